@@ -1,0 +1,73 @@
+// `tomoraster run [SCENE] [-o DIR] [--backend NAME] [--set k=v]... [--force]`
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "command.hpp"
+#include "core/log.hpp"
+#include "core/registry.hpp"
+#include "core/report.hpp"
+#include "io/output_dir.hpp"
+#include "scene_args.hpp"
+
+namespace tomo::cli {
+namespace {
+
+struct RunArgs {
+  std::string scene;
+  std::string output;
+  std::string backend;
+  std::vector<std::string> sets;
+  bool force = false;
+} args;
+
+// Default output: out/<scene stem>, or the first out/<stem>-N that does not exist yet,
+// so repeating a run never touches an earlier result.
+std::filesystem::path default_output(const std::string& stem) {
+  std::filesystem::path base = std::filesystem::path("out") / stem;
+  if (!std::filesystem::exists(base)) return base;
+  for (int n = 2;; ++n) {
+    auto p = std::filesystem::path("out") / (stem + "-" + std::to_string(n));
+    if (!std::filesystem::exists(p)) return p;
+  }
+}
+
+CLI::App* setup(CLI::App& root) {
+  auto* sub = root.add_subcommand("run", "Run a scene headless (no SCENE: the embedded default scene)");
+  sub->add_option("scene", args.scene, "Scene file (.toml)");
+  sub->add_option("-o,--output", args.output, "Output directory (default: out/<scene name>[-N])");
+  sub->add_option("--backend", args.backend, "cpu | gl | gl-compute | cuda | auto (default: the scene's, else auto)");
+  sub->add_option("--set", args.sets, "Override a scene value: key=value (repeatable)")->take_all();
+  sub->add_flag("--force", args.force, "Write into an existing output directory");
+  return sub;
+}
+
+int run() {
+  Scene scene = load_scene_arg(args.scene, args.sets);
+  const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
+  std::string backend = args.backend.empty() ? scene.get<std::string>("backend", "auto") : args.backend;
+  std::filesystem::path dir = args.output.empty() ? default_output(scene_stem(args.scene)) : std::filesystem::path(args.output);
+
+  OutputDir out(dir, args.force);
+  RunReport report;
+  report.set("problem", problem.name);
+  report.set("scene_source", scene.source());
+  RunContext ctx{scene, backend, out, report};
+  {
+    auto total = report.time("total");
+    problem.run(ctx);
+  }
+  for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
+  report.set("scene", scene.to_json());
+  report.set("outputs", out.files());
+  report.write(out.file("report.json"));
+  out.commit();
+  std::printf("wrote %zu files to %s\n", out.files().size(), out.final_dir().string().c_str());
+  return kExitOk;
+}
+
+const CommandRegistrar reg({"run", setup, run});
+
+}  // namespace
+}  // namespace tomo::cli

@@ -1,0 +1,21 @@
+# TOMO_PROBLEMS: semicolon list of problem folders to build (default: all). Core
+# folders (core, io, gl, window, support) are always built. Lets one work on one
+# problem while another is mid-change: -DTOMO_PROBLEMS="demo;strip".
+set(TOMO_PROBLEMS "" CACHE STRING "Problem folders to build (empty: all)")
+set(TOMO_CORE_FOLDERS core io gl window support compute renderer cuda)
+
+# tomo_filter_problem_sources(VAR BASE_DIR): drops files of unselected problem folders.
+function(tomo_filter_problem_sources var base)
+  if(TOMO_PROBLEMS STREQUAL "")
+    return()
+  endif()
+  set(kept "")
+  foreach(f IN LISTS ${var})
+    file(RELATIVE_PATH rel "${base}" "${f}")
+    string(REGEX MATCH "^[^/]+" top "${rel}")
+    if(top IN_LIST TOMO_CORE_FOLDERS OR top IN_LIST TOMO_PROBLEMS OR NOT rel MATCHES "/")
+      list(APPEND kept "${f}")
+    endif()
+  endforeach()
+  set(${var} "${kept}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,68 @@
+// The JSON run report: tool, version, start time, timings per stage, metrics, devices.
+#include "core/report.hpp"
+
+#include <cmath>
+#include <ctime>
+
+#include "core/log.hpp"
+#include "io/atomic_file.hpp"
+
+#ifndef TOMO_VERSION
+#define TOMO_VERSION "0.1.0"  // keep in step with project(VERSION) in CMakeLists.txt
+#endif
+
+namespace tomo {
+namespace {
+
+std::string iso8601_utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+RunReport::RunReport() {
+  j_["tool"] = "tomoraster";
+  j_["version"] = TOMO_VERSION;
+  j_["started"] = iso8601_utc_now();
+  j_["timings_ms"] = nlohmann::json::object();
+  j_["metrics"] = nlohmann::json::object();
+  j_["devices"] = nlohmann::json::array();
+}
+
+void RunReport::add_timing(const std::string& stage, double ms) {
+  auto& t = j_["timings_ms"];
+  if (!t.is_object()) t = nlohmann::json::object();
+  auto& s = t[stage];
+  if (!s.is_object()) s = {{"total_ms", 0.0}, {"calls", 0}};
+  s["total_ms"] = s["total_ms"].get<double>() + ms;
+  s["calls"] = s["calls"].get<long long>() + 1;
+}
+
+void RunReport::set_metric(const std::string& name, double value) {
+  auto& m = j_["metrics"];
+  if (!m.is_object()) m = nlohmann::json::object();
+  if (!std::isfinite(value)) {  // JSON has no NaN/Inf: store null and say so
+    log_warn("metric '", name, "' is ", value, "; stored as null in the report");
+    m[name] = nullptr;
+    return;
+  }
+  m[name] = value;
+}
+
+void RunReport::add_device(const std::string& description) {
+  auto& d = j_["devices"];
+  if (!d.is_array()) d = nlohmann::json::array();
+  d.push_back(description);
+}
+
+void RunReport::write(const std::filesystem::path& path) const {
+  const std::string text = j_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  write_text_atomic(path, text);
+}
+
+}  // namespace tomo

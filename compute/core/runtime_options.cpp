@@ -1,0 +1,10 @@
+#include "core/runtime_options.hpp"
+
+namespace tomo {
+
+RuntimeOptions& runtime_options() {
+  static RuntimeOptions options;
+  return options;
+}
+
+}  // namespace tomo

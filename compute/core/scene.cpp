@@ -1,0 +1,395 @@
+// Scene loading and typed, validated access on top of toml++.
+#include "core/scene.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "core/embedded.hpp"
+#include "core/error.hpp"
+
+namespace tomo {
+namespace detail {
+extern const EmbeddedFile tomo_detail_scene_files[];
+}
+
+namespace {
+
+using Segment = std::variant<std::string, std::size_t>;
+
+// "a.b[2].c" → {"a", "b", 2, "c"}
+std::vector<Segment> split_path(std::string_view key) {
+  std::vector<Segment> out;
+  std::string cur;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    char c = key[i];
+    if (c == '.') {
+      if (!cur.empty()) out.emplace_back(cur);
+      cur.clear();
+    } else if (c == '[') {
+      if (!cur.empty()) out.emplace_back(cur);
+      cur.clear();
+      auto close = key.find(']', i);
+      if (close == std::string_view::npos) throw InputError("malformed key '" + std::string(key) + "'");
+      out.emplace_back(static_cast<std::size_t>(std::stoul(std::string(key.substr(i + 1, close - i - 1)))));
+      i = close;
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.emplace_back(cur);
+  if (out.empty()) throw InputError("empty scene key");
+  return out;
+}
+
+const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date/time";
+  }
+}
+
+std::string show(const toml::node& n) {
+  std::ostringstream os;
+  n.visit([&](auto&& v) { os << v; });
+  std::string s = os.str();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+// Finds or creates the parent table of the last segment and stores `value` there.
+void set_at(toml::table& root, const std::vector<Segment>& path, toml::node&& value, std::string_view key) {
+  toml::node* cur = &root;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    if (auto* name = std::get_if<std::string>(&path[i])) {
+      auto* tbl = cur->as_table();
+      if (!tbl) throw InputError("cannot set '" + std::string(key) + "': '" + *name + "' is inside a non-table");
+      if (!tbl->contains(*name)) tbl->insert(*name, toml::table{});
+      cur = tbl->get(*name);
+    } else {
+      auto* arr = cur->as_array();
+      std::size_t idx = std::get<std::size_t>(path[i]);
+      if (!arr || idx >= arr->size())
+        throw InputError("cannot set '" + std::string(key) + "': index " + std::to_string(idx) + " does not exist");
+      cur = arr->get(idx);
+    }
+  }
+  const Segment& last = path.back();
+  if (auto* name = std::get_if<std::string>(&last)) {
+    auto* tbl = cur->as_table();
+    if (!tbl) throw InputError("cannot set '" + std::string(key) + "': parent is not a table");
+    value.visit([&](auto&& v) { tbl->insert_or_assign(*name, std::move(v)); });
+  } else {
+    auto* arr = cur->as_array();
+    std::size_t idx = std::get<std::size_t>(last);
+    if (!arr || idx >= arr->size()) throw InputError("cannot set '" + std::string(key) + "': no such element");
+    value.visit([&](auto&& v) { arr->replace(arr->cbegin() + static_cast<std::ptrdiff_t>(idx), std::move(v)); });
+  }
+}
+
+nlohmann::json to_json_node(const toml::node& n) {
+  if (auto* t = n.as_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto&& [k, v] : *t) j[std::string(k.str())] = to_json_node(v);
+    return j;
+  }
+  if (auto* a = n.as_array()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (auto&& v : *a) j.push_back(to_json_node(v));
+    return j;
+  }
+  if (auto v = n.value<bool>(); v && n.is_boolean()) return *v;
+  if (n.is_integer()) return *n.value<int64_t>();
+  if (n.is_floating_point()) {
+    double d = *n.value<double>();
+    return std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr);
+  }
+  if (n.is_string()) return *n.value<std::string>();
+  return show(n);
+}
+
+void collect_keys(const toml::table& t, const std::string& prefix, std::vector<std::string>& out) {
+  for (auto&& [k, v] : t) {
+    std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (auto* sub = v.as_table()) {
+      collect_keys(*sub, key, out);
+    } else if (auto* arr = v.as_array(); arr && arr->is_array_of_tables()) {
+      for (std::size_t i = 0; i < arr->size(); ++i)
+        collect_keys(*arr->get(i)->as_table(), key + "[" + std::to_string(i) + "]", out);
+    } else {
+      out.push_back(key);
+    }
+  }
+}
+
+// Conversions from a node to the supported types; return false on a type mismatch.
+bool convert(const toml::node& n, bool& out) { if (!n.is_boolean()) return false; out = *n.value<bool>(); return true; }
+bool convert(const toml::node& n, int64_t& out) { if (!n.is_integer()) return false; out = *n.value<int64_t>(); return true; }
+bool convert(const toml::node& n, int& out) {
+  int64_t v;
+  if (!convert(n, v) || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+bool convert(const toml::node& n, double& out) {
+  if (!n.is_number()) return false;
+  out = *n.value<double>();
+  return true;
+}
+bool convert(const toml::node& n, std::string& out) { if (!n.is_string()) return false; out = *n.value<std::string>(); return true; }
+template <class E>
+bool convert(const toml::node& n, std::vector<E>& out) {
+  auto* a = n.as_array();
+  if (!a) return false;
+  out.clear();
+  for (auto&& e : *a) {
+    E v{};
+    if (!convert(e, v)) return false;
+    out.push_back(v);
+  }
+  return true;
+}
+template <class E, std::size_t N>
+bool convert(const toml::node& n, std::array<E, N>& out) {
+  std::vector<E> v;
+  if (!convert(n, v) || v.size() != N) return false;
+  std::copy(v.begin(), v.end(), out.begin());
+  return true;
+}
+
+template <class T> const char* expected_name();
+template <> const char* expected_name<bool>() { return "a boolean (true/false)"; }
+template <> const char* expected_name<int>() { return "an integer"; }
+template <> const char* expected_name<int64_t>() { return "an integer"; }
+template <> const char* expected_name<double>() { return "a number"; }
+template <> const char* expected_name<std::string>() { return "a string"; }
+template <> const char* expected_name<std::vector<double>>() { return "an array of numbers"; }
+template <> const char* expected_name<std::vector<int>>() { return "an array of integers"; }
+template <> const char* expected_name<std::vector<std::string>>() { return "an array of strings"; }
+template <> const char* expected_name<std::array<double, 3>>() { return "an array of 3 numbers"; }
+template <> const char* expected_name<std::array<int, 3>>() { return "an array of 3 integers"; }
+
+bool all_finite(double v) { return std::isfinite(v); }
+template <class V> bool all_finite(const V& v) {
+  if constexpr (std::is_same_v<V, std::vector<double>> || std::is_same_v<V, std::array<double, 3>>) {
+    for (double d : v) if (!std::isfinite(d)) return false;
+  }
+  return true;
+}
+
+
+}  // namespace
+
+Scene::Scene() : root_(std::make_unique<toml::table>()) {}
+Scene::~Scene() = default;
+Scene::Scene(const Scene& o)
+    : source_(o.source_), root_(std::make_unique<toml::table>(*o.root_)), used_(o.used_), overridden_(o.overridden_) {}
+Scene& Scene::operator=(const Scene& o) {
+  if (this != &o) *this = Scene(o);
+  return *this;
+}
+Scene::Scene(Scene&&) noexcept = default;
+Scene& Scene::operator=(Scene&&) noexcept = default;
+
+Scene Scene::load_string(std::string_view text, std::string source_name) {
+  Scene s;
+  s.source_ = std::move(source_name);
+  try {
+    *s.root_ = toml::parse(text, s.source_);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw InputError(s.source_ + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                     ": malformed scene: " + std::string(e.description()));
+  }
+  return s;
+}
+
+Scene Scene::load_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw InputError(path.string() + ": scene file not found");
+    throw InputError(path.string() + ": cannot read scene file");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_string(ss.str(), path.string());
+}
+
+void Scene::apply_override(std::string_view assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw InputError("--set '" + std::string(assignment) + "': expected key=value");
+  std::string key(assignment.substr(0, eq));
+  std::string text(assignment.substr(eq + 1));
+  while (!key.empty() && key.back() == ' ') key.pop_back();
+  toml::table parsed;
+  bool ok = false;
+  try {
+    parsed = toml::parse("v = " + text);
+    ok = parsed.contains("v");
+  } catch (const toml::parse_error&) {
+    ok = false;
+  }
+  toml::node_view<toml::node> existing = root_->at_path(key);
+  if (!ok) {
+    set_at(*root_, split_path(key), toml::value<std::string>(text), key);
+  } else {
+    toml::node* v = parsed.get("v");
+    // An integer given for a key that holds a float stays a float.
+    if (existing && existing.is_floating_point() && v->is_integer()) {
+      set_at(*root_, split_path(key), toml::value<double>(static_cast<double>(*v->value<int64_t>())), key);
+    } else {
+      set_at(*root_, split_path(key), std::move(*v), key);
+    }
+  }
+  overridden_.insert(key);
+}
+
+std::string Scene::problem() const { return require<std::string>("problem"); }
+
+bool Scene::has(std::string_view key) const { return static_cast<bool>(root_->at_path(key)); }
+
+std::string Scene::where(std::string_view key) const {
+  std::string s = source_ + ": key '" + std::string(key) + "'";
+  if (overridden_.count(std::string(key))) s += " (from --set)";
+  return s;
+}
+
+template <class T>
+T Scene::require(std::string_view key) const {
+  auto node = root_->at_path(key);
+  if (!node) throw InputError(where(key) + " is missing (expected " + expected_name<T>() + ")");
+  used_.insert(std::string(key));
+  T out{};
+  if (!convert(*node.node(), out))
+    throw InputError(where(key) + " expected " + expected_name<T>() + ", got " + type_name(*node.node()) + " " +
+                     show(*node.node()));
+  if (!all_finite(out)) throw InputError(where(key) + " must be finite, got " + show(*node.node()));
+  return out;
+}
+
+namespace {
+template <class T>
+void insert_fallback(toml::table& root, std::string_view key, const T& v) {
+  auto path = split_path(key);
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> || std::is_same_v<T, std::string>) {
+    set_at(root, path, toml::value<T>(v), key);
+  } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t>) {
+    set_at(root, path, toml::value<int64_t>(v), key);
+  } else {
+    toml::array arr;
+    for (const auto& e : v) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, int>) arr.push_back(static_cast<int64_t>(e));
+      else arr.push_back(e);
+    }
+    set_at(root, path, std::move(arr), key);
+  }
+}
+}  // namespace
+
+template <class T>
+T Scene::get(std::string_view key, const T& fallback) const {
+  if (!has(key)) {
+    try {
+      insert_fallback(*root_, key, fallback);  // so the report shows what was used
+    } catch (const InputError&) {
+      // e.g. the parent is an array element that does not exist: nothing to record
+    }
+    used_.insert(std::string(key));
+    return fallback;
+  }
+  return require<T>(key);
+}
+
+#define TOMO_SCENE_INSTANTIATE(T)                                   \
+  template T Scene::get<T>(std::string_view, const T&) const;       \
+  template T Scene::require<T>(std::string_view) const;
+TOMO_SCENE_INSTANTIATE(bool)
+TOMO_SCENE_INSTANTIATE(int)
+TOMO_SCENE_INSTANTIATE(int64_t)
+TOMO_SCENE_INSTANTIATE(double)
+TOMO_SCENE_INSTANTIATE(std::string)
+TOMO_SCENE_INSTANTIATE(std::vector<double>)
+TOMO_SCENE_INSTANTIATE(std::vector<int>)
+TOMO_SCENE_INSTANTIATE(std::vector<std::string>)
+#undef TOMO_SCENE_INSTANTIATE
+template std::array<double, 3> Scene::get<std::array<double, 3>>(std::string_view, const std::array<double, 3>&) const;
+template std::array<double, 3> Scene::require<std::array<double, 3>>(std::string_view) const;
+template std::array<int, 3> Scene::get<std::array<int, 3>>(std::string_view, const std::array<int, 3>&) const;
+template std::array<int, 3> Scene::require<std::array<int, 3>>(std::string_view) const;
+
+double Scene::get_in_range(std::string_view key, double fallback, double lo, double hi) const {
+  double v = get<double>(key, fallback);
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream os;
+    os << where(key) << " must be in [" << lo << ", " << hi << "], got " << v;
+    throw InputError(os.str());
+  }
+  return v;
+}
+
+int Scene::get_int_in_range(std::string_view key, int fallback, int lo, int hi) const {
+  int v = get<int>(key, fallback);
+  if (v < lo || v > hi)
+    throw InputError(where(key) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                     std::to_string(v));
+  return v;
+}
+
+std::string Scene::get_choice(std::string_view key, const std::string& fallback,
+                              const std::vector<std::string>& choices) const {
+  std::string v = get<std::string>(key, fallback);
+  for (const auto& c : choices)
+    if (c == v) return v;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  throw InputError(where(key) + " must be one of " + list + ", got '" + v + "'");
+}
+
+std::size_t Scene::array_size(std::string_view key) const {
+  auto node = root_->at_path(key);
+  if (!node) return 0;
+  used_.insert(std::string(key));
+  auto* arr = node.as_array();
+  if (!arr) throw InputError(where(key) + " expected an array, got " + type_name(*node.node()));
+  return arr->size();
+}
+
+std::string Scene::element_key(std::string_view key, std::size_t i) const {
+  return std::string(key) + "[" + std::to_string(i) + "]";
+}
+
+std::vector<std::string> Scene::unused_keys() const {
+  std::vector<std::string> all, out;
+  collect_keys(*root_, "", all);
+  for (const auto& k : all)
+    if (!used_.count(k)) out.push_back(k);
+  return out;
+}
+
+nlohmann::json Scene::to_json() const { return to_json_node(*root_); }
+
+std::string Scene::to_toml() const {
+  std::ostringstream os;
+  os << *root_;
+  return os.str();
+}
+
+std::string_view embedded_scene(std::string_view name) {
+  return detail::find_embedded(detail::tomo_detail_scene_files, name);
+}
+
+std::string_view embedded_default_scene() { return embedded_scene("default.toml"); }
+
+}  // namespace tomo

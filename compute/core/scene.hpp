@@ -1,0 +1,81 @@
+// A scene: the TOML file that says which problem to run, on what geometry, phantom,
+// acquisition and algorithm. Typed getters validate and name the file and key at fault.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace toml { inline namespace v3 { class table; } }
+
+namespace tomo {
+
+class Scene {
+ public:
+  Scene();
+  ~Scene();
+  Scene(const Scene&);
+  Scene& operator=(const Scene&);
+  Scene(Scene&&) noexcept;
+  Scene& operator=(Scene&&) noexcept;
+
+  // Throws InputError naming the file (and line) when it is missing or malformed.
+  static Scene load_file(const std::filesystem::path& path);
+  static Scene load_string(std::string_view text, std::string source_name);
+
+  // "a.b.c=value": value is parsed as a TOML value (number, bool, array, quoted
+  // string); anything that does not parse is taken as a bare string.
+  void apply_override(std::string_view assignment);
+
+  const std::string& source() const { return source_; }
+  // The problem this scene runs: top-level key `problem`.
+  std::string problem() const;
+
+  bool has(std::string_view key) const;
+  // Typed access to a dotted key. `get` returns the fallback when the key is absent
+  // (and records the fallback in the resolved scene); `require` throws.
+  // Supported T: bool, int, int64_t, double, std::string, std::array<double,3>,
+  // std::array<int,3>, std::vector<double>, std::vector<int>, std::vector<std::string>.
+  template <class T> T get(std::string_view key, const T& fallback) const;
+  template <class T> T require(std::string_view key) const;
+
+  // Range-checked numbers: InputError unless lo <= value <= hi (and finite).
+  double get_in_range(std::string_view key, double fallback, double lo, double hi) const;
+  int get_int_in_range(std::string_view key, int fallback, int lo, int hi) const;
+  // One of a list of names, e.g. granularity = "thread" | "warp".
+  std::string get_choice(std::string_view key, const std::string& fallback,
+                         const std::vector<std::string>& choices) const;
+
+  // Number of entries of an array of tables (e.g. [[glpet.phantom]]), 0 if absent.
+  std::size_t array_size(std::string_view key) const;
+  // Dotted key of the i-th table of such an array ("glpet.phantom.2"), usable with get.
+  std::string element_key(std::string_view key, std::size_t i) const;
+
+  // Keys present in the file that nothing asked for (likely typos), for a warning.
+  std::vector<std::string> unused_keys() const;
+
+  // The scene as it was resolved: file values, overrides and fallbacks used.
+  nlohmann::json to_json() const;
+  std::string to_toml() const;
+
+  // Error text prefix "<source>: key 'a.b'" used by callers validating further.
+  std::string where(std::string_view key) const;
+
+ private:
+  std::string source_;
+  std::unique_ptr<toml::table> root_;
+  mutable std::set<std::string, std::less<>> used_;
+  std::set<std::string, std::less<>> overridden_;
+};
+
+// The scene compiled into the binary (scenes/default.toml).
+std::string_view embedded_default_scene();
+std::string_view embedded_scene(std::string_view name);  // "" when unknown
+
+}  // namespace tomo

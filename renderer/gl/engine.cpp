@@ -1,0 +1,75 @@
+#include "gl/engine.hpp"
+
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/runtime_options.hpp"
+
+namespace tomo::gl {
+namespace {
+
+struct EngineState {
+  std::unique_ptr<Context> context;
+  std::unique_ptr<ShaderLibrary> shaders;
+  std::optional<Availability> availability;
+};
+
+EngineState& state() {
+  static EngineState s;
+  return s;
+}
+
+}  // namespace
+
+Context& shared_context() {
+  auto& s = state();
+  if (!s.context) {
+    if (s.availability && !s.availability->ok) throw UnavailableError(s.availability->why);
+    ContextOptions options;
+    options.validate = runtime_options().gl_validate;
+    options.cuda_device = runtime_options().cuda_device;
+    try {
+      s.context = HeadlessContext::create(options);
+    } catch (const UnavailableError& e) {
+      s.availability = Availability{false, e.what()};
+      throw;
+    }
+    s.availability = Availability{true, {}};
+  }
+  return *s.context;
+}
+
+ShaderLibrary& shaders() {
+  auto& s = state();
+  shared_context();
+  if (!s.shaders) s.shaders = std::make_unique<ShaderLibrary>(runtime_options().shader_dir);
+  return *s.shaders;
+}
+
+Availability availability() {
+  auto& s = state();
+  if (!s.availability) {
+    try {
+      shared_context();
+    } catch (const UnavailableError&) {
+      // recorded in s.availability
+    }
+  }
+  return *s.availability;
+}
+
+void install_context(std::unique_ptr<Context> context) {
+  auto& s = state();
+  s.shaders.reset();
+  s.context = std::move(context);
+  s.availability = Availability{true, {}};
+}
+
+void release_shared_context() {
+  auto& s = state();
+  s.shaders.reset();
+  s.context.reset();
+  s.availability.reset();
+}
+
+}  // namespace tomo::gl

@@ -1,0 +1,35 @@
+// The OpenGL section of `tomoraster info`: EGL platform and vendor, GL version and
+// renderer, GLSL version, and the optional extensions our passes look for.
+#include "core/info.hpp"
+#include "gl/engine.hpp"
+
+namespace tomo::gl {
+namespace {
+
+std::vector<std::string> gl_lines() {
+  auto a = availability();
+  if (!a.ok) return {"unavailable: " + a.why};
+  const ContextInfo& i = shared_context().info();
+  std::vector<std::string> out = {
+      "platform:  " + i.platform,
+      "EGL:       " + i.egl_vendor + " " + i.egl_version,
+      "version:   " + i.gl_version + " (core " + std::to_string(i.major) + "." + std::to_string(i.minor) + ")",
+      "renderer:  " + i.gl_renderer + " (" + i.gl_vendor + ")",
+      "GLSL:      " + i.glsl_version,
+  };
+  if (i.cuda_device >= 0) out.push_back("CUDA device of this EGL device: " + std::to_string(i.cuda_device));
+  std::string have, lack;
+  for (const char* ext : {"GL_NV_shader_atomic_float", "GL_ARB_shader_ballot", "GL_KHR_shader_subgroup",
+                          "GL_ARB_shader_viewport_layer_array", "GL_ARB_gpu_shader_int64", "GL_ARB_bindless_texture",
+                          "GL_NV_shader_thread_shuffle"}) {
+    (i.has(ext) ? have : lack) += std::string(have.empty() && i.has(ext) ? "" : " ") + ext;
+  }
+  out.push_back("extensions: " + (have.empty() ? std::string("(none of ours)") : have));
+  if (!lack.empty()) out.push_back("missing:   " + lack);
+  return out;
+}
+
+const InfoRegistrar reg({"OpenGL", 10, gl_lines});
+
+}  // namespace
+}  // namespace tomo::gl

@@ -1,0 +1,50 @@
+// GLSL sources by relative name ("demo/voxelize.comp.glsl"), embedded into the binary
+// or read from a directory (--shader-dir), with `#include "x.glsl"` resolved and
+// `#define` variants inserted after #version. Compile/link errors throw with file
+// names and the driver's log, line numbers mapped back to the files.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gl/objects.hpp"
+
+namespace tomo::gl {
+
+enum class Stage { Vertex, Geometry, Fragment, Compute };
+using Defines = std::vector<std::pair<std::string, std::string>>;
+struct StageSource {
+  Stage stage;
+  std::string name;  // shader file name relative to shaders/
+};
+
+class ShaderLibrary {
+ public:
+  explicit ShaderLibrary(std::filesystem::path dir = {});
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // Raw text of a shader file; throws InputError naming where it looked.
+  std::string load(const std::string& name) const;
+  // Text with includes inlined (guarded against cycles) and defines inserted.
+  // `files` receives the file of each GLSL source-string number used in #line.
+  std::string preprocess(const std::string& name, const Defines& defines, std::vector<std::string>* files = nullptr) const;
+
+  // Compiles and links (cached by stages + defines until reload()).
+  const Program& program(const std::vector<StageSource>& stages, const Defines& defines = {});
+  const Program& compute(const std::string& name, const Defines& defines = {}) {
+    return program({{Stage::Compute, name}}, defines);
+  }
+  // Compiles GLSL text given directly (tests, generated code); `name` appears in errors.
+  static Program build(const std::vector<std::pair<Stage, std::string>>& sources, const std::string& name);
+
+  // Drops every cached program: the next program() call reads the files again.
+  void reload();
+
+ private:
+  std::filesystem::path dir_;
+  std::map<std::string, Program> cache_;
+};
+
+}  // namespace tomo::gl
