@@ -133,6 +133,7 @@ std::string ShaderLibrary::preprocess(const std::string& name, const Defines& de
   std::function<void(const std::string&)> emit = [&](const std::string& file) {
     int index = static_cast<int>(files.size());
     files.push_back(file);
+    if (index > 0) out += "#line 1 " + std::to_string(index) + "\n";
     std::istringstream in(load(file));
     std::string line;
     int lineno = 0;
