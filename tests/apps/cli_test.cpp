@@ -1,0 +1,128 @@
+// The tomoraster binary as a user runs it: default scene outputs, exit statuses and
+// one-line messages for bad input, output directories never touched without --force.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string output;  // stdout + stderr
+};
+
+Result run(const std::string& args) {
+  std::string cmd = std::string(TOMO_BINARY) + " --no-progress " + args + " 2>&1";
+  Result r{0, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    dir = fs::temp_directory_path() /
+          ("tomo-cli-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDir() { fs::remove_all(dir); }
+};
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST(Cli, InfoPrintsGlVersionRendererAndProblems) {
+  Result r = run("info");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(r.output.find("4.5") != std::string::npos || r.output.find("4.6") != std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("renderer:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CUDA"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("demo"), std::string::npos) << r.output;
+}
+
+TEST(Cli, DefaultSceneWritesNiftiPngAndReport) {
+  TempDir t;
+  fs::path out = t.dir / "run";
+  Result r = run("run -o " + out.string() + " --set demo.size=[24,24,24]");
+  ASSERT_EQ(r.status, 0) << r.output;
+  bool nii = false, png = false;
+  for (auto& e : fs::directory_iterator(out)) {
+    nii |= e.path().extension() == ".nii";
+    png |= e.path().extension() == ".png";
+  }
+  EXPECT_TRUE(nii && png);
+  std::ifstream in(out / "report.json");
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_FALSE(report["problem"].get<std::string>().empty());
+  EXPECT_FALSE(report["backend"].get<std::string>().empty());
+  EXPECT_TRUE(report["timings_ms"].contains("total"));
+  EXPECT_EQ(report["scene"]["demo"]["size"][0], 24);
+  // No staging directory is left behind.
+  for (auto& e : fs::directory_iterator(t.dir)) EXPECT_EQ(e.path().filename(), "run");
+}
+
+TEST(Cli, MissingSceneFailsWithOneLine) {
+  Result r = run("run /no/such/missing.toml -o /tmp/never-written");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("missing.toml"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists("/tmp/never-written"));
+}
+
+TEST(Cli, WrongTypeNamesFileAndKey) {
+  TempDir t;
+  fs::path scene = t.dir / "bad.toml";
+  std::ofstream(scene) << "problem = \"demo\"\n[demo]\nsupersampling = \"many\"\n";
+  Result r = run("run " + scene.string() + " -o " + (t.dir / "o").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("bad.toml"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("demo.supersampling"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(t.dir / "o"));
+}
+
+TEST(Cli, ExistingOutputDirIsNotTouchedWithoutForce) {
+  TempDir t;
+  fs::path out = t.dir / "existing";
+  fs::create_directories(out);
+  std::ofstream(out / "mine.txt") << "keep";
+  Result r = run("run -o " + out.string() + " --set demo.size=[8,8,8]");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+  EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
+  r = run("run -o " + out.string() + " --set demo.size=[8,8,8] --force");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out / "mine.txt"));
+  EXPECT_TRUE(fs::exists(out / "report.json"));
+}
+
+TEST(Cli, UnknownBackendAndNanAreRejected) {
+  TempDir t;
+  Result r = run("run --backend warp-drive -o " + (t.dir / "a").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("warp-drive"), std::string::npos) << r.output;
+  r = run("run --set demo.voxel_mm=[nan,1.0,1.0] -o " + (t.dir / "b").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("demo.voxel_mm"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(t.dir / "a"));
+  EXPECT_FALSE(fs::exists(t.dir / "b"));
+}
+
+TEST(Cli, CrosscheckPassesForTheDemo) {
+  Result r = run("crosscheck --set demo.size=[16,16,16]");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("gl-compute"), std::string::npos) << r.output;
+}
