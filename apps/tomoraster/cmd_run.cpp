@@ -46,7 +46,8 @@ CLI::App* setup(CLI::App& root) {
 int run() {
   Scene scene = load_scene_arg(args.scene, args.sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
-  std::string backend = args.backend.empty() ? scene.get<std::string>("backend", "auto") : args.backend;
+  std::string backend = scene.get<std::string>("backend", "auto");
+  if (!args.backend.empty()) backend = args.backend;
   std::filesystem::path dir = args.output.empty() ? default_output(scene_stem(args.scene)) : std::filesystem::path(args.output);
 
   OutputDir out(dir, args.force);

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/runtime_options.hpp"
+#include "core/shutdown.hpp"
 
 namespace tomo::cli {
 
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
   opt.progress = !no_progress;
   set_log_level(verbose ? LogLevel::Debug : quiet ? LogLevel::Warn : LogLevel::Info);
 
+  struct Shutdown {
+    ~Shutdown() { run_shutdown_hooks(); }  // GPU contexts go before the drivers unload
+  } shutdown;
   try {
     for (auto& [sub, cmd] : subs)
       if (sub->parsed()) return cmd->run();

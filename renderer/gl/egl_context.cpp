@@ -143,6 +143,7 @@ std::unique_ptr<HeadlessContext> HeadlessContext::create(const ContextOptions& o
       reasons.push_back(c.platform + ": " + e.what());
       continue;  // the destructor releases this display
     }
+    for (const auto& r : reasons) log_debug("EGL: skipped ", r);
     return out;
   }
   std::string all;

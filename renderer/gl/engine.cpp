@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/runtime_options.hpp"
+#include "core/shutdown.hpp"
 
 namespace tomo::gl {
 namespace {
@@ -14,10 +15,15 @@ struct EngineState {
   std::optional<Availability> availability;
 };
 
+// Never destroyed by static destructors: drivers tear EGL down at exit in their own
+// order (NVIDIA's before ours, which crashed). main() and the test environment call
+// release_shared_context() while the driver is still alive.
 EngineState& state() {
-  static EngineState s;
-  return s;
+  static EngineState* s = new EngineState;
+  return *s;
 }
+
+const ShutdownRegistrar release_at_shutdown(release_shared_context);
 
 }  // namespace
 

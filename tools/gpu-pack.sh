@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Packs a CUDA build for the GPU machine (run here, after building BUILD_DIR, default
+# build-gpu, with -DCMAKE_CUDA_ARCHITECTURES=90): executables and test scripts without
+# object files into .gpu/build.tar.gz, plus the shared libraries the GPU machine's
+# image lacks into .gpu/lib. Carry ".gpu" and ".gl" (../shared/tools/device-gl.sh).
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+build=${1:-build-gpu}
+grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+rm -rf .gpu
+mkdir -p .gpu/lib
+tar -czf .gpu/build.tar.gz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' --exclude='*.cpp' "$build"
+# Libraries from this distribution that the CUDA image does not ship.
+find "$build" -type f -perm -u+x \( -name tomoraster -o -name 'test_*' -o -name 'bench_*' \) -print0 |
+  xargs -0 -n1 ldd 2>/dev/null | awk '/=> \//{print $3}' | grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark' |
+  sort -u | xargs -r cp -L -t .gpu/lib
+du -sh .gpu .gl 2>/dev/null
