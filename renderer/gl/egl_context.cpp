@@ -65,7 +65,9 @@ EGLContext make_context(EGLDisplay dpy, bool validate, std::string& why) {
 
 std::vector<Candidate> device_displays(int want_cuda, std::vector<std::string>& reasons) {
   std::vector<Candidate> out;
-  if (!GLAD_EGL_EXT_device_enumeration || !GLAD_EGL_EXT_platform_device) {
+  // glvnd advertises EGL_EXT_device_base (enumeration + query) rather than the parts.
+  bool enumerate = GLAD_EGL_EXT_device_enumeration || GLAD_EGL_EXT_device_base;
+  if (!enumerate || !eglQueryDevicesEXT || !eglGetPlatformDisplayEXT || !GLAD_EGL_EXT_platform_device) {
     reasons.push_back("EGL device platform: not offered by this EGL");
     return out;
   }
@@ -83,7 +85,8 @@ std::vector<Candidate> device_displays(int want_cuda, std::vector<std::string>& 
     if (ext.find("EGL_MESA_device_software") != std::string::npos) continue;
     int cuda = -1;
     EGLAttrib value = 0;
-    if (ext.find("EGL_NV_device_cuda") != std::string::npos && eglQueryDeviceAttribEXT(dev, EGL_CUDA_DEVICE_NV, &value))
+    if (ext.find("EGL_NV_device_cuda") != std::string::npos && eglQueryDeviceAttribEXT &&
+        eglQueryDeviceAttribEXT(dev, EGL_CUDA_DEVICE_NV, &value))
       cuda = static_cast<int>(value);
     EGLDisplay dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, dev, nullptr);
     if (dpy == EGL_NO_DISPLAY) continue;
