@@ -1,0 +1,54 @@
+// C-arm short-scan cone-beam geometry (RabbitCT: Siemens Artis zee, 496 projections over 200°,
+// 1248×960 flat detector at 0.32 mm) and the 3×4 projection matrices built from it.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "fdk/matrix.hpp"
+
+namespace tomo {
+class Scene;
+}
+
+namespace tomo::fdk {
+
+using Vec3d = std::array<double, 3>;
+
+// Circular orbit about the z axis. Source at D_si·e_s(β), e_s = (cos β, sin β, 0); the detector
+// plane is at distance D_sd from the source, columns along e_u = (−sin β, cos β, 0), rows along +z;
+// pixel (i, j) has its centre at integer (u, v) = (i, j); the central ray hits (u0, v0).
+struct CArmGeometry {
+  int projections = 496;
+  double arc_deg = 200.0;     // total scan arc; β_n = start + n·arc/(N−1)
+  double start_deg = 0.0;
+  int sx = 1248, sy = 960;    // detector columns, rows
+  double pixel_mm = 0.32;
+  double source_iso_mm = 785.0;   // D_si (Artis zee)
+  double source_det_mm = 1200.0;  // D_sd (source–image distance)
+
+  double u0() const { return 0.5 * (sx - 1); }
+  double v0() const { return 0.5 * (sy - 1); }
+  double step_rad() const;             // Δβ
+  double angle_rad(int n) const;       // β_n
+  double fan_half_angle_rad() const;   // γ_max at the detector's outer column edge
+  // Pixel spacing on the virtual detector through the isocentre (mm).
+  double virtual_pixel_mm() const { return pixel_mm * source_iso_mm / source_det_mm; }
+
+  Vec3d source(int n) const;
+  // World position (mm) of detector point (u, v) of projection n (pixel units).
+  Vec3d detector_point(int n, double u, double v) const;
+  // Matrix normalised so that w = 1 at the isocentre: 1/w² is then FDK's distance weight
+  // (D_si / (D_si − x·e_s))², and (u, v) = (p0/w, p1/w) is the pixel hit by the ray through x.
+  Mat34 matrix(int n) const;
+  std::vector<Mat34> matrices() const;
+
+  // InputError (prefixed with `where`) for non-physical values or a scan arc below π + 2γ_max.
+  void validate(const std::string& where) const;
+  // Keys under `prefix` (e.g. "fdk.geometry."): projections, arc_deg, start_deg, detector_columns,
+  // detector_rows, pixel_mm, source_iso_mm, source_det_mm. Missing keys keep the defaults above.
+  static CArmGeometry from_scene(const Scene& scene, const std::string& prefix, const CArmGeometry& defaults);
+  static CArmGeometry from_scene(const Scene& scene, const std::string& prefix);
+};
+
+}  // namespace tomo::fdk

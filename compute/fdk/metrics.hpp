@@ -1,0 +1,43 @@
+// The RabbitCT metric (HU conversion, MSE, RMSE, max |error|, PSNR, |error| histogram) and the
+// error of a reconstruction against an analytic phantom inside the field of view.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/phantom.hpp"
+#include "core/volume.hpp"
+#include "fdk/matrix.hpp"
+
+namespace tomo::fdk {
+
+// HU = round(HUScale[0]·f + HUScale[1]) if f > 0 else 0, clamped to 4095.
+std::uint16_t to_hu(float f, const std::array<float, 2>& hu_scale);
+std::vector<std::uint16_t> to_hu(const VolumeF& v, const std::array<float, 2>& hu_scale);
+
+struct RabbitMetric {
+  double mse = 0;       // HU²
+  double rmse = 0;      // HU
+  double max_abs = 0;   // HU
+  double psnr_db = 0;   // 10·log10(4095²/MSE); +inf when MSE = 0
+  // |error| in 1-HU bins: [0] = 0 HU, … [10] = 10 HU, [11] = more than 10 HU.
+  std::array<std::uint64_t, 12> histogram{};
+};
+// Throws tomo::Error when the sizes differ.
+RabbitMetric rabbit_metric(const std::vector<std::uint16_t>& test, const std::vector<std::uint16_t>& reference);
+
+// Voxels whose centre projects inside [0, sx−1]×[0, sy−1] in every projection (1 = inside).
+std::vector<std::uint8_t> fov_mask(const Grid3& grid, const std::vector<Mat34>& matrices, int sx, int sy);
+
+struct PhantomError {
+  double rmse = 0;          // mm⁻¹, over FOV voxels
+  double nrmse = 0;         // rmse / max |phantom|
+  std::size_t voxels = 0;   // FOV voxels counted
+};
+// Reconstruction vs the phantom sampled at voxel centres (supersampling 1) inside `mask`.
+PhantomError phantom_error(const VolumeF& recon, const VolumeF& truth, const std::vector<std::uint8_t>& mask);
+
+// Relative L2 difference ‖a − b‖ / ‖b‖ (b the reference).
+double relative_l2(const std::vector<float>& a, const std::vector<float>& b);
+
+}  // namespace tomo::fdk

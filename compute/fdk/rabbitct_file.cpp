@@ -1,0 +1,137 @@
+// RabbitCT file reader/writer (layout in rabbitct_file.hpp; notes/rabbitct-facts.md).
+#include "fdk/rabbitct_file.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/atomic_file.hpp"
+
+namespace tomo::fdk {
+
+static_assert(std::endian::native == std::endian::little, "RabbitCT files are little-endian");
+
+namespace {
+
+std::string name_of(const std::filesystem::path& p) { return p.string(); }
+
+void read_exact(std::ifstream& in, void* dst, std::size_t bytes, const std::filesystem::path& path,
+                const char* what) {
+  in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
+  if (static_cast<std::size_t>(in.gcount()) != bytes)
+    throw InputError(str_cat(name_of(path), ": truncated while reading ", what));
+}
+
+// Splits `bytes` of trailing data into reference cube sides, or returns empty + ok=false.
+std::vector<int> reference_sides(std::uint64_t bytes, bool& ok) {
+  ok = true;
+  if (bytes == 0) return {};
+  if (bytes % 2 == 0) {
+    const std::uint64_t voxels = bytes / 2;
+    const auto L = static_cast<std::uint64_t>(std::llround(std::cbrt(static_cast<double>(voxels))));
+    if (L > 0 && L * L * L == voxels) return {static_cast<int>(L)};
+  }
+  std::vector<int> sides;
+  std::uint64_t sum = 0;
+  for (int L : {128, 256, 512, 1024}) {
+    sum += 2ull * L * L * L;
+    sides.push_back(L);
+    if (sum == bytes) return sides;
+  }
+  ok = false;
+  return {};
+}
+
+}  // namespace
+
+RabbitHeader read_rabbitct_header(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(str_cat(name_of(path), ": cannot open RabbitCT file"));
+  RabbitHeader h;
+  std::uint32_t u[3];
+  read_exact(in, u, sizeof u, path, "the header");
+  read_exact(in, h.hu_scale.data(), 8, path, "the header");
+  h.sx = u[0];
+  h.sy = u[1];
+  h.count = u[2];
+  if (h.sx == 0 || h.sy == 0 || h.count == 0 || h.sx > 65536 || h.sy > 65536 || h.count > 1000000)
+    throw InputError(str_cat(name_of(path), ": implausible RabbitCT header (S_x=", h.sx, ", S_y=", h.sy,
+                             ", N=", h.count, ")"));
+  if (!std::isfinite(h.hu_scale[0]) || !std::isfinite(h.hu_scale[1]))
+    throw InputError(str_cat(name_of(path), ": HUScale in the header is not finite"));
+  return h;
+}
+
+RabbitData read_rabbitct(const std::filesystem::path& path, bool with_references) {
+  const RabbitHeader h = read_rabbitct_header(path);
+  std::error_code ec;
+  const std::uint64_t file_bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(str_cat(name_of(path), ": cannot stat: ", ec.message()));
+  const std::uint64_t image_bytes = 4ull * h.sx * h.sy;
+  const std::uint64_t proj_bytes = h.count * (96ull + image_bytes);
+  if (file_bytes < kRabbitHeaderBytes + proj_bytes)
+    throw InputError(str_cat(name_of(path), ": file has ", file_bytes, " bytes, but its header (", h.sx, "x",
+                             h.sy, ", ", h.count, " projections) needs at least ",
+                             kRabbitHeaderBytes + proj_bytes));
+  bool ok = false;
+  const std::vector<int> sides = reference_sides(file_bytes - kRabbitHeaderBytes - proj_bytes, ok);
+  if (!ok)
+    throw InputError(str_cat(name_of(path), ": ", file_bytes - kRabbitHeaderBytes - proj_bytes,
+                             " trailing bytes after the projections are not uint16 reference volumes "
+                             "(one L³ cube or the 128³,256³,512³,1024³ sequence)"));
+
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(kRabbitHeaderBytes));
+  RabbitData d;
+  d.hu_scale = h.hu_scale;
+  ProjectionStack& p = d.projections;
+  p.sx = static_cast<int>(h.sx);
+  p.sy = static_cast<int>(h.sy);
+  p.matrices.resize(h.count);
+  p.pixels.resize(static_cast<std::size_t>(h.count) * p.image_size());
+  for (std::uint32_t n = 0; n < h.count; ++n) {
+    read_exact(in, p.matrices[n].a.data(), 96, path, "a projection matrix");
+    for (double v : p.matrices[n].a)
+      if (!std::isfinite(v)) throw InputError(str_cat(name_of(path), ": projection ", n, " has a non-finite matrix"));
+    read_exact(in, p.image(static_cast<int>(n)), image_bytes, path, "projection pixels");
+  }
+  if (with_references) {
+    for (int L : sides) {
+      ReferenceVolume r;
+      r.L = L;
+      r.hu.resize(static_cast<std::size_t>(L) * L * L);
+      read_exact(in, r.hu.data(), r.hu.size() * 2, path, "a reference volume");
+      d.references.push_back(std::move(r));
+    }
+  }
+  log_debug(name_of(path), ": ", h.count, " projections ", h.sx, "x", h.sy, ", ", sides.size(), " reference volume(s)");
+  return d;
+}
+
+void write_rabbitct(const std::filesystem::path& path, const RabbitData& d) {
+  const ProjectionStack& p = d.projections;
+  if (p.sx <= 0 || p.sy <= 0 || p.count() == 0 || p.pixels.size() != p.count() * p.image_size())
+    throw Error(str_cat(name_of(path), ": inconsistent projection stack (", p.sx, "x", p.sy, ", ", p.count(),
+                        " matrices, ", p.pixels.size(), " pixels)"));
+  for (const auto& r : d.references)
+    if (r.hu.size() != static_cast<std::size_t>(r.L) * r.L * r.L)
+      throw Error(str_cat(name_of(path), ": reference volume of side ", r.L, " has ", r.hu.size(), " voxels"));
+  write_file_atomic(path, [&](std::ostream& out) {
+    const std::uint32_t u[3] = {static_cast<std::uint32_t>(p.sx), static_cast<std::uint32_t>(p.sy),
+                                static_cast<std::uint32_t>(p.count())};
+    out.write(reinterpret_cast<const char*>(u), sizeof u);
+    out.write(reinterpret_cast<const char*>(d.hu_scale.data()), 8);
+    for (int n = 0; n < p.count(); ++n) {
+      out.write(reinterpret_cast<const char*>(p.matrices[n].a.data()), 96);
+      out.write(reinterpret_cast<const char*>(p.image(n)), static_cast<std::streamsize>(p.image_size() * 4));
+    }
+    for (const auto& r : d.references)
+      out.write(reinterpret_cast<const char*>(r.hu.data()), static_cast<std::streamsize>(r.hu.size() * 2));
+  });
+}
+
+}  // namespace tomo::fdk
