@@ -34,7 +34,8 @@ int run() {
     std::printf("  %-8s %s\n", p->name.c_str(), p->summary.c_str());
     if (!p->backends) continue;
     for (const auto& [name, a] : p->backends())
-      std::printf("    %-11s %s\n", name.c_str(), a.ok ? "available" : ("unavailable: " + a.why).c_str());
+      std::printf("    %-11s %s\n", name.c_str(), a.ok ? (a.software ? "available (software GL: auto prefers cpu)" : "available")
+                                                : ("unavailable: " + a.why).c_str());
   }
   return kExitOk;
 }

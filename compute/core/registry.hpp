@@ -22,6 +22,7 @@ class RunReport;
 struct Availability {
   bool ok = false;
   std::string why;
+  bool software = false;  // runs, but emulated on the CPU (Mesa llvmpipe): "auto" ranks it below cpu
 };
 
 // What a problem's runner gets from the CLI.
@@ -97,7 +98,8 @@ class BackendRegistry {
     std::vector<const Entry*> ok;
     for (const auto& [name, e] : entries_)
       if (available(name).ok) ok.push_back(&e);
-    std::stable_sort(ok.begin(), ok.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
+    auto rank = [this](const Entry* e) { return available(e->name).software ? e->priority - 100 : e->priority; };
+    std::stable_sort(ok.begin(), ok.end(), [&](auto* a, auto* b) { return rank(a) > rank(b); });
     std::vector<std::string> out;
     for (auto* e : ok) out.push_back(e->name);
     return out;

@@ -25,6 +25,13 @@ EngineState& state() {
 
 const ShutdownRegistrar release_at_shutdown(release_shared_context);
 
+// Mesa's CPU rasterisers: correct and tested, but slower than our own CPU code.
+bool is_software(const ContextInfo& info) {
+  for (const char* name : {"llvmpipe", "softpipe", "SwiftShader"})
+    if (info.gl_renderer.find(name) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 Context& shared_context() {
@@ -40,7 +47,7 @@ Context& shared_context() {
       s.availability = Availability{false, e.what()};
       throw;
     }
-    s.availability = Availability{true, {}};
+    s.availability = Availability{true, {}, is_software(s.context->info())};
   }
   return *s.context;
 }
@@ -68,7 +75,7 @@ void install_context(std::unique_ptr<Context> context) {
   auto& s = state();
   s.shaders.reset();
   s.context = std::move(context);
-  s.availability = Availability{true, {}};
+  s.availability = Availability{true, {}, is_software(s.context->info())};
 }
 
 void release_shared_context() {
