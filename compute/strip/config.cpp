@@ -1,0 +1,47 @@
+// Reads and validates the [strip] section of a scene.
+#include "strip/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/scene.hpp"
+
+namespace tomo::strip {
+
+StripConfig StripConfig::from_scene(const Scene& s) {
+  StripConfig c;
+  const double R = s.get_in_range("strip.R", 130.0, 1e-3, 1e6);
+  const double L = s.get_in_range("strip.L", 300.0, 1e-3, 1e6);
+  const double pixel = s.get_in_range("strip.pixel_size", 4.0, 1e-3, 1e6);
+  c.geometry = StripGeometry::covering(R, L, pixel);
+  c.geometry.n_y = s.get_int_in_range("strip.n_y", c.geometry.n_y, 1, 16384);
+  c.geometry.n_z = s.get_int_in_range("strip.n_z", c.geometry.n_z, 1, 16384);
+  c.geometry.validate(s.where("strip.n_y").c_str());
+  c.resolution.sigma_z = s.get_in_range("strip.sigma_z", 10.0, 1e-3, 1e6);
+  c.resolution.sigma_dl = s.get_in_range("strip.sigma_dl", 40.0, 1e-3, 1e6);
+  c.options.granularity = s.get_choice("strip.granularity", "warp", {"thread", "warp"});
+  c.options.threads = s.get_int_in_range("strip.threads", 0, 0, 4096);
+  c.options.nsigma = s.get_in_range("strip.nsigma", 3.0, 0.5, 10.0);
+  c.phantom = StripPhantom::from_scene(s, "strip.phantom");
+  const auto events = s.get<std::int64_t>("strip.events", 1000000);
+  if (events < 1 || events > (std::int64_t(1) << 34))
+    throw InputError(str_cat(s.where("strip.events"), " must be in [1, 2^34], got ", events));
+  c.events = static_cast<std::uint64_t>(events);
+  const auto seed = s.get<std::int64_t>("strip.seed", 1);
+  if (seed < 0) throw InputError(str_cat(s.where("strip.seed"), " must be >= 0, got ", seed));
+  c.seed = static_cast<std::uint64_t>(seed);
+  c.iterations = s.get_int_in_range("strip.iterations", 20, 0, 100000);
+  c.save_iterations = s.get<std::vector<int>>("strip.save_iterations", {});
+  for (int t : c.save_iterations)
+    if (t < 1 || t > c.iterations)
+      throw InputError(str_cat(s.where("strip.save_iterations"), ": iteration ", t, " is outside 1..", c.iterations));
+  std::sort(c.save_iterations.begin(), c.save_iterations.end());
+  c.events_file = s.get<std::string>("strip.events_file", "");
+  c.write_events = s.get<bool>("strip.write_events", false);
+  c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);
+  return c;
+}
+
+}  // namespace tomo::strip

@@ -1,0 +1,34 @@
+// The [strip] section of a scene, read and validated in one place (keys documented in
+// scenes/strip_default.toml and docs/strip.md).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strip/geometry.hpp"
+#include "strip/phantom.hpp"
+#include "strip/projector.hpp"
+
+namespace tomo {
+class Scene;
+}
+
+namespace tomo::strip {
+
+struct StripConfig {
+  StripGeometry geometry;
+  Resolution resolution;
+  ProjectorOptions options;
+  StripPhantom phantom;
+  std::uint64_t events = 1000000;     // simulated events (ignored when events_file is set)
+  std::uint64_t seed = 1;
+  int iterations = 20;
+  std::vector<int> save_iterations;   // ρ' images written after these iterations
+  std::string events_file;            // read events from here instead of simulating
+  bool write_events = false;          // write the simulated events as events.lm
+  int crosscheck_events = 0;          // crosscheck: first N events only (0 = all)
+
+  static StripConfig from_scene(const Scene& scene);
+};
+
+}  // namespace tomo::strip

@@ -1,0 +1,109 @@
+// Binary and text list-mode files for strip events (format in event_io.hpp).
+#include "strip/event_io.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/atomic_file.hpp"
+
+namespace tomo::strip {
+
+static_assert(std::endian::native == std::endian::little, "list-mode I/O assumes a little-endian host");
+
+namespace {
+
+void check_finite(const std::filesystem::path& path, const Event& e, std::size_t i) {
+  if (!std::isfinite(e.z_u) || !std::isfinite(e.z_d) || !std::isfinite(e.dl))
+    throw InputError(str_cat(path.string(), ": event ", i, " has a non-finite value"));
+}
+
+}  // namespace
+
+void write_events_binary(const std::filesystem::path& path, const std::vector<Event>& events) {
+  write_file_atomic(path, [&](std::ostream& os) {
+    char header[kListModeHeaderBytes];
+    const std::uint32_t version = kListModeVersion;
+    const std::uint64_t count = events.size();
+    std::memcpy(header, kListModeMagic, 4);
+    std::memcpy(header + 4, &version, 4);
+    std::memcpy(header + 8, &count, 8);
+    os.write(header, sizeof header);
+    os.write(reinterpret_cast<const char*>(events.data()), static_cast<std::streamsize>(events.size() * sizeof(Event)));
+  });
+}
+
+std::vector<Event> read_events_binary(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(str_cat(path.string(), ": cannot stat: ", ec.message()));
+  char header[kListModeHeaderBytes];
+  if (size < kListModeHeaderBytes || !in.read(header, sizeof header))
+    throw InputError(str_cat(path.string(), ": too short for a list-mode header (", size, " bytes)"));
+  if (std::memcmp(header, kListModeMagic, 4) != 0)
+    throw InputError(str_cat(path.string(), ": not a strip list-mode file (bad magic)"));
+  std::uint32_t version;
+  std::uint64_t count;
+  std::memcpy(&version, header + 4, 4);
+  std::memcpy(&count, header + 8, 8);
+  if (version != kListModeVersion)
+    throw InputError(str_cat(path.string(), ": list-mode version ", version, " (this reader knows ", kListModeVersion, ")"));
+  const std::uintmax_t expected = kListModeHeaderBytes + count * sizeof(Event);
+  if (count > (UINTMAX_MAX - kListModeHeaderBytes) / sizeof(Event) || size != expected)
+    throw InputError(str_cat(path.string(), ": size ", size, " bytes does not match the header's ", count,
+                             " events (expected ", expected, " bytes)"));
+  std::vector<Event> events(count);
+  if (!in.read(reinterpret_cast<char*>(events.data()), static_cast<std::streamsize>(count * sizeof(Event))))
+    throw InputError(str_cat(path.string(), ": read failed"));
+  for (std::size_t i = 0; i < events.size(); ++i) check_finite(path, events[i], i);
+  return events;
+}
+
+void write_events_text(const std::filesystem::path& path, const std::vector<Event>& events) {
+  std::ostringstream os;
+  os << "# tomoraster strip list-mode events v1: z_u z_d dl (mm), " << events.size() << " events\n";
+  os << std::setprecision(9);  // float32 round-trips exactly with 9 significant digits
+  for (const Event& e : events) os << e.z_u << ' ' << e.z_d << ' ' << e.dl << '\n';
+  write_text_atomic(path, os.str());
+}
+
+std::vector<Event> read_events_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode text file"));
+  std::vector<Event> events;
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::istringstream ls(line);
+    double v[3];
+    std::string extra;
+    if (!(ls >> v[0] >> v[1] >> v[2]) || (ls >> extra))
+      throw InputError(str_cat(path.string(), ":", line_no, ": expected three numbers 'z_u z_d dl', got '", line, "'"));
+    Event e{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
+    check_finite(path, e, events.size());
+    events.push_back(e);
+  }
+  return events;
+}
+
+std::vector<Event> read_events(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
+  char magic[4] = {};
+  in.read(magic, 4);
+  if (in.gcount() == 4 && std::memcmp(magic, kListModeMagic, 4) == 0) return read_events_binary(path);
+  return read_events_text(path);
+}
+
+}  // namespace tomo::strip

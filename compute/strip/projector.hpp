@@ -1,0 +1,40 @@
+// The operator of the strip problem: one list-mode ML-EM iteration of seed 000 eq. (5)
+// over events resident in the backend. CPU, CUDA and GL implementations share it and are
+// chosen by name through tomo::BackendRegistry<ListModeProjector>.
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strip/geometry.hpp"
+
+namespace tomo::strip {
+
+struct ProjectorOptions {
+  std::string granularity = "warp";  // CUDA / GL: "thread" (one event per thread) or "warp"
+  int threads = 0;                   // CPU: OpenMP threads, 0 = all
+  double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² (seed: 3σ)
+  bool portable = false;             // gl-compute: ignore float-atomic and subgroup extensions (test the fallbacks)
+};
+
+class ListModeProjector {
+ public:
+  virtual ~ListModeProjector() = default;
+
+  // The backend's name and, once configured, its device ("cpu: 2 threads", "CUDA 0: NVIDIA H200 ...").
+  virtual std::string describe() const = 0;
+
+  // Geometry, resolution and options; must come first. Clears events and image.
+  virtual void configure(const StripGeometry& geometry, const Resolution& resolution,
+                         const ProjectorOptions& options) = 0;
+  // Copies the events into the backend (onto the GPU for GPU backends); they stay for all iterations.
+  virtual void set_events(std::span<const Event> events) = 0;
+  // Sets ρ' (pixel index order of StripGeometry::index).
+  virtual void set_image(std::span<const double> rho_prime) = 0;
+  // ρ'(l) ← Σ_j P(ẽ_j|l) ρ'(l) / Σ_i P(ẽ_j|i) ρ'(i)   (seed 000 eq. (5)); returns when done.
+  virtual void iterate() = 0;
+  // The current ρ' (a download for GPU backends).
+  virtual std::vector<double> image() const = 0;
+};
+
+}  // namespace tomo::strip

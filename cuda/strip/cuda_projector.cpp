@@ -1,0 +1,124 @@
+// The `cuda` backend of the strip operator (float32): events uploaded once and resident on the GPU
+// for all iterations; ρ' read through a texture; thread or warp granularity by ProjectorOptions.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "core/check.hpp"
+#include "core/device.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/registry.hpp"
+#include "core/runtime_options.hpp"
+#include "core/stream.hpp"
+#include "strip/projector.hpp"
+#include "strip_kernels.hpp"
+#include "texture2d.hpp"
+
+namespace tomo::strip {
+
+namespace {
+
+using namespace tomo::strip::cuda_impl;
+
+class CudaProjector final : public ListModeProjector {
+ public:
+  std::string describe() const override {
+    return str_cat("cuda (", opt_.granularity, " granularity", warp_shared_ ? ", block-shared ρ_new" : "",
+                   ", float32): ", device_);
+  }
+
+  void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
+    cuda::select_device(runtime_options().cuda_device);
+    const auto devices = cuda::list_devices();
+    const int dev = cuda::current_device();
+    for (const auto& d : devices)
+      if (d.index == dev) {
+        device_ = cuda::describe(d);
+        sm_count_ = d.sm_count;
+        smem_optin_ = d.shared_mem_per_block_optin;
+      }
+    if (o.granularity != "thread" && o.granularity != "warp")
+      throw InputError(str_cat("strip cuda: granularity must be 'thread' or 'warp', got '", o.granularity, "'"));
+    geom_ = g;
+    opt_ = o;
+    args_ = {};
+    args_.grid = g.grid<float>();
+    args_.kp = make_kernel_params<float>(g.R, res.sigma_z, res.sigma_dl, o.nsigma);
+    stream_ = std::make_unique<cuda::Stream>();
+    events_.clear();
+    rho_.resize(g.pixel_count());
+    rho_new_.resize(g.pixel_count());
+    texture_ = Texture2D(g.n_z, g.n_y);
+    const std::size_t image_bytes = sizeof(float) * g.pixel_count();
+    warp_shared_ = o.granularity == "warp" && image_bytes <= smem_optin_ &&
+                   warp_blocks_per_sm(true, image_bytes) > 0;
+    const int per_sm = o.granularity == "thread" ? thread_blocks_per_sm()
+                                                 : warp_blocks_per_sm(warp_shared_, warp_shared_ ? image_bytes : 0);
+    resident_blocks_ = std::max(1, per_sm) * std::max(1, sm_count_);
+    log_debug("strip cuda: ", describe(), ", ", per_sm, " blocks/SM");
+  }
+
+  void set_events(std::span<const Event> events) override {
+    stream_->synchronize();  // uploads go through the legacy stream: order them after queued work
+    events_.resize(events.size() * 3);
+    if (!events.empty()) events_.upload(reinterpret_cast<const float*>(events.data()), events.size() * 3);
+  }
+
+  void set_image(std::span<const double> rho) override {
+    if (rho.size() != geom_.pixel_count())
+      throw Error(str_cat("strip cuda: image of ", rho.size(), " pixels, grid has ", geom_.pixel_count()));
+    std::vector<float> f(rho.begin(), rho.end());
+    stream_->synchronize();
+    rho_.upload(f);
+  }
+
+  std::vector<double> image() const override {
+    std::vector<float> f(rho_.size());
+    rho_.download(f.data());
+    return {f.begin(), f.end()};
+  }
+
+  void iterate() override {
+    cudaStream_t s = *stream_;
+    texture_.copy_from_device(rho_.data(), s);
+    rho_new_.fill_zero(s);
+    args_.events = events_.data();
+    args_.n = events_.size() / 3;
+    args_.rho = texture_.get();
+    args_.rho_new = rho_new_.data();
+    if (opt_.granularity == "thread") {
+      const std::size_t needed = (args_.n + kThreadsPerBlock - 1) / kThreadsPerBlock;
+      launch_thread_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_ * 4)), s);
+    } else {
+      // Persistent warps: as many blocks as fit at once, but no more than one warp per event.
+      const std::size_t needed = (args_.n * 32 + kThreadsPerBlock - 1) / kThreadsPerBlock;
+      launch_warp_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_)), warp_shared_,
+                              s);
+    }
+    std::swap(rho_, rho_new_);
+    stream_->synchronize();
+  }
+
+ private:
+  StripGeometry geom_;
+  ProjectorOptions opt_;
+  std::string device_ = "no device";
+  int sm_count_ = 1;
+  std::size_t smem_optin_ = 0;
+  bool warp_shared_ = false;
+  std::size_t resident_blocks_ = 1;
+  IterationArgs args_{};
+  std::unique_ptr<cuda::Stream> stream_;
+  cuda::DeviceBuffer<float> events_, rho_, rho_new_;
+  Texture2D texture_;
+};
+
+const BackendRegistrar<ListModeProjector> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
+                                                         [] { return std::make_unique<CudaProjector>(); }});
+
+}  // namespace
+
+}  // namespace tomo::strip

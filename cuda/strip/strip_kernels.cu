@@ -1,0 +1,164 @@
+// CUDA kernels of one strip ML-EM iteration (seed 000 eq. (5), §4.2), float32.
+// Both use the arithmetic of strip/kernel_math.hpp, the same code the cpu backend runs in double.
+#include "core/check.hpp"
+#include "strip_kernels.hpp"
+
+namespace tomo::strip::cuda_impl {
+
+namespace {
+
+__device__ __forceinline__ float fetch_rho(cudaTextureObject_t tex, int j, int k) {
+  return tex2D<float>(tex, k + 0.5f, j + 0.5f);
+}
+
+// Thread granularity: each thread walks the bounding box of its own event twice (no cache:
+// a thread has too few registers for an event's pixels), seed §4.2 first paragraph.
+__global__ void strip_thread_kernel(IterationArgs a) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < a.n; e += stride) {
+    const float* ev = a.events + 3 * e;
+    const auto f = make_frame<float>(ev[0], ev[1], ev[2], a.kp);
+    const PixelBox b = pixel_box(f, a.grid);
+    float den = 0.f;
+    for (int j = b.j0; j <= b.j1; ++j) {
+      const float dy = a.grid.y0 + j * a.grid.py - f.y;
+      for (int k = b.k0; k <= b.k1; ++k) {
+        const float dz = a.grid.z0 + k * a.grid.pz - f.z;
+        const float q = ellipse_form(f, dy, dz);
+        if (q <= a.kp.cut) den += kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k);
+      }
+    }
+    if (!(den > 0.f)) continue;
+    const float inv = 1.f / den;
+    for (int j = b.j0; j <= b.j1; ++j) {
+      const float dy = a.grid.y0 + j * a.grid.py - f.y;
+      for (int k = b.k0; k <= b.k1; ++k) {
+        const float dz = a.grid.z0 + k * a.grid.pz - f.z;
+        const float q = ellipse_form(f, dy, dz);
+        if (q <= a.kp.cut)
+          atomicAdd(a.rho_new + j * a.grid.nz + k, kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k) * inv);
+      }
+    }
+  }
+}
+
+// Warp granularity (seed §4.2, Fig. 4): the 32 lanes of a warp share one event and stride over
+// its bounding-box pixels; P·ρ of the pixels inside the ellipse stays in registers for the second
+// pass, the denominator is reduced with __shfl_xor_sync. Persistent warps loop over events.
+// At most 128 registers (two 256-thread blocks per SM): the cache w[] takes 32 of them.
+template <bool kShared>
+__global__ void __launch_bounds__(kThreadsPerBlock, 2) strip_warp_kernel(IterationArgs a) {
+  extern __shared__ float s_img[];
+  const int npix = a.grid.ny * a.grid.nz;
+  if constexpr (kShared) {
+    for (int i = threadIdx.x; i < npix; i += blockDim.x) s_img[i] = 0.f;
+    __syncthreads();
+  }
+  float* const acc = kShared ? s_img : a.rho_new;
+  const int lane = threadIdx.x & 31;
+  const std::size_t warp = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t warps = (std::size_t(gridDim.x) * blockDim.x) >> 5;
+  for (std::size_t e = warp; e < a.n; e += warps) {  // uniform across the warp
+    const float* ev = a.events + 3 * e;
+    const auto f = make_frame<float>(__ldg(ev), __ldg(ev + 1), __ldg(ev + 2), a.kp);
+    const PixelBox b = pixel_box(f, a.grid);
+    const int nbz = b.k1 - b.k0 + 1;
+    const int nb = (b.j1 >= b.j0 && nbz > 0) ? (b.j1 - b.j0 + 1) * nbz : 0;
+    if (nb == 0) continue;  // uniform across the warp
+    // Lane pixel p = lane + 32c walks the box row-major; (j, k) advance by 32 pixels without dividing.
+    const int dj = 32 / nbz, dk = 32 % nbz;
+    const int j_first = b.j0 + lane / nbz, k_first = b.k0 + lane % nbz;
+    float w[kWarpCachePerLane];  // P·ρ of pixel lane + 32c, 0 outside the ellipse
+    float den = 0.f;
+    int j = j_first, k = k_first;
+#pragma unroll
+    for (int c = 0; c < kWarpCachePerLane; ++c) {
+      w[c] = 0.f;
+      if (lane + 32 * c < nb) {
+        const float dy = a.grid.y0 + j * a.grid.py - f.y, dz = a.grid.z0 + k * a.grid.pz - f.z;
+        const float q = ellipse_form(f, dy, dz);
+        if (q <= a.kp.cut) w[c] = kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k);
+        den += w[c];
+      }
+      j += dj;
+      k += dk;
+      if (k > b.k1) k -= nbz, ++j;
+    }
+    for (int p = lane + 32 * kWarpCachePerLane; p < nb; p += 32) {  // boxes larger than the cache
+      const float dy = a.grid.y0 + j * a.grid.py - f.y, dz = a.grid.z0 + k * a.grid.pz - f.z;
+      const float q = ellipse_form(f, dy, dz);
+      if (q <= a.kp.cut) den += kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k);
+      j += dj;
+      k += dk;
+      if (k > b.k1) k -= nbz, ++j;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) den += __shfl_xor_sync(0xffffffffu, den, off);
+    if (!(den > 0.f)) continue;
+    const float inv = 1.f / den;
+    j = j_first;
+    k = k_first;
+#pragma unroll
+    for (int c = 0; c < kWarpCachePerLane; ++c) {
+      if (w[c] > 0.f) atomicAdd(acc + j * a.grid.nz + k, w[c] * inv);
+      j += dj;
+      k += dk;
+      if (k > b.k1) k -= nbz, ++j;
+    }
+    for (int p = lane + 32 * kWarpCachePerLane; p < nb; p += 32) {
+      const float dy = a.grid.y0 + j * a.grid.py - f.y, dz = a.grid.z0 + k * a.grid.pz - f.z;
+      const float q = ellipse_form(f, dy, dz);
+      if (q <= a.kp.cut) atomicAdd(acc + j * a.grid.nz + k, kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k) * inv);
+      j += dj;
+      k += dk;
+      if (k > b.k1) k -= nbz, ++j;
+    }
+  }
+  if constexpr (kShared) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < npix; i += blockDim.x)
+      if (s_img[i] != 0.f) atomicAdd(a.rho_new + i, s_img[i]);
+  }
+}
+
+}  // namespace
+
+void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t stream) {
+  if (a.n == 0) return;
+  strip_thread_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(a);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, cudaStream_t stream) {
+  if (a.n == 0) return;
+  if (shared_accumulation) {
+    const std::size_t bytes = sizeof(float) * a.grid.ny * a.grid.nz;
+    TOMO_CUDA_CHECK(cudaFuncSetAttribute(strip_warp_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(bytes)));
+    strip_warp_kernel<true><<<blocks, kThreadsPerBlock, bytes, stream>>>(a);
+  } else {
+    strip_warp_kernel<false><<<blocks, kThreadsPerBlock, 0, stream>>>(a);
+  }
+  TOMO_CUDA_CHECK_LAST();
+}
+
+int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes) {
+  int n = 0;
+  if (shared_accumulation) {
+    TOMO_CUDA_CHECK(cudaFuncSetAttribute(strip_warp_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes)));
+    TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, strip_warp_kernel<true>, kThreadsPerBlock,
+                                                                  shared_bytes));
+  } else {
+    TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, strip_warp_kernel<false>, kThreadsPerBlock, 0));
+  }
+  return n;
+}
+
+int thread_blocks_per_sm() {
+  int n = 0;
+  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, strip_thread_kernel, kThreadsPerBlock, 0));
+  return n;
+}
+
+}  // namespace tomo::strip::cuda_impl
