@@ -1,0 +1,19 @@
+// glpet PNG previews: LOR atlases (one panel per module pair) and the false-colour
+// correspondence image of one voxel sample (seed 004 Fig. 8), made on the CPU.
+#pragma once
+#include <filesystem>
+#include <span>
+
+#include "glpet/geometry.hpp"
+#include "io/png.hpp"
+
+namespace tomo::glpet {
+
+// The atlases of all pairs side by side; atlas row v = 0 at the bottom (GL texel order).
+Image2D atlas_image(const Scanner& scanner, std::span<const float> lors);
+// R = (r+1)/(N_a+1), G = (s+1)/(N_t+1) as in seed Fig. 8, B = weight / max weight;
+// pixel row Y = 0 at the bottom. Returns the maximum line weight.
+double write_correspondence_png(const std::filesystem::path& path, const SystemModel& sys, std::size_t pair,
+                                const Vec3& v);
+
+}  // namespace tomo::glpet

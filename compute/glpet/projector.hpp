@@ -1,0 +1,84 @@
+// The glpet operator interface (seed 004 eqs. (2)–(3)): forward projection x → ỹ into
+// the LOR atlases and gathering back-projections, on buffers that live on the backend
+// (host memory for cpu, GL textures/buffers or CUDA memory for the GPU backends), so
+// x, the atlases and the sensitivity stay on the device between ML-EM iterations.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "glpet/geometry.hpp"
+
+namespace tomo::glpet {
+
+// A float vector owned by a backend. Host code sees it only through upload/download.
+class DeviceBuffer {
+ public:
+  virtual ~DeviceBuffer() = default;
+  virtual std::size_t size() const = 0;
+  virtual void upload(std::span<const float> host) = 0;     // host.size() == size()
+  virtual void download(std::span<float> host) const = 0;   // host.size() == size()
+};
+
+// One pixel of a correspondence image (seed §II.B render target, RGBA32F): the secondary
+// detector (r, s) as floats, −1 where the line misses, and the weight a of the line.
+struct CorrespondencePixel {
+  float r = -1, s = -1, weight = 0;
+};
+
+// Numerical contract: docs/glpet.md. A_lv = (1/N) Σ_samples Σ_lines of l a_line, with
+// the line set of glpet/line_set.hpp; LOR vectors are the atlases of all pairs
+// concatenated (Scanner::lor_offset), voxel vectors follow Grid3::index.
+class Projector {
+ public:
+  virtual ~Projector() = default;
+  virtual std::string backend() const = 0;
+
+  // Binds geometry, extinction and R, N, K; must precede every other call; may be repeated.
+  virtual void configure(const SystemModel& system) = 0;
+  virtual std::unique_ptr<DeviceBuffer> make_image() = 0;  // voxel_count() floats, zero
+  virtual std::unique_ptr<DeviceBuffer> make_lors() = 0;   // lor_count() floats, zero
+
+  // seed eq. (2), shooting (§III): ỹ_l = Σ_v A_lv x_v (ỹ overwritten).
+  virtual void forward(const DeviceBuffer& x, DeviceBuffer& ytilde) = 0;
+  // Gathering back-projection: b_v = Σ_l A_lv z_l (b overwritten). The adjoint of forward.
+  virtual void back(const DeviceBuffer& z, DeviceBuffer& b) = 0;
+  // The two sums of seed eq. (3) / §IV in one gathering pass: b_v = Σ_l A_lv·y_l/ỹ_l
+  // (terms with ỹ_l <= 0 count 0) and, when sens != nullptr, sens_v = Σ_l A_lv.
+  virtual void back_ratio(const DeviceBuffer& y, const DeviceBuffer& ytilde, DeviceBuffer& b,
+                          DeviceBuffer* sens) = 0;
+  // Σ_l A_lv for every voxel. Default: back() of a vector of ones.
+  virtual void sensitivity(DeviceBuffer& sens);
+  // seed eq. (3): x_v ← x_v·b_v/s_v where s_v > 0, else 0. Default goes through the host.
+  virtual void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& sens);
+  // The correspondence image (R·N_a × R·N_t, row-major, X fastest, GL's row order) of
+  // sample position v for pair `pair`, for the cross-check's count of lines whose
+  // secondary detector differs. Returns false when the backend cannot expose it.
+  virtual bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) {
+    return false;
+  }
+  // Waits for queued device work (timings). Default: nothing to wait for.
+  virtual void finish() {}
+
+ protected:
+  const SystemModel* system_ = nullptr;  // set by configure() of implementations that want it
+};
+
+// Host-vector conveniences (tests, cross-check): upload, run, download.
+std::vector<float> forward_host(Projector& op, std::span<const float> x);
+std::vector<float> back_host(Projector& op, std::span<const float> z);
+std::vector<float> sensitivity_host(Projector& op);
+std::vector<float> download(const DeviceBuffer& b);
+
+// A DeviceBuffer in host memory (the cpu backend's, and the defaults' scratch).
+class HostBuffer final : public DeviceBuffer {
+ public:
+  explicit HostBuffer(std::size_t n) : data(n, 0.0) {}
+  std::size_t size() const override { return data.size(); }
+  void upload(std::span<const float> host) override;
+  void download(std::span<float> host) const override;
+  std::vector<double> data;  // double: the cpu reference keeps its sums in double
+};
+
+}  // namespace tomo::glpet

@@ -1,0 +1,38 @@
+// Reads section [glpet] of a scene: modules and pairs, voxel grid, R/N/K, phantoms
+// ([[glpet.activity]], [[glpet.attenuation]] through tomo::Phantom), Monte-Carlo and
+// ML-EM settings. Keys are listed in docs/glpet.md §4.
+#pragma once
+#include "core/phantom.hpp"
+#include "glpet/geometry.hpp"
+#include "glpet/monte_carlo.hpp"
+
+namespace tomo {
+class Scene;
+}
+
+namespace tomo::glpet {
+
+// [glpet.crosscheck]: grid of the cross-check and its tolerances (docs/glpet.md §5).
+struct CrosscheckSettings {
+  int voxels = 16;                     // at most this many voxels per axis, same field of view
+  double tolerance = 1e-4;             // relative L2, float backends (gl-compute, cuda)
+  double tolerance_raster = 2e-2;      // relative L2, raster backend (gl)
+  double line_tolerance = 1e-3;        // fraction of lines with another secondary detector
+  double line_tolerance_raster = 1e-2;
+};
+
+struct GlpetScene {
+  SystemModel system;      // sigma_t voxelised on the grid
+  Phantom activity;        // emission density (relative units)
+  Phantom attenuation;     // σ_t in 1/mm
+  VolumeF activity_volume; // voxelised activity (what the simulator emits from)
+  int iterations = 10;
+  McOptions mc;
+  int supersampling = 2;   // phantom voxelisation sub-samples per axis
+  CrosscheckSettings crosscheck;
+};
+
+Scanner read_scanner(const Scene& scene);
+GlpetScene read_glpet_scene(const Scene& scene);
+
+}  // namespace tomo::glpet

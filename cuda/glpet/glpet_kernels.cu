@@ -1,0 +1,280 @@
+// glpet CUDA kernels: the line set of docs/glpet.md §2 (seed 004 §II), the atlas scatter
+// of §III with float atomics (runs of equal LORs inside a macropixel pre-summed), and
+// the gathering back-projection of §IV as a block reduction per voxel.
+#include "glpet_kernels.hpp"
+
+#include "core/check.hpp"
+
+namespace tomo::glpet::cuda_impl {
+
+namespace {
+
+__device__ inline double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+__device__ inline float fetch(const VolumeDesc& v, int i, int j, int k) {
+  if (i < 0 || j < 0 || k < 0 || i >= v.n[0] || j >= v.n[1] || k >= v.n[2]) return 0.0f;
+  return __ldg(v.sigma + (size_t(i) + size_t(v.n[0]) * (size_t(j) + size_t(v.n[1]) * k)));
+}
+
+// Trilinear σ_t at continuous voxel index g (zero outside), in fp32 (not tex3D: its 9-bit
+// interpolation weights would break the 1e-4 contract).
+__device__ inline float sigma_at(const VolumeDesc& v, float gx, float gy, float gz) {
+  if (gx <= -1.f || gy <= -1.f || gz <= -1.f || gx >= v.n[0] || gy >= v.n[1] || gz >= v.n[2]) return 0.0f;
+  const float fx0 = floorf(gx), fy0 = floorf(gy), fz0 = floorf(gz);
+  const int i = int(fx0), j = int(fy0), k = int(fz0);
+  const float fx = gx - fx0, fy = gy - fy0, fz = gz - fz0;
+  const float c000 = fetch(v, i, j, k), c100 = fetch(v, i + 1, j, k), c010 = fetch(v, i, j + 1, k),
+              c110 = fetch(v, i + 1, j + 1, k), c001 = fetch(v, i, j, k + 1), c101 = fetch(v, i + 1, j, k + 1),
+              c011 = fetch(v, i, j + 1, k + 1), c111 = fetch(v, i + 1, j + 1, k + 1);
+  const float c00 = fmaf(c100 - c000, fx, c000), c10 = fmaf(c110 - c010, fx, c010);
+  const float c01 = fmaf(c101 - c001, fx, c001), c11 = fmaf(c111 - c011, fx, c011);
+  const float c0 = fmaf(c10 - c00, fy, c00), c1 = fmaf(c11 - c01, fy, c01);
+  return fmaf(c1 - c0, fz, c0);
+}
+
+// T = exp(−Σ_k σ_t(y(t_k))·L/K), t_k = (k+½)/K, y(t) = y2 + t(y1 − y2); samples outside the
+// support of σ_t (grid grown by one voxel) skipped as on the cpu.
+__device__ float transmission(const VolumeDesc& v, const double* y1, const double* y2, int K) {
+  if (v.empty) return 1.0f;
+  double g0[3], dg[3], t0 = 0, t1 = 1;
+  for (int a = 0; a < 3; ++a) {
+    g0[a] = (y2[a] - v.origin[a]) * v.inv_voxel[a];
+    dg[a] = (y1[a] - y2[a]) * v.inv_voxel[a];
+    if (dg[a] == 0) {
+      if (g0[a] <= -1 || g0[a] >= v.n[a]) return 1.0f;
+      continue;
+    }
+    double ta = (-1 - g0[a]) / dg[a], tb = (v.n[a] - g0[a]) / dg[a];
+    if (ta > tb) {
+      const double s = ta;
+      ta = tb;
+      tb = s;
+    }
+    t0 = fmax(t0, ta);
+    t1 = fmin(t1, tb);
+  }
+  if (t0 >= t1) return 1.0f;
+  const int k0 = max(0, int(floor(t0 * K - 0.5))), k1 = min(K - 1, int(ceil(t1 * K - 0.5)));
+  float sum = 0.f;
+  const float gx = float(g0[0]), gy = float(g0[1]), gz = float(g0[2]);
+  const float dx = float(dg[0]), dy = float(dg[1]), dz = float(dg[2]);
+  for (int k = k0; k <= k1; ++k) {
+    const float t = (k + 0.5f) / K;
+    sum += sigma_at(v, fmaf(t, dx, gx), fmaf(t, dy, gy), fmaf(t, dz, gz));
+  }
+  const double L = sqrt((y1[0] - y2[0]) * (y1[0] - y2[0]) + (y1[1] - y2[1]) * (y1[1] - y2[1]) +
+                        (y1[2] - y2[2]) * (y1[2] - y2[2]));
+  return expf(-sum * float(L / K));
+}
+
+// Per-sample frame (docs/glpet.md §2, steps 1–2).
+struct Frame {
+  int primary;
+  double v[3], sec_plane;
+  double pixel_area;
+};
+
+__device__ inline Frame make_frame(const PairDesc& p, const double v[3], int R) {
+  Frame f;
+  for (int a = 0; a < 3; ++a) f.v[a] = v[a];
+  double r0[3], r1[3];
+  for (int a = 0; a < 3; ++a) {
+    r0[a] = v[a] - p.m[0].centre[a];
+    r1[a] = v[a] - p.m[1].centre[a];
+  }
+  f.primary = fabs(dot3(r1, p.m[1].normal)) > fabs(dot3(r0, p.m[0].normal)) ? 1 : 0;
+  const ModuleDesc& m1 = p.m[f.primary];
+  const ModuleDesc& m2 = p.m[1 - f.primary];
+  double c2v[3];
+  for (int a = 0; a < 3; ++a) c2v[a] = m2.centre[a] - v[a];
+  f.sec_plane = dot3(c2v, m2.normal);
+  f.pixel_area = m1.pitch_a * m1.pitch_t / (double(R) * R);
+  return f;
+}
+
+// Line of pixel (X, Y): returns false on a miss; else the atlas index and weight a.
+__device__ bool trace(const SystemDesc& s, const PairDesc& p, const Frame& f, int X, int Y, size_t& lor, float& w,
+                      int& r_out, int& s_out) {
+  const ModuleDesc& m1 = p.m[f.primary];
+  const ModuleDesc& m2 = p.m[1 - f.primary];
+  const int R = s.R;
+  double y1[3], d[3];
+  for (int a = 0; a < 3; ++a) {
+    y1[a] = m1.corner[a] + (X + 0.5) * (m1.pitch_a / R) * m1.axis_a[a] + (Y + 0.5) * (m1.pitch_t / R) * m1.axis_t[a];
+    d[a] = y1[a] - f.v[a];
+  }
+  const double dn = dot3(d, m2.normal);
+  if (dn == 0) return false;
+  const double lambda = f.sec_plane / dn;
+  if (!(lambda < 0)) return false;
+  double y2[3], rel[3];
+  for (int a = 0; a < 3; ++a) {
+    y2[a] = f.v[a] + lambda * d[a];
+    rel[a] = y2[a] - m2.corner[a];
+  }
+  const double aa = dot3(rel, m2.axis_a) / m2.pitch_a, tt = dot3(rel, m2.axis_t) / m2.pitch_t;
+  if (!(aa >= 0 && tt >= 0 && aa < m2.n_a && tt < m2.n_t)) return false;
+  const int r = min(int(aa), m2.n_a - 1), sidx = min(int(tt), m2.n_t - 1);
+  const int pp = X / R, q = Y / R;
+  const int na = m1.n_a, nt = m1.n_t;
+  const int i0 = f.primary == 0 ? pp : r, j0 = f.primary == 0 ? q : sidx;
+  const int i1 = f.primary == 0 ? r : pp, j1 = f.primary == 0 ? sidx : q;
+  lor = size_t(j0 * nt + j1) * size_t(na) * na + size_t(i0 * na + i1);
+  const double d2 = dot3(d, d);
+  const double cos_t = fabs(dot3(d, m1.normal)) / sqrt(d2);
+  const double domega = f.pixel_area * cos_t / d2;
+  w = float(domega / (2 * 3.14159265358979323846)) * transmission(s.vol, y1, y2, s.K);
+  r_out = r;
+  s_out = sidx;
+  return true;
+}
+
+__device__ inline void sample_pos(const SystemDesc& s, size_t vox, int n, double out[3]) {
+  const int nx = s.vol.n[0], ny = s.vol.n[1];
+  const int i = int(vox % nx), j = int((vox / nx) % ny), k = int(vox / (size_t(nx) * ny));
+  const int ijk[3] = {i, j, k};
+  for (int a = 0; a < 3; ++a) out[a] = s.vol.origin[a] + (ijk[a] + s.offsets[3 * n + a]) * s.vol.voxel[a];
+}
+
+__global__ void forward_kernel(SystemDesc s, PairDesc p, const float* __restrict__ x, float* __restrict__ yt) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  const float xv = x[vox];
+  if (xv == 0.f) return;
+  const float scale = xv / s.N;
+  for (int n = 0; n < s.N; ++n) {
+    double v[3];
+    sample_pos(s, vox, n, v);
+    const Frame f = make_frame(p, v, s.R);
+    const ModuleDesc& m1 = p.m[f.primary];
+    const int macro = m1.n_a * m1.n_t;
+    for (int mp = threadIdx.x; mp < macro; mp += blockDim.x) {
+      const int pp = mp % m1.n_a, q = mp / m1.n_a;
+      size_t cur = ~size_t(0);
+      float acc = 0.f;
+      for (int sy = 0; sy < s.R; ++sy)
+        for (int sx = 0; sx < s.R; ++sx) {
+          size_t lor;
+          float w;
+          int r, ss;
+          if (!trace(s, p, f, pp * s.R + sx, q * s.R + sy, lor, w, r, ss)) continue;
+          if (lor != cur) {  // flush a run of equal LORs with one atomic
+            if (cur != ~size_t(0)) atomicAdd(yt + p.lor_offset + cur, acc * scale);
+            cur = lor;
+            acc = 0.f;
+          }
+          acc += w;
+        }
+      if (cur != ~size_t(0)) atomicAdd(yt + p.lor_offset + cur, acc * scale);
+    }
+  }
+}
+
+__global__ void gather_kernel(SystemDesc s, PairDesc p, const float* __restrict__ y, const float* __restrict__ t,
+                              bool ratio, float* __restrict__ b, float* __restrict__ sens, bool accumulate) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  float sb = 0.f, ss = 0.f;
+  for (int n = 0; n < s.N; ++n) {
+    double v[3];
+    sample_pos(s, vox, n, v);
+    const Frame f = make_frame(p, v, s.R);
+    const ModuleDesc& m1 = p.m[f.primary];
+    const int lines = m1.n_a * m1.n_t * s.R * s.R;
+    const int W = m1.n_a * s.R;
+    for (int li = threadIdx.x; li < lines; li += blockDim.x) {
+      size_t lor;
+      float w;
+      int r, sidx;
+      if (!trace(s, p, f, li % W, li / W, lor, w, r, sidx)) continue;
+      const size_t l = p.lor_offset + lor;
+      float z = y ? y[l] : 0.f;
+      if (ratio) {
+        const float tl = t[l];
+        z = tl > 0.f ? z / tl : 0.f;
+      }
+      sb = fmaf(w, z, sb);
+      ss += w;
+    }
+  }
+  // Block reduction of the two sums (the §IV mip-reduction, as a tree in shared memory).
+  __shared__ float rb[kThreads], rs[kThreads];
+  rb[threadIdx.x] = sb;
+  rs[threadIdx.x] = ss;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+    if (threadIdx.x < h) {
+      rb[threadIdx.x] += rb[threadIdx.x + h];
+      rs[threadIdx.x] += rs[threadIdx.x + h];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const float nb = rb[0] / s.N, ns = rs[0] / s.N;
+    if (b) b[vox] = accumulate ? b[vox] + nb : nb;
+    if (sens) sens[vox] = accumulate ? sens[vox] + ns : ns;
+  }
+}
+
+__global__ void update_kernel(float* x, const float* b, const float* s, size_t n) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) x[i] = s[i] > 0.f ? x[i] * b[i] / s[i] : 0.f;
+}
+
+__global__ void correspondence_kernel(SystemDesc s, PairDesc p, double vx, double vy, double vz, float* out) {
+  const double v[3] = {vx, vy, vz};
+  const Frame f = make_frame(p, v, s.R);
+  const ModuleDesc& m1 = p.m[f.primary];
+  const int W = m1.n_a * s.R, H = m1.n_t * s.R;
+  const int X = blockIdx.x * blockDim.x + threadIdx.x, Y = blockIdx.y;
+  if (X >= W || Y >= H) return;
+  size_t lor;
+  float w;
+  int r, sidx;
+  float* o = out + 3 * (size_t(Y) * W + X);
+  if (trace(s, p, f, X, Y, lor, w, r, sidx)) {
+    o[0] = float(r), o[1] = float(sidx), o[2] = w;
+  } else {
+    o[0] = -1.f, o[1] = -1.f, o[2] = 0.f;
+  }
+}
+
+dim3 voxel_grid(size_t nvox) {
+  const size_t gx = nvox < 65535 ? nvox : 65535;
+  return dim3(unsigned(gx), unsigned((nvox + gx - 1) / gx));
+}
+
+size_t voxels(const SystemDesc& s) { return size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2]; }
+
+}  // namespace
+
+void launch_forward(const SystemDesc& s, const PairDesc& p, const float* x, float* yt, cudaStream_t stream) {
+  forward_kernel<<<voxel_grid(voxels(s)), kThreads, 0, stream>>>(s, p, x, yt);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_gather(const SystemDesc& s, const PairDesc& p, const float* y, const float* t, bool ratio, float* b,
+                   float* sens, bool accumulate, cudaStream_t stream) {
+  gather_kernel<<<voxel_grid(voxels(s)), kThreads, 0, stream>>>(s, p, y, t, ratio, b, sens, accumulate);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_mlem_update(float* x, const float* b, const float* s, size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  update_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(x, b, s, n);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_correspondence(const SystemDesc& s, const PairDesc& p, const double v[3], float* out3,
+                           cudaStream_t stream) {
+  // The primary decides the image size: the caller sized out3 from it.
+  const int R = s.R;
+  const int W = max(p.m[0].n_a, p.m[1].n_a) * R, H = max(p.m[0].n_t, p.m[1].n_t) * R;
+  correspondence_kernel<<<dim3(unsigned((W + 127) / 128), unsigned(H)), 128, 0, stream>>>(s, p, v[0], v[1], v[2],
+                                                                                        out3);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+}  // namespace tomo::glpet::cuda_impl
