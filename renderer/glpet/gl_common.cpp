@@ -1,0 +1,127 @@
+// Shared pieces of the glpet GL backends (gl_common.hpp).
+#include "glpet/gl_common.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "gl/engine.hpp"
+
+namespace tomo::glpet {
+
+GlBuffer::GlBuffer(std::size_t n) : n_(n), buf_(std::max<std::size_t>(1, n) * sizeof(float)) {
+  buf_.clear_zero();
+}
+
+void GlBuffer::upload(std::span<const float> host) {
+  if (host.size() != n_) throw Error(str_cat("glpet GL: upload of ", host.size(), " values into a buffer of ", n_));
+  gl::shared_context().make_current();
+  if (n_) buf_.upload(host.data(), n_ * sizeof(float));
+}
+
+void GlBuffer::download(std::span<float> host) const {
+  if (host.size() != n_) throw Error(str_cat("glpet GL: download of ", n_, " values into ", host.size()));
+  gl::shared_context().make_current();
+  TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT));
+  if (n_) buf_.download(host.data(), n_ * sizeof(float));
+}
+
+void GlBuffer::clear() { buf_.clear_zero(); }
+
+GlBuffer& gl_buffer(DeviceBuffer& b, const char* who) {
+  auto* g = dynamic_cast<GlBuffer*>(&b);
+  if (!g) throw Error(str_cat("glpet ", who, ": buffer does not belong to a GL backend"));
+  return *g;
+}
+const GlBuffer& gl_buffer(const DeviceBuffer& b, const char* who) { return gl_buffer(const_cast<DeviceBuffer&>(b), who); }
+
+Availability gl_availability(std::initializer_list<const char*> extensions) {
+  Availability a = gl::availability();
+  if (!a.ok) return a;
+  try {
+    const auto& info = gl::shared_context().info();
+    for (const char* e : extensions)
+      if (!info.has(e)) return {false, str_cat(info.gl_renderer, " lacks ", e)};
+  } catch (const std::exception& e) {
+    return {false, e.what()};
+  }
+  return {true, {}};
+}
+
+void require_extensions(const std::string& backend, std::initializer_list<const char*> extensions) {
+  const auto& info = gl::shared_context().info();
+  for (const char* e : extensions)
+    if (!info.has(e)) throw UnavailableError(str_cat("glpet ", backend, ": ", info.gl_renderer, " lacks ", e));
+}
+
+namespace {
+void set_d3(const gl::Program& p, const char* name, const std::vector<double>& v) {
+  const GLint loc = p.uniform(name);
+  if (loc >= 0) TOMO_GL_CHECK(glProgramUniform3dv(p.id(), loc, GLsizei(v.size() / 3), v.data()));
+}
+void set_d2(const gl::Program& p, const char* name, const std::vector<double>& v) {
+  const GLint loc = p.uniform(name);
+  if (loc >= 0) TOMO_GL_CHECK(glProgramUniform2dv(p.id(), loc, GLsizei(v.size() / 2), v.data()));
+}
+}  // namespace
+
+void set_line_set_uniforms(const gl::Program& prog, const SystemModel& sys, std::size_t pair, bool sigma_empty) {
+  const ModulePair& pr = sys.scanner.pairs.at(pair);
+  std::vector<double> centre, normal, axis_a, axis_t, corner, pitch;
+  for (const Module& m : pr.modules) {
+    const Vec3 c = m.corner();
+    for (int a = 0; a < 3; ++a) {
+      centre.push_back(m.centre[a]);
+      normal.push_back(m.normal[a]);
+      axis_a.push_back(m.axis_a[a]);
+      axis_t.push_back(m.axis_t[a]);
+      corner.push_back(c[a]);
+    }
+    pitch.push_back(m.pitch_a);
+    pitch.push_back(m.pitch_t);
+  }
+  set_d3(prog, "u_centre", centre);
+  set_d3(prog, "u_normal", normal);
+  set_d3(prog, "u_axis_a", axis_a);
+  set_d3(prog, "u_axis_t", axis_t);
+  set_d3(prog, "u_corner", corner);
+  set_d2(prog, "u_pitch", pitch);
+  prog.set("u_na", pr.n_a());
+  prog.set("u_nt", pr.n_t());
+  prog.set("u_R", sys.R);
+  prog.set("u_K", sys.K);
+  prog.set("u_N", sys.N);
+  prog.set("u_lor_offset", unsigned(sys.scanner.lor_offset(pair)));
+  set_d3(prog, "u_grid_origin", {sys.grid.origin_mm[0], sys.grid.origin_mm[1], sys.grid.origin_mm[2]});
+  set_d3(prog, "u_grid_voxel", {sys.grid.voxel_mm[0], sys.grid.voxel_mm[1], sys.grid.voxel_mm[2]});
+  prog.set("u_dims", sys.grid.dims[0], sys.grid.dims[1], sys.grid.dims[2]);
+  prog.set("u_sigma_empty", sigma_empty ? 1 : 0);
+}
+
+gl::Buffer offsets_buffer(int N) {
+  std::vector<double> flat;
+  for (const Vec3& o : sample_offsets(N)) flat.insert(flat.end(), o.begin(), o.end());
+  return gl::Buffer::from(flat);
+}
+
+void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s) {
+  if (b.size() != x.size() || s.size() != x.size()) throw Error("glpet GL mlem_update: size mismatch");
+  gl::shared_context().make_current();
+  const gl::Program& p = gl::shaders().compute("glpet/mlem_update.comp.glsl");
+  p.use();
+  x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+  b.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+  s.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+  p.set("u_n", unsigned(x.size()));
+  TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+  p.dispatch(int(x.size()));
+  TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
+}
+
+void gl_finish() {
+  gl::shared_context().make_current();
+  TOMO_GL_CHECK(glFinish());
+}
+
+}  // namespace tomo::glpet

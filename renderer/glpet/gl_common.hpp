@@ -1,0 +1,50 @@
+// What both GL backends of glpet share: the DeviceBuffer that wraps a GL buffer (x, ỹ,
+// y and the sensitivity stay on the GPU between ML-EM iterations), the pair/grid
+// uniforms of shaders/glpet/line_set.glsl, and the ML-EM update pass of seed eq. (3).
+#pragma once
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "core/registry.hpp"
+#include "gl/objects.hpp"
+#include "glpet/projector.hpp"
+
+namespace tomo::glpet {
+
+class GlBuffer final : public DeviceBuffer {
+ public:
+  explicit GlBuffer(std::size_t n);
+  std::size_t size() const override { return n_; }
+  void upload(std::span<const float> host) override;
+  void download(std::span<float> host) const override;
+  const gl::Buffer& buffer() const { return buf_; }
+  void clear();
+
+ private:
+  std::size_t n_;
+  gl::Buffer buf_;  // max(1, n) floats: GL refuses empty storage
+};
+
+// The GlBuffer behind a DeviceBuffer; throws tomo::Error naming `who` otherwise.
+GlBuffer& gl_buffer(DeviceBuffer& b, const char* who);
+const GlBuffer& gl_buffer(const DeviceBuffer& b, const char* who);
+
+// Availability of a GL backend that needs these extensions (never throws).
+Availability gl_availability(std::initializer_list<const char*> extensions);
+// Throws UnavailableError when the shared context lacks an extension.
+void require_extensions(const std::string& backend, std::initializer_list<const char*> extensions);
+
+// Uniforms of line_set.glsl for pair `pair` of `sys` (doubles: glProgramUniform*d).
+void set_line_set_uniforms(const gl::Program& prog, const SystemModel& sys, std::size_t pair, bool sigma_empty);
+
+// Sample offsets as a GL buffer of N×3 doubles (binding 1 of line_set.glsl).
+gl::Buffer offsets_buffer(int N);
+
+// x ← s > 0 ? x·b/s : 0 on the GPU.
+void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s);
+
+// Waits for all GL work (glFinish).
+void gl_finish();
+
+}  // namespace tomo::glpet

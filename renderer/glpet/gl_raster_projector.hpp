@@ -1,0 +1,72 @@
+// The glpet `gl` backend: the seed's raster passes (shaders/glpet/*.{vert,frag}.glsl).
+// (1) correspondence images of a batch of voxel samples as layers of an RGBA32F 2D-array
+// target (instanced, gl_Layer from the vertex shader); (2) forward projection by additively
+// blended points into one R32F LOR atlas per pair; (3) back-projection by a terms pass and
+// the halving mip-reduction of all layers at once, then a per-voxel collect.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "gl/objects.hpp"
+#include "gl/reduction.hpp"
+#include "glpet/gl_common.hpp"
+
+namespace tomo::glpet {
+
+// Device time of each raster pass, summed over a call (GL_TIME_ELAPSED queries); zero
+// until timing is switched on.
+struct RasterPassTimes {
+  double correspondence_ms = 0, atlas_ms = 0, terms_ms = 0, reduction_ms = 0, collect_ms = 0;
+  long layers = 0;  // voxel samples rendered
+};
+
+class GlRasterProjector final : public Projector {
+ public:
+  GlRasterProjector();
+  ~GlRasterProjector() override;
+  std::string backend() const override { return "gl"; }
+  void configure(const SystemModel& system) override;
+  std::unique_ptr<DeviceBuffer> make_image() override;
+  std::unique_ptr<DeviceBuffer> make_lors() override;
+  void forward(const DeviceBuffer& x, DeviceBuffer& ytilde) override;
+  void back(const DeviceBuffer& z, DeviceBuffer& b) override;
+  void back_ratio(const DeviceBuffer& y, const DeviceBuffer& ytilde, DeviceBuffer& b, DeviceBuffer* sens) override;
+  void sensitivity(DeviceBuffer& sens) override;
+  void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& sens) override;
+  bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
+  void finish() override;
+
+  // Layers (voxel samples) per batch; 0 = automatic (memory budget, ≤ 2048). For benches.
+  void set_batch_layers(int layers) { batch_override_ = layers; }
+  int batch_layers(std::size_t pair) const;
+  // σ_t by one hardware-filtered fetch per march sample (the seed's way, faster) instead
+  // of the contract's fp32 trilinear from 8 texelFetch (default). For benches.
+  void set_hardware_filter(bool on) { hardware_filter_ = on; }
+  // Per-pass device timing (adds a query wait per pass: for benches, not for production).
+  void set_timing(bool on) { timing_ = on; }
+  const RasterPassTimes& times() const { return times_; }
+  void reset_times() { times_ = {}; }
+
+ private:
+  struct PairState;
+  void gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
+  void draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers, const GlBuffer* skip_x,
+                            const gl::Buffer& cams);
+  template <class F>
+  void timed(double RasterPassTimes::*slot, F&& f);
+
+  SystemModel sys_;
+  bool sigma_empty_ = true;
+  gl::Texture sigma_;
+  std::vector<std::unique_ptr<PairState>> pairs_;
+  std::unique_ptr<gl::HalvingReducer> reducer_;
+  gl::Framebuffer fbo_;
+  gl::VertexArray vao_;
+  gl::Buffer dummy_;
+  int batch_override_ = 0;
+  bool timing_ = false;
+  bool hardware_filter_ = false;
+  RasterPassTimes times_;
+};
+
+}  // namespace tomo::glpet

@@ -1,0 +1,29 @@
+#version 450 core
+// glpet raster pass 2 (seed 004 §III): one point per correspondence pixel (gl_VertexID runs
+// over all pixels of all layers of the batch), emitted at its LOR texel of the atlas with
+// the value a·x_v/N; additive blending into the R32F atlas sums the forward projection.
+#include "raster_common.glsl"
+
+layout(std430, binding = 2) readonly buffer X { float x[]; };
+uniform sampler2DArray u_corr;
+uniform ivec2 u_size;        // correspondence image W × H
+uniform ivec2 u_atlas_size;  // N_a² × N_t²
+out float v_value;
+
+void main() {
+  int per_layer = u_size.x * u_size.y;
+  int layer = gl_VertexID / per_layer, pix = gl_VertexID - layer * per_layer;
+  int X = pix % u_size.x, Y = pix / u_size.x;
+  vec4 c = texelFetch(u_corr, ivec3(X, Y, layer), 0);
+  int record = u_first_record + layer;
+  float xv = x[record / u_N];
+  gl_PointSize = 1.0;
+  v_value = c.z * xv / float(u_N);
+  if (c.w == 0.0 || xv == 0.0) {
+    gl_Position = vec4(2.0, 2.0, 0.0, 1.0);  // outside the viewport: clipped
+    return;
+  }
+  ivec2 t = atlas_texel(X, Y, int(c.x), int(c.y), int(cams[record].v_primary.w));
+  // seed §III: texel centre ((u+½)/N_a², (v+½)/N_t²) in clip space.
+  gl_Position = vec4((vec2(t) + 0.5) / vec2(u_atlas_size) * 2.0 - 1.0, 0.0, 1.0);
+}

@@ -1,0 +1,85 @@
+#version 450 core
+// glpet raster pass 1 (seed 004 §II.B): one line per fragment. (p,q) from the pixel, (r,s)
+// from the interpolated index colour, y1 from the pixel centre, y2 interpolated; the weight
+// a = T·Δω/(2π) with T ray-marched over K samples of σ_t (trilinear in fp32 from texelFetch
+// of the 3D texture, as the line-set contract). Output (r, s, a, 1); cleared pixels are 0.
+#include "raster_common.glsl"
+
+in vec2 v_colour;
+in vec3 v_y2;
+flat in int v_layer;
+uniform vec3 u_pixel_origin[2];  // per primary module: y1 = origin + fc.x·du + fc.y·dv
+uniform vec3 u_pixel_du[2];
+uniform vec3 u_pixel_dv[2];
+uniform vec3 u_primary_normal[2];
+uniform float u_pixel_area[2];   // ΔA = w·h/(N_a·N_t·R²)
+uniform sampler3D u_sigma;
+uniform vec3 u_grid_origin;
+uniform vec3 u_inv_voxel;
+uniform ivec3 u_dims;
+uniform int u_K;
+uniform int u_sigma_empty;
+out vec4 o_line;
+
+#ifdef HW_FILTER
+// The seed's way: one hardware-filtered fetch (GL_LINEAR, CLAMP_TO_BORDER 0) at (g+½)/dims.
+// Faster, but the filter weights are fixed-point (8 bits on NVIDIA): not the fp32 contract.
+float sigma_at(vec3 g) { return texture(u_sigma, (g + 0.5) / vec3(u_dims)).r; }
+#else
+float sigma_fetch(ivec3 c) {
+  if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, u_dims))) return 0.0;
+  return texelFetch(u_sigma, c, 0).r;
+}
+
+float sigma_at(vec3 g) {
+  if (any(lessThanEqual(g, vec3(-1.0))) || any(greaterThanEqual(g, vec3(u_dims)))) return 0.0;
+  vec3 g0 = floor(g);
+  ivec3 c = ivec3(g0);
+  vec3 f = g - g0;
+  float c00 = mix(sigma_fetch(c), sigma_fetch(c + ivec3(1, 0, 0)), f.x);
+  float c10 = mix(sigma_fetch(c + ivec3(0, 1, 0)), sigma_fetch(c + ivec3(1, 1, 0)), f.x);
+  float c01 = mix(sigma_fetch(c + ivec3(0, 0, 1)), sigma_fetch(c + ivec3(1, 0, 1)), f.x);
+  float c11 = mix(sigma_fetch(c + ivec3(0, 1, 1)), sigma_fetch(c + ivec3(1, 1, 1)), f.x);
+  return mix(mix(c00, c10, f.y), mix(c01, c11, f.y), f.z);
+}
+#endif
+
+// seed §II.B ray marching, midpoint samples t_k = (k+½)/K on y(t) = y2 + t(y1 − y2).
+float transmission(vec3 y1, vec3 y2) {
+  if (u_sigma_empty != 0) return 1.0;
+  vec3 g0 = (y2 - u_grid_origin) * u_inv_voxel;
+  vec3 dg = (y1 - y2) * u_inv_voxel;
+  float t0 = 0.0, t1 = 1.0;
+  for (int a = 0; a < 3; ++a) {
+    if (dg[a] == 0.0) {
+      if (g0[a] <= -1.0 || g0[a] >= float(u_dims[a])) return 1.0;
+      continue;
+    }
+    float ta = (-1.0 - g0[a]) / dg[a], tb = (float(u_dims[a]) - g0[a]) / dg[a];
+    t0 = max(t0, min(ta, tb));
+    t1 = min(t1, max(ta, tb));
+  }
+  if (t0 >= t1) return 1.0;
+  int k0 = max(0, int(floor(t0 * float(u_K) - 0.5)));
+  int k1 = min(u_K - 1, int(ceil(t1 * float(u_K) - 0.5)));
+  float sum = 0.0;
+  for (int k = k0; k <= k1; ++k) sum += sigma_at(g0 + ((float(k) + 0.5) / float(u_K)) * dg);
+  return exp(-sum * length(y1 - y2) / float(u_K));
+}
+
+void main() {
+  // The colour is (1,1)…(N_a+1,N_t+1) on the quad (seed §II.B); outside that range the
+  // fragment comes from rasterizer edge rounding beyond the quad: not a line of the set.
+  vec2 c = v_colour;
+  if (c.x < 1.0 || c.y < 1.0 || c.x >= float(u_na + 1) || c.y >= float(u_nt + 1)) discard;
+  int r = int(c.x) - 1, s = int(c.y) - 1;
+  Camera cam = cams[u_first_record + v_layer];
+  int prim = int(cam.v_primary.w);
+  vec3 v = cam.v_primary.xyz;
+  vec3 d = (u_pixel_origin[prim] - v) + gl_FragCoord.x * u_pixel_du[prim] + gl_FragCoord.y * u_pixel_dv[prim];
+  float d2 = dot(d, d);
+  float cos_t = abs(dot(d, u_primary_normal[prim])) * inversesqrt(d2);
+  const float inv_two_pi = 0.15915494309189535;
+  float w = u_pixel_area[prim] * cos_t / d2 * inv_two_pi * transmission(v + d, v_y2);
+  o_line = vec4(float(r), float(s), w, 1.0);
+}
