@@ -46,7 +46,7 @@ Availability gl_availability(std::initializer_list<const char*> extensions) {
   } catch (const std::exception& e) {
     return {false, e.what()};
   }
-  return {true, {}};
+  return a;  // keeps the software-renderer flag for "auto"
 }
 
 void require_extensions(const std::string& backend, std::initializer_list<const char*> extensions) {

@@ -56,7 +56,9 @@ TEST(Cli, InfoPrintsGlVersionRendererAndProblems) {
 TEST(Cli, DefaultSceneWritesNiftiPngAndReport) {
   TempDir t;
   fs::path out = t.dir / "run";
-  Result r = run("run -o " + out.string() + " --set demo.size=[24,24,24]");
+  // The embedded default scene (glpet), shrunk so the test stays quick.
+  Result r = run("run -o " + out.string() +
+                 " --set glpet.voxels=[8,8,8] --set glpet.mc.histories=200000 --set glpet.iterations=2");
   ASSERT_EQ(r.status, 0) << r.output;
   bool nii = false, png = false;
   for (auto& e : fs::directory_iterator(out)) {
@@ -69,7 +71,8 @@ TEST(Cli, DefaultSceneWritesNiftiPngAndReport) {
   EXPECT_FALSE(report["problem"].get<std::string>().empty());
   EXPECT_FALSE(report["backend"].get<std::string>().empty());
   EXPECT_TRUE(report["timings_ms"].contains("total"));
-  EXPECT_EQ(report["scene"]["demo"]["size"][0], 24);
+  EXPECT_EQ(report["problem"], "glpet");
+  EXPECT_EQ(report["scene"]["glpet"]["voxels"][0], 8);
   // No staging directory is left behind.
   for (auto& e : fs::directory_iterator(t.dir)) EXPECT_EQ(e.path().filename(), "run");
 }
@@ -99,11 +102,11 @@ TEST(Cli, ExistingOutputDirIsNotTouchedWithoutForce) {
   fs::path out = t.dir / "existing";
   fs::create_directories(out);
   std::ofstream(out / "mine.txt") << "keep";
-  Result r = run("run -o " + out.string() + " --set demo.size=[8,8,8]");
+  Result r = run("run demo.toml -o " + out.string() + " --set demo.size=[8,8,8]");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
   EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
-  r = run("run -o " + out.string() + " --set demo.size=[8,8,8] --force");
+  r = run("run demo.toml -o " + out.string() + " --set demo.size=[8,8,8] --force");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(fs::exists(out / "mine.txt"));
   EXPECT_TRUE(fs::exists(out / "report.json"));
@@ -111,10 +114,10 @@ TEST(Cli, ExistingOutputDirIsNotTouchedWithoutForce) {
 
 TEST(Cli, UnknownBackendAndNanAreRejected) {
   TempDir t;
-  Result r = run("run --backend warp-drive -o " + (t.dir / "a").string());
+  Result r = run("run demo.toml --backend warp-drive -o " + (t.dir / "a").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("warp-drive"), std::string::npos) << r.output;
-  r = run("run --set demo.voxel_mm=[nan,1.0,1.0] -o " + (t.dir / "b").string());
+  r = run("run demo.toml --set demo.voxel_mm=[nan,1.0,1.0] -o " + (t.dir / "b").string());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("demo.voxel_mm"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(t.dir / "a"));
@@ -122,7 +125,7 @@ TEST(Cli, UnknownBackendAndNanAreRejected) {
 }
 
 TEST(Cli, CrosscheckPassesForTheDemo) {
-  Result r = run("crosscheck --set demo.size=[16,16,16]");
+  Result r = run("crosscheck demo.toml --set demo.size=[16,16,16]");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("gl-compute"), std::string::npos) << r.output;
 }
