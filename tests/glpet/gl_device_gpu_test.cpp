@@ -4,6 +4,7 @@
 // scaled to 128³. Skips on software GL (llvmpipe runs the gl_*_test.cpp suites instead).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -33,8 +34,12 @@ TEST(GlDeviceGlpetGpu, DefaultGeometryMatchesCpu) {
   const GlpetScene g = default_scene();
   SystemModel sys = g.system;
   sys.grid = Grid3::centred({16, 16, 16}, {4.0, 4.0, 4.0});  // the default 64 mm field of view
+  // Clamped as `tomoraster crosscheck` does: the cold sphere's negative value must not
+  // leave negative activity where it pokes out of the cylinder (ỹ near 0 there).
   sys.sigma_t = g.attenuation.voxelize(sys.grid, 2);
-  const VolumeF activity = g.activity.voxelize(sys.grid, 2);
+  for (float& v : sys.sigma_t.data) v = std::max(v, 0.0f);
+  VolumeF activity = g.activity.voxelize(sys.grid, 2);
+  for (float& v : activity.data) v = std::max(v, 0.0f);
   CpuProjector cpu;
   cpu.configure(sys);
   const CrosscheckInput in = make_crosscheck_input(sys, activity, cpu);
