@@ -130,13 +130,21 @@ void FdkFilter::filter_row(std::vector<double>& r) const {
   fftw_free(spec);
 }
 
+std::vector<double> FdkFilter::column_weights(int n) const {
+  const double beta = n * g_.step_rad();
+  std::vector<double> weight(g_.sx);
+  for (int i = 0; i < g_.sx; ++i)
+    weight[i] = o_.parker ? parker_weight(beta, gamma(i)) : kPi / (g_.arc_deg * kPi / 180.0);
+  return weight;
+}
+
+// Δβ of the angular sum, 1/P of the unnormalised inverse FFT.
+double FdkFilter::spectrum_scale() const { return g_.step_rad() / padded_; }
+
 void FdkFilter::apply(int n, const float* raw, float* out) const {
   const int P = padded_, sx = g_.sx;
-  const double beta = n * g_.step_rad();
-  const double scale = g_.step_rad() / P;  // Δβ of the angular sum, 1/P of the unnormalised inverse FFT
-  std::vector<double> weight(sx);
-  for (int i = 0; i < sx; ++i)
-    weight[i] = o_.parker ? parker_weight(beta, gamma(i)) : kPi / (g_.arc_deg * kPi / 180.0);
+  const double scale = spectrum_scale();
+  const std::vector<double> weight = column_weights(n);
 
 #pragma omp parallel
   {

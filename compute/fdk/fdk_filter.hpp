@@ -45,6 +45,14 @@ class FdkFilter {
   // the Δβ and 1/P factors are not included).
   const std::vector<double>& response() const { return response_; }
   int padded_size() const { return padded_; }
+  // The per-pixel cosine weights (sy·sx, row-major; all 1 when options.cosine is false) and the
+  // per-column weights of projection n (Parker, or π/arc) that apply() multiplies the raw data by;
+  // spectrum_scale() = Δβ/P multiplies the response inside apply(). Exposed for the cuFFT filter.
+  const std::vector<double>& cosine_weights() const { return cosine_; }
+  std::vector<double> column_weights(int n) const;
+  double spectrum_scale() const;
+  const CArmGeometry& geometry() const { return g_; }
+  const FilterOptions& options() const { return o_; }
 
  private:
   CArmGeometry g_;
