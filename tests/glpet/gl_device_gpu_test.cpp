@@ -75,8 +75,7 @@ TEST(GlDeviceGlpetGpu, DefaultGeometryMatchesCpu) {
   const GlpetScene g = default_scene();
   SystemModel sys = g.system;
   sys.grid = Grid3::centred({16, 16, 16}, {4.0, 4.0, 4.0});  // the default 64 mm field of view
-  // Clamped as `tomoraster crosscheck` does: the cold sphere's negative value must not
-  // leave negative activity where it pokes out of the cylinder (ỹ near 0 there).
+  // Clamped as `tomoraster crosscheck` does (the phantom has a negative cold sphere).
   sys.sigma_t = g.attenuation.voxelize(sys.grid, 2);
   for (float& v : sys.sigma_t.data) v = std::max(v, 0.0f);
   VolumeF activity = g.activity.voxelize(sys.grid, 2);
