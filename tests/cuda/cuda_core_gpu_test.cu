@@ -24,13 +24,6 @@ namespace tc = tomo::cuda;
 
 namespace {
 
-bool have_cuda() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
-
 __global__ void saxpy_kernel(int n, float a, const float* x, float* y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = fmaf(a, x[i], y[i]);
@@ -71,7 +64,7 @@ float bilinear(const std::vector<float>& img, int w, int h, float x, float y) {
 }  // namespace
 
 TEST(CudaCoreGpu, DeviceListAndSelection) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   std::string why;
   const auto devices = tc::list_devices(&why);
   ASSERT_FALSE(devices.empty());
@@ -90,7 +83,7 @@ TEST(CudaCoreGpu, DeviceListAndSelection) {
 }
 
 TEST(CudaCoreGpu, DeviceBufferRoundTrip) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> u(-1e3f, 1e3f);
   std::vector<float> host(1 << 20);
@@ -124,7 +117,7 @@ TEST(CudaCoreGpu, DeviceBufferRoundTrip) {
 }
 
 TEST(CudaCoreGpu, SaxpyMatchesCpu) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const int n = 1'000'003;
   const float a = 1.7f;
   std::mt19937 rng(7);
@@ -140,7 +133,7 @@ TEST(CudaCoreGpu, SaxpyMatchesCpu) {
 }
 
 TEST(CudaCoreGpu, EventsTimeWork) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   tc::Stream stream;
   tc::Event start, stop;
   tc::DeviceBuffer<float> out(1024 * 256);
@@ -164,7 +157,7 @@ TEST(CudaCoreGpu, EventsTimeWork) {
 // is < 2 * 2^-8 = 0.0078 absolute, < 7.8e-4 relative: tolerance 1e-3 relative. Where the fractions
 // are multiples of 1/256 the weights are exact and the tolerance is 1e-5 relative.
 TEST(CudaCoreGpu, TextureBilinearMatchesCpu) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const int w = 67, h = 45;
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(10.f, 11.f);
@@ -216,7 +209,7 @@ TEST(CudaCoreGpu, TextureBilinearMatchesCpu) {
 }
 
 TEST(CudaCoreGpu, ArraysAndSurfaces) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   // 3D array round trip through host and device memory.
   const tc::ArrayExtent e3{13, 7, 5};
   auto vol = tc::CudaArray::of<float>(e3);
@@ -245,7 +238,7 @@ TEST(CudaCoreGpu, ArraysAndSurfaces) {
 }
 
 TEST(CudaCoreGpu, CheckMacroThrowsWithCallAndFile) {
-  if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   try {
     TOMO_CUDA_CHECK(cudaSetDevice(1 << 20));
     FAIL() << "no throw";

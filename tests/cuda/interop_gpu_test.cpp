@@ -23,13 +23,6 @@ namespace tg = tomo::gl;
 
 namespace {
 
-bool have_cuda() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  (void)cudaGetLastError();
-  return ok;
-}
-
 // v[i] = a * v[i] + b + c * i
 constexpr const char* kAffineComp = R"(#version 450 core
 layout(local_size_x = 64) in;
@@ -45,7 +38,7 @@ void main() {
 class InteropGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!have_cuda()) GTEST_SKIP() << "no CUDA device";
+    if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
     tomo::runtime_options().cuda_device = 0;  // the EGL device that is CUDA device 0, when EGL tells
     ctx_ = &tomo::test::gl_context();  // validation on; a CUDA machine without GL fails, not skips
     if (ctx_->info().cuda_device >= 0) tc::select_device(ctx_->info().cuda_device);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "fdk/fdk_cufft_filter.hpp"
 #include "fdk/fdk_filter.hpp"
@@ -16,15 +17,6 @@
 using namespace tomo::fdk;
 
 namespace {
-
-bool tomo_test_have_cuda() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
 
 CArmGeometry small_geometry() {
   CArmGeometry g;  // RabbitCT distances and 200° arc, 20 views of 64×48 at 4.8 mm
@@ -63,7 +55,7 @@ double relative_l2(const std::vector<float>& a, const std::vector<float>& ref) {
 class CufftFilterWindows : public ::testing::TestWithParam<RampWindow> {};
 
 TEST_P(CufftFilterWindows, MatchesCpuFilter) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const CArmGeometry g = small_geometry();
   FilterOptions o;
   o.window = GetParam();
@@ -91,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(FdkCufft, CufftFilterWindows,
                          });
 
 TEST(FdkCufft, UniformWeightsNoCosineAndSubrange) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const CArmGeometry g = small_geometry();
   FilterOptions o;
   o.parker = false;
@@ -107,7 +99,7 @@ TEST(FdkCufft, UniformWeightsNoCosineAndSubrange) {
 }
 
 TEST(FdkCufft, RejectsProjectionsOutsideTheScan) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const CArmGeometry g = small_geometry();
   CufftFilter f(g);
   std::vector<float> buf(static_cast<std::size_t>(g.sx) * g.sy * 2);

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/device.hpp"
 #include "core/registry.hpp"
 #include "fdk/backprojector.hpp"
 #include "fdk/metrics.hpp"
@@ -15,15 +16,6 @@ using namespace tomo;
 using namespace tomo::fdk;
 
 namespace {
-
-bool tomo_test_have_cuda() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
 
 const ProjectionStack& data() {
   static const ProjectionStack p = [] {
@@ -52,7 +44,7 @@ BackprojectorOptions exact() {
 }  // namespace
 
 TEST(FdkCuda, ExactInterpolationMatchesCpu) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const Grid3 grid = rabbit_grid(64);
   const VolumeF ref = run("cpu", grid);
   const VolumeF v = run("cuda", grid, exact());
@@ -62,7 +54,7 @@ TEST(FdkCuda, ExactInterpolationMatchesCpu) {
 }
 
 TEST(FdkCuda, HardwareInterpolationIsCloseToCpu) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const Grid3 grid = rabbit_grid(64);
   const VolumeF ref = run("cpu", grid);
   const VolumeF v = run("cuda", grid);  // default: hardware bilinear
@@ -75,7 +67,7 @@ TEST(FdkCuda, HardwareInterpolationIsCloseToCpu) {
 }
 
 TEST(FdkCuda, SlabsAndLaunchSizesDoNotChangeTheResult) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const Grid3 grid = rabbit_grid(64);
   const VolumeF resident = run("cuda", grid, exact());
   BackprojectorOptions slabs = exact();
@@ -87,7 +79,7 @@ TEST(FdkCuda, SlabsAndLaunchSizesDoNotChangeTheResult) {
 }
 
 TEST(FdkCuda, OddGridSizesMatchCpu) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   Grid3 grid = Grid3::centred({37, 29, 19}, {5.0, 6.0, 7.0});
   const VolumeF ref = run("cpu", grid);
   const VolumeF v = run("cuda", grid, exact());

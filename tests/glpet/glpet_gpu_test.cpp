@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/device.hpp"
 #include "core/registry.hpp"
 #include "glpet/cpu_projector.hpp"
 #include "glpet/crosscheck.hpp"
@@ -13,11 +14,6 @@
 
 namespace tomo::glpet {
 namespace {
-
-bool tomo_test_have_cuda() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 SystemModel tilted_attenuating_system(int N) {
   auto sys = test::small_system(16, 2.0, 2, 16);
@@ -44,7 +40,7 @@ SystemModel tilted_attenuating_system(int N) {
 }
 
 TEST(GlpetCudaGpu, MatchesCpuReference) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   for (int N : {1, 3}) {
     const SystemModel sys = tilted_attenuating_system(N);
     VolumeF act(sys.grid, 0.0f);
@@ -64,7 +60,7 @@ TEST(GlpetCudaGpu, MatchesCpuReference) {
 }
 
 TEST(GlpetCudaGpu, MlemMatchesCpu) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const SystemModel sys = tilted_attenuating_system(1);
   CpuProjector cpu;
   cpu.configure(sys);

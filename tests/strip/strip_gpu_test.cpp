@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/device.hpp"
 #include "core/registry.hpp"
 #include "strip/mlem.hpp"
 #include "strip/phantom.hpp"
@@ -11,11 +12,6 @@
 
 namespace tomo::strip {
 namespace {
-
-bool tomo_test_have_cuda() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 constexpr double kTolerance = 1e-4;
 
@@ -34,7 +30,7 @@ std::vector<double> iterate_n(const std::string& backend, const std::string& gra
 class StripCudaVsCpu : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StripCudaVsCpu, DefaultGridOneAndThreeIterations) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const StripGeometry g = StripGeometry::covering(130.0, 300.0, 4.0);  // 65 × 75, ρ_new fits in shared memory
   const auto events = simulate_phantom(g, {10.0, 40.0}, StripPhantom::appendix_a(), 100000, 17);
   for (int n : {1, 3}) {
@@ -47,7 +43,7 @@ TEST_P(StripCudaVsCpu, DefaultGridOneAndThreeIterations) {
 }
 
 TEST_P(StripCudaVsCpu, LargeGridUsesGlobalAtomicsAndBigBoxes) {
-  if (!tomo_test_have_cuda()) GTEST_SKIP() << "no CUDA device";
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   // 0.5 mm pixels: 520 × 600 pixels (1.2 MB, too big for shared memory) and bounding boxes of
   // thousands of pixels, beyond the warp's register cache.
   const StripGeometry g = StripGeometry::covering(130.0, 300.0, 0.5);
@@ -63,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Granularity, StripCudaVsCpu, ::testing::Values("thread"
 
 TEST(StripCuda, ReportsAvailabilityConsistently) {
   const auto a = BackendRegistry<ListModeProjector>::instance().available("cuda");
-  EXPECT_EQ(a.ok, tomo_test_have_cuda()) << a.why;
+  EXPECT_EQ(a.ok, tomo::cuda::have_device()) << a.why;
 }
 
 }  // namespace
