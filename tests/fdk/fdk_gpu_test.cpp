@@ -11,23 +11,14 @@
 #include "fdk/metrics.hpp"
 #include "fdk/pipeline.hpp"
 #include "fdk/simulate.hpp"
+#include "small_stack.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;
 
 namespace {
 
-const ProjectionStack& data() {
-  static const ProjectionStack p = [] {
-    CArmGeometry g;  // RabbitCT distances and arc, 62 views of 156×120 at 2.56 mm
-    g.projections = 62;
-    g.sx = 156;
-    g.sy = 120;
-    g.pixel_mm = 2.56;
-    return simulate_preprocessed(shepp_logan_3d(), g, {});
-  }();
-  return p;
-}
+const ProjectionStack& data() { return test::small_stack(); }
 
 VolumeF run(const std::string& backend, const Grid3& grid, BackprojectorOptions o = {}, int batch = 16) {
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
