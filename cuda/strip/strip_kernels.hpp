@@ -20,7 +20,7 @@ struct IterationArgs {
 
 // Pixels a warp caches in registers per lane in the first pass (32 × this per event);
 // pixels beyond are recomputed in the second pass.
-inline constexpr int kWarpCachePerLane = 32;
+inline constexpr int kWarpCachePerLane = 10;
 inline constexpr int kThreadsPerBlock = 256;
 
 void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t stream);
