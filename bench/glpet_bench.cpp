@@ -3,7 +3,9 @@
 // (two 32×32 modules, 2 mm pitch, 160 mm apart, R = 4, N = 1, K = 32, water cylinder),
 // per available backend, beside the seed's 8800 GTX figures. GPU backends run full
 // passes; the cpu reference is timed on a voxel subset and extrapolated (it needs hours).
-// Usage: bench_glpet [--sizes 64,128] [--backends cpu,cuda] [--cpu-voxels 64] [--json FILE]
+// cuda runs twice: with its system-matrix cache (docs/glpet.md §6) and as "cuda-trace",
+// tracing every line in every pass (--no-trace skips that row).
+// Usage: bench_glpet [--sizes 64,128] [--backends cpu,cuda] [--cpu-voxels 64] [--no-trace] [--json FILE]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -67,6 +69,7 @@ struct Row {
   std::string backend;
   int n = 0;
   double fwd_ms_per_voxel = 0, back_ms_per_voxel = 0, iter_s = 0, fwd_s = 0, back_s = 0;
+  double setup_s = 0;  // first sensitivity: Σ_l A_lv, plus the cuda system-matrix cache when it is built
   bool extrapolated = false;
 };
 
@@ -117,9 +120,13 @@ Row bench_backend(const std::string& name, const SystemModel& sys) {
   auto x = op->make_image(), yt = op->make_lors(), y = op->make_lors(), b = op->make_image(), s = op->make_image();
   x->upload(std::vector<float>(x->size(), 1.0f));
   y->upload(std::vector<float>(y->size(), 1.0f));
+  Row r;
+  auto t_setup = Clock::now();
+  op->sensitivity(*s);  // what ML-EM does once before iterating
+  op->finish();
+  r.setup_s = ms_since(t_setup) / 1e3;
   op->forward(*x, *yt);  // warm-up (and ỹ for the ratio)
   op->finish();
-  Row r;
   r.backend = name;
   r.n = sys.grid.dims[0];
   auto t0 = Clock::now();
@@ -130,8 +137,6 @@ Row bench_backend(const std::string& name, const SystemModel& sys) {
   op->back_ratio(*y, *yt, *b, nullptr);
   op->finish();
   r.back_s = ms_since(t0) / 1e3;
-  op->sensitivity(*s);
-  op->finish();
   t0 = Clock::now();
   op->forward(*x, *yt);
   op->back_ratio(*y, *yt, *b, nullptr);
@@ -150,6 +155,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> backends;
   int cpu_voxels = 64;
   std::string json_path;
+  bool trace_too = true;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     auto next = [&]() -> std::string {
@@ -166,10 +172,12 @@ int main(int argc, char** argv) {
       backends = split(next());
     } else if (arg == "--cpu-voxels") {
       cpu_voxels = std::stoi(next());
+    } else if (arg == "--no-trace") {
+      trace_too = false;
     } else if (arg == "--json") {
       json_path = next();
     } else {
-      std::fprintf(stderr, "usage: bench_glpet [--sizes 64,128] [--backends a,b] [--cpu-voxels N] [--json FILE]\n");
+      std::fprintf(stderr, "usage: bench_glpet [--sizes 64,128] [--backends a,b] [--cpu-voxels N] [--no-trace] [--json FILE]\n");
       return 2;
     }
   }
@@ -185,18 +193,25 @@ int main(int argc, char** argv) {
       }
       std::fprintf(stderr, "bench_glpet: %s %d^3 ...\n", b.c_str(), n);
       rows.push_back(b == "cpu" ? bench_cpu(sys, cpu_voxels) : bench_backend(b, sys));
+      if (b == "cuda" && trace_too) {  // the same backend tracing every line in every pass
+        SystemModel traced = sys;
+        traced.system_cache = "off";
+        rows.push_back(bench_backend(b, traced));
+        rows.back().backend = "cuda-trace";
+      }
     }
   }
   // The seed's single 8800 GTX (seed 004 §VI): 0.06 ms correspondence + 0.07 ms atlas =
   // 0.13 ms per voxel forward, 4.5 min forward and 90 s back-projection for 128³.
   std::printf("\nglpet passes, default geometry (32x32 modules, R=4, N=1, K=32); seed 8800 GTX: forward "
               "0.13 ms/voxel (0.06 corr + 0.07 atlas), back 0.04 ms/voxel reduction; 128^3: 270 s fwd, 90 s back\n");
-  std::printf("%-10s %6s %16s %16s %12s %12s %12s %10s\n", "backend", "size", "fwd ms/voxel", "back ms/voxel",
-              "fwd s", "back s", "iter s", "note");
+  std::printf("%-10s %6s %16s %16s %12s %12s %12s %12s %10s\n", "backend", "size", "fwd ms/voxel", "back ms/voxel",
+              "fwd s", "back s", "iter s", "setup s", "note");
   nlohmann::json j = nlohmann::json::array();
   for (const Row& r : rows) {
-    std::printf("%-10s %5d^3 %16.4g %16.4g %12.4g %12.4g %12.4g %10s\n", r.backend.c_str(), r.n, r.fwd_ms_per_voxel,
-                r.back_ms_per_voxel, r.fwd_s, r.back_s, r.iter_s, r.extrapolated ? "1 core, ext" : "");
+    std::printf("%-10s %5d^3 %16.4g %16.4g %12.4g %12.4g %12.4g %12.4g %10s\n", r.backend.c_str(), r.n,
+                r.fwd_ms_per_voxel, r.back_ms_per_voxel, r.fwd_s, r.back_s, r.iter_s, r.setup_s,
+                r.extrapolated ? "1 core, ext" : "");
     j.push_back({{"backend", r.backend},
                  {"size", r.n},
                  {"forward_ms_per_voxel", r.fwd_ms_per_voxel},
@@ -204,6 +219,7 @@ int main(int argc, char** argv) {
                  {"forward_s", r.fwd_s},
                  {"back_s", r.back_s},
                  {"iteration_s", r.iter_s},
+                 {"setup_s", r.setup_s},
                  {"extrapolated_single_core", r.extrapolated},
                  {"seed_forward_ms_per_voxel", 0.13},
                  {"seed_forward_s_128", 270.0},

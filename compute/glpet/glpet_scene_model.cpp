@@ -80,6 +80,7 @@ GlpetScene read_glpet_scene(const Scene& s) {
   sys.R = s.get_int_in_range("glpet.R", 4, 1, 64);
   sys.N = s.get_int_in_range("glpet.N", 1, 1, 1024);
   sys.K = s.get_int_in_range("glpet.K", 32, 1, 4096);
+  sys.system_cache = s.get_choice("glpet.system_cache", "auto", {"auto", "on", "off"});
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
   g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
   g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);

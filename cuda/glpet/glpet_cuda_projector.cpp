@@ -1,9 +1,11 @@
 // The glpet `cuda` backend: the CUDA twin of the cpu reference (same line set, fp32 sums,
 // double line geometry). Buffers stay on the device between ML-EM iterations.
-// TODO(lead/issue 3): register the volume and atlases as GL textures through cuda/core
-// interop so the viewer can show them; this version owns plain device memory.
+// The system matrix is cached on the device at its first use when it fits (docs/glpet.md
+// §6), so ML-EM iterations read A instead of tracing and ray-marching every line again.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "core/check.hpp"
@@ -91,6 +93,8 @@ class CudaProjector final : public Projector {
     desc_.R = sys.R;
     desc_.K = sys.K;
     pairs_.clear();
+    cache_.clear();
+    cache_tried_ = false;
     for (std::size_t i = 0; i < sys.scanner.pairs.size(); ++i) {
       PairDesc p{};
       p.m[0] = describe(sys.scanner.pairs[i].modules[0]);
@@ -107,7 +111,14 @@ class CudaProjector final : public Projector {
   void forward(const DeviceBuffer& x, DeviceBuffer& yt) override {
     auto& out = dev(yt, sys_.lor_count());
     out.buf.fill_zero(stream());
-    for (const PairDesc& p : pairs_) launch_forward(desc_, p, dev(x, sys_.voxel_count()).buf.data(), out.buf.data(), stream());
+    const float* xd = dev(x, sys_.voxel_count()).buf.data();
+    ensure_cache();
+    for (std::size_t i = 0; i < pairs_.size(); ++i) {
+      if (cache_.empty())
+        launch_forward(desc_, pairs_[i], xd, out.buf.data(), stream());
+      else
+        launch_cached_forward(desc_, pairs_[i], cache_[i].desc, xd, out.buf.data(), stream());
+    }
   }
   void back(const DeviceBuffer& z, DeviceBuffer& b) override {
     gather(dev(z, sys_.lor_count()).buf.data(), nullptr, false, dev(b, sys_.voxel_count()).buf.data(), nullptr);
@@ -152,7 +163,58 @@ class CudaProjector final : public Projector {
     return *c;
   }
   void gather(const float* y, const float* t, bool ratio, float* b, float* s) {
-    for (std::size_t i = 0; i < pairs_.size(); ++i) launch_gather(desc_, pairs_[i], y, t, ratio, b, s, i > 0, stream());
+    ensure_cache();
+    for (std::size_t i = 0; i < pairs_.size(); ++i) {
+      if (cache_.empty())
+        launch_gather(desc_, pairs_[i], y, t, ratio, b, s, i > 0, stream());
+      else
+        launch_cached_gather(desc_, pairs_[i], cache_[i].desc, y, t, ratio, b, s, i > 0, stream());
+    }
+  }
+
+  // Builds the per-pair caches once per configure() when system_cache allows and they fit.
+  void ensure_cache() {
+    if (cache_tried_) return;
+    cache_tried_ = true;
+    if (sys_.system_cache == "off") return;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t rows = sys_.voxel_count() * std::size_t(sys_.N);
+    std::vector<CacheDesc> plan;
+    std::size_t bytes = 0;
+    for (const PairDesc& p : pairs_) {
+      CacheDesc c;
+      c.B = std::max(1, macropixel_span(desc_, p, stream()));
+      c.M = std::max(p.m[0].n_a * p.m[0].n_t, p.m[1].n_a * p.m[1].n_t);
+      if (c.B > 4) {
+        return not_cached(str_cat("a macropixel covers ", c.B, " secondary detectors along one axis (at most 4)"));
+      }
+      bytes += rows * std::size_t(c.M) * (sizeof(unsigned) + sizeof(float) * std::size_t(c.B * c.B));
+      plan.push_back(c);
+    }
+    std::size_t free_b = 0, total_b = 0;
+    TOMO_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const std::size_t reserve = std::size_t(2) << 30;  // atlases, images and the driver's own needs
+    if (bytes + reserve > free_b)
+      return not_cached(str_cat("it needs ", bytes / 1e9, " GB and ", free_b / 1e9, " GB are free"));
+    log_info("glpet cuda: caching the system matrix on the GPU (", bytes / 1e9, " GB, ", plan[0].B, "x", plan[0].B,
+             " detectors per macropixel) ...");
+    for (std::size_t i = 0; i < pairs_.size(); ++i) {
+      PairCache pc;
+      pc.anchor = cuda::DeviceBuffer<unsigned>(rows * plan[i].M);
+      pc.w = cuda::DeviceBuffer<float>(rows * plan[i].M * std::size_t(plan[i].B * plan[i].B));
+      pc.desc = plan[i];
+      pc.desc.anchor = pc.anchor.data();
+      pc.desc.w = pc.w.data();
+      launch_cache_fill(desc_, pairs_[i], pc.desc, stream());
+      cache_.push_back(std::move(pc));
+    }
+    cache_bytes_ = bytes;
+    log_info("glpet cuda: system matrix cached in ",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), " s");
+  }
+  void not_cached(const std::string& why) {
+    if (sys_.system_cache == "on") throw UnavailableError("glpet cuda: system_cache = \"on\" but " + why);
+    log_info("glpet cuda: system matrix not cached (", why, "); every pass traces its lines");
   }
 
   SystemModel sys_;
@@ -161,6 +223,14 @@ class CudaProjector final : public Projector {
   cuda::DeviceBuffer<double> offsets_;
   SystemDesc desc_{};
   std::vector<PairDesc> pairs_;
+  struct PairCache {
+    cuda::DeviceBuffer<unsigned> anchor;
+    cuda::DeviceBuffer<float> w;
+    CacheDesc desc;
+  };
+  std::vector<PairCache> cache_;
+  bool cache_tried_ = false;
+  std::size_t cache_bytes_ = 0;
 };
 
 const BackendRegistrar<Projector> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },

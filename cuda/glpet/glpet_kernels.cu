@@ -4,6 +4,9 @@
 #include "glpet_kernels.hpp"
 
 #include "core/check.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace tomo::glpet::cuda_impl {
 
@@ -92,40 +95,61 @@ __device__ inline Frame make_frame(const PairDesc& p, const double v[3], int R) 
   return f;
 }
 
-// Line of pixel (X, Y): returns false on a miss; else the atlas index and weight a.
-__device__ bool trace(const SystemDesc& s, const PairDesc& p, const Frame& f, int X, int Y, size_t& lor, float& w,
-                      int& r_out, int& s_out) {
+// Atlas index of primary detector (pp, q) and secondary detector (r, s) (docs/glpet.md §2:
+// the pair's first module indexes the atlas rows).
+__device__ inline size_t lor_index(const PairDesc& p, int primary, int pp, int q, int r, int sidx) {
+  const ModuleDesc& m1 = p.m[primary];
+  const int na = m1.n_a, nt = m1.n_t;
+  const int i0 = primary == 0 ? pp : r, j0 = primary == 0 ? q : sidx;
+  const int i1 = primary == 0 ? r : pp, j1 = primary == 0 ? sidx : q;
+  return size_t(j0 * nt + j1) * size_t(na) * na + size_t(i0 * na + i1);
+}
+
+// Geometry of the line of pixel (X, Y): false on a miss; else its end points y1 (primary)
+// and y2 (secondary), the secondary detector (r, s) and the solid-angle weight Δω/2π.
+struct LineGeom {
+  double y1[3], y2[3];
+  double omega;
+  int r, s;
+};
+
+__device__ bool trace_geometry(const SystemDesc& s, const PairDesc& p, const Frame& f, int X, int Y, LineGeom& g) {
   const ModuleDesc& m1 = p.m[f.primary];
   const ModuleDesc& m2 = p.m[1 - f.primary];
   const int R = s.R;
-  double y1[3], d[3];
+  double d[3];
   for (int a = 0; a < 3; ++a) {
-    y1[a] = m1.corner[a] + (X + 0.5) * (m1.pitch_a / R) * m1.axis_a[a] + (Y + 0.5) * (m1.pitch_t / R) * m1.axis_t[a];
-    d[a] = y1[a] - f.v[a];
+    g.y1[a] = m1.corner[a] + (X + 0.5) * (m1.pitch_a / R) * m1.axis_a[a] + (Y + 0.5) * (m1.pitch_t / R) * m1.axis_t[a];
+    d[a] = g.y1[a] - f.v[a];
   }
   const double dn = dot3(d, m2.normal);
   if (dn == 0) return false;
   const double lambda = f.sec_plane / dn;
   if (!(lambda < 0)) return false;
-  double y2[3], rel[3];
+  double rel[3];
   for (int a = 0; a < 3; ++a) {
-    y2[a] = f.v[a] + lambda * d[a];
-    rel[a] = y2[a] - m2.corner[a];
+    g.y2[a] = f.v[a] + lambda * d[a];
+    rel[a] = g.y2[a] - m2.corner[a];
   }
   const double aa = dot3(rel, m2.axis_a) / m2.pitch_a, tt = dot3(rel, m2.axis_t) / m2.pitch_t;
   if (!(aa >= 0 && tt >= 0 && aa < m2.n_a && tt < m2.n_t)) return false;
-  const int r = min(int(aa), m2.n_a - 1), sidx = min(int(tt), m2.n_t - 1);
-  const int pp = X / R, q = Y / R;
-  const int na = m1.n_a, nt = m1.n_t;
-  const int i0 = f.primary == 0 ? pp : r, j0 = f.primary == 0 ? q : sidx;
-  const int i1 = f.primary == 0 ? r : pp, j1 = f.primary == 0 ? sidx : q;
-  lor = size_t(j0 * nt + j1) * size_t(na) * na + size_t(i0 * na + i1);
+  g.r = min(int(aa), m2.n_a - 1);
+  g.s = min(int(tt), m2.n_t - 1);
   const double d2 = dot3(d, d);
   const double cos_t = fabs(dot3(d, m1.normal)) / sqrt(d2);
-  const double domega = f.pixel_area * cos_t / d2;
-  w = float(domega / (2 * 3.14159265358979323846)) * transmission(s.vol, y1, y2, s.K);
-  r_out = r;
-  s_out = sidx;
+  g.omega = f.pixel_area * cos_t / d2 / (2 * 3.14159265358979323846);
+  return true;
+}
+
+// Line of pixel (X, Y): returns false on a miss; else the atlas index and weight a.
+__device__ bool trace(const SystemDesc& s, const PairDesc& p, const Frame& f, int X, int Y, size_t& lor, float& w,
+                      int& r_out, int& s_out) {
+  LineGeom g;
+  if (!trace_geometry(s, p, f, X, Y, g)) return false;
+  lor = lor_index(p, f.primary, X / s.R, Y / s.R, g.r, g.s);
+  w = float(g.omega) * transmission(s.vol, g.y1, g.y2, s.K);
+  r_out = g.r;
+  s_out = g.s;
   return true;
 }
 
@@ -241,6 +265,167 @@ __global__ void correspondence_kernel(SystemDesc s, PairDesc p, double vx, doubl
   }
 }
 
+// ---- The cached system matrix (CacheDesc) ----
+
+__device__ inline int macro_count(const PairDesc& p, int primary) { return p.m[primary].n_a * p.m[primary].n_t; }
+
+__global__ void span_kernel(SystemDesc s, PairDesc p, int* span) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  int local = 0;
+  for (int n = 0; n < s.N; ++n) {
+    double v[3];
+    sample_pos(s, vox, n, v);
+    const Frame f = make_frame(p, v, s.R);
+    const int na = p.m[f.primary].n_a;
+    for (int mp = threadIdx.x; mp < macro_count(p, f.primary); mp += blockDim.x) {
+      int r0 = 1 << 30, r1 = -1, s0 = 1 << 30, s1 = -1;
+      for (int sy = 0; sy < s.R; ++sy)
+        for (int sx = 0; sx < s.R; ++sx) {
+          LineGeom g;
+          if (!trace_geometry(s, p, f, (mp % na) * s.R + sx, (mp / na) * s.R + sy, g)) continue;
+          r0 = min(r0, g.r), r1 = max(r1, g.r), s0 = min(s0, g.s), s1 = max(s1, g.s);
+        }
+      if (r1 >= 0) local = max(local, max(r1 - r0, s1 - s0) + 1);
+    }
+  }
+  __shared__ int block_max;
+  if (threadIdx.x == 0) block_max = 0;
+  __syncthreads();
+  atomicMax(&block_max, local);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_max > 0) atomicMax(span, block_max);
+}
+
+inline constexpr int kMaxB = 4;
+
+__global__ void cache_fill_kernel(SystemDesc s, PairDesc p, CacheDesc c, int* overflow) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  const int BB = c.B * c.B;
+  for (int n = 0; n < s.N; ++n) {
+    double v[3];
+    sample_pos(s, vox, n, v);
+    const Frame f = make_frame(p, v, s.R);
+    const int na = p.m[f.primary].n_a, macro = macro_count(p, f.primary);
+    const size_t row = vox * s.N + n;
+    for (int mp = threadIdx.x; mp < c.M; mp += blockDim.x) {
+      float acc[kMaxB * kMaxB];
+      for (int k = 0; k < BB; ++k) acc[k] = 0.f;
+      int r0 = 1 << 30, s0 = 1 << 30;
+      if (mp < macro) {
+        for (int sy = 0; sy < s.R; ++sy)  // the block's corner: geometry only
+          for (int sx = 0; sx < s.R; ++sx) {
+            LineGeom g;
+            if (!trace_geometry(s, p, f, (mp % na) * s.R + sx, (mp / na) * s.R + sy, g)) continue;
+            r0 = min(r0, g.r), s0 = min(s0, g.s);
+          }
+        if (r0 != 1 << 30)
+          for (int sy = 0; sy < s.R; ++sy)
+            for (int sx = 0; sx < s.R; ++sx) {
+              LineGeom g;
+              if (!trace_geometry(s, p, f, (mp % na) * s.R + sx, (mp / na) * s.R + sy, g)) continue;
+              const int dr = g.r - r0, ds = g.s - s0;
+              if (dr >= c.B || ds >= c.B) {
+                atomicExch(overflow, 1);
+                continue;
+              }
+              acc[dr + c.B * ds] += float(g.omega) * transmission(s.vol, g.y1, g.y2, s.K);
+            }
+      }
+      c.anchor[row * c.M + mp] = r0 == 1 << 30 ? kNoLines : unsigned(r0) | (unsigned(s0) << 16);
+      for (int k = 0; k < BB; ++k) c.w[(row * BB + k) * c.M + mp] = acc[k];
+    }
+  }
+}
+
+__global__ void cached_forward_kernel(SystemDesc s, PairDesc p, CacheDesc c, const float* __restrict__ x,
+                                      float* __restrict__ yt) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  const float xv = x[vox];
+  if (xv == 0.f) return;
+  const float scale = xv / s.N;
+  const int BB = c.B * c.B;
+  for (int n = 0; n < s.N; ++n) {
+    double v[3];
+    sample_pos(s, vox, n, v);
+    const int primary = make_frame(p, v, s.R).primary;
+    const int na = p.m[primary].n_a, macro = macro_count(p, primary);
+    const size_t row = vox * s.N + n;
+    for (int mp = threadIdx.x; mp < macro; mp += blockDim.x) {
+      const unsigned a = __ldg(c.anchor + row * c.M + mp);
+      if (a == kNoLines) continue;
+      const int r0 = int(a & 0xFFFFu), s0 = int(a >> 16);
+      for (int k = 0; k < BB; ++k) {
+        const float w = __ldg(c.w + (row * BB + k) * c.M + mp);
+        if (w != 0.f)
+          atomicAdd(yt + p.lor_offset + lor_index(p, primary, mp % na, mp / na, r0 + k % c.B, s0 + k / c.B),
+                    w * scale);
+      }
+    }
+  }
+}
+
+__device__ inline void block_sum2(float& a, float& b) {
+  for (int o = 16; o > 0; o >>= 1) {
+    a += __shfl_xor_sync(0xFFFFFFFFu, a, o);
+    b += __shfl_xor_sync(0xFFFFFFFFu, b, o);
+  }
+  __shared__ float sa[kThreads / 32], sb[kThreads / 32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) sa[warp] = a, sb[warp] = b;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    a = 0.f, b = 0.f;
+    for (int w = 0; w < kThreads / 32; ++w) a += sa[w], b += sb[w];
+  }
+}
+
+__global__ void cached_gather_kernel(SystemDesc s, PairDesc p, CacheDesc c, const float* __restrict__ y,
+                                     const float* __restrict__ t, bool ratio, float* __restrict__ b,
+                                     float* __restrict__ sens, bool accumulate) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  const int BB = c.B * c.B;
+  float sb = 0.f, ss = 0.f;
+  for (int n = 0; n < s.N; ++n) {
+    double v[3];
+    sample_pos(s, vox, n, v);
+    const int primary = make_frame(p, v, s.R).primary;
+    const int na = p.m[primary].n_a, macro = macro_count(p, primary);
+    const size_t row = vox * s.N + n;
+    for (int mp = threadIdx.x; mp < macro; mp += blockDim.x) {
+      const unsigned a = __ldg(c.anchor + row * c.M + mp);
+      if (a == kNoLines) continue;
+      const int r0 = int(a & 0xFFFFu), s0 = int(a >> 16);
+      for (int k = 0; k < BB; ++k) {
+        const float w = __ldg(c.w + (row * BB + k) * c.M + mp);
+        if (w == 0.f) continue;
+        ss += w;
+        if (!y) continue;
+        const size_t l = p.lor_offset + lor_index(p, primary, mp % na, mp / na, r0 + k % c.B, s0 + k / c.B);
+        float z = __ldg(y + l);
+        if (ratio) {
+          const float tl = __ldg(t + l);
+          z = tl > 0.f ? z / tl : 0.f;
+        }
+        sb = fmaf(w, z, sb);
+      }
+    }
+  }
+  block_sum2(sb, ss);
+  if (threadIdx.x == 0) {
+    const float nb = sb / s.N, ns = ss / s.N;
+    if (b) b[vox] = accumulate ? b[vox] + nb : nb;
+    if (sens) sens[vox] = accumulate ? sens[vox] + ns : ns;
+  }
+}
+
 dim3 voxel_grid(size_t nvox) {
   const size_t gx = nvox < 65535 ? nvox : 65535;
   return dim3(unsigned(gx), unsigned((nvox + gx - 1) / gx));
@@ -274,6 +459,41 @@ void launch_correspondence(const SystemDesc& s, const PairDesc& p, const double 
   const int W = max(p.m[0].n_a, p.m[1].n_a) * R, H = max(p.m[0].n_t, p.m[1].n_t) * R;
   correspondence_kernel<<<dim3(unsigned((W + 127) / 128), unsigned(H)), 128, 0, stream>>>(s, p, v[0], v[1], v[2],
                                                                                         out3);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+int macropixel_span(const SystemDesc& s, const PairDesc& p, cudaStream_t stream) {
+  cuda::DeviceBuffer<int> span(1);
+  span.fill_zero(stream);
+  span_kernel<<<voxel_grid(voxels(s)), kThreads, 0, stream>>>(s, p, span.data());
+  TOMO_CUDA_CHECK_LAST();
+  int h = 0;
+  TOMO_CUDA_CHECK(cudaMemcpyAsync(&h, span.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  TOMO_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return h;
+}
+
+void launch_cache_fill(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, cudaStream_t stream) {
+  if (c.B < 1 || c.B > kMaxB) throw Error(str_cat("glpet cuda: cache block ", c.B, " outside 1..", kMaxB));
+  cuda::DeviceBuffer<int> overflow(1);
+  overflow.fill_zero(stream);
+  cache_fill_kernel<<<voxel_grid(voxels(s)), kThreads, 0, stream>>>(s, p, c, overflow.data());
+  TOMO_CUDA_CHECK_LAST();
+  int h = 0;
+  TOMO_CUDA_CHECK(cudaMemcpyAsync(&h, overflow.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  TOMO_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (h) throw Error(str_cat("glpet cuda: a macropixel footprint exceeds the cache block ", c.B));
+}
+
+void launch_cached_forward(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, const float* x, float* yt,
+                           cudaStream_t stream) {
+  cached_forward_kernel<<<voxel_grid(voxels(s)), kThreads, 0, stream>>>(s, p, c, x, yt);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_cached_gather(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, const float* y, const float* t,
+                          bool ratio, float* b, float* sens, bool accumulate, cudaStream_t stream) {
+  cached_gather_kernel<<<voxel_grid(voxels(s)), kThreads, 0, stream>>>(s, p, c, y, t, ratio, b, sens, accumulate);
   TOMO_CUDA_CHECK_LAST();
 }
 

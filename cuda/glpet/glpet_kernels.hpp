@@ -34,6 +34,28 @@ struct SystemDesc {
 
 inline constexpr int kThreads = 128;
 
+// The system matrix of one pair held on the GPU (docs/glpet.md §6): for every voxel v,
+// sample n and primary macropixel m (e = (v·N + n)·M + m, M = the larger module's
+// detector count) the R² lines of m hit a B×B block of secondary detectors whose lowest
+// corner is anchor[e] = r0 | s0 << 16 (kNoLines: no line hits); w[(((v·N + n)·B² + k)·M + m]
+// is the sum of the weights a of the lines hitting (r0 + k % B, s0 + k / B).
+inline constexpr unsigned kNoLines = 0xFFFFFFFFu;
+struct CacheDesc {
+  unsigned* anchor = nullptr;
+  float* w = nullptr;
+  int B = 0, M = 0;
+};
+// Largest footprint (secondary detectors along a or t) of one macropixel over all voxels,
+// samples and macropixels: B for the cache. Geometry only (no ray marching).
+int macropixel_span(const SystemDesc& s, const PairDesc& p, cudaStream_t stream);
+// Fills the cache (ray marching every line once). Throws if a footprint exceeds c.B.
+void launch_cache_fill(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, cudaStream_t stream);
+// launch_forward / launch_gather on the cache: same results, no line tracing.
+void launch_cached_forward(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, const float* x, float* ytilde,
+                           cudaStream_t stream);
+void launch_cached_gather(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, const float* y, const float* t,
+                          bool ratio, float* b, float* sens, bool accumulate, cudaStream_t stream);
+
 // ỹ[lor_offset + l] += Σ a·x_v/N for every voxel with x_v != 0 (ỹ zeroed by the caller).
 void launch_forward(const SystemDesc& s, const PairDesc& p, const float* x, float* ytilde, cudaStream_t stream);
 // b_v (+)= Σ a·z_l with z_l = ratio ? (t_l > 0 ? y_l/t_l : 0) : y_l; sens_v (+)= Σ a when sens.
