@@ -15,6 +15,10 @@ struct ProjectorOptions {
   int threads = 0;                   // CPU: OpenMP threads, 0 = all
   double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² (seed: 3σ)
   bool portable = false;             // gl-compute: ignore float-atomic and subgroup extensions (test the fallbacks)
+  // cuda warp granularity: lanes over the rows of the ellipse ("rows", default) or over the
+  // bounding-box pixels in row-major order with a per-pixel ellipse test ("box", the seed's
+  // Fig. 4 layout; kept for the benchmark's comparison). Same pixels, same sums.
+  std::string warp_layout = "rows";
 };
 
 class ListModeProjector {

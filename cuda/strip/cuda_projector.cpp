@@ -26,7 +26,7 @@ using namespace tomo::strip::cuda_impl;
 class CudaProjector final : public ListModeProjector {
  public:
   std::string describe() const override {
-    return str_cat("cuda (", opt_.granularity, " granularity", warp_shared_ ? ", block-shared ρ_new" : "",
+    return str_cat("cuda (", opt_.granularity, " granularity", opt_.granularity == "warp" ? ", " + opt_.warp_layout + " layout" : "", warp_shared_ ? ", block-shared ρ_new" : "",
                    ", float32): ", device_);
   }
 
@@ -42,6 +42,8 @@ class CudaProjector final : public ListModeProjector {
       }
     if (o.granularity != "thread" && o.granularity != "warp")
       throw InputError(str_cat("strip cuda: granularity must be 'thread' or 'warp', got '", o.granularity, "'"));
+    if (o.warp_layout != "rows" && o.warp_layout != "box")
+      throw InputError(str_cat("strip cuda: warp layout must be 'rows' or 'box', got '", o.warp_layout, "'"));
     geom_ = g;
     opt_ = o;
     args_ = {};
@@ -54,9 +56,9 @@ class CudaProjector final : public ListModeProjector {
     texture_ = Texture2D(g.n_z, g.n_y);
     const std::size_t image_bytes = sizeof(float) * g.pixel_count();
     warp_shared_ = o.granularity == "warp" && image_bytes <= smem_optin_ &&
-                   warp_blocks_per_sm(true, image_bytes) > 0;
+                   warp_blocks_per_sm(true, image_bytes, rows()) > 0;
     const int per_sm = o.granularity == "thread" ? thread_blocks_per_sm()
-                                                 : warp_blocks_per_sm(warp_shared_, warp_shared_ ? image_bytes : 0);
+                                                 : warp_blocks_per_sm(warp_shared_, warp_shared_ ? image_bytes : 0, rows());
     resident_blocks_ = std::max(1, per_sm) * std::max(1, sm_count_);
     log_debug("strip cuda: ", describe(), ", ", per_sm, " blocks/SM");
   }
@@ -96,13 +98,14 @@ class CudaProjector final : public ListModeProjector {
       // Persistent warps: as many blocks as fit at once, but no more than one warp per event.
       const std::size_t needed = (args_.n * 32 + kThreadsPerBlock - 1) / kThreadsPerBlock;
       launch_warp_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_)), warp_shared_,
-                              s);
+                              rows(), s);
     }
     std::swap(rho_, rho_new_);
     stream_->synchronize();
   }
 
  private:
+  bool rows() const { return opt_.warp_layout == "rows"; }
   StripGeometry geom_;
   ProjectorOptions opt_;
   std::string device_ = "no device";

@@ -123,6 +123,117 @@ __global__ void __launch_bounds__(kThreadsPerBlock, 4) strip_warp_kernel(Iterati
   }
 }
 
+// Warp granularity, row layout: one warp per event as above, but lane r owns row j0 + r of
+// the bounding box and walks only the z interval of that row inside the ellipse (the interval
+// |b1| <= b1_half of make_row, the cpu backend's loop), with the y-only terms of eq. (7)
+// hoisted out of the row (kernel_row_value). The box layout evaluates every box pixel with the
+// full eq. (7) and tests the ellipse per pixel; for a tilted event most of its box is outside
+// the ellipse. Boxes of more than 32 rows take further passes of 32 rows (recomputed, not cached).
+struct RowSpan {
+  KernelRow<float> row;
+  int k0 = 1, k1 = 0;  // inclusive; empty when k1 < k0
+  float b1_0 = 0.f;    // b1 at k0
+};
+
+__device__ __forceinline__ RowSpan row_span(const EventFrame<float>& f, const IterationArgs& a, const PixelBox& b,
+                                            int j) {
+  RowSpan r;
+  if (j > b.j1) return r;
+  r.row = make_row(f, a.kp, a.grid.y0 + j * a.grid.py - f.y);
+  if (r.row.b1_half < 0.f) return r;
+  const float zc = f.z + r.row.dy * f.tan;  // b1 = 0
+  const float inv_pz = 1.f / a.grid.pz;
+  r.k0 = max(b.k0, int(ceilf((zc - r.row.b1_half - a.grid.z0) * inv_pz)));
+  r.k1 = min(b.k1, int(floorf((zc + r.row.b1_half - a.grid.z0) * inv_pz)));
+  r.b1_0 = a.grid.z0 + r.k0 * a.grid.pz - zc;
+  return r;
+}
+
+// ρ_new accumulation: the block's shared image (shared-memory atomics) or the global image.
+template <bool kShared>
+__device__ __forceinline__ void accumulate(float* global, int i, float v) {
+  extern __shared__ float s_img[];
+  if constexpr (kShared)
+    atomicAdd(s_img + i, v);
+  else
+    atomicAdd(global + i, v);
+}
+
+template <bool kShared>
+__global__ void __launch_bounds__(kThreadsPerBlock, 4) strip_row_kernel(IterationArgs a) {
+  extern __shared__ float s_img[];
+  const int npix = a.grid.ny * a.grid.nz;
+  if constexpr (kShared) {
+    for (int i = threadIdx.x; i < npix; i += blockDim.x) s_img[i] = 0.f;
+    __syncthreads();
+  }
+  const int lane = threadIdx.x & 31;
+  const std::size_t warp = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t warps = (std::size_t(gridDim.x) * blockDim.x) >> 5;
+  const float pz = a.grid.pz;
+  for (std::size_t e = warp; e < a.n; e += warps) {  // uniform across the warp
+    const float* ev = a.events + 3 * e;
+    const auto f = make_frame<float>(__ldg(ev), __ldg(ev + 1), __ldg(ev + 2), a.kp);
+    const PixelBox b = pixel_box(f, a.grid);
+    if (b.j1 < b.j0 || b.k1 < b.k0) continue;  // uniform
+    const int j = b.j0 + lane;
+    const RowSpan r = row_span(f, a, b, j);
+    const int width = max(0, r.k1 - r.k0 + 1);
+    const int cached = __reduce_max_sync(0xffffffffu, min(width, kRowCachePerLane));
+    const float ty = j + 0.5f;
+    float w[kRowCachePerLane];
+    float den = 0.f;
+    // Branch-free over the cached pixels: lanes past their row's end read a clamped texel and
+    // keep 0 (a select, not a branch).
+#pragma unroll
+    for (int c = 0; c < kRowCachePerLane; ++c) {
+      w[c] = 0.f;
+      if (c < cached) {  // uniform
+        const float v = kernel_row_value(r.row, a.kp, fmaf(float(c), pz, r.b1_0)) *
+                        tex2D<float>(a.rho, float(r.k0 + c) + 0.5f, ty);
+        w[c] = c < width ? v : 0.f;
+        den += w[c];
+      }
+    }
+    for (int c = kRowCachePerLane; c < width; ++c)
+      den += kernel_row_value(r.row, a.kp, fmaf(float(c), pz, r.b1_0)) * fetch_rho(a.rho, j, r.k0 + c);
+    for (int jj = j + 32; jj <= b.j1; jj += 32) {  // rows past the first 32
+      const RowSpan rr = row_span(f, a, b, jj);
+      for (int c = 0; c <= rr.k1 - rr.k0; ++c)
+        den += kernel_row_value(rr.row, a.kp, fmaf(float(c), pz, rr.b1_0)) * fetch_rho(a.rho, jj, rr.k0 + c);
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) den += __shfl_xor_sync(0xffffffffu, den, off);
+    if (!(den > 0.f)) continue;
+    const float inv = 1.f / den;
+    const int row0 = j * a.grid.nz + r.k0;
+#pragma unroll
+    for (int c = 0; c < kRowCachePerLane; ++c)
+      if (w[c] > 0.f) accumulate<kShared>(a.rho_new, row0 + c, w[c] * inv);
+    for (int c = kRowCachePerLane; c < width; ++c)
+      accumulate<kShared>(a.rho_new, row0 + c,
+                          kernel_row_value(r.row, a.kp, fmaf(float(c), pz, r.b1_0)) * fetch_rho(a.rho, j, r.k0 + c) *
+                              inv);
+    for (int jj = j + 32; jj <= b.j1; jj += 32) {
+      const RowSpan rr = row_span(f, a, b, jj);
+      for (int c = 0; c <= rr.k1 - rr.k0; ++c)
+        accumulate<kShared>(a.rho_new, jj * a.grid.nz + rr.k0 + c,
+                            kernel_row_value(rr.row, a.kp, fmaf(float(c), pz, rr.b1_0)) *
+                                fetch_rho(a.rho, jj, rr.k0 + c) * inv);
+    }
+  }
+  if constexpr (kShared) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < npix; i += blockDim.x)
+      if (s_img[i] != 0.f) atomicAdd(a.rho_new + i, s_img[i]);
+  }
+}
+
+template <bool kShared>
+void* warp_kernel(bool rows) {
+  return rows ? reinterpret_cast<void*>(strip_row_kernel<kShared>) : reinterpret_cast<void*>(strip_warp_kernel<kShared>);
+}
+
 }  // namespace
 
 void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t stream) {
@@ -131,29 +242,29 @@ void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t 
   TOMO_CUDA_CHECK_LAST();
 }
 
-void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, cudaStream_t stream) {
+void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, bool rows,
+                             cudaStream_t stream) {
   if (a.n == 0) return;
+  IterationArgs args = a;
+  void* params[] = {&args};
+  std::size_t bytes = 0;
   if (shared_accumulation) {
-    const std::size_t bytes = sizeof(float) * a.grid.ny * a.grid.nz;
-    TOMO_CUDA_CHECK(cudaFuncSetAttribute(strip_warp_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    bytes = sizeof(float) * a.grid.ny * a.grid.nz;
+    TOMO_CUDA_CHECK(cudaFuncSetAttribute(warp_kernel<true>(rows), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(bytes)));
-    strip_warp_kernel<true><<<blocks, kThreadsPerBlock, bytes, stream>>>(a);
-  } else {
-    strip_warp_kernel<false><<<blocks, kThreadsPerBlock, 0, stream>>>(a);
   }
-  TOMO_CUDA_CHECK_LAST();
+  TOMO_CUDA_CHECK(cudaLaunchKernel(shared_accumulation ? warp_kernel<true>(rows) : warp_kernel<false>(rows),
+                                   dim3(blocks), dim3(kThreadsPerBlock), params, bytes, stream));
 }
 
-int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes) {
+int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes, bool rows) {
   int n = 0;
-  if (shared_accumulation) {
-    TOMO_CUDA_CHECK(cudaFuncSetAttribute(strip_warp_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared_bytes)));
-    TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, strip_warp_kernel<true>, kThreadsPerBlock,
-                                                                  shared_bytes));
-  } else {
-    TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, strip_warp_kernel<false>, kThreadsPerBlock, 0));
-  }
+  void* k = shared_accumulation ? warp_kernel<true>(rows) : warp_kernel<false>(rows);
+  if (shared_accumulation)
+    TOMO_CUDA_CHECK(
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kThreadsPerBlock,
+                                                                shared_accumulation ? shared_bytes : 0));
   return n;
 }
 

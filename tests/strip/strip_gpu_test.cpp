@@ -19,7 +19,8 @@ std::vector<double> iterate_n(const std::string& backend, const std::string& gra
                               const std::vector<Event>& events, int n) {
   auto op = BackendRegistry<ListModeProjector>::instance().create(backend);
   ProjectorOptions o;
-  o.granularity = granularity;
+  o.granularity = granularity == "warp-box" ? "warp" : granularity;  // warp-box: the seed's lane layout
+  if (granularity == "warp-box") o.warp_layout = "box";
   op->configure(g, {10.0, 40.0}, o);
   op->set_events(events);
   op->set_image(std::vector<double>(g.pixel_count(), 1.0));
@@ -55,7 +56,7 @@ TEST_P(StripCudaVsCpu, LargeGridUsesGlobalAtomicsAndBigBoxes) {
   EXPECT_LT(err, kTolerance);
 }
 
-INSTANTIATE_TEST_SUITE_P(Granularity, StripCudaVsCpu, ::testing::Values("thread", "warp"));
+INSTANTIATE_TEST_SUITE_P(Granularity, StripCudaVsCpu, ::testing::Values("thread", "warp", "warp-box"));
 
 TEST(StripCuda, ReportsAvailabilityConsistently) {
   const auto a = BackendRegistry<ListModeProjector>::instance().available("cuda");
