@@ -1,8 +1,12 @@
 // bench_fdk: RabbitCT back-projection speed (seed 003) for L = 128…1024 from 496 projections of
 // 1248×960 on every available GPU backend, beside the seed's Table 4, Zinsser & Keck (GTX 680) and
-// the texture-fetch ceiling measured in the same run; PSNR vs the cpu reference at a small size.
+// the texture-fetch ceiling measured in the same run; PSNR vs the cpu reference at a small size
+// (consistent analytic problem) and at the full sizes (--psnr-sizes) on a strided subset of
+// z-slices (the cpu reference of the whole 1024³ volume would take too long).
 // Flags: --sizes 128,256,512,1024 --projections 496 --detector 1248x960 --pixel-mm 0.32
-//        --reps 2 --psnr-L 128 --backends cuda,gl --json FILE
+//        --reps 2 --psnr-L 128 --psnr-sizes 512,1024 --psnr-slices 8 --backends cuda,gl
+//        --quick (sizes 128,512, 1 rep, PSNR at 512) --json FILE
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +39,8 @@ struct Args {
   double pixel_mm = 0.32;
   int reps = 2;
   int psnr_L = 128;
+  std::vector<int> psnr_sizes{512, 1024};  // full-size PSNR vs cpu on a slice subset; empty: none
+  int psnr_slices = 8;
   std::vector<std::string> backends;  // empty: every available non-cpu backend
   std::string json;
 };
@@ -70,6 +76,15 @@ Args parse(int argc, char** argv) {
     } else if (k == "--pixel-mm") a.pixel_mm = std::stod(next());
     else if (k == "--reps") a.reps = std::max(1, std::stoi(next()));
     else if (k == "--psnr-L") a.psnr_L = std::stoi(next());
+    else if (k == "--psnr-sizes") {
+      a.psnr_sizes.clear();
+      for (auto& t : split(next(), ',')) a.psnr_sizes.push_back(std::stoi(t));
+    } else if (k == "--psnr-slices") a.psnr_slices = std::max(1, std::stoi(next()));
+    else if (k == "--quick") {
+      a.sizes = {128, 512};
+      a.reps = 1;
+      a.psnr_sizes = {512};
+    }
     else if (k == "--backends") a.backends = split(next(), ',');
     else if (k == "--json") a.json = next();
     else {
@@ -107,6 +122,34 @@ ProjectionStack timing_data(const Args& a) {
             coarse.image(n)[static_cast<std::size_t>(std::min(c.sy - 1, j * c.sy / g.sy)) * c.sx +
                             std::min(c.sx - 1, i * c.sx / g.sx)] / 16.0f;
   return p;
+}
+
+// The z-slices k_s = step/2 + s·step (step = L / S) of the L³ RabbitCT volume as a grid of their
+// own: same x/y voxels, z spacing step·R_L. The cpu reference runs on it (OpenMP over rows).
+Grid3 slice_subset_grid(int L, int S) {
+  const Grid3 full = rabbit_grid(L);
+  S = std::min(S, L);
+  const int step = L / S;
+  Grid3 g = full;
+  g.dims[2] = S;
+  g.voxel_mm[2] = full.voxel_mm[2] * step;
+  g.origin_mm[2] = full.origin_mm[2] + (step / 2) * full.voxel_mm[2];
+  return g;
+}
+std::vector<int> slice_subset(int L, int S) {
+  S = std::min(S, L);
+  std::vector<int> k;
+  for (int s = 0; s < S; ++s) k.push_back(L / S / 2 + s * (L / S));
+  return k;
+}
+// The subset's slices of a full L³ volume, on the subset grid.
+VolumeF extract_slices(const VolumeF& v, const Grid3& sub, const std::vector<int>& ks) {
+  VolumeF out(sub);
+  const std::size_t slice = static_cast<std::size_t>(sub.dims[0]) * sub.dims[1];
+  for (std::size_t s = 0; s < ks.size(); ++s)
+    std::copy_n(v.data.begin() + static_cast<std::ptrdiff_t>(ks[s] * slice), slice,
+                out.data.begin() + static_cast<std::ptrdiff_t>(s * slice));
+  return out;
 }
 
 double seed_table4_ms(int L) {  // seed 003 Table 4, CUDA 2.1 on a QuadroFX 5600 (ms per projection)
@@ -184,37 +227,90 @@ int main(int argc, char** argv) {
   // Speed: full RabbitCT geometry.
   std::printf("simulating %d projections of %dx%d ...\n", a.projections, a.sx, a.sy);
   const ProjectionStack p = timing_data(a);
+  const std::array<float, 2> hu{50000.0f, 0.0f};  // the phantom's skull (0.02 mm⁻¹) = 1000 HU
+
+  // Full-size accuracy: the cpu reference on a strided subset of z-slices, once per L.
+  struct Reference {
+    Grid3 grid;
+    std::vector<int> slices;
+    std::vector<std::uint16_t> hu;
+  };
+  std::map<int, Reference> refs;
+  for (int L : a.sizes) {
+    if (std::find(a.psnr_sizes.begin(), a.psnr_sizes.end(), L) == a.psnr_sizes.end()) continue;
+    Reference r{slice_subset_grid(L, a.psnr_slices), slice_subset(L, a.psnr_slices), {}};
+    auto cpu = reg.create("cpu");
+    BackprojectTiming t;
+    r.hu = to_hu(reconstruct(*cpu, r.grid, p, 62, &t), hu);
+    std::printf("cpu reference at L=%d on %zu z-slices (k = %d, %d, ... step %d): %.1f s\n", L, r.slices.size(),
+                r.slices.front(), r.slices.size() > 1 ? r.slices[1] : r.slices.front(), L / int(r.slices.size()),
+                t.total_ms / 1000);
+    out["cpu_reference"].push_back({{"L", L}, {"slices", r.slices}, {"ms", t.total_ms}});
+    refs.emplace(L, std::move(r));
+  }
+  auto psnr_vs_cpu = [&](int L, const VolumeF& v) {
+    const Reference& r = refs.at(L);
+    const RabbitMetric m = rabbit_metric(to_hu(extract_slices(v, r.grid, r.slices), hu), r.hu);
+    return m;
+  };
+
   struct Row {
     std::string backend;
     int L;
     BackprojectTiming t;
+    double psnr_hw = NAN, psnr_exact = NAN;
   };
+  auto finite_or = [](double x, double y) { return std::isfinite(x) ? x : y; };
   std::vector<Row> rows;
   for (const auto& b : backends)
     for (int L : a.sizes) {
-      BackprojectTiming best;
-      best.total_ms = 1e30;
+      Row row{b, L, {}, NAN, NAN};
+      row.t.total_ms = 1e30;
+      nlohmann::json acc = nlohmann::json::object();
       try {
+        VolumeF v;
         for (int r = 0; r < a.reps; ++r) {
-          auto op = reg.create(b);
+          auto op = reg.create(b);  // default options: hardware interpolation, as RabbitCT entries run
           BackprojectTiming t;
-          reconstruct(*op, rabbit_grid(L), p, 62, &t);
-          if (t.total_ms < best.total_ms) best = t;
+          v = reconstruct(*op, rabbit_grid(L), p, 62, &t);
+          if (t.total_ms < row.t.total_ms) row.t = t;
+        }
+        if (refs.count(L)) {
+          const RabbitMetric hw = psnr_vs_cpu(L, v);
+          row.psnr_hw = finite_or(hw.psnr_db, 999.0);
+          v = VolumeF();
+          auto op = reg.create(b);
+          BackprojectorOptions o;
+          o.interpolation = "exact";
+          op->configure(o);
+          BackprojectTiming te;
+          const RabbitMetric ex = psnr_vs_cpu(L, reconstruct(*op, rabbit_grid(L), p, 62, &te));
+          row.psnr_exact = finite_or(ex.psnr_db, 999.0);
+          std::printf("%s at L=%d vs cpu on %zu slices: hardware PSNR %.1f dB (max %g HU), exact PSNR %.1f dB (max %g "
+                      "HU; exact run %.1f ms)\n",
+                      b.c_str(), L, refs.at(L).slices.size(), row.psnr_hw, hw.max_abs, row.psnr_exact, ex.max_abs,
+                      te.total_ms);
+          acc = {{"slices", refs.at(L).slices},
+                 {"hardware", {{"psnr_db", row.psnr_hw}, {"rmse_hu", hw.rmse}, {"max_abs_hu", hw.max_abs}}},
+                 {"exact", {{"psnr_db", row.psnr_exact}, {"rmse_hu", ex.rmse}, {"max_abs_hu", ex.max_abs},
+                            {"total_ms", te.total_ms}}}};
         }
       } catch (const std::exception& e) {  // e.g. a GL buffer limit at 1024³: report, go on
         std::printf("%s at L=%d failed: %s\n", b.c_str(), L, e.what());
         out["failures"].push_back({{"backend", b}, {"L", L}, {"what", e.what()}});
         continue;
       }
-      rows.push_back({b, L, best});
+      rows.push_back(row);
+      const BackprojectTiming& best = row.t;
       out["runs"].push_back({{"backend", b},
                              {"L", L},
                              {"total_ms", best.total_ms},
                              {"ms_per_projection", best.ms_per_projection},
                              {"gups", best.gups},
                              {"fraction_of_fetch_ceiling", std::isfinite(ceiling_g) ? best.gups / ceiling_g : -1.0},
-                             {"seed_table4_ms_per_projection", std::isfinite(seed_table4_ms(L)) ? seed_table4_ms(L) : -1.0},
-                             {"zinsser_keck_total_ms", std::isfinite(zinsser_keck_total_ms(L)) ? zinsser_keck_total_ms(L) : -1.0}});
+                             {"seed_table4_ms_per_projection", finite_or(seed_table4_ms(L), -1.0)},
+                             {"zinsser_keck_total_ms", finite_or(zinsser_keck_total_ms(L), -1.0)},
+                             {"psnr_vs_cpu_slices", acc}});
     }
 
   if (!a.json.empty()) {
@@ -224,16 +320,22 @@ int main(int argc, char** argv) {
   std::printf("\nRabbitCT back-projection, %d projections %dx%d (wall-clock of the back-projection calls, "
               "transfers overlapped; loading excluded)\n",
               a.projections, a.sx, a.sy);
-  std::printf("%-8s %5s %10s %9s %8s %9s | %14s %8s | %14s\n", "backend", "L", "total ms", "ms/proj", "GUPS",
-              "%ceiling", "seed T4 ms/proj", "speedup", "Z&K GTX680 ms");
+  std::printf("%-10s %5s %10s %9s %8s %9s | %14s %8s | %14s | %s\n", "backend", "L", "total ms", "ms/proj", "GUPS",
+              "%ceiling", "seed T4 ms/proj", "speedup", "Z&K GTX680 ms", "PSNR vs cpu dB (hw / exact)");
   for (const auto& r : rows) {
     const double s4 = seed_table4_ms(r.L), zk = zinsser_keck_total_ms(r.L);
-    std::printf("%-8s %5d %10.1f %9.3f %8.1f %8.1f%% | %14s %8s | %14s\n", r.backend.c_str(), r.L, r.t.total_ms,
+    char psnr[64] = "-";
+    if (std::isfinite(r.psnr_hw)) std::snprintf(psnr, sizeof psnr, "%.1f / %.1f", r.psnr_hw, r.psnr_exact);
+    std::printf("%-10s %5d %10.1f %9.3f %8.1f %8.1f%% | %14s %8s | %14s | %s\n", r.backend.c_str(), r.L, r.t.total_ms,
                 r.t.ms_per_projection, r.t.gups, std::isfinite(ceiling_g) ? 100.0 * r.t.gups / ceiling_g : NAN,
                 std::isfinite(s4) ? std::to_string(s4).substr(0, 5).c_str() : "-",
                 std::isfinite(s4) ? (std::to_string(s4 / r.t.ms_per_projection).substr(0, 6) + "x").c_str() : "-",
-                std::isfinite(zk) ? (zk == 1000.0 ? "< 1000" : "~ 6000") : "-");
+                std::isfinite(zk) ? (zk == 1000.0 ? "< 1000" : "~ 6000") : "-", psnr);
   }
+  if (!refs.empty())
+    std::printf("PSNR: RabbitCT HU (HUScale 50000), vs the cpu backend (double) on %d evenly spaced z-slices of the "
+                "same projections; hw = texture-unit bilinear (timed runs), exact = fp32 weights (one extra run)\n",
+                std::min(a.psnr_slices, refs.begin()->first));
   if (std::isfinite(ceiling_g))
     std::printf("texture-fetch ceiling: %.1f G fetches/s = %.1f GUPS at one bilinear fetch per update\n", ceiling_g,
                 ceiling_g);

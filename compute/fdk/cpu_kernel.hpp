@@ -20,7 +20,7 @@ inline double bilinear_rabbit(const float* I, int sx, int sy, double u, double v
          av * ((1 - au) * tap(iu, iv + 1) + au * tap(iu + 1, iv + 1));
 }
 
-// acc[grid.index(i,j,k)] += Σ_n 1/w² · bilinear(I_n, u, v), n in batch order; OpenMP over k.
+// acc[grid.index(i,j,k)] += Σ_n 1/w² · bilinear(I_n, u, v), n in batch order; OpenMP over (k, j) rows.
 void backproject_reference(const Grid3& grid, const ProjectionView& batch, double* acc);
 
 }  // namespace tomo::fdk

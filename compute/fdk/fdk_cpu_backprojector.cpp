@@ -1,4 +1,4 @@
-// `cpu` backend: seed 003 Algorithm 1 with OpenMP over z, the RabbitCT update rule and bilinear
+// `cpu` backend: seed 003 Algorithm 1 with OpenMP over (z, y) rows, the RabbitCT update rule and bilinear
 // convention (taps outside the image read 0), double matrices and double accumulation: the reference.
 #include <memory>
 
@@ -26,7 +26,7 @@ class CpuBackprojector final : public ConeBeamBackprojector {
     for (std::size_t i = 0; i < acc_.size(); ++i) v.data[i] = static_cast<float>(acc_[i]);
     return v;
   }
-  std::string describe() const override { return "cpu (OpenMP over z, double accumulation)"; }
+  std::string describe() const override { return "cpu (OpenMP over (z, y) rows, double accumulation)"; }
 
  private:
   Grid3 grid_;

@@ -25,6 +25,33 @@ ProjectionStack simulate_preprocessed(const Phantom& phantom, const CArmGeometry
   return p;
 }
 
+ProjectionStack simulate_preprocessed(const Phantom& phantom, const CArmGeometry& g, ProjectionFilter& filter,
+                                      PreprocessTiming* timing, const std::function<void(int)>& on_projection,
+                                      int chunk) {
+  using clock = std::chrono::steady_clock;
+  chunk = std::max(1, chunk);
+  ProjectionStack p;
+  p.sx = g.sx;
+  p.sy = g.sy;
+  p.matrices = g.matrices();
+  p.pixels.resize(p.image_size() * g.projections);
+  PreprocessTiming t;
+  for (int n0 = 0; n0 < g.projections; n0 += chunk) {
+    const int cnt = std::min(chunk, g.projections - n0);
+    const auto t0 = clock::now();
+    for (int n = n0; n < n0 + cnt; ++n) simulate_projection(phantom, g, n, p.image(n));
+    const auto t1 = clock::now();
+    filter.apply(n0, cnt, p.image(n0), p.image(n0));  // in place
+    const auto t2 = clock::now();
+    t.simulate_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    t.filter_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    if (on_projection)
+      for (int n = n0; n < n0 + cnt; ++n) on_projection(n);
+  }
+  if (timing) *timing = t;
+  return p;
+}
+
 Grid3 rabbit_grid(int L, double volume_mm) {
   const double r = volume_mm / L;
   return Grid3::centred({L, L, L}, {r, r, r});

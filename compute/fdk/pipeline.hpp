@@ -7,6 +7,7 @@
 #include "fdk/backprojector.hpp"
 #include "fdk/fdk_filter.hpp"
 #include "fdk/geometry.hpp"
+#include "fdk/projection_filter.hpp"
 #include "fdk/rabbitct_file.hpp"
 
 namespace tomo::fdk {
@@ -15,6 +16,16 @@ namespace tomo::fdk {
 // `on_projection(n)` is called after each projection (progress); may be empty.
 ProjectionStack simulate_preprocessed(const Phantom& phantom, const CArmGeometry& g, const FilterOptions& filter,
                                       const std::function<void(int)>& on_projection = {});
+
+struct PreprocessTiming {
+  double simulate_ms = 0;  // analytic line integrals (CPU)
+  double filter_ms = 0;    // the ProjectionFilter's apply() calls, transfers included
+};
+
+// The same, filtered by `filter` (already set up for `g`), `chunk` projections per apply() call.
+ProjectionStack simulate_preprocessed(const Phantom& phantom, const CArmGeometry& g, ProjectionFilter& filter,
+                                      PreprocessTiming* timing = nullptr,
+                                      const std::function<void(int)>& on_projection = {}, int chunk = 16);
 
 // The RabbitCT volume of side L over 256 mm: R_L = volume_mm / L, O_L = −0.5·R_L·(L−1).
 Grid3 rabbit_grid(int L, double volume_mm = 256.0);

@@ -7,32 +7,12 @@
 layout(local_size_x = 32, local_size_y = 4, local_size_z = 1) in;
 layout(std430, binding = 0) buffer Volume { float volume[]; };
 layout(std430, binding = 1) readonly buffer Matrices { float mats[]; };  // 12 per projection, column-major
-uniform sampler2DArray u_projections;  // layer n = projection n of this dispatch; border = 0
-
 uniform ivec3 u_dims;    // volume voxels
 uniform vec3 u_origin;   // world position of voxel (0,0,0), mm (RabbitCT O_L)
 uniform vec3 u_voxel;    // mm (RabbitCT R_L)
-uniform ivec2 u_detector;
 uniform int u_count;
 
-float tap(ivec2 p, int layer) {
-  // RabbitCT: taps outside the image read 0.
-  if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, u_detector))) return 0.0;
-  return texelFetch(u_projections, ivec3(p, layer), 0).r;
-}
-
-float sample_projection(float u, float v, int layer) {
-#ifdef EXACT
-  if (!(u > -1.0 && u < float(u_detector.x) && v > -1.0 && v < float(u_detector.y))) return 0.0;
-  float fu = floor(u), fv = floor(v);
-  float au = u - fu, av = v - fv;
-  ivec2 p = ivec2(int(fu), int(fv));
-  return (1.0 - av) * ((1.0 - au) * tap(p, layer) + au * tap(p + ivec2(1, 0), layer)) +
-         av * ((1.0 - au) * tap(p + ivec2(0, 1), layer) + au * tap(p + ivec2(1, 1), layer));
-#else
-  return texture(u_projections, vec3((u + 0.5) / float(u_detector.x), (v + 0.5) / float(u_detector.y), float(layer))).r;
-#endif
-}
+#include "sample.glsl"  // u_projections, u_detector, sample_projection()
 
 void main() {
   int i = int(gl_GlobalInvocationID.x), j = int(gl_GlobalInvocationID.y);

@@ -1,6 +1,7 @@
-// gl-compute back-projection vs the cpu reference on llvmpipe (CI) or a GPU: exact interpolation
-// within 1e-4 relative L2, the sampler's bilinear within 5e-3 (8-bit-weight budget, see
-// interpolation_budget_test.cpp). Never skipped.
+// The GL back-projections (gl-compute: compute shader; gl: raster, fragment shader + additive
+// blending into 3D-texture slabs) vs the cpu reference on llvmpipe (CI) or a GPU: exact
+// interpolation within 1e-4 relative L2, the sampler's bilinear within 5e-3 (8-bit-weight budget,
+// see interpolation_budget_test.cpp). Never skipped.
 #include <gtest/gtest.h>
 
 #include "core/registry.hpp"
@@ -9,13 +10,14 @@
 #include "fdk/pipeline.hpp"
 #include "fdk/simulate.hpp"
 #include "small_stack.hpp"
+#include "support/gl_test.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;
 
 namespace {
 
-const ProjectionStack& data() { return test::small_stack(); }
+const ProjectionStack& data() { return tomo::fdk::test::small_stack(); }
 
 VolumeF run(const std::string& backend, const Grid3& grid, const std::string& interp, int per_launch = 0) {
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
@@ -28,25 +30,50 @@ VolumeF run(const std::string& backend, const Grid3& grid, const std::string& in
 
 }  // namespace
 
-TEST(FdkGl, ExactInterpolationMatchesCpu) {
+class FdkGl : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { (void)tomo::test::gl_context(); }  // validation on; no context = failure
+};
+
+TEST_P(FdkGl, ExactInterpolationMatchesCpu) {
   const Grid3 grid = rabbit_grid(32);
   const VolumeF ref = run("cpu", grid, "exact");
-  const VolumeF v = run("gl-compute", grid, "exact");
+  const VolumeF v = run(GetParam(), grid, "exact");
   const double err = relative_l2(v.data, ref.data);
-  std::printf("gl-compute exact vs cpu: relative L2 %.3e\n", err);
+  std::printf("%s exact vs cpu: relative L2 %.3e\n", GetParam().c_str(), err);
   EXPECT_LE(err, 1e-4);
 }
 
-TEST(FdkGl, SamplerInterpolationIsCloseToCpu) {
+TEST_P(FdkGl, SamplerInterpolationIsCloseToCpu) {
   const Grid3 grid = rabbit_grid(32);
   const VolumeF ref = run("cpu", grid, "exact");
-  const VolumeF v = run("gl-compute", grid, "hardware", 7);  // odd launch size too
+  const VolumeF v = run(GetParam(), grid, "hardware", 7);  // odd launch size too
   const double err = relative_l2(v.data, ref.data);
-  std::printf("gl-compute sampler vs cpu: relative L2 %.3e\n", err);
+  std::printf("%s sampler vs cpu: relative L2 %.3e\n", GetParam().c_str(), err);
   EXPECT_LE(err, 5e-3);
 }
 
-TEST(FdkGl, OddGridSizesMatchCpu) {
+TEST_P(FdkGl, OddGridSizesMatchCpu) {
   const Grid3 grid = Grid3::centred({21, 13, 11}, {9.0, 11.0, 13.0});
-  EXPECT_LE(relative_l2(run("gl-compute", grid, "exact").data, run("cpu", grid, "exact").data), 1e-4);
+  EXPECT_LE(relative_l2(run(GetParam(), grid, "exact").data, run("cpu", grid, "exact").data), 1e-4);
 }
+
+TEST(FdkGlRaster, SlabsAndLaunchSizesDoNotChangeTheResult) {
+  (void)tomo::test::gl_context();
+  const Grid3 grid = rabbit_grid(32);
+  const VolumeF one = run("gl", grid, "exact");
+  auto op = BackendRegistry<ConeBeamBackprojector>::instance().create("gl");
+  BackprojectorOptions o;
+  o.interpolation = "exact";
+  o.device_memory_mb = 32.0 * 32 * 4 * 5 / 1048576.0;  // 5-slice slabs: 6 full + one of 2
+  o.projections_per_launch = 9;
+  op->configure(o);
+  const VolumeF slabs = reconstruct(*op, grid, data(), 16);
+  const double err = relative_l2(slabs.data, one.data);
+  std::printf("gl raster, 7 slabs and 9 projections per draw vs one slab: relative L2 %.3e\n", err);
+  EXPECT_LE(err, 1e-6);  // only the grouping of the fp32 batch sums differs
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FdkGl, ::testing::Values("gl-compute", "gl"), [](const auto& info) {
+  return info.param == "gl" ? std::string("Raster") : std::string("Compute");
+});
