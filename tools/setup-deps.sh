@@ -7,6 +7,7 @@ packages=(
   libglfw3-dev libglm-dev libstb-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev libfftw3-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+  libimgui-dev xvfb xauth
 )
 missing=()
 for p in "${packages[@]}"; do

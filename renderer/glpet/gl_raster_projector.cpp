@@ -343,7 +343,7 @@ void GlRasterProjector::mlem_update(DeviceBuffer& x, const DeviceBuffer& b, cons
   mlem_update_pass(gl_buffer(x, "gl mlem_update"), gl_buffer(b, "gl mlem_update"), gl_buffer(s, "gl mlem_update"));
 }
 
-bool GlRasterProjector::correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) {
+const gl::Texture& GlRasterProjector::draw_correspondence_image(std::size_t pair, const Vec3& v) {
   if (pair >= pairs_.size()) throw Error(str_cat("glpet gl: no pair ", pair));
   gl::shared_context().make_current();
   PairState& ps = *pairs_[pair];
@@ -352,6 +352,12 @@ bool GlRasterProjector::correspondence_image(std::size_t pair, const Vec3& v, st
   const gl::Buffer cam = gl::Buffer::from(rec);
   draw_correspondences(ps, pair, 0, 1, nullptr, cam);
   TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+  return ps.corr;
+}
+
+bool GlRasterProjector::correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) {
+  draw_correspondence_image(pair, v);
+  PairState& ps = *pairs_[pair];
   std::vector<float> f(std::size_t(ps.W) * ps.H * 4);
   TOMO_GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 4));
   TOMO_GL_CHECK(glGetTextureSubImage(ps.corr.id(), 0, 0, 0, 0, ps.W, ps.H, 1, GL_RGBA, GL_FLOAT,

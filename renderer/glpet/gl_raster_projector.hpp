@@ -35,6 +35,9 @@ class GlRasterProjector final : public Projector {
   void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& sens) override;
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
   void finish() override;
+  // Pass 1 for one sample: its correspondence image in layer 0 of the returned RGBA32F
+  // array texture, left on the GPU (the viewer draws it); valid until the next pass.
+  const gl::Texture& draw_correspondence_image(std::size_t pair, const Vec3& v);
 
   // Layers (voxel samples) per batch; 0 = automatic (memory budget, ≤ 2048). For benches.
   void set_batch_layers(int layers) { batch_override_ = layers; }

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "window/no_display.hpp"
 
 namespace tomo::gl {
 namespace {
@@ -17,8 +18,7 @@ void* glfw_proc(const char* name) { return reinterpret_cast<void*>(glfwGetProcAd
 std::unique_ptr<WindowContext> WindowContext::create(const WindowOptions& options) {
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit())
-    throw UnavailableError("no display for a window (" + g_last_glfw_error +
-                           "); use `tomoraster run` for headless work, or run the viewer under Xvfb with --screenshot");
+    throw UnavailableError(no_display_message("GLFW: " + g_last_glfw_error));
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
@@ -30,7 +30,10 @@ std::unique_ptr<WindowContext> WindowContext::create(const WindowOptions& option
     w = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
     if (w) break;
   }
-  if (!w) throw UnavailableError("could not open an OpenGL 4.5+ core window (" + g_last_glfw_error + ")");
+  if (!w) {
+    glfwTerminate();
+    throw UnavailableError(no_display_message("no OpenGL 4.5+ core window: " + g_last_glfw_error));
+  }
   std::unique_ptr<WindowContext> ctx(new WindowContext());
   ctx->window_ = w;
   glfwMakeContextCurrent(w);

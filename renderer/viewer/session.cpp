@@ -1,0 +1,189 @@
+#include "viewer/session.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/registry.hpp"
+#include "core/scene.hpp"
+#include "gl/engine.hpp"
+#include "glpet/gl_common.hpp"
+#include "glpet/mlem.hpp"
+#include "glpet/monte_carlo.hpp"
+
+namespace tomo::viewer {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+struct Stop {};  // thrown from on_iteration to leave run_mlem early
+}  // namespace
+
+GlpetSession::GlpetSession(const Scene& scene, const std::string& backend_request) {
+  if (scene.problem() != "glpet")
+    throw InputError(scene.source() + ": the viewer shows glpet scenes; run '" + scene.problem() +
+                     "' scenes with `tomoraster run`");
+  g_ = glpet::read_glpet_scene(scene);
+  const auto& sys = g_.system;
+  auto& reg = BackendRegistry<glpet::Projector>::instance();
+  backend_ = reg.resolve(backend_request.empty() ? scene.get<std::string>("backend", "auto") : backend_request);
+  render_thread_ = backend_.rfind("gl", 0) == 0;  // gl, gl-compute: the window's GL context
+
+  auto t0 = Clock::now();
+  const auto mc = glpet::simulate(sys.scanner, sys.sigma_t, glpet::VoxelSource(g_.activity_volume), g_.mc);
+  counts_ = mc.counts;
+  simulate_ms_ = ms_since(t0);
+  log_info("viewer: Monte-Carlo ", mc.histories, " pairs, ", mc.detected, " detected (", simulate_ms_, " ms)");
+
+  t0 = Clock::now();
+  op_ = reg.create(backend_);
+  op_->configure(sys);
+  corr_ = dynamic_cast<glpet::GlRasterProjector*>(op_.get());
+  if (!corr_) {  // the correspondence pass is the raster backend's: a display-only instance
+    own_corr_ = std::make_unique<glpet::GlRasterProjector>();
+    own_corr_->configure(sys);
+    corr_ = own_corr_.get();
+  }
+  configure_ms_ = ms_since(t0);
+  gl::shared_context().make_current();
+
+  image_ = gl::Buffer(std::max<std::size_t>(1, sys.voxel_count()) * sizeof(float));
+  image_.clear_zero();
+  measured_ = gl::Buffer::from(counts_);
+  estimated_ = gl::Buffer(std::max<std::size_t>(1, sys.lor_count()) * sizeof(float));
+  estimated_.clear_zero();
+  stats_ = gl::Buffer(kStatCount * sizeof(unsigned));
+  stats_.clear_zero();
+  update_stat(measured_, counts_.size(), kStatMeasured);
+}
+
+GlpetSession::~GlpetSession() {
+  stop_ = true;
+  if (worker_.joinable()) worker_.join();
+  try {
+    gl::shared_context().make_current();  // GL names are freed in the window's context
+  } catch (...) {
+  }
+}
+
+void GlpetSession::update_stat(const gl::Buffer& data, std::size_t n, int slot) {
+  const gl::Program& p = gl::shaders().compute("viewer/max.comp.glsl");
+  const unsigned zero = 0;
+  TOMO_GL_CHECK(glClearNamedBufferSubData(stats_.id(), GL_R32UI, slot * sizeof(unsigned), sizeof(unsigned),
+                                          GL_RED_INTEGER, GL_UNSIGNED_INT, &zero));
+  TOMO_GL_CHECK(glMemoryBarrier(GL_ALL_BARRIER_BITS));
+  p.use();
+  data.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+  stats_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+  p.set("u_n", unsigned(n));
+  p.set("u_slot", unsigned(slot));
+  p.dispatch(int(std::min<std::size_t>(std::max<std::size_t>(n, 1), 64 * 256)));
+  TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+}
+
+// Render thread, GL backend: GPU-side copies of x (and ỹ = A x when the atlas is shown).
+void GlpetSession::publish_gl(int it, const glpet::DeviceBuffer& x) {
+  const auto& sys = g_.system;
+  TOMO_GL_CHECK(glMemoryBarrier(GL_ALL_BARRIER_BITS));
+  const auto& xb = glpet::gl_buffer(x, "viewer");
+  TOMO_GL_CHECK(glCopyNamedBufferSubData(xb.buffer().id(), image_.id(), 0, 0, sys.voxel_count() * sizeof(float)));
+  update_stat(image_, sys.voxel_count(), kStatImage);
+  if (want_estimate_) {
+    if (!est_dev_) est_dev_ = op_->make_lors();
+    op_->forward(x, *est_dev_);
+    TOMO_GL_CHECK(glMemoryBarrier(GL_ALL_BARRIER_BITS));
+    const auto& eb = glpet::gl_buffer(*est_dev_, "viewer");
+    TOMO_GL_CHECK(glCopyNamedBufferSubData(eb.buffer().id(), estimated_.id(), 0, 0, sys.lor_count() * sizeof(float)));
+    update_stat(estimated_, sys.lor_count(), kStatEstimated);
+  }
+  shown_iteration_ = it;
+}
+
+// Worker thread: host copies for the render thread.
+void GlpetSession::publish_host(int it, const glpet::DeviceBuffer& x) {
+  std::vector<float> hx = glpet::download(x), he;
+  if (want_estimate_) {
+    if (!est_dev_) est_dev_ = op_->make_lors();
+    op_->forward(x, *est_dev_);
+    he = glpet::download(*est_dev_);
+  }
+  std::lock_guard lock(mutex_);
+  pending_x_ = std::move(hx);
+  if (!he.empty()) pending_est_ = std::move(he);
+  pending_iteration_ = it;
+  pending_ms_ = ms_since(last_);
+  pending_ = true;
+}
+
+void GlpetSession::run(const std::function<bool()>& frame) {
+  glpet::MlemOptions opt;
+  opt.iterations = g_.iterations;
+  last_ = Clock::now();
+  if (render_thread_) {
+    opt.on_iteration = [&](int it, const glpet::DeviceBuffer& x) {
+      iteration_ms_ = ms_since(last_);
+      publish_gl(it, x);
+      if (!frame()) throw Stop{};
+      last_ = Clock::now();
+    };
+    try {
+      glpet::run_mlem(*op_, counts_, {}, opt);
+    } catch (const Stop&) {
+    } catch (const std::exception& e) {
+      error_ = e.what();
+      log_error("viewer: reconstruction stopped: ", error_);
+    }
+    gl::shared_context().make_current();
+    finished_ = true;
+    return;
+  }
+  opt.on_iteration = [this](int it, const glpet::DeviceBuffer& x) {
+    publish_host(it, x);
+    if (stop_) throw Stop{};
+    last_ = Clock::now();
+  };
+  worker_ = std::thread([this, opt] {
+    try {
+      glpet::run_mlem(*op_, counts_, {}, opt);
+    } catch (const Stop&) {
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      pending_error_ = e.what();
+    }
+    finished_ = true;
+  });
+}
+
+bool GlpetSession::finished() {
+  if (!finished_) return false;
+  std::lock_guard lock(mutex_);
+  return !pending_;
+}
+
+void GlpetSession::sync() {
+  if (render_thread_) return;
+  std::vector<float> x, est;
+  int it = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (!pending_error_.empty() && error_.empty()) {
+      error_ = pending_error_;
+      log_error("viewer: reconstruction stopped: ", error_);
+    }
+    if (!pending_) return;
+    x.swap(pending_x_);
+    est.swap(pending_est_);
+    it = pending_iteration_;
+    iteration_ms_ = pending_ms_;
+    pending_ = false;
+  }
+  image_.upload(x.data(), x.size() * sizeof(float));
+  update_stat(image_, x.size(), kStatImage);
+  if (!est.empty()) {
+    estimated_.upload(est.data(), est.size() * sizeof(float));
+    update_stat(estimated_, est.size(), kStatEstimated);
+  }
+  shown_iteration_ = it;
+}
+
+}  // namespace tomo::viewer

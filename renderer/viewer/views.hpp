@@ -1,0 +1,44 @@
+// The viewer's three views as GL draws into the default framebuffer, and their state.
+#pragma once
+#include <array>
+#include <string>
+
+#include "viewer/layout.hpp"
+#include "viewer/session.hpp"
+
+namespace tomo::viewer {
+
+struct ViewState {
+  std::array<int, 3> voxel{0, 0, 0};  // selected voxel: correspondence sample, slice positions
+  int pair = 0;
+  bool grid = false;
+  int atlas_mode = 0;                 // 0 measured, 1 estimated, 2 ratio
+  float atlas_zoom = 0;               // window pixels per atlas texel (0: fit)
+  std::array<float, 2> atlas_pan{0, 0};  // atlas texel at the area's lower-left corner
+  int colour_map = 1;                 // 0 gray, 1 hot, 2 viridis
+  float level = 0.5f, width = 1.0f;   // window [level ∓ width/2] · max
+  int mip_axis = 2;
+  double corr_ms = 0;                 // device time of the last correspondence pass
+};
+
+class Views {
+ public:
+  Views();
+  // The correspondence pass for the selected voxel (into the projector's target), then
+  // its false-colour image.
+  void draw_correspondence(GlpetSession& s, ViewState& st, int win_w, int win_h);
+  void draw_atlas(GlpetSession& s, ViewState& st, int win_w, int win_h);
+  void draw_slices(GlpetSession& s, const ViewState& st, int win_w, int win_h);
+  // Where the correspondence image was drawn last (readout under the mouse).
+  const Placement& correspondence_placement() const { return corr_place_; }
+  // Atlas placement at the current zoom/pan: window → atlas texel.
+  Placement atlas_fit(const GlpetSession& s, const ViewState& st, int win_w, int win_h) const;
+
+ private:
+  void begin(const gl::Program& p, int win_w, int win_h, const Area& rect);
+  gl::VertexArray vao_;
+  gl::Query timer_;
+  Placement corr_place_;
+};
+
+}  // namespace tomo::viewer
