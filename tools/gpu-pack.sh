@@ -12,7 +12,10 @@ rm -rf .gpu
 mkdir -p .gpu/lib
 tar -czf .gpu/build.tar.gz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' --exclude='*.cpp' "$build"
 # Libraries from this distribution that the CUDA image does not ship.
-find "$build" -type f -perm -u+x \( -name tomoraster -o -name 'test_*' -o -name 'bench_*' \) -print0 |
-  xargs -0 -n1 ldd 2>/dev/null | awk '/=> \//{print $3}' | grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark' |
+# tomoraster-view's display libraries travel too, so that it starts there and reports the
+# missing display itself instead of failing in the dynamic loader.
+find "$build" -type f -perm -u+x \( -name 'tomoraster*' -o -name 'test_*' -o -name 'bench_*' \) -print0 |
+  xargs -0 -n1 ldd 2>/dev/null | awk '/=> \//{print $3}' |
+  grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark|libglfw|libstb|libX11|libxcb|libXau|libXdmcp|libbsd|libmd\.' |
   sort -u | xargs -r cp -L -t .gpu/lib
 du -sh .gpu .gl 2>/dev/null
