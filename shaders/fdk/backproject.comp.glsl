@@ -2,12 +2,15 @@
 // fdk: RabbitCT back-projection (seed 003 Algorithm 1) of up to 64 projections per dispatch from
 // a 2D array texture; each invocation updates VOXELS_PER_THREAD consecutive z-voxels of one (x, y).
 // EXACT: four texelFetch taps with fp32 weights (matches cpu); otherwise the sampler's bilinear.
+// The bound Volume is one z-slab (u_dims.z slices starting at global z index u_k0): a whole 1024³
+// volume is 4 GiB, beyond GL_MAX_SHADER_STORAGE_BLOCK_SIZE, so the host splits it.
 
 #define VOXELS_PER_THREAD 8
 layout(local_size_x = 32, local_size_y = 4, local_size_z = 1) in;
 layout(std430, binding = 0) buffer Volume { float volume[]; };
 layout(std430, binding = 1) readonly buffer Matrices { float mats[]; };  // 12 per projection, column-major
-uniform ivec3 u_dims;    // volume voxels
+uniform ivec3 u_dims;    // voxels of this slab (x, y: the volume's; z: the slab's depth)
+uniform int u_k0;        // global z index of the slab's first slice
 uniform vec3 u_origin;   // world position of voxel (0,0,0), mm (RabbitCT O_L)
 uniform vec3 u_voxel;    // mm (RabbitCT R_L)
 uniform int u_count;
@@ -29,7 +32,7 @@ void main() {
     float cv = mats[m + 1] * x + mats[m + 4] * y + mats[m + 10];
     float cw = mats[m + 2] * x + mats[m + 5] * y + mats[m + 11];
     for (int q = 0; q < VOXELS_PER_THREAD; ++q) {
-      float z = u_origin.z + float(kb + q) * u_voxel.z;
+      float z = u_origin.z + float(u_k0 + kb + q) * u_voxel.z;
       float rw = 1.0 / (mats[m + 8] * z + cw);
       float u = (mats[m + 6] * z + cu) * rw;
       float v = (mats[m + 7] * z + cv) * rw;
