@@ -88,9 +88,14 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
       const int cnt = std::min(per, b.count - n0);
       // Two projection textures and matrix buffers in turn: the upload of batch b+1 does not
       // have to wait for the draws that read batch b.
-      const gl::Texture& tex = projections_[next_];
-      const gl::Buffer& ubo = matrices_[next_];
+      const int slot = next_;
+      const gl::Texture& tex = projections_[slot];
+      const gl::Buffer& ubo = matrices_[slot];
       next_ ^= 1;
+      // Wait until the draws that last read this slot are done before overwriting it. GL orders
+      // the upload after them anyway, but on the H200 a 1024^3 volume with 16 batches queued
+      // without this wait came out 53.6 dB from the cpu (the same run with <= 4 batches: 100 dB).
+      wait_slot(slot);
       TOMO_GL_CHECK(glTextureSubImage3D(tex.id(), 0, 0, 0, 0, b.sx, b.sy, cnt, GL_RED, GL_FLOAT,
                                         b.pixels + n0 * image));
       for (int n = 0; n < cnt; ++n)
@@ -111,6 +116,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
         prog.set("u_k0", static_cast<int>(s) * slab_nz_);
         TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, slabs_[s].depth()));
       }
+      fences_[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     }
     TOMO_GL_CHECK(glDisable(GL_BLEND));
     TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
@@ -119,6 +125,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   void synchronize() override {
     gl::shared_context().make_current();
     glFinish();
+    for (int i = 0; i < 2; ++i) wait_slot(i);
   }
 
   VolumeF volume() override {
@@ -140,6 +147,13 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
 
  private:
+  void wait_slot(int i) {
+    if (!fences_[i]) return;
+    const GLenum r = glClientWaitSync(fences_[i], GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(600) * 1000000000ull);
+    glDeleteSync(fences_[i]);
+    fences_[i] = nullptr;
+    if (r == GL_WAIT_FAILED || r == GL_TIMEOUT_EXPIRED) throw Error("fdk gl: waiting for a projection batch failed");
+  }
   // Layers per draw; (re)creates the two projection array textures and matrix buffers.
   int ensure_textures(int sx, int sy) {
     const int per = options_.projections_per_launch > 0 ? std::min(options_.projections_per_launch, kMaxPerDraw) : 32;
@@ -177,6 +191,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   std::array<gl::Texture, 2> projections_;
   std::array<gl::Buffer, 2> matrices_;
   int next_ = 0;
+  std::array<GLsync, 2> fences_{nullptr, nullptr};
   bool vs_layer_ = false, checked_ = false;
 };
 
