@@ -23,7 +23,7 @@ struct IterationArgs {
 inline constexpr int kWarpCachePerLane = 10;
 // Row layout: lane r takes row j0 + r of the event's ellipse and walks its z interval; the first
 // kRowCachePerLane values of the row stay in registers for the second pass.
-inline constexpr int kRowCachePerLane = 12;
+inline constexpr int kRowCachePerLane = 11;
 inline constexpr int kThreadsPerBlock = 256;
 
 void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t stream);
