@@ -19,6 +19,12 @@ class DeviceBuffer {
   virtual std::size_t size() const = 0;
   virtual void upload(std::span<const float> host) = 0;     // host.size() == size()
   virtual void download(std::span<float> host) const = 0;   // host.size() == size()
+  // The GL buffer object (in the GL engine's shared context) holding the size() floats
+  // tightly packed from offset 0, or 0 when this buffer is not a GL object. GL may read it
+  // between operator calls without a host copy: after glMemoryBarrier for the GL backends;
+  // the cuda backend unmaps its buffers at the end of every call, which orders its kernels
+  // before later GL commands (docs/glpet.md §3).
+  virtual unsigned gl_name() const { return 0; }
 };
 
 // One pixel of a correspondence image (seed §II.B render target, RGBA32F): the secondary

@@ -1,7 +1,9 @@
 // The glpet `cuda` backend: the CUDA twin of the cpu reference (same line set, fp32 sums,
 // double line geometry). Buffers stay on the device between ML-EM iterations.
 // The system matrix is cached on the device at its first use when it fits (docs/glpet.md
-// §6), so ML-EM iterations read A instead of tracing and ray-marching every line again.
+// §3), so ML-EM iterations read A instead of tracing and ray-marching every line again.
+// The vectors are GL buffers mapped into CUDA when a GL context can be had (CUDA-GL interop,
+// glpet.cuda_gl_interop), so the viewer shows them without host copies; the cache is not.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "core/runtime_options.hpp"
 #include "core/stream.hpp"
 #include "glpet/projector.hpp"
+#include "glpet_cuda_buffer.hpp"
 #include "glpet_kernels.hpp"
 
 namespace tomo::glpet {
@@ -24,27 +27,6 @@ namespace tomo::glpet {
 namespace {
 
 using namespace tomo::glpet::cuda_impl;
-
-class CudaBuffer final : public DeviceBuffer {
- public:
-  CudaBuffer(std::size_t n, cudaStream_t stream) : buf(n), stream_(stream) {
-    buf.fill_zero(stream_);
-    TOMO_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  std::size_t size() const override { return buf.size(); }
-  void upload(std::span<const float> host) override {
-    TOMO_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    buf.upload(host);
-  }
-  void download(std::span<float> host) const override {
-    TOMO_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    buf.download(host);
-  }
-  cuda::DeviceBuffer<float> buf;
-
- private:
-  cudaStream_t stream_;
-};
 
 ModuleDesc describe(const Module& m) {
   ModuleDesc d{};
@@ -95,6 +77,9 @@ class CudaProjector final : public Projector {
     pairs_.clear();
     cache_.clear();
     cache_tried_ = false;
+    if (sys.cuda_gl_interop != "auto" && sys.cuda_gl_interop != "on" && sys.cuda_gl_interop != "off")
+      throw InputError("glpet.cuda_gl_interop must be \"auto\", \"on\" or \"off\", not \"" + sys.cuda_gl_interop + "\"");
+    interop_ = Interop::Undecided;
     for (std::size_t i = 0; i < sys.scanner.pairs.size(); ++i) {
       PairDesc p{};
       p.m[0] = describe(sys.scanner.pairs[i].modules[0]);
@@ -103,36 +88,43 @@ class CudaProjector final : public Projector {
       pairs_.push_back(p);
     }
   }
-  std::unique_ptr<DeviceBuffer> make_image() override {
-    return std::make_unique<CudaBuffer>(sys_.voxel_count(), stream());
-  }
-  std::unique_ptr<DeviceBuffer> make_lors() override { return std::make_unique<CudaBuffer>(sys_.lor_count(), stream()); }
+  std::unique_ptr<DeviceBuffer> make_image() override { return make_buffer(sys_.voxel_count()); }
+  std::unique_ptr<DeviceBuffer> make_lors() override { return make_buffer(sys_.lor_count()); }
 
+  // Every operator maps its GL-buffer arguments for its own duration (MapScope).
   void forward(const DeviceBuffer& x, DeviceBuffer& yt) override {
-    auto& out = dev(yt, sys_.lor_count());
-    out.buf.fill_zero(stream());
-    const float* xd = dev(x, sys_.voxel_count()).buf.data();
+    CudaBuffer &xb = dev(x, sys_.voxel_count()), &out = dev(yt, sys_.lor_count());
+    MapScope mapped{&xb, &out};
+    TOMO_CUDA_CHECK(cudaMemsetAsync(out.data(), 0, out.size() * sizeof(float), stream()));
+    const float* xd = xb.data();
     ensure_cache();
     for (std::size_t i = 0; i < pairs_.size(); ++i) {
       if (cache_.empty())
-        launch_forward(desc_, pairs_[i], xd, out.buf.data(), stream());
+        launch_forward(desc_, pairs_[i], xd, out.data(), stream());
       else
-        launch_cached_forward(desc_, pairs_[i], cache_[i].desc, xd, out.buf.data(), stream());
+        launch_cached_forward(desc_, pairs_[i], cache_[i].desc, xd, out.data(), stream());
     }
   }
   void back(const DeviceBuffer& z, DeviceBuffer& b) override {
-    gather(dev(z, sys_.lor_count()).buf.data(), nullptr, false, dev(b, sys_.voxel_count()).buf.data(), nullptr);
+    CudaBuffer &zb = dev(z, sys_.lor_count()), &bb = dev(b, sys_.voxel_count());
+    MapScope mapped{&zb, &bb};
+    gather(zb.data(), nullptr, false, bb.data(), nullptr);
   }
   void back_ratio(const DeviceBuffer& y, const DeviceBuffer& t, DeviceBuffer& b, DeviceBuffer* sens) override {
-    gather(dev(y, sys_.lor_count()).buf.data(), dev(t, sys_.lor_count()).buf.data(), true,
-           dev(b, sys_.voxel_count()).buf.data(), sens ? dev(*sens, sys_.voxel_count()).buf.data() : nullptr);
+    CudaBuffer &yb = dev(y, sys_.lor_count()), &tb = dev(t, sys_.lor_count()), &bb = dev(b, sys_.voxel_count());
+    CudaBuffer* sb = sens ? &dev(*sens, sys_.voxel_count()) : nullptr;
+    MapScope mapped{&yb, &tb, &bb, sb};
+    gather(yb.data(), tb.data(), true, bb.data(), sb ? sb->data() : nullptr);
   }
   void sensitivity(DeviceBuffer& s) override {
-    gather(nullptr, nullptr, false, nullptr, dev(s, sys_.voxel_count()).buf.data());
+    CudaBuffer& sb = dev(s, sys_.voxel_count());
+    MapScope mapped{&sb};
+    gather(nullptr, nullptr, false, nullptr, sb.data());
   }
   void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& s) override {
-    launch_mlem_update(dev(x, sys_.voxel_count()).buf.data(), dev(b, sys_.voxel_count()).buf.data(),
-                       dev(s, sys_.voxel_count()).buf.data(), sys_.voxel_count(), stream());
+    CudaBuffer &xb = dev(x, sys_.voxel_count()), &bb = dev(b, sys_.voxel_count()), &sb = dev(s, sys_.voxel_count());
+    MapScope mapped{&xb, &bb, &sb};
+    launch_mlem_update(xb.data(), bb.data(), sb.data(), sys_.voxel_count(), stream());
   }
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override {
     if (pair >= pairs_.size()) throw Error(str_cat("glpet cuda: no pair ", pair));
@@ -161,6 +153,33 @@ class CudaProjector final : public Projector {
     if (!c) throw Error("glpet cuda: buffer does not belong to the cuda backend");
     if (c->size() != want) throw Error(str_cat("glpet cuda: buffer of ", c->size(), " values, expected ", want));
     return *c;
+  }
+
+  // x, y, ỹ, b and s as GL buffers registered with CUDA when glpet.cuda_gl_interop and the
+  // GL engine allow it (decided at the first buffer after configure(), logged once), else
+  // plain device memory. Plain memory is kept for empty vectors (GL has no empty buffers).
+  std::unique_ptr<DeviceBuffer> make_buffer(std::size_t n) {
+    if (interop_ == Interop::Undecided) {
+      if (sys_.cuda_gl_interop == "off") {
+        interop_ = Interop::Off;
+        log_info("glpet cuda: vectors in plain device memory (glpet.cuda_gl_interop = \"off\")");
+      } else {
+        try {
+          auto b = CudaBuffer::gl_interop(std::max<std::size_t>(n, 1), stream());
+          interop_ = Interop::On;
+          log_info("glpet cuda: vectors are GL buffers mapped into CUDA (zero-copy interop: the viewer reads them "
+                   "without host copies)");
+          if (n > 0) return b;
+        } catch (const UnavailableError& e) {
+          if (sys_.cuda_gl_interop == "on")
+            throw UnavailableError(str_cat("glpet cuda: glpet.cuda_gl_interop = \"on\" but ", e.what()));
+          interop_ = Interop::Off;
+          log_info("glpet cuda: vectors in plain device memory (no CUDA-GL interop: ", e.what(), ")");
+        }
+      }
+    }
+    if (interop_ == Interop::On && n > 0) return CudaBuffer::gl_interop(n, stream());
+    return std::make_unique<CudaBuffer>(n, stream());
   }
   void gather(const float* y, const float* t, bool ratio, float* b, float* s) {
     ensure_cache();
@@ -231,6 +250,8 @@ class CudaProjector final : public Projector {
   std::vector<PairCache> cache_;
   bool cache_tried_ = false;
   std::size_t cache_bytes_ = 0;
+  enum class Interop { Undecided, On, Off };
+  Interop interop_ = Interop::Undecided;
 };
 
 const BackendRegistrar<Projector> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },

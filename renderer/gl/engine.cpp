@@ -71,6 +71,8 @@ Availability availability() {
   return *s.availability;
 }
 
+Context* current_shared_context() { return state().context.get(); }
+
 void install_context(std::unique_ptr<Context> context) {
   auto& s = state();
   s.shaders.reset();

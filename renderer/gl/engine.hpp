@@ -13,6 +13,8 @@ namespace tomo::gl {
 Context& shared_context();       // throws UnavailableError when no context can be made
 ShaderLibrary& shaders();        // of the shared context; honours --shader-dir
 Availability availability();     // cached result of trying shared_context()
+// The shared context if one exists now (never makes one): nullptr before first use / after release.
+Context* current_shared_context();
 // The viewer hands its window context over so every pass renders into it.
 void install_context(std::unique_ptr<Context> context);
 // Tears the shared context down (tests that need a fresh one).

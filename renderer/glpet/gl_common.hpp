@@ -18,6 +18,7 @@ class GlBuffer final : public DeviceBuffer {
   std::size_t size() const override { return n_; }
   void upload(std::span<const float> host) override;
   void download(std::span<float> host) const override;
+  unsigned gl_name() const override { return buf_.id(); }
   const gl::Buffer& buffer() const { return buf_; }
   void clear();
 

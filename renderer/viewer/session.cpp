@@ -7,7 +7,7 @@
 #include "core/registry.hpp"
 #include "core/scene.hpp"
 #include "gl/engine.hpp"
-#include "glpet/gl_common.hpp"
+#include "glpet/gl_display_copy.hpp"
 #include "glpet/mlem.hpp"
 #include "glpet/monte_carlo.hpp"
 
@@ -27,7 +27,6 @@ GlpetSession::GlpetSession(const Scene& scene, const std::string& backend_reques
   const auto& sys = g_.system;
   auto& reg = BackendRegistry<glpet::Projector>::instance();
   backend_ = reg.resolve(backend_request.empty() ? scene.get<std::string>("backend", "auto") : backend_request);
-  render_thread_ = backend_.rfind("gl", 0) == 0;  // gl, gl-compute: the window's GL context
 
   auto t0 = Clock::now();
   const auto mc = glpet::simulate(sys.scanner, sys.sigma_t, glpet::VoxelSource(g_.activity_volume), g_.mc);
@@ -45,7 +44,11 @@ GlpetSession::GlpetSession(const Scene& scene, const std::string& backend_reques
     corr_ = own_corr_.get();
   }
   configure_ms_ = ms_since(t0);
+  // Vectors that are GL buffers live in the window's context, which is current on this
+  // thread only: such backends (gl, gl-compute, cuda with interop) iterate here.
+  render_thread_ = op_->make_image()->gl_name() != 0;
   gl::shared_context().make_current();
+  log_info("viewer: ", backend_, " iterates on the ", render_thread_ ? "render thread (GPU-side display copies)" : "worker thread (display copies through the host)");
 
   image_ = gl::Buffer(std::max<std::size_t>(1, sys.voxel_count()) * sizeof(float));
   image_.clear_zero();
@@ -81,19 +84,16 @@ void GlpetSession::update_stat(const gl::Buffer& data, std::size_t n, int slot) 
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
 }
 
-// Render thread, GL backend: GPU-side copies of x (and ỹ = A x when the atlas is shown).
-void GlpetSession::publish_gl(int it, const glpet::DeviceBuffer& x) {
+// Render thread, vectors that are GL buffers: GPU-side copies of x (and of ỹ = A x when the
+// atlas is shown) into the display buffers.
+void GlpetSession::publish_device(int it, const glpet::DeviceBuffer& x) {
   const auto& sys = g_.system;
-  TOMO_GL_CHECK(glMemoryBarrier(GL_ALL_BARRIER_BITS));
-  const auto& xb = glpet::gl_buffer(x, "viewer");
-  TOMO_GL_CHECK(glCopyNamedBufferSubData(xb.buffer().id(), image_.id(), 0, 0, sys.voxel_count() * sizeof(float)));
+  glpet::copy_to_gl(x, image_);
   update_stat(image_, sys.voxel_count(), kStatImage);
   if (want_estimate_) {
     if (!est_dev_) est_dev_ = op_->make_lors();
     op_->forward(x, *est_dev_);
-    TOMO_GL_CHECK(glMemoryBarrier(GL_ALL_BARRIER_BITS));
-    const auto& eb = glpet::gl_buffer(*est_dev_, "viewer");
-    TOMO_GL_CHECK(glCopyNamedBufferSubData(eb.buffer().id(), estimated_.id(), 0, 0, sys.lor_count() * sizeof(float)));
+    glpet::copy_to_gl(*est_dev_, estimated_);
     update_stat(estimated_, sys.lor_count(), kStatEstimated);
   }
   shown_iteration_ = it;
@@ -122,7 +122,7 @@ void GlpetSession::run(const std::function<bool()>& frame) {
   if (render_thread_) {
     opt.on_iteration = [&](int it, const glpet::DeviceBuffer& x) {
       iteration_ms_ = ms_since(last_);
-      publish_gl(it, x);
+      publish_device(it, x);
       if (!frame()) throw Stop{};
       last_ = Clock::now();
     };

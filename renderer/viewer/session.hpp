@@ -1,8 +1,9 @@
 // What the viewer shows of a glpet scene: the simulated measurement (independent
 // Monte-Carlo, as `tomoraster run`), ML-EM on the chosen backend and the display copies
-// of the iterate and the atlases as GL buffers. GL backends iterate on the render thread
-// (their buffers already are GL objects: copied GPU-side, no host round trip); the
-// others iterate on a worker thread and the render thread uploads each new iterate.
+// of the iterate and the atlases as GL buffers. Backends whose vectors are GL buffers (gl,
+// gl-compute, and cuda through CUDA-GL interop) iterate on the render thread, whose GL
+// context they use, and are copied GPU-side (no host round trip); the others iterate on a
+// worker thread and the render thread uploads each new iterate.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -37,14 +38,15 @@ class GlpetSession {
   const std::string& backend() const { return backend_; }
   int planned_iterations() const { return g_.iterations; }
 
-  // Runs ML-EM. GL backends: here, calling `frame` after each iteration (return false to
-  // stop early). Other backends: on a worker thread; returns at once.
+  // Runs ML-EM. Backends with GL-buffer vectors (on_render_thread()): here, calling `frame`
+  // after each iteration (return false to stop early). Others: on a worker thread; returns at once.
   void run(const std::function<bool()>& frame);
   // True once ML-EM has ended and its last iterate is on display.
   bool finished();
   // Render thread, once per frame: uploads an iterate the worker has published.
   void sync();
 
+  bool on_render_thread() const { return render_thread_; }
   int iteration() const { return shown_iteration_; }
   double iteration_ms() const { return iteration_ms_; }
   double simulate_ms() const { return simulate_ms_; }
@@ -60,7 +62,7 @@ class GlpetSession {
   glpet::GlRasterProjector& correspondence() { return *corr_; }
 
  private:
-  void publish_gl(int it, const glpet::DeviceBuffer& x);
+  void publish_device(int it, const glpet::DeviceBuffer& x);
   void publish_host(int it, const glpet::DeviceBuffer& x);
   void update_stat(const gl::Buffer& data, std::size_t n, int slot);
 
