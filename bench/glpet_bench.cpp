@@ -1,25 +1,39 @@
-// bench_glpet: per-voxel time of the glpet passes (forward = seed §III, ratio
-// back-projection = §IV, one ML-EM iteration) for 64³ and 128³ on the default geometry
-// (two 32×32 modules, 2 mm pitch, 160 mm apart, R = 4, N = 1, K = 32, water cylinder),
-// per available backend, beside the seed's 8800 GTX figures. GPU backends run full
-// passes; the cpu reference is timed on a voxel subset and extrapolated (it needs hours).
-// cuda runs twice: with its system-matrix cache (docs/glpet.md §6) and as "cuda-trace",
-// tracing every line in every pass (--no-trace skips that row).
-// Usage: bench_glpet [--sizes 64,128] [--backends cpu,cuda] [--cpu-voxels 64] [--no-trace] [--json FILE]
+// bench_glpet: every glpet pass beside the ceiling it is bound by, in one run. For 64³ and
+// 128³ on the default geometry (two 32×32 modules, 2 mm pitch, 160 mm apart, R = 4, N = 1,
+// K = 32, water cylinder) it prints the time per voxel of each pass and of a full ML-EM
+// iteration for `gl` (raster: correspondence, atlas, terms, reduction, collect; forward,
+// back_ratio, update), `gl-compute` and `cuda` (forward, back_ratio, update), each with the
+// achieved rate, the ceiling it is bound by — measured in this run by bench/gl_ceilings.hpp
+// (docs/glpet.md §6 maps pass → ceiling) — the percentage, and the seed's 8800 GTX figures.
+// The GL backends are timed on the central `--slab` z-slices of grids above 64³ and scaled
+// per voxel. cuda runs with its system-matrix cache ("cuda") and tracing every line
+// ("cuda-trace", --no-trace skips it). cpu is timed on a voxel subset and extrapolated.
+// Usage: bench_glpet [--quick] [--sizes 64,128] [--backends gl,gl-compute,cuda,cpu] [--slab 8]
+//                    [--cpu-voxels 64] [--no-trace] [--json FILE]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "core/phantom.hpp"
 #include "core/registry.hpp"
+#include "core/runtime_options.hpp"
+#include "core/shutdown.hpp"
+#include "gl/engine.hpp"
+#include "gl_ceilings.hpp"
 #include "glpet/cpu_projector.hpp"
+#include "glpet/gl_pass_timings.hpp"
 #include "glpet/projector.hpp"
 
 using namespace tomo;
@@ -30,6 +44,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// The seed's single 8800 GTX (seed 004 §VI), ms per voxel: 0.06 correspondence + 0.07 atlas
+// = 0.13 forward; 128³: 4.5 min forward (270 s) and 90 s back-projection.
+constexpr double kVox128 = 128.0 * 128.0 * 128.0;
+const std::map<std::string, double> kSeedMsPerVoxel = {
+    {"correspondence", 0.06}, {"correspondence_hw", 0.06}, {"atlas", 0.07}, {"forward", 0.13},
+    {"back_ratio", 90e3 / kVox128}, {"iteration", 360e3 / kVox128}};
+
 Module plane(double z, double nz) {
   Module m;
   m.centre = {0, 0, z};
@@ -39,10 +60,12 @@ Module plane(double z, double nz) {
   return m;
 }
 
-SystemModel default_system(int n) {
+// The default geometry with an n³ grid over the 64 mm field of view; `nz` < n keeps the
+// central nz z-slices of it (the same voxels, a slab).
+SystemModel default_system(int n, int nz = 0) {
   SystemModel s;
   s.scanner.pairs.push_back(ModulePair{{plane(-80, 1), plane(80, -1)}});
-  s.grid = Grid3::centred({n, n, n}, {64.0 / n, 64.0 / n, 64.0 / n});
+  s.grid = Grid3::centred({n, n, nz > 0 ? nz : n}, {64.0 / n, 64.0 / n, 64.0 / n});
   Phantom att;
   Shape cyl;
   cyl.kind = Shape::Kind::Cylinder;
@@ -65,24 +88,278 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-struct Row {
-  std::string backend;
-  int n = 0;
-  double fwd_ms_per_voxel = 0, back_ms_per_voxel = 0, iter_s = 0, fwd_s = 0, back_s = 0;
-  double setup_s = 0;  // first sensitivity: Σ_l A_lv, plus the cuda system-matrix cache when it is built
-  bool extrapolated = false;
+// Lines of all correspondence images of one pass, per voxel.
+double lines_per_voxel(const SystemModel& sys) {
+  double l = 0;
+  for (const ModulePair& p : sys.scanner.pairs) l += double(sys.R) * p.n_a() * sys.R * p.n_t();
+  return l * sys.N;
+}
+
+// ---- ceilings -------------------------------------------------------------------------
+
+// Rates in base units per second, measured once (`fixed`) and per timed grid (`march`).
+struct FixedCeilings {
+  bool ok = false;
+  double frag_copy = 0;       // fragments/s, RGBA32F texelFetch → RGBA32F
+  double point_blend = 0;     // points/s into R32F
+  double atomic_float = 0;    // float atomicAdd/s
+  double copy = 0;            // bytes/s read + written (compute copy)
+  double mipmap = 0;          // bytes/s read over all levels (glGenerateTextureMipmap)
+  double compute_fma = 0;     // FLOP/s (reference only)
+  double fragment_fma = 0;    // FLOP/s (reference only)
 };
 
-// cpu: time the elementary voxel→LOR correspondence on `count` voxels spread over the grid.
-Row bench_cpu(const SystemModel& sys, int count) {
-  Row r;
-  r.backend = "cpu";
-  r.n = sys.grid.dims[0];
-  r.extrapolated = true;
+struct MarchCeilings {
+  LineWork lines;
+  int samples = 1;                   // fetched σ_t samples per hit line (rounded)
+  double frag_texel = 0;             // hit lines/s: fragment, 8 texelFetch per sample (gl contract)
+  double frag_filtered = 0;          // hit lines/s: fragment, 1 filtered fetch per sample (seed)
+  double compute_loads = 0;          // hit lines/s: compute, 8 SSBO loads per sample
+};
+
+struct Env {
+  bool gl = false, software = false;
+  FixedCeilings fixed;
+  std::map<std::string, MarchCeilings> march;  // by grid "nx x ny x nz"
+  nlohmann::json ceilings_json = nlohmann::json::array();
+};
+
+FixedCeilings measure_fixed(bool software, nlohmann::json& out) {
+  const int q = software ? 16 : 1;
+  FixedCeilings c;
+  c.frag_copy = bench::fragment_copy_gfrags(4096 / q) * 1e9;
+  c.point_blend = bench::point_blend_gpoints(2048 / q, (1 << 26) / (q * q)) * 1e9;
+  c.atomic_float = bench::atomic_gops(132 * 2048 * 4 / q, software ? 16 : 64, 1 << 20, true) * 1e9;
+  c.copy = bench::copy_tbps((std::size_t(1) << 28) / (q * q)) * 1e12;
+  c.mipmap = bench::mipmap_gbps(software ? 128 : 1024, software ? 8 : 64, true) * 1e9;
+  c.compute_fma = bench::compute_fma_tflops(132 * 2048 * 8 / q, 1024 / q) * 1e12;
+  c.fragment_fma = bench::fragment_fma_tflops(4096 / q, software ? 64 : 256) * 1e12;
+  c.ok = true;
+  auto add = [&](const char* name, double v, const char* unit) { out.push_back({{"name", name}, {"rate", v}, {"unit", unit}}); };
+  add("fragment RGBA32F texel copy", c.frag_copy, "fragments/s");
+  add("points blended into R32F", c.point_blend, "points/s");
+  add("compute float atomicAdd", c.atomic_float, "ops/s");
+  add("compute copy (read+write)", c.copy, "bytes/s");
+  add("glGenerateTextureMipmap RGBA32F array (all levels read)", c.mipmap, "bytes/s");
+  add("compute fp32 FMA", c.compute_fma, "FLOP/s");
+  add("fragment fp32 FMA", c.fragment_fma, "FLOP/s");
+  return c;
+}
+
+const MarchCeilings& march_for(Env& env, const SystemModel& sys) {
+  const auto& d = sys.grid.dims;
+  const std::string key = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+  if (auto it = env.march.find(key); it != env.march.end()) return it->second;
+  MarchCeilings m;
+  m.lines = line_work(sys);
+  m.samples = std::max(1, int(std::lround(m.lines.samples_per_hit)));
+  const int tiles = env.software ? 2 : 16;
+  const std::array<int, 3> dims{d[0], d[1], d[2]};
+  m.frag_texel = bench::march_glines(bench::March::FragmentTexelFetch, dims, sys.sigma_t.data, m.samples, tiles) * 1e9;
+  m.frag_filtered = bench::march_glines(bench::March::FragmentFiltered, dims, sys.sigma_t.data, m.samples, tiles) * 1e9;
+  m.compute_loads = bench::march_glines(bench::March::ComputeLoads, dims, sys.sigma_t.data, m.samples, tiles) * 1e9;
+  std::fprintf(stderr, "bench_glpet: grid %s: %.3f of the lines hit, %.2f of K = %d samples fetched per hit line\n",
+               key.c_str(), m.lines.hit_fraction, m.lines.samples_per_hit, sys.K);
+  env.ceilings_json.push_back({{"grid", key},
+                               {"hit_fraction", m.lines.hit_fraction},
+                               {"samples_per_hit_line", m.lines.samples_per_hit},
+                               {"march_samples", m.samples},
+                               {"fragment_march_texelfetch_lines_per_s", m.frag_texel},
+                               {"fragment_march_filtered_lines_per_s", m.frag_filtered},
+                               {"compute_march_loads_lines_per_s", m.compute_loads}});
+  return env.march.emplace(key, m).first->second;
+}
+
+// ---- rows -----------------------------------------------------------------------------
+
+struct Row {
+  Row() = default;
+  Row(std::string be, std::string p, int size, double ms, double work, std::string u, std::string bound = "")
+      : backend(std::move(be)), pass(std::move(p)), n(size), ms_per_voxel(ms), work_per_voxel(work), unit(std::move(u)),
+        bound_by(std::move(bound)) {}
+  std::string backend, pass;
+  int n = 0;
+  double ms_per_voxel = 0;
+  double work_per_voxel = 0;  // in `unit`
+  std::string unit;
+  std::string bound_by;       // "" : no ceiling
+  double ceil_ms_per_voxel = 0;  // the ceiling's lower bound on the time
+  double setup_s = -1;           // iteration rows: the one-off sensitivity (+ cuda cache)
+  std::string note;
+};
+
+double rate(const Row& r) { return r.ms_per_voxel > 0 ? r.work_per_voxel / (r.ms_per_voxel * 1e-3) : 0.0; }
+double ceil_rate(const Row& r) {
+  return r.ceil_ms_per_voxel > 0 ? r.work_per_voxel / (r.ceil_ms_per_voxel * 1e-3) : 0.0;
+}
+double percent(const Row& r) { return r.ms_per_voxel > 0 ? 100.0 * r.ceil_ms_per_voxel / r.ms_per_voxel : 0.0; }
+
+// A lower bound on the time (ms per voxel) of `amount` per voxel at `per_s`.
+double bound_ms(double amount, double per_s) { return per_s > 0 ? amount / per_s * 1e3 : 0.0; }
+
+// Composite rows (whole calls, iteration): the passes run one after another, so their
+// ceilings' times add up.
+Row composite(const std::string& backend, const std::string& pass, int n, const std::vector<const Row*>& parts,
+              double ms_per_voxel, double work, const std::string& unit) {
+  Row r{backend, pass, n, ms_per_voxel, work, unit, "sum of pass bounds"};
+  for (const Row* p : parts) {
+    if (!p || p->bound_by.empty()) {
+      r.bound_by.clear();
+      r.ceil_ms_per_voxel = 0;
+      return r;
+    }
+    r.ceil_ms_per_voxel += p->ceil_ms_per_voxel;
+  }
+  return r;
+}
+
+// gl / gl-compute through gl_pass_timings() on `sys` (the full grid or a slab of it).
+void bench_gl_backends(Env& env, const SystemModel& sys, int n, const std::vector<std::string>& which,
+                       std::vector<Row>& rows) {
+  const MarchCeilings& mc = march_for(env, sys);
+  const FixedCeilings& fc = env.fixed;
+  const double nvox = double(sys.voxel_count()), lines = lines_per_voxel(sys), hits = lines * mc.lines.hit_fraction;
+  std::vector<float> x(sys.voxel_count(), 1.0f);  // x > 0 everywhere: no voxel is skipped
+  const std::vector<float> y(sys.lor_count(), 1.0f);
+  const auto timings = gl_pass_timings(sys, x, y, 1, which);
+  const bool slab = sys.grid.dims[2] != n;
+  const std::string note = slab ? "slab " + std::to_string(sys.grid.dims[2]) + "/" + std::to_string(n) + " z, scaled" : "";
+  for (const std::string& be : which) {
+    std::map<std::string, Row> by;
+    for (const GlPassTiming& t : timings) {
+      if (t.backend != be) continue;
+      Row r{be, t.pass, n, t.ms_per_voxel, t.work / nvox, t.unit};
+      r.note = note;
+      const double w = r.work_per_voxel;
+      if (t.pass == "correspondence") {
+        r.bound_by = "frag march 8 texelFetch";
+        r.ceil_ms_per_voxel = bound_ms(hits, mc.frag_texel);
+      } else if (t.pass == "correspondence_hw") {
+        r.bound_by = "frag march filtered";
+        r.ceil_ms_per_voxel = bound_ms(hits, mc.frag_filtered);
+      } else if (t.pass == "atlas") {
+        r.bound_by = "point blend (hits)";
+        r.ceil_ms_per_voxel = bound_ms(hits, fc.point_blend);
+      } else if (t.pass == "terms") {
+        r.bound_by = "frag RGBA32F copy";
+        r.ceil_ms_per_voxel = bound_ms(w, fc.frag_copy);
+      } else if (t.pass == "reduction") {
+        r.bound_by = "mipmap bandwidth";
+        r.ceil_ms_per_voxel = bound_ms(w, fc.mipmap);
+      } else if (t.pass == "collect" || t.pass == "update") {
+        r.bound_by = "copy bandwidth";
+        r.ceil_ms_per_voxel = bound_ms(w, fc.copy);
+      } else if (be == "gl-compute" && t.pass != "update") {
+        // Every hit line is ray-marched; the forward scatter adds ≥ 1 float atomicAdd per
+        // R×R macropixel with a hit: whichever bound is larger.
+        r.bound_by = "compute march 8 loads";
+        r.ceil_ms_per_voxel = bound_ms(hits, mc.compute_loads);
+        if (t.pass == "forward") {
+          const double atom = bound_ms(hits / (double(sys.R) * sys.R), fc.atomic_float);
+          if (atom > r.ceil_ms_per_voxel) {
+            r.bound_by = "float atomicAdd";
+            r.ceil_ms_per_voxel = atom;
+          }
+        }
+      }
+      by[t.pass] = r;
+    }
+    if (by.empty()) continue;
+    auto get = [&](const char* p) -> const Row* { return by.count(p) ? &by[p] : nullptr; };
+    if (be == "gl") {
+      by["forward"] = composite(be, "forward", n, {get("correspondence"), get("atlas")}, by["forward"].ms_per_voxel,
+                                by["forward"].work_per_voxel, by["forward"].unit);
+      by["back_ratio"] = composite(be, "back_ratio", n,
+                                   {get("correspondence"), get("terms"), get("reduction"), get("collect")},
+                                   by["back_ratio"].ms_per_voxel, by["back_ratio"].work_per_voxel, by["back_ratio"].unit);
+      by["forward"].note = by["back_ratio"].note = note;
+    }
+    Row it = composite(be, "iteration", n, {get("forward"), get("back_ratio"), get("update")},
+                       by["forward"].ms_per_voxel + by["back_ratio"].ms_per_voxel + by["update"].ms_per_voxel, 1.0,
+                       "voxels");
+    it.note = note;
+    if (by.count("sensitivity")) it.setup_s = by["sensitivity"].ms_per_voxel * double(n) * n * n * 1e-3;
+    const std::vector<std::string> order =
+        be == "gl" ? std::vector<std::string>{"correspondence", "correspondence_hw", "atlas", "terms", "reduction",
+                                              "collect", "forward", "back_ratio", "update"}
+                   : std::vector<std::string>{"forward", "back_ratio", "update"};
+    for (const auto& p : order)
+      if (by.count(p)) rows.push_back(by[p]);
+    rows.push_back(it);
+  }
+}
+
+// cuda (and any other backend) through the Projector interface on the full grid.
+void bench_projector(Env& env, const std::string& name, const std::string& label, const SystemModel& sys,
+                     std::vector<Row>& rows) {
+  auto op = BackendRegistry<Projector>::instance().create(name);
+  op->configure(sys);
+  auto x = op->make_image(), yt = op->make_lors(), y = op->make_lors(), b = op->make_image(), s = op->make_image();
+  x->upload(std::vector<float>(x->size(), 1.0f));
+  y->upload(std::vector<float>(y->size(), 1.0f));
+  auto t0 = Clock::now();
+  op->sensitivity(*s);  // what ML-EM does once before iterating (builds the cuda cache)
+  op->finish();
+  const double setup_s = ms_since(t0) / 1e3;
+  op->forward(*x, *yt);  // warm-up (and ỹ for the ratio)
+  op->finish();
+  auto timed = [&](auto&& f) {
+    op->finish();
+    const auto t = Clock::now();
+    f();
+    op->finish();
+    return ms_since(t);
+  };
+  const double nvox = double(sys.voxel_count());
+  const double fwd = timed([&] { op->forward(*x, *yt); }) / nvox;
+  const double back = timed([&] { op->back_ratio(*y, *yt, *b, nullptr); }) / nvox;
+  auto x2 = op->make_image();
+  x2->upload(std::vector<float>(x2->size(), 1.0f));
+  const double up = timed([&] { op->mlem_update(*x2, *b, *s); }) / nvox;
+  const double iter = timed([&] {
+                        op->forward(*x, *yt);
+                        op->back_ratio(*y, *yt, *b, nullptr);
+                        op->mlem_update(*x, *b, *s);
+                      }) / nvox;
+  const int n = sys.grid.dims[0];
+  const bool gl = env.fixed.ok;
+  const double lines = lines_per_voxel(sys);
+  Row f{label, "forward", n, fwd, lines, "lines"}, br{label, "back_ratio", n, back, lines, "lines"};
+  Row u{label, "update", n, up, 16.0, "bytes"};
+  if (gl) {
+    u.bound_by = "copy bandwidth";
+    u.ceil_ms_per_voxel = bound_ms(16.0, env.fixed.copy);
+    if (label == "cuda") {
+      // The cached system matrix (docs/glpet.md §3): (4 + 4B²)·M·N bytes per voxel, B = 2
+      // for the default geometry, M = detectors per module, read once per pass.
+      const double B = 2, M = double(sys.scanner.pairs[0].n_a()) * sys.scanner.pairs[0].n_t();
+      const double bytes = (4 + 4 * B * B) * M * sys.N * double(sys.scanner.pairs.size());
+      for (Row* r : {&f, &br}) {
+        r->work_per_voxel = bytes;
+        r->unit = "bytes";
+        r->bound_by = "cache bytes @ copy bw";
+        r->ceil_ms_per_voxel = bound_ms(bytes, env.fixed.copy);
+      }
+    } else {
+      const MarchCeilings& mc = march_for(env, sys);
+      for (Row* r : {&f, &br}) {
+        r->bound_by = "compute march 8 loads";
+        r->ceil_ms_per_voxel = bound_ms(lines * mc.lines.hit_fraction, mc.compute_loads);
+      }
+    }
+  }
+  Row it = composite(label, "iteration", n, {&f, &br, &u}, iter, 1.0, "voxels");
+  it.setup_s = setup_s;
+  for (Row* r : {&f, &br, &u, &it}) rows.push_back(*r);
+}
+
+// cpu: the elementary voxel→LOR correspondence on `count` voxels spread over the grid, one core.
+void bench_cpu(const SystemModel& sys, int count, std::vector<Row>& rows) {
   const Extinction ext(sys.sigma_t);
   const auto offsets = sample_offsets(sys.N);
   std::vector<double> atlas(sys.lor_count(), 0.0), ratio(sys.lor_count(), 1.0);
   const int n = sys.grid.dims[0];
+  count = std::max(1, count);
   auto voxel = [&](int c, int& i, int& j, int& k) {
     const long idx = long((double(c) + 0.5) / count * double(sys.voxel_count()));
     i = int(idx % n), j = int((idx / n) % n), k = int(idx / (long(n) * n));
@@ -93,7 +370,7 @@ Row bench_cpu(const SystemModel& sys, int count) {
     voxel(c, i, j, k);
     for_each_line(sys, ext, offsets, i, j, k, [&](std::size_t l, double a) { atlas[l] += a; });
   }
-  r.fwd_ms_per_voxel = ms_since(t0) / count;
+  const double fwd = ms_since(t0) / count;
   t0 = Clock::now();
   double sink = 0;
   for (int c = 0; c < count; ++c) {
@@ -106,46 +383,14 @@ Row bench_cpu(const SystemModel& sys, int count) {
     });
     sink += sb + ss;
   }
-  r.back_ms_per_voxel = ms_since(t0) / count;
+  const double back = ms_since(t0) / count;
   if (sink < 0) std::printf("?");
-  r.fwd_s = r.fwd_ms_per_voxel * sys.voxel_count() / 1e3;  // one core
-  r.back_s = r.back_ms_per_voxel * sys.voxel_count() / 1e3;
-  r.iter_s = r.fwd_s + r.back_s;
-  return r;
-}
-
-Row bench_backend(const std::string& name, const SystemModel& sys) {
-  auto op = BackendRegistry<Projector>::instance().create(name);
-  op->configure(sys);
-  auto x = op->make_image(), yt = op->make_lors(), y = op->make_lors(), b = op->make_image(), s = op->make_image();
-  x->upload(std::vector<float>(x->size(), 1.0f));
-  y->upload(std::vector<float>(y->size(), 1.0f));
-  Row r;
-  auto t_setup = Clock::now();
-  op->sensitivity(*s);  // what ML-EM does once before iterating
-  op->finish();
-  r.setup_s = ms_since(t_setup) / 1e3;
-  op->forward(*x, *yt);  // warm-up (and ỹ for the ratio)
-  op->finish();
-  r.backend = name;
-  r.n = sys.grid.dims[0];
-  auto t0 = Clock::now();
-  op->forward(*x, *yt);
-  op->finish();
-  r.fwd_s = ms_since(t0) / 1e3;
-  t0 = Clock::now();
-  op->back_ratio(*y, *yt, *b, nullptr);
-  op->finish();
-  r.back_s = ms_since(t0) / 1e3;
-  t0 = Clock::now();
-  op->forward(*x, *yt);
-  op->back_ratio(*y, *yt, *b, nullptr);
-  op->mlem_update(*x, *b, *s);
-  op->finish();
-  r.iter_s = ms_since(t0) / 1e3;
-  r.fwd_ms_per_voxel = r.fwd_s * 1e3 / sys.voxel_count();
-  r.back_ms_per_voxel = r.back_s * 1e3 / sys.voxel_count();
-  return r;
+  const double lines = lines_per_voxel(sys);
+  for (Row r : {Row{"cpu", "forward", n, fwd, lines, "lines"}, Row{"cpu", "back_ratio", n, back, lines, "lines"},
+                Row{"cpu", "iteration", n, fwd + back, 1.0, "voxels"}}) {
+    r.note = "1 core, " + std::to_string(count) + " voxels, ext";
+    rows.push_back(r);
+  }
 }
 
 }  // namespace
@@ -153,7 +398,7 @@ Row bench_backend(const std::string& name, const SystemModel& sys) {
 int main(int argc, char** argv) {
   std::vector<int> sizes{64, 128};
   std::vector<std::string> backends;
-  int cpu_voxels = 64;
+  int cpu_voxels = 64, slab = 8;
   std::string json_path;
   bool trace_too = true;
   for (int a = 1; a < argc; ++a) {
@@ -165,66 +410,164 @@ int main(int argc, char** argv) {
       }
       return argv[++a];
     };
+    auto positive = [&](const std::string& v) {
+      int i = 0;
+      try {
+        i = std::stoi(v);
+      } catch (...) {
+      }
+      if (i < 1) {
+        std::fprintf(stderr, "bench_glpet: %s wants a positive integer, got \"%s\"\n", arg.c_str(), v.c_str());
+        std::exit(2);
+      }
+      return i;
+    };
     if (arg == "--sizes") {
       sizes.clear();
-      for (const auto& s : split(next())) sizes.push_back(std::stoi(s));
+      for (const auto& s : split(next())) sizes.push_back(positive(s));
+    } else if (arg == "--quick") {
+      sizes = {64};
     } else if (arg == "--backends") {
       backends = split(next());
     } else if (arg == "--cpu-voxels") {
-      cpu_voxels = std::stoi(next());
+      cpu_voxels = positive(next());
+    } else if (arg == "--slab") {
+      slab = positive(next());
     } else if (arg == "--no-trace") {
       trace_too = false;
     } else if (arg == "--json") {
       json_path = next();
     } else {
-      std::fprintf(stderr, "usage: bench_glpet [--sizes 64,128] [--backends a,b] [--cpu-voxels N] [--no-trace] [--json FILE]\n");
+      std::fprintf(stderr,
+                   "usage: bench_glpet [--quick] [--sizes 64,128] [--backends a,b] [--slab Z] [--cpu-voxels N] "
+                   "[--no-trace] [--json FILE]\n");
       return 2;
     }
   }
+  runtime_options().progress = false;
   auto& reg = BackendRegistry<Projector>::instance();
   if (backends.empty()) backends = reg.available_names();
+  Env env;
+  std::string device = "no GL";
+  env.gl = gl::availability().ok;
+  if (env.gl) {
+    const auto& info = gl::shared_context().info();
+    device = info.summary();
+    env.software = info.gl_renderer.find("llvmpipe") != std::string::npos;
+    std::fprintf(stderr, "bench_glpet: measuring the GL ceilings on %s ...\n", device.c_str());
+    env.fixed = measure_fixed(env.software, env.ceilings_json);
+  }
   std::vector<Row> rows;
   for (int n : sizes) {
     const SystemModel sys = default_system(n);
+    std::vector<std::string> gl_which;
     for (const auto& b : backends) {
       if (auto av = reg.available(b); !av.ok) {
         std::fprintf(stderr, "bench_glpet: skipping %s: %s\n", b.c_str(), av.why.c_str());
         continue;
       }
+      if (b == "gl" || b == "gl-compute") {
+        gl_which.push_back(b);
+        continue;
+      }
       std::fprintf(stderr, "bench_glpet: %s %d^3 ...\n", b.c_str(), n);
-      rows.push_back(b == "cpu" ? bench_cpu(sys, cpu_voxels) : bench_backend(b, sys));
+      if (b == "cpu") {
+        bench_cpu(sys, cpu_voxels, rows);
+        continue;
+      }
+      SystemModel cached = sys;
+      if (b == "cuda") cached.system_cache = "on";  // the rows say "cache bytes": make sure
+      try {
+        bench_projector(env, b, b, cached, rows);
+      } catch (const UnavailableError& e) {
+        std::fprintf(stderr, "bench_glpet: %s %d^3 cached: %s\n", b.c_str(), n, e.what());
+      }
       if (b == "cuda" && trace_too) {  // the same backend tracing every line in every pass
         SystemModel traced = sys;
         traced.system_cache = "off";
-        rows.push_back(bench_backend(b, traced));
-        rows.back().backend = "cuda-trace";
+        bench_projector(env, b, "cuda-trace", traced, rows);
       }
     }
+    if (!gl_which.empty()) {
+      const SystemModel timed = n > 64 && slab < n ? default_system(n, slab) : sys;
+      std::fprintf(stderr, "bench_glpet: gl backends %d^3 (%d x %d x %d voxels timed) ...\n", n, timed.grid.dims[0],
+                   timed.grid.dims[1], timed.grid.dims[2]);
+      bench_gl_backends(env, timed, n, gl_which, rows);
+    }
   }
-  // The seed's single 8800 GTX (seed 004 §VI): 0.06 ms correspondence + 0.07 ms atlas =
-  // 0.13 ms per voxel forward, 4.5 min forward and 90 s back-projection for 128³.
-  std::printf("\nglpet passes, default geometry (32x32 modules, R=4, N=1, K=32); seed 8800 GTX: forward "
-              "0.13 ms/voxel (0.06 corr + 0.07 atlas), back 0.04 ms/voxel reduction; 128^3: 270 s fwd, 90 s back\n");
-  std::printf("%-10s %6s %16s %16s %12s %12s %12s %12s %10s\n", "backend", "size", "fwd ms/voxel", "back ms/voxel",
-              "fwd s", "back s", "iter s", "setup s", "note");
-  nlohmann::json j = nlohmann::json::array();
+
+  std::printf("\nbench_glpet on %s\n", device.c_str());
+  std::printf("default geometry: 32x32 modules, 2 mm pitch, 160 mm apart, R=4, N=1, K=32, water cylinder; "
+              "x = 1, y = 1 everywhere.\n");
+  std::printf("GL backends on grids above 64^3: the central %d z-slices timed and scaled per voxel (lines leave "
+              "the slab early: fewer sigma_t samples per line than the full grid).\n", slab);
+  std::printf("seed 8800 GTX: 0.06 ms/voxel correspondence + 0.07 atlas = 0.13 forward; 128^3: 270 s forward, "
+              "90 s back-projection.\n");
+  if (env.fixed.ok) {
+    const FixedCeilings& c = env.fixed;
+    std::printf("\nceilings (this GPU, this run):\n");
+    std::printf("  frag RGBA32F copy       %10.4g fragments/s  (texelFetch + write, full-screen pass)\n", c.frag_copy);
+    std::printf("  point blend             %10.4g points/s     (GL_ONE,GL_ONE into R32F)\n", c.point_blend);
+    std::printf("  float atomicAdd         %10.4g ops/s        (compute, 2^20 counters)\n", c.atomic_float);
+    std::printf("  copy bandwidth          %10.4g bytes/s      (compute copy, read+write)\n", c.copy);
+    std::printf("  mipmap bandwidth        %10.4g bytes/s      (glGenerateTextureMipmap RGBA32F, all levels read)\n",
+                c.mipmap);
+    std::printf("  compute / fragment FMA  %10.4g / %.4g FLOP/s (reference)\n", c.compute_fma, c.fragment_fma);
+    for (const auto& [grid, m] : env.march)
+      std::printf("  march %-12s %5.3f of lines hit, %.2f samples/hit line (%d marched): frag 8 texelFetch %.4g, "
+                  "frag filtered %.4g, compute 8 loads %.4g hit lines/s\n",
+                  grid.c_str(), m.lines.hit_fraction, m.lines.samples_per_hit, m.samples, m.frag_texel,
+                  m.frag_filtered, m.compute_loads);
+    std::printf("  (rates below are per unit of the row; a bound in hit lines is converted with the hit fraction)\n");
+  }
+  std::printf("\n%-10s %6s %-17s %11s %10s %-9s %10s %-22s %10s %6s %8s %8s %s\n", "backend", "size", "pass",
+              "ms/voxel", "s @size", "unit", "rate/s", "bound by", "ceiling/s", "%", "seed ms", "setup s", "note");
+  nlohmann::json jr = nlohmann::json::array();
   for (const Row& r : rows) {
-    std::printf("%-10s %5d^3 %16.4g %16.4g %12.4g %12.4g %12.4g %12.4g %10s\n", r.backend.c_str(), r.n,
-                r.fwd_ms_per_voxel, r.back_ms_per_voxel, r.fwd_s, r.back_s, r.iter_s, r.setup_s,
-                r.extrapolated ? "1 core, ext" : "");
-    j.push_back({{"backend", r.backend},
-                 {"size", r.n},
-                 {"forward_ms_per_voxel", r.fwd_ms_per_voxel},
-                 {"back_ms_per_voxel", r.back_ms_per_voxel},
-                 {"forward_s", r.fwd_s},
-                 {"back_s", r.back_s},
-                 {"iteration_s", r.iter_s},
-                 {"setup_s", r.setup_s},
-                 {"extrapolated_single_core", r.extrapolated},
-                 {"seed_forward_ms_per_voxel", 0.13},
-                 {"seed_forward_s_128", 270.0},
-                 {"seed_back_s_128", 90.0}});
+    const double full_s = r.ms_per_voxel * double(r.n) * r.n * r.n * 1e-3;
+    const auto seed = kSeedMsPerVoxel.find(r.pass);
+    char seed_s[32] = "-", setup[32] = "-", pct[32] = "-", ceil_s[32] = "-";
+    if (seed != kSeedMsPerVoxel.end() && r.backend != "cpu") std::snprintf(seed_s, sizeof seed_s, "%.4f", seed->second);
+    if (r.setup_s >= 0) std::snprintf(setup, sizeof setup, "%.3g", r.setup_s);
+    std::string note = r.note;
+    if (!r.bound_by.empty() && percent(r) > 100.0)  // the named bound is not the binding one (or a timer is off)
+      note += std::string(note.empty() ? "" : "; ") + "above the ceiling";
+    if (!r.bound_by.empty()) {
+      std::snprintf(pct, sizeof pct, "%.1f", percent(r));
+      std::snprintf(ceil_s, sizeof ceil_s, "%.4g", ceil_rate(r));
+    }
+    std::printf("%-10s %5d^3 %-17s %11.4g %10.4g %-9s %10.4g %-22s %10s %6s %8s %8s %s\n", r.backend.c_str(), r.n,
+                r.pass.c_str(), r.ms_per_voxel, full_s, r.unit.c_str(), rate(r),
+                r.bound_by.empty() ? "-" : r.bound_by.c_str(), ceil_s, pct, seed_s, setup, note.c_str());
+    nlohmann::json j = {{"pass", r.pass},
+                        {"backend", r.backend},
+                        {"size", r.n},
+                        {"ms_per_voxel", r.ms_per_voxel},
+                        {"seconds_at_size", full_s},
+                        {"unit", r.unit},
+                        {"work_per_voxel", r.work_per_voxel},
+                        {"rate", rate(r)},
+                        {"ceiling", r.bound_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.bound_by)},
+                        {"ceiling_rate", r.bound_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(ceil_rate(r))},
+                        {"percent_of_ceiling", r.bound_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(percent(r))},
+                        {"seed_ms_per_voxel", seed != kSeedMsPerVoxel.end() ? nlohmann::json(seed->second)
+                                                                            : nlohmann::json(nullptr)},
+                        {"note", note}};
+    if (r.setup_s >= 0) j["setup_s"] = r.setup_s;
+    jr.push_back(j);
   }
-  if (!json_path.empty()) std::ofstream(json_path) << j.dump(2) << "\n";
+  if (!json_path.empty()) {
+    nlohmann::json j = {{"device", device},
+                        {"slab_slices", slab},
+                        {"seed_8800gtx", {{"correspondence_ms_per_voxel", 0.06}, {"atlas_ms_per_voxel", 0.07},
+                                          {"forward_ms_per_voxel", 0.13}, {"forward_s_128", 270.0},
+                                          {"back_s_128", 90.0}}},
+                        {"ceilings", env.ceilings_json},
+                        {"rows", jr}};
+    const std::string tmp = json_path + ".tmp";
+    std::ofstream(tmp) << j.dump(2) << "\n";
+    std::rename(tmp.c_str(), json_path.c_str());
+  }
+  run_shutdown_hooks();
   return 0;
 }

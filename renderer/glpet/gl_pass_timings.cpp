@@ -1,13 +1,16 @@
 // glpet GL pass timings (gl_pass_timings.hpp).
 #include "glpet/gl_pass_timings.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "core/error.hpp"
 #include "core/registry.hpp"
 #include "gl/reduction.hpp"
 #include "glpet/gl_raster_projector.hpp"
+#include "glpet/line_set.hpp"
 
 namespace tomo::glpet {
 
@@ -104,14 +107,61 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
       add(be, "atlas", fwd.atlas_ms, lines, "points");
       add(be, "terms", back.terms_ms, lines, "fragments");
       add(be, "reduction", back.reduction_ms, reduction_bytes(sys), "bytes");
-      add(be, "collect", back.collect_ms, nvox, "voxels");
+      add(be, "collect", back.collect_ms, nvox * (16.0 * sys.N + 16.0), "bytes");
     }
     add(be, "forward", f, lines, "lines");
     add(be, "back_ratio", br, lines, "lines");
     add(be, "sensitivity", se, lines, "lines");
-    add(be, "update", up, nvox, "voxels");
+    add(be, "update", up, nvox * 16.0, "bytes");
   }
   return rows;
+}
+
+LineWork line_work(const SystemModel& sys) {
+  LineWork w;
+  const auto& d = sys.grid.dims;
+  const Vec3 origin = sys.grid.origin_mm;
+  const Vec3 inv{1.0 / sys.grid.voxel_mm[0], 1.0 / sys.grid.voxel_mm[1], 1.0 / sys.grid.voxel_mm[2]};
+  const Vec3 off = sample_offsets(sys.N).front();
+  long hits = 0;
+  double samples = 0;
+  auto lattice = [](int n) { return std::min(n, 4); };
+  for (const ModulePair& pair : sys.scanner.pairs)
+    for (int c = 0; c < lattice(d[2]); ++c)
+      for (int b = 0; b < lattice(d[1]); ++b)
+        for (int a = 0; a < lattice(d[0]); ++a) {
+          const int i = int((a + 0.5) * d[0] / lattice(d[0])), j = int((b + 0.5) * d[1] / lattice(d[1])),
+                    k = int((c + 0.5) * d[2] / lattice(d[2]));
+          const Correspondence corr(pair, sample_position(sys.grid, i, j, k, off), sys.R);
+          for (int Y = 0; Y < corr.height; ++Y)
+            for (int X = 0; X < corr.width; ++X) {
+              ++w.probed_lines;
+              const Line l = corr.trace(X, Y, nullptr, sys.K);
+              if (!l.hit) continue;
+              ++hits;
+              // The clip of shaders/glpet/correspondence.frag.glsl and line_set.glsl: samples
+              // t_k = (k+½)/K of y2 + t(y1 − y2) inside the grid grown by one voxel.
+              double t0 = 0, t1 = 1;
+              bool outside = false;
+              for (int ax = 0; ax < 3; ++ax) {
+                const double g0 = (l.y2[ax] - origin[ax]) * inv[ax], dg = (l.y1[ax] - l.y2[ax]) * inv[ax];
+                if (dg == 0) {
+                  outside = outside || g0 <= -1.0 || g0 >= d[ax];
+                  continue;
+                }
+                const double ta = (-1.0 - g0) / dg, tb = (d[ax] - g0) / dg;
+                t0 = std::max(t0, std::min(ta, tb));
+                t1 = std::min(t1, std::max(ta, tb));
+              }
+              if (outside || t0 >= t1) continue;
+              const int k0 = std::max(0, int(std::floor(t0 * sys.K - 0.5)));
+              const int k1 = std::min(sys.K - 1, int(std::ceil(t1 * sys.K - 0.5)));
+              samples += std::max(0, k1 - k0 + 1);
+            }
+        }
+  w.hit_fraction = w.probed_lines > 0 ? double(hits) / double(w.probed_lines) : 0.0;
+  w.samples_per_hit = hits > 0 ? samples / double(hits) : 0.0;
+  return w;
 }
 
 }  // namespace tomo::glpet
