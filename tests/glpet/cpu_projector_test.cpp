@@ -78,7 +78,7 @@ TEST(GlpetCpuProjector, VoxelColumnConvergesToAnalyticSolidAngles) {
   // solid-angle fractions (an independent, analytic model). The pixel-centre quadrature
   // errs where the secondary's shadow cuts pixels; the error must shrink as R grows.
   for (const auto& ijk : {std::array<int, 3>{8, 8, 8}, std::array<int, 3>{11, 5, 3}, std::array<int, 3>{2, 13, 14}}) {
-    double prev_total_err = 1e9, prev_l1 = 1e9;
+    double prev_l1 = 1e9;
     for (int R : {4, 16, 64}) {
       auto sys = test::small_system(16, 2.0, R, 1);
       CpuProjector op;
@@ -93,7 +93,9 @@ TEST(GlpetCpuProjector, VoxelColumnConvergesToAnalyticSolidAngles) {
         sa += col[l];
         sp += prob[l];
         l1 += std::fabs(col[l] - prob[l]);
-        if (prob[l] == 0) EXPECT_EQ(col[l], 0.0f);
+        if (prob[l] == 0) {
+          EXPECT_EQ(col[l], 0.0f);
+        }
       }
       const double total_err = std::fabs(sa / sp - 1);
       std::printf("voxel %d,%d,%d R=%d: total rel err %.2e, L1 rel err %.2e\n", ijk[0], ijk[1], ijk[2], R, total_err,
@@ -103,7 +105,6 @@ TEST(GlpetCpuProjector, VoxelColumnConvergesToAnalyticSolidAngles) {
         EXPECT_LT(total_err, 2e-3);
         EXPECT_LT(l1 / sp, 2e-2);
       }
-      prev_total_err = total_err;
       prev_l1 = l1 / sp;
     }
   }
