@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gl/engine.hpp"
 #include "gl/objects.hpp"
 #include "gl/shader_library.hpp"
 
@@ -80,17 +81,7 @@ float sigma_fetch(ivec3 c) {
   return sigma[uint(c.x) + uint(u_dims.x) * (uint(c.y) + uint(u_dims.y) * uint(c.z))];
 }
 #endif
-float sigma_at(vec3 g) {
-  if (any(lessThanEqual(g, vec3(-1.0))) || any(greaterThanEqual(g, vec3(u_dims)))) return 0.0;
-  vec3 g0 = floor(g);
-  ivec3 c = ivec3(g0);
-  vec3 f = g - g0;
-  float c00 = mix(sigma_fetch(c), sigma_fetch(c + ivec3(1, 0, 0)), f.x);
-  float c10 = mix(sigma_fetch(c + ivec3(0, 1, 0)), sigma_fetch(c + ivec3(1, 1, 0)), f.x);
-  float c01 = mix(sigma_fetch(c + ivec3(0, 0, 1)), sigma_fetch(c + ivec3(1, 0, 1)), f.x);
-  float c11 = mix(sigma_fetch(c + ivec3(0, 1, 1)), sigma_fetch(c + ivec3(1, 1, 1)), f.x);
-  return mix(mix(c00, c10, f.y), mix(c01, c11, f.y), f.z);
-}
+@TRILINEAR@
 #endif
 float march(uint line) {
   uint tile = line >> 14u, pix = line & 16383u;
@@ -107,6 +98,14 @@ float march(uint line) {
 )";
 
 inline std::string march_defines(int mode) { return "#define MODE " + std::to_string(mode) + "\n"; }
+
+// kMarchBody with the passes' own fp32 trilinear sampler (shaders/common/trilinear.glsl).
+inline std::string march_body() {
+  std::string body = kMarchBody;
+  const std::string mark = "@TRILINEAR@";
+  body.replace(body.find(mark), mark.size(), gl::shaders().load("common/trilinear.glsl"));
+  return body;
+}
 
 }  // namespace detail
 
@@ -262,7 +261,7 @@ inline double march_glines(March mode, const std::array<int, 3>& dims, const std
   if (mode == March::ComputeLoads) {
     std::string src = "#version 450 core\n" + detail::march_defines(m) +
                       "layout(local_size_x = 128) in;\nlayout(std430, binding = 1) buffer O { float o[]; };\n" +
-                      detail::kMarchBody +
+                      detail::march_body() +
                       "void main() { float s = march(gl_GlobalInvocationID.x); if (s < -1.0) o[0] = s; }\n";
     auto p = gl::ShaderLibrary::build({{gl::Stage::Compute, src}}, "march.comp");
     auto vol = gl::Buffer::from(sigma);
@@ -275,7 +274,7 @@ inline double march_glines(March mode, const std::array<int, 3>& dims, const std
     ms = gpu_ms([&] { p.dispatch(n); });
     lines = n;
   } else {
-    std::string fs = "#version 450 core\n" + detail::march_defines(m) + "out vec4 o;\n" + detail::kMarchBody +
+    std::string fs = "#version 450 core\n" + detail::march_defines(m) + "out vec4 o;\n" + detail::march_body() +
                      "void main() { uvec2 P = uvec2(gl_FragCoord.xy);\n"
                      "  uint tile = (P.y >> 7u) * uint(u_tiles) + (P.x >> 7u), pix = (P.y & 127u) * 128u + (P.x & 127u);\n"
                      "  o = vec4(1.0, 2.0, exp(-march(tile * 16384u + pix)), 1.0); }\n";

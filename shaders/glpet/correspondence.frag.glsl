@@ -31,17 +31,7 @@ float sigma_fetch(ivec3 c) {
   return texelFetch(u_sigma, c, 0).r;
 }
 
-float sigma_at(vec3 g) {
-  if (any(lessThanEqual(g, vec3(-1.0))) || any(greaterThanEqual(g, vec3(u_dims)))) return 0.0;
-  vec3 g0 = floor(g);
-  ivec3 c = ivec3(g0);
-  vec3 f = g - g0;
-  float c00 = mix(sigma_fetch(c), sigma_fetch(c + ivec3(1, 0, 0)), f.x);
-  float c10 = mix(sigma_fetch(c + ivec3(0, 1, 0)), sigma_fetch(c + ivec3(1, 1, 0)), f.x);
-  float c01 = mix(sigma_fetch(c + ivec3(0, 0, 1)), sigma_fetch(c + ivec3(1, 0, 1)), f.x);
-  float c11 = mix(sigma_fetch(c + ivec3(0, 1, 1)), sigma_fetch(c + ivec3(1, 1, 1)), f.x);
-  return mix(mix(c00, c10, f.y), mix(c01, c11, f.y), f.z);
-}
+#include "common/trilinear.glsl"
 #endif
 
 // seed §II.B ray marching, midpoint samples t_k = (k+½)/K on y(t) = y2 + t(y1 − y2).
