@@ -10,13 +10,19 @@
 
 namespace tomo::glpet {
 
-GlBuffer::GlBuffer(std::size_t n) : n_(n), buf_(std::max<std::size_t>(1, n) * sizeof(float)) {
-  buf_.clear_zero();
-}
+// Zero-initialised from host memory, not with glClearNamedBufferData: on the H200 a GPU clear
+// of a fresh buffer followed at once by glNamedBufferSubData sometimes landed after the
+// upload (GlDeviceGlpetGpu: up to 80 % of an uploaded vector read back as 0, intermittently).
+GlBuffer::GlBuffer(std::size_t n)
+    : n_(n),
+      buf_(std::max<std::size_t>(1, n) * sizeof(float), std::vector<float>(std::max<std::size_t>(1, n), 0.0f).data()) {}
 
 void GlBuffer::upload(std::span<const float> host) {
   if (host.size() != n_) throw Error(str_cat("glpet GL: upload of ", host.size(), " values into a buffer of ", n_));
   gl::shared_context().make_current();
+  // Uploads are rare (data, the first iterate): let every queued GPU write to this buffer
+  // (clears, passes) finish before the host copy, rather than rely on the driver's ordering.
+  TOMO_GL_CHECK(glFinish());
   if (n_) buf_.upload(host.data(), n_ * sizeof(float));
 }
 
