@@ -13,7 +13,12 @@ out float v_value;
 void main() {
   int per_layer = u_size.x * u_size.y;
   int layer = gl_VertexID / per_layer, pix = gl_VertexID - layer * per_layer;
-  int X = pix % u_size.x, Y = pix / u_size.x;
+  // Consecutive vertices take the same sub-pixel of consecutive macropixels (R×R pixels of one
+  // primary detector), not neighbouring pixels: the R² lines of a macropixel mostly share a
+  // LOR, and back-to-back blends into one texel serialise in the ROP. Same points, same sums.
+  int mw = u_size.x / u_R, macros = mw * (u_size.y / u_R);
+  int sub = pix / macros, m = pix - sub * macros;
+  int X = (m % mw) * u_R + sub % u_R, Y = (m / mw) * u_R + sub / u_R;
   vec4 c = texelFetch(u_corr, ivec3(X, Y, layer), 0);
   int record = u_first_record + layer;
   float xv = x[record / u_N];
