@@ -5,8 +5,8 @@
 // back_ratio, update), `gl-compute` and `cuda` (forward, back_ratio, update), each with the
 // achieved rate, the ceiling it is bound by — measured in this run by bench/gl_ceilings.hpp
 // (docs/glpet.md §6 maps pass → ceiling) — the percentage, and the seed's 8800 GTX figures.
-// The GL backends are timed on the central `--slab` z-slices of grids above 64³ and scaled
-// per voxel. cuda runs with its system-matrix cache ("cuda") and tracing every line
+// Above 64³ the GL backends process only the voxels of the central `--slab` z-slices of the
+// full grid (their lines cross the whole volume) and are reported per processed voxel. cuda runs with its system-matrix cache ("cuda") and tracing every line
 // ("cuda-trace", --no-trace skips it). cpu is timed on a voxel subset and extrapolated.
 // Usage: bench_glpet [--quick] [--sizes 64,128] [--backends gl,gl-compute,cuda,cpu] [--slab 8]
 //                    [--cpu-voxels 64] [--no-trace] [--json FILE]
@@ -60,12 +60,11 @@ Module plane(double z, double nz) {
   return m;
 }
 
-// The default geometry with an n³ grid over the 64 mm field of view; `nz` < n keeps the
-// central nz z-slices of it (the same voxels, a slab).
-SystemModel default_system(int n, int nz = 0) {
+// The default geometry with an n³ grid over the 64 mm field of view.
+SystemModel default_system(int n) {
   SystemModel s;
   s.scanner.pairs.push_back(ModulePair{{plane(-80, 1), plane(80, -1)}});
-  s.grid = Grid3::centred({n, n, nz > 0 ? nz : n}, {64.0 / n, 64.0 / n, 64.0 / n});
+  s.grid = Grid3::centred({n, n, n}, {64.0 / n, 64.0 / n, 64.0 / n});
   Phantom att;
   Shape cyl;
   cyl.kind = Shape::Kind::Cylinder;
@@ -214,21 +213,27 @@ Row composite(const std::string& backend, const std::string& pass, int n, const 
 }
 
 // gl / gl-compute through gl_pass_timings() on `sys` (the full grid or a slab of it).
+// `slab` > 0: only the voxels of the central `slab` z-slices are processed (the lines still
+// cross the whole σ_t volume), and the rows are per processed voxel.
 void bench_gl_backends(Env& env, const SystemModel& sys, int n, const std::vector<std::string>& which,
-                       std::vector<Row>& rows) {
+                       std::vector<Row>& rows, int slab = 0) {
   const MarchCeilings& mc = march_for(env, sys);
   const FixedCeilings& fc = env.fixed;
-  const double nvox = double(sys.voxel_count()), lines = lines_per_voxel(sys), hits = lines * mc.lines.hit_fraction;
+  const std::size_t plane = std::size_t(sys.grid.dims[0]) * sys.grid.dims[1];
+  const std::size_t first = slab > 0 ? plane * std::size_t(sys.grid.dims[2] / 2 - slab / 2) : 0;
+  const std::size_t count = slab > 0 ? plane * std::size_t(slab) : 0;
+  const double nvox = count > 0 ? double(count) : double(sys.voxel_count());
+  const double lines = lines_per_voxel(sys), hits = lines * mc.lines.hit_fraction;
   std::vector<float> x(sys.voxel_count(), 1.0f);  // x > 0 everywhere: no voxel is skipped
   const std::vector<float> y(sys.lor_count(), 1.0f);
-  const auto timings = gl_pass_timings(sys, x, y, 1, which);
-  const bool slab = sys.grid.dims[2] != n;
-  const std::string note = slab ? "slab " + std::to_string(sys.grid.dims[2]) + "/" + std::to_string(n) + " z, scaled" : "";
+  const auto timings = gl_pass_timings(sys, x, y, 1, which, first, count);
+  const std::string note =
+      slab > 0 ? "voxels of " + std::to_string(slab) + "/" + std::to_string(n) + " z-slices, scaled" : "";
   for (const std::string& be : which) {
     std::map<std::string, Row> by;
     for (const GlPassTiming& t : timings) {
       if (t.backend != be) continue;
-      Row r{be, t.pass, n, t.ms_per_voxel, t.work / nvox, t.unit};
+      Row r{be, t.pass, n, t.ms_per_voxel, t.work / (t.pass == "update" ? double(sys.voxel_count()) : nvox), t.unit};
       r.note = note;
       const double w = r.work_per_voxel;
       if (t.pass == "correspondence") {
@@ -244,8 +249,10 @@ void bench_gl_backends(Env& env, const SystemModel& sys, int n, const std::vecto
         r.bound_by = "frag RGBA32F copy";
         r.ceil_ms_per_voxel = bound_ms(w, fc.frag_copy);
       } else if (t.pass == "reduction") {
-        r.bound_by = "mipmap bandwidth";
-        r.ceil_ms_per_voxel = bound_ms(w, fc.mipmap);
+        // Each halving level is a fragment pass: one output texel = four RGBA32F source texels
+        // (64 B read) = one fragment, so its bound is the fragment RGBA32F pass rate.
+        r.bound_by = "frag RGBA32F copy";
+        r.ceil_ms_per_voxel = bound_ms(w / 64.0, fc.frag_copy);
       } else if (t.pass == "collect" || t.pass == "update") {
         r.bound_by = "copy bandwidth";
         r.ceil_ms_per_voxel = bound_ms(w, fc.copy);
@@ -489,18 +496,17 @@ int main(int argc, char** argv) {
       }
     }
     if (!gl_which.empty()) {
-      const SystemModel timed = n > 64 && slab < n ? default_system(n, slab) : sys;
-      std::fprintf(stderr, "bench_glpet: gl backends %d^3 (%d x %d x %d voxels timed) ...\n", n, timed.grid.dims[0],
-                   timed.grid.dims[1], timed.grid.dims[2]);
-      bench_gl_backends(env, timed, n, gl_which, rows);
+      const int z = n > 64 && slab < n ? slab : 0;
+      std::fprintf(stderr, "bench_glpet: gl backends %d^3 (voxels of %d z-slices timed) ...\n", n, z > 0 ? z : n);
+      bench_gl_backends(env, sys, n, gl_which, rows, z);
     }
   }
 
   std::printf("\nbench_glpet on %s\n", device.c_str());
   std::printf("default geometry: 32x32 modules, 2 mm pitch, 160 mm apart, R=4, N=1, K=32, water cylinder; "
               "x = 1, y = 1 everywhere.\n");
-  std::printf("GL backends on grids above 64^3: the central %d z-slices timed and scaled per voxel (lines leave "
-              "the slab early: fewer sigma_t samples per line than the full grid).\n", slab);
+  std::printf("GL backends on grids above 64^3: the voxels of the central %d z-slices timed (their lines cross "
+              "the whole volume) and scaled per voxel.\n", slab);
   std::printf("seed 8800 GTX: 0.06 ms/voxel correspondence + 0.07 atlas = 0.13 forward; 128^3: 270 s forward, "
               "90 s back-projection.\n");
   if (env.fixed.ok) {

@@ -66,6 +66,10 @@ class Projector {
   }
   // Waits for queued device work (timings). Default: nothing to wait for.
   virtual void finish() {}
+  // For benches timing part of a large grid: forward and back-projections then process only
+  // voxels [first, first + count) (the others add nothing and are left unwritten); count 0
+  // restores the whole grid. Returns false when the backend cannot.
+  virtual bool restrict_voxels(std::size_t first, std::size_t count) { return false; }
 
  protected:
   const SystemModel* system_ = nullptr;  // set by configure() of implementations that want it

@@ -105,12 +105,24 @@ class GlComputeProjector final : public Projector {
   // One work group per voxel, in dispatches of at most kMaxGroups groups.
   void over_voxels(const gl::Program& p) const {
     const std::size_t nvox = sys_.voxel_count();
-    p.set("u_voxel_count", unsigned(nvox));
-    for (std::size_t first = 0; first < nvox; first += kMaxGroups) {
+    const std::size_t begin = range_count_ ? std::min(range_first_, nvox) : 0;
+    const std::size_t end = range_count_ ? std::min(nvox, range_first_ + range_count_) : nvox;
+    p.set("u_voxel_count", unsigned(end));
+    for (std::size_t first = begin; first < end; first += kMaxGroups) {
       p.set("u_first_voxel", unsigned(first));
-      TOMO_GL_CHECK(glDispatchCompute(GLuint(std::min<std::size_t>(kMaxGroups, nvox - first)), 1, 1));
+      TOMO_GL_CHECK(glDispatchCompute(GLuint(std::min<std::size_t>(kMaxGroups, end - first)), 1, 1));
     }
   }
+  std::size_t range_first_ = 0, range_count_ = 0;
+
+ public:
+  bool restrict_voxels(std::size_t first, std::size_t count) override {
+    range_first_ = first;
+    range_count_ = count;
+    return true;
+  }
+
+ private:
 
   // mode 0: b = Aᵀz; mode 1: b = Σ A y/ỹ. Either of b and sens may be absent.
   void gather(int mode, const DeviceBuffer* zb, const DeviceBuffer* tb, DeviceBuffer* bb, DeviceBuffer* sb) {

@@ -50,13 +50,19 @@ double reduction_bytes(const SystemModel& sys) {
 
 std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<const float> x,
                                           std::span<const float> y_measured, int repeats,
-                                          const std::vector<std::string>& backends) {
+                                          const std::vector<std::string>& backends, std::size_t first_voxel,
+                                          std::size_t voxel_count) {
   if (repeats < 1) throw InputError("gl_pass_timings: repeats must be >= 1");
+  if (voxel_count > 0 && first_voxel + voxel_count > sys.voxel_count())
+    throw InputError("gl_pass_timings: voxel range outside the grid");
   std::vector<GlPassTiming> rows;
-  const double nvox = double(sys.voxel_count()), lines = lines_per_call(sys);
+  const double all = double(sys.voxel_count());
+  const double nvox = voxel_count > 0 ? double(voxel_count) : all;
+  const double part = nvox / all;  // work of the processed voxels
+  const double lines = lines_per_call(sys) * part;
   auto add = [&](const std::string& be, const std::string& pass, double total_ms, double work, const char* unit) {
     const double ms = total_ms / repeats;
-    rows.push_back({be, pass, ms, ms / nvox, work, unit});
+    rows.push_back({be, pass, ms, ms / (pass == "update" ? all : nvox), work, unit});
   };
   auto& reg = BackendRegistry<Projector>::instance();
   for (const std::string& be : backends) {
@@ -64,6 +70,8 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
     std::unique_ptr<Projector> op = reg.create(be);
     auto* raster = dynamic_cast<GlRasterProjector*>(op.get());
     op->configure(sys);
+    if (voxel_count > 0 && !op->restrict_voxels(first_voxel, voxel_count))
+      throw Error("gl_pass_timings: backend " + be + " cannot time a voxel range");
     auto bx = op->make_image(), bb = op->make_image(), bs = op->make_image();
     auto by = op->make_lors(), bt = op->make_lors();
     bx->upload(x);
@@ -106,13 +114,13 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
       add(be, "correspondence", fwd.correspondence_ms, lines, "fragments");
       add(be, "atlas", fwd.atlas_ms, lines, "points");
       add(be, "terms", back.terms_ms, lines, "fragments");
-      add(be, "reduction", back.reduction_ms, reduction_bytes(sys), "bytes");
+      add(be, "reduction", back.reduction_ms, reduction_bytes(sys) * part, "bytes");
       add(be, "collect", back.collect_ms, nvox * (16.0 * sys.N + 16.0), "bytes");
     }
     add(be, "forward", f, lines, "lines");
     add(be, "back_ratio", br, lines, "lines");
     add(be, "sensitivity", se, lines, "lines");
-    add(be, "update", up, nvox * 16.0, "bytes");
+    add(be, "update", up, all * 16.0, "bytes");
   }
   return rows;
 }

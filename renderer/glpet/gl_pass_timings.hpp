@@ -30,9 +30,13 @@ struct GlPassTiming {
 //       "update" (bytes: x, b, s read, x written per voxel);
 //  gl-compute: "forward", "back_ratio", "sensitivity" (work = lines traced), "update" (bytes).
 // `backends` selects ("gl", "gl-compute"); an unavailable backend is skipped with no row.
+// `voxel_count` > 0: the passes process only voxels [first_voxel, first_voxel + voxel_count)
+// of the full grid (Projector::restrict_voxels) — the lines keep the whole σ_t volume — and
+// ms_per_voxel and work are per processed voxel (update still runs over the whole grid).
 std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<const float> x,
                                           std::span<const float> y_measured, int repeats = 1,
-                                          const std::vector<std::string>& backends = {"gl", "gl-compute"});
+                                          const std::vector<std::string>& backends = {"gl", "gl-compute"},
+                                          std::size_t first_voxel = 0, std::size_t voxel_count = 0);
 
 // What the lines of `sys` cost beyond their count, from the line set itself (double, host):
 // the fraction of the R·N_a × R·N_t pixels per voxel sample whose line hits the secondary

@@ -133,6 +133,23 @@ void GlRasterProjector::configure(const SystemModel& system) {
 
 int GlRasterProjector::batch_layers(std::size_t pair) const { return pairs_.at(pair)->layers; }
 
+bool GlRasterProjector::restrict_voxels(std::size_t first, std::size_t count) {
+  range_first_ = first;
+  range_count_ = count;
+  return true;
+}
+
+int GlRasterProjector::record_begin() const {
+  if (range_count_ == 0) return 0;
+  return int(std::min(range_first_, sys_.voxel_count()) * std::size_t(sys_.N));
+}
+
+int GlRasterProjector::record_end() const {
+  const std::size_t n = sys_.voxel_count();
+  if (range_count_ == 0) return int(n * std::size_t(sys_.N));
+  return int(std::min(n, range_first_ + range_count_) * std::size_t(sys_.N));
+}
+
 std::unique_ptr<DeviceBuffer> GlRasterProjector::make_image() {
   gl::shared_context().make_current();
   return std::make_unique<GlBuffer>(sys_.voxel_count());
@@ -213,14 +230,13 @@ void GlRasterProjector::forward(const DeviceBuffer& xb, DeviceBuffer& yb) {
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
   const gl::Program& pts = gl::shaders().program(
       {{gl::Stage::Vertex, "glpet/atlas_points.vert.glsl"}, {gl::Stage::Fragment, "glpet/atlas_points.frag.glsl"}});
-  const int nrec = int(sys_.voxel_count()) * sys_.N;
   for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
     PairState& ps = *pairs_[pair];
     const ModulePair& pr = sys_.scanner.pairs[pair];
     const float zero[4] = {0, 0, 0, 0};
     TOMO_GL_CHECK(glClearNamedFramebufferfv(ps.atlas_fbo.id(), GL_COLOR, 0, zero));
-    for (int first = 0; first < nrec; first += ps.layers) {
-      const int layers = std::min(ps.layers, nrec - first);
+    for (int first = record_begin(); first < record_end(); first += ps.layers) {
+      const int layers = std::min(ps.layers, record_end() - first);
       timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, &x, ps.cams); });
       // Pass 2 (seed §III): points into the atlas, GL_ONE/GL_ONE blending.
       timed(&RasterPassTimes::atlas_ms, [&] {
@@ -270,12 +286,11 @@ void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, G
       {{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"}, {gl::Stage::Fragment, "glpet/ratio.frag.glsl"}},
       {{"TOMO_VS_LAYER", "1"}});
   const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");
-  const int nrec = int(sys_.voxel_count()) * sys_.N;
   for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
     PairState& ps = *pairs_[pair];
     const ModulePair& pr = sys_.scanner.pairs[pair];
-    for (int first = 0; first < nrec; first += ps.layers) {
-      const int layers = std::min(ps.layers, nrec - first);
+    for (int first = record_begin(); first < record_end(); first += ps.layers) {
+      const int layers = std::min(ps.layers, record_end() - first);
       timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, nullptr, ps.cams); });
       // Pass 3a (seed §IV): (A·z, A, 0, 0) into level 0 of the reduction texture.
       timed(&RasterPassTimes::terms_ms, [&] {

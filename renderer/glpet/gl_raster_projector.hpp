@@ -35,6 +35,7 @@ class GlRasterProjector final : public Projector {
   void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& sens) override;
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
   void finish() override;
+  bool restrict_voxels(std::size_t first, std::size_t count) override;
   // Pass 1 for one sample: its correspondence image in layer 0 of the returned RGBA32F
   // array texture, left on the GPU (the viewer draws it); valid until the next pass.
   const gl::Texture& draw_correspondence_image(std::size_t pair, const Vec3& v);
@@ -51,6 +52,10 @@ class GlRasterProjector final : public Projector {
   void reset_times() { times_ = {}; }
 
  private:
+  // Records (voxel samples) the passes process: [range_first_, range_end_) of nrec.
+  int record_begin() const;
+  int record_end() const;
+  std::size_t range_first_ = 0, range_count_ = 0;
   struct PairState;
   void gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
   void draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers, const GlBuffer* skip_x,
