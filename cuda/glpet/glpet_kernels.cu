@@ -341,14 +341,10 @@ __global__ void cache_fill_kernel(SystemDesc s, PairDesc p, CacheDesc c, int* ov
   }
 }
 
-__global__ void cached_forward_kernel(SystemDesc s, PairDesc p, CacheDesc c, const float* __restrict__ x,
-                                      float* __restrict__ yt) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
-  const float xv = x[vox];
-  if (xv == 0.f) return;
-  const float scale = xv / s.N;
+// Calls f(lor, w) for every non-zero cached weight of voxel `vox` (all its samples), lor
+// relative to the pair's atlas; threads of the block split the macropixels.
+template <class F>
+__device__ inline void for_each_cached(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, size_t vox, F&& f) {
   const int BB = c.B * c.B;
   for (int n = 0; n < s.N; ++n) {
     double v[3];
@@ -362,12 +358,21 @@ __global__ void cached_forward_kernel(SystemDesc s, PairDesc p, CacheDesc c, con
       const int r0 = int(a & 0xFFFFu), s0 = int(a >> 16);
       for (int k = 0; k < BB; ++k) {
         const float w = __ldg(c.w + (row * BB + k) * c.M + mp);
-        if (w != 0.f)
-          atomicAdd(yt + p.lor_offset + lor_index(p, primary, mp % na, mp / na, r0 + k % c.B, s0 + k / c.B),
-                    w * scale);
+        if (w != 0.f) f(lor_index(p, primary, mp % na, mp / na, r0 + k % c.B, s0 + k / c.B), w);
       }
     }
   }
+}
+
+__global__ void cached_forward_kernel(SystemDesc s, PairDesc p, CacheDesc c, const float* __restrict__ x,
+                                      float* __restrict__ yt) {
+  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+  if (vox >= nvox) return;
+  const float xv = x[vox];
+  if (xv == 0.f) return;
+  const float scale = xv / s.N;
+  for_each_cached(s, p, c, vox, [&](size_t lor, float w) { atomicAdd(yt + p.lor_offset + lor, w * scale); });
 }
 
 __device__ inline void block_sum2(float& a, float& b) {
@@ -391,33 +396,18 @@ __global__ void cached_gather_kernel(SystemDesc s, PairDesc p, CacheDesc c, cons
   const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
   const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
   if (vox >= nvox) return;
-  const int BB = c.B * c.B;
   float sb = 0.f, ss = 0.f;
-  for (int n = 0; n < s.N; ++n) {
-    double v[3];
-    sample_pos(s, vox, n, v);
-    const int primary = make_frame(p, v, s.R).primary;
-    const int na = p.m[primary].n_a, macro = macro_count(p, primary);
-    const size_t row = vox * s.N + n;
-    for (int mp = threadIdx.x; mp < macro; mp += blockDim.x) {
-      const unsigned a = __ldg(c.anchor + row * c.M + mp);
-      if (a == kNoLines) continue;
-      const int r0 = int(a & 0xFFFFu), s0 = int(a >> 16);
-      for (int k = 0; k < BB; ++k) {
-        const float w = __ldg(c.w + (row * BB + k) * c.M + mp);
-        if (w == 0.f) continue;
-        ss += w;
-        if (!y) continue;
-        const size_t l = p.lor_offset + lor_index(p, primary, mp % na, mp / na, r0 + k % c.B, s0 + k / c.B);
-        float z = __ldg(y + l);
-        if (ratio) {
-          const float tl = __ldg(t + l);
-          z = tl > 0.f ? z / tl : 0.f;
-        }
-        sb = fmaf(w, z, sb);
-      }
+  for_each_cached(s, p, c, vox, [&](size_t lor, float w) {
+    ss += w;
+    if (!y) return;
+    const size_t l = p.lor_offset + lor;
+    float z = __ldg(y + l);
+    if (ratio) {
+      const float tl = __ldg(t + l);
+      z = tl > 0.f ? z / tl : 0.f;
     }
-  }
+    sb = fmaf(w, z, sb);
+  });
   block_sum2(sb, ss);
   if (threadIdx.x == 0) {
     const float nb = sb / s.N, ns = ss / s.N;
