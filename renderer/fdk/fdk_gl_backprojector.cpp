@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "core/registry.hpp"
 #include "fdk/backprojector.hpp"
+#include "fdk_gl_common.hpp"
 #include "gl/engine.hpp"
 #include "gl/objects.hpp"
 
@@ -63,11 +64,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
     gl::shared_context().make_current();
     const int per = ensure_texture(b.sx, b.sy);
     const gl::Program& prog = program();
-    prog.use();
-    prog.set("u_origin", float(grid_.origin_mm[0]), float(grid_.origin_mm[1]), float(grid_.origin_mm[2]));
-    prog.set("u_voxel", float(grid_.voxel_mm[0]), float(grid_.voxel_mm[1]), float(grid_.voxel_mm[2]));
-    prog.set("u_detector", b.sx, b.sy);
-    prog.set("u_projections", 0);
+    set_backprojection_uniforms(prog, grid_, b);
     const std::size_t image = static_cast<std::size_t>(b.sx) * b.sy;
     std::vector<float> m(kMaxPerDispatch * 12);
     for (int n0 = 0; n0 < b.count; n0 += per) {

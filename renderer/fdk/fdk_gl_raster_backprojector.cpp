@@ -12,6 +12,7 @@
 #include "core/log.hpp"
 #include "core/registry.hpp"
 #include "fdk/backprojector.hpp"
+#include "fdk_gl_common.hpp"
 #include "gl/engine.hpp"
 #include "gl/objects.hpp"
 
@@ -68,11 +69,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
     gl::shared_context().make_current();
     const int per = ensure_textures(b.sx, b.sy);
     const gl::Program& prog = program();
-    prog.use();
-    prog.set("u_origin", float(grid_.origin_mm[0]), float(grid_.origin_mm[1]), float(grid_.origin_mm[2]));
-    prog.set("u_voxel", float(grid_.voxel_mm[0]), float(grid_.voxel_mm[1]), float(grid_.voxel_mm[2]));
-    prog.set("u_detector", b.sx, b.sy);
-    prog.set("u_projections", 0);
+    set_backprojection_uniforms(prog, grid_, b);
     prog.set("u_first_layer", 0);
     vao_.bind();
     fbo_.bind();
