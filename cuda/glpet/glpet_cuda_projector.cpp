@@ -227,7 +227,6 @@ class CudaProjector final : public Projector {
       launch_cache_fill(desc_, pairs_[i], pc.desc, stream());
       cache_.push_back(std::move(pc));
     }
-    cache_bytes_ = bytes;
     log_info("glpet cuda: system matrix cached in ",
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), " s");
   }
@@ -249,7 +248,6 @@ class CudaProjector final : public Projector {
   };
   std::vector<PairCache> cache_;
   bool cache_tried_ = false;
-  std::size_t cache_bytes_ = 0;
   enum class Interop { Undecided, On, Off };
   Interop interop_ = Interop::Undecided;
 };

@@ -1,4 +1,5 @@
-// Launchers of the glpet CUDA twin (docs/glpet.md §2 contract): one block per voxel,
+// Launchers of the glpet CUDA twin (docs/glpet.md §2 contract; glpet_kernels.cu and
+// glpet_cache_kernels.cu): one block per voxel,
 // threads over primary-detector macropixels; line geometry in double (same secondary
 // detectors as the cpu reference), ray marching and sums in float.
 #pragma once
