@@ -2,13 +2,7 @@
 // One halving step of a mip-reduction: each output texel is the sum of the input texels
 // it covers: 2×2, and up to 3 along an axis for the last texel when the input size is
 // odd (GL mip sizes halve rounding down). Input is a single-level view of the finer level.
-#ifdef TOMO_VS_LAYER
-flat in int v_layer;
-#define LAYER v_layer
-#else
-flat in int g_layer;
-#define LAYER g_layer
-#endif
+#include "common/layer_in.glsl"
 uniform sampler2DArray u_src;
 uniform ivec2 u_src_size;
 uniform ivec2 u_dst_size;

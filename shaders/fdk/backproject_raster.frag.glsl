@@ -4,13 +4,7 @@
 // volume slab by common/layered_triangle.vert.glsl); each fragment is voxel (i, j, k), maps itself
 // into every projection of the batch with its 3×4 matrix (rows in a UBO) and adds
 // Σ_n bilinear(I_n, u, v)/w² to the R32F target through additive blending (GL_ONE, GL_ONE).
-#ifdef TOMO_VS_LAYER
-flat in int v_layer;
-#define LAYER v_layer
-#else
-flat in int g_layer;
-#define LAYER g_layer
-#endif
+#include "common/layer_in.glsl"
 
 #define MAX_PROJECTIONS 64
 // Projection n: rows[3n + r] = (A[r], A[3 + r], A[6 + r], A[9 + r]), so (u·w, v·w, w) = rows · (x, y, z, 1).
