@@ -13,14 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/registry.hpp"
-#include "core/runtime_options.hpp"
-#include "core/shutdown.hpp"
-#include "demo/voxelizer.hpp"
-#include "gl/engine.hpp"
-#include "gl/objects.hpp"
-#include "gl/shader_library.hpp"
-#include "gl_ceilings.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/shutdown.hpp"
+#include "compute/demo/voxelizer.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+#include "renderer/gl/shader_library.hpp"
+#include "bench/gl_ceilings.hpp"
 
 using namespace tomo;
 

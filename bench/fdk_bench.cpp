@@ -18,14 +18,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/registry.hpp"
-#include "core/runtime_options.hpp"
-#include "fdk/backprojector.hpp"
-#include "fdk/metrics.hpp"
-#include "fdk/pipeline.hpp"
-#include "fdk/simulate.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/fdk/backprojector.hpp"
+#include "compute/fdk/metrics.hpp"
+#include "compute/fdk/pipeline.hpp"
+#include "compute/fdk/simulate.hpp"
 #ifdef TOMO_HAVE_CUDA
-#include "fdk/fdk_cuda_bench.hpp"
+#include "cuda/fdk/cuda_bench.hpp"
 #endif
 
 using namespace tomo;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "gl/engine.hpp"
-#include "gl/objects.hpp"
-#include "gl/shader_library.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+#include "renderer/gl/shader_library.hpp"
 
 namespace tomo::bench {
 

@@ -25,17 +25,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/phantom.hpp"
-#include "core/registry.hpp"
-#include "core/runtime_options.hpp"
-#include "core/shutdown.hpp"
-#include "gl/engine.hpp"
-#include "gl_ceilings.hpp"
-#include "glpet_bench_report.hpp"
-#include "glpet/cpu_projector.hpp"
-#include "glpet/gl_pass_timings.hpp"
-#include "glpet/projector.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/shutdown.hpp"
+#include "renderer/gl/engine.hpp"
+#include "bench/gl_ceilings.hpp"
+#include "bench/glpet_bench_report.hpp"
+#include "compute/glpet/cpu_projector.hpp"
+#include "renderer/glpet/gl_pass_timings.hpp"
+#include "compute/glpet/projector.hpp"
 
 using namespace tomo;
 using namespace tomo::glpet;
@@ -240,15 +240,15 @@ void bench_projector(Env& env, const std::string& name, const std::string& label
   y->upload(std::vector<float>(y->size(), 1.0f));
   auto t0 = Clock::now();
   op->sensitivity(*s);  // what ML-EM does once before iterating (builds the cuda cache)
-  op->finish();
+  op->synchronize();
   const double setup_s = ms_since(t0) / 1e3;
   op->forward(*x, *yt);  // warm-up (and ỹ for the ratio)
-  op->finish();
+  op->synchronize();
   auto timed = [&](auto&& f) {
-    op->finish();
+    op->synchronize();
     const auto t = Clock::now();
     f();
-    op->finish();
+    op->synchronize();
     return ms_since(t);
   };
   const double nvox = double(sys.voxel_count());

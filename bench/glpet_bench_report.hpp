@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "glpet/gl_pass_timings.hpp"
+#include "renderer/glpet/gl_pass_timings.hpp"
 
 namespace tomo::bench::glpet_report {
 

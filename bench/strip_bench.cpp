@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "strip/mlem.hpp"
-#include "strip/phantom.hpp"
-#include "strip/simulator.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/strip/mlem.hpp"
+#include "compute/strip/phantom.hpp"
+#include "compute/strip/simulator.hpp"
 
 #if defined(TOMO_HAVE_CUDA)
 #include <cuda_runtime_api.h>

@@ -4,12 +4,12 @@
 
 #include <cstdio>
 
-#include "command.hpp"
-#include "core/error.hpp"
-#include "core/runtime_options.hpp"
-#include "scene_args.hpp"
-#include "view_args.hpp"
-#include "viewer/viewer.hpp"
+#include "apps/tomoraster/command.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "apps/tomoraster/scene_args.hpp"
+#include "apps/tomoraster/view_args.hpp"
+#include "renderer/viewer/viewer.hpp"
 
 namespace tomo::cli {
 namespace {
@@ -33,7 +33,7 @@ int run() {
   return viewer::run_viewer(scene, o);
 }
 
-const CommandRegistrar reg({"view", add_view_command, run});
+const CommandRegistrar kRegister({"view", add_view_command, run});
 
 }  // namespace
 }  // namespace tomo::cli

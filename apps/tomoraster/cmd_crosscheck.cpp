@@ -2,10 +2,10 @@
 // problem against the cpu reference; non-zero exit above the problem's tolerance.
 #include <CLI/CLI.hpp>
 
-#include "command.hpp"
-#include "core/registry.hpp"
-#include "core/report.hpp"
-#include "scene_args.hpp"
+#include "apps/tomoraster/command.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
+#include "apps/tomoraster/scene_args.hpp"
 
 namespace tomo::cli {
 namespace {
@@ -36,7 +36,7 @@ int run() {
   return status == 0 ? kExitOk : kExitFailure;
 }
 
-const CommandRegistrar reg({"crosscheck", setup, run});
+const CommandRegistrar kRegister({"crosscheck", setup, run});
 
 }  // namespace
 }  // namespace tomo::cli

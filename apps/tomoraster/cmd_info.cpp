@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "command.hpp"
-#include "core/info.hpp"
-#include "core/registry.hpp"
+#include "apps/tomoraster/command.hpp"
+#include "compute/core/info.hpp"
+#include "compute/core/registry.hpp"
 
 namespace tomo::cli {
 namespace {
@@ -40,7 +40,7 @@ int run() {
   return kExitOk;
 }
 
-const CommandRegistrar reg({"info", setup, run});
+const CommandRegistrar kRegister({"info", setup, run});
 
 }  // namespace
 }  // namespace tomo::cli

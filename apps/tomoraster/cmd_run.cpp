@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "command.hpp"
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "core/report.hpp"
-#include "io/output_dir.hpp"
-#include "scene_args.hpp"
+#include "apps/tomoraster/command.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
+#include "compute/io/output_dir.hpp"
+#include "apps/tomoraster/scene_args.hpp"
 
 namespace tomo::cli {
 namespace {
@@ -68,7 +68,7 @@ int run() {
   return kExitOk;
 }
 
-const CommandRegistrar reg({"run", setup, run});
+const CommandRegistrar kRegister({"run", setup, run});
 
 }  // namespace
 }  // namespace tomo::cli

@@ -13,10 +13,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "command.hpp"
-#include "core/error.hpp"
-#include "view_args.hpp"
-#include "window/no_display.hpp"
+#include "apps/tomoraster/command.hpp"
+#include "compute/core/error.hpp"
+#include "apps/tomoraster/view_args.hpp"
+#include "renderer/window/no_display.hpp"
 
 namespace tomo::cli {
 namespace {
@@ -60,7 +60,7 @@ int run() {
   throw Error(std::string("cannot start ") + viewer.string() + ": " + std::strerror(errno));
 }
 
-const CommandRegistrar reg({"view", add_view_command, run});
+const CommandRegistrar kRegister({"view", add_view_command, run});
 
 }  // namespace
 }  // namespace tomo::cli

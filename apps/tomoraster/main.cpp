@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <iostream>
 
-#include "command.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/runtime_options.hpp"
-#include "core/shutdown.hpp"
+#include "apps/tomoraster/command.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/shutdown.hpp"
 
 namespace tomo::cli {
 

@@ -1,9 +1,9 @@
-#include "scene_args.hpp"
+#include "apps/tomoraster/scene_args.hpp"
 
 #include <filesystem>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::cli {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/scene.hpp"
+#include "compute/core/scene.hpp"
 
 namespace tomo::cli {
 

@@ -1,4 +1,4 @@
-#include "view_args.hpp"
+#include "apps/tomoraster/view_args.hpp"
 
 #include <CLI/CLI.hpp>
 

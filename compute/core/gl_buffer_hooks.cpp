@@ -1,4 +1,4 @@
-#include "core/gl_buffer_hooks.hpp"
+#include "compute/core/gl_buffer_hooks.hpp"
 
 namespace tomo {
 namespace {

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstddef>
 
-#include "core/registry.hpp"
+#include "compute/core/registry.hpp"
 
 namespace tomo {
 

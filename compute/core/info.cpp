@@ -1,4 +1,4 @@
-#include "core/info.hpp"
+#include "compute/core/info.hpp"
 
 namespace tomo {
 

@@ -1,4 +1,4 @@
-#include "core/log.hpp"
+#include "compute/core/log.hpp"
 
 #include <atomic>
 #include <iostream>

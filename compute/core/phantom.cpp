@@ -1,14 +1,14 @@
 // Analytic phantoms (ellipsoids, finite cylinders) with additive values: point values,
 // exact chord lengths and line integrals, supersampled voxelisation, scene loading.
-#include "core/phantom.hpp"
+#include "compute/core/phantom.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
 
-#include "core/error.hpp"
-#include "core/scene.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/scene.hpp"
 
 namespace tomo {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/volume.hpp"
+#include "compute/core/volume.hpp"
 
 namespace tomo {
 

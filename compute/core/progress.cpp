@@ -1,5 +1,5 @@
 // Progress bar on stderr: redrawn in place on a terminal, a line per 10 % otherwise.
-#include "core/progress.hpp"
+#include "compute/core/progress.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "core/runtime_options.hpp"
+#include "compute/core/runtime_options.hpp"
 
 namespace tomo {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/registry.hpp"
+#include "compute/core/registry.hpp"
 
 namespace tomo {
 

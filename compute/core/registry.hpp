@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "compute/core/error.hpp"
 
 namespace tomo {
 

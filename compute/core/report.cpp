@@ -1,11 +1,11 @@
 // The JSON run report: tool, version, start time, timings per stage, metrics, devices.
-#include "core/report.hpp"
+#include "compute/core/report.hpp"
 
 #include <cmath>
 #include <ctime>
 
-#include "core/log.hpp"
-#include "io/atomic_file.hpp"
+#include "compute/core/log.hpp"
+#include "compute/io/atomic_file.hpp"
 
 #ifndef TOMO_VERSION
 #define TOMO_VERSION "0.1.0"  // keep in step with project(VERSION) in CMakeLists.txt

@@ -1,4 +1,4 @@
-#include "core/runtime_options.hpp"
+#include "compute/core/runtime_options.hpp"
 
 namespace tomo {
 

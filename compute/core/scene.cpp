@@ -1,5 +1,5 @@
 // Scene loading and typed, validated access on top of toml++.
-#include "core/scene.hpp"
+#include "compute/core/scene.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "core/embedded.hpp"
-#include "core/error.hpp"
+#include "compute/core/embedded.hpp"
+#include "compute/core/error.hpp"
 
 namespace tomo {
 namespace detail {

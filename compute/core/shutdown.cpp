@@ -1,9 +1,9 @@
-#include "core/shutdown.hpp"
+#include "compute/core/shutdown.hpp"
 
 #include <exception>
 #include <vector>
 
-#include "core/log.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo {
 namespace {

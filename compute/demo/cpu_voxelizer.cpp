@@ -1,13 +1,13 @@
 // `cpu` backend of the demo problem: the phantom's own voxelisation, slab by slab.
-#include "core/registry.hpp"
-#include "demo/voxelizer.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/demo/voxelizer.hpp"
 
 namespace tomo::demo {
 namespace {
 
 class CpuVoxelizer final : public Voxelizer {
  public:
-  std::string device() const override { return "CPU (OpenMP, double accumulation)"; }
+  std::string describe() const override { return "CPU (OpenMP, double accumulation)"; }
   VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int s, int slab,
                    const std::function<void(int)>& on_slab) override {
     VolumeF out(grid);
@@ -24,7 +24,7 @@ class CpuVoxelizer final : public Voxelizer {
   }
 };
 
-const BackendRegistrar<Voxelizer> reg_cpu({"cpu", kPriorityCpu, nullptr, [] { return std::make_unique<CpuVoxelizer>(); }});
+const BackendRegistrar<Voxelizer> kRegisterCpu({"cpu", kPriorityCpu, nullptr, [] { return std::make_unique<CpuVoxelizer>(); }});
 
 }  // namespace
 

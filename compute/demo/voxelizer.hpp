@@ -5,15 +5,15 @@
 #include <functional>
 #include <string>
 
-#include "core/phantom.hpp"
-#include "core/volume.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/volume.hpp"
 
 namespace tomo::demo {
 
 class Voxelizer {
  public:
   virtual ~Voxelizer() = default;
-  virtual std::string device() const = 0;
+  virtual std::string describe() const = 0;
   // Mean phantom value of every voxel from s³ sub-samples; `on_slab(z_done)` after each slab.
   virtual VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int supersampling, int slab,
                            const std::function<void(int)>& on_slab) = 0;

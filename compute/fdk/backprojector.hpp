@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/volume.hpp"
-#include "fdk/matrix.hpp"
+#include "compute/core/volume.hpp"
+#include "compute/fdk/matrix.hpp"
 
 namespace tomo::fdk {
 

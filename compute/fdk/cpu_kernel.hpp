@@ -1,8 +1,8 @@
 // The reference back-projection loop (seed 003 Algorithm 1), shared by the cpu backend and tests.
 #pragma once
 #include <cmath>
-#include "core/volume.hpp"
-#include "fdk/backprojector.hpp"
+#include "compute/core/volume.hpp"
+#include "compute/fdk/backprojector.hpp"
 
 namespace tomo::fdk {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fdk/matrix.hpp"
+#include "compute/fdk/matrix.hpp"
 
 namespace tomo {
 class Scene;

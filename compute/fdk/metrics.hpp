@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/phantom.hpp"
-#include "core/volume.hpp"
-#include "fdk/matrix.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/volume.hpp"
+#include "compute/fdk/matrix.hpp"
 
 namespace tomo::fdk {
 

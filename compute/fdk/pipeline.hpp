@@ -3,12 +3,12 @@
 #pragma once
 #include <functional>
 
-#include "core/phantom.hpp"
-#include "fdk/backprojector.hpp"
-#include "fdk/fdk_filter.hpp"
-#include "fdk/geometry.hpp"
-#include "fdk/projection_filter.hpp"
-#include "fdk/rabbitct_file.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/fdk/backprojector.hpp"
+#include "compute/fdk/filter.hpp"
+#include "compute/fdk/geometry.hpp"
+#include "compute/fdk/projection_filter.hpp"
+#include "compute/fdk/rabbitct_file.hpp"
 
 namespace tomo::fdk {
 

@@ -1,12 +1,12 @@
 // The FDK pre-processing operator (cosine + Parker weights + zero-padded ramp filter, see
-// fdk_filter.hpp) behind a backend registry: "cpu" is FdkFilter (FFTW, double, the reference),
+// filter.hpp) behind a backend registry: "cpu" is FdkFilter (FFTW, double, the reference),
 // "cuda" the cuFFT twin in cuda/fdk. Chosen by `fdk.filter.backend` (default: follow the
 // back-projection backend when it has a filter of its own, else cpu).
 #pragma once
 #include <string>
 
-#include "fdk/fdk_filter.hpp"
-#include "fdk/geometry.hpp"
+#include "compute/fdk/filter.hpp"
+#include "compute/fdk/geometry.hpp"
 
 namespace tomo::fdk {
 

@@ -1,5 +1,5 @@
 // RabbitCT file reader/writer (layout in rabbitct_file.hpp; notes/rabbitct-facts.md).
-#include "fdk/rabbitct_file.hpp"
+#include "compute/fdk/rabbitct_file.hpp"
 
 #include <bit>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <ostream>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "io/atomic_file.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/io/atomic_file.hpp"
 
 namespace tomo::fdk {
 

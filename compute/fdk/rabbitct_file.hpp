@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "fdk/matrix.hpp"
+#include "compute/fdk/matrix.hpp"
 
 namespace tomo::fdk {
 

@@ -3,8 +3,8 @@
 #pragma once
 #include <vector>
 
-#include "core/phantom.hpp"
-#include "fdk/geometry.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/fdk/geometry.hpp"
 
 namespace tomo::fdk {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <array>
 
-#include "glpet/line_set.hpp"
+#include "compute/glpet/line_set.hpp"
 
 namespace tomo::glpet {
 

@@ -1,8 +1,8 @@
 // The glpet `cpu` backend: the double-precision reference of the line set (OpenMP over
 // voxels; per-thread atlases for the scatter of the forward projection).
 #pragma once
-#include "glpet/line_set.hpp"
-#include "glpet/projector.hpp"
+#include "compute/glpet/line_set.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo::glpet {
 
@@ -28,15 +28,15 @@ void for_each_line(const SystemModel& sys, const Extinction& ext, const std::vec
 
 class CpuProjector final : public Projector {
  public:
-  std::string backend() const override { return "cpu"; }
+  std::string describe() const override { return "cpu"; }
   void configure(const SystemModel& system) override;
-  std::unique_ptr<DeviceBuffer> make_image() override;
-  std::unique_ptr<DeviceBuffer> make_lors() override;
-  void forward(const DeviceBuffer& x, DeviceBuffer& ytilde) override;
-  void back(const DeviceBuffer& z, DeviceBuffer& b) override;
-  void back_ratio(const DeviceBuffer& y, const DeviceBuffer& ytilde, DeviceBuffer& b, DeviceBuffer* sens) override;
-  void sensitivity(DeviceBuffer& sens) override;
-  void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& sens) override;
+  std::unique_ptr<BackendBuffer> make_image() override;
+  std::unique_ptr<BackendBuffer> make_lors() override;
+  void forward(const BackendBuffer& x, BackendBuffer& ytilde) override;
+  void back(const BackendBuffer& z, BackendBuffer& b) override;
+  void back_ratio(const BackendBuffer& y, const BackendBuffer& ytilde, BackendBuffer& b, BackendBuffer* sens) override;
+  void sensitivity(BackendBuffer& sens) override;
+  void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens) override;
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
 
  private:

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/registry.hpp"
-#include "glpet/projector.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo::glpet {
 

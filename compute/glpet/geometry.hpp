@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/phantom.hpp"
-#include "core/volume.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/volume.hpp"
 
 namespace tomo::glpet {
 

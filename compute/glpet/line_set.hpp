@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "glpet/geometry.hpp"
+#include "compute/glpet/geometry.hpp"
 
 namespace tomo::glpet {
 

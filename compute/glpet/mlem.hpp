@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "glpet/projector.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo {
 class RunReport;
@@ -17,7 +17,7 @@ struct MlemOptions {
   int iterations = 10;
   // Called after every iteration with the iteration number (1-based) and the image on
   // the device (download only if you need it: that is the only host copy per iteration).
-  std::function<void(int, const DeviceBuffer&)> on_iteration;
+  std::function<void(int, const BackendBuffer&)> on_iteration;
   RunReport* report = nullptr;  // timings "sensitivity", "forward", "back_ratio", "update"
 };
 

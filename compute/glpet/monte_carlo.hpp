@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "glpet/geometry.hpp"
+#include "compute/glpet/geometry.hpp"
 
 namespace tomo::glpet {
 

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <span>
 
-#include "glpet/geometry.hpp"
-#include "io/png.hpp"
+#include "compute/glpet/geometry.hpp"
+#include "compute/io/png.hpp"
 
 namespace tomo::glpet {
 

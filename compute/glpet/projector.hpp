@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "glpet/geometry.hpp"
+#include "compute/glpet/geometry.hpp"
 
 namespace tomo::glpet {
 
 // A float vector owned by a backend. Host code sees it only through upload/download.
-class DeviceBuffer {
+class BackendBuffer {
  public:
-  virtual ~DeviceBuffer() = default;
+  virtual ~BackendBuffer() = default;
   virtual std::size_t size() const = 0;
   virtual void upload(std::span<const float> host) = 0;     // host.size() == size()
   virtual void download(std::span<float> host) const = 0;   // host.size() == size()
@@ -39,25 +39,25 @@ struct CorrespondencePixel {
 class Projector {
  public:
   virtual ~Projector() = default;
-  virtual std::string backend() const = 0;
+  virtual std::string describe() const = 0;  // the backend, and its device once configured
 
   // Binds geometry, extinction and R, N, K; must precede every other call; may be repeated.
   virtual void configure(const SystemModel& system) = 0;
-  virtual std::unique_ptr<DeviceBuffer> make_image() = 0;  // voxel_count() floats, zero
-  virtual std::unique_ptr<DeviceBuffer> make_lors() = 0;   // lor_count() floats, zero
+  virtual std::unique_ptr<BackendBuffer> make_image() = 0;  // voxel_count() floats, zero
+  virtual std::unique_ptr<BackendBuffer> make_lors() = 0;   // lor_count() floats, zero
 
   // seed eq. (2), shooting (§III): ỹ_l = Σ_v A_lv x_v (ỹ overwritten).
-  virtual void forward(const DeviceBuffer& x, DeviceBuffer& ytilde) = 0;
+  virtual void forward(const BackendBuffer& x, BackendBuffer& ytilde) = 0;
   // Gathering back-projection: b_v = Σ_l A_lv z_l (b overwritten). The adjoint of forward.
-  virtual void back(const DeviceBuffer& z, DeviceBuffer& b) = 0;
+  virtual void back(const BackendBuffer& z, BackendBuffer& b) = 0;
   // The two sums of seed eq. (3) / §IV in one gathering pass: b_v = Σ_l A_lv·y_l/ỹ_l
   // (terms with ỹ_l <= 0 count 0) and, when sens != nullptr, sens_v = Σ_l A_lv.
-  virtual void back_ratio(const DeviceBuffer& y, const DeviceBuffer& ytilde, DeviceBuffer& b,
-                          DeviceBuffer* sens) = 0;
+  virtual void back_ratio(const BackendBuffer& y, const BackendBuffer& ytilde, BackendBuffer& b,
+                          BackendBuffer* sens) = 0;
   // Σ_l A_lv for every voxel. Default: back() of a vector of ones.
-  virtual void sensitivity(DeviceBuffer& sens);
+  virtual void sensitivity(BackendBuffer& sens);
   // seed eq. (3): x_v ← x_v·b_v/s_v where s_v > 0, else 0. Default goes through the host.
-  virtual void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& sens);
+  virtual void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens);
   // The correspondence image (R·N_a × R·N_t, row-major, X fastest, GL's row order) of
   // sample position v for pair `pair`, for the cross-check's count of lines whose
   // secondary detector differs. Returns false when the backend cannot expose it.
@@ -65,7 +65,7 @@ class Projector {
     return false;
   }
   // Waits for queued device work (timings). Default: nothing to wait for.
-  virtual void finish() {}
+  virtual void synchronize() {}
   // For benches timing part of a large grid: forward and back-projections then process only
   // voxels [first, first + count) (the others add nothing and are left unwritten); count 0
   // restores the whole grid. Returns false when the backend cannot.
@@ -79,10 +79,10 @@ class Projector {
 std::vector<float> forward_host(Projector& op, std::span<const float> x);
 std::vector<float> back_host(Projector& op, std::span<const float> z);
 std::vector<float> sensitivity_host(Projector& op);
-std::vector<float> download(const DeviceBuffer& b);
+std::vector<float> download(const BackendBuffer& b);
 
-// A DeviceBuffer in host memory (the cpu backend's, and the defaults' scratch).
-class HostBuffer final : public DeviceBuffer {
+// A BackendBuffer in host memory (the cpu backend's, and the defaults' scratch).
+class HostBuffer final : public BackendBuffer {
  public:
   explicit HostBuffer(std::size_t n) : data(n, 0.0) {}
   std::size_t size() const override { return data.size(); }

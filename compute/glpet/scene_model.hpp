@@ -2,9 +2,9 @@
 // ([[glpet.activity]], [[glpet.attenuation]] through tomo::Phantom), Monte-Carlo and
 // ML-EM settings. Keys are listed in docs/glpet.md §4.
 #pragma once
-#include "core/phantom.hpp"
-#include "glpet/geometry.hpp"
-#include "glpet/monte_carlo.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/glpet/geometry.hpp"
+#include "compute/glpet/monte_carlo.hpp"
 
 namespace tomo {
 class Scene;

@@ -2,8 +2,8 @@
 // volume is piecewise constant on voxel boxes [centre ± voxel/2]. Used by the
 // independent Monte-Carlo simulator, never by the projectors.
 #pragma once
-#include "core/phantom.hpp"
-#include "core/volume.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/volume.hpp"
 
 namespace tomo::glpet {
 

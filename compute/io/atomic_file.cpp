@@ -1,5 +1,5 @@
 // Atomic file writes: a unique temp file beside the target, renamed over it when complete.
-#include "io/atomic_file.hpp"
+#include "compute/io/atomic_file.hpp"
 
 #include <atomic>
 #include <fstream>
@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "core/error.hpp"
+#include "compute/core/error.hpp"
 
 namespace tomo {
 namespace {

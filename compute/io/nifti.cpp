@@ -1,6 +1,6 @@
 // NIfTI-1 single-file (.nii) reader and writer. The 348-byte header is handled as a
 // byte buffer at the offsets of nifti1.h, so either byte order is read the same way.
-#include "io/nifti.hpp"
+#include "compute/io/nifti.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,9 +13,9 @@
 #include <system_error>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "io/atomic_file.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/io/atomic_file.hpp"
 
 namespace tomo {
 namespace {

@@ -4,7 +4,7 @@
 #pragma once
 #include <filesystem>
 
-#include "core/volume.hpp"
+#include "compute/core/volume.hpp"
 
 namespace tomo {
 

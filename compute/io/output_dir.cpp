@@ -1,5 +1,5 @@
 // Output directory of one run: files staged in a hidden sibling and moved in on commit().
-#include "io/output_dir.hpp"
+#include "compute/io/output_dir.hpp"
 
 #include <algorithm>
 #include <string>
@@ -7,8 +7,8 @@
 
 #include <unistd.h>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace fs = std::filesystem;
 

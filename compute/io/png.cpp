@@ -1,6 +1,6 @@
 // PNG previews: slices, maximum-intensity projections and montages of float images
 // through a colour map, encoded with stb_image_write and written atomically.
-#include "io/png.hpp"
+#include "compute/io/png.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,8 @@
 #include <limits>
 #include <string>
 
-#include "core/error.hpp"
-#include "io/atomic_file.hpp"
+#include "compute/core/error.hpp"
+#include "compute/io/atomic_file.hpp"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION  // the one translation unit that holds stb_image_write
 #include <stb_image_write.h>

@@ -1,12 +1,12 @@
 // Reads and validates the [strip] section of a scene.
-#include "strip/config.hpp"
+#include "compute/strip/config.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/scene.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
 
 namespace tomo::strip {
 

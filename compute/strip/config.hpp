@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "strip/geometry.hpp"
-#include "strip/phantom.hpp"
-#include "strip/projector.hpp"
+#include "compute/strip/geometry.hpp"
+#include "compute/strip/phantom.hpp"
+#include "compute/strip/projector.hpp"
 
 namespace tomo {
 class Scene;

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <memory>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "strip/projector.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/strip/projector.hpp"
 
 namespace tomo::strip {
 

@@ -1,5 +1,5 @@
 // Binary and text list-mode files for strip events (format in event_io.hpp).
-#include "strip/event_io.hpp"
+#include "compute/strip/event_io.hpp"
 
 #include <bit>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "io/atomic_file.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/io/atomic_file.hpp"
 
 namespace tomo::strip {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "strip/geometry.hpp"
+#include "compute/strip/geometry.hpp"
 
 namespace tomo::strip {
 

@@ -1,11 +1,11 @@
 // Strip geometry: grid construction, validation, sensitivity (eq. 4), direct reconstruction (eq. 2).
-#include "strip/geometry.hpp"
+#include "compute/strip/geometry.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::strip {
 

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/volume.hpp"
-#include "strip/kernel_math.hpp"
+#include "compute/core/volume.hpp"
+#include "compute/strip/kernel_math.hpp"
 
 namespace tomo::strip {
 

@@ -1,10 +1,10 @@
 // ML-EM driver (seed 000 eq. 5) and image metrics.
-#include "strip/mlem.hpp"
+#include "compute/strip/mlem.hpp"
 
 #include <cmath>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::strip {
 

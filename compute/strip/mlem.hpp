@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "strip/projector.hpp"
+#include "compute/strip/projector.hpp"
 
 namespace tomo::strip {
 

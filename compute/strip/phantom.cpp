@@ -1,13 +1,13 @@
 // Appendix A phantom of seed 000: point values (topmost row wins), bounds, rasterisation.
-#include "strip/phantom.hpp"
+#include "compute/strip/phantom.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/scene.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
 
 namespace tomo::strip {
 

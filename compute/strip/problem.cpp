@@ -8,19 +8,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/progress.hpp"
-#include "core/registry.hpp"
-#include "core/report.hpp"
-#include "core/scene.hpp"
-#include "io/nifti.hpp"
-#include "io/output_dir.hpp"
-#include "io/png.hpp"
-#include "strip/config.hpp"
-#include "strip/event_io.hpp"
-#include "strip/mlem.hpp"
-#include "strip/simulator.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/progress.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/io/nifti.hpp"
+#include "compute/io/output_dir.hpp"
+#include "compute/io/png.hpp"
+#include "compute/strip/config.hpp"
+#include "compute/strip/event_io.hpp"
+#include "compute/strip/mlem.hpp"
+#include "compute/strip/simulator.hpp"
 
 namespace tomo::strip {
 
@@ -69,7 +69,7 @@ void run(RunContext& ctx) {
   const std::string backend = reg.resolve(ctx.backend);
   auto op = reg.create(backend);
   op->configure(g, c.resolution, c.options);
-  ctx.report.set("strip_backend", backend);
+  ctx.report.set("backend", backend);
   ctx.report.add_device(op->describe());
 
   const std::vector<Event> events = load_or_simulate(c, ctx.report);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "strip/geometry.hpp"
+#include "compute/strip/geometry.hpp"
 
 namespace tomo::strip {
 

@@ -1,13 +1,13 @@
 // Monte-Carlo simulation of the two-strip detector: rejection sampling of the phantom,
 // uniform angles in (−π/2, π/2), eq. (1) for Δl, Gaussian smearing by σz, σz, σΔl.
-#include "strip/simulator.hpp"
+#include "compute/strip/simulator.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::strip {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "strip/geometry.hpp"
-#include "strip/phantom.hpp"
+#include "compute/strip/geometry.hpp"
+#include "compute/strip/phantom.hpp"
 
 namespace tomo::strip {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::cuda {
 

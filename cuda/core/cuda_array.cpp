@@ -1,9 +1,9 @@
 // CudaArray and whole-array copies (see cuda_array.hpp).
-#include "core/cuda_array.hpp"
+#include "cuda/core/cuda_array.hpp"
 
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

@@ -2,8 +2,8 @@
 // or why there is none.
 #include <cuda_runtime_api.h>
 
-#include "core/device.hpp"
-#include "core/info.hpp"
+#include "cuda/core/device.hpp"
+#include "compute/core/info.hpp"
 
 namespace tomo::cuda {
 namespace {
@@ -22,7 +22,7 @@ std::vector<std::string> cuda_lines() {
   return out;
 }
 
-const InfoRegistrar reg({"CUDA", 20, cuda_lines});
+const InfoRegistrar kRegister({"CUDA", 20, cuda_lines});
 
 }  // namespace
 }  // namespace tomo::cuda

@@ -1,11 +1,11 @@
 // CUDA device discovery and selection (see device.hpp).
-#include "core/device.hpp"
+#include "cuda/core/device.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

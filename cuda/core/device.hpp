@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/registry.hpp"
+#include "compute/core/registry.hpp"
 
 namespace tomo::cuda {
 

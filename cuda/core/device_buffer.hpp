@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

@@ -1,9 +1,9 @@
 // Event: RAII cudaEvent_t (see event.hpp).
-#include "core/event.hpp"
+#include "cuda/core/event.hpp"
 
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

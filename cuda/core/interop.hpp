@@ -12,9 +12,9 @@
 #include <optional>
 #include <string>
 
-#include "core/cuda_array.hpp"
-#include "core/surface.hpp"
-#include "core/texture.hpp"
+#include "cuda/core/cuda_array.hpp"
+#include "cuda/core/surface.hpp"
+#include "cuda/core/texture.hpp"
 
 namespace tomo::cuda {
 

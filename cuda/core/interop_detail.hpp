@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_array.hpp"
-#include "core/device_buffer.hpp"
-#include "core/interop.hpp"
-#include "core/pinned_buffer.hpp"
+#include "cuda/core/cuda_array.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/interop.hpp"
+#include "cuda/core/pinned_buffer.hpp"
 
 namespace tomo::cuda::detail {
 

@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "core/check.hpp"
-#include "core/interop_detail.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/interop_detail.hpp"
 
 namespace tomo::cuda {
 namespace {

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

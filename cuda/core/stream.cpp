@@ -1,9 +1,9 @@
 // Stream: RAII cudaStream_t (see stream.hpp).
-#include "core/stream.hpp"
+#include "cuda/core/stream.hpp"
 
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

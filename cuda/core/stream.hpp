@@ -2,7 +2,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
-#include "core/event.hpp"
+#include "cuda/core/event.hpp"
 
 namespace tomo::cuda {
 

@@ -1,9 +1,9 @@
 // SurfaceObject (see surface.hpp).
-#include "core/surface.hpp"
+#include "cuda/core/surface.hpp"
 
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "core/cuda_array.hpp"
+#include "cuda/core/cuda_array.hpp"
 
 namespace tomo::cuda {
 

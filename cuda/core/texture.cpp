@@ -1,9 +1,9 @@
 // TextureObject (see texture.hpp).
-#include "core/texture.hpp"
+#include "cuda/core/texture.hpp"
 
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
 

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "core/cuda_array.hpp"
+#include "cuda/core/cuda_array.hpp"
 
 namespace tomo::cuda {
 

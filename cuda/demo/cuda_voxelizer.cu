@@ -1,10 +1,10 @@
 // `cuda` backend of the demo problem: one thread per voxel of a z-slab, s³ sub-samples,
 // the volume resident on the device until the end.
-#include "core/check.hpp"
-#include "core/device.hpp"
-#include "core/device_buffer.hpp"
-#include "core/registry.hpp"
-#include "demo/voxelizer.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/demo/voxelizer.hpp"
 
 namespace tomo::demo {
 namespace {
@@ -45,7 +45,7 @@ __global__ void voxelize_slab(const float* __restrict__ shapes, int shape_count,
 
 class CudaVoxelizer final : public Voxelizer {
  public:
-  std::string device() const override {
+  std::string describe() const override {
     auto devices = cuda::list_devices();
     return devices.empty() ? "CUDA" : cuda::describe(devices.front());
   }
@@ -74,7 +74,7 @@ class CudaVoxelizer final : public Voxelizer {
   }
 };
 
-const BackendRegistrar<Voxelizer> reg_cuda({"cuda", kPriorityCuda, cuda::cuda_availability,
+const BackendRegistrar<Voxelizer> kRegisterCuda({"cuda", kPriorityCuda, cuda::cuda_availability,
                                             [] { return std::make_unique<CudaVoxelizer>(); }});
 
 }  // namespace

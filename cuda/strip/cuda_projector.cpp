@@ -5,17 +5,17 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/check.hpp"
-#include "core/device.hpp"
-#include "core/device_buffer.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "core/runtime_options.hpp"
-#include "core/stream.hpp"
-#include "strip/projector.hpp"
-#include "strip_kernels.hpp"
-#include "texture2d.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "cuda/core/stream.hpp"
+#include "compute/strip/projector.hpp"
+#include "cuda/strip/kernels.hpp"
+#include "cuda/strip/texture2d.hpp"
 
 namespace tomo::strip {
 

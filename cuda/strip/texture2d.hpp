@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::strip::cuda_impl {
 

@@ -1,9 +1,9 @@
-#include "gl/context.hpp"
+#include "renderer/gl/context.hpp"
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "gl/debug.hpp"
-#include "gl/gl.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/gl/debug.hpp"
+#include "renderer/gl/gl.hpp"
 
 namespace tomo::gl {
 

@@ -1,10 +1,10 @@
-#include "gl/debug.hpp"
+#include "renderer/gl/debug.hpp"
 
 #include <mutex>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "gl/gl.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/gl/gl.hpp"
 
 namespace tomo::gl {
 namespace {

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "gl/context.hpp"
-#include "gl/gl.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/gl/context.hpp"
+#include "renderer/gl/gl.hpp"
 
 namespace tomo::gl {
 namespace {

@@ -1,10 +1,10 @@
-#include "gl/engine.hpp"
+#include "renderer/gl/engine.hpp"
 
 #include <optional>
 
-#include "core/error.hpp"
-#include "core/runtime_options.hpp"
-#include "core/shutdown.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/shutdown.hpp"
 
 namespace tomo::gl {
 namespace {

@@ -4,9 +4,9 @@
 #pragma once
 #include <memory>
 
-#include "core/registry.hpp"
-#include "gl/context.hpp"
-#include "gl/shader_library.hpp"
+#include "compute/core/registry.hpp"
+#include "renderer/gl/context.hpp"
+#include "renderer/gl/shader_library.hpp"
 
 namespace tomo::gl {
 

@@ -3,11 +3,11 @@
 #include <map>
 #include <mutex>
 
-#include "core/error.hpp"
-#include "core/gl_buffer_hooks.hpp"
-#include "core/log.hpp"
-#include "gl/engine.hpp"
-#include "gl/gl.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/gl_buffer_hooks.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/gl.hpp"
 
 namespace tomo::gl {
 namespace {

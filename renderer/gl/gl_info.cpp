@@ -1,7 +1,7 @@
 // The OpenGL section of `tomoraster info`: EGL platform and vendor, GL version and
 // renderer, GLSL version, and the optional extensions our passes look for.
-#include "core/info.hpp"
-#include "gl/engine.hpp"
+#include "compute/core/info.hpp"
+#include "renderer/gl/engine.hpp"
 
 namespace tomo::gl {
 namespace {
@@ -29,7 +29,7 @@ std::vector<std::string> gl_lines() {
   return out;
 }
 
-const InfoRegistrar reg({"OpenGL", 10, gl_lines});
+const InfoRegistrar kRegister({"OpenGL", 10, gl_lines});
 
 }  // namespace
 }  // namespace tomo::gl

@@ -1,8 +1,8 @@
-#include "gl/objects.hpp"
+#include "renderer/gl/objects.hpp"
 
 #include <algorithm>
 
-#include "core/error.hpp"
+#include "compute/core/error.hpp"
 
 namespace tomo::gl {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "gl/gl.hpp"
+#include "renderer/gl/gl.hpp"
 
 namespace tomo::gl {
 

@@ -1,8 +1,8 @@
-#include "gl/reduction.hpp"
+#include "renderer/gl/reduction.hpp"
 
 #include <algorithm>
 
-#include "gl/engine.hpp"
+#include "renderer/gl/engine.hpp"
 
 namespace tomo::gl {
 

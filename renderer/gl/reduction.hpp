@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "gl/objects.hpp"
+#include "renderer/gl/objects.hpp"
 
 namespace tomo::gl {
 

@@ -1,4 +1,4 @@
-#include "gl/shader_library.hpp"
+#include "renderer/gl/shader_library.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/embedded.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "compute/core/embedded.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::detail {
 extern const EmbeddedFile tomo_detail_shader_files[];

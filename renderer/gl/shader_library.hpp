@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "gl/objects.hpp"
+#include "renderer/gl/objects.hpp"
 
 namespace tomo::gl {
 

@@ -1,12 +1,12 @@
 // Shared pieces of the glpet GL backends (gl_common.hpp).
-#include "glpet/gl_common.hpp"
+#include "renderer/glpet/gl_common.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "gl/engine.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/gl/engine.hpp"
 
 namespace tomo::glpet {
 
@@ -35,12 +35,12 @@ void GlBuffer::download(std::span<float> host) const {
 
 void GlBuffer::clear() { buf_.clear_zero(); }
 
-GlBuffer& gl_buffer(DeviceBuffer& b, const char* who) {
+GlBuffer& gl_buffer(BackendBuffer& b, const char* who) {
   auto* g = dynamic_cast<GlBuffer*>(&b);
   if (!g) throw Error(str_cat("glpet ", who, ": buffer does not belong to a GL backend"));
   return *g;
 }
-const GlBuffer& gl_buffer(const DeviceBuffer& b, const char* who) { return gl_buffer(const_cast<DeviceBuffer&>(b), who); }
+const GlBuffer& gl_buffer(const BackendBuffer& b, const char* who) { return gl_buffer(const_cast<BackendBuffer&>(b), who); }
 
 Availability gl_availability(std::initializer_list<const char*> extensions) {
   Availability a = gl::availability();

@@ -1,4 +1,4 @@
-// What both GL backends of glpet share: the DeviceBuffer that wraps a GL buffer (x, ỹ,
+// What both GL backends of glpet share: the BackendBuffer that wraps a GL buffer (x, ỹ,
 // y and the sensitivity stay on the GPU between ML-EM iterations), the pair/grid
 // uniforms of shaders/glpet/line_set.glsl, and the ML-EM update pass of seed eq. (3).
 #pragma once
@@ -6,13 +6,13 @@
 #include <span>
 #include <string>
 
-#include "core/registry.hpp"
-#include "gl/objects.hpp"
-#include "glpet/projector.hpp"
+#include "compute/core/registry.hpp"
+#include "renderer/gl/objects.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo::glpet {
 
-class GlBuffer final : public DeviceBuffer {
+class GlBuffer final : public BackendBuffer {
  public:
   explicit GlBuffer(std::size_t n);
   std::size_t size() const override { return n_; }
@@ -27,9 +27,9 @@ class GlBuffer final : public DeviceBuffer {
   gl::Buffer buf_;  // max(1, n) floats: GL refuses empty storage
 };
 
-// The GlBuffer behind a DeviceBuffer; throws tomo::Error naming `who` otherwise.
-GlBuffer& gl_buffer(DeviceBuffer& b, const char* who);
-const GlBuffer& gl_buffer(const DeviceBuffer& b, const char* who);
+// The GlBuffer behind a BackendBuffer; throws tomo::Error naming `who` otherwise.
+GlBuffer& gl_buffer(BackendBuffer& b, const char* who);
+const GlBuffer& gl_buffer(const BackendBuffer& b, const char* who);
 
 // Availability of a GL backend that needs these extensions (never throws).
 Availability gl_availability(std::initializer_list<const char*> extensions);

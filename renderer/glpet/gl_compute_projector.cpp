@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "gl/engine.hpp"
-#include "glpet/gl_common.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/glpet/gl_common.hpp"
 
 namespace tomo::glpet {
 
@@ -19,7 +19,7 @@ constexpr unsigned kMaxGroups = 65535;  // per dispatch (GL minimum of MAX_COMPU
 
 class GlComputeProjector final : public Projector {
  public:
-  std::string backend() const override { return "gl-compute"; }
+  std::string describe() const override { return "gl-compute"; }
 
   void configure(const SystemModel& system) override {
     system.validate();
@@ -32,10 +32,10 @@ class GlComputeProjector final : public Projector {
     offsets_ = offsets_buffer(sys_.N);
   }
 
-  std::unique_ptr<DeviceBuffer> make_image() override { return make(sys_.voxel_count()); }
-  std::unique_ptr<DeviceBuffer> make_lors() override { return make(sys_.lor_count()); }
+  std::unique_ptr<BackendBuffer> make_image() override { return make(sys_.voxel_count()); }
+  std::unique_ptr<BackendBuffer> make_lors() override { return make(sys_.lor_count()); }
 
-  void forward(const DeviceBuffer& xb, DeviceBuffer& yb) override {
+  void forward(const BackendBuffer& xb, BackendBuffer& yb) override {
     const GlBuffer& x = gl_buffer(xb, "gl-compute forward");
     GlBuffer& y = gl_buffer(yb, "gl-compute forward");
     check(x.size() == sys_.voxel_count() && y.size() == sys_.lor_count(), "forward");
@@ -54,15 +54,15 @@ class GlComputeProjector final : public Projector {
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
   }
 
-  void back(const DeviceBuffer& z, DeviceBuffer& b) override { gather(0, &z, nullptr, &b, nullptr); }
+  void back(const BackendBuffer& z, BackendBuffer& b) override { gather(0, &z, nullptr, &b, nullptr); }
 
-  void back_ratio(const DeviceBuffer& y, const DeviceBuffer& t, DeviceBuffer& b, DeviceBuffer* sens) override {
+  void back_ratio(const BackendBuffer& y, const BackendBuffer& t, BackendBuffer& b, BackendBuffer* sens) override {
     gather(1, &y, &t, &b, sens);
   }
 
-  void sensitivity(DeviceBuffer& sens) override { gather(0, nullptr, nullptr, nullptr, &sens); }
+  void sensitivity(BackendBuffer& sens) override { gather(0, nullptr, nullptr, nullptr, &sens); }
 
-  void mlem_update(DeviceBuffer& x, const DeviceBuffer& b, const DeviceBuffer& s) override {
+  void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) override {
     mlem_update_pass(gl_buffer(x, "gl-compute mlem_update"), gl_buffer(b, "gl-compute mlem_update"),
                      gl_buffer(s, "gl-compute mlem_update"));
   }
@@ -88,10 +88,10 @@ class GlComputeProjector final : public Projector {
     return true;
   }
 
-  void finish() override { gl_finish(); }
+  void synchronize() override { gl_finish(); }
 
  private:
-  static std::unique_ptr<DeviceBuffer> make(std::size_t n) {
+  static std::unique_ptr<BackendBuffer> make(std::size_t n) {
     gl::shared_context().make_current();
     return std::make_unique<GlBuffer>(n);
   }
@@ -125,7 +125,7 @@ class GlComputeProjector final : public Projector {
  private:
 
   // mode 0: b = Aᵀz; mode 1: b = Σ A y/ỹ. Either of b and sens may be absent.
-  void gather(int mode, const DeviceBuffer* zb, const DeviceBuffer* tb, DeviceBuffer* bb, DeviceBuffer* sb) {
+  void gather(int mode, const BackendBuffer* zb, const BackendBuffer* tb, BackendBuffer* bb, BackendBuffer* sb) {
     gl::shared_context().make_current();
     const GlBuffer* z = zb ? &gl_buffer(*zb, "gl-compute back") : nullptr;
     const GlBuffer* t = tb ? &gl_buffer(*tb, "gl-compute back") : nullptr;

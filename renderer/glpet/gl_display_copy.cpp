@@ -1,14 +1,14 @@
-#include "glpet/gl_display_copy.hpp"
+#include "renderer/glpet/gl_display_copy.hpp"
 
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "gl/engine.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/gl/engine.hpp"
 
 namespace tomo::glpet {
 
-CopyPath copy_to_gl(const DeviceBuffer& src, gl::Buffer& dst) {
+CopyPath copy_to_gl(const BackendBuffer& src, gl::Buffer& dst) {
   const std::size_t bytes = src.size() * sizeof(float);
   if (dst.bytes() < bytes)
     throw Error(str_cat("glpet display copy: ", src.size(), " values do not fit a GL buffer of ", dst.bytes(), " bytes"));

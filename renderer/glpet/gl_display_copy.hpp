@@ -2,8 +2,8 @@
 // when the vector already is a GL buffer (gl, gl-compute, cuda with CUDA-GL interop), else
 // through the host (cpu, cuda in plain device memory).
 #pragma once
-#include "gl/objects.hpp"
-#include "glpet/projector.hpp"
+#include "renderer/gl/objects.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo::glpet {
 
@@ -11,6 +11,6 @@ enum class CopyPath { Gpu, Host };
 
 // dst[0, 4·src.size()) ← src, in the engine's shared context (made current). Needs
 // dst.bytes() >= 4·src.size(). Returns the path taken.
-CopyPath copy_to_gl(const DeviceBuffer& src, gl::Buffer& dst);
+CopyPath copy_to_gl(const BackendBuffer& src, gl::Buffer& dst);
 
 }  // namespace tomo::glpet

@@ -1,16 +1,16 @@
 // glpet GL pass timings (gl_pass_timings.hpp).
-#include "glpet/gl_pass_timings.hpp"
+#include "renderer/glpet/gl_pass_timings.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
 
-#include "core/error.hpp"
-#include "core/registry.hpp"
-#include "gl/reduction.hpp"
-#include "glpet/gl_raster_projector.hpp"
-#include "glpet/line_set.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/registry.hpp"
+#include "renderer/gl/reduction.hpp"
+#include "renderer/glpet/gl_projector.hpp"
+#include "compute/glpet/line_set.hpp"
 
 namespace tomo::glpet {
 
@@ -18,10 +18,10 @@ namespace {
 
 template <class F>
 double wall_ms(Projector& op, F&& f) {
-  op.finish();
+  op.synchronize();
   const auto t0 = std::chrono::steady_clock::now();
   f();
-  op.finish();
+  op.synchronize();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 

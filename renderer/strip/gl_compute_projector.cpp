@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "gl/engine.hpp"
-#include "gl/objects.hpp"
-#include "strip/projector.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+#include "compute/strip/projector.hpp"
 
 namespace tomo::strip {
 
@@ -114,7 +114,7 @@ class GlComputeProjector final : public ListModeProjector {
   std::size_t count_ = 0;
 };
 
-const BackendRegistrar<ListModeProjector> kRegisterGl({"gl-compute", kPriorityGlCompute, [] { return gl::availability(); },
+const BackendRegistrar<ListModeProjector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability(); },
                                                        [] { return std::make_unique<GlComputeProjector>(); }});
 
 }  // namespace

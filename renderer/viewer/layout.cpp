@@ -1,9 +1,9 @@
-#include "viewer/layout.hpp"
+#include "renderer/viewer/layout.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "glpet/line_set.hpp"
+#include "compute/glpet/line_set.hpp"
 
 namespace tomo::viewer {
 

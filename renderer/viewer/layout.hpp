@@ -5,8 +5,8 @@
 #include <array>
 #include <cstdint>
 
-#include "glpet/geometry.hpp"
-#include "glpet/projector.hpp"
+#include "compute/glpet/geometry.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo::viewer {
 

@@ -1,15 +1,15 @@
-#include "viewer/session.hpp"
+#include "renderer/viewer/session.hpp"
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/registry.hpp"
-#include "core/scene.hpp"
-#include "gl/engine.hpp"
-#include "glpet/gl_display_copy.hpp"
-#include "glpet/mlem.hpp"
-#include "glpet/monte_carlo.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/scene.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/glpet/gl_display_copy.hpp"
+#include "compute/glpet/mlem.hpp"
+#include "compute/glpet/monte_carlo.hpp"
 
 namespace tomo::viewer {
 
@@ -86,7 +86,7 @@ void GlpetSession::update_stat(const gl::Buffer& data, std::size_t n, int slot) 
 
 // Render thread, vectors that are GL buffers: GPU-side copies of x (and of ỹ = A x when the
 // atlas is shown) into the display buffers.
-void GlpetSession::publish_device(int it, const glpet::DeviceBuffer& x) {
+void GlpetSession::publish_device(int it, const glpet::BackendBuffer& x) {
   const auto& sys = g_.system;
   glpet::copy_to_gl(x, image_);
   update_stat(image_, sys.voxel_count(), kStatImage);
@@ -100,7 +100,7 @@ void GlpetSession::publish_device(int it, const glpet::DeviceBuffer& x) {
 }
 
 // Worker thread: host copies for the render thread.
-void GlpetSession::publish_host(int it, const glpet::DeviceBuffer& x) {
+void GlpetSession::publish_host(int it, const glpet::BackendBuffer& x) {
   std::vector<float> hx = glpet::download(x), he;
   if (want_estimate_) {
     if (!est_dev_) est_dev_ = op_->make_lors();
@@ -120,7 +120,7 @@ void GlpetSession::run(const std::function<bool()>& frame) {
   opt.iterations = g_.iterations;
   last_ = Clock::now();
   if (render_thread_) {
-    opt.on_iteration = [&](int it, const glpet::DeviceBuffer& x) {
+    opt.on_iteration = [&](int it, const glpet::BackendBuffer& x) {
       iteration_ms_ = ms_since(last_);
       publish_device(it, x);
       if (!frame()) throw Stop{};
@@ -137,7 +137,7 @@ void GlpetSession::run(const std::function<bool()>& frame) {
     finished_ = true;
     return;
   }
-  opt.on_iteration = [this](int it, const glpet::DeviceBuffer& x) {
+  opt.on_iteration = [this](int it, const glpet::BackendBuffer& x) {
     publish_host(it, x);
     if (stop_) throw Stop{};
     last_ = Clock::now();

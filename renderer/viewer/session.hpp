@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "gl/objects.hpp"
-#include "glpet/gl_raster_projector.hpp"
-#include "glpet/scene_model.hpp"
+#include "renderer/gl/objects.hpp"
+#include "renderer/glpet/gl_projector.hpp"
+#include "compute/glpet/scene_model.hpp"
 
 namespace tomo {
 class Scene;
@@ -62,8 +62,8 @@ class GlpetSession {
   glpet::GlRasterProjector& correspondence() { return *corr_; }
 
  private:
-  void publish_device(int it, const glpet::DeviceBuffer& x);
-  void publish_host(int it, const glpet::DeviceBuffer& x);
+  void publish_device(int it, const glpet::BackendBuffer& x);
+  void publish_host(int it, const glpet::BackendBuffer& x);
   void update_stat(const gl::Buffer& data, std::size_t n, int slot);
 
   glpet::GlpetScene g_;
@@ -73,7 +73,7 @@ class GlpetSession {
   std::unique_ptr<glpet::Projector> op_;
   std::unique_ptr<glpet::GlRasterProjector> own_corr_;  // when the backend is not `gl`
   glpet::GlRasterProjector* corr_ = nullptr;
-  std::unique_ptr<glpet::DeviceBuffer> est_dev_;
+  std::unique_ptr<glpet::BackendBuffer> est_dev_;
   gl::Buffer image_, measured_, estimated_, stats_;
 
   std::atomic<bool> want_estimate_{false}, finished_{false}, stop_{false};

@@ -1,4 +1,4 @@
-#include "viewer/viewer.hpp"
+#include "renderer/viewer/viewer.hpp"
 
 #define GLFW_INCLUDE_NONE  // GL comes from glad (gl/gl.hpp)
 #include <GLFW/glfw3.h>
@@ -10,15 +10,15 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/runtime_options.hpp"
-#include "core/scene.hpp"
-#include "gl/engine.hpp"
-#include "io/png.hpp"
-#include "viewer/session.hpp"
-#include "viewer/views.hpp"
-#include "window/window_context.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/scene.hpp"
+#include "renderer/gl/engine.hpp"
+#include "compute/io/png.hpp"
+#include "renderer/viewer/session.hpp"
+#include "renderer/viewer/views.hpp"
+#include "renderer/window/window_context.hpp"
 
 namespace tomo::viewer {
 

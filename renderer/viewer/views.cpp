@@ -1,9 +1,9 @@
-#include "viewer/views.hpp"
+#include "renderer/viewer/views.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "gl/engine.hpp"
+#include "renderer/gl/engine.hpp"
 
 namespace tomo::viewer {
 

@@ -3,8 +3,8 @@
 #include <array>
 #include <string>
 
-#include "viewer/layout.hpp"
-#include "viewer/session.hpp"
+#include "renderer/viewer/layout.hpp"
+#include "renderer/viewer/session.hpp"
 
 namespace tomo::viewer {
 

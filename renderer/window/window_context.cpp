@@ -1,10 +1,10 @@
-#include "window/window_context.hpp"
+#include "renderer/window/window_context.hpp"
 
 #include <GLFW/glfw3.h>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "window/no_display.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "renderer/window/no_display.hpp"
 
 namespace tomo::gl {
 namespace {

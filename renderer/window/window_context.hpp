@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "gl/context.hpp"
+#include "renderer/gl/context.hpp"
 
 struct GLFWwindow;
 

@@ -17,11 +17,11 @@
 
 #include <unistd.h>
 
-#include "core/error.hpp"
-#include "io/atomic_file.hpp"
-#include "io/nifti.hpp"
-#include "io/output_dir.hpp"
-#include "io/png.hpp"
+#include "compute/core/error.hpp"
+#include "compute/io/atomic_file.hpp"
+#include "compute/io/nifti.hpp"
+#include "compute/io/output_dir.hpp"
+#include "compute/io/png.hpp"
 
 namespace fs = std::filesystem;
 using namespace tomo;

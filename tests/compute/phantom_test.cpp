@@ -7,9 +7,9 @@
 #include <random>
 #include <string>
 
-#include "core/error.hpp"
-#include "core/phantom.hpp"
-#include "core/scene.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/scene.hpp"
 
 using namespace tomo;
 

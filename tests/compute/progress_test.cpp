@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "core/progress.hpp"
-#include "core/runtime_options.hpp"
+#include "compute/core/progress.hpp"
+#include "compute/core/runtime_options.hpp"
 
 using namespace tomo;
 

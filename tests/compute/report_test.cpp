@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "core/report.hpp"
+#include "compute/core/report.hpp"
 
 using namespace tomo;
 

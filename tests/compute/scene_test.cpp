@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/scene.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/scene.hpp"
 
 using namespace tomo;
 

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "core/check.hpp"
-#include "core/cuda_array.hpp"
-#include "core/device.hpp"
-#include "core/device_buffer.hpp"
-#include "core/event.hpp"
-#include "core/pinned_buffer.hpp"
-#include "core/stream.hpp"
-#include "core/surface.hpp"
-#include "core/texture.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/cuda_array.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/event.hpp"
+#include "cuda/core/pinned_buffer.hpp"
+#include "cuda/core/stream.hpp"
+#include "cuda/core/surface.hpp"
+#include "cuda/core/texture.hpp"
 
 namespace tc = tomo::cuda;
 

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "core/check.hpp"
-#include "core/device.hpp"
-#include "core/device_buffer.hpp"
-#include "core/interop.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/interop.hpp"
 
 namespace tc = tomo::cuda;
 

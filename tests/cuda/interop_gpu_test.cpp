@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/device_buffer.hpp"
-#include "core/interop.hpp"
-#include "core/runtime_options.hpp"
-#include "core/stream.hpp"
-#include "gl/objects.hpp"
-#include "gl/shader_library.hpp"
-#include "interop_kernels.hpp"
-#include "support/gl_test.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/interop.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "cuda/core/stream.hpp"
+#include "renderer/gl/objects.hpp"
+#include "renderer/gl/shader_library.hpp"
+#include "tests/cuda/interop_kernels.hpp"
+#include "tests/support/gl_test.hpp"
 
 namespace tc = tomo::cuda;
 namespace tg = tomo::gl;

@@ -1,7 +1,7 @@
 // Kernels for interop_gpu_test.cpp (no tests here: the file name only places it in test_cuda_gpu).
-#include "interop_kernels.hpp"
+#include "tests/cuda/interop_kernels.hpp"
 
-#include "core/check.hpp"
+#include "cuda/core/check.hpp"
 
 namespace tomo::cuda::test {
 namespace {

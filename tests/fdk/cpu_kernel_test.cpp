@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "fdk/cpu_kernel.hpp"
-#include "fdk/geometry.hpp"
-#include "fdk/metrics.hpp"
+#include "compute/fdk/cpu_kernel.hpp"
+#include "compute/fdk/geometry.hpp"
+#include "compute/fdk/metrics.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;

@@ -6,10 +6,10 @@
 
 #include <cmath>
 
-#include "core/registry.hpp"
-#include "fdk/backprojector.hpp"
-#include "fdk/metrics.hpp"
-#include "fdk/pipeline.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/fdk/backprojector.hpp"
+#include "compute/fdk/metrics.hpp"
+#include "compute/fdk/pipeline.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;

@@ -7,7 +7,7 @@
 #include <numbers>
 #include <random>
 
-#include "fdk/fdk_filter.hpp"
+#include "compute/fdk/filter.hpp"
 
 using namespace tomo::fdk;
 constexpr double kPi = std::numbers::pi;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/error.hpp"
-#include "fdk/geometry.hpp"
+#include "compute/core/error.hpp"
+#include "compute/fdk/geometry.hpp"
 
 using namespace tomo::fdk;
 

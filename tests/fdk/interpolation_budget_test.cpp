@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "fdk/cpu_kernel.hpp"
-#include "fdk/metrics.hpp"
-#include "fdk/pipeline.hpp"
-#include "fdk/simulate.hpp"
+#include "compute/fdk/cpu_kernel.hpp"
+#include "compute/fdk/metrics.hpp"
+#include "compute/fdk/pipeline.hpp"
+#include "compute/fdk/simulate.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;

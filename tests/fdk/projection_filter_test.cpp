@@ -3,11 +3,11 @@
 // are an InputError, and the chunked pipeline equals the per-projection one.
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "core/registry.hpp"
-#include "fdk/pipeline.hpp"
-#include "fdk/projection_filter.hpp"
-#include "fdk/simulate.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/fdk/pipeline.hpp"
+#include "compute/fdk/projection_filter.hpp"
+#include "compute/fdk/simulate.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;

@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "core/error.hpp"
-#include "fdk/rabbitct_file.hpp"
+#include "compute/core/error.hpp"
+#include "compute/fdk/rabbitct_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace tomo::fdk;

@@ -1,7 +1,7 @@
 // The small analytic Shepp–Logan projection stack the backend tests share: RabbitCT
 // distances and arc, 62 views of 156×120 at 2.56 mm, pre-processed (built once).
 #pragma once
-#include "fdk/simulate.hpp"
+#include "compute/fdk/simulate.hpp"
 
 namespace tomo::fdk::test {
 

@@ -7,7 +7,7 @@
 #include <numbers>
 #include <vector>
 
-#include "glpet/geometry.hpp"
+#include "compute/glpet/geometry.hpp"
 
 namespace tomo::glpet::test {
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <numeric>
 
-#include "analytic.hpp"
-#include "glpet/cpu_projector.hpp"
-#include "glpet/monte_carlo.hpp"
-#include "small_system.hpp"
+#include "tests/glpet/analytic.hpp"
+#include "compute/glpet/cpu_projector.hpp"
+#include "compute/glpet/monte_carlo.hpp"
+#include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "glpet/camera.hpp"
-#include "glpet/line_set.hpp"
-#include "glpet/siddon.hpp"
-#include "small_system.hpp"
+#include "compute/glpet/camera.hpp"
+#include "compute/glpet/line_set.hpp"
+#include "compute/glpet/siddon.hpp"
+#include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {
 namespace {

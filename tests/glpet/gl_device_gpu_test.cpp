@@ -10,13 +10,13 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/scene.hpp"
-#include "gl/engine.hpp"
-#include "glpet/cpu_projector.hpp"
-#include "glpet/crosscheck.hpp"
-#include "glpet/gl_pass_timings.hpp"
-#include "glpet/scene_model.hpp"
-#include "support/gl_test.hpp"
+#include "compute/core/scene.hpp"
+#include "renderer/gl/engine.hpp"
+#include "compute/glpet/cpu_projector.hpp"
+#include "compute/glpet/crosscheck.hpp"
+#include "renderer/glpet/gl_pass_timings.hpp"
+#include "compute/glpet/scene_model.hpp"
+#include "tests/support/gl_test.hpp"
 
 namespace tomo::glpet {
 namespace {
@@ -64,9 +64,9 @@ void print_back_ratio_diagnostics(Projector& cpu, Projector& op, const Crosschec
   std::printf("  diagnostics %s: ỹ<=0 on %zu of %zu LORs, non-finite %zu; cpu back_ratio vs itself %.3g; "
               "y/ỹ uploads differing %zu; back(y/ỹ): %s vs cpu %.3g, cpu back vs cpu back_ratio %.3g, "
               "%s back_ratio vs %s back(y/ỹ) %.3g\n",
-              op.backend().c_str(), nonpos, yc.size(), nonfinite, relative_l2(bc2, bc1), upload_bad,
-              op.backend().c_str(), relative_l2(back_o, back_c), relative_l2(back_c, bc1), op.backend().c_str(),
-              op.backend().c_str(), relative_l2(bo, back_o));
+              op.describe().c_str(), nonpos, yc.size(), nonfinite, relative_l2(bc2, bc1), upload_bad,
+              op.describe().c_str(), relative_l2(back_o, back_c), relative_l2(back_c, bc1), op.describe().c_str(),
+              op.describe().c_str(), relative_l2(bo, back_o));
 }
 
 TEST(GlDeviceGlpetGpu, DefaultGeometryMatchesCpu) {

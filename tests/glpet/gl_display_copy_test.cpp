@@ -1,5 +1,5 @@
 // What the viewer's display path relies on, on llvmpipe: the GL-buffer hooks cuda/ uses for
-// CUDA-GL interop (core/gl_buffer_hooks.hpp, filled by renderer/gl), DeviceBuffer::gl_name()
+// CUDA-GL interop (core/gl_buffer_hooks.hpp, filled by renderer/gl), BackendBuffer::gl_name()
 // of the GL backends, and glpet::copy_to_gl (GPU-side for GL vectors, through the host for
 // the cpu backend's), checked value for value; and the scene key glpet.cuda_gl_interop.
 #include <gtest/gtest.h>
@@ -8,15 +8,15 @@
 #include <fstream>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/gl_buffer_hooks.hpp"
-#include "core/scene.hpp"
-#include "gl/objects.hpp"
-#include "glpet/cpu_projector.hpp"
-#include "glpet/gl_display_copy.hpp"
-#include "glpet/scene_model.hpp"
-#include "gl_fixtures.hpp"
-#include "support/gl_test.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/gl_buffer_hooks.hpp"
+#include "compute/core/scene.hpp"
+#include "renderer/gl/objects.hpp"
+#include "compute/glpet/cpu_projector.hpp"
+#include "renderer/glpet/gl_display_copy.hpp"
+#include "compute/glpet/scene_model.hpp"
+#include "tests/glpet/gl_fixtures.hpp"
+#include "tests/support/gl_test.hpp"
 
 namespace tomo::glpet {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/phantom.hpp"
-#include "core/registry.hpp"
-#include "glpet/line_set.hpp"
-#include "glpet/projector.hpp"
-#include "small_system.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/glpet/line_set.hpp"
+#include "compute/glpet/projector.hpp"
+#include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet::test {
 

@@ -5,12 +5,12 @@
 
 #include <cstdio>
 
-#include "glpet/cpu_projector.hpp"
-#include "glpet/metrics.hpp"
-#include "glpet/mlem.hpp"
-#include "glpet/monte_carlo.hpp"
-#include "gl_fixtures.hpp"
-#include "support/gl_test.hpp"
+#include "compute/glpet/cpu_projector.hpp"
+#include "compute/glpet/metrics.hpp"
+#include "compute/glpet/mlem.hpp"
+#include "compute/glpet/monte_carlo.hpp"
+#include "tests/glpet/gl_fixtures.hpp"
+#include "tests/support/gl_test.hpp"
 
 namespace tomo::glpet {
 namespace {
@@ -32,7 +32,7 @@ Recon reconstruct(Projector& op, const Reference& ref) {
   Recon r;
   MlemOptions opt;
   opt.iterations = kIterations;
-  opt.on_iteration = [&](int, const DeviceBuffer& x) { r.err.push_back(nrmse(download(x), ref.truth)); };
+  opt.on_iteration = [&](int, const BackendBuffer& x) { r.err.push_back(nrmse(download(x), ref.truth)); };
   r.x = run_mlem(op, ref.counts, {}, opt).x;
   return r;
 }
@@ -42,7 +42,7 @@ const Reference& reference() {
   static const Reference ref = [] {
     Reference r;
     // 12³ voxels of 2.67 mm (no sample whose lines hit detector edges exactly: see
-    // gl_raster_test.cpp for grids that have such ties), K = 8: each test < 10 s on llvmpipe.
+    // gl_projector_test.cpp for grids that have such ties), K = 8: each test < 10 s on llvmpipe.
     r.sys = test::attenuating_system(12, 2, 8);
     Phantom act;
     Shape sphere;
@@ -88,7 +88,7 @@ void check_backend(const std::string& name, double tolerance) {
 
 TEST(GlMlemGlpet, GlComputeReconstructionMatchesCpu) { check_backend("gl-compute", 1e-4); }
 
-// The raster backend's lines equal the cpu's away from exact ties (gl_raster_test.cpp), so
+// The raster backend's lines equal the cpu's away from exact ties (gl_projector_test.cpp), so
 // its reconstruction is held to the float tolerance scaled by the iterations' growth.
 TEST(GlMlemGlpet, GlRasterReconstructionMatchesCpu) { check_backend("gl", 1e-3); }
 

@@ -4,10 +4,10 @@
 
 #include <map>
 
-#include "glpet/crosscheck.hpp"
-#include "glpet/gl_pass_timings.hpp"
-#include "gl_fixtures.hpp"
-#include "support/gl_test.hpp"
+#include "compute/glpet/crosscheck.hpp"
+#include "renderer/glpet/gl_pass_timings.hpp"
+#include "tests/glpet/gl_fixtures.hpp"
+#include "tests/support/gl_test.hpp"
 
 namespace tomo::glpet {
 namespace {

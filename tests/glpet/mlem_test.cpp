@@ -2,12 +2,12 @@
 // (centroid within one voxel) and the NRMSE against the phantom falls over iterations.
 #include <gtest/gtest.h>
 
-#include "core/phantom.hpp"
-#include "glpet/cpu_projector.hpp"
-#include "glpet/metrics.hpp"
-#include "glpet/mlem.hpp"
-#include "glpet/monte_carlo.hpp"
-#include "small_system.hpp"
+#include "compute/core/phantom.hpp"
+#include "compute/glpet/cpu_projector.hpp"
+#include "compute/glpet/metrics.hpp"
+#include "compute/glpet/mlem.hpp"
+#include "compute/glpet/monte_carlo.hpp"
+#include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {
 namespace {
@@ -42,7 +42,7 @@ TEST(GlpetMlem, RecoversAHotSphereWithFallingNrmse) {
   std::vector<double> err;
   MlemOptions opt;
   opt.iterations = 12;
-  opt.on_iteration = [&](int, const DeviceBuffer& x) { err.push_back(nrmse(download(x), truth)); };
+  opt.on_iteration = [&](int, const BackendBuffer& x) { err.push_back(nrmse(download(x), truth)); };
   const MlemResult res = run_mlem(op, mc.counts, {}, opt);
   ASSERT_EQ(err.size(), 12u);
   for (int i = 1; i < 6; ++i) EXPECT_LT(err[i], err[i - 1]) << "iteration " << i + 1;

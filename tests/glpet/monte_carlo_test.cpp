@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "analytic.hpp"
-#include "glpet/monte_carlo.hpp"
-#include "small_system.hpp"
+#include "tests/glpet/analytic.hpp"
+#include "compute/glpet/monte_carlo.hpp"
+#include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {
 namespace {

@@ -7,13 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/registry.hpp"
-#include "core/report.hpp"
-#include "core/runtime_options.hpp"
-#include "core/scene.hpp"
-#include "glpet/scene_model.hpp"
-#include "io/output_dir.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/glpet/scene_model.hpp"
+#include "compute/io/output_dir.hpp"
 
 namespace tomo::glpet {
 namespace {

@@ -1,7 +1,7 @@
 // Small glpet systems for fast tests: 8×8 modules (4 mm pitch) at z = ±40 mm facing
 // each other, 16³ voxels of 2 mm between them, R = 2.
 #pragma once
-#include "glpet/geometry.hpp"
+#include "compute/glpet/geometry.hpp"
 
 namespace tomo::glpet::test {
 

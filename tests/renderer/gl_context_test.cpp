@@ -1,9 +1,9 @@
 // The headless context, GL error reporting and RAII objects.
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "gl/objects.hpp"
-#include "support/gl_test.hpp"
+#include "compute/core/error.hpp"
+#include "renderer/gl/objects.hpp"
+#include "tests/support/gl_test.hpp"
 
 using namespace tomo;
 

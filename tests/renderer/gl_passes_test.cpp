@@ -6,10 +6,10 @@
 #include <cmath>
 #include <random>
 
-#include "gl/objects.hpp"
-#include "gl/reduction.hpp"
-#include "gl/shader_library.hpp"
-#include "support/gl_test.hpp"
+#include "renderer/gl/objects.hpp"
+#include "renderer/gl/reduction.hpp"
+#include "renderer/gl/shader_library.hpp"
+#include "tests/support/gl_test.hpp"
 
 using namespace tomo;
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.hpp"
-#include "gl/shader_library.hpp"
-#include "support/gl_test.hpp"
+#include "compute/core/error.hpp"
+#include "renderer/gl/shader_library.hpp"
+#include "tests/support/gl_test.hpp"
 
 using namespace tomo;
 namespace fs = std::filesystem;

@@ -2,9 +2,9 @@
 // values stop with tomo::InputError naming the key.
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "core/scene.hpp"
-#include "strip/config.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/strip/config.hpp"
 
 namespace tomo::strip {
 namespace {

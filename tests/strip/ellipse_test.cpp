@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "strip/geometry.hpp"
-#include "strip/kernel_math.hpp"
+#include "compute/strip/geometry.hpp"
+#include "compute/strip/kernel_math.hpp"
 
 namespace tomo::strip {
 namespace {

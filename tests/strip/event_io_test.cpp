@@ -7,9 +7,9 @@
 
 #include <unistd.h>
 
-#include "core/error.hpp"
-#include "strip/event_io.hpp"
-#include "strip/simulator.hpp"
+#include "compute/core/error.hpp"
+#include "compute/strip/event_io.hpp"
+#include "compute/strip/simulator.hpp"
 
 namespace tomo::strip {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "strip/kernel_math.hpp"
-#include "strip/simulator.hpp"
+#include "compute/strip/kernel_math.hpp"
+#include "compute/strip/simulator.hpp"
 
 namespace tomo::strip {
 namespace {

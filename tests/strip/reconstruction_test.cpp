@@ -6,10 +6,10 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/registry.hpp"
-#include "strip/mlem.hpp"
-#include "strip/phantom.hpp"
-#include "strip/simulator.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/strip/mlem.hpp"
+#include "compute/strip/phantom.hpp"
+#include "compute/strip/simulator.hpp"
 
 namespace tomo::strip {
 namespace {

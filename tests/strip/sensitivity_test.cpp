@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "strip/geometry.hpp"
-#include "strip/simulator.hpp"
+#include "compute/strip/geometry.hpp"
+#include "compute/strip/simulator.hpp"
 
 namespace tomo::strip {
 namespace {

@@ -1,9 +1,9 @@
-#include "support/gl_test.hpp"
+#include "tests/support/gl_test.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/runtime_options.hpp"
-#include "core/shutdown.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/core/shutdown.hpp"
 
 namespace tomo::test {
 namespace {

@@ -1,7 +1,7 @@
 // Test support: the shared GL context with validation on. A GL test that cannot get a
 // context FAILS (CI runs llvmpipe; a skipped GL test would hide a broken engine).
 #pragma once
-#include "gl/engine.hpp"
+#include "renderer/gl/engine.hpp"
 
 namespace tomo::test {
 

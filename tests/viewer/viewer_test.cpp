@@ -19,14 +19,14 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
 
-#include "core/registry.hpp"
-#include "core/scene.hpp"
-#include "glpet/mlem.hpp"
-#include "glpet/monte_carlo.hpp"
-#include "glpet/scene_model.hpp"
-#include "io/png.hpp"
-#include "support/gl_test.hpp"
-#include "viewer/layout.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/glpet/mlem.hpp"
+#include "compute/glpet/monte_carlo.hpp"
+#include "compute/glpet/scene_model.hpp"
+#include "compute/io/png.hpp"
+#include "tests/support/gl_test.hpp"
+#include "renderer/viewer/layout.hpp"
 
 namespace fs = std::filesystem;
 using namespace tomo;

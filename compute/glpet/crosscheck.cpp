@@ -1,0 +1,152 @@
+// glpet cross-check (issue 3): every available backend vs cpu; exit status 1 above
+// tolerance (docs/glpet.md §5 justifies the tolerances).
+#include "compute/glpet/crosscheck.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/report.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/glpet/scene_model.hpp"
+
+namespace tomo::glpet {
+
+double relative_l2(std::span<const float> a, std::span<const float> ref) {
+  if (a.size() != ref.size()) throw Error("glpet relative_l2: size mismatch");
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num += (double(a[i]) - ref[i]) * (double(a[i]) - ref[i]);
+    den += double(ref[i]) * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+CrosscheckInput make_crosscheck_input(const SystemModel& sys, const VolumeF& activity, Projector& cpu) {
+  CrosscheckInput in;
+  in.system = sys;
+  float amax = 0;
+  for (float a : activity.data) amax = std::max(amax, a);
+  in.x.resize(sys.voxel_count());
+  for (std::size_t v = 0; v < in.x.size(); ++v) in.x[v] = activity.data[v] + 0.05f * std::max(amax, 1.0f);
+  cpu.configure(sys);
+  const std::vector<float> yt = forward_host(cpu, in.x);
+  in.y.resize(yt.size());
+  for (std::size_t l = 0; l < yt.size(); ++l) in.y[l] = yt[l] * float(1.0 + 0.3 * std::sin(0.37 * double(l)));
+  const auto& d = sys.grid.dims;
+  for (int c = 0; c < 9; ++c) {  // centre and the 8 octant centres
+    const int i = c == 0 ? d[0] / 2 : ((c - 1) & 1 ? 3 * d[0] / 4 : d[0] / 4);
+    const int j = c == 0 ? d[1] / 2 : ((c - 1) & 2 ? 3 * d[1] / 4 : d[1] / 4);
+    const int k = c == 0 ? d[2] / 2 : ((c - 1) & 4 ? 3 * d[2] / 4 : d[2] / 4);
+    in.probes.push_back(sys.grid.centre(i, j, k));
+  }
+  return in;
+}
+
+CrosscheckResult compare(Projector& cpu, Projector& other, const CrosscheckInput& in) {
+  CrosscheckResult r;
+  r.backend = other.describe();
+  cpu.configure(in.system);
+  other.configure(in.system);
+  const std::vector<float> yc = forward_host(cpu, in.x), yo = forward_host(other, in.x);
+  r.atlas_rel_l2 = relative_l2(yo, yc);
+  // Ratio back-projection on the same y and ỹ (the cpu's) for both.
+  auto run_ratio = [&](Projector& op, std::vector<float>& b, std::vector<float>& s) {
+    auto by = op.make_lors(), bt = op.make_lors();
+    auto bb = op.make_image(), bs = op.make_image();
+    by->upload(in.y);
+    bt->upload(yc);
+    op.back_ratio(*by, *bt, *bb, bs.get());
+    b = download(*bb);
+    s = download(*bs);
+  };
+  std::vector<float> bc, sc, bo, so;
+  run_ratio(cpu, bc, sc);
+  run_ratio(other, bo, so);
+  r.back_rel_l2 = relative_l2(bo, bc);
+  r.sens_rel_l2 = relative_l2(so, sc);
+  std::size_t diff = 0, total = 0;
+  bool exposed = true;
+  for (std::size_t p = 0; p < in.system.scanner.pairs.size() && exposed; ++p)
+    for (const Vec3& v : in.probes) {
+      std::vector<CorrespondencePixel> a, b;
+      cpu.correspondence_image(p, v, a);
+      if (!other.correspondence_image(p, v, b)) {
+        exposed = false;
+        break;
+      }
+      if (a.size() != b.size()) throw Error("glpet crosscheck: correspondence images differ in size");
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].r < 0 && b[i].r < 0) continue;  // both miss: not a line
+        ++total;
+        if (a[i].r != b[i].r || a[i].s != b[i].s) ++diff;
+      }
+    }
+  if (exposed) {
+    r.lines_compared = total;
+    r.line_diff_fraction = total ? double(diff) / double(total) : 0.0;
+  }
+  return r;
+}
+
+int run_crosscheck(CrosscheckContext& ctx) {
+  const Scene& s = ctx.scene;
+  GlpetScene g = read_glpet_scene(s);
+  // The cpu reference needs seconds, not hours: the grid is resampled to at most
+  // `crosscheck.voxels` per axis over the same field of view (geometry, R, N, K kept).
+  const int nmax = g.crosscheck.voxels;
+  const double tol = g.crosscheck.tolerance, tol_raster = g.crosscheck.tolerance_raster;
+  const double tol_lines = g.crosscheck.line_tolerance, tol_lines_raster = g.crosscheck.line_tolerance_raster;
+  SystemModel sys = g.system;
+  std::array<int, 3> dims;
+  std::array<double, 3> vox;
+  for (int a = 0; a < 3; ++a) {
+    dims[a] = std::min(nmax, sys.grid.dims[a]);
+    vox[a] = sys.grid.voxel_mm[a] * sys.grid.dims[a] / dims[a];
+  }
+  sys.grid = Grid3::centred(dims, vox);
+  sys.sigma_t = g.attenuation.shapes.empty() ? VolumeF(sys.grid, 0.0f) : g.attenuation.voxelize(sys.grid, g.supersampling);
+  for (float& v : sys.sigma_t.data) v = std::max(v, 0.0f);
+  VolumeF act = g.activity.voxelize(sys.grid, g.supersampling);
+  for (float& v : act.data) v = std::max(v, 0.0f);
+
+  auto& reg = BackendRegistry<Projector>::instance();
+  auto cpu = reg.create("cpu");
+  const CrosscheckInput in = make_crosscheck_input(sys, act, *cpu);
+  std::printf("glpet crosscheck on %dx%dx%d voxels, %zu LORs, R=%d N=%d K=%d\n", dims[0], dims[1], dims[2],
+              sys.lor_count(), sys.R, sys.N, sys.K);
+  std::printf("%-12s %14s %14s %14s %16s %8s\n", "backend", "atlas rel L2", "back rel L2", "sens rel L2",
+              "lines differing", "status");
+  int status = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const std::string& name : reg.available_names()) {
+    if (name == "cpu") continue;
+    auto op = reg.create(name);
+    const CrosscheckResult r = compare(*cpu, *op, in);
+    const bool raster = name == "gl";
+    const double t = raster ? tol_raster : tol, tl = raster ? tol_lines_raster : tol_lines;
+    const bool ok = r.atlas_rel_l2 <= t && r.back_rel_l2 <= t && r.sens_rel_l2 <= t &&
+                    (r.line_diff_fraction < 0 || r.line_diff_fraction <= tl);
+    if (!ok) status = 1;
+    std::printf("%-12s %14.3e %14.3e %14.3e %16.3e %8s\n", name.c_str(), r.atlas_rel_l2, r.back_rel_l2, r.sens_rel_l2,
+                r.line_diff_fraction, ok ? "ok" : "FAIL");
+    rows.push_back({{"backend", name},
+                    {"atlas_rel_l2", r.atlas_rel_l2},
+                    {"back_rel_l2", r.back_rel_l2},
+                    {"sens_rel_l2", r.sens_rel_l2},
+                    {"line_diff_fraction", r.line_diff_fraction},
+                    {"lines_compared", r.lines_compared},
+                    {"tolerance", t},
+                    {"line_tolerance", tl},
+                    {"ok", ok}});
+  }
+  if (rows.empty()) std::printf("(no backend besides cpu is available in this binary/machine: nothing to compare)\n");
+  for (const std::string& name : reg.names())
+    if (auto a = reg.available(name); !a.ok) std::printf("%-12s not available: %s\n", name.c_str(), a.why.c_str());
+  ctx.report.set("crosscheck", rows);
+  return status;
+}
+
+}  // namespace tomo::glpet

@@ -1,0 +1,54 @@
+// glpet previews written by the runner.
+#include "compute/glpet/previews.hpp"
+
+#include <algorithm>
+
+#include "compute/glpet/line_set.hpp"
+
+namespace tomo::glpet {
+
+Image2D atlas_image(const Scanner& sc, std::span<const float> lors) {
+  std::vector<Image2D> panels;
+  for (std::size_t p = 0; p < sc.pairs.size(); ++p) {
+    const auto& pair = sc.pairs[p];
+    Image2D img;
+    img.width = pair.atlas_width();
+    img.height = pair.atlas_height();
+    img.pixels.resize(std::size_t(img.width) * img.height);
+    const std::size_t off = sc.lor_offset(p);
+    for (int v = 0; v < img.height; ++v)
+      for (int u = 0; u < img.width; ++u)
+        img.pixels[std::size_t(img.height - 1 - v) * img.width + u] = lors[off + std::size_t(v) * img.width + u];
+    panels.push_back(std::move(img));
+  }
+  return panels.size() == 1 ? panels[0] : montage(panels);
+}
+
+double write_correspondence_png(const std::filesystem::path& path, const SystemModel& sys, std::size_t pair,
+                                const Vec3& v) {
+  const ModulePair& pr = sys.scanner.pairs.at(pair);
+  const Extinction ext(sys.sigma_t);
+  const Correspondence c(pr, v, sys.R);
+  std::vector<Line> lines(std::size_t(c.width) * c.height);
+  double wmax = 0;
+  for (int Y = 0; Y < c.height; ++Y)
+    for (int X = 0; X < c.width; ++X) {
+      lines[std::size_t(Y) * c.width + X] = c.trace(X, Y, &ext, sys.K);
+      wmax = std::max(wmax, lines[std::size_t(Y) * c.width + X].weight);
+    }
+  std::vector<unsigned char> rgb(std::size_t(c.width) * c.height * 3, 0);
+  const Module& m2 = c.secondary_module();
+  for (int Y = 0; Y < c.height; ++Y)
+    for (int X = 0; X < c.width; ++X) {
+      const Line& L = lines[std::size_t(Y) * c.width + X];
+      if (!L.hit) continue;
+      unsigned char* px = &rgb[(std::size_t(c.height - 1 - Y) * c.width + X) * 3];
+      px[0] = (unsigned char)(255.0 * (L.r + 1) / (m2.n_a + 1));
+      px[1] = (unsigned char)(255.0 * (L.s + 1) / (m2.n_t + 1));
+      px[2] = wmax > 0 ? (unsigned char)(255.0 * L.weight / wmax) : 0;
+    }
+  write_png_rgb(path, c.width, c.height, rgb);
+  return wmax;
+}
+
+}  // namespace tomo::glpet

@@ -1,0 +1,118 @@
+// glpet scene reading and validation (names the file and key at fault).
+#include "compute/glpet/scene_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
+
+namespace tomo::glpet {
+
+namespace {
+Vec3 unit(const Scene& s, const std::string& key, const Vec3& v) {
+  const double n = norm(v);
+  if (!(n > 0) || !std::isfinite(n)) throw InputError(s.where(key) + " must be a non-zero finite vector");
+  return scale(v, 1 / n);
+}
+
+Module read_module(const Scene& s, const std::string& k) {
+  Module m;
+  m.centre = s.require<std::array<double, 3>>(k + ".centre");
+  m.normal = unit(s, k + ".normal", s.require<std::array<double, 3>>(k + ".normal"));
+  m.axis_a = unit(s, k + ".axis_a", s.require<std::array<double, 3>>(k + ".axis_a"));
+  if (std::fabs(dot(m.axis_a, m.normal)) > 1e-6)
+    throw InputError(s.where(k + ".axis_a") + " must be perpendicular to the normal");
+  const Vec3 t_default = cross(m.normal, m.axis_a);
+  m.axis_t = unit(s, k + ".axis_t", s.get<std::array<double, 3>>(k + ".axis_t", t_default));
+  if (std::fabs(dot(m.axis_t, m.normal)) > 1e-6 || std::fabs(dot(m.axis_t, m.axis_a)) > 1e-6)
+    throw InputError(s.where(k + ".axis_t") + " must be perpendicular to the normal and to axis_a");
+  const auto n = s.get<std::vector<int>>(k + ".detectors", {});
+  if (n.size() != 2 || n[0] < 1 || n[1] < 1 || n[0] > 4096 || n[1] > 4096)
+    throw InputError(s.where(k + ".detectors") + " must be [N_a, N_t] with 1 <= N <= 4096");
+  m.n_a = n[0];
+  m.n_t = n[1];
+  const auto p = s.get<std::vector<double>>(k + ".pitch_mm", {});
+  if (p.size() != 2 || !(p[0] > 0) || !(p[1] > 0) || !std::isfinite(p[0]) || !std::isfinite(p[1]))
+    throw InputError(s.where(k + ".pitch_mm") + " must be [pitch_a, pitch_t] > 0 (mm)");
+  m.pitch_a = p[0];
+  m.pitch_t = p[1];
+  m.validate(s.where(k));
+  return m;
+}
+}  // namespace
+
+Scanner read_scanner(const Scene& s) {
+  std::vector<Module> modules;
+  const std::size_t nm = s.array_size("glpet.modules");
+  if (nm < 2) throw InputError(s.where("glpet.modules") + " needs at least two [[glpet.modules]] tables");
+  for (std::size_t i = 0; i < nm; ++i) modules.push_back(read_module(s, s.element_key("glpet.modules", i)));
+  Scanner sc;
+  const std::size_t np = s.array_size("glpet.pairs");
+  if (np == 0) {
+    if (nm != 2) throw InputError(s.where("glpet.pairs") + " is required when there are more than two modules");
+    sc.pairs.push_back(ModulePair{{modules[0], modules[1]}});
+  }
+  for (std::size_t i = 0; i < np; ++i) {
+    const std::string k = s.element_key("glpet.pairs", i) + ".modules";
+    const auto idx = s.require<std::vector<int>>(k);
+    if (idx.size() != 2 || idx[0] == idx[1] || idx[0] < 0 || idx[1] < 0 || idx[0] >= int(nm) || idx[1] >= int(nm))
+      throw InputError(s.where(k) + str_cat(" must be two different module indices in [0, ", nm, ")"));
+    ModulePair pair{{modules[idx[0]], modules[idx[1]]}};
+    pair.validate(s.where(k));
+    sc.pairs.push_back(pair);
+  }
+  return sc;
+}
+
+GlpetScene read_glpet_scene(const Scene& s) {
+  GlpetScene g;
+  SystemModel& sys = g.system;
+  sys.scanner = read_scanner(s);
+  const auto dims = s.get<std::array<int, 3>>("glpet.voxels", {128, 128, 128});
+  const auto vox = s.get<std::array<double, 3>>("glpet.voxel_mm", {0.5, 0.5, 0.5});
+  for (int a = 0; a < 3; ++a) {
+    if (dims[a] < 1 || dims[a] > 2048) throw InputError(s.where("glpet.voxels") + " entries must be in [1, 2048]");
+    if (!(vox[a] > 0) || !std::isfinite(vox[a])) throw InputError(s.where("glpet.voxel_mm") + " entries must be > 0");
+  }
+  sys.grid = Grid3::centred(dims, vox);
+  sys.R = s.get_int_in_range("glpet.R", 4, 1, 64);
+  sys.N = s.get_int_in_range("glpet.N", 1, 1, 1024);
+  sys.K = s.get_int_in_range("glpet.K", 32, 1, 4096);
+  sys.system_cache = s.get_choice("glpet.system_cache", "auto", {"auto", "on", "off"});
+  sys.cuda_gl_interop = s.get_choice("glpet.cuda_gl_interop", "auto", {"auto", "on", "off"});
+  g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
+  g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
+  g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);
+  if (g.mc.histories < 1) throw InputError(s.where("glpet.mc.histories") + " must be >= 1");
+  g.mc.seed = std::uint64_t(s.get<std::int64_t>("glpet.mc.seed", 1));
+  g.mc.total_counts = s.get_in_range("glpet.mc.total_counts", 0.0, 0.0, 1e15);
+
+  auto& x = g.crosscheck;
+  x.voxels = s.get_int_in_range("glpet.crosscheck.voxels", x.voxels, 1, 2048);
+  x.tolerance = s.get_in_range("glpet.crosscheck.tolerance", x.tolerance, 0, 1);
+  x.tolerance_raster = s.get_in_range("glpet.crosscheck.tolerance_raster", x.tolerance_raster, 0, 1);
+  x.line_tolerance = s.get_in_range("glpet.crosscheck.line_tolerance", x.line_tolerance, 0, 1);
+  x.line_tolerance_raster = s.get_in_range("glpet.crosscheck.line_tolerance_raster", x.line_tolerance_raster, 0, 1);
+
+  if (s.array_size("glpet.activity") == 0)
+    throw InputError(s.where("glpet.activity") + " needs at least one [[glpet.activity]] shape");
+  g.activity = Phantom::from_scene(s, "glpet.activity");
+  if (s.array_size("glpet.attenuation") > 0) g.attenuation = Phantom::from_scene(s, "glpet.attenuation");
+  g.activity_volume = g.activity.voxelize(sys.grid, g.supersampling);
+  sys.sigma_t = g.attenuation.shapes.empty() ? VolumeF(sys.grid, 0.0f) : g.attenuation.voxelize(sys.grid, g.supersampling);
+  // Additive shapes (a cold sphere = −background) may leave rounding-level negatives.
+  auto clamp_tiny = [&](VolumeF& v, const char* key) {
+    for (float& a : v.data) {
+      if (a < -1e-5f) throw InputError(s.where(key) + str_cat(" shapes add up to a negative value ", a));
+      a = std::max(a, 0.0f);
+    }
+  };
+  clamp_tiny(g.activity_volume, "glpet.activity");
+  clamp_tiny(sys.sigma_t, "glpet.attenuation");
+  sys.validate();
+  return g;
+}
+
+}  // namespace tomo::glpet

@@ -1,0 +1,43 @@
+// FDK pre-processing on the GPU with cuFFT: the same cosine weight, Parker (or π/arc) column
+// weights, zero-padded ramp filter (FdkFilter::response()) and Δβ/P scale as the CPU FdkFilter,
+// as batched R2C → multiply → C2R over every detector row of a batch of projections (float).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+#include "compute/fdk/filter.hpp"
+#include "compute/fdk/geometry.hpp"
+
+namespace tomo::fdk {
+
+class CufftFilter {
+ public:
+  // Builds the frequency response and weights on the host with FdkFilter's own functions and
+  // uploads them; cuFFT plans are made on first use per batch size and kept (reused) after.
+  // `max_batch`: projections per cuFFT execution (device scratch grows with it).
+  explicit CufftFilter(const CArmGeometry& g, FilterOptions options = {}, int max_batch = 8);
+  ~CufftFilter();
+  CufftFilter(const CufftFilter&) = delete;
+  CufftFilter& operator=(const CufftFilter&) = delete;
+
+  // Device → device: `count` raw projections (sx·sy floats each, n-major) of indices n0 … n0+count−1
+  // into `out` (same layout; may equal `raw`), queued on `stream`. Not thread-safe (shared scratch).
+  void apply_device(int n0, int count, const float* raw, float* out, cudaStream_t stream);
+  // Host → host convenience (pageable copies, synchronous).
+  void apply_host(int n0, int count, const float* raw, float* out);
+
+  int padded_size() const;
+  int max_batch() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-shot: filters `count` projections starting at index n0 (host arrays, n-major) on the
+// current CUDA device; equals FdkFilter::apply per projection to float precision.
+void cuda_filter_projections(const CArmGeometry& g, const FilterOptions& options, int n0, int count,
+                             const float* raw, float* out);
+
+}  // namespace tomo::fdk

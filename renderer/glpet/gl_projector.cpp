@@ -1,0 +1,393 @@
+// glpet `gl` backend: seed 004 §II–IV as raster passes (see gl_projector.hpp and
+// docs/glpet-gl.md for the passes and their difference from the line-set contract).
+#include "renderer/glpet/gl_projector.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "renderer/gl/engine.hpp"
+#include "compute/glpet/camera.hpp"
+
+namespace tomo::glpet {
+
+namespace {
+
+constexpr const char* kLayerExt = "GL_ARB_shader_viewport_layer_array";
+constexpr int kRecordFloats = 20;  // mat4 view_projection + vec4 (v, primary)
+
+void append_record(std::vector<float>& out, const ModulePair& pair, const Vec3& v, int R) {
+  const RasterCamera cam = raster_camera(pair, v, R);
+  const auto m = to_float(cam.view_projection);
+  out.insert(out.end(), m.begin(), m.end());
+  out.insert(out.end(), {float(v[0]), float(v[1]), float(v[2]), float(cam.primary)});
+}
+
+}  // namespace
+
+struct GlRasterProjector::PairState {
+  int W = 0, H = 0, layers = 0, top = 0;
+  gl::Buffer cams;   // one record per voxel sample, index voxel·N + n
+  gl::Texture corr;  // RGBA32F 2D array W×H×layers: the correspondence images of a batch
+  gl::Texture red;   // RGBA32F 2D array with the full mip chain: terms, then their halving sums
+  gl::Texture atlas; // R32F N_a²×N_t²
+  gl::Framebuffer atlas_fbo;
+  // Uniform arrays indexed by the primary module (0/1).
+  std::vector<float> sec_corner, sec_colour, pixel_origin, pixel_du, pixel_dv, normal;
+  float pixel_area[2] = {0, 0};
+};
+
+GlRasterProjector::GlRasterProjector() = default;
+GlRasterProjector::~GlRasterProjector() {
+  // GL names are freed in the shared context (a viewer may have made another current).
+  if (!sigma_) return;
+  try {
+    gl::shared_context().make_current();
+  } catch (...) {
+  }
+}
+
+void GlRasterProjector::configure(const SystemModel& system) {
+  system.validate();
+  gl::shared_context().make_current();
+  require_extensions("gl", {kLayerExt});
+  sys_ = system;
+  system_ = &sys_;
+  const auto& d = sys_.grid.dims;
+  sigma_empty_ = std::all_of(sys_.sigma_t.data.begin(), sys_.sigma_t.data.end(), [](float s) { return s == 0.f; });
+  sigma_ = gl::Texture::create_3d(GL_R32F, d[0], d[1], d[2]);
+  sigma_.upload_float(sys_.sigma_t.data.data(), 1);
+  // texelFetch ignores these; the hardware-filter variant needs linear filtering with a
+  // zero border (the default border colour) outside the grid.
+  sigma_.set_filter(GL_LINEAR, GL_LINEAR);
+  sigma_.set_wrap(GL_CLAMP_TO_BORDER);
+  if (!reducer_) reducer_ = std::make_unique<gl::HalvingReducer>();
+  if (!fbo_) fbo_ = gl::Framebuffer::create();
+  if (!vao_) vao_ = gl::VertexArray::create();
+  if (!dummy_) dummy_ = gl::Buffer(16);
+
+  GLint max_layers = 0;
+  TOMO_GL_CHECK(glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers));
+  const bool software = gl::shared_context().info().gl_renderer.find("llvmpipe") != std::string::npos;
+  const double budget = software ? 64.0 * (1 << 20) : 1024.0 * (1 << 20);  // bytes for corr + red
+
+  const auto offsets = sample_offsets(sys_.N);
+  const long nvox = long(sys_.voxel_count());
+  pairs_.clear();
+  for (const ModulePair& pair : sys_.scanner.pairs) {
+    auto ps = std::make_unique<PairState>();
+    ps->W = sys_.R * pair.n_a();
+    ps->H = sys_.R * pair.n_t();
+    const double per_layer = double(ps->W) * ps->H * 16.0 * (1.0 + 4.0 / 3.0);
+    int layers = batch_override_ > 0 ? batch_override_ : int(std::clamp(budget / per_layer, 1.0, 2048.0));
+    layers = std::min(layers, int(max_layers));
+    layers = std::max(sys_.N, layers - layers % sys_.N);  // whole voxels per batch
+    layers = int(std::min<long>(layers, nvox * sys_.N));
+    ps->layers = layers;
+    const int levels = gl::reduction_levels(ps->W, ps->H);
+    ps->top = levels - 1;
+    ps->corr = gl::Texture::create_2d_array(GL_RGBA32F, ps->W, ps->H, layers);
+    ps->red = gl::Texture::create_2d_array(GL_RGBA32F, ps->W, ps->H, layers, levels);
+    ps->atlas = gl::Texture::create_2d(GL_R32F, pair.atlas_width(), pair.atlas_height());
+    ps->atlas_fbo = gl::Framebuffer::create();
+    ps->atlas_fbo.attach(GL_COLOR_ATTACHMENT0, ps->atlas);
+    ps->atlas_fbo.set_draw_buffers(1);
+    ps->atlas_fbo.check_complete();
+
+    // Per-sample cameras (seed §II.A), computed once: they do not depend on x or y.
+    std::vector<float> records(std::size_t(nvox) * sys_.N * kRecordFloats);
+#pragma omp parallel for schedule(static)
+    for (long idx = 0; idx < nvox; ++idx) {
+      const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
+      std::vector<float> rec;
+      rec.reserve(std::size_t(sys_.N) * kRecordFloats);
+      for (const Vec3& off : offsets) append_record(rec, pair, sample_position(sys_.grid, i, j, k, off), sys_.R);
+      std::memcpy(records.data() + std::size_t(idx) * sys_.N * kRecordFloats, rec.data(), rec.size() * sizeof(float));
+    }
+    ps->cams = gl::Buffer::from(records);
+
+    for (int prim = 0; prim < 2; ++prim) {
+      const Module& m1 = pair.modules[prim];
+      const Module& m2 = pair.modules[1 - prim];
+      for (int c = 0; c < 4; ++c) {
+        const double a = (c == 1 || c == 2) ? m2.width() : 0.0, t = c >= 2 ? m2.height() : 0.0;
+        const Vec3 p = m2.point(a, t);
+        ps->sec_corner.insert(ps->sec_corner.end(), {float(p[0]), float(p[1]), float(p[2])});
+        ps->sec_colour.insert(ps->sec_colour.end(),
+                              {(c == 1 || c == 2) ? float(m2.n_a + 1) : 1.f, c >= 2 ? float(m2.n_t + 1) : 1.f});
+      }
+      const Vec3 o = m1.corner(), du = scale(m1.axis_a, m1.pitch_a / sys_.R), dv = scale(m1.axis_t, m1.pitch_t / sys_.R);
+      for (int a = 0; a < 3; ++a) {
+        ps->pixel_origin.push_back(float(o[a]));
+        ps->pixel_du.push_back(float(du[a]));
+        ps->pixel_dv.push_back(float(dv[a]));
+        ps->normal.push_back(float(m1.normal[a]));
+      }
+      ps->pixel_area[prim] = float(m1.pitch_a * m1.pitch_t / (double(sys_.R) * sys_.R));
+    }
+    pairs_.push_back(std::move(ps));
+  }
+}
+
+int GlRasterProjector::batch_layers(std::size_t pair) const { return pairs_.at(pair)->layers; }
+
+bool GlRasterProjector::restrict_voxels(std::size_t first, std::size_t count) {
+  range_first_ = first;
+  range_count_ = count;
+  return true;
+}
+
+int GlRasterProjector::record_begin() const {
+  if (range_count_ == 0) return 0;
+  return int(std::min(range_first_, sys_.voxel_count()) * std::size_t(sys_.N));
+}
+
+int GlRasterProjector::record_end() const {
+  const std::size_t n = sys_.voxel_count();
+  if (range_count_ == 0) return int(n * std::size_t(sys_.N));
+  return int(std::min(n, range_first_ + range_count_) * std::size_t(sys_.N));
+}
+
+std::unique_ptr<BackendBuffer> GlRasterProjector::make_image() {
+  gl::shared_context().make_current();
+  return std::make_unique<GlBuffer>(sys_.voxel_count());
+}
+std::unique_ptr<BackendBuffer> GlRasterProjector::make_lors() {
+  gl::shared_context().make_current();
+  return std::make_unique<GlBuffer>(sys_.lor_count());
+}
+
+template <class F>
+void GlRasterProjector::timed(double RasterPassTimes::*slot, F&& f) {
+  if (!timing_) {
+    f();
+    return;
+  }
+  gl::Query q = gl::Query::create(GL_TIME_ELAPSED);
+  TOMO_GL_CHECK(glBeginQuery(GL_TIME_ELAPSED, q.id()));
+  f();
+  TOMO_GL_CHECK(glEndQuery(GL_TIME_ELAPSED));
+  times_.*slot += double(q.result_u64()) * 1e-6;
+}
+
+// Pass 1: layers [0, layers) of ps.corr = correspondence images of records
+// [first_record, first_record + layers).
+void GlRasterProjector::draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers,
+                                             const GlBuffer* skip_x, const gl::Buffer& cams) {
+  gl::Defines defs;
+  if (hardware_filter_) defs.emplace_back("HW_FILTER", "1");
+  const gl::Program& p = gl::shaders().program(
+      {{gl::Stage::Vertex, "glpet/correspondence.vert.glsl"}, {gl::Stage::Fragment, "glpet/correspondence.frag.glsl"}},
+      defs);
+  p.use();
+  const ModulePair& pr = sys_.scanner.pairs[pair];
+  cams.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+  (skip_x ? skip_x->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+  p.set("u_first_record", first_record);
+  p.set("u_N", sys_.N);
+  p.set("u_R", sys_.R);
+  p.set("u_na", pr.n_a());
+  p.set("u_nt", pr.n_t());
+  p.set("u_skip_zero", skip_x ? 1 : 0);
+  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_sec_corner"), 8, ps.sec_corner.data()));
+  TOMO_GL_CHECK(glProgramUniform2fv(p.id(), p.uniform("u_sec_colour"), 8, ps.sec_colour.data()));
+  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_origin"), 2, ps.pixel_origin.data()));
+  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_du"), 2, ps.pixel_du.data()));
+  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_dv"), 2, ps.pixel_dv.data()));
+  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_primary_normal"), 2, ps.normal.data()));
+  TOMO_GL_CHECK(glProgramUniform1fv(p.id(), p.uniform("u_pixel_area"), 2, ps.pixel_area));
+  const auto& g = sys_.grid;
+  p.set("u_grid_origin", float(g.origin_mm[0]), float(g.origin_mm[1]), float(g.origin_mm[2]));
+  p.set("u_inv_voxel", float(1.0 / g.voxel_mm[0]), float(1.0 / g.voxel_mm[1]), float(1.0 / g.voxel_mm[2]));
+  p.set("u_dims", g.dims[0], g.dims[1], g.dims[2]);
+  p.set("u_K", sys_.K);
+  p.set("u_sigma_empty", sigma_empty_ ? 1 : 0);
+  p.set("u_sigma", 0);
+  TOMO_GL_CHECK(glBindTextureUnit(0, sigma_.id()));
+
+  fbo_.attach(GL_COLOR_ATTACHMENT0, ps.corr);  // layered attachment: all layers
+  fbo_.set_draw_buffers(1);
+  fbo_.check_complete();
+  fbo_.bind();
+  vao_.bind();
+  TOMO_GL_CHECK(glViewport(0, 0, ps.W, ps.H));
+  TOMO_GL_CHECK(glDisable(GL_BLEND));
+  TOMO_GL_CHECK(glDisable(GL_DEPTH_TEST));
+  TOMO_GL_CHECK(glDisable(GL_CULL_FACE));  // the camera basis may be left-handed
+  TOMO_GL_CHECK(glDisable(GL_SCISSOR_TEST));
+  const float zero[4] = {0, 0, 0, 0};
+  TOMO_GL_CHECK(glClearNamedFramebufferfv(fbo_.id(), GL_COLOR, 0, zero));  // seed: clear by zero
+  TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 6, layers));
+}
+
+void GlRasterProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
+  const GlBuffer& x = gl_buffer(xb, "gl forward");
+  GlBuffer& y = gl_buffer(yb, "gl forward");
+  if (x.size() != sys_.voxel_count() || y.size() != sys_.lor_count()) throw Error("glpet gl forward: size mismatch");
+  gl::shared_context().make_current();
+  TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+  const gl::Program& pts = gl::shaders().program(
+      {{gl::Stage::Vertex, "glpet/atlas_points.vert.glsl"}, {gl::Stage::Fragment, "glpet/atlas_points.frag.glsl"}});
+  for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
+    PairState& ps = *pairs_[pair];
+    const ModulePair& pr = sys_.scanner.pairs[pair];
+    const float zero[4] = {0, 0, 0, 0};
+    TOMO_GL_CHECK(glClearNamedFramebufferfv(ps.atlas_fbo.id(), GL_COLOR, 0, zero));
+    for (int first = record_begin(); first < record_end(); first += ps.layers) {
+      const int layers = std::min(ps.layers, record_end() - first);
+      timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, &x, ps.cams); });
+      // Pass 2 (seed §III): points into the atlas, GL_ONE/GL_ONE blending.
+      timed(&RasterPassTimes::atlas_ms, [&] {
+        pts.use();
+        ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+        x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+        pts.set("u_first_record", first);
+        pts.set("u_N", sys_.N);
+        pts.set("u_R", sys_.R);
+        pts.set("u_na", pr.n_a());
+        pts.set("u_nt", pr.n_t());
+        pts.set("u_corr", 1);
+        pts.set("u_size", ps.W, ps.H);
+        pts.set("u_atlas_size", pr.atlas_width(), pr.atlas_height());
+        TOMO_GL_CHECK(glBindTextureUnit(1, ps.corr.id()));
+        ps.atlas_fbo.bind();
+        vao_.bind();
+        TOMO_GL_CHECK(glViewport(0, 0, pr.atlas_width(), pr.atlas_height()));
+        TOMO_GL_CHECK(glEnable(GL_BLEND));
+        TOMO_GL_CHECK(glBlendEquation(GL_FUNC_ADD));
+        TOMO_GL_CHECK(glBlendFunc(GL_ONE, GL_ONE));
+        TOMO_GL_CHECK(glDrawArrays(GL_POINTS, 0, ps.W * ps.H * layers));
+        TOMO_GL_CHECK(glDisable(GL_BLEND));
+      });
+      times_.layers += layers;
+    }
+    // The atlas is this pair's slice of ỹ: a GPU-side copy through the pixel-pack buffer.
+    TOMO_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, y.buffer().id()));
+    TOMO_GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 4));
+    const std::size_t offset = sys_.scanner.lor_offset(pair) * sizeof(float);
+    TOMO_GL_CHECK(glGetTextureImage(ps.atlas.id(), 0, GL_RED, GL_FLOAT, GLsizei(pr.lor_count() * sizeof(float)),
+                                    reinterpret_cast<void*>(offset)));
+    TOMO_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+  }
+  TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+}
+
+void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s) {
+  gl::shared_context().make_current();
+  if ((z && z->size() != sys_.lor_count()) || (t && t->size() != sys_.lor_count()) ||
+      (b && b->size() != sys_.voxel_count()) || (s && s->size() != sys_.voxel_count()))
+    throw Error("glpet gl back-projection: size mismatch");
+  if (b) b->clear();
+  if (s) s->clear();
+  TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+  const gl::Program& terms = gl::shaders().program(
+      {{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"}, {gl::Stage::Fragment, "glpet/ratio.frag.glsl"}},
+      {{"TOMO_VS_LAYER", "1"}});
+  const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");
+  for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
+    PairState& ps = *pairs_[pair];
+    const ModulePair& pr = sys_.scanner.pairs[pair];
+    for (int first = record_begin(); first < record_end(); first += ps.layers) {
+      const int layers = std::min(ps.layers, record_end() - first);
+      timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, nullptr, ps.cams); });
+      // Pass 3a (seed §IV): (A·z, A, 0, 0) into level 0 of the reduction texture.
+      timed(&RasterPassTimes::terms_ms, [&] {
+        terms.use();
+        ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+        (z ? z->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+        (t ? t->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 4);
+        terms.set("u_first_layer", 0);
+        terms.set("u_first_record", first);
+        terms.set("u_R", sys_.R);
+        terms.set("u_na", pr.n_a());
+        terms.set("u_nt", pr.n_t());
+        terms.set("u_mode", z ? mode : 2);
+        terms.set("u_lor_offset", unsigned(sys_.scanner.lor_offset(pair)));
+        terms.set("u_corr", 1);
+        TOMO_GL_CHECK(glBindTextureUnit(1, ps.corr.id()));
+        fbo_.attach(GL_COLOR_ATTACHMENT0, ps.red, 0);
+        fbo_.set_draw_buffers(1);
+        fbo_.check_complete();
+        fbo_.bind();
+        vao_.bind();
+        TOMO_GL_CHECK(glViewport(0, 0, ps.W, ps.H));
+        TOMO_GL_CHECK(glDisable(GL_BLEND));
+        TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, layers));
+      });
+      // Pass 3b: halving mip-reduction of all layers at once, to 1×1.
+      timed(&RasterPassTimes::reduction_ms, [&] { reducer_->reduce(ps.red, 0, layers); });
+      // Pass 3c: per voxel, Σ over its N sample layers / N into b and s.
+      timed(&RasterPassTimes::collect_ms, [&] {
+        collect.use();
+        (b ? b->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 5);
+        (s ? s->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 6);
+        collect.set("u_red", 2);
+        TOMO_GL_CHECK(glBindTextureUnit(2, ps.red.id()));
+        collect.set("u_top", ps.top);
+        collect.set("u_first_voxel", unsigned(first / sys_.N));
+        collect.set("u_batch_voxels", unsigned(layers / sys_.N));
+        collect.set("u_N", sys_.N);
+        collect.set("u_want_b", b && z ? 1 : 0);
+        collect.set("u_want_sens", s ? 1 : 0);
+        collect.dispatch(layers / sys_.N);
+        TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+      });
+      times_.layers += layers;
+    }
+  }
+  TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+  TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
+}
+
+void GlRasterProjector::back(const BackendBuffer& z, BackendBuffer& b) {
+  gather(0, &gl_buffer(z, "gl back"), nullptr, &gl_buffer(b, "gl back"), nullptr);
+}
+
+void GlRasterProjector::back_ratio(const BackendBuffer& y, const BackendBuffer& t, BackendBuffer& b, BackendBuffer* sens) {
+  gather(1, &gl_buffer(y, "gl back_ratio"), &gl_buffer(t, "gl back_ratio"), &gl_buffer(b, "gl back_ratio"),
+         sens ? &gl_buffer(*sens, "gl back_ratio") : nullptr);
+}
+
+void GlRasterProjector::sensitivity(BackendBuffer& sens) {
+  gather(0, nullptr, nullptr, nullptr, &gl_buffer(sens, "gl sensitivity"));
+}
+
+void GlRasterProjector::mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) {
+  mlem_update_pass(gl_buffer(x, "gl mlem_update"), gl_buffer(b, "gl mlem_update"), gl_buffer(s, "gl mlem_update"));
+}
+
+const gl::Texture& GlRasterProjector::draw_correspondence_image(std::size_t pair, const Vec3& v) {
+  if (pair >= pairs_.size()) throw Error(str_cat("glpet gl: no pair ", pair));
+  gl::shared_context().make_current();
+  PairState& ps = *pairs_[pair];
+  std::vector<float> rec;
+  append_record(rec, sys_.scanner.pairs[pair], v, sys_.R);
+  const gl::Buffer cam = gl::Buffer::from(rec);
+  draw_correspondences(ps, pair, 0, 1, nullptr, cam);
+  TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+  return ps.corr;
+}
+
+bool GlRasterProjector::correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) {
+  draw_correspondence_image(pair, v);
+  PairState& ps = *pairs_[pair];
+  std::vector<float> f(std::size_t(ps.W) * ps.H * 4);
+  TOMO_GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 4));
+  TOMO_GL_CHECK(glGetTextureSubImage(ps.corr.id(), 0, 0, 0, 0, ps.W, ps.H, 1, GL_RGBA, GL_FLOAT,
+                                     GLsizei(f.size() * sizeof(float)), f.data()));
+  out.assign(std::size_t(ps.W) * ps.H, CorrespondencePixel{});
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (f[4 * i + 3] != 0.f) out[i] = {f[4 * i], f[4 * i + 1], f[4 * i + 2]};
+  return true;
+}
+
+void GlRasterProjector::synchronize() { gl_finish(); }
+
+namespace {
+const BackendRegistrar<Projector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl_availability({kLayerExt}); },
+                                               [] { return std::make_unique<GlRasterProjector>(); }});
+}  // namespace
+
+}  // namespace tomo::glpet
