@@ -42,9 +42,7 @@ class GlVoxelizer final : public Voxelizer {
   }
 };
 
-Availability gl_available() { return gl::availability(); }
-
-const BackendRegistrar<Voxelizer> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, gl_available,
+const BackendRegistrar<Voxelizer> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },
                                           [] { return std::make_unique<GlVoxelizer>(); }});
 
 }  // namespace

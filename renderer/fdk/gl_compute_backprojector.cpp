@@ -133,7 +133,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
 };
 
 const BackendRegistrar<ConeBeamBackprojector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute,
-                                                      [] { return gl::availability(); },
+                                                      [] { return gl::availability({}); },
                                                       [] { return std::make_unique<GlBackprojector>(); }});
 
 }  // namespace

@@ -52,7 +52,7 @@ GlRasterProjector::~GlRasterProjector() {
 void GlRasterProjector::configure(const SystemModel& system) {
   system.validate();
   gl::shared_context().make_current();
-  require_extensions("gl", {kLayerExt});
+  gl::require_extensions("glpet gl", {kLayerExt});
   sys_ = system;
   system_ = &sys_;
   const auto& d = sys_.grid.dims;
@@ -282,9 +282,7 @@ void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, G
   if (b) b->clear();
   if (s) s->clear();
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-  const gl::Program& terms = gl::shaders().program(
-      {{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"}, {gl::Stage::Fragment, "glpet/ratio.frag.glsl"}},
-      {{"TOMO_VS_LAYER", "1"}});
+  const gl::Program& terms = gl::layered_program("glpet/ratio.frag.glsl");
   const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");
   for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
     PairState& ps = *pairs_[pair];
@@ -386,7 +384,7 @@ bool GlRasterProjector::correspondence_image(std::size_t pair, const Vec3& v, st
 void GlRasterProjector::synchronize() { gl_finish(); }
 
 namespace {
-const BackendRegistrar<Projector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl_availability({kLayerExt}); },
+const BackendRegistrar<Projector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl::availability({kLayerExt}); },
                                                [] { return std::make_unique<GlRasterProjector>(); }});
 }  // namespace
 
