@@ -57,6 +57,7 @@ class GlRasterProjector final : public Projector {
   int record_end() const;
   std::size_t range_first_ = 0, range_count_ = 0;
   struct PairState;
+  std::unique_ptr<PairState> make_pair_state(const ModulePair& pair) const;
   void gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
   void draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers, const GlBuffer* skip_x,
                             const gl::Buffer& cams);
