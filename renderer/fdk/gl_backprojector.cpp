@@ -67,7 +67,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
     gl::shared_context().make_current();
     const int per = ensure_textures(b.sx, b.sy);
     const gl::Program& prog = program();
-    set_backprojection_uniforms(prog, grid_, b);
+    set_backprojection_uniforms(prog, grid_block_, grid_, b);
     prog.set("u_first_layer", 0);
     vao_.bind();
     fbo_.bind();
@@ -164,6 +164,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
 
   Grid3 grid_;
+  gl::GridBlock grid_block_;
   int slab_nz_ = 1;
   std::vector<gl::Texture> slabs_;
   gl::Framebuffer fbo_;

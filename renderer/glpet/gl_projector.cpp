@@ -206,10 +206,7 @@ void GlRasterProjector::draw_correspondences(PairState& ps, std::size_t pair, in
   TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_dv"), 2, ps.pixel_dv.data()));
   TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_primary_normal"), 2, ps.normal.data()));
   TOMO_GL_CHECK(glProgramUniform1fv(p.id(), p.uniform("u_pixel_area"), 2, ps.pixel_area));
-  const auto& g = sys_.grid;
-  p.set("u_grid_origin", float(g.origin_mm[0]), float(g.origin_mm[1]), float(g.origin_mm[2]));
-  p.set("u_inv_voxel", float(1.0 / g.voxel_mm[0]), float(1.0 / g.voxel_mm[1]), float(1.0 / g.voxel_mm[2]));
-  p.set("u_dims", g.dims[0], g.dims[1], g.dims[2]);
+  grid_block_.bind(sys_.grid);
   p.set("u_K", sys_.K);
   p.set("u_sigma_empty", sigma_empty_ ? 1 : 0);
   p.set("u_sigma", 0);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "renderer/gl/grid_block.hpp"
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/reduction.hpp"
 #include "renderer/glpet/gl_common.hpp"
@@ -72,6 +73,7 @@ class GlRasterProjector final : public Projector {
   gl::Framebuffer fbo_;
   gl::VertexArray vao_;
   gl::Buffer dummy_;
+  gl::GridBlock grid_block_;  // common/grid.glsl of the correspondence pass
   int batch_override_ = 0;
   bool timing_ = false;
   bool hardware_filter_ = false;
