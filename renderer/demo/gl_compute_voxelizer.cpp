@@ -3,6 +3,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/demo/voxelizer.hpp"
 #include "renderer/gl/engine.hpp"
+#include "renderer/gl/grid_block.hpp"
 #include "renderer/gl/objects.hpp"
 
 namespace tomo::demo {
@@ -22,9 +23,8 @@ class GlVoxelizer final : public Voxelizer {
 
     shapes.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
     TOMO_GL_CHECK(glBindImageTexture(0, volume.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32F));
-    prog.set("u_dims", grid.dims[0], grid.dims[1], grid.dims[2]);
-    prog.set("u_origin", float(grid.origin_mm[0]), float(grid.origin_mm[1]), float(grid.origin_mm[2]));
-    prog.set("u_voxel", float(grid.voxel_mm[0]), float(grid.voxel_mm[1]), float(grid.voxel_mm[2]));
+    gl::GridBlock grid_block;
+    grid_block.bind(grid);
     prog.set("u_supersampling", s);
     prog.set("u_shape_count", static_cast<int>(phantom.shapes.size()));
     for (int z0 = 0; z0 < grid.dims[2]; z0 += slab) {
@@ -42,9 +42,7 @@ class GlVoxelizer final : public Voxelizer {
   }
 };
 
-Availability gl_available() { return gl::availability(); }
-
-const BackendRegistrar<Voxelizer> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, gl_available,
+const BackendRegistrar<Voxelizer> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },
                                           [] { return std::make_unique<GlVoxelizer>(); }});
 
 }  // namespace

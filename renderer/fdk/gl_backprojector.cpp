@@ -28,15 +28,13 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
     gl::shared_context().make_current();
     fbo_ = gl::Framebuffer::create();
     vao_ = gl::VertexArray::create();
-    vs_layer_ = gl::shared_context().info().has("GL_ARB_shader_viewport_layer_array");
   }
 
   void reset(const Grid3& grid) override {
     gl::shared_context().make_current();
-    GLint max3d = 0, max_layers = 0, max_fb = 0;
-    TOMO_GL_CHECK(glGetIntegerv(GL_MAX_3D_TEXTURE_SIZE, &max3d));
-    TOMO_GL_CHECK(glGetIntegerv(GL_MAX_FRAMEBUFFER_LAYERS, &max_layers));
-    TOMO_GL_CHECK(glGetIntegerv(GL_MAX_FRAMEBUFFER_WIDTH, &max_fb));
+    const gl::Capabilities& caps = gl::shared_context().info().caps;
+    const int max3d = caps.max_3d_texture_size, max_layers = caps.max_framebuffer_layers;
+    const int max_fb = caps.max_framebuffer_width;
     const int nx = grid.dims[0], ny = grid.dims[1], nz = grid.dims[2];
     if (nx > std::min<int>(max3d, max_fb) || ny > std::min<int>(max3d, max_fb))
       throw UnavailableError(str_cat("fdk gl: a ", nx, "x", ny,
@@ -69,7 +67,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
     gl::shared_context().make_current();
     const int per = ensure_textures(b.sx, b.sy);
     const gl::Program& prog = program();
-    set_backprojection_uniforms(prog, grid_, b);
+    set_backprojection_uniforms(prog, grid_block_, grid_, b);
     prog.set("u_first_layer", 0);
     vao_.bind();
     fbo_.bind();
@@ -92,7 +90,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
       // Wait until the draws that last read this slot are done before overwriting it. GL orders
       // the upload after them anyway, but on the H200 a 1024^3 volume with 16 batches queued
       // without this wait came out 53.6 dB from the cpu (the same run with <= 4 batches: 100 dB).
-      wait_slot(slot);
+      fences_[slot].wait("fdk gl: waiting for a projection batch");
       TOMO_GL_CHECK(glTextureSubImage3D(tex.id(), 0, 0, 0, 0, b.sx, b.sy, cnt, GL_RED, GL_FLOAT,
                                         b.pixels + n0 * image));
       for (int n = 0; n < cnt; ++n)
@@ -113,7 +111,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
         prog.set("u_k0", static_cast<int>(s) * slab_nz_);
         TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, slabs_[s].depth()));
       }
-      fences_[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+      fences_[slot] = gl::Fence::insert();
     }
     TOMO_GL_CHECK(glDisable(GL_BLEND));
     TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
@@ -122,7 +120,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   void synchronize() override {
     gl::shared_context().make_current();
     glFinish();
-    for (int i = 0; i < 2; ++i) wait_slot(i);
+    for (gl::Fence& f : fences_) f.wait("fdk gl: waiting for a projection batch");
   }
 
   VolumeF volume() override {
@@ -144,13 +142,6 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
 
  private:
-  void wait_slot(int i) {
-    if (!fences_[i]) return;
-    const GLenum r = glClientWaitSync(fences_[i], GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(600) * 1000000000ull);
-    glDeleteSync(fences_[i]);
-    fences_[i] = nullptr;
-    if (r == GL_WAIT_FAILED || r == GL_TIMEOUT_EXPIRED) throw Error("fdk gl: waiting for a projection batch failed");
-  }
   // Layers per draw; (re)creates the two projection array textures and matrix buffers.
   int ensure_textures(int sx, int sy) {
     const int per = options_.projections_per_launch > 0 ? std::min(options_.projections_per_launch, kMaxPerDraw) : 32;
@@ -168,19 +159,12 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
   const gl::Program& program() {
     gl::Defines defines;
-    if (vs_layer_) defines.push_back({"TOMO_VS_LAYER", "1"});
     if (options_.interpolation == "exact") defines.push_back({"EXACT", "1"});
-    if (vs_layer_)
-      return gl::shaders().program({{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"},
-                                    {gl::Stage::Fragment, "fdk/backproject_raster.frag.glsl"}},
-                                   defines);
-    return gl::shaders().program({{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"},
-                                  {gl::Stage::Geometry, "common/layered_triangle.geom.glsl"},
-                                  {gl::Stage::Fragment, "fdk/backproject_raster.frag.glsl"}},
-                                 defines);
+    return gl::layered_program("fdk/backproject_raster.frag.glsl", defines);
   }
 
   Grid3 grid_;
+  gl::GridBlock grid_block_;
   int slab_nz_ = 1;
   std::vector<gl::Texture> slabs_;
   gl::Framebuffer fbo_;
@@ -188,11 +172,11 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   std::array<gl::Texture, 2> projections_;
   std::array<gl::Buffer, 2> matrices_;
   int next_ = 0;
-  std::array<GLsync, 2> fences_{nullptr, nullptr};
-  bool vs_layer_ = false, checked_ = false;
+  std::array<gl::Fence, 2> fences_;  // after the draws that last read each slot
+  bool checked_ = false;
 };
 
-const BackendRegistrar<ConeBeamBackprojector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl::availability(); },
+const BackendRegistrar<ConeBeamBackprojector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl::availability({}); },
                                                              [] { return std::make_unique<GlRasterBackprojector>(); }});
 
 }  // namespace

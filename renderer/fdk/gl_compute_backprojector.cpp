@@ -35,14 +35,13 @@ class GlBackprojector final : public ConeBeamBackprojector {
  public:
   void reset(const Grid3& grid) override {
     gl::shared_context().make_current();
-    GLint64 max_block = 0;
-    TOMO_GL_CHECK(glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block));
+    const long long max_block = gl::shared_context().info().caps.max_ssbo_block_size;
     const int nz = grid.dims[2];
     const std::size_t slice = static_cast<std::size_t>(grid.dims[0]) * grid.dims[1] * sizeof(float);
     if (max_block > 0 && slice > static_cast<std::uint64_t>(max_block))
       throw UnavailableError(str_cat("fdk gl-compute: one ", grid.dims[0], "x", grid.dims[1],
                                      " slice exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (", max_block, " bytes)"));
-    slab_nz_ = slab_depth(slice, nz, static_cast<std::uint64_t>(std::max<GLint64>(max_block, 0)),
+    slab_nz_ = slab_depth(slice, nz, static_cast<std::uint64_t>(std::max<long long>(max_block, 0)),
                           options_.device_memory_mb);
     grid_ = grid;
     slabs_.clear();
@@ -64,7 +63,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
     gl::shared_context().make_current();
     const int per = ensure_texture(b.sx, b.sy);
     const gl::Program& prog = program();
-    set_backprojection_uniforms(prog, grid_, b);
+    set_backprojection_uniforms(prog, grid_block_, grid_, b);
     const std::size_t image = static_cast<std::size_t>(b.sx) * b.sy;
     std::vector<float> m(kMaxPerDispatch * 12);
     for (int n0 = 0; n0 < b.count; n0 += per) {
@@ -80,7 +79,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
       for (std::size_t s = 0; s < slabs_.size(); ++s) {
         const int k0 = static_cast<int>(s) * slab_nz_, depth = std::min(slab_nz_, grid_.dims[2] - k0);
         slabs_[s].bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-        prog.set("u_dims", grid_.dims[0], grid_.dims[1], depth);
+        prog.set("u_slab_dims", grid_.dims[0], grid_.dims[1], depth);
         prog.set("u_k0", k0);
         prog.dispatch(grid_.dims[0], grid_.dims[1], (depth + kVoxelsPerThread - 1) / kVoxelsPerThread);
       }
@@ -126,6 +125,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
   }
 
   Grid3 grid_;
+  gl::GridBlock grid_block_;
   int slab_nz_ = 1;
   std::vector<gl::Buffer> slabs_;  // z-slab k holds slices [k·slab_nz_, min((k+1)·slab_nz_, nz))
   gl::Buffer matrices_;
@@ -133,7 +133,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
 };
 
 const BackendRegistrar<ConeBeamBackprojector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute,
-                                                      [] { return gl::availability(); },
+                                                      [] { return gl::availability({}); },
                                                       [] { return std::make_unique<GlBackprojector>(); }});
 
 }  // namespace

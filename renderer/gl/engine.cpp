@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/shutdown.hpp"
 
@@ -69,6 +70,37 @@ Availability availability() {
     }
   }
   return *s.availability;
+}
+
+const Program& layered_program(const std::string& fragment, Defines defines) {
+  if (shared_context().info().caps.layer_from_vertex) {
+    defines.insert(defines.begin(), {"TOMO_VS_LAYER", "1"});
+    return shaders().program({{Stage::Vertex, "common/layered_triangle.vert.glsl"}, {Stage::Fragment, fragment}},
+                             defines);
+  }
+  return shaders().program({{Stage::Vertex, "common/layered_triangle.vert.glsl"},
+                            {Stage::Geometry, "common/layered_triangle.geom.glsl"},
+                            {Stage::Fragment, fragment}},
+                           defines);
+}
+
+Availability availability(std::initializer_list<const char*> extensions) {
+  Availability a = availability();
+  if (!a.ok) return a;
+  try {
+    const auto& info = shared_context().info();
+    for (const char* e : extensions)
+      if (!info.has(e)) return {false, str_cat(info.gl_renderer, " lacks ", e)};
+  } catch (const std::exception& e) {
+    return {false, e.what()};
+  }
+  return a;
+}
+
+void require_extensions(const std::string& who, std::initializer_list<const char*> extensions) {
+  const auto& info = shared_context().info();
+  for (const char* e : extensions)
+    if (!info.has(e)) throw UnavailableError(str_cat(who, ": ", info.gl_renderer, " lacks ", e));
 }
 
 Context* current_shared_context() { return state().context.get(); }

@@ -2,7 +2,9 @@
 // a window context) and its shader library, both made on first use from runtime_options().
 // GL backends call these; `availability()` never throws, so registries can ask cheaply.
 #pragma once
+#include <initializer_list>
 #include <memory>
+#include <string>
 
 #include "compute/core/registry.hpp"
 #include "renderer/gl/context.hpp"
@@ -12,7 +14,17 @@ namespace tomo::gl {
 
 Context& shared_context();       // throws UnavailableError when no context can be made
 ShaderLibrary& shaders();        // of the shared context; honours --shader-dir
+// The program of a layered full-viewport pass: common/layered_triangle.vert.glsl, one
+// triangle per instance on layer gl_InstanceID + u_first_layer, and `fragment`, which reads
+// the layer as LAYER (common/layer_in.glsl). gl_Layer comes from the vertex shader where the
+// context has GL_ARB_shader_viewport_layer_array, else from common/layered_triangle.geom.glsl.
+const Program& layered_program(const std::string& fragment, Defines defines = {});
 Availability availability();     // cached result of trying shared_context()
+// What every GL backend's registrar asks: availability() and, when a context exists, that
+// it has these extensions (never throws; keeps the software-renderer flag for "auto").
+Availability availability(std::initializer_list<const char*> extensions);
+// Throws UnavailableError "<who>: <renderer> lacks <ext>" when the shared context lacks one.
+void require_extensions(const std::string& who, std::initializer_list<const char*> extensions);
 // The shared context if one exists now (never makes one): nullptr before first use / after release.
 Context* current_shared_context();
 // The viewer hands its window context over so every pass renders into it.

@@ -26,6 +26,11 @@ std::vector<std::string> gl_lines() {
   }
   out.push_back("extensions: " + (have.empty() ? std::string("(none of ours)") : have));
   if (!lack.empty()) out.push_back("missing:   " + lack);
+  const Capabilities& c = i.caps;
+  out.push_back("limits:    3D texture " + std::to_string(c.max_3d_texture_size) + ", array layers " +
+                std::to_string(c.max_array_texture_layers) + ", SSBO block " +
+                std::to_string(c.max_ssbo_block_size >> 20) + " MiB" +
+                (c.subgroup ? ", subgroup size " + std::to_string(c.subgroup_size) : std::string()));
   return out;
 }
 

@@ -22,6 +22,24 @@ void Buffer::clear_zero() {
 }
 void Buffer::bind_base(GLenum target, GLuint index) const { TOMO_GL_CHECK(glBindBufferBase(target, index, id_)); }
 
+// ---- Fence ----
+Fence Fence::insert() {
+  Fence f;
+  f.sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!f.sync_) throw Error("glFenceSync failed");
+  return f;
+}
+void Fence::wait(const std::string& what, GLuint64 timeout_ns) {
+  if (!sync_) return;
+  const GLenum r = glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns);
+  reset();
+  if (r == GL_WAIT_FAILED || r == GL_TIMEOUT_EXPIRED) throw Error(what + " failed");
+}
+void Fence::reset() {
+  if (sync_) glDeleteSync(sync_);
+  sync_ = nullptr;
+}
+
 // ---- Texture ----
 namespace {
 GLenum base_format(int channels) {

@@ -1,5 +1,6 @@
 // RAII GL objects, move-only, with wrap()/release() of raw names so that a buffer or
-// texture can be handed to CUDA interop or adopted from elsewhere. DSA (GL 4.5) throughout.
+// texture can be handed to CUDA interop or viewed/adopted from elsewhere, and a GPU Fence.
+// DSA (GL 4.5) throughout.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -11,17 +12,22 @@
 
 namespace tomo::gl {
 
-// Owner of one GL name; Traits::destroy(GLuint) frees it.
+// Whether a wrapped name is freed by the wrapper: a view of a name that another object
+// (a backend buffer, the CUDA interop hooks) owns must not delete it.
+enum class Ownership { Borrow, Adopt };
+
+// Owner of one GL name (or a borrowed view of it); Traits::destroy(GLuint) frees it.
 template <class Traits>
 class Handle {
  public:
   Handle() = default;
   ~Handle() { reset(); }
-  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, 0)) {}
+  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, 0)), owned_(std::exchange(o.owned_, true)) {}
   Handle& operator=(Handle&& o) noexcept {
     if (this != &o) {
       reset();
       id_ = std::exchange(o.id_, 0);
+      owned_ = std::exchange(o.owned_, true);
     }
     return *this;
   }
@@ -30,16 +36,23 @@ class Handle {
 
   GLuint id() const { return id_; }
   explicit operator bool() const { return id_ != 0; }
+  bool owns() const { return owned_; }
   // Gives up ownership: the caller now deletes the name.
-  GLuint release() { return std::exchange(id_, 0); }
+  GLuint release() {
+    owned_ = true;
+    return std::exchange(id_, 0);
+  }
+  // Frees the name if this object owns it; a borrowed view just forgets it.
   void reset() {
-    if (id_) Traits::destroy(id_);
+    if (id_ && owned_) Traits::destroy(id_);
     id_ = 0;
+    owned_ = true;
   }
 
  protected:
   explicit Handle(GLuint id) : id_(id) {}
   GLuint id_ = 0;
+  bool owned_ = true;
 };
 
 struct BufferTraits { static void destroy(GLuint id) { glDeleteBuffers(1, &id); } };
@@ -55,7 +68,14 @@ class Buffer : public Handle<BufferTraits> {
   Buffer() = default;
   // Immutable storage of `bytes` (glNamedBufferStorage), optionally initialised.
   Buffer(std::size_t bytes, const void* data = nullptr, GLbitfield flags = GL_DYNAMIC_STORAGE_BIT);
-  static Buffer wrap(GLuint id, std::size_t bytes) { Buffer b; b.id_ = id; b.bytes_ = bytes; return b; }
+  // A view of a buffer owned elsewhere (Borrow: never deleted here), or adoption of a raw name.
+  static Buffer wrap(GLuint id, std::size_t bytes, Ownership ownership = Ownership::Borrow) {
+    Buffer b;
+    b.id_ = id;
+    b.owned_ = ownership == Ownership::Adopt;
+    b.bytes_ = bytes;
+    return b;
+  }
   std::size_t bytes() const { return bytes_; }
 
   void upload(const void* data, std::size_t bytes, std::size_t offset = 0);
@@ -127,6 +147,33 @@ class Query : public Handle<QueryTraits> {
   GLuint64 result_u64() const;  // waits for the result
  private:
   GLenum target_ = 0;
+};
+
+// A GPU fence (glFenceSync) after the commands queued so far; move-only, deleted with the object.
+class Fence {
+ public:
+  Fence() = default;
+  static Fence insert();
+  ~Fence() { reset(); }
+  Fence(Fence&& o) noexcept : sync_(std::exchange(o.sync_, nullptr)) {}
+  Fence& operator=(Fence&& o) noexcept {
+    if (this != &o) {
+      reset();
+      sync_ = std::exchange(o.sync_, nullptr);
+    }
+    return *this;
+  }
+  Fence(const Fence&) = delete;
+  Fence& operator=(const Fence&) = delete;
+
+  explicit operator bool() const { return sync_ != nullptr; }
+  // Flushes and blocks until the fenced commands are done, then deletes the fence (nothing to do
+  // when empty). Throws tomo::Error "<what> failed" on GL_WAIT_FAILED or after `timeout_ns`.
+  void wait(const std::string& what, GLuint64 timeout_ns = GLuint64(600) * 1000000000ull);
+  void reset();
+
+ private:
+  GLsync sync_ = nullptr;
 };
 
 class Program : public Handle<ProgramTraits> {

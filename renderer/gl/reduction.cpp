@@ -14,18 +14,11 @@ int reduction_levels(int width, int height) {
 }
 
 HalvingReducer::HalvingReducer()
-    : fbo_(Framebuffer::create()),
-      vao_(VertexArray::create()),
-      vs_layer_(shared_context().info().has("GL_ARB_shader_viewport_layer_array")) {}
+    : fbo_(Framebuffer::create()), vao_(VertexArray::create()) {}
 
 void HalvingReducer::reduce(const Texture& tex, int first_layer, int layer_count) {
   if (layer_count < 0) layer_count = tex.depth() - first_layer;
-  const Program& prog = vs_layer_
-      ? shaders().program({{Stage::Vertex, "common/layered_triangle.vert.glsl"},
-                           {Stage::Fragment, "common/halve_sum.frag.glsl"}}, {{"TOMO_VS_LAYER", "1"}})
-      : shaders().program({{Stage::Vertex, "common/layered_triangle.vert.glsl"},
-                           {Stage::Geometry, "common/layered_triangle.geom.glsl"},
-                           {Stage::Fragment, "common/halve_sum.frag.glsl"}});
+  const Program& prog = layered_program("common/halve_sum.frag.glsl");
   prog.use();
   prog.set("u_first_layer", first_layer);
   prog.set("u_src", 0);

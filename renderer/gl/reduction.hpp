@@ -22,7 +22,6 @@ class HalvingReducer {
  private:
   Framebuffer fbo_;
   VertexArray vao_;
-  bool vs_layer_;
 };
 
 }  // namespace tomo::gl

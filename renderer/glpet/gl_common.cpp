@@ -42,25 +42,6 @@ GlBuffer& gl_buffer(BackendBuffer& b, const char* who) {
 }
 const GlBuffer& gl_buffer(const BackendBuffer& b, const char* who) { return gl_buffer(const_cast<BackendBuffer&>(b), who); }
 
-Availability gl_availability(std::initializer_list<const char*> extensions) {
-  Availability a = gl::availability();
-  if (!a.ok) return a;
-  try {
-    const auto& info = gl::shared_context().info();
-    for (const char* e : extensions)
-      if (!info.has(e)) return {false, str_cat(info.gl_renderer, " lacks ", e)};
-  } catch (const std::exception& e) {
-    return {false, e.what()};
-  }
-  return a;  // keeps the software-renderer flag for "auto"
-}
-
-void require_extensions(const std::string& backend, std::initializer_list<const char*> extensions) {
-  const auto& info = gl::shared_context().info();
-  for (const char* e : extensions)
-    if (!info.has(e)) throw UnavailableError(str_cat("glpet ", backend, ": ", info.gl_renderer, " lacks ", e));
-}
-
 namespace {
 void set_d3(const gl::Program& p, const char* name, const std::vector<double>& v) {
   const GLint loc = p.uniform(name);

@@ -31,11 +31,6 @@ class GlBuffer final : public BackendBuffer {
 GlBuffer& gl_buffer(BackendBuffer& b, const char* who);
 const GlBuffer& gl_buffer(const BackendBuffer& b, const char* who);
 
-// Availability of a GL backend that needs these extensions (never throws).
-Availability gl_availability(std::initializer_list<const char*> extensions);
-// Throws UnavailableError when the shared context lacks an extension.
-void require_extensions(const std::string& backend, std::initializer_list<const char*> extensions);
-
 // Uniforms of line_set.glsl for pair `pair` of `sys` (doubles: glProgramUniform*d).
 void set_line_set_uniforms(const gl::Program& prog, const SystemModel& sys, std::size_t pair, bool sigma_empty);
 

@@ -24,7 +24,7 @@ class GlComputeProjector final : public Projector {
   void configure(const SystemModel& system) override {
     system.validate();
     gl::shared_context().make_current();
-    require_extensions("gl-compute", {kAtomicFloat});
+    gl::require_extensions("glpet gl-compute", {kAtomicFloat});
     sys_ = system;
     system_ = &sys_;
     sigma_empty_ = std::all_of(sys_.sigma_t.data.begin(), sys_.sigma_t.data.end(), [](float s) { return s == 0.f; });
@@ -166,7 +166,7 @@ class GlComputeProjector final : public Projector {
 };
 
 const BackendRegistrar<Projector> kRegisterGlCompute(
-    {"gl-compute", kPriorityGlCompute, [] { return gl_availability({kAtomicFloat}); },
+    {"gl-compute", kPriorityGlCompute, [] { return gl::availability({kAtomicFloat}); },
      [] { return std::make_unique<GlComputeProjector>(); }});
 
 }  // namespace

@@ -25,6 +25,23 @@ void append_record(std::vector<float>& out, const ModulePair& pair, const Vec3& 
   out.insert(out.end(), {float(v[0]), float(v[1]), float(v[2]), float(cam.primary)});
 }
 
+// Per-sample cameras (seed §II.A) of every record, computed once: they do not depend on x or y.
+std::vector<float> camera_records(const SystemModel& sys, const ModulePair& pair) {
+  const auto& d = sys.grid.dims;
+  const auto offsets = sample_offsets(sys.N);
+  const long nvox = long(sys.voxel_count());
+  std::vector<float> records(std::size_t(nvox) * sys.N * kRecordFloats);
+#pragma omp parallel for schedule(static)
+  for (long idx = 0; idx < nvox; ++idx) {
+    const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
+    std::vector<float> rec;
+    rec.reserve(std::size_t(sys.N) * kRecordFloats);
+    for (const Vec3& off : offsets) append_record(rec, pair, sample_position(sys.grid, i, j, k, off), sys.R);
+    std::memcpy(records.data() + std::size_t(idx) * sys.N * kRecordFloats, rec.data(), rec.size() * sizeof(float));
+  }
+  return records;
+}
+
 }  // namespace
 
 struct GlRasterProjector::PairState {
@@ -37,6 +54,28 @@ struct GlRasterProjector::PairState {
   // Uniform arrays indexed by the primary module (0/1).
   std::vector<float> sec_corner, sec_colour, pixel_origin, pixel_du, pixel_dv, normal;
   float pixel_area[2] = {0, 0};
+
+  // The correspondence pass's uniform arrays for `pair`: primary module 0 or 1.
+  void set_module_uniforms(const ModulePair& pair, int R) {
+    for (int prim = 0; prim < 2; ++prim) {
+      const Module& m1 = pair.modules[prim];
+      const Module& m2 = pair.modules[1 - prim];
+      for (int c = 0; c < 4; ++c) {
+        const double a = (c == 1 || c == 2) ? m2.width() : 0.0, t = c >= 2 ? m2.height() : 0.0;
+        const Vec3 p = m2.point(a, t);
+        sec_corner.insert(sec_corner.end(), {float(p[0]), float(p[1]), float(p[2])});
+        sec_colour.insert(sec_colour.end(), {(c == 1 || c == 2) ? float(m2.n_a + 1) : 1.f, c >= 2 ? float(m2.n_t + 1) : 1.f});
+      }
+      const Vec3 o = m1.corner(), du = scale(m1.axis_a, m1.pitch_a / R), dv = scale(m1.axis_t, m1.pitch_t / R);
+      for (int a = 0; a < 3; ++a) {
+        pixel_origin.push_back(float(o[a]));
+        pixel_du.push_back(float(du[a]));
+        pixel_dv.push_back(float(dv[a]));
+        normal.push_back(float(m1.normal[a]));
+      }
+      pixel_area[prim] = float(m1.pitch_a * m1.pitch_t / (double(R) * R));
+    }
+  }
 };
 
 GlRasterProjector::GlRasterProjector() = default;
@@ -52,7 +91,7 @@ GlRasterProjector::~GlRasterProjector() {
 void GlRasterProjector::configure(const SystemModel& system) {
   system.validate();
   gl::shared_context().make_current();
-  require_extensions("gl", {kLayerExt});
+  gl::require_extensions("glpet gl", {kLayerExt});
   sys_ = system;
   system_ = &sys_;
   const auto& d = sys_.grid.dims;
@@ -67,68 +106,37 @@ void GlRasterProjector::configure(const SystemModel& system) {
   if (!fbo_) fbo_ = gl::Framebuffer::create();
   if (!vao_) vao_ = gl::VertexArray::create();
   if (!dummy_) dummy_ = gl::Buffer(16);
+  pairs_.clear();
+  for (const ModulePair& pair : sys_.scanner.pairs) pairs_.push_back(make_pair_state(pair));
+}
 
-  GLint max_layers = 0;
-  TOMO_GL_CHECK(glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers));
+// Batch size (layers) from the memory budget, the pass targets and the camera records of one pair.
+std::unique_ptr<GlRasterProjector::PairState> GlRasterProjector::make_pair_state(const ModulePair& pair) const {
+  const int max_layers = gl::shared_context().info().caps.max_array_texture_layers;
   const bool software = gl::shared_context().info().gl_renderer.find("llvmpipe") != std::string::npos;
   const double budget = software ? 64.0 * (1 << 20) : 1024.0 * (1 << 20);  // bytes for corr + red
-
-  const auto offsets = sample_offsets(sys_.N);
   const long nvox = long(sys_.voxel_count());
-  pairs_.clear();
-  for (const ModulePair& pair : sys_.scanner.pairs) {
-    auto ps = std::make_unique<PairState>();
-    ps->W = sys_.R * pair.n_a();
-    ps->H = sys_.R * pair.n_t();
-    const double per_layer = double(ps->W) * ps->H * 16.0 * (1.0 + 4.0 / 3.0);
-    int layers = batch_override_ > 0 ? batch_override_ : int(std::clamp(budget / per_layer, 1.0, 2048.0));
-    layers = std::min(layers, int(max_layers));
-    layers = std::max(sys_.N, layers - layers % sys_.N);  // whole voxels per batch
-    layers = int(std::min<long>(layers, nvox * sys_.N));
-    ps->layers = layers;
-    const int levels = gl::reduction_levels(ps->W, ps->H);
-    ps->top = levels - 1;
-    ps->corr = gl::Texture::create_2d_array(GL_RGBA32F, ps->W, ps->H, layers);
-    ps->red = gl::Texture::create_2d_array(GL_RGBA32F, ps->W, ps->H, layers, levels);
-    ps->atlas = gl::Texture::create_2d(GL_R32F, pair.atlas_width(), pair.atlas_height());
-    ps->atlas_fbo = gl::Framebuffer::create();
-    ps->atlas_fbo.attach(GL_COLOR_ATTACHMENT0, ps->atlas);
-    ps->atlas_fbo.set_draw_buffers(1);
-    ps->atlas_fbo.check_complete();
-
-    // Per-sample cameras (seed §II.A), computed once: they do not depend on x or y.
-    std::vector<float> records(std::size_t(nvox) * sys_.N * kRecordFloats);
-#pragma omp parallel for schedule(static)
-    for (long idx = 0; idx < nvox; ++idx) {
-      const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
-      std::vector<float> rec;
-      rec.reserve(std::size_t(sys_.N) * kRecordFloats);
-      for (const Vec3& off : offsets) append_record(rec, pair, sample_position(sys_.grid, i, j, k, off), sys_.R);
-      std::memcpy(records.data() + std::size_t(idx) * sys_.N * kRecordFloats, rec.data(), rec.size() * sizeof(float));
-    }
-    ps->cams = gl::Buffer::from(records);
-
-    for (int prim = 0; prim < 2; ++prim) {
-      const Module& m1 = pair.modules[prim];
-      const Module& m2 = pair.modules[1 - prim];
-      for (int c = 0; c < 4; ++c) {
-        const double a = (c == 1 || c == 2) ? m2.width() : 0.0, t = c >= 2 ? m2.height() : 0.0;
-        const Vec3 p = m2.point(a, t);
-        ps->sec_corner.insert(ps->sec_corner.end(), {float(p[0]), float(p[1]), float(p[2])});
-        ps->sec_colour.insert(ps->sec_colour.end(),
-                              {(c == 1 || c == 2) ? float(m2.n_a + 1) : 1.f, c >= 2 ? float(m2.n_t + 1) : 1.f});
-      }
-      const Vec3 o = m1.corner(), du = scale(m1.axis_a, m1.pitch_a / sys_.R), dv = scale(m1.axis_t, m1.pitch_t / sys_.R);
-      for (int a = 0; a < 3; ++a) {
-        ps->pixel_origin.push_back(float(o[a]));
-        ps->pixel_du.push_back(float(du[a]));
-        ps->pixel_dv.push_back(float(dv[a]));
-        ps->normal.push_back(float(m1.normal[a]));
-      }
-      ps->pixel_area[prim] = float(m1.pitch_a * m1.pitch_t / (double(sys_.R) * sys_.R));
-    }
-    pairs_.push_back(std::move(ps));
-  }
+  auto ps = std::make_unique<PairState>();
+  ps->W = sys_.R * pair.n_a();
+  ps->H = sys_.R * pair.n_t();
+  const double per_layer = double(ps->W) * ps->H * 16.0 * (1.0 + 4.0 / 3.0);
+  int layers = batch_override_ > 0 ? batch_override_ : int(std::clamp(budget / per_layer, 1.0, 2048.0));
+  layers = std::min(layers, max_layers);
+  layers = std::max(sys_.N, layers - layers % sys_.N);  // whole voxels per batch
+  layers = int(std::min<long>(layers, nvox * sys_.N));
+  ps->layers = layers;
+  const int levels = gl::reduction_levels(ps->W, ps->H);
+  ps->top = levels - 1;
+  ps->corr = gl::Texture::create_2d_array(GL_RGBA32F, ps->W, ps->H, layers);
+  ps->red = gl::Texture::create_2d_array(GL_RGBA32F, ps->W, ps->H, layers, levels);
+  ps->atlas = gl::Texture::create_2d(GL_R32F, pair.atlas_width(), pair.atlas_height());
+  ps->atlas_fbo = gl::Framebuffer::create();
+  ps->atlas_fbo.attach(GL_COLOR_ATTACHMENT0, ps->atlas);
+  ps->atlas_fbo.set_draw_buffers(1);
+  ps->atlas_fbo.check_complete();
+  ps->cams = gl::Buffer::from(camera_records(sys_, pair));
+  ps->set_module_uniforms(pair, sys_.R);
+  return ps;
 }
 
 int GlRasterProjector::batch_layers(std::size_t pair) const { return pairs_.at(pair)->layers; }
@@ -198,10 +206,7 @@ void GlRasterProjector::draw_correspondences(PairState& ps, std::size_t pair, in
   TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_dv"), 2, ps.pixel_dv.data()));
   TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_primary_normal"), 2, ps.normal.data()));
   TOMO_GL_CHECK(glProgramUniform1fv(p.id(), p.uniform("u_pixel_area"), 2, ps.pixel_area));
-  const auto& g = sys_.grid;
-  p.set("u_grid_origin", float(g.origin_mm[0]), float(g.origin_mm[1]), float(g.origin_mm[2]));
-  p.set("u_inv_voxel", float(1.0 / g.voxel_mm[0]), float(1.0 / g.voxel_mm[1]), float(1.0 / g.voxel_mm[2]));
-  p.set("u_dims", g.dims[0], g.dims[1], g.dims[2]);
+  grid_block_.bind(sys_.grid);
   p.set("u_K", sys_.K);
   p.set("u_sigma_empty", sigma_empty_ ? 1 : 0);
   p.set("u_sigma", 0);
@@ -282,9 +287,7 @@ void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, G
   if (b) b->clear();
   if (s) s->clear();
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-  const gl::Program& terms = gl::shaders().program(
-      {{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"}, {gl::Stage::Fragment, "glpet/ratio.frag.glsl"}},
-      {{"TOMO_VS_LAYER", "1"}});
+  const gl::Program& terms = gl::layered_program("glpet/ratio.frag.glsl");
   const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");
   for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
     PairState& ps = *pairs_[pair];
@@ -386,7 +389,7 @@ bool GlRasterProjector::correspondence_image(std::size_t pair, const Vec3& v, st
 void GlRasterProjector::synchronize() { gl_finish(); }
 
 namespace {
-const BackendRegistrar<Projector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl_availability({kLayerExt}); },
+const BackendRegistrar<Projector> kRegisterGl({"gl", kPriorityGlRaster, [] { return gl::availability({kLayerExt}); },
                                                [] { return std::make_unique<GlRasterProjector>(); }});
 }  // namespace
 

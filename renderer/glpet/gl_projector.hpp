@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "renderer/gl/grid_block.hpp"
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/reduction.hpp"
 #include "renderer/glpet/gl_common.hpp"
@@ -57,6 +58,7 @@ class GlRasterProjector final : public Projector {
   int record_end() const;
   std::size_t range_first_ = 0, range_count_ = 0;
   struct PairState;
+  std::unique_ptr<PairState> make_pair_state(const ModulePair& pair) const;
   void gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
   void draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers, const GlBuffer* skip_x,
                             const gl::Buffer& cams);
@@ -71,6 +73,7 @@ class GlRasterProjector final : public Projector {
   gl::Framebuffer fbo_;
   gl::VertexArray vao_;
   gl::Buffer dummy_;
+  gl::GridBlock grid_block_;  // common/grid.glsl of the correspondence pass
   int batch_override_ = 0;
   bool timing_ = false;
   bool hardware_filter_ = false;

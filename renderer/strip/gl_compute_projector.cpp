@@ -31,15 +31,10 @@ class GlComputeProjector final : public ListModeProjector {
     geom_ = g;
     opt_ = o;
     kp_ = make_kernel_params<float>(g.R, res.sigma_z, res.sigma_dl, o.nsigma);
-    float_atomics_ = !o.portable && ctx.info().has("GL_NV_shader_atomic_float");
-    subgroup_ = false;
-    if (!o.portable && o.granularity == "warp" && ctx.info().has("GL_KHR_shader_subgroup")) {
-      GLint size = 0;
-      glGetIntegerv(0x9532 /* GL_SUBGROUP_SIZE_KHR */, &size);
-      GLint ops = 0;
-      glGetIntegerv(0x9534 /* GL_SUBGROUP_SUPPORTED_FEATURES_KHR */, &ops);
-      subgroup_ = glGetError() == GL_NO_ERROR && size == 32 && (ops & 0x4 /* ARITHMETIC */);
-    }
+    const gl::Capabilities& caps = ctx.info().caps;
+    float_atomics_ = !o.portable && caps.float_atomics;
+    // The warp kernel's shared-memory layout assumes 32-wide subgroups.
+    subgroup_ = !o.portable && o.granularity == "warp" && caps.subgroup_arithmetic && caps.subgroup_size == 32;
     gl::Defines defs;
     if (float_atomics_) defs.emplace_back("FLOAT_ATOMICS", "1");
     if (subgroup_) defs.emplace_back("SUBGROUP", "1");
@@ -114,7 +109,7 @@ class GlComputeProjector final : public ListModeProjector {
   std::size_t count_ = 0;
 };
 
-const BackendRegistrar<ListModeProjector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability(); },
+const BackendRegistrar<ListModeProjector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },
                                                        [] { return std::make_unique<GlComputeProjector>(); }});
 
 }  // namespace

@@ -6,9 +6,7 @@ layout(local_size_x = 8, local_size_y = 8, local_size_z = 4) in;
 layout(std430, binding = 0) readonly buffer Shapes { PhantomShape shapes[]; };
 layout(r32f, binding = 0) uniform writeonly image3D volume;
 
-uniform ivec3 u_dims;
-uniform vec3 u_origin;   // centre of voxel (0,0,0), mm
-uniform vec3 u_voxel;    // mm
+#include "common/grid.glsl"  // u_grid_origin, u_grid_voxel, u_dims
 uniform int u_z0;        // first slice of this slab
 uniform int u_slab;
 uniform int u_supersampling;
@@ -23,7 +21,7 @@ void main() {
     for (int b = 0; b < s; ++b)
       for (int a = 0; a < s; ++a) {
         vec3 f = (vec3(a, b, c) + 0.5) / float(s) - 0.5;
-        vec3 p = u_origin + (vec3(v) + f) * u_voxel;
+        vec3 p = u_grid_origin + (vec3(v) + f) * u_grid_voxel;
         float value = 0.0;
         for (int i = 0; i < u_shape_count; ++i) value += shape_value_at(shapes[i], p);
         sum += value;

@@ -9,8 +9,7 @@
 #define MAX_PROJECTIONS 64
 // Projection n: rows[3n + r] = (A[r], A[3 + r], A[6 + r], A[9 + r]), so (u·w, v·w, w) = rows · (x, y, z, 1).
 layout(std140, binding = 0) uniform Matrices { vec4 rows[3 * MAX_PROJECTIONS]; };
-uniform vec3 u_origin;  // world position of voxel (0,0,0), mm (RabbitCT O_L)
-uniform vec3 u_voxel;   // mm (RabbitCT R_L)
+#include "common/grid.glsl"  // u_grid_origin, u_grid_voxel
 uniform int u_k0;       // first z index of the slab bound as the render target
 uniform int u_count;
 
@@ -20,7 +19,7 @@ layout(location = 0) out float o_update;
 
 void main() {
   ivec2 ij = ivec2(gl_FragCoord.xy);
-  vec4 p = vec4(u_origin + vec3(float(ij.x), float(ij.y), float(u_k0 + LAYER)) * u_voxel, 1.0);
+  vec4 p = vec4(u_grid_origin + vec3(float(ij.x), float(ij.y), float(u_k0 + LAYER)) * u_grid_voxel, 1.0);
   float acc = 0.0;
   for (int n = 0; n < u_count; ++n) {
     float rw = 1.0 / dot(rows[3 * n + 2], p);

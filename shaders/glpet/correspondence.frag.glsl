@@ -14,9 +14,7 @@ uniform vec3 u_pixel_dv[2];
 uniform vec3 u_primary_normal[2];
 uniform float u_pixel_area[2];   // ΔA = w·h/(N_a·N_t·R²)
 uniform sampler3D u_sigma;
-uniform vec3 u_grid_origin;
-uniform vec3 u_inv_voxel;
-uniform ivec3 u_dims;
+#include "common/grid.glsl"  // u_grid_origin, u_inv_voxel, u_dims
 uniform int u_K;
 uniform int u_sigma_empty;
 out vec4 o_line;

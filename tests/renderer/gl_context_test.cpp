@@ -45,10 +45,32 @@ TEST(GlObjects, BufferRoundTripMoveAndRelease) {
   GLuint raw = b.release();
   EXPECT_EQ(b.id(), 0u);
   EXPECT_TRUE(glIsBuffer(raw));  // release() gave ownership away: still alive
-  gl::Buffer adopted = gl::Buffer::wrap(raw, data.size() * sizeof(float));
+  {
+    // wrap() borrows by default: the view reads the buffer and leaves it alive.
+    gl::Buffer view = gl::Buffer::wrap(raw, data.size() * sizeof(float));
+    EXPECT_FALSE(view.owns());
+    EXPECT_EQ(view.read<float>()[10], data[10]);
+    gl::Buffer moved = std::move(view);
+    EXPECT_FALSE(moved.owns());
+  }
+  EXPECT_TRUE(glIsBuffer(raw));
+  gl::Buffer adopted = gl::Buffer::wrap(raw, data.size() * sizeof(float), gl::Ownership::Adopt);
   EXPECT_EQ(adopted.read<float>()[10], data[10]);
   adopted.reset();
   EXPECT_FALSE(glIsBuffer(raw));
+}
+
+TEST(GlObjects, FenceWaitsAndIsMoveOnly) {
+  test::gl_context();
+  gl::Buffer b(64);
+  b.clear_zero();
+  gl::Fence f = gl::Fence::insert();
+  EXPECT_TRUE(static_cast<bool>(f));
+  gl::Fence g = std::move(f);
+  EXPECT_FALSE(static_cast<bool>(f));
+  EXPECT_NO_THROW(g.wait("test fence"));
+  EXPECT_FALSE(static_cast<bool>(g));  // waited fences are deleted
+  EXPECT_NO_THROW(g.wait("empty fence"));
 }
 
 TEST(GlObjects, Texture3DAndArrayRoundTrip) {
