@@ -22,12 +22,7 @@ namespace tomo::fdk::test {
 // The one place a backend is made and configured for the contract (options go here).
 inline VolumeF contract_backprojection(const std::string& backend, const Grid3& grid, const std::string& interpolation,
                                        int per_launch = 0) {
-  auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
-  BackprojectorOptions o;
-  o.interpolation = interpolation;
-  o.projections_per_launch = per_launch;
-  op->configure(o);
-  return reconstruct(*op, grid, small_stack(), 16);
+  return backproject_small_stack(backend, grid, interpolation, per_launch);
 }
 
 class FdkBackprojectorContract : public tomo::test::BackendContract<ConeBeamBackprojector> {

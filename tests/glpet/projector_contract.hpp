@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "compute/glpet/cpu_projector.hpp"
-#include "compute/glpet/monte_carlo.hpp"
 #include "tests/glpet/gl_fixtures.hpp"
 #include "tests/support/backend_contract.hpp"
 
@@ -39,25 +38,6 @@ inline ProjectorTolerance projector_tolerance(const std::string& backend) {
 // The one place a backend is made and configured for the contract (options go here).
 inline std::unique_ptr<Projector> contract_projector(const std::string& backend, const SystemModel& sys) {
   return make_backend(backend, sys);
-}
-
-// The cpu adjoint test's system: the small system with a water cylinder (no second material).
-inline SystemModel water_cylinder_system() {
-  SystemModel sys = small_system();
-  for (int k = 0; k < 16; ++k)
-    for (int j = 0; j < 16; ++j)
-      for (int i = 0; i < 16; ++i) {
-        const Vec3 c = sys.grid.centre(i, j, k);
-        if (c[0] * c[0] + c[1] * c[1] < 12.0 * 12.0) sys.sigma_t.at(i, j, k) = 0.0096f;  // water
-      }
-  return sys;
-}
-
-inline std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<float> v(n);
-  for (float& x : v) x = float(rng.uniform());
-  return v;
 }
 
 class GlpetProjectorContract : public tomo::test::BackendContract<Projector> {};
