@@ -1,6 +1,7 @@
 // Scene loading and typed, validated access on top of toml++.
 #include "compute/core/scene.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -23,6 +24,16 @@ namespace {
 using Segment = std::variant<std::string, std::size_t>;
 
 // "a.b[2].c" → {"a", "b", 2, "c"}
+// An array index in a key: decimal digits only, small enough for any array a scene holds.
+std::size_t parse_index(std::string_view key, std::string_view digits) {
+  const bool ok = !digits.empty() && digits.size() <= 9 &&
+                  std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!ok)
+    throw InputError("malformed key '" + std::string(key) + "': index '" + std::string(digits) +
+                     "' is not a whole number from 0 to 999999999");
+  return static_cast<std::size_t>(std::stoul(std::string(digits)));
+}
+
 std::vector<Segment> split_path(std::string_view key) {
   std::vector<Segment> out;
   std::string cur;
@@ -36,7 +47,7 @@ std::vector<Segment> split_path(std::string_view key) {
       cur.clear();
       auto close = key.find(']', i);
       if (close == std::string_view::npos) throw InputError("malformed key '" + std::string(key) + "'");
-      out.emplace_back(static_cast<std::size_t>(std::stoul(std::string(key.substr(i + 1, close - i - 1)))));
+      out.emplace_back(parse_index(key, key.substr(i + 1, close - i - 1)));
       i = close;
     } else {
       cur += c;
@@ -242,6 +253,11 @@ void Scene::apply_override(std::string_view assignment) {
     ok = false;
   }
   toml::node_view<toml::node> existing = root_->at_path(key);
+  // A section (or an array of sections) is never replaced wholesale: `--set strip=5` would
+  // silently drop the section and every earlier override in it.
+  if (existing && (existing.is_table() || existing.is_array_of_tables()))
+    throw InputError("--set '" + std::string(assignment) + "': '" + key +
+                     "' is a section of the scene; set its keys one at a time (" + key + ".<key>=value)");
   if (!ok) {
     set_at(*root_, split_path(key), toml::value<std::string>(text), key);
   } else {
