@@ -9,6 +9,7 @@
 
 #include "apps/tomoraster/command.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/shutdown.hpp"
@@ -56,6 +57,7 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
 
 int main(int argc, char** argv) {
   using namespace tomo;
+  install_interrupt_guard();  // first: every thread started later inherits the blocked signals
   CLI::App app{"tomoraster: tomographic reconstruction on the graphics pipeline (OpenGL, CUDA, CPU)"};
   app.require_subcommand(1);
   app.fallthrough();
@@ -88,6 +90,8 @@ int main(int argc, char** argv) {
   try {
     for (auto& [sub, cmd] : subs)
       if (sub->parsed()) return cmd->run();
+  } catch (const Interrupted& e) {
+    return 128 + e.signal();  // the shell's convention (130 for Ctrl-C); the watcher said why
   } catch (const InputError& e) {
     std::fprintf(stderr, "tomoraster: error: %s\n", e.what());
     return cli::kExitBadInput;

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include <omp.h>
 #include <unistd.h>
 
+#include "compute/core/interrupt.hpp"
 #include "compute/core/runtime_options.hpp"
 
 namespace tomo {
@@ -32,6 +34,9 @@ Progress::~Progress() {
 }
 
 void Progress::step(long n, const std::string& note) {
+  // Long loops report here, so this is where Ctrl-C stops them (never inside a parallel
+  // region, where an exception cannot leave; the interrupt watcher ends those runs).
+  if (!omp_in_parallel()) throw_if_interrupted();
   if (finished_) return;
   done_ += n;
   if (!note.empty()) note_ = note;
