@@ -180,7 +180,7 @@ bool convert(const toml::node& n, std::array<E, N>& out) {
 
 template <class T> const char* expected_name();
 template <> const char* expected_name<bool>() { return "a boolean (true/false)"; }
-template <> const char* expected_name<int>() { return "an integer"; }
+template <> const char* expected_name<int>() { return "an integer from -2147483648 to 2147483647"; }
 template <> const char* expected_name<int64_t>() { return "an integer"; }
 template <> const char* expected_name<double>() { return "a number"; }
 template <> const char* expected_name<std::string>() { return "a string"; }
@@ -204,7 +204,11 @@ template <class V> bool all_finite(const V& v) {
 Scene::Scene() : root_(std::make_unique<toml::table>()) {}
 Scene::~Scene() = default;
 Scene::Scene(const Scene& o)
-    : source_(o.source_), root_(std::make_unique<toml::table>(*o.root_)), used_(o.used_), overridden_(o.overridden_) {}
+    : source_(o.source_),
+      base_dir_(o.base_dir_),
+      root_(std::make_unique<toml::table>(*o.root_)),
+      used_(o.used_),
+      overridden_(o.overridden_) {}
 Scene& Scene::operator=(const Scene& o) {
   if (this != &o) *this = Scene(o);
   return *this;
@@ -234,7 +238,24 @@ Scene Scene::load_file(const std::filesystem::path& path) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  return load_string(ss.str(), path.string());
+  Scene s = load_string(ss.str(), path.string());
+  std::error_code ec;
+  s.base_dir_ = std::filesystem::absolute(path, ec).parent_path();
+  return s;
+}
+
+std::filesystem::path Scene::get_input_path(std::string_view key) const {
+  const std::string text = get<std::string>(key, "");
+  if (text.empty()) return {};
+  std::filesystem::path p(text);
+  if (p.is_relative() && !base_dir_.empty() && !overridden_.count(std::string(key))) p = base_dir_ / p;
+  p = p.lexically_normal();
+  std::error_code ec;
+  const auto st = std::filesystem::status(p, ec);
+  if (!std::filesystem::exists(st)) throw InputError(where(key) + ": file '" + p.string() + "' not found");
+  if (!std::filesystem::is_regular_file(st))
+    throw InputError(where(key) + ": '" + p.string() + "' is not a regular file");
+  return p;
 }
 
 void Scene::apply_override(std::string_view assignment) {
