@@ -13,6 +13,7 @@
 
 #include "compute/core/embedded.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/toml_guard.hpp"
 
 namespace tomo {
 namespace detail {
@@ -219,6 +220,7 @@ Scene& Scene::operator=(Scene&&) noexcept = default;
 Scene Scene::load_string(std::string_view text, std::string source_name) {
   Scene s;
   s.source_ = std::move(source_name);
+  check_toml_text(text, s.source_);
   try {
     *s.root_ = toml::parse(text, s.source_);
   } catch (const toml::parse_error& e) {
@@ -268,10 +270,13 @@ void Scene::apply_override(std::string_view assignment) {
   toml::table parsed;
   bool ok = false;
   try {
+    check_toml_text("v = " + text, "--set");
     parsed = toml::parse("v = " + text);
     ok = parsed.contains("v");
   } catch (const toml::parse_error&) {
     ok = false;
+  } catch (const InputError&) {
+    ok = false;  // not TOML (e.g. unquoted non-ASCII text): taken as a bare string below
   }
   toml::node_view<toml::node> existing = root_->at_path(key);
   // A section (or an array of sections) is never replaced wholesale: `--set strip=5` would
@@ -416,12 +421,6 @@ std::vector<std::string> Scene::unused_keys() const {
 }
 
 nlohmann::json Scene::to_json() const { return to_json_node(*root_); }
-
-std::string Scene::to_toml() const {
-  std::ostringstream os;
-  os << *root_;
-  return os.str();
-}
 
 std::string_view embedded_scene(std::string_view name) {
   return detail::find_embedded(detail::tomo_detail_scene_files, name);

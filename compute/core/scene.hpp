@@ -68,7 +68,6 @@ class Scene {
 
   // The scene as it was resolved: file values, overrides and fallbacks used.
   nlohmann::json to_json() const;
-  std::string to_toml() const;
 
   // Error text prefix "<source>: key 'a.b'" used by callers validating further.
   std::string where(std::string_view key) const;
