@@ -2,8 +2,19 @@
 # README command 2: set up, build, and run every test. GL tests run on whatever
 # OpenGL 4.5+ the machine has (Mesa llvmpipe headless without a GPU); CUDA tests
 # (label gpu) skip with "no CUDA device" where none is present.
+#   tools/test.sh [ctest args]            # Release build in ${BUILD_DIR:-build}
+#   tools/test.sh --sanitize [ctest args] # ASan + UBSan build (no CUDA) in build-asan
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = "--sanitize" ]; then
+  shift
+  export BUILD_DIR=${BUILD_DIR:-$root/build-asan}
+  export TOMO_CMAKE_ARGS="${TOMO_CMAKE_ARGS:-} -DTOMO_SANITIZE=ON -DTOMO_WITH_CUDA=OFF -DTOMO_BUILD_BENCH=OFF"
+  # Mesa's llvmpipe keeps its shader caches until exit: leaks inside the GL driver are not ours.
+  export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tools/lsan.supp:print_suppressions=0}
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+fi
 build=${BUILD_DIR:-$root/build}
 "$root/tools/setup-deps.sh"
 "$root/tools/build.sh"

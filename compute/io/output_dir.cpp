@@ -57,16 +57,24 @@ OutputDir::OutputDir(fs::path dir, bool force) : dir_(strip_trailing_separator(s
   }
   const fs::path parent = dir_.has_parent_path() ? dir_.parent_path() : fs::path(".");
   if (!exists) {
+    // Parents made here are removed again if the run fails (a failed run leaves nothing).
+    for (fs::path d = parent; !d.empty() && d != "." && !fs::exists(fs::symlink_status(d, ec)); d = d.parent_path())
+      made_parents_.push_back(d);
     fs::create_directories(parent, ec);
-    if (ec)
+    if (ec) {
+      remove_made_parents();
       throw InputError("cannot create parent directory '" + parent.string() + "' of output directory: " + ec.message());
+    }
   }
   // Inside an existing target (it may be a mount point: a rename from its parent would cross
   // filesystems) or beside a new one; made now, so an unwritable target fails before the run.
   staging_ = (exists ? dir_ : parent) / staging_name();
   fs::remove_all(staging_, ec);
   fs::create_directory(staging_, ec);
-  if (ec) throw InputError("cannot write to output directory '" + dir_.string() + "': " + ec.message());
+  if (ec) {
+    remove_made_parents();
+    throw InputError("cannot write to output directory '" + dir_.string() + "': " + ec.message());
+  }
   cleanup_id_ = register_cleanup(staging_);
 }
 
@@ -76,6 +84,13 @@ OutputDir::~OutputDir() {
   std::error_code ec;
   fs::remove_all(staging_, ec);  // only ever the staging area, never the user's files
   if (ec) log_warn("could not remove staging directory '", staging_.string(), "': ", ec.message());
+  remove_made_parents();
+}
+
+void OutputDir::remove_made_parents() {
+  std::error_code ec;
+  for (const fs::path& d : made_parents_) fs::remove(d, ec);  // deepest first; only if still empty
+  made_parents_.clear();
 }
 
 fs::path OutputDir::file(const std::string& name) {

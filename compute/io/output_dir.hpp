@@ -31,7 +31,10 @@ class OutputDir {
   bool committed_ = false;
   int cleanup_id_ = 0;  // the interrupt guard removes staging_ if the process must end
 
+  std::vector<std::filesystem::path> made_parents_;  // created for a new target, deepest first
+
   void replace_files();  // --force into an existing directory
+  void remove_made_parents();
   std::vector<std::string> files_;
 };
 

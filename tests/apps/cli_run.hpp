@@ -19,9 +19,11 @@ struct CliResult {
   std::string output;  // stdout + stderr
 };
 
-// `tomoraster --no-progress ARGS`, through the shell (ARGS may redirect or quote).
-inline CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(TOMO_BINARY) + " --no-progress " + args + " 2>&1";
+// `tomoraster --no-progress ARGS`, through the shell (ARGS may redirect or quote), in the
+// folder `cwd` when one is given.
+inline CliResult run_cli(const std::string& args, const std::filesystem::path& cwd = {}) {
+  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
+  const std::string cmd = cd + std::string(TOMO_BINARY) + " --no-progress " + args + " 2>&1";
   CliResult r{0, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};

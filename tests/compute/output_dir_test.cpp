@@ -87,6 +87,18 @@ TEST(OutputDirStaging, ForceCommitIsAllOrNothing) {
   EXPECT_EQ(read_text(dir / "keep.txt"), "keep");
 }
 
+TEST(OutputDirStaging, ParentsMadeForAFailedRunAreRemoved) {
+  TempDir t;
+  { OutputDir od(t.path / "out" / "deeper" / "run", false); }  // no commit: the run failed
+  EXPECT_TRUE(listing(t.path).empty());
+  {
+    OutputDir od(t.path / "out" / "run", false);
+    write_text(od.file("report.json"), "{}");
+    od.commit();
+  }
+  EXPECT_EQ(read_text(t.path / "out" / "run" / "report.json"), "{}");
+}
+
 TEST(OutputDirStaging, NamesOfMaximalLengthAreAccepted) {
   TempDir t;
   for (std::size_t n : {240u, 241u, 255u}) {
