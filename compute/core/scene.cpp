@@ -71,10 +71,16 @@ const char* type_name(const toml::node& n) {
   }
 }
 
+nlohmann::json to_json_node(const toml::node& n);
+
+// A value for an error message, through JSON: toml++ 3.3's own printer converts a negative
+// logarithm to size_t (undefined behaviour, found by tests/fuzz) for floats below 1 in arrays.
 std::string show(const toml::node& n) {
-  std::ostringstream os;
-  n.visit([&](auto&& v) { os << v; });
-  std::string s = os.str();
+  std::string s;
+  if (const double* d = n.is_floating_point() ? &n.as_floating_point()->get() : nullptr; d && !std::isfinite(*d))
+    s = std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf";  // JSON would write null
+  else
+    s = to_json_node(n).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }

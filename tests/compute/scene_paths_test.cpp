@@ -98,6 +98,11 @@ TEST(SceneText, NonAsciiOutsideStringsAndCommentsIsRefusedWithItsPlace) {
       "d = '''\xe2\x80\xa6'''  # \xc3\x97\n",
       "<t>");
   EXPECT_EQ(s.get<std::string>("b", ""), "\xc3\xa9");
+  // toml++'s whitespace test after a backslash: refused there too, as is a quote that opens no string
+  for (const char* text : {"a = \"\"\"\\\n  \xc3\xa9\"\"\"\n", "a = \"\"\"\\\xc3\xa9\"\"\"\n", "a = 1\"\"\"8\xc2\xb9\n"}) {
+    const std::string m = error_of([&] { Scene::load_string(text, "<t>"); });
+    EXPECT_NE(m.find("malformed scene: a character outside ASCII"), std::string::npos) << text << ": " << m;
+  }
   Scene o = Scene::load_string("problem = \"x\"\n", "<t>");
   o.apply_override("x.name=\xcf\x83");  // --set keeps taking unparsable text as a bare string
   EXPECT_EQ(o.get<std::string>("x.name", ""), "\xcf\x83");
