@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libbenchmark-dev libfftw3-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   libimgui-dev xvfb xauth
+  clang libclang-rt-14-dev libomp-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

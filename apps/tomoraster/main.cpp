@@ -3,10 +3,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <string>
 
 #include "apps/tomoraster/command.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/shutdown.hpp"
@@ -18,10 +21,43 @@ std::vector<Command>& commands() {
   return list;
 }
 
+// CLI11's own exit codes (104–114) are not the documented ones: a usage error is bad input,
+// exit 2, with one line. --help and --version keep CLI11's output and exit 0.
+int usage_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+  // The first word that is neither an option nor an option's value names the command.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--shader-dir" || a == "--cuda-device") {
+      ++i;
+      continue;
+    }
+    if (a.empty() || a[0] == '-') continue;
+    std::string known;
+    const CLI::App& all = app;
+    for (const CLI::App* sub : all.get_subcommands(std::function<bool(const CLI::App*)>{})) {
+      if (sub->get_name() == a) {
+        known.clear();
+        break;
+      }
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known.empty()) {
+      std::fprintf(stderr, "tomoraster: error: unknown command '%s' (commands: %s; see tomoraster --help)\n",
+                   a.c_str(), known.c_str());
+      return kExitBadInput;
+    }
+    break;
+  }
+  std::fprintf(stderr, "tomoraster: error: %s (see tomoraster --help)\n", e.what());
+  return kExitBadInput;
+}
+
 }  // namespace tomo::cli
 
 int main(int argc, char** argv) {
   using namespace tomo;
+  install_interrupt_guard();  // first: every thread started later inherits the blocked signals
   CLI::App app{"tomoraster: tomographic reconstruction on the graphics pipeline (OpenGL, CUDA, CPU)"};
   app.require_subcommand(1);
   app.fallthrough();
@@ -42,7 +78,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return cli::usage_error(app, e, argc, argv);
   }
   opt.shader_dir = shader_dir;
   opt.progress = !no_progress;
@@ -54,6 +90,8 @@ int main(int argc, char** argv) {
   try {
     for (auto& [sub, cmd] : subs)
       if (sub->parsed()) return cmd->run();
+  } catch (const Interrupted& e) {
+    return 128 + e.signal();  // the shell's convention (130 for Ctrl-C); the watcher said why
   } catch (const InputError& e) {
     std::fprintf(stderr, "tomoraster: error: %s\n", e.what());
     return cli::kExitBadInput;

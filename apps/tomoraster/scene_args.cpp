@@ -11,11 +11,17 @@ Scene load_scene_arg(const std::string& path, const std::vector<std::string>& se
   Scene scene;
   if (path.empty()) {
     scene = Scene::load_string(embedded_default_scene(), "<embedded default.toml>");
+  } else if (std::filesystem::is_directory(path)) {
+    throw InputError(path + ": is a directory, not a scene file");
   } else if (std::filesystem::exists(path)) {
     scene = Scene::load_file(path);
-  } else if (auto text = embedded_scene(std::filesystem::path(path).filename().string()); text.data()) {
+  } else if (std::filesystem::path(path).has_parent_path()) {
+    // Only a bare name falls back to the embedded scenes: a path that names a folder means
+    // that file, and a typo in it must not run another scene.
+    throw InputError(path + ": scene file not found");
+  } else if (auto text = embedded_scene(path); text.data()) {
     log_info(path, " not found on disk: using the embedded scene of that name");
-    scene = Scene::load_string(text, "<embedded " + std::filesystem::path(path).filename().string() + ">");
+    scene = Scene::load_string(text, "<embedded " + path + ">");
   } else {
     throw InputError(path + ": scene file not found");
   }

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include <omp.h>
 #include <unistd.h>
 
+#include "compute/core/interrupt.hpp"
 #include "compute/core/runtime_options.hpp"
 
 namespace tomo {
@@ -32,6 +34,9 @@ Progress::~Progress() {
 }
 
 void Progress::step(long n, const std::string& note) {
+  // Long loops report here, so this is where Ctrl-C stops them (never inside a parallel
+  // region, where an exception cannot leave; the interrupt watcher ends those runs).
+  if (omp_get_level() == 0) throw_if_interrupted();
   if (finished_) return;
   done_ += n;
   if (!note.empty()) note_ = note;
@@ -64,7 +69,9 @@ void Progress::draw(bool final_line) {
   if (total_ > 0) {
     const long shown = std::clamp(done_, 0L, total_);
     const int filled = static_cast<int>(shown * kBarWidth / total_);
-    line += "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "] ";
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "[" + string.
+    line.append(1, '[').append(static_cast<std::size_t>(filled), '#');
+    line.append(static_cast<std::size_t>(kBarWidth - filled), '.').append("] ");
     line += std::to_string(done_) + "/" + std::to_string(total_);
   } else {
     line += std::to_string(done_);

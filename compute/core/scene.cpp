@@ -1,6 +1,7 @@
 // Scene loading and typed, validated access on top of toml++.
 #include "compute/core/scene.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -12,6 +13,7 @@
 
 #include "compute/core/embedded.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/toml_guard.hpp"
 
 namespace tomo {
 namespace detail {
@@ -23,6 +25,16 @@ namespace {
 using Segment = std::variant<std::string, std::size_t>;
 
 // "a.b[2].c" → {"a", "b", 2, "c"}
+// An array index in a key: decimal digits only, small enough for any array a scene holds.
+std::size_t parse_index(std::string_view key, std::string_view digits) {
+  const bool ok = !digits.empty() && digits.size() <= 9 &&
+                  std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!ok)
+    throw InputError("malformed key '" + std::string(key) + "': index '" + std::string(digits) +
+                     "' is not a whole number from 0 to 999999999");
+  return static_cast<std::size_t>(std::stoul(std::string(digits)));
+}
+
 std::vector<Segment> split_path(std::string_view key) {
   std::vector<Segment> out;
   std::string cur;
@@ -36,7 +48,7 @@ std::vector<Segment> split_path(std::string_view key) {
       cur.clear();
       auto close = key.find(']', i);
       if (close == std::string_view::npos) throw InputError("malformed key '" + std::string(key) + "'");
-      out.emplace_back(static_cast<std::size_t>(std::stoul(std::string(key.substr(i + 1, close - i - 1)))));
+      out.emplace_back(parse_index(key, key.substr(i + 1, close - i - 1)));
       i = close;
     } else {
       cur += c;
@@ -59,10 +71,16 @@ const char* type_name(const toml::node& n) {
   }
 }
 
+nlohmann::json to_json_node(const toml::node& n);
+
+// A value for an error message, through JSON: toml++ 3.3's own printer converts a negative
+// logarithm to size_t (undefined behaviour, found by tests/fuzz) for floats below 1 in arrays.
 std::string show(const toml::node& n) {
-  std::ostringstream os;
-  n.visit([&](auto&& v) { os << v; });
-  std::string s = os.str();
+  std::string s;
+  if (const double* d = n.is_floating_point() ? &n.as_floating_point()->get() : nullptr; d && !std::isfinite(*d))
+    s = std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf";  // JSON would write null
+  else
+    s = to_json_node(n).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }
@@ -169,7 +187,7 @@ bool convert(const toml::node& n, std::array<E, N>& out) {
 
 template <class T> const char* expected_name();
 template <> const char* expected_name<bool>() { return "a boolean (true/false)"; }
-template <> const char* expected_name<int>() { return "an integer"; }
+template <> const char* expected_name<int>() { return "an integer from -2147483648 to 2147483647"; }
 template <> const char* expected_name<int64_t>() { return "an integer"; }
 template <> const char* expected_name<double>() { return "a number"; }
 template <> const char* expected_name<std::string>() { return "a string"; }
@@ -193,7 +211,11 @@ template <class V> bool all_finite(const V& v) {
 Scene::Scene() : root_(std::make_unique<toml::table>()) {}
 Scene::~Scene() = default;
 Scene::Scene(const Scene& o)
-    : source_(o.source_), root_(std::make_unique<toml::table>(*o.root_)), used_(o.used_), overridden_(o.overridden_) {}
+    : source_(o.source_),
+      base_dir_(o.base_dir_),
+      root_(std::make_unique<toml::table>(*o.root_)),
+      used_(o.used_),
+      overridden_(o.overridden_) {}
 Scene& Scene::operator=(const Scene& o) {
   if (this != &o) *this = Scene(o);
   return *this;
@@ -204,6 +226,7 @@ Scene& Scene::operator=(Scene&&) noexcept = default;
 Scene Scene::load_string(std::string_view text, std::string source_name) {
   Scene s;
   s.source_ = std::move(source_name);
+  check_toml_text(text, s.source_);
   try {
     *s.root_ = toml::parse(text, s.source_);
   } catch (const toml::parse_error& e) {
@@ -223,7 +246,24 @@ Scene Scene::load_file(const std::filesystem::path& path) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  return load_string(ss.str(), path.string());
+  Scene s = load_string(ss.str(), path.string());
+  std::error_code ec;
+  s.base_dir_ = std::filesystem::absolute(path, ec).parent_path();
+  return s;
+}
+
+std::filesystem::path Scene::get_input_path(std::string_view key) const {
+  const std::string text = get<std::string>(key, "");
+  if (text.empty()) return {};
+  std::filesystem::path p(text);
+  if (p.is_relative() && !base_dir_.empty() && !overridden_.count(std::string(key))) p = base_dir_ / p;
+  p = p.lexically_normal();
+  std::error_code ec;
+  const auto st = std::filesystem::status(p, ec);
+  if (!std::filesystem::exists(st)) throw InputError(where(key) + ": file '" + p.string() + "' not found");
+  if (!std::filesystem::is_regular_file(st))
+    throw InputError(where(key) + ": '" + p.string() + "' is not a regular file");
+  return p;
 }
 
 void Scene::apply_override(std::string_view assignment) {
@@ -236,12 +276,20 @@ void Scene::apply_override(std::string_view assignment) {
   toml::table parsed;
   bool ok = false;
   try {
+    check_toml_text("v = " + text, "--set");
     parsed = toml::parse("v = " + text);
     ok = parsed.contains("v");
   } catch (const toml::parse_error&) {
     ok = false;
+  } catch (const InputError&) {
+    ok = false;  // not TOML (e.g. unquoted non-ASCII text): taken as a bare string below
   }
   toml::node_view<toml::node> existing = root_->at_path(key);
+  // A section (or an array of sections) is never replaced wholesale: `--set strip=5` would
+  // silently drop the section and every earlier override in it.
+  if (existing && (existing.is_table() || existing.is_array_of_tables()))
+    throw InputError("--set '" + std::string(assignment) + "': '" + key +
+                     "' is a section of the scene; set its keys one at a time (" + key + ".<key>=value)");
   if (!ok) {
     set_at(*root_, split_path(key), toml::value<std::string>(text), key);
   } else {
@@ -379,12 +427,6 @@ std::vector<std::string> Scene::unused_keys() const {
 }
 
 nlohmann::json Scene::to_json() const { return to_json_node(*root_); }
-
-std::string Scene::to_toml() const {
-  std::ostringstream os;
-  os << *root_;
-  return os.str();
-}
 
 std::string_view embedded_scene(std::string_view name) {
   return detail::find_embedded(detail::tomo_detail_scene_files, name);

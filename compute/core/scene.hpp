@@ -52,6 +52,12 @@ class Scene {
   std::string get_choice(std::string_view key, const std::string& fallback,
                          const std::vector<std::string>& choices) const;
 
+  // An input file named by `key` ("" when the key is absent or empty). A relative path written
+  // in a scene file is relative to that file's folder (as in every tool that reads a project
+  // file); one given with --set, or in an embedded scene, to the working directory. Throws
+  // InputError naming the key and the resolved path when it is not a readable regular file.
+  std::filesystem::path get_input_path(std::string_view key) const;
+
   // Number of entries of an array of tables (e.g. [[glpet.phantom]]), 0 if absent.
   std::size_t array_size(std::string_view key) const;
   // Dotted key of the i-th table of such an array ("glpet.phantom.2"), usable with get.
@@ -62,13 +68,13 @@ class Scene {
 
   // The scene as it was resolved: file values, overrides and fallbacks used.
   nlohmann::json to_json() const;
-  std::string to_toml() const;
 
   // Error text prefix "<source>: key 'a.b'" used by callers validating further.
   std::string where(std::string_view key) const;
 
  private:
   std::string source_;
+  std::filesystem::path base_dir_;  // folder of the scene file; empty for embedded scenes
   std::unique_ptr<toml::table> root_;
   mutable std::set<std::string, std::less<>> used_;
   std::set<std::string, std::less<>> overridden_;

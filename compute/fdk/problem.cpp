@@ -63,8 +63,7 @@ Setup read_setup(const Scene& s) {
   d.options.projections_per_launch = s.get_int_in_range("fdk.projections_per_launch", 0, 0, 4096);
   d.filter = filter_from_scene(s);
   d.filter_backend = s.get<std::string>("fdk.filter.backend", "auto");
-  const std::string input = s.get<std::string>("fdk.input", "");
-  d.simulated = input.empty();
+  d.simulated = s.get_input_path("fdk.input").empty();
   double mu = 0.02;
   d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
   d.phantom = phantom_from_scene(s, mu);  // also with a file: keys validated, not reported unused
@@ -117,7 +116,7 @@ std::string pick_filter(const Scene& s, const Setup& d, const std::string& backp
 void load_projections(const Scene& s, Setup& d, const std::string& filter, RunReport& report, bool progress) {
   if (!d.simulated) {
     auto t = report.time("read");
-    RabbitData r = read_rabbitct(s.get<std::string>("fdk.input", ""));
+    RabbitData r = read_rabbitct(s.get_input_path("fdk.input"));
     d.projections = std::move(r.projections);
     d.hu_scale = r.hu_scale;
     d.references = std::move(r.references);

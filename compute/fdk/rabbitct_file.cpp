@@ -66,6 +66,22 @@ RabbitHeader read_rabbitct_header(const std::filesystem::path& path) {
   return h;
 }
 
+namespace {
+
+// A projection matrix P = [M | p4] maps to the detector only if M is invertible (the source
+// sits at −M⁻¹p4); RabbitCT's are pixel-scaled, so compare det(M) with the product of its
+// rows' norms rather than with an absolute epsilon.
+bool invertible(const Mat34& m) {
+  const auto row = [&](int r) { return std::array<double, 3>{m.at(r, 0), m.at(r, 1), m.at(r, 2)}; };
+  const auto a = row(0), b = row(1), c = row(2);
+  const double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                     a[2] * (b[0] * c[1] - b[1] * c[0]);
+  const auto norm = [](const std::array<double, 3>& r) { return std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]); };
+  return std::abs(det) > 1e-9 * norm(a) * norm(b) * norm(c);
+}
+
+}  // namespace
+
 RabbitData read_rabbitct(const std::filesystem::path& path, bool with_references) {
   const RabbitHeader h = read_rabbitct_header(path);
   std::error_code ec;
@@ -97,7 +113,15 @@ RabbitData read_rabbitct(const std::filesystem::path& path, bool with_references
     read_exact(in, p.matrices[n].a.data(), 96, path, "a projection matrix");
     for (double v : p.matrices[n].a)
       if (!std::isfinite(v)) throw InputError(str_cat(name_of(path), ": projection ", n, " has a non-finite matrix"));
+    if (!invertible(p.matrices[n]))
+      throw InputError(str_cat(name_of(path), ": projection ", n,
+                               " has a degenerate matrix (its left 3x3 part is singular: no source position)"));
     read_exact(in, p.image(static_cast<int>(n)), image_bytes, path, "projection pixels");
+    const float* px = p.image(static_cast<int>(n));
+    for (std::size_t i = 0; i < p.image_size(); ++i)
+      if (!std::isfinite(px[i]))
+        throw InputError(str_cat(name_of(path), ": projection ", n, " has a non-finite pixel at column ", i % h.sx,
+                                 ", row ", i / h.sx, " (", px[i], ")"));
   }
   if (with_references) {
     for (int L : sides) {

@@ -1,13 +1,18 @@
 // glpet Monte-Carlo: the independent data model (DESIGN.md: no inverse crime).
 #include "compute/glpet/monte_carlo.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numbers>
 #include <random>
 
 #include "compute/core/error.hpp"
+#include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/progress.hpp"
 #include "compute/glpet/siddon.hpp"
 
 namespace tomo::glpet {
@@ -77,7 +82,8 @@ Vec3 VoxelSource::sample(Rng& rng) const {
 
 McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const EmissionSource& source,
                   const McOptions& opt) {
-  if (opt.histories < 1) throw InputError(str_cat("glpet: mc.histories must be >= 1, got ", opt.histories));
+  if (opt.histories < 1 || opt.histories > kMaxHistories)
+    throw InputError(str_cat("glpet: mc.histories must be in [1, ", kMaxHistories, "], got ", opt.histories));
   McResult res;
   res.histories = opt.histories;
   const std::size_t nlor = scanner.lor_count();
@@ -87,11 +93,15 @@ McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const Emission
   const std::int64_t chunk = 1 << 16, nchunks = (opt.histories + chunk - 1) / chunk;
   std::vector<double> hist(nlor, 0.0);
   std::int64_t geometric = 0, detected = 0;
+  Progress progress("Monte-Carlo", nchunks);
+  std::atomic<std::int64_t> chunks_done{0};
+  std::int64_t chunks_shown = 0;  // thread 0's
 #pragma omp parallel reduction(+ : geometric, detected)
   {
-    std::vector<std::uint32_t> local(nlor, 0);
+    std::vector<std::uint32_t> local(nlor, 0);  // histories <= 2^32 - 1: a count cannot wrap
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t c = 0; c < nchunks; ++c) {
+      if (interrupted()) continue;  // an exception cannot leave the region: skip the rest
       Rng rng(opt.seed * 0x2545f4914f6cdd1dull + std::uint64_t(c));
       const std::int64_t n = std::min(chunk, opt.histories - c * chunk);
       for (std::int64_t h = 0; h < n; ++h) {
@@ -115,12 +125,26 @@ McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const Emission
           ++local[offsets[p] + scanner.pairs[p].lor_index(i0, j0, i1, j1)];
         }
       }
+      const std::int64_t done = ++chunks_done;
+      if (omp_get_thread_num() == 0) {  // Progress is not thread-safe: one thread draws
+        progress.step(done - chunks_shown);
+        chunks_shown = done;
+      }
     }
 #pragma omp critical
     for (std::size_t l = 0; l < nlor; ++l) hist[l] += local[l];
   }
+  throw_if_interrupted();
+  progress.finish();
   res.geometric = geometric;
   res.detected = detected;
+  if (detected == 0)
+    throw InputError(str_cat("glpet: none of the ", opt.histories,
+                             " simulated pairs was detected: raise glpet.mc.histories, or check that the "
+                             "activity lies between the detector modules"));
+  if (detected < 1000)
+    log_warn("glpet: only ", detected, " of ", opt.histories,
+             " simulated pairs were detected: the reconstruction will be mostly noise");
   res.counts.assign(nlor, 0.0f);
   if (opt.total_counts > 0) {
     if (detected == 0) throw InputError("glpet: no Monte-Carlo pair was detected; cannot scale to total_counts");

@@ -51,8 +51,12 @@ class VoxelSource final : public EmissionSource {
   double total_ = 0;
 };
 
+// Upper bound of McOptions::histories: per-thread LOR histograms are 32-bit (and 4·10⁹ pairs
+// already take minutes on 16 cores; raise statistics with total_counts instead).
+inline constexpr std::int64_t kMaxHistories = 4'000'000'000;
+
 struct McOptions {
-  std::int64_t histories = 1'000'000;  // emitted photon pairs
+  std::int64_t histories = 1'000'000;  // emitted photon pairs, at most kMaxHistories
   std::uint64_t seed = 1;
   double total_counts = 0;  // > 0: scale the histogram to this total and draw Poisson counts
 };

@@ -85,7 +85,8 @@ GlpetScene read_glpet_scene(const Scene& s) {
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
   g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
   g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);
-  if (g.mc.histories < 1) throw InputError(s.where("glpet.mc.histories") + " must be >= 1");
+  if (g.mc.histories < 1 || g.mc.histories > kMaxHistories)
+    throw InputError(s.where("glpet.mc.histories") + " must be in [1, 4e9], got " + std::to_string(g.mc.histories));
   g.mc.seed = std::uint64_t(s.get<std::int64_t>("glpet.mc.seed", 1));
   g.mc.total_counts = s.get_in_range("glpet.mc.total_counts", 0.0, 0.0, 1e15);
 

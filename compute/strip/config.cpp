@@ -38,7 +38,7 @@ StripConfig StripConfig::from_scene(const Scene& s) {
     if (t < 1 || t > c.iterations)
       throw InputError(str_cat(s.where("strip.save_iterations"), ": iteration ", t, " is outside 1..", c.iterations));
   std::sort(c.save_iterations.begin(), c.save_iterations.end());
-  c.events_file = s.get<std::string>("strip.events_file", "");
+  c.events_file = s.get_input_path("strip.events_file").string();
   c.write_events = s.get<bool>("strip.write_events", false);
   c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);
   return c;

@@ -19,6 +19,20 @@ static_assert(std::endian::native == std::endian::little, "list-mode I/O assumes
 
 namespace {
 
+constexpr std::size_t kMaxTextLine = 1024;  // three numbers need < 100 bytes; comments are short
+
+// getline that stops after kMaxTextLine + 1 bytes, so a file without newlines (/dev/zero, a
+// binary file) cannot grow the line without bound.
+bool read_line(std::istream& in, std::string& line) {
+  line.clear();
+  for (int c; (c = in.get()) != EOF;) {
+    if (c == '\n') return true;
+    line.push_back(static_cast<char>(c));
+    if (line.size() > kMaxTextLine) return true;
+  }
+  return !line.empty();
+}
+
 void check_finite(const std::filesystem::path& path, const Event& e, std::size_t i) {
   if (!std::isfinite(e.z_u) || !std::isfinite(e.z_d) || !std::isfinite(e.dl))
     throw InputError(str_cat(path.string(), ": event ", i, " has a non-finite value"));
@@ -56,8 +70,11 @@ std::vector<Event> read_events_binary(const std::filesystem::path& path) {
   std::memcpy(&count, header + 8, 8);
   if (version != kListModeVersion)
     throw InputError(str_cat(path.string(), ": list-mode version ", version, " (this reader knows ", kListModeVersion, ")"));
+  if (count > (size - kListModeHeaderBytes) / sizeof(Event))
+    throw InputError(str_cat(path.string(), ": the header claims ", count, " events but the file's ", size,
+                             " bytes hold at most ", (size - kListModeHeaderBytes) / sizeof(Event)));
   const std::uintmax_t expected = kListModeHeaderBytes + count * sizeof(Event);
-  if (count > (UINTMAX_MAX - kListModeHeaderBytes) / sizeof(Event) || size != expected)
+  if (size != expected)
     throw InputError(str_cat(path.string(), ": size ", size, " bytes does not match the header's ", count,
                              " events (expected ", expected, " bytes)"));
   std::vector<Event> events(count);
@@ -81,15 +98,20 @@ std::vector<Event> read_events_text(const std::filesystem::path& path) {
   std::vector<Event> events;
   std::string line;
   std::size_t line_no = 0;
-  while (std::getline(in, line)) {
+  while (read_line(in, line)) {
     ++line_no;
+    if (line.size() > kMaxTextLine || line.find('\0') != std::string::npos)
+      throw InputError(str_cat(path.string(), ":", line_no, ": ",
+                               line.size() > kMaxTextLine ? "a line longer than 1024 bytes" : "binary data",
+                               ": not a text list-mode file ('z_u z_d dl' per line) nor a binary one"));
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') continue;
     std::istringstream ls(line);
     double v[3];
     std::string extra;
     if (!(ls >> v[0] >> v[1] >> v[2]) || (ls >> extra))
-      throw InputError(str_cat(path.string(), ":", line_no, ": expected three numbers 'z_u z_d dl', got '", line, "'"));
+      throw InputError(str_cat(path.string(), ":", line_no, ": expected three numbers 'z_u z_d dl', got '",
+                               line.size() > 60 ? line.substr(0, 60) + "..." : line, "'"));
     Event e{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
     check_finite(path, e, events.size());
     events.push_back(e);

@@ -73,7 +73,9 @@ void run(RunContext& ctx) {
   ctx.report.add_device(op->describe());
 
   const std::vector<Event> events = load_or_simulate(c, ctx.report);
-  if (events.empty()) throw InputError("strip: no events to reconstruct");
+  if (events.empty())
+    throw InputError(c.events_file.empty() ? std::string("strip: the simulation produced no events (strip.events = 0?)")
+                                           : "strip: " + c.events_file + " (strip.events_file) holds no events");
   if (c.write_events && c.events_file.empty()) write_events_binary(ctx.out.file("events.lm"), events);
 
   const std::vector<double> s = sensitivity_image(g);

@@ -9,38 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/apps/cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;  // stdout + stderr
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(TOMO_BINARY) + " --no-progress " + args + " 2>&1";
-  Result r{0, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    dir = fs::temp_directory_path() /
-          ("tomo-cli-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-};
-
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using Result = tomo::test::CliResult;
+using tomo::test::TempDir;
+Result run(const std::string& args) { return tomo::test::run_cli(args); }
+int lines(const std::string& s) { return tomo::test::count_lines(s); }
 
 }  // namespace
 

@@ -1,0 +1,41 @@
+// Ctrl-C, SIGTERM and SIGHUP: long work stops within a second with exit 128+signal and leaves
+// nothing half-written. Loops poll interrupted() (Progress::step does); a watcher thread ends
+// the process itself, after removing the registered staging folders, when they do not.
+#pragma once
+#include <filesystem>
+
+#include "compute/core/error.hpp"
+
+namespace tomo {
+
+// Thrown by throw_if_interrupted(); main() turns it into exit 128 + signal().
+class Interrupted : public Error {
+ public:
+  explicit Interrupted(int signal);
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
+// Blocks SIGINT/SIGTERM/SIGHUP in this and every later thread and starts the watcher.
+// Call first in main(), before any other thread exists.
+void install_interrupt_guard();
+// The signal received, or 0.
+int interrupt_signal();
+inline bool interrupted() { return interrupt_signal() != 0; }
+void throw_if_interrupted();
+
+// Folders the watcher removes before ending the process. While a CleanupHold lives the
+// watcher waits (a commit moving files into place must finish, not be cut in half).
+int register_cleanup(const std::filesystem::path& dir);
+void unregister_cleanup(int id);
+class CleanupHold {
+ public:
+  CleanupHold();
+  ~CleanupHold();
+  CleanupHold(const CleanupHold&) = delete;
+  CleanupHold& operator=(const CleanupHold&) = delete;
+};
+
+}  // namespace tomo

@@ -1,0 +1,51 @@
+// Running the built tomoraster binary from a test: its exit status and output, and a
+// temporary folder per test.
+#pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace tomo::test {
+
+struct CliResult {
+  int status;
+  std::string output;  // stdout + stderr
+};
+
+// `tomoraster --no-progress ARGS`, through the shell (ARGS may redirect or quote), in the
+// folder `cwd` when one is given.
+inline CliResult run_cli(const std::string& args, const std::filesystem::path& cwd = {}) {
+  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
+  const std::string cmd = cd + std::string(TOMO_BINARY) + " --no-progress " + args + " 2>&1";
+  CliResult r{0, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+// A fresh folder named after the running test, removed at the end.
+struct TempDir {
+  std::filesystem::path dir;
+  TempDir() {
+    dir = std::filesystem::temp_directory_path() /
+          ("tomo-cli-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~TempDir() { std::filesystem::remove_all(dir); }
+};
+
+inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace tomo::test

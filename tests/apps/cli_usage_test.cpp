@@ -1,0 +1,70 @@
+// Issue 11's defects of the command line, each reproduced as a new user met it: usage errors
+// exit 2 with one line (D8), a scene path is never swapped for an embedded scene (D14), a
+// folder is not a scene (D15), and --set refuses malformed indices and whole sections (D5, D6).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/apps/cli_run.hpp"
+
+namespace {
+
+using tomo::test::count_lines;
+using tomo::test::run_cli;
+using tomo::test::TempDir;
+
+TEST(CliUsage, UnknownCommandIsBadInputNamingTheCommands) {
+  auto r = run_cli("runn scenes/default.toml");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown command 'runn'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("run"), std::string::npos) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+}
+
+TEST(CliUsage, UnknownOptionAndMissingValueAreBadInput) {
+  for (const char* args : {"run --bogus", "run -o", "--cuda-device", "info extra words", ""}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("tomoraster: error:"), std::string::npos) << args << ": " << r.output;
+  }
+}
+
+TEST(CliUsage, HelpStillExitsZero) {
+  for (const char* args : {"--help", "run --help"}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << r.output;
+  }
+}
+
+TEST(CliUsage, AScenePathInAMissingFolderIsNotReplacedByTheEmbeddedScene) {
+  auto r = run_cli("run no-such-folder/default.toml -o /nonexistent-out");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("no-such-folder/default.toml: scene file not found"), std::string::npos) << r.output;
+}
+
+TEST(CliUsage, AFolderIsNotASceneFile) {
+  TempDir t;
+  auto r = run_cli("run " + t.dir.string() + " -o " + (t.dir / "out").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("is a directory, not a scene file"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(t.dir / "out"));
+}
+
+TEST(CliUsage, SetRefusesMalformedIndicesAndWholeSections) {
+  TempDir t;
+  const std::string out = " -o " + (t.dir / "out").string();
+  for (const char* set : {"'strip.phantom[x].rho=0.5'", "'strip.phantom[1234567890123456789012345].rho=1'",
+                          "'strip.phantom[-1].rho=1'"}) {
+    auto r = run_cli("run strip_default.toml --set " + std::string(set) + out);
+    EXPECT_EQ(r.status, 2) << set << ": " << r.output;
+    EXPECT_NE(r.output.find("is not a whole number"), std::string::npos) << set << ": " << r.output;
+  }
+  auto r = run_cli("run strip_default.toml --set strip.iterations=1 --set strip=5" + out);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("'strip' is a section of the scene"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(t.dir / "out"));
+}
+
+}  // namespace
