@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::gl {
 
@@ -58,7 +59,26 @@ std::array<int, 3> level_size(const std::array<int, 3>& s, GLenum target, int le
 }
 }  // namespace
 
+namespace {
+
+// A texture beyond the driver's limits would fail with a bare GL_INVALID_VALUE (issue 11 D10):
+// say which sizes and which limit instead. Queried from the current context, whose device it is.
+void check_texture_size(const char* kind, int w, int h, int d, GLenum size_limit, GLenum depth_limit) {
+  GLint max_size = 0, max_depth = 0;
+  glGetIntegerv(size_limit, &max_size);
+  if (depth_limit) glGetIntegerv(depth_limit, &max_depth);
+  const bool too_big = w > max_size || h > max_size || (depth_limit && d > max_depth);
+  if (w < 1 || h < 1 || d < 1 || too_big)
+    throw UnavailableError(str_cat("a ", w, "x", h, depth_limit ? str_cat("x", d) : std::string(), " ", kind,
+                                   " texture is beyond this OpenGL's limits (", max_size, " texels a side",
+                                   depth_limit ? str_cat(", ", max_depth, " layers or slices") : std::string(),
+                                   "): use smaller sizes or another backend"));
+}
+
+}  // namespace
+
 Texture Texture::create_2d(GLenum fmt, int w, int h, int levels) {
+  check_texture_size("2D", w, h, 1, GL_MAX_TEXTURE_SIZE, 0);
   Texture t;
   TOMO_GL_CHECK(glCreateTextures(GL_TEXTURE_2D, 1, &t.id_));
   TOMO_GL_CHECK(glTextureStorage2D(t.id_, levels, fmt, w, h));
@@ -70,6 +90,7 @@ Texture Texture::create_2d(GLenum fmt, int w, int h, int levels) {
   return t;
 }
 Texture Texture::create_2d_array(GLenum fmt, int w, int h, int layers, int levels) {
+  check_texture_size("2D array", w, h, layers, GL_MAX_TEXTURE_SIZE, GL_MAX_ARRAY_TEXTURE_LAYERS);
   Texture t;
   TOMO_GL_CHECK(glCreateTextures(GL_TEXTURE_2D_ARRAY, 1, &t.id_));
   TOMO_GL_CHECK(glTextureStorage3D(t.id_, levels, fmt, w, h, layers));
@@ -81,6 +102,7 @@ Texture Texture::create_2d_array(GLenum fmt, int w, int h, int layers, int level
   return t;
 }
 Texture Texture::create_3d(GLenum fmt, int w, int h, int d, int levels) {
+  check_texture_size("3D", w, h, d, GL_MAX_3D_TEXTURE_SIZE, GL_MAX_3D_TEXTURE_SIZE);
   Texture t;
   TOMO_GL_CHECK(glCreateTextures(GL_TEXTURE_3D, 1, &t.id_));
   TOMO_GL_CHECK(glTextureStorage3D(t.id_, levels, fmt, w, h, d));

@@ -81,3 +81,21 @@ void main() {
     EXPECT_EQ(v[9 + a], float(grid.dims[a]));
   }
 }
+
+// Issue 11 D10: a texture beyond the driver's limits is one clear UnavailableError naming the
+// sizes and the limit, not a bare GL_INVALID_VALUE.
+TEST(GlEngine, TexturesBeyondTheLimitsAreRefusedWithTheLimit) {
+  auto& ctx = tomo::test::gl_context();
+  const int max = ctx.info().caps.max_texture_size, layers = ctx.info().caps.max_array_texture_layers;
+  try {
+    tomo::gl::Texture::create_2d_array(GL_R32F, max + 1, 4, 2);
+    FAIL() << "accepted a texture wider than GL_MAX_TEXTURE_SIZE";
+  } catch (const tomo::UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(max + 1) + "x4x2 2D array"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(max) + " texels a side"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(tomo::gl::Texture::create_2d_array(GL_R32F, 4, 4, layers + 1), tomo::UnavailableError);
+  EXPECT_THROW(tomo::gl::Texture::create_3d(GL_R32F, 4, 4, ctx.info().caps.max_3d_texture_size + 1), tomo::UnavailableError);
+  EXPECT_THROW(tomo::gl::Texture::create_2d(GL_R32F, 0, 4), tomo::UnavailableError);
+  EXPECT_NO_THROW(tomo::gl::Texture::create_2d(GL_R32F, 4, 4));
+}
