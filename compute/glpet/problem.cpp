@@ -66,7 +66,7 @@ void run(RunContext& ctx) {
   auto op = reg.create(backend);
   {
     auto t = ctx.report.time("configure");
-    op->configure(sys);
+    op->configure(sys, g.projector);
   }
   std::vector<double> nrmse_per_it;
   Progress progress("glpet ML-EM", g.iterations);
