@@ -19,8 +19,8 @@ std::vector<double> iterate_n(const std::string& backend, const std::string& gra
                               const std::vector<Event>& events, int n) {
   auto op = BackendRegistry<ListModeProjector>::instance().create(backend);
   ProjectorOptions o;
-  o.granularity = granularity == "warp-box" ? "warp" : granularity;  // warp-box: the seed's lane layout
-  if (granularity == "warp-box") o.warp_layout = "box";
+  o.granularity = granularity == "thread" ? Granularity::thread : Granularity::warp;
+  if (granularity == "warp-box") o.warp_layout = WarpLayout::box;  // the seed's lane layout
   op->configure(g, {10.0, 40.0}, o);
   op->set_events(events);
   op->set_image(std::vector<double>(g.pixel_count(), 1.0));

@@ -23,9 +23,9 @@ std::vector<double> one_iteration(const std::string& backend, const ProjectorOpt
 }
 
 struct GlCase {
-  std::string granularity;
+  Granularity granularity;
   bool portable;
-  friend void PrintTo(const GlCase& c, std::ostream* os) { *os << c.granularity << (c.portable ? " portable" : ""); }
+  friend void PrintTo(const GlCase& c, std::ostream* os) { *os << to_string(c.granularity) << (c.portable ? " portable" : ""); }
 };
 
 class StripGlComputeVsCpu : public ::testing::TestWithParam<GlCase> {};
@@ -40,15 +40,15 @@ TEST_P(StripGlComputeVsCpu, OneIterationWithin1e4) {
   o.portable = GetParam().portable;
   const auto gl = one_iteration("gl-compute", o, g, events);
   const double err = relative_l2(gl, ref);
-  std::printf("gl-compute %s%s: relative L2 vs cpu %.3g\n", o.granularity.c_str(), o.portable ? " (portable)" : "", err);
+  std::printf("gl-compute %s%s: relative L2 vs cpu %.3g\n", to_string(o.granularity).c_str(), o.portable ? " (portable)" : "", err);
   EXPECT_LT(err, 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, StripGlComputeVsCpu,
-                         ::testing::Values(GlCase{"thread", false}, GlCase{"warp", false}, GlCase{"thread", true},
-                                           GlCase{"warp", true}),
+                         ::testing::Values(GlCase{Granularity::thread, false}, GlCase{Granularity::warp, false},
+                                           GlCase{Granularity::thread, true}, GlCase{Granularity::warp, true}),
                          [](const auto& info) {
-                           return info.param.granularity + (info.param.portable ? "_portable" : "_extensions");
+                           return to_string(info.param.granularity) + (info.param.portable ? "_portable" : "_extensions");
                          });
 
 TEST(StripGlCompute, BoxesLargerThanTheWarpCache) {
@@ -57,7 +57,7 @@ TEST(StripGlCompute, BoxesLargerThanTheWarpCache) {
   const auto events = simulate_phantom(g, {10.0, 40.0}, StripPhantom::appendix_a(), 300, 32);
   ProjectorOptions o;
   const auto ref = one_iteration("cpu", o, g, events);
-  o.granularity = "warp";
+  o.granularity = Granularity::warp;
   EXPECT_LT(relative_l2(one_iteration("gl-compute", o, g, events), ref), 1e-4);
 }
 
