@@ -204,10 +204,12 @@ int main(int argc, char** argv) {
     const std::array<float, 2> hu{50000.0f, 0.0f};
     const auto ref_hu = to_hu(ref, hu);
     for (const auto& b : backends)
-      for (const char* interp : {"hardware", "exact"}) try {
+      for (const Interpolation mode : {Interpolation::hardware, Interpolation::exact}) try {
+        const std::string interp_name = to_string(mode);
+        const char* interp = interp_name.c_str();
         auto op = reg.create(b);
         BackprojectorOptions o;
-        o.interpolation = interp;
+        o.interpolation = mode;
         op->configure(o);
         const VolumeF v = reconstruct(*op, grid, p, 31);
         const RabbitMetric m = rabbit_metric(to_hu(v, hu), ref_hu);
@@ -281,7 +283,7 @@ int main(int argc, char** argv) {
           v = VolumeF();
           auto op = reg.create(b);
           BackprojectorOptions o;
-          o.interpolation = "exact";
+          o.interpolation = Interpolation::exact;
           op->configure(o);
           BackprojectTiming te;
           const RabbitMetric ex = psnr_vs_cpu(L, reconstruct(*op, rabbit_grid(L), p, 62, &te));

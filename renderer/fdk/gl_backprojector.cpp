@@ -139,7 +139,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
 
   std::string describe() const override {
-    return "gl raster (" + gl::shared_context().info().summary() + ", " + options_.interpolation +
+    return "gl raster (" + gl::shared_context().info().summary() + ", " + to_string(options_.interpolation) +
            " bilinear, " + std::to_string(slabs_.size()) + " 3D-texture slab(s))";
   }
 
@@ -169,7 +169,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   const gl::Program& program() {
     gl::Defines defines;
     if (vs_layer_) defines.push_back({"TOMO_VS_LAYER", "1"});
-    if (options_.interpolation == "exact") defines.push_back({"EXACT", "1"});
+    if (options_.interpolation == Interpolation::exact) defines.push_back({"EXACT", "1"});
     if (vs_layer_)
       return gl::shaders().program({{gl::Stage::Vertex, "common/layered_triangle.vert.glsl"},
                                     {gl::Stage::Fragment, "fdk/backproject_raster.frag.glsl"}},

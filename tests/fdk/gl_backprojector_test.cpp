@@ -22,7 +22,7 @@ namespace {
 
 const ProjectionStack& data() { return tomo::fdk::test::small_stack(); }
 
-VolumeF run(const std::string& backend, const Grid3& grid, const std::string& interp, int per_launch = 0) {
+VolumeF run(const std::string& backend, const Grid3& grid, Interpolation interp, int per_launch = 0) {
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
   BackprojectorOptions o;
   o.interpolation = interp;
@@ -40,8 +40,8 @@ class FdkGl : public ::testing::TestWithParam<std::string> {
 
 TEST_P(FdkGl, ExactInterpolationMatchesCpu) {
   const Grid3 grid = rabbit_grid(32);
-  const VolumeF ref = run("cpu", grid, "exact");
-  const VolumeF v = run(GetParam(), grid, "exact");
+  const VolumeF ref = run("cpu", grid, Interpolation::exact);
+  const VolumeF v = run(GetParam(), grid, Interpolation::exact);
   const double err = relative_l2(v.data, ref.data);
   std::printf("%s exact vs cpu: relative L2 %.3e\n", GetParam().c_str(), err);
   EXPECT_LE(err, 1e-4);
@@ -49,8 +49,8 @@ TEST_P(FdkGl, ExactInterpolationMatchesCpu) {
 
 TEST_P(FdkGl, SamplerInterpolationIsCloseToCpu) {
   const Grid3 grid = rabbit_grid(32);
-  const VolumeF ref = run("cpu", grid, "exact");
-  const VolumeF v = run(GetParam(), grid, "hardware", 7);  // odd launch size too
+  const VolumeF ref = run("cpu", grid, Interpolation::exact);
+  const VolumeF v = run(GetParam(), grid, Interpolation::hardware, 7);  // odd launch size too
   const double err = relative_l2(v.data, ref.data);
   std::printf("%s sampler vs cpu: relative L2 %.3e\n", GetParam().c_str(), err);
   EXPECT_LE(err, 5e-3);
@@ -58,16 +58,16 @@ TEST_P(FdkGl, SamplerInterpolationIsCloseToCpu) {
 
 TEST_P(FdkGl, OddGridSizesMatchCpu) {
   const Grid3 grid = Grid3::centred({21, 13, 11}, {9.0, 11.0, 13.0});
-  EXPECT_LE(relative_l2(run(GetParam(), grid, "exact").data, run("cpu", grid, "exact").data), 1e-4);
+  EXPECT_LE(relative_l2(run(GetParam(), grid, Interpolation::exact).data, run("cpu", grid, Interpolation::exact).data), 1e-4);
 }
 
 TEST(FdkGlRaster, SlabsAndLaunchSizesDoNotChangeTheResult) {
   (void)tomo::test::gl_context();
   const Grid3 grid = rabbit_grid(32);
-  const VolumeF one = run("gl", grid, "exact");
+  const VolumeF one = run("gl", grid, Interpolation::exact);
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create("gl");
   BackprojectorOptions o;
-  o.interpolation = "exact";
+  o.interpolation = Interpolation::exact;
   o.device_memory_mb = 32.0 * 32 * 4 * 5 / 1048576.0;  // 5-slice slabs: 6 full + one of 2
   o.projections_per_launch = 9;
   op->configure(o);
@@ -80,11 +80,11 @@ TEST(FdkGlRaster, SlabsAndLaunchSizesDoNotChangeTheResult) {
 TEST(FdkGlCompute, SlabsAndLaunchSizesDoNotChangeTheResult) {
   (void)tomo::test::gl_context();
   const Grid3 grid = rabbit_grid(32);
-  const VolumeF ref = run("cpu", grid, "exact");
-  const VolumeF one = run("gl-compute", grid, "exact");
+  const VolumeF ref = run("cpu", grid, Interpolation::exact);
+  const VolumeF one = run("gl-compute", grid, Interpolation::exact);
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create("gl-compute");
   BackprojectorOptions o;
-  o.interpolation = "exact";
+  o.interpolation = Interpolation::exact;
   o.device_memory_mb = 32.0 * 32 * 4 * 5 / 1048576.0;  // 5-slice SSBO slabs: 6 full + one of 2
   o.projections_per_launch = 9;
   op->configure(o);
@@ -112,7 +112,7 @@ TEST_P(FdkGl, VolumeLargerThanOneStorageBlockMatchesCpu) {
   auto reg = [&](const std::string& b) {
     auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(b);
     BackprojectorOptions o;
-    o.interpolation = "exact";
+    o.interpolation = Interpolation::exact;
     op->configure(o);
     return reconstruct(*op, grid, p, 2);
   };
