@@ -205,8 +205,7 @@ int main(int argc, char** argv) {
     const auto ref_hu = to_hu(ref, hu);
     for (const auto& b : backends)
       for (const Interpolation mode : {Interpolation::hardware, Interpolation::exact}) try {
-        const std::string interp_name = to_string(mode);
-        const char* interp = interp_name.c_str();
+        const std::string interp = to_string(mode);
         auto op = reg.create(b);
         BackprojectorOptions o;
         o.interpolation = mode;
@@ -215,14 +214,14 @@ int main(int argc, char** argv) {
         const RabbitMetric m = rabbit_metric(to_hu(v, hu), ref_hu);
         const double rel = relative_l2(v.data, ref.data);
         std::printf("accuracy %s/%s at L=%d vs cpu: PSNR %.1f dB, RMSE %.3f HU, max %g HU, rel. L2 %.2e\n",
-                    b.c_str(), interp, a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
+                    b.c_str(), interp.c_str(), a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
         out["accuracy"][b][interp] = {{"L", a.psnr_L},
                                       {"psnr_db", std::isfinite(m.psnr_db) ? m.psnr_db : 999.0},
                                       {"rmse_hu", m.rmse},
                                       {"max_abs_hu", m.max_abs},
                                       {"rel_l2", rel}};
       } catch (const std::exception& e) {
-        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), interp, e.what());
+        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), to_string(mode).c_str(), e.what());
       }
   }
 
