@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cuda/core/check.hpp"
+#include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "compute/core/error.hpp"
@@ -13,9 +14,9 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "cuda/core/stream.hpp"
+#include "cuda/core/texture.hpp"
 #include "compute/strip/projector.hpp"
 #include "cuda/strip/kernels.hpp"
-#include "cuda/strip/texture2d.hpp"
 
 namespace tomo::strip {
 
@@ -50,7 +51,10 @@ class CudaProjector final : public ListModeProjector {
     events_.clear();
     rho_.resize(g.pixel_count());
     rho_new_.resize(g.pixel_count());
-    texture_ = Texture2D(g.n_z, g.n_y);
+    // ρ' read through the texture cache (seed 000 §4.2): point sampling, clamped, unnormalised.
+    rho_texture_ = {};  // before its array goes
+    rho_array_ = cuda::CudaArray::of<float>({std::size_t(g.n_z), std::size_t(g.n_y), 0});
+    rho_texture_ = cuda::TextureObject(rho_array_, cuda::TextureOptions::point_clamp());
     const std::size_t image_bytes = sizeof(float) * g.pixel_count();
     warp_shared_ = o.granularity == Granularity::warp && image_bytes <= smem_optin_ &&
                    warp_blocks_per_sm(true, image_bytes, rows()) > 0;
@@ -82,11 +86,11 @@ class CudaProjector final : public ListModeProjector {
 
   void iterate() override {
     cudaStream_t s = *stream_;
-    texture_.copy_from_device(rho_.data(), s);
+    rho_array_.copy_from_device(rho_.data(), s);
     rho_new_.fill_zero(s);
     args_.events = events_.data();
     args_.n = events_.size() / 3;
-    args_.rho = texture_.get();
+    args_.rho = rho_texture_.get();
     args_.rho_new = rho_new_.data();
     if (opt_.granularity == Granularity::thread) {
       const std::size_t needed = (args_.n + kThreadsPerBlock - 1) / kThreadsPerBlock;
@@ -113,7 +117,8 @@ class CudaProjector final : public ListModeProjector {
   IterationArgs args_{};
   std::unique_ptr<cuda::Stream> stream_;
   cuda::DeviceBuffer<float> events_, rho_, rho_new_;
-  Texture2D texture_;
+  cuda::CudaArray rho_array_;
+  cuda::TextureObject rho_texture_;  // declared after its array: destroyed first
 };
 
 const BackendRegistrar<ListModeProjector> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
