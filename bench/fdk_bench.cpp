@@ -204,23 +204,24 @@ int main(int argc, char** argv) {
     const std::array<float, 2> hu{50000.0f, 0.0f};
     const auto ref_hu = to_hu(ref, hu);
     for (const auto& b : backends)
-      for (const char* interp : {"hardware", "exact"}) try {
+      for (const Interpolation mode : {Interpolation::hardware, Interpolation::exact}) try {
+        const std::string interp = to_string(mode);
         auto op = reg.create(b);
         BackprojectorOptions o;
-        o.interpolation = interp;
+        o.interpolation = mode;
         op->configure(o);
         const VolumeF v = reconstruct(*op, grid, p, 31);
         const RabbitMetric m = rabbit_metric(to_hu(v, hu), ref_hu);
         const double rel = relative_l2(v.data, ref.data);
         std::printf("accuracy %s/%s at L=%d vs cpu: PSNR %.1f dB, RMSE %.3f HU, max %g HU, rel. L2 %.2e\n",
-                    b.c_str(), interp, a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
+                    b.c_str(), interp.c_str(), a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
         out["accuracy"][b][interp] = {{"L", a.psnr_L},
                                       {"psnr_db", std::isfinite(m.psnr_db) ? m.psnr_db : 999.0},
                                       {"rmse_hu", m.rmse},
                                       {"max_abs_hu", m.max_abs},
                                       {"rel_l2", rel}};
       } catch (const std::exception& e) {
-        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), interp, e.what());
+        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), to_string(mode).c_str(), e.what());
       }
   }
 
@@ -281,7 +282,7 @@ int main(int argc, char** argv) {
           v = VolumeF();
           auto op = reg.create(b);
           BackprojectorOptions o;
-          o.interpolation = "exact";
+          o.interpolation = Interpolation::exact;
           op->configure(o);
           BackprojectTiming te;
           const RabbitMetric ex = psnr_vs_cpu(L, reconstruct(*op, rabbit_grid(L), p, 62, &te));

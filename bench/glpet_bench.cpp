@@ -232,9 +232,9 @@ void bench_gl_backends(Env& env, const SystemModel& sys, int n, const std::vecto
 
 // cuda (and any other backend) through the Projector interface on the full grid.
 void bench_projector(Env& env, const std::string& name, const std::string& label, const SystemModel& sys,
-                     std::vector<Row>& rows) {
+                     const ProjectorOptions& options, std::vector<Row>& rows) {
   auto op = BackendRegistry<Projector>::instance().create(name);
-  op->configure(sys);
+  op->configure(sys, options);
   auto x = op->make_image(), yt = op->make_lors(), y = op->make_lors(), b = op->make_image(), s = op->make_image();
   x->upload(std::vector<float>(x->size(), 1.0f));
   y->upload(std::vector<float>(y->size(), 1.0f));
@@ -431,17 +431,17 @@ int main(int argc, char** argv) {
         bench_cpu(sys, cpu_voxels, rows);
         continue;
       }
-      SystemModel cached = sys;
-      if (b == "cuda") cached.system_cache = "on";  // the rows say "cache bytes": make sure
+      ProjectorOptions cached;
+      if (b == "cuda") cached.system_cache = Use::on;  // the rows say "cache bytes": make sure
       try {
-        bench_projector(env, b, b, cached, rows);
+        bench_projector(env, b, b, sys, cached, rows);
       } catch (const UnavailableError& e) {
         std::fprintf(stderr, "bench_glpet: %s %d^3 cached: %s\n", b.c_str(), n, e.what());
       }
       if (b == "cuda" && trace_too) {  // the same backend tracing every line in every pass
-        SystemModel traced = sys;
-        traced.system_cache = "off";
-        bench_projector(env, b, "cuda-trace", traced, rows);
+        ProjectorOptions traced;
+        traced.system_cache = Use::off;
+        bench_projector(env, b, "cuda-trace", sys, traced, rows);
       }
     }
     if (!gl_which.empty()) {

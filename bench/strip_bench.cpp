@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
   auto measure = [&](const std::string& backend, const std::string& gran, double seed_s) {
     auto op = reg.create(backend);
     ProjectorOptions o;
-    o.granularity = gran == "warp-box" ? "warp" : gran;  // warp-box: the seed's Fig. 4 lane layout (cuda)
-    if (gran == "warp-box") o.warp_layout = "box";
+    o.granularity = gran == "thread" ? Granularity::thread : Granularity::warp;
+    if (gran == "warp-box") o.warp_layout = WarpLayout::box;  // the seed's Fig. 4 lane layout (cuda)
     o.threads = threads;
     op->configure(g, res, o);
     Row r{backend, gran, op->describe()};

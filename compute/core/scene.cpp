@@ -397,11 +397,22 @@ int Scene::get_int_in_range(std::string_view key, int fallback, int lo, int hi) 
 
 std::string Scene::get_choice(std::string_view key, const std::string& fallback,
                               const std::vector<std::string>& choices) const {
-  std::string v = get<std::string>(key, fallback);
-  for (const auto& c : choices)
-    if (c == v) return v;
+  const std::vector<std::string_view> names(choices.begin(), choices.end());
+  std::size_t fallback_index = names.size();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == fallback) fallback_index = i;
+  return choices[choice_index(key, fallback_index, names)];
+}
+
+std::size_t Scene::choice_index(std::string_view key, std::size_t fallback,
+                                const std::vector<std::string_view>& names) const {
+  if (fallback >= names.size() && !has(key))
+    throw Error("scene: fallback of '" + std::string(key) + "' is not one of its names");
+  const std::string v = get<std::string>(key, fallback < names.size() ? std::string(names[fallback]) : "");
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == v) return i;
   std::string list;
-  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  for (const auto& c : names) list += (list.empty() ? "" : ", ") + std::string(c);
   throw InputError(where(key) + " must be one of " + list + ", got '" + v + "'");
 }
 

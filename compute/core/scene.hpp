@@ -12,6 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "compute/core/enum_name.hpp"
+
 namespace toml { inline namespace v3 { class table; } }
 
 namespace tomo {
@@ -51,6 +53,19 @@ class Scene {
   // One of a list of names, e.g. granularity = "thread" | "warp".
   std::string get_choice(std::string_view key, const std::string& fallback,
                          const std::vector<std::string>& choices) const;
+  // A name mapped to an enum through a table of (name, value) pairs, so a string option is
+  // parsed once where the scene is read: InputError naming the key, the value and the
+  // allowed names when the value is not in the table. `fallback` must be in the table.
+  template <class E, std::size_t N>
+  E get_enum(std::string_view key, E fallback, const std::array<EnumName<E>, N>& table) const {
+    std::vector<std::string_view> names;
+    std::size_t fallback_index = N;
+    for (std::size_t i = 0; i < N; ++i) {
+      names.push_back(table[i].name);
+      if (table[i].value == fallback) fallback_index = i;
+    }
+    return table[choice_index(key, fallback_index, names)].value;
+  }
 
   // An input file named by `key` ("" when the key is absent or empty). A relative path written
   // in a scene file is relative to that file's folder (as in every tool that reads a project
@@ -73,6 +88,9 @@ class Scene {
   std::string where(std::string_view key) const;
 
  private:
+  // Index of the key's value in `names` (fallback: names[fallback]); InputError otherwise.
+  std::size_t choice_index(std::string_view key, std::size_t fallback, const std::vector<std::string_view>& names) const;
+
   std::string source_;
   std::filesystem::path base_dir_;  // folder of the scene file; empty for embedded scenes
   std::unique_ptr<toml::table> root_;

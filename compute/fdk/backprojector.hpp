@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "compute/core/enum_name.hpp"
 #include "compute/core/volume.hpp"
 #include "compute/fdk/matrix.hpp"
 
@@ -16,13 +17,18 @@ struct ProjectionView {
   const float* pixels = nullptr;
 };
 
+// hardware: bilinear by the texture unit (8-bit weights, the fast path);
+// exact: four point fetches and fp32 weights (matches cpu to ~1e-6).
+enum class Interpolation { hardware, exact };
+inline constexpr std::array<EnumName<Interpolation>, 2> kInterpolationNames{
+    {{"hardware", Interpolation::hardware}, {"exact", Interpolation::exact}}};
+inline std::string to_string(Interpolation i) { return std::string(enum_name(kInterpolationNames, i)); }
+
 struct BackprojectorOptions {
   // GPU memory the volume may take (MiB); 0 = what the device has free. Smaller volumes than
   // this stay resident; larger ones are processed in z-slabs (ASTRA-style).
   double device_memory_mb = 0.0;
-  // "hardware": bilinear by the texture unit (8-bit weights, the fast path);
-  // "exact": four point fetches and fp32 weights (matches cpu to ~1e-6).
-  std::string interpolation = "hardware";
+  Interpolation interpolation = Interpolation::hardware;
   int projections_per_launch = 0;  // 0: the backend's default
 };
 

@@ -58,7 +58,7 @@ Setup read_setup(const Scene& s) {
   d.L = s.get_int_in_range("fdk.L", 128, 2, 4096);
   d.grid = rabbit_grid(d.L, s.get_in_range("fdk.volume_mm", 256.0, 1e-3, 1e5));
   d.batch = s.get_int_in_range("fdk.batch", 16, 1, 100000);
-  d.options.interpolation = s.get_choice("fdk.interpolation", "hardware", {"hardware", "exact"});
+  d.options.interpolation = s.get_enum("fdk.interpolation", Interpolation::hardware, kInterpolationNames);
   d.options.device_memory_mb = s.get_in_range("fdk.device_memory_mb", 0.0, 0.0, 1e9);
   d.options.projections_per_launch = s.get_int_in_range("fdk.projections_per_launch", 0, 0, 4096);
   d.filter = filter_from_scene(s);
@@ -284,14 +284,15 @@ int crosscheck(CrosscheckContext& ctx) {
       std::printf("%-10s %-9s %-14s %-10s %-9s skipped: %s\n", name.c_str(), "-", "-", "-", "-", a.why.c_str());
       continue;
     }
-    for (const char* interp : {"exact", "hardware"}) {
-      d.options.interpolation = interp;
-      const double t = std::string(interp) == "exact" ? tol : hw_tol;
+    for (const Interpolation mode : {Interpolation::exact, Interpolation::hardware}) {
+      d.options.interpolation = mode;
+      const std::string interp = to_string(mode);
+      const double t = mode == Interpolation::exact ? tol : hw_tol;
       VolumeF v = run_backend(name, d, ctx.report, nullptr, false);
       const double err = relative_l2(v.data, ref.data);
       const RabbitMetric m = rabbit_metric(to_hu(v, d.hu_scale), ref_hu);
       const bool ok = err <= t;
-      std::printf("%-10s %-9s %-14.3e %-10.1e %-9.1f %s\n", name.c_str(), interp, err, t, m.psnr_db,
+      std::printf("%-10s %-9s %-14.3e %-10.1e %-9.1f %s\n", name.c_str(), interp.c_str(), err, t, m.psnr_db,
                   ok ? "ok" : "ABOVE TOLERANCE");
       ctx.report.set_metric("rel_l2_" + name + "_" + interp, err);
       ctx.report.set_metric("psnr_db_" + name + "_" + interp, std::isfinite(m.psnr_db) ? m.psnr_db : 999.0);

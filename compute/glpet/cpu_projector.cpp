@@ -41,10 +41,9 @@ const BackendRegistrar<Projector> kRegisterCpu({"cpu", kPriorityCpu, [] { return
                                                 [] { return std::make_unique<CpuProjector>(); }});
 }  // namespace
 
-void CpuProjector::configure(const SystemModel& system) {
+void CpuProjector::configure(const SystemModel& system, const ProjectorOptions&) {
   system.validate();
   sys_ = system;
-  system_ = &sys_;
   offsets_ = sample_offsets(sys_.N);
 }
 

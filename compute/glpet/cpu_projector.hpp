@@ -29,7 +29,7 @@ void for_each_line(const SystemModel& sys, const Extinction& ext, const std::vec
 class CpuProjector final : public Projector {
  public:
   std::string describe() const override { return "cpu"; }
-  void configure(const SystemModel& system) override;
+  void configure(const SystemModel& system, const ProjectorOptions& options = {}) override;
   std::unique_ptr<BackendBuffer> make_image() override;
   std::unique_ptr<BackendBuffer> make_lors() override;
   void forward(const BackendBuffer& x, BackendBuffer& ytilde) override;

@@ -49,7 +49,7 @@ CrosscheckResult compare(Projector& cpu, Projector& other, const CrosscheckInput
   CrosscheckResult r;
   r.backend = other.describe();
   cpu.configure(in.system);
-  other.configure(in.system);
+  other.configure(in.system, in.options);
   const std::vector<float> yc = forward_host(cpu, in.x), yo = forward_host(other, in.x);
   r.atlas_rel_l2 = relative_l2(yo, yc);
   // Ratio back-projection on the same y and ỹ (the cpu's) for both.
@@ -114,7 +114,8 @@ int run_crosscheck(CrosscheckContext& ctx) {
 
   auto& reg = BackendRegistry<Projector>::instance();
   auto cpu = reg.create("cpu");
-  const CrosscheckInput in = make_crosscheck_input(sys, act, *cpu);
+  CrosscheckInput in = make_crosscheck_input(sys, act, *cpu);
+  in.options = g.projector;
   std::printf("glpet crosscheck on %dx%dx%d voxels, %zu LORs, R=%d N=%d K=%d\n", dims[0], dims[1], dims[2],
               sys.lor_count(), sys.R, sys.N, sys.K);
   std::printf("%-12s %14s %14s %14s %16s %8s\n", "backend", "atlas rel L2", "back rel L2", "sens rel L2",

@@ -12,6 +12,7 @@ namespace tomo::glpet {
 
 struct CrosscheckInput {
   SystemModel system;
+  ProjectorOptions options;    // of the backend compared with cpu
   std::vector<float> x;        // image to forward-project
   std::vector<float> y;        // "measured" LORs for the ratio back-projection
   std::vector<Vec3> probes;    // sample positions whose correspondence images are compared

@@ -74,14 +74,6 @@ struct SystemModel {
   int R = 4;
   int N = 1;
   int K = 32;
-  // GPU backends that can (cuda): keep the system matrix A on the device after its first
-  // use, so iterations read it instead of tracing lines (docs/glpet.md §6). "auto": when it
-  // fits in free device memory; "on": also, but an error when it does not fit; "off": never.
-  std::string system_cache = "auto";
-  // cuda: x and the atlases as GL buffers registered with CUDA, so GL (the viewer) reads them
-  // without host copies (docs/glpet.md §3). "auto": when a GL context on the CUDA device can
-  // be had; "on": an error otherwise; "off": plain device memory.
-  std::string cuda_gl_interop = "auto";
 
   std::size_t voxel_count() const { return grid.count(); }
   std::size_t lor_count() const { return scanner.lor_count(); }

@@ -66,10 +66,11 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
       StageTimer t(op, opt.report, "update");
       op.mlem_update(*bx, *bb, *bs);
     }
-    if (opt.on_iteration) opt.on_iteration(it, *bx);
+    res.iterations = it;
+    if (opt.on_iteration && !opt.on_iteration(it, *bx)) break;
   }
   res.x = download(*bx);
-  res.estimate = opt.iterations > 0 ? download(*bt) : std::vector<float>(by->size(), 0.0f);
+  res.estimate = res.iterations > 0 ? download(*bt) : std::vector<float>(by->size(), 0.0f);
   return res;
 }
 

@@ -17,7 +17,8 @@ struct MlemOptions {
   int iterations = 10;
   // Called after every iteration with the iteration number (1-based) and the image on
   // the device (download only if you need it: that is the only host copy per iteration).
-  std::function<void(int, const BackendBuffer&)> on_iteration;
+  // Returns false to stop after this iteration (the viewer's stop button), true to go on.
+  std::function<bool(int, const BackendBuffer&)> on_iteration;
   RunReport* report = nullptr;  // timings "sensitivity", "forward", "back_ratio", "update"
 };
 
@@ -25,6 +26,7 @@ struct MlemResult {
   std::vector<float> x;            // final image
   std::vector<float> sensitivity;  // Σ_l A_lv
   std::vector<float> estimate;     // ỹ = A x of the last image that was back-projected
+  int iterations = 0;              // iterations run: fewer than asked when on_iteration stopped
 };
 
 // x0 empty: start from x_v = 1 where the sensitivity is > 0.

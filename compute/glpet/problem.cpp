@@ -11,6 +11,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/crosscheck.hpp"
+#include "compute/glpet/measure.hpp"
 #include "compute/glpet/metrics.hpp"
 #include "compute/glpet/mlem.hpp"
 #include "compute/glpet/monte_carlo.hpp"
@@ -27,7 +28,10 @@ namespace {
 Image2D mips(const VolumeF& v) { return montage({mip(v, 0), mip(v, 1), mip(v, 2)}); }
 
 void run(RunContext& ctx) {
-  GlpetScene g = read_glpet_scene(ctx.scene);
+  const Measurement m = measure(ctx.scene);  // measured data from the independent model
+  const GlpetScene& g = m.scene;
+  const McResult& mc = m.mc;
+  ctx.report.add_timing("simulate", m.simulate_ms);
   const SystemModel& sys = g.system;
   auto& reg = BackendRegistry<Projector>::instance();
   const std::string backend = reg.resolve(ctx.backend);
@@ -43,12 +47,6 @@ void run(RunContext& ctx) {
   log_info("glpet: ", sys.grid.dims[0], "x", sys.grid.dims[1], "x", sys.grid.dims[2], " voxels, ", sys.lor_count(),
            " LORs, R=", sys.R, " N=", sys.N, " K=", sys.K, ", backend ", backend);
 
-  // Measured data from the independent model.
-  McResult mc;
-  {
-    auto t = ctx.report.time("simulate");
-    mc = simulate(sys.scanner, sys.sigma_t, VoxelSource(g.activity_volume), g.mc);
-  }
   ctx.report.set_metric("mc_histories", double(mc.histories));
   ctx.report.set_metric("mc_detected", double(mc.detected));
   ctx.report.set_metric("mc_geometric_fraction", double(mc.geometric) / double(mc.histories));
@@ -66,7 +64,7 @@ void run(RunContext& ctx) {
   auto op = reg.create(backend);
   {
     auto t = ctx.report.time("configure");
-    op->configure(sys);
+    op->configure(sys, g.projector);
   }
   std::vector<double> nrmse_per_it;
   Progress progress("glpet ML-EM", g.iterations);
@@ -77,6 +75,7 @@ void run(RunContext& ctx) {
     const std::vector<float> hx = download(x);
     nrmse_per_it.push_back(nrmse(hx, truth.data));
     progress.step(1, str_cat("NRMSE ", nrmse_per_it.back()));
+    return true;
   };
   const MlemResult res = run_mlem(*op, mc.counts, {}, opt);
   progress.finish();

@@ -8,9 +8,26 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/enum_name.hpp"
 #include "compute/glpet/geometry.hpp"
 
 namespace tomo::glpet {
+
+// A backend feature that is used when it can be ("auto"), required ("on") or never used ("off").
+enum class Use { automatic, on, off };
+inline constexpr std::array<EnumName<Use>, 3> kUseNames{{{"auto", Use::automatic}, {"on", Use::on}, {"off", Use::off}}};
+
+// Backend options, apart from the physics of SystemModel: backends ignore those they lack.
+struct ProjectorOptions {
+  // cuda: keep the system matrix A on the device after its first use, so iterations read it
+  // instead of tracing lines (docs/glpet.md §6). automatic: when it fits in free device
+  // memory; on: also, but an error when it does not fit; off: never.
+  Use system_cache = Use::automatic;
+  // cuda: x and the atlases as GL buffers registered with CUDA, so GL (the viewer) reads them
+  // without host copies (docs/glpet.md §3). automatic: when a GL context on the CUDA device
+  // can be had; on: an error otherwise; off: plain device memory.
+  Use cuda_gl_interop = Use::automatic;
+};
 
 // A float vector owned by a backend. Host code sees it only through upload/download.
 class BackendBuffer {
@@ -41,8 +58,9 @@ class Projector {
   virtual ~Projector() = default;
   virtual std::string describe() const = 0;  // the backend, and its device once configured
 
-  // Binds geometry, extinction and R, N, K; must precede every other call; may be repeated.
-  virtual void configure(const SystemModel& system) = 0;
+  // Binds geometry, extinction, R, N, K and the backend options; must precede every other
+  // call; may be repeated.
+  virtual void configure(const SystemModel& system, const ProjectorOptions& options = {}) = 0;
   virtual std::unique_ptr<BackendBuffer> make_image() = 0;  // voxel_count() floats, zero
   virtual std::unique_ptr<BackendBuffer> make_lors() = 0;   // lor_count() floats, zero
 
@@ -70,9 +88,6 @@ class Projector {
   // voxels [first, first + count) (the others add nothing and are left unwritten); count 0
   // restores the whole grid. Returns false when the backend cannot.
   virtual bool restrict_voxels(std::size_t first, std::size_t count) { return false; }
-
- protected:
-  const SystemModel* system_ = nullptr;  // set by configure() of implementations that want it
 };
 
 // Host-vector conveniences (tests, cross-check): upload, run, download.

@@ -80,8 +80,8 @@ GlpetScene read_glpet_scene(const Scene& s) {
   sys.R = s.get_int_in_range("glpet.R", 4, 1, 64);
   sys.N = s.get_int_in_range("glpet.N", 1, 1, 1024);
   sys.K = s.get_int_in_range("glpet.K", 32, 1, 4096);
-  sys.system_cache = s.get_choice("glpet.system_cache", "auto", {"auto", "on", "off"});
-  sys.cuda_gl_interop = s.get_choice("glpet.cuda_gl_interop", "auto", {"auto", "on", "off"});
+  g.projector.system_cache = s.get_enum("glpet.system_cache", Use::automatic, kUseNames);
+  g.projector.cuda_gl_interop = s.get_enum("glpet.cuda_gl_interop", Use::automatic, kUseNames);
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
   g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
   g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);

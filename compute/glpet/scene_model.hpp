@@ -5,6 +5,7 @@
 #include "compute/core/phantom.hpp"
 #include "compute/glpet/geometry.hpp"
 #include "compute/glpet/monte_carlo.hpp"
+#include "compute/glpet/projector.hpp"
 
 namespace tomo {
 class Scene;
@@ -23,6 +24,7 @@ struct CrosscheckSettings {
 
 struct GlpetScene {
   SystemModel system;      // sigma_t voxelised on the grid
+  ProjectorOptions projector;  // backend options (glpet.system_cache, glpet.cuda_gl_interop)
   Phantom activity;        // emission density (relative units)
   Phantom attenuation;     // σ_t in 1/mm
   VolumeF activity_volume; // voxelised activity (what the simulator emits from)

@@ -136,23 +136,24 @@ int crosscheck(CrosscheckContext& ctx) {
   if (c.crosscheck_events > 0 && events.size() > static_cast<std::size_t>(c.crosscheck_events))
     events.resize(c.crosscheck_events);
   const std::vector<double> flat(c.geometry.pixel_count(), 1.0);
-  auto one_iteration = [&](const std::string& name, const std::string& granularity) {
+  auto one_iteration = [&](const std::string& name, Granularity granularity) {
     auto op = BackendRegistry<ListModeProjector>::instance().create(name);
     ProjectorOptions o = c.options;
     o.granularity = granularity;
     op->configure(c.geometry, c.resolution, o);
     op->set_events(events);
     op->set_image(flat);
-    auto timer = ctx.report.time("iterate." + name + "." + granularity);
+    auto timer = ctx.report.time("iterate." + name + "." + to_string(granularity));
     op->iterate();
     return op->image();
   };
-  const std::vector<double> ref = one_iteration("cpu", "thread");
+  const std::vector<double> ref = one_iteration("cpu", Granularity::thread);
   int status = 0, compared = 0;
   for (const std::string& name : BackendRegistry<ListModeProjector>::instance().available_names()) {
     if (name == "cpu") continue;
-    for (const std::string granularity : {"thread", "warp"}) {
-      const double err = relative_l2(one_iteration(name, granularity), ref);
+    for (const Granularity g : {Granularity::thread, Granularity::warp}) {
+      const std::string granularity = to_string(g);
+      const double err = relative_l2(one_iteration(name, g), ref);
       const bool ok = err <= kCrosscheckTolerance;
       ctx.report.set_metric("crosscheck." + name + "." + granularity + ".rel_l2", err);
       log_info("strip crosscheck: ", name, " (", granularity, ") vs cpu after 1 iteration: relative L2 ", err,

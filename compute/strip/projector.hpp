@@ -6,19 +6,32 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/enum_name.hpp"
 #include "compute/strip/geometry.hpp"
 
 namespace tomo::strip {
 
+// CUDA / GL: one event per thread, or one event per warp (seed 000 §4.2).
+enum class Granularity { thread, warp };
+inline constexpr std::array<EnumName<Granularity>, 2> kGranularityNames{
+    {{"thread", Granularity::thread}, {"warp", Granularity::warp}}};
+// cuda warp granularity: lanes over the rows of the ellipse, or over the bounding-box pixels
+// in row-major order with a per-pixel ellipse test (the seed's Fig. 4 layout).
+enum class WarpLayout { rows, box };
+inline constexpr std::array<EnumName<WarpLayout>, 2> kWarpLayoutNames{
+    {{"rows", WarpLayout::rows}, {"box", WarpLayout::box}}};
+
+inline std::string to_string(Granularity g) { return std::string(enum_name(kGranularityNames, g)); }
+inline std::string to_string(WarpLayout w) { return std::string(enum_name(kWarpLayoutNames, w)); }
+
 struct ProjectorOptions {
-  std::string granularity = "warp";  // CUDA / GL: "thread" (one event per thread) or "warp"
+  Granularity granularity = Granularity::warp;  // CUDA / GL
   int threads = 0;                   // CPU: OpenMP threads, 0 = all
   double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² (seed: 3σ)
   bool portable = false;             // gl-compute: ignore float-atomic and subgroup extensions (test the fallbacks)
-  // cuda warp granularity: lanes over the rows of the ellipse ("rows", default) or over the
-  // bounding-box pixels in row-major order with a per-pixel ellipse test ("box", the seed's
-  // Fig. 4 layout; kept for the benchmark's comparison). Same pixels, same sums.
-  std::string warp_layout = "rows";
+  // cuda warp granularity: rows (default) or box (kept for the benchmark's comparison).
+  // Same pixels, same sums.
+  WarpLayout warp_layout = WarpLayout::rows;
 };
 
 class ListModeProjector {

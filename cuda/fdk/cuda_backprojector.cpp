@@ -94,7 +94,7 @@ class CudaBackprojector final : public ConeBeamBackprojector {
     if (volume_.empty()) throw Error("fdk cuda: backproject() before reset()");
     const int per_launch = this->per_launch();
     ensure_buffers(b.sx, b.sy, per_launch);
-    const bool exact = options_.interpolation == "exact";
+    const bool exact = options_.interpolation == Interpolation::exact;
     const std::size_t image = static_cast<std::size_t>(b.sx) * b.sy;
     for (int n0 = 0; n0 < b.count; n0 += per_launch) {
       const int cnt = std::min(per_launch, b.count - n0);
@@ -135,7 +135,7 @@ class CudaBackprojector final : public ConeBeamBackprojector {
     auto devs = list_devices();
     const std::string dev = devs.empty() ? "?" : tomo::cuda::describe(devs[std::min<std::size_t>(
                                                       devs.size() - 1, static_cast<std::size_t>(current_device()))]);
-    return "cuda (" + dev + ", " + options_.interpolation + " bilinear, " +
+    return "cuda (" + dev + ", " + to_string(options_.interpolation) + " bilinear, " +
            (host_volume_.empty() ? std::string("volume resident") : "z-slabs of " + std::to_string(slab_nz_)) + ")";
   }
 

@@ -49,12 +49,12 @@ class CudaProjector final : public Projector {
  public:
   std::string describe() const override { return "cuda"; }
 
-  void configure(const SystemModel& sys) override {
+  void configure(const SystemModel& sys, const ProjectorOptions& options = {}) override {
     sys.validate();
     cuda::select_device(runtime_options().cuda_device);
     if (!stream_) stream_ = std::make_unique<cuda::Stream>();
     sys_ = sys;
-    system_ = &sys_;
+    options_ = options;
     sigma_ = cuda::DeviceBuffer<float>(std::span<const float>(sys.sigma_t.data));
     std::vector<double> off;
     for (const Vec3& o : sample_offsets(sys.N)) off.insert(off.end(), o.begin(), o.end());
@@ -77,8 +77,6 @@ class CudaProjector final : public Projector {
     pairs_.clear();
     cache_.clear();
     cache_tried_ = false;
-    if (sys.cuda_gl_interop != "auto" && sys.cuda_gl_interop != "on" && sys.cuda_gl_interop != "off")
-      throw InputError("glpet.cuda_gl_interop must be \"auto\", \"on\" or \"off\", not \"" + sys.cuda_gl_interop + "\"");
     interop_ = Interop::Undecided;
     for (std::size_t i = 0; i < sys.scanner.pairs.size(); ++i) {
       PairDesc p{};
@@ -160,7 +158,7 @@ class CudaProjector final : public Projector {
   // plain device memory. Plain memory is kept for empty vectors (GL has no empty buffers).
   std::unique_ptr<BackendBuffer> make_buffer(std::size_t n) {
     if (interop_ == Interop::Undecided) {
-      if (sys_.cuda_gl_interop == "off") {
+      if (options_.cuda_gl_interop == Use::off) {
         interop_ = Interop::Off;
         log_info("glpet cuda: vectors in plain device memory (glpet.cuda_gl_interop = \"off\")");
       } else {
@@ -171,7 +169,7 @@ class CudaProjector final : public Projector {
                    "without host copies)");
           if (n > 0) return b;
         } catch (const UnavailableError& e) {
-          if (sys_.cuda_gl_interop == "on")
+          if (options_.cuda_gl_interop == Use::on)
             throw UnavailableError(str_cat("glpet cuda: glpet.cuda_gl_interop = \"on\" but ", e.what()));
           interop_ = Interop::Off;
           log_info("glpet cuda: vectors in plain device memory (no CUDA-GL interop: ", e.what(), ")");
@@ -195,7 +193,7 @@ class CudaProjector final : public Projector {
   void ensure_cache() {
     if (cache_tried_) return;
     cache_tried_ = true;
-    if (sys_.system_cache == "off") return;
+    if (options_.system_cache == Use::off) return;
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t rows = sys_.voxel_count() * std::size_t(sys_.N);
     std::vector<CacheDesc> plan;
@@ -231,11 +229,12 @@ class CudaProjector final : public Projector {
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), " s");
   }
   void not_cached(const std::string& why) {
-    if (sys_.system_cache == "on") throw UnavailableError("glpet cuda: system_cache = \"on\" but " + why);
+    if (options_.system_cache == Use::on) throw UnavailableError("glpet cuda: system_cache = \"on\" but " + why);
     log_info("glpet cuda: system matrix not cached (", why, "); every pass traces its lines");
   }
 
   SystemModel sys_;
+  ProjectorOptions options_;
   std::unique_ptr<cuda::Stream> stream_;
   cuda::DeviceBuffer<float> sigma_;
   cuda::DeviceBuffer<double> offsets_;

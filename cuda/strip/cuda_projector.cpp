@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cuda/core/check.hpp"
+#include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "compute/core/error.hpp"
@@ -13,9 +14,9 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "cuda/core/stream.hpp"
+#include "cuda/core/texture.hpp"
 #include "compute/strip/projector.hpp"
 #include "cuda/strip/kernels.hpp"
-#include "cuda/strip/texture2d.hpp"
 
 namespace tomo::strip {
 
@@ -26,7 +27,8 @@ using namespace tomo::strip::cuda_impl;
 class CudaProjector final : public ListModeProjector {
  public:
   std::string describe() const override {
-    return str_cat("cuda (", opt_.granularity, " granularity", opt_.granularity == "warp" ? ", " + opt_.warp_layout + " layout" : "", warp_shared_ ? ", block-shared ρ_new" : "",
+    return str_cat("cuda (", to_string(opt_.granularity), " granularity",
+                   opt_.granularity == Granularity::warp ? ", " + to_string(opt_.warp_layout) + " layout" : "", warp_shared_ ? ", block-shared ρ_new" : "",
                    ", float32): ", device_);
   }
 
@@ -40,10 +42,6 @@ class CudaProjector final : public ListModeProjector {
         sm_count_ = d.sm_count;
         smem_optin_ = d.shared_mem_per_block_optin;
       }
-    if (o.granularity != "thread" && o.granularity != "warp")
-      throw InputError(str_cat("strip cuda: granularity must be 'thread' or 'warp', got '", o.granularity, "'"));
-    if (o.warp_layout != "rows" && o.warp_layout != "box")
-      throw InputError(str_cat("strip cuda: warp layout must be 'rows' or 'box', got '", o.warp_layout, "'"));
     geom_ = g;
     opt_ = o;
     args_ = {};
@@ -53,11 +51,14 @@ class CudaProjector final : public ListModeProjector {
     events_.clear();
     rho_.resize(g.pixel_count());
     rho_new_.resize(g.pixel_count());
-    texture_ = Texture2D(g.n_z, g.n_y);
+    // ρ' read through the texture cache (seed 000 §4.2): point sampling, clamped, unnormalised.
+    rho_texture_ = {};  // before its array goes
+    rho_array_ = cuda::CudaArray::of<float>({std::size_t(g.n_z), std::size_t(g.n_y), 0});
+    rho_texture_ = cuda::TextureObject(rho_array_, cuda::TextureOptions::point_clamp());
     const std::size_t image_bytes = sizeof(float) * g.pixel_count();
-    warp_shared_ = o.granularity == "warp" && image_bytes <= smem_optin_ &&
+    warp_shared_ = o.granularity == Granularity::warp && image_bytes <= smem_optin_ &&
                    warp_blocks_per_sm(true, image_bytes, rows()) > 0;
-    const int per_sm = o.granularity == "thread" ? thread_blocks_per_sm()
+    const int per_sm = o.granularity == Granularity::thread ? thread_blocks_per_sm()
                                                  : warp_blocks_per_sm(warp_shared_, warp_shared_ ? image_bytes : 0, rows());
     resident_blocks_ = std::max(1, per_sm) * std::max(1, sm_count_);
     log_debug("strip cuda: ", describe(), ", ", per_sm, " blocks/SM");
@@ -85,13 +86,13 @@ class CudaProjector final : public ListModeProjector {
 
   void iterate() override {
     cudaStream_t s = *stream_;
-    texture_.copy_from_device(rho_.data(), s);
+    rho_array_.copy_from_device(rho_.data(), s);
     rho_new_.fill_zero(s);
     args_.events = events_.data();
     args_.n = events_.size() / 3;
-    args_.rho = texture_.get();
+    args_.rho = rho_texture_.get();
     args_.rho_new = rho_new_.data();
-    if (opt_.granularity == "thread") {
+    if (opt_.granularity == Granularity::thread) {
       const std::size_t needed = (args_.n + kThreadsPerBlock - 1) / kThreadsPerBlock;
       launch_thread_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_ * 4)), s);
     } else {
@@ -105,7 +106,7 @@ class CudaProjector final : public ListModeProjector {
   }
 
  private:
-  bool rows() const { return opt_.warp_layout == "rows"; }
+  bool rows() const { return opt_.warp_layout == WarpLayout::rows; }
   StripGeometry geom_;
   ProjectorOptions opt_;
   std::string device_ = "no device";
@@ -116,7 +117,8 @@ class CudaProjector final : public ListModeProjector {
   IterationArgs args_{};
   std::unique_ptr<cuda::Stream> stream_;
   cuda::DeviceBuffer<float> events_, rho_, rho_new_;
-  Texture2D texture_;
+  cuda::CudaArray rho_array_;
+  cuda::TextureObject rho_texture_;  // declared after its array: destroyed first
 };
 
 const BackendRegistrar<ListModeProjector> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },

@@ -137,7 +137,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
 
   std::string describe() const override {
-    return "gl raster (" + gl::shared_context().info().summary() + ", " + options_.interpolation +
+    return "gl raster (" + gl::shared_context().info().summary() + ", " + to_string(options_.interpolation) +
            " bilinear, " + std::to_string(slabs_.size()) + " 3D-texture slab(s))";
   }
 
@@ -159,7 +159,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   }
   const gl::Program& program() {
     gl::Defines defines;
-    if (options_.interpolation == "exact") defines.push_back({"EXACT", "1"});
+    if (options_.interpolation == Interpolation::exact) defines.push_back({"EXACT", "1"});
     return gl::layered_program("fdk/backproject_raster.frag.glsl", defines);
   }
 

@@ -102,7 +102,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
   }
 
   std::string describe() const override {
-    return "gl-compute (" + gl::shared_context().info().summary() + ", " + options_.interpolation + " bilinear, " +
+    return "gl-compute (" + gl::shared_context().info().summary() + ", " + to_string(options_.interpolation) + " bilinear, " +
            std::to_string(slabs_.size()) + " SSBO slab(s))";
   }
 
@@ -120,7 +120,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
     return per;
   }
   const gl::Program& program() {
-    return options_.interpolation == "exact" ? gl::shaders().compute("fdk/backproject.comp.glsl", {{"EXACT", "1"}})
+    return options_.interpolation == Interpolation::exact ? gl::shaders().compute("fdk/backproject.comp.glsl", {{"EXACT", "1"}})
                                              : gl::shaders().compute("fdk/backproject.comp.glsl");
   }
 

@@ -21,12 +21,11 @@ class GlComputeProjector final : public Projector {
  public:
   std::string describe() const override { return "gl-compute"; }
 
-  void configure(const SystemModel& system) override {
+  void configure(const SystemModel& system, const ProjectorOptions& = {}) override {
     system.validate();
     gl::shared_context().make_current();
     gl::require_extensions("glpet gl-compute", {kAtomicFloat});
     sys_ = system;
-    system_ = &sys_;
     sigma_empty_ = std::all_of(sys_.sigma_t.data.begin(), sys_.sigma_t.data.end(), [](float s) { return s == 0.f; });
     sigma_ = gl::Buffer::from(sys_.sigma_t.data.empty() ? std::vector<float>{0.f} : sys_.sigma_t.data);
     offsets_ = offsets_buffer(sys_.N);

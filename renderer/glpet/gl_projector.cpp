@@ -88,12 +88,11 @@ GlRasterProjector::~GlRasterProjector() {
   }
 }
 
-void GlRasterProjector::configure(const SystemModel& system) {
+void GlRasterProjector::configure(const SystemModel& system, const ProjectorOptions&) {
   system.validate();
   gl::shared_context().make_current();
   gl::require_extensions("glpet gl", {kLayerExt});
   sys_ = system;
-  system_ = &sys_;
   const auto& d = sys_.grid.dims;
   sigma_empty_ = std::all_of(sys_.sigma_t.data.begin(), sys_.sigma_t.data.end(), [](float s) { return s == 0.f; });
   sigma_ = gl::Texture::create_3d(GL_R32F, d[0], d[1], d[2]);

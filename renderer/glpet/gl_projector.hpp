@@ -26,7 +26,7 @@ class GlRasterProjector final : public Projector {
   GlRasterProjector();
   ~GlRasterProjector() override;
   std::string describe() const override { return "gl"; }
-  void configure(const SystemModel& system) override;
+  void configure(const SystemModel& system, const ProjectorOptions& options = {}) override;
   std::unique_ptr<BackendBuffer> make_image() override;
   std::unique_ptr<BackendBuffer> make_lors() override;
   void forward(const BackendBuffer& x, BackendBuffer& ytilde) override;

@@ -19,13 +19,11 @@ namespace {
 class GlComputeProjector final : public ListModeProjector {
  public:
   std::string describe() const override {
-    return str_cat("gl-compute (", opt_.granularity, " granularity, float32", float_atomics_ ? ", float atomics" : ", CAS atomics",
+    return str_cat("gl-compute (", to_string(opt_.granularity), " granularity, float32", float_atomics_ ? ", float atomics" : ", CAS atomics",
                    subgroup_ ? ", subgroupAdd" : "", "): ", gl::shared_context().info().summary());
   }
 
   void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
-    if (o.granularity != "thread" && o.granularity != "warp")
-      throw InputError(str_cat("strip gl-compute: granularity must be 'thread' or 'warp', got '", o.granularity, "'"));
     gl::Context& ctx = gl::shared_context();
     ctx.make_current();
     geom_ = g;
@@ -34,11 +32,11 @@ class GlComputeProjector final : public ListModeProjector {
     const gl::Capabilities& caps = ctx.info().caps;
     float_atomics_ = !o.portable && caps.float_atomics;
     // The warp kernel's shared-memory layout assumes 32-wide subgroups.
-    subgroup_ = !o.portable && o.granularity == "warp" && caps.subgroup_arithmetic && caps.subgroup_size == 32;
+    subgroup_ = !o.portable && o.granularity == Granularity::warp && caps.subgroup_arithmetic && caps.subgroup_size == 32;
     gl::Defines defs;
     if (float_atomics_) defs.emplace_back("FLOAT_ATOMICS", "1");
     if (subgroup_) defs.emplace_back("SUBGROUP", "1");
-    program_ = &gl::shaders().compute(o.granularity == "warp" ? "strip/mlem_warp.comp.glsl" : "strip/mlem_thread.comp.glsl",
+    program_ = &gl::shaders().compute(o.granularity == Granularity::warp ? "strip/mlem_warp.comp.glsl" : "strip/mlem_thread.comp.glsl",
                                       defs);
     const std::size_t bytes = sizeof(float) * g.pixel_count();
     rho_ = gl::Buffer(bytes);
@@ -85,7 +83,7 @@ class GlComputeProjector final : public ListModeProjector {
     rho_new_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     if (count_ > 0) {
-      if (opt_.granularity == "warp") {
+      if (opt_.granularity == Granularity::warp) {
         // One work group (32 invocations) per event, at most 65535 groups looping over events.
         const std::size_t groups = std::min<std::size_t>(count_, 65535);
         p.dispatch(static_cast<int>(groups * 32));

@@ -9,34 +9,31 @@
 #include "renderer/gl/engine.hpp"
 #include "renderer/glpet/gl_display_copy.hpp"
 #include "compute/glpet/mlem.hpp"
-#include "compute/glpet/monte_carlo.hpp"
+#include "compute/glpet/measure.hpp"
 
 namespace tomo::viewer {
 
 namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-struct Stop {};  // thrown from on_iteration to leave run_mlem early
 }  // namespace
 
 GlpetSession::GlpetSession(const Scene& scene, const std::string& backend_request) {
   if (scene.problem() != "glpet")
     throw InputError(scene.source() + ": the viewer shows glpet scenes; run '" + scene.problem() +
                      "' scenes with `tomoraster run`");
-  g_ = glpet::read_glpet_scene(scene);
-  const auto& sys = g_.system;
   auto& reg = BackendRegistry<glpet::Projector>::instance();
   backend_ = reg.resolve(backend_request.empty() ? scene.get<std::string>("backend", "auto") : backend_request);
+  glpet::Measurement m = glpet::measure(scene);  // the counts `tomoraster run` reconstructs
+  g_ = std::move(m.scene);
+  counts_ = std::move(m.mc.counts);
+  simulate_ms_ = m.simulate_ms;
+  log_info("viewer: Monte-Carlo ", m.mc.histories, " pairs, ", m.mc.detected, " detected (", simulate_ms_, " ms)");
+  const auto& sys = g_.system;
 
-  auto t0 = Clock::now();
-  const auto mc = glpet::simulate(sys.scanner, sys.sigma_t, glpet::VoxelSource(g_.activity_volume), g_.mc);
-  counts_ = mc.counts;
-  simulate_ms_ = ms_since(t0);
-  log_info("viewer: Monte-Carlo ", mc.histories, " pairs, ", mc.detected, " detected (", simulate_ms_, " ms)");
-
-  t0 = Clock::now();
+  const auto t0 = Clock::now();
   op_ = reg.create(backend_);
-  op_->configure(sys);
+  op_->configure(sys, g_.projector);
   corr_ = dynamic_cast<glpet::GlRasterProjector*>(op_.get());
   if (!corr_) {  // the correspondence pass is the raster backend's: a display-only instance
     own_corr_ = std::make_unique<glpet::GlRasterProjector>();
@@ -123,12 +120,11 @@ void GlpetSession::run(const std::function<bool()>& frame) {
     opt.on_iteration = [&](int it, const glpet::BackendBuffer& x) {
       iteration_ms_ = ms_since(last_);
       publish_device(it, x);
-      if (!frame()) throw Stop{};
       last_ = Clock::now();
+      return frame();  // false: the window closed, stop ML-EM
     };
     try {
       glpet::run_mlem(*op_, counts_, {}, opt);
-    } catch (const Stop&) {
     } catch (const std::exception& e) {
       error_ = e.what();
       log_error("viewer: reconstruction stopped: ", error_);
@@ -139,13 +135,12 @@ void GlpetSession::run(const std::function<bool()>& frame) {
   }
   opt.on_iteration = [this](int it, const glpet::BackendBuffer& x) {
     publish_host(it, x);
-    if (stop_) throw Stop{};
     last_ = Clock::now();
+    return !stop_;
   };
   worker_ = std::thread([this, opt] {
     try {
       glpet::run_mlem(*op_, counts_, {}, opt);
-    } catch (const Stop&) {
     } catch (const std::exception& e) {
       std::lock_guard lock(mutex_);
       pending_error_ = e.what();

@@ -63,6 +63,24 @@ TEST(Scene, ErrorsNameFileKeyAndExpectation) {
   EXPECT_NE(e.find("not found"), std::string::npos) << e;
 }
 
+enum class Shade { light, dark };
+constexpr std::array<EnumName<Shade>, 2> kShades{{{"light", Shade::light}, {"dark", Shade::dark}}};
+
+TEST(Scene, GetEnumMapsNamesAndNamesTheKeyValueAndChoices) {
+  Scene s = Scene::load_string("[demo]\nshade = \"dark\"\nbad = \"grey\"\nnum = 3\n", "e.toml");
+  EXPECT_EQ(s.get_enum("demo.shade", Shade::light, kShades), Shade::dark);
+  EXPECT_EQ(s.get_enum("demo.absent", Shade::light, kShades), Shade::light);
+  EXPECT_EQ(s.to_json()["demo"]["absent"], "light");  // the fallback's name is recorded
+  EXPECT_EQ(enum_name(kShades, Shade::dark), "dark");
+  const std::string e = error_of([&] { s.get_enum("demo.bad", Shade::light, kShades); });
+  EXPECT_NE(e.find("e.toml"), std::string::npos) << e;
+  EXPECT_NE(e.find("demo.bad"), std::string::npos) << e;
+  EXPECT_NE(e.find("'grey'"), std::string::npos) << e;
+  EXPECT_NE(e.find("one of light, dark"), std::string::npos) << e;
+  EXPECT_THROW(s.get_enum("demo.bad", Shade::light, kShades), InputError);
+  EXPECT_THROW(s.get_enum("demo.num", Shade::light, kShades), InputError);  // not a string
+}
+
 TEST(Scene, NanIsRejected) {
   Scene s = Scene::load_string("x = nan\ny = [1.0, inf, 2.0]\n", "n.toml");
   EXPECT_THROW(s.get<double>("x", 0.0), InputError);

@@ -20,7 +20,7 @@
 namespace tomo::fdk::test {
 
 // The one place a backend is made and configured for the contract (options go here).
-inline VolumeF contract_backprojection(const std::string& backend, const Grid3& grid, const std::string& interpolation,
+inline VolumeF contract_backprojection(const std::string& backend, const Grid3& grid, Interpolation interpolation,
                                        int per_launch = 0) {
   return backproject_small_stack(backend, grid, interpolation, per_launch);
 }
@@ -28,8 +28,8 @@ inline VolumeF contract_backprojection(const std::string& backend, const Grid3& 
 class FdkBackprojectorContract : public tomo::test::BackendContract<ConeBeamBackprojector> {
  protected:
   void expect_exact(const Grid3& grid, const char* what) {
-    const double err = relative_l2(contract_backprojection(backend(), grid, "exact").data,
-                                   contract_backprojection("cpu", grid, "exact").data);
+    const double err = relative_l2(contract_backprojection(backend(), grid, Interpolation::exact).data,
+                                   contract_backprojection("cpu", grid, Interpolation::exact).data);
     std::printf("%s exact vs cpu, %s: relative L2 %.3e\n", backend().c_str(), what, err);
     EXPECT_LE(err, 1e-4) << what;
   }
@@ -44,8 +44,8 @@ TEST_P(FdkBackprojectorContract, SamplerInterpolationIsCloseToCpu) {
   // 32³ with 7 projections per launch (an odd launch size), 64³ with the backend's default.
   for (const auto& [L, per_launch] : {std::array<int, 2>{32, 7}, std::array<int, 2>{64, 0}}) {
     const Grid3 grid = rabbit_grid(L);
-    const VolumeF ref = contract_backprojection("cpu", grid, "exact");
-    const VolumeF v = contract_backprojection(backend(), grid, "hardware", per_launch);
+    const VolumeF ref = contract_backprojection("cpu", grid, Interpolation::exact);
+    const VolumeF v = contract_backprojection(backend(), grid, Interpolation::hardware, per_launch);
     const double err = relative_l2(v.data, ref.data);
     const std::array<float, 2> hu{50000.0f, 0.0f};
     const RabbitMetric m = rabbit_metric(to_hu(v, hu), to_hu(ref, hu));

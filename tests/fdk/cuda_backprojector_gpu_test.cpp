@@ -27,7 +27,7 @@ VolumeF run(const std::string& backend, const Grid3& grid, BackprojectorOptions 
 
 BackprojectorOptions exact() {
   BackprojectorOptions o;
-  o.interpolation = "exact";
+  o.interpolation = Interpolation::exact;
   return o;
 }
 

@@ -31,7 +31,7 @@ ProjectionStack preprocess(const std::string& filter, const CArmGeometry& g, int
   return simulate_preprocessed(shepp_logan_3d(), g, *op, nullptr, {}, chunk);
 }
 
-VolumeF backproject(const std::string& backend, const ProjectionStack& p, const std::string& interp) {
+VolumeF backproject(const std::string& backend, const ProjectionStack& p, Interpolation interp) {
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
   BackprojectorOptions o;
   o.interpolation = interp;
@@ -51,9 +51,9 @@ TEST(FdkFilterPipeline, CudaFilterMatchesCpuFilterThroughTheBackprojection) {
   std::printf("cuda filter vs cpu filter: projections rel. L2 %.3e\n", proj_err);
   EXPECT_LT(proj_err, 1e-5);
 
-  const VolumeF v_ref = backproject("cpu", ref, "exact");
-  const VolumeF v_gpu_filter = backproject("cpu", gpu, "exact");
-  const VolumeF v_all_gpu = backproject("cuda", gpu, "exact");
+  const VolumeF v_ref = backproject("cpu", ref, Interpolation::exact);
+  const VolumeF v_gpu_filter = backproject("cpu", gpu, Interpolation::exact);
+  const VolumeF v_all_gpu = backproject("cuda", gpu, Interpolation::exact);
   const double vol_err = relative_l2(v_gpu_filter.data, v_ref.data);
   const double all_err = relative_l2(v_all_gpu.data, v_ref.data);
   std::printf("volume (cpu back-projection) cuda filter vs cpu filter: rel. L2 %.3e; cuda filter + cuda exact "

@@ -21,7 +21,7 @@ namespace {
 
 const ProjectionStack& data() { return tomo::fdk::test::small_stack(); }
 
-VolumeF run(const std::string& backend, const Grid3& grid, const std::string& interp) {
+VolumeF run(const std::string& backend, const Grid3& grid, Interpolation interp) {
   return tomo::fdk::test::backproject_small_stack(backend, grid, interp);
 }
 
@@ -35,10 +35,10 @@ class FdkGl : public ::testing::TestWithParam<std::string> {
 TEST(FdkGlRaster, SlabsAndLaunchSizesDoNotChangeTheResult) {
   (void)tomo::test::gl_context();
   const Grid3 grid = rabbit_grid(32);
-  const VolumeF one = run("gl", grid, "exact");
+  const VolumeF one = run("gl", grid, Interpolation::exact);
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create("gl");
   BackprojectorOptions o;
-  o.interpolation = "exact";
+  o.interpolation = Interpolation::exact;
   o.device_memory_mb = 32.0 * 32 * 4 * 5 / 1048576.0;  // 5-slice slabs: 6 full + one of 2
   o.projections_per_launch = 9;
   op->configure(o);
@@ -51,11 +51,11 @@ TEST(FdkGlRaster, SlabsAndLaunchSizesDoNotChangeTheResult) {
 TEST(FdkGlCompute, SlabsAndLaunchSizesDoNotChangeTheResult) {
   (void)tomo::test::gl_context();
   const Grid3 grid = rabbit_grid(32);
-  const VolumeF ref = run("cpu", grid, "exact");
-  const VolumeF one = run("gl-compute", grid, "exact");
+  const VolumeF ref = run("cpu", grid, Interpolation::exact);
+  const VolumeF one = run("gl-compute", grid, Interpolation::exact);
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create("gl-compute");
   BackprojectorOptions o;
-  o.interpolation = "exact";
+  o.interpolation = Interpolation::exact;
   o.device_memory_mb = 32.0 * 32 * 4 * 5 / 1048576.0;  // 5-slice SSBO slabs: 6 full + one of 2
   o.projections_per_launch = 9;
   op->configure(o);
@@ -83,7 +83,7 @@ TEST_P(FdkGl, VolumeLargerThanOneStorageBlockMatchesCpu) {
   auto reg = [&](const std::string& b) {
     auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(b);
     BackprojectorOptions o;
-    o.interpolation = "exact";
+    o.interpolation = Interpolation::exact;
     op->configure(o);
     return reconstruct(*op, grid, p, 2);
   };

@@ -25,7 +25,7 @@ inline const ProjectionStack& small_stack() {
 
 // The stack back-projected onto `grid` by `backend` in batches of 16 (per_launch 0: the
 // backend's default launch size).
-inline VolumeF backproject_small_stack(const std::string& backend, const Grid3& grid, const std::string& interpolation,
+inline VolumeF backproject_small_stack(const std::string& backend, const Grid3& grid, Interpolation interpolation,
                                        int per_launch = 0) {
   auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
   BackprojectorOptions o;

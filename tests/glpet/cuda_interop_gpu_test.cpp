@@ -24,7 +24,7 @@
 namespace tomo::glpet {
 namespace {
 
-SystemModel attenuating_two_pair_system(const char* interop) {
+SystemModel attenuating_two_pair_system() {
   auto sys = test::small_system(16, 2.0, 2, 16);
   ModulePair side{{test::plane_module(0, 1), test::plane_module(0, 1)}};
   side.modules[0].centre = {-40, 0, 0};
@@ -41,8 +41,13 @@ SystemModel attenuating_two_pair_system(const char* interop) {
         const Vec3 c = sys.grid.centre(i, j, k);
         if (c[0] * c[0] + c[1] * c[1] < 13.0 * 13.0) sys.sigma_t.at(i, j, k) = 0.0096f;
       }
-  sys.cuda_gl_interop = interop;
   return sys;
+}
+
+ProjectorOptions interop_options(const std::string& mode) {
+  ProjectorOptions o;
+  o.cuda_gl_interop = mode == "on" ? Use::on : Use::off;
+  return o;
 }
 
 std::vector<float> test_activity(const SystemModel& sys) {
@@ -59,17 +64,17 @@ class GlpetInteropGpu : public ::testing::Test {
     const auto& info = tomo::test::gl_context().info();  // a CUDA machine without GL fails, not skips
     std::printf("GL: %s (CUDA device of the EGL device: %d)\n", info.summary().c_str(), info.cuda_device);
   }
-  static std::unique_ptr<Projector> cuda(const SystemModel& sys) {
+  static std::unique_ptr<Projector> cuda(const SystemModel& sys, const char* interop) {
     auto op = BackendRegistry<Projector>::instance().create("cuda");
-    op->configure(sys);
+    op->configure(sys, interop_options(interop));
     return op;
   }
 };
 
 TEST_F(GlpetInteropGpu, OnAndOffMatchCpu) {
   for (const char* mode : {"on", "off"}) {
-    const SystemModel sys = attenuating_two_pair_system(mode);
-    auto op = cuda(sys);
+    const SystemModel sys = attenuating_two_pair_system();
+    auto op = cuda(sys, mode);
     auto probe = op->make_lors();
     if (std::string(mode) == "on")
       EXPECT_NE(probe->gl_name(), 0u);
@@ -78,7 +83,8 @@ TEST_F(GlpetInteropGpu, OnAndOffMatchCpu) {
     VolumeF act(sys.grid, 0.0f);
     act.data = test_activity(sys);
     CpuProjector cpu;
-    const CrosscheckInput in = make_crosscheck_input(sys, act, cpu);
+    CrosscheckInput in = make_crosscheck_input(sys, act, cpu);
+    in.options = interop_options(mode);
     auto fresh = BackendRegistry<Projector>::instance().create("cuda");
     const CrosscheckResult r = compare(cpu, *fresh, in);
     std::printf("interop %s: atlas %.3e back %.3e sens %.3e lines %.3e of %zu\n", mode, r.atlas_rel_l2, r.back_rel_l2,
@@ -95,7 +101,7 @@ TEST_F(GlpetInteropGpu, MlemOnOffAndCpuAgree) {
   std::vector<float> y;
   std::vector<MlemResult> results;
   for (const char* mode : {"on", "off"}) {
-    const SystemModel sys = attenuating_two_pair_system(mode);
+    const SystemModel sys = attenuating_two_pair_system();
     if (y.empty()) {
       CpuProjector cpu;
       cpu.configure(sys);
@@ -108,11 +114,14 @@ TEST_F(GlpetInteropGpu, MlemOnOffAndCpuAgree) {
       opt.iterations = 5;
       results.push_back(run_mlem(cpu, y, {}, opt));
     }
-    auto op = cuda(sys);
+    auto op = cuda(sys, mode);
     MlemOptions opt;
     opt.iterations = 5;
     int gl_iterates = 0;
-    opt.on_iteration = [&](int, const BackendBuffer& x) { gl_iterates += x.gl_name() != 0; };
+    opt.on_iteration = [&](int, const BackendBuffer& x) {
+      gl_iterates += x.gl_name() != 0;
+      return true;
+    };
     results.push_back(run_mlem(*op, y, {}, opt));
     EXPECT_EQ(gl_iterates, std::string(mode) == "on" ? 5 : 0) << mode;
   }
@@ -128,8 +137,8 @@ TEST_F(GlpetInteropGpu, MlemOnOffAndCpuAgree) {
 // A cuda forward writes the atlas into its GL buffer: GL reads exactly what download() returns.
 // GL then writes x into the image's GL buffer and the next cuda forward sees it.
 TEST_F(GlpetInteropGpu, CudaAndGlSeeTheSameMemory) {
-  const SystemModel sys = attenuating_two_pair_system("on");
-  auto op = cuda(sys);
+  const SystemModel sys = attenuating_two_pair_system();
+  auto op = cuda(sys, "on");
   CpuProjector cpu;
   cpu.configure(sys);
   const std::vector<float> x = test_activity(sys);
@@ -173,8 +182,8 @@ TEST_F(GlpetInteropGpu, CudaAndGlSeeTheSameMemory) {
 // the display buffer holds the downloaded values exactly either way.
 TEST_F(GlpetInteropGpu, DisplayCopyOfCudaVectors) {
   for (const char* mode : {"on", "off"}) {
-    const SystemModel sys = attenuating_two_pair_system(mode);
-    auto op = cuda(sys);
+    const SystemModel sys = attenuating_two_pair_system();
+    auto op = cuda(sys, mode);
     auto bx = op->make_image(), by = op->make_lors();
     bx->upload(test_activity(sys));
     op->forward(*bx, *by);

@@ -39,6 +39,12 @@ SystemModel tilted_attenuating_system(int N) {
   return sys;
 }
 
+ProjectorOptions cache_options(const std::string& mode) {
+  ProjectorOptions o;
+  o.system_cache = mode == "on" ? Use::on : Use::off;
+  return o;
+}
+
 // Both paths of the cuda backend: lines traced in every pass ("off") and the system matrix
 // cached on the device ("on", docs/glpet.md §6).
 class GlpetCudaGpu : public ::testing::TestWithParam<const char*> {};
@@ -46,13 +52,13 @@ class GlpetCudaGpu : public ::testing::TestWithParam<const char*> {};
 TEST_P(GlpetCudaGpu, MatchesCpuReference) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   for (int N : {1, 3}) {
-    SystemModel sys = tilted_attenuating_system(N);
-    sys.system_cache = GetParam();
+    const SystemModel sys = tilted_attenuating_system(N);
     VolumeF act(sys.grid, 0.0f);
     for (std::size_t v = 0; v < act.data.size(); ++v) act.data[v] = float((v * 7919) % 13) / 13.0f;
     CpuProjector cpu;
     auto cuda = BackendRegistry<Projector>::instance().create("cuda");
-    const CrosscheckInput in = make_crosscheck_input(sys, act, cpu);
+    CrosscheckInput in = make_crosscheck_input(sys, act, cpu);
+    in.options = cache_options(GetParam());
     const CrosscheckResult r = compare(cpu, *cuda, in);
     std::printf("cache %s N=%d: atlas %.3e back %.3e sens %.3e lines %.3e of %zu\n", GetParam(), N, r.atlas_rel_l2, r.back_rel_l2,
                 r.sens_rel_l2, r.line_diff_fraction, r.lines_compared);
@@ -66,8 +72,7 @@ TEST_P(GlpetCudaGpu, MatchesCpuReference) {
 
 TEST_P(GlpetCudaGpu, MlemMatchesCpu) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  SystemModel sys = tilted_attenuating_system(1);
-  sys.system_cache = GetParam();
+  const SystemModel sys = tilted_attenuating_system(1);
   CpuProjector cpu;
   cpu.configure(sys);
   std::vector<float> truth(sys.voxel_count(), 0.0f);
@@ -76,7 +81,7 @@ TEST_P(GlpetCudaGpu, MlemMatchesCpu) {
       for (int i = 3; i < 8; ++i) truth[sys.grid.index(i, j, k)] = 100.0f;
   const std::vector<float> y = forward_host(cpu, truth);  // operator consistency only, not a physics test
   auto cuda = BackendRegistry<Projector>::instance().create("cuda");
-  cuda->configure(sys);
+  cuda->configure(sys, cache_options(GetParam()));
   MlemOptions opt;
   opt.iterations = 5;
   const auto a = run_mlem(cpu, y, {}, opt), b = run_mlem(*cuda, y, {}, opt);

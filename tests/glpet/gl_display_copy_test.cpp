@@ -89,9 +89,9 @@ TEST(GlpetDisplayCopy, SceneKeyCudaGlInterop) {
   std::ifstream in(std::filesystem::path(TOMO_SOURCE_DIR) / "scenes" / "glpet_small.toml");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Scene s = Scene::load_string(text, "glpet_small(test).toml");
-  EXPECT_EQ(read_glpet_scene(s).system.cuda_gl_interop, "auto");
+  EXPECT_EQ(read_glpet_scene(s).projector.cuda_gl_interop, Use::automatic);
   s.apply_override("glpet.cuda_gl_interop=\"off\"");
-  EXPECT_EQ(read_glpet_scene(s).system.cuda_gl_interop, "off");
+  EXPECT_EQ(read_glpet_scene(s).projector.cuda_gl_interop, Use::off);
   s.apply_override("glpet.cuda_gl_interop=\"sometimes\"");
   EXPECT_THROW(read_glpet_scene(s), InputError);
 }

@@ -32,7 +32,10 @@ Recon reconstruct(Projector& op, const Reference& ref) {
   Recon r;
   MlemOptions opt;
   opt.iterations = kIterations;
-  opt.on_iteration = [&](int, const BackendBuffer& x) { r.err.push_back(nrmse(download(x), ref.truth)); };
+  opt.on_iteration = [&](int, const BackendBuffer& x) {
+    r.err.push_back(nrmse(download(x), ref.truth));
+    return true;
+  };
   r.x = run_mlem(op, ref.counts, {}, opt).x;
   return r;
 }

@@ -42,7 +42,10 @@ TEST(GlpetMlem, RecoversAHotSphereWithFallingNrmse) {
   std::vector<double> err;
   MlemOptions opt;
   opt.iterations = 12;
-  opt.on_iteration = [&](int, const BackendBuffer& x) { err.push_back(nrmse(download(x), truth)); };
+  opt.on_iteration = [&](int, const BackendBuffer& x) {
+    err.push_back(nrmse(download(x), truth));
+    return true;
+  };
   const MlemResult res = run_mlem(op, mc.counts, {}, opt);
   ASSERT_EQ(err.size(), 12u);
   for (int i = 1; i < 6; ++i) EXPECT_LT(err[i], err[i - 1]) << "iteration " << i + 1;
@@ -62,6 +65,32 @@ TEST(GlpetMlem, RecoversAHotSphereWithFallingNrmse) {
   EXPECT_NEAR(st / sy, 1.0, 0.02);
   for (float e : err) std::printf("%.4f ", e);
   std::printf("\n");
+}
+
+// on_iteration returning false stops ML-EM after that iteration; the image is the one it saw.
+TEST(GlpetMlem, OnIterationFalseStopsEarly) {
+  const auto sys = test::small_system();
+  CpuProjector op;
+  op.configure(sys);
+  std::vector<float> truth(sys.voxel_count(), 0.0f);
+  truth[sys.grid.index(8, 8, 8)] = 100.0f;
+  const std::vector<float> y = forward_host(op, truth);
+  MlemOptions opt;
+  opt.iterations = 10;
+  int calls = 0;
+  std::vector<float> seen;
+  opt.on_iteration = [&](int it, const BackendBuffer& x) {
+    ++calls;
+    seen = download(x);
+    return it < 3;
+  };
+  const MlemResult res = run_mlem(op, y, {}, opt);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(res.iterations, 3);
+  EXPECT_EQ(res.x, seen);
+  opt.on_iteration = {};
+  opt.iterations = 3;
+  EXPECT_EQ(run_mlem(op, y, {}, opt).x, seen);  // the same three iterations, run to the end
 }
 
 }  // namespace
