@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "compute/core/log.hpp"
+#include "compute/core/metrics.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
@@ -35,16 +36,6 @@ DemoSetup read_scene(const Scene& scene) {
   d.phantom = Phantom::from_scene(scene, "demo.phantom");
   if (d.phantom.shapes.empty()) throw InputError(scene.where("demo.phantom") + " needs at least one shape");
   return d;
-}
-
-double relative_l2(const VolumeF& a, const VolumeF& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    double d = double(a.data[i]) - ref.data[i];
-    num += d * d;
-    den += double(ref.data[i]) * ref.data[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 VolumeF run_backend(const std::string& backend, const DemoSetup& d, RunReport& report, bool show_progress) {
@@ -99,7 +90,7 @@ int crosscheck(CrosscheckContext& ctx) {
       std::printf("%-12s %-14s skipped: %s\n", name.c_str(), "-", a.why.c_str());
       continue;
     }
-    double err = relative_l2(run_backend(name, d, ctx.report, false), ref);
+    double err = relative_l2(run_backend(name, d, ctx.report, false).data, ref.data);
     bool ok = err <= tolerance;
     std::printf("%-12s %-14.3e %s\n", name.c_str(), err, ok ? "ok" : "ABOVE TOLERANCE");
     ctx.report.set_metric("rel_l2_" + name, err);

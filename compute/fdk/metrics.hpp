@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "compute/core/metrics.hpp"  // relative_l2, for fdk and its tests
 #include "compute/core/phantom.hpp"
 #include "compute/core/volume.hpp"
 #include "compute/fdk/matrix.hpp"
@@ -36,8 +37,5 @@ struct PhantomError {
 };
 // Reconstruction vs the phantom sampled at voxel centres (supersampling 1) inside `mask`.
 PhantomError phantom_error(const VolumeF& recon, const VolumeF& truth, const std::vector<std::uint8_t>& mask);
-
-// Relative L2 difference ‖a − b‖ / ‖b‖ (b the reference).
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace tomo::fdk

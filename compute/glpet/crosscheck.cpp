@@ -14,16 +14,6 @@
 
 namespace tomo::glpet {
 
-double relative_l2(std::span<const float> a, std::span<const float> ref) {
-  if (a.size() != ref.size()) throw Error("glpet relative_l2: size mismatch");
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += (double(a[i]) - ref[i]) * (double(a[i]) - ref[i]);
-    den += double(ref[i]) * ref[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 CrosscheckInput make_crosscheck_input(const SystemModel& sys, const VolumeF& activity, Projector& cpu) {
   CrosscheckInput in;
   in.system = sys;

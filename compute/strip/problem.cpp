@@ -99,7 +99,7 @@ void run(RunContext& ctx) {
       const auto rho = rho_from_rho_prime(rp, s);
       const double corr = correlation(rho, phantom);
       per_iteration.push_back({{"iteration", t}, {"iterate_ms", iteration_ms}, {"correlation", corr},
-                               {"nrmse", nrmse_scaled(rho, phantom)}});
+                               {"nrmse", nrmse(rho, phantom)}});
       if (next_save < c.save_iterations.size() && c.save_iterations[next_save] == t) {
         char stem[64];
         std::snprintf(stem, sizeof stem, "rho_prime_iter%03d", t);
@@ -118,12 +118,12 @@ void run(RunContext& ctx) {
   ctx.report.set_metric("events", static_cast<double>(events.size()));
   ctx.report.set_metric("iterations", c.iterations);
   ctx.report.set_metric("correlation_rho_phantom", correlation(rho, phantom));
-  ctx.report.set_metric("nrmse_rho_phantom", nrmse_scaled(rho, phantom));
+  ctx.report.set_metric("nrmse_rho_phantom", nrmse(rho, phantom));
   std::vector<double> s_phantom(phantom.size());
   for (std::size_t i = 0; i < s.size(); ++i) s_phantom[i] = s[i] * phantom[i];
   ctx.report.set_metric("correlation_rho_prime_s_phantom", correlation(rho_prime, s_phantom));
   ctx.report.set("strip_iterations", per_iteration);
-  log_info("strip: correlation(ρ, phantom) = ", correlation(rho, phantom), ", NRMSE = ", nrmse_scaled(rho, phantom));
+  log_info("strip: correlation(ρ, phantom) = ", correlation(rho, phantom), ", NRMSE = ", nrmse(rho, phantom));
 }
 
 int crosscheck(CrosscheckContext& ctx) {
