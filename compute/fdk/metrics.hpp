@@ -12,6 +12,9 @@
 
 namespace tomo::fdk {
 
+// Code that says `using namespace tomo::fdk` (benches, tests) finds the shared measure here.
+using tomo::relative_l2;
+
 // HU = round(HUScale[0]·f + HUScale[1]) if f > 0 else 0, clamped to 4095.
 std::uint16_t to_hu(float f, const std::array<float, 2>& hu_scale);
 std::vector<std::uint16_t> to_hu(const VolumeF& v, const std::array<float, 2>& hu_scale);

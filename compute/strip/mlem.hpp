@@ -10,6 +10,11 @@
 
 namespace tomo::strip {
 
+// Code that says `using namespace tomo::strip` (benches, tests) finds the shared measures here.
+using tomo::correlation;
+using tomo::nrmse;
+using tomo::relative_l2;
+
 // Runs `iterations` steps of eq. (5) from ρ' = 1 everywhere (events must already be set).
 // `after_iteration(t, ρ'_t)` is called after each iteration t = 1..iterations.
 std::vector<double> run_mlem(ListModeProjector& op, std::size_t pixels, int iterations,
