@@ -1,7 +1,10 @@
-// Registers the `demo` problem: scene section [demo], runner and cross-check.
+// Registers the `demo` problem: scene section [demo], runner and cross-check (the common
+// table of compute/core/crosscheck.hpp).
 #include <cmath>
 
+#include "compute/core/crosscheck.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/metrics.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
@@ -35,16 +38,6 @@ DemoSetup read_scene(const Scene& scene) {
   d.phantom = Phantom::from_scene(scene, "demo.phantom");
   if (d.phantom.shapes.empty()) throw InputError(scene.where("demo.phantom") + " needs at least one shape");
   return d;
-}
-
-double relative_l2(const VolumeF& a, const VolumeF& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    double d = double(a.data[i]) - ref.data[i];
-    num += d * d;
-    den += double(ref.data[i]) * ref.data[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 VolumeF run_backend(const std::string& backend, const DemoSetup& d, RunReport& report, bool show_progress) {
@@ -91,21 +84,19 @@ int crosscheck(CrosscheckContext& ctx) {
   auto& registry = BackendRegistry<Voxelizer>::instance();
   VolumeF ref = run_backend("cpu", d, ctx.report, false);
   const double tolerance = 1e-5;  // float vs double sums of s³ 0/1 samples
-  int status = 0;
-  std::printf("%-12s %-14s %s\n", "backend", "rel. L2 vs cpu", "verdict");
+  const auto& n = d.grid.dims;
+  CrosscheckTable table("demo", str_cat(n[0], "x", n[1], "x", n[2], " voxels, supersampling ", d.supersampling));
   for (const auto& name : registry.names()) {
     if (name == "cpu") continue;
     if (auto a = registry.available(name); !a.ok) {
-      std::printf("%-12s %-14s skipped: %s\n", name.c_str(), "-", a.why.c_str());
+      table.skip(name, "", a.why);
       continue;
     }
-    double err = relative_l2(run_backend(name, d, ctx.report, false), ref);
-    bool ok = err <= tolerance;
-    std::printf("%-12s %-14.3e %s\n", name.c_str(), err, ok ? "ok" : "ABOVE TOLERANCE");
-    ctx.report.set_metric("rel_l2_" + name, err);
-    if (!ok) status = 1;
+    table.run(name, "", [&] {
+      return CrosscheckErrors{{"rel_l2", relative_l2(run_backend(name, d, ctx.report, false).data, ref.data), tolerance}};
+    });
   }
-  return status;
+  return table.finish(ctx.report);
 }
 
 const ProblemRegistrar kRegister({"demo", "voxelise an analytic phantom on the GPU (engine demonstration)", run, crosscheck,

@@ -1,6 +1,5 @@
 // The `demo` problem: voxelise an analytic phantom with supersampling, slab by slab.
-// It is the embedded default scene until a reconstruction problem takes its place,
-// and exercises the engine end to end: scene → backend registry → GPU pass → outputs.
+// It exercises the engine end to end: scene → backend registry → GPU pass → outputs.
 #pragma once
 #include <functional>
 #include <string>

@@ -76,15 +76,4 @@ PhantomError phantom_error(const VolumeF& recon, const VolumeF& truth, const std
   return e;
 }
 
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) throw Error("relative_l2: sizes differ");
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    num += d * d;
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 }  // namespace tomo::fdk

@@ -5,11 +5,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "compute/core/metrics.hpp"  // relative_l2, for fdk and its tests
 #include "compute/core/phantom.hpp"
 #include "compute/core/volume.hpp"
 #include "compute/fdk/matrix.hpp"
 
 namespace tomo::fdk {
+
+// Code that says `using namespace tomo::fdk` (benches, tests) finds the shared measure here.
+using tomo::relative_l2;
 
 // HU = round(HUScale[0]·f + HUScale[1]) if f > 0 else 0, clamped to 4095.
 std::uint16_t to_hu(float f, const std::array<float, 2>& hu_scale);
@@ -36,8 +40,5 @@ struct PhantomError {
 };
 // Reconstruction vs the phantom sampled at voxel centres (supersampling 1) inside `mask`.
 PhantomError phantom_error(const VolumeF& recon, const VolumeF& truth, const std::vector<std::uint8_t>& mask);
-
-// Relative L2 difference ‖a − b‖ / ‖b‖ (b the reference).
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace tomo::fdk

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/metrics.hpp"  // relative_l2, for this unit and its tests
 #include "compute/core/registry.hpp"
 #include "compute/glpet/projector.hpp"
 
@@ -31,8 +32,6 @@ struct CrosscheckResult {
 // modulation of the cpu forward projection; probes spread over the grid).
 CrosscheckInput make_crosscheck_input(const SystemModel& system, const VolumeF& activity, Projector& cpu);
 CrosscheckResult compare(Projector& cpu, Projector& other, const CrosscheckInput& in);
-
-double relative_l2(std::span<const float> a, std::span<const float> ref);
 
 int run_crosscheck(CrosscheckContext& ctx);
 

@@ -4,19 +4,12 @@
 #include <cmath>
 
 #include "compute/core/error.hpp"
+#include "compute/core/metrics.hpp"
 #include "compute/core/log.hpp"
 
 namespace tomo::glpet {
 
-double nrmse(std::span<const float> x, std::span<const float> ref) {
-  if (x.size() != ref.size()) throw Error("glpet nrmse: size mismatch");
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    num += (double(x[i]) - ref[i]) * (double(x[i]) - ref[i]);
-    den += double(ref[i]) * ref[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
+double nrmse(std::span<const float> x, std::span<const float> ref) { return relative_l2(x, ref); }
 
 Vec3 centroid(const Grid3& g, std::span<const float> x) {
   Vec3 c{0, 0, 0};

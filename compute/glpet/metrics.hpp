@@ -10,7 +10,8 @@
 
 namespace tomo::glpet {
 
-// ||x − ref||₂ / ||ref||₂.
+// ||x − ref||₂ / ||ref||₂: tomo::relative_l2 under the name the glpet report uses (no
+// least-squares scale, unlike tomo::nrmse: the truth is already in the reconstruction's units).
 double nrmse(std::span<const float> x, std::span<const float> ref);
 // Activity-weighted mean position (mm).
 Vec3 centroid(const Grid3& grid, std::span<const float> x);

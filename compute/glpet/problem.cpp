@@ -27,6 +27,25 @@ namespace {
 
 Image2D mips(const VolumeF& v) { return montage({mip(v, 0), mip(v, 1), mip(v, 2)}); }
 
+// The images of a run: reconstruction, truth and sensitivity (.nii + MIP .png), measured and
+// estimated atlases, and the centre's correspondence image.
+void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, const MlemResult& res, const McResult& mc,
+                   const VolumeF& truth) {
+  VolumeF sens(sys.grid);
+  sens.data = res.sensitivity;
+  write_nifti(out.file("activity.nii"), x);
+  write_png(out.file("activity_mip.png"), mips(x), ColorMap::Hot);
+  write_nifti(out.file("phantom_activity.nii"), truth);
+  write_png(out.file("phantom_activity_mip.png"), mips(truth), ColorMap::Hot);
+  write_nifti(out.file("sensitivity.nii"), sens);
+  write_png(out.file("sensitivity_mip.png"), mips(sens), ColorMap::Viridis);
+  write_png(out.file("atlas_measured.png"), atlas_image(sys.scanner, mc.counts), ColorMap::Hot);
+  write_png(out.file("atlas_estimated.png"), atlas_image(sys.scanner, res.estimate), ColorMap::Hot);
+  const auto& d = sys.grid.dims;
+  write_correspondence_png(out.file("correspondence_centre.png"), sys, 0,
+                           sys.grid.centre(d[0] / 2, d[1] / 2, d[2] / 2));
+}
+
 void run(RunContext& ctx) {
   const Measurement m = measure(ctx.scene);  // measured data from the independent model
   const GlpetScene& g = m.scene;
@@ -80,21 +99,9 @@ void run(RunContext& ctx) {
   const MlemResult res = run_mlem(*op, mc.counts, {}, opt);
   progress.finish();
 
-  // Outputs.
-  VolumeF x(sys.grid), sens(sys.grid);
+  VolumeF x(sys.grid);
   x.data = res.x;
-  sens.data = res.sensitivity;
-  write_nifti(ctx.out.file("activity.nii"), x);
-  write_png(ctx.out.file("activity_mip.png"), mips(x), ColorMap::Hot);
-  write_nifti(ctx.out.file("phantom_activity.nii"), truth);
-  write_png(ctx.out.file("phantom_activity_mip.png"), mips(truth), ColorMap::Hot);
-  write_nifti(ctx.out.file("sensitivity.nii"), sens);
-  write_png(ctx.out.file("sensitivity_mip.png"), mips(sens), ColorMap::Viridis);
-  write_png(ctx.out.file("atlas_measured.png"), atlas_image(sys.scanner, mc.counts), ColorMap::Hot);
-  write_png(ctx.out.file("atlas_estimated.png"), atlas_image(sys.scanner, res.estimate), ColorMap::Hot);
-  const auto& d = sys.grid.dims;
-  write_correspondence_png(ctx.out.file("correspondence_centre.png"), sys, 0,
-                           sys.grid.centre(d[0] / 2, d[1] / 2, d[2] / 2));
+  write_outputs(ctx.out, sys, x, res, mc, truth);
 
   // Metrics.
   ctx.report.set("nrmse_per_iteration", nrmse_per_it);

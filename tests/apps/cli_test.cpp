@@ -103,7 +103,24 @@ TEST(Cli, UnknownBackendAndNanAreRejected) {
 }
 
 TEST(Cli, CrosscheckPassesForTheDemo) {
-  Result r = run("crosscheck demo.toml --set demo.size=[16,16,16]");
+  TempDir t;
+  const fs::path json = t.dir / "crosscheck.json";
+  Result r = run("crosscheck demo.toml --set demo.size=[16,16,16] --report " + json.string());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("gl-compute"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("demo crosscheck against cpu"), std::string::npos) << r.output;
+  // The common schema of docs/crosscheck.md.
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  const auto& c = report.at("crosscheck");
+  EXPECT_EQ(c.at("problem"), "demo");
+  EXPECT_TRUE(c.at("ok").get<bool>());
+  bool gl_compute_row = false;
+  for (const auto& row : c.at("rows"))
+    if (row.at("backend") == "gl-compute") {
+      gl_compute_row = true;
+      EXPECT_TRUE(row.at("errors").at("rel_l2").is_number()) << row.dump();
+      EXPECT_DOUBLE_EQ(row.at("tolerance").at("rel_l2").get<double>(), 1e-5);
+    }
+  EXPECT_TRUE(gl_compute_row) << c.dump();
 }
