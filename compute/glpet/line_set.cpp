@@ -6,6 +6,8 @@
 #include <limits>
 #include <numbers>
 
+#include "compute/glpet/line_math.hpp"
+
 namespace tomo::glpet {
 
 Extinction::Extinction(const VolumeF& v)
@@ -17,51 +19,30 @@ Extinction::Extinction(const VolumeF& v)
 double Extinction::sample(const Vec3& y) const {
   const double gx = (y[0] - origin[0]) * inv_voxel[0], gy = (y[1] - origin[1]) * inv_voxel[1],
                gz = (y[2] - origin[2]) * inv_voxel[2];
-  if (gx <= -1 || gy <= -1 || gz <= -1 || gx >= nx || gy >= ny || gz >= nz) return 0.0;
-  const double fx0 = std::floor(gx), fy0 = std::floor(gy), fz0 = std::floor(gz);
-  const int i = int(fx0), j = int(fy0), k = int(fz0);
-  const double fx = gx - fx0, fy = gy - fy0, fz = gz - fz0;
-  double c[8];
-  if (i >= 0 && j >= 0 && k >= 0 && i + 1 < nx && j + 1 < ny && k + 1 < nz) {
-    // Interior fast path: the 8 texels by stride.
-    const std::size_t sy = std::size_t(nx), sz = std::size_t(nx) * ny;
-    const float* p = data + std::size_t(i) + sy * j + sz * k;
-    c[0] = p[0], c[1] = p[1], c[2] = p[sy], c[3] = p[sy + 1];
-    c[4] = p[sz], c[5] = p[sz + 1], c[6] = p[sz + sy], c[7] = p[sz + sy + 1];
-  } else {
-    c[0] = at(i, j, k), c[1] = at(i + 1, j, k), c[2] = at(i, j + 1, k), c[3] = at(i + 1, j + 1, k);
-    c[4] = at(i, j, k + 1), c[5] = at(i + 1, j, k + 1), c[6] = at(i, j + 1, k + 1), c[7] = at(i + 1, j + 1, k + 1);
-  }
-  auto lerp = [](double a, double b, double t) { return a + (b - a) * t; };
-  return lerp(lerp(lerp(c[0], c[1], fx), lerp(c[2], c[3], fx), fy), lerp(lerp(c[4], c[5], fx), lerp(c[6], c[7], fx), fy),
-              fz);
+  const int n[3] = {nx, ny, nz};
+  return line_math::sigma_at<line_math::Lerp::plain>(gx, gy, gz, n, [this](int i, int j, int k, double* c) {
+    if (i >= 0 && j >= 0 && k >= 0 && i + 1 < nx && j + 1 < ny && k + 1 < nz) {
+      // Interior fast path: the 8 texels by stride.
+      const std::size_t sy = std::size_t(nx), sz = std::size_t(nx) * ny;
+      const float* p = data + std::size_t(i) + sy * j + sz * k;
+      c[0] = p[0], c[1] = p[1], c[2] = p[sy], c[3] = p[sy + 1];
+      c[4] = p[sz], c[5] = p[sz + 1], c[6] = p[sz + sy], c[7] = p[sz + sy + 1];
+    } else {
+      c[0] = at(i, j, k), c[1] = at(i + 1, j, k), c[2] = at(i, j + 1, k), c[3] = at(i + 1, j + 1, k);
+      c[4] = at(i, j, k + 1), c[5] = at(i + 1, j, k + 1), c[6] = at(i, j + 1, k + 1), c[7] = at(i + 1, j + 1, k + 1);
+    }
+  });
 }
 
 double Extinction::transmission(const Vec3& y1, const Vec3& y2, int K) const {
   if (empty) return 1.0;
-  // y(t) = y2 + t·(y1 − y2); clip t to where σ_t can be non-zero: g ∈ (−1, n) per axis.
-  const Vec3 d = sub(y1, y2);
-  double t0 = 0, t1 = 1;
   const int n[3] = {nx, ny, nz};
-  for (int a = 0; a < 3; ++a) {
-    const double g0 = (y2[a] - origin[a]) * inv_voxel[a], dg = d[a] * inv_voxel[a];
-    if (dg == 0) {
-      if (g0 <= -1 || g0 >= n[a]) return 1.0;
-      continue;
-    }
-    double ta = (-1 - g0) / dg, tb = (n[a] - g0) / dg;
-    if (ta > tb) std::swap(ta, tb);
-    t0 = std::max(t0, ta);
-    t1 = std::min(t1, tb);
-  }
-  if (t0 >= t1) return 1.0;
-  // Samples t_k = (k+½)/K with t0 <= t_k <= t1 (the others read 0).
-  const int k0 = std::max(0, int(std::floor(t0 * K - 0.5))), k1 = std::min(K - 1, int(std::ceil(t1 * K - 0.5)));
-  double sum = 0;
-  for (int k = k0; k <= k1; ++k) {
-    const double t = (k + 0.5) / K;
-    sum += sample(add(y2, scale(d, t)));
-  }
+  double g0[3], dg[3];
+  int k0 = 0, k1 = -1;
+  if (!line_math::sample_range(y1, y2, origin, inv_voxel, n, K, g0, dg, k0, k1)) return 1.0;
+  // The cpu samples at world points y(t) (the CUDA kernels at g0 + t·dg in fp32).
+  const Vec3 d = sub(y1, y2);
+  const double sum = line_math::midpoint_sum<double>(k0, k1, K, [&](double t) { return sample(add(y2, scale(d, t))); });
   return std::exp(-sum * norm(d) / K);
 }
 

@@ -11,7 +11,8 @@ namespace tomo::glpet {
 
 // σ_t(y): trilinear interpolation of the voxel values placed at voxel centres, with
 // texels outside the grid reading 0 — exactly a GL 3D texture with GL_LINEAR and
-// CLAMP_TO_BORDER(0) sampled at (g + 0.5)/dims, g the continuous voxel index.
+// CLAMP_TO_BORDER(0) sampled at (g + 0.5)/dims, g the continuous voxel index. The arithmetic
+// is compute/glpet/line_math.hpp's, shared with the CUDA kernels.
 struct Extinction {
   const float* data = nullptr;
   int nx = 0, ny = 0, nz = 0;

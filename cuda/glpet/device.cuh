@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "compute/glpet/line_math.hpp"
 #include "cuda/glpet/kernels.hpp"
 
 namespace tomo::glpet::cuda_impl::device {
@@ -15,52 +16,28 @@ __device__ inline float fetch(const VolumeDesc& v, int i, int j, int k) {
   return __ldg(v.sigma + (size_t(i) + size_t(v.n[0]) * (size_t(j) + size_t(v.n[1]) * k)));
 }
 
-// Trilinear σ_t at continuous voxel index g (zero outside), in fp32 (not tex3D: its 9-bit
-// interpolation weights would break the 1e-4 contract).
+// Trilinear σ_t at continuous voxel index g (zero outside), in fp32 with fused lerps (not tex3D:
+// its 9-bit interpolation weights would break the 1e-4 contract). The math: line_math.hpp.
 __device__ inline float sigma_at(const VolumeDesc& v, float gx, float gy, float gz) {
-  if (gx <= -1.f || gy <= -1.f || gz <= -1.f || gx >= v.n[0] || gy >= v.n[1] || gz >= v.n[2]) return 0.0f;
-  const float fx0 = floorf(gx), fy0 = floorf(gy), fz0 = floorf(gz);
-  const int i = int(fx0), j = int(fy0), k = int(fz0);
-  const float fx = gx - fx0, fy = gy - fy0, fz = gz - fz0;
-  const float c000 = fetch(v, i, j, k), c100 = fetch(v, i + 1, j, k), c010 = fetch(v, i, j + 1, k),
-              c110 = fetch(v, i + 1, j + 1, k), c001 = fetch(v, i, j, k + 1), c101 = fetch(v, i + 1, j, k + 1),
-              c011 = fetch(v, i, j + 1, k + 1), c111 = fetch(v, i + 1, j + 1, k + 1);
-  const float c00 = fmaf(c100 - c000, fx, c000), c10 = fmaf(c110 - c010, fx, c010);
-  const float c01 = fmaf(c101 - c001, fx, c001), c11 = fmaf(c111 - c011, fx, c011);
-  const float c0 = fmaf(c10 - c00, fy, c00), c1 = fmaf(c11 - c01, fy, c01);
-  return fmaf(c1 - c0, fz, c0);
+  return line_math::sigma_at<line_math::Lerp::fused>(gx, gy, gz, v.n, [&v](int i, int j, int k, float* c) {
+    c[0] = fetch(v, i, j, k), c[1] = fetch(v, i + 1, j, k), c[2] = fetch(v, i, j + 1, k);
+    c[3] = fetch(v, i + 1, j + 1, k), c[4] = fetch(v, i, j, k + 1), c[5] = fetch(v, i + 1, j, k + 1);
+    c[6] = fetch(v, i, j + 1, k + 1), c[7] = fetch(v, i + 1, j + 1, k + 1);
+  });
 }
 
-// T = exp(−Σ_k σ_t(y(t_k))·L/K), t_k = (k+½)/K, y(t) = y2 + t(y1 − y2); samples outside the
-// support of σ_t (grid grown by one voxel) skipped as on the cpu.
+// T = exp(−Σ_k σ_t(y(t_k))·L/K), t_k = (k+½)/K, y(t) = y2 + t(y1 − y2): the sample range in
+// double as on the cpu, the march in fp32 along g0 + t·dg in voxel units.
 __device__ inline float transmission(const VolumeDesc& v, const double* y1, const double* y2, int K) {
   if (v.empty) return 1.0f;
-  double g0[3], dg[3], t0 = 0, t1 = 1;
-  for (int a = 0; a < 3; ++a) {
-    g0[a] = (y2[a] - v.origin[a]) * v.inv_voxel[a];
-    dg[a] = (y1[a] - y2[a]) * v.inv_voxel[a];
-    if (dg[a] == 0) {
-      if (g0[a] <= -1 || g0[a] >= v.n[a]) return 1.0f;
-      continue;
-    }
-    double ta = (-1 - g0[a]) / dg[a], tb = (v.n[a] - g0[a]) / dg[a];
-    if (ta > tb) {
-      const double s = ta;
-      ta = tb;
-      tb = s;
-    }
-    t0 = fmax(t0, ta);
-    t1 = fmin(t1, tb);
-  }
-  if (t0 >= t1) return 1.0f;
-  const int k0 = max(0, int(floor(t0 * K - 0.5))), k1 = min(K - 1, int(ceil(t1 * K - 0.5)));
-  float sum = 0.f;
+  double g0[3], dg[3];
+  int k0 = 0, k1 = -1;
+  const double *origin = v.origin, *inv_voxel = v.inv_voxel;
+  if (!line_math::sample_range(y1, y2, origin, inv_voxel, v.n, K, g0, dg, k0, k1)) return 1.0f;
   const float gx = float(g0[0]), gy = float(g0[1]), gz = float(g0[2]);
   const float dx = float(dg[0]), dy = float(dg[1]), dz = float(dg[2]);
-  for (int k = k0; k <= k1; ++k) {
-    const float t = (k + 0.5f) / K;
-    sum += sigma_at(v, fmaf(t, dx, gx), fmaf(t, dy, gy), fmaf(t, dz, gz));
-  }
+  const float sum = line_math::midpoint_sum<float>(
+      k0, k1, K, [&](float t) { return sigma_at(v, fmaf(t, dx, gx), fmaf(t, dy, gy), fmaf(t, dz, gz)); });
   const double L = sqrt((y1[0] - y2[0]) * (y1[0] - y2[0]) + (y1[1] - y2[1]) * (y1[1] - y2[1]) +
                         (y1[2] - y2[2]) * (y1[2] - y2[2]));
   return expf(-sum * float(L / K));

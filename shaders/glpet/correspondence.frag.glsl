@@ -32,26 +32,16 @@ float sigma_fetch(ivec3 c) {
 #include "common/trilinear.glsl"
 #endif
 
-// seed §II.B ray marching, midpoint samples t_k = (k+½)/K on y(t) = y2 + t(y1 − y2).
+#include "line_math.glsl"
+
+// seed §II.B ray marching in fp32, midpoint samples t_k = (k+½)/K on y(t) = y2 + t(y1 − y2).
 float transmission(vec3 y1, vec3 y2) {
   if (u_sigma_empty != 0) return 1.0;
   vec3 g0 = (y2 - u_grid_origin) * u_inv_voxel;
   vec3 dg = (y1 - y2) * u_inv_voxel;
-  float t0 = 0.0, t1 = 1.0;
-  for (int a = 0; a < 3; ++a) {
-    if (dg[a] == 0.0) {
-      if (g0[a] <= -1.0 || g0[a] >= float(u_dims[a])) return 1.0;
-      continue;
-    }
-    float ta = (-1.0 - g0[a]) / dg[a], tb = (float(u_dims[a]) - g0[a]) / dg[a];
-    t0 = max(t0, min(ta, tb));
-    t1 = min(t1, max(ta, tb));
-  }
-  if (t0 >= t1) return 1.0;
-  int k0 = max(0, int(floor(t0 * float(u_K) - 0.5)));
-  int k1 = min(u_K - 1, int(ceil(t1 * float(u_K) - 0.5)));
-  float sum = 0.0;
-  for (int k = k0; k <= k1; ++k) sum += sigma_at(g0 + ((float(k) + 0.5) / float(u_K)) * dg);
+  int k0, k1;
+  if (!sample_range(g0, dg, u_dims, u_K, k0, k1)) return 1.0;
+  float sum = midpoint_sum(g0, dg, k0, k1, u_K);
   return exp(-sum * length(y1 - y2) / float(u_K));
 }
 

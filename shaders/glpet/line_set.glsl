@@ -1,6 +1,6 @@
 // glpet line set (docs/glpet.md §2, seed 004 §II) for the compute twins: line geometry in
 // double (the same secondary detectors as the cpu reference), ray marching in fp32 with
-// trilinear σ_t from 8 plain loads (no 8-bit hardware filter weights).
+// trilinear σ_t from 8 plain loads (common/trilinear.glsl, glpet/line_math.glsl).
 // Uniforms describe ONE module pair; index 0/1 = the pair's first/second module.
 uniform dvec3 u_centre[2];
 uniform dvec3 u_normal[2];
@@ -35,25 +35,13 @@ dvec3 sample_position(ivec3 ijk, int n) {
   return u_grid_origin + (dvec3(ijk) + off) * u_grid_voxel;
 }
 
-float sigma_fetch(int i, int j, int k) {
-  if (i < 0 || j < 0 || k < 0 || i >= u_dims.x || j >= u_dims.y || k >= u_dims.z) return 0.0;
-  return sigma[uint(i) + uint(u_dims.x) * (uint(j) + uint(u_dims.y) * uint(k))];
+float sigma_fetch(ivec3 c) {
+  if (c.x < 0 || c.y < 0 || c.z < 0 || c.x >= u_dims.x || c.y >= u_dims.y || c.z >= u_dims.z) return 0.0;
+  return sigma[uint(c.x) + uint(u_dims.x) * (uint(c.y) + uint(u_dims.y) * uint(c.z))];
 }
 
-// Trilinear σ_t at continuous voxel index g, zero outside (glpet::Extinction::sample).
-float sigma_at(vec3 g) {
-  if (any(lessThanEqual(g, vec3(-1.0))) || any(greaterThanEqual(g, vec3(u_dims)))) return 0.0;
-  vec3 g0 = floor(g);
-  ivec3 c = ivec3(g0);
-  vec3 f = g - g0;
-  float c000 = sigma_fetch(c.x, c.y, c.z), c100 = sigma_fetch(c.x + 1, c.y, c.z);
-  float c010 = sigma_fetch(c.x, c.y + 1, c.z), c110 = sigma_fetch(c.x + 1, c.y + 1, c.z);
-  float c001 = sigma_fetch(c.x, c.y, c.z + 1), c101 = sigma_fetch(c.x + 1, c.y, c.z + 1);
-  float c011 = sigma_fetch(c.x, c.y + 1, c.z + 1), c111 = sigma_fetch(c.x + 1, c.y + 1, c.z + 1);
-  float c00 = mix(c000, c100, f.x), c10 = mix(c010, c110, f.x);
-  float c01 = mix(c001, c101, f.x), c11 = mix(c011, c111, f.x);
-  return mix(mix(c00, c10, f.y), mix(c01, c11, f.y), f.z);
-}
+#include "common/trilinear.glsl"
+#include "line_math.glsl"
 
 // seed 004 §II.B: T = exp(−Σ_k σ_t(y(t_k))·|y1−y2|/K), t_k = (k+½)/K, y(t) = y2 + t(y1−y2);
 // samples outside the support of σ_t (grid grown by one voxel) skipped, as on the cpu.
@@ -62,26 +50,9 @@ float transmission(dvec3 y1, dvec3 y2) {
   dvec3 inv = 1.0LF / u_grid_voxel;
   dvec3 g0 = (y2 - u_grid_origin) * inv;  // continuous voxel index of y2 (voxel centres at integers)
   dvec3 dg = (y1 - y2) * inv;
-  double t0 = 0.0LF, t1 = 1.0LF;
-  for (int a = 0; a < 3; ++a) {
-    if (dg[a] == 0.0LF) {
-      if (g0[a] <= -1.0LF || g0[a] >= double(u_dims[a])) return 1.0;
-      continue;
-    }
-    double ta = (-1.0LF - g0[a]) / dg[a], tb = (double(u_dims[a]) - g0[a]) / dg[a];
-    if (ta > tb) { double s = ta; ta = tb; tb = s; }
-    t0 = max(t0, ta);
-    t1 = min(t1, tb);
-  }
-  if (t0 >= t1) return 1.0;
-  int k0 = max(0, int(floor(t0 * double(u_K) - 0.5LF)));
-  int k1 = min(u_K - 1, int(ceil(t1 * double(u_K) - 0.5LF)));
-  vec3 gf = vec3(g0), df = vec3(dg);
-  float sum = 0.0;
-  for (int k = k0; k <= k1; ++k) {
-    float t = (float(k) + 0.5) / float(u_K);
-    sum += sigma_at(gf + t * df);
-  }
+  int k0, k1;
+  if (!sample_range(g0, dg, u_dims, u_K, k0, k1)) return 1.0;
+  float sum = midpoint_sum(vec3(g0), vec3(dg), k0, k1, u_K);
   double L = length(y1 - y2);
   return exp(-sum * float(L / double(u_K)));
 }
