@@ -4,12 +4,12 @@
 #pragma once
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "bench/harness.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/shader_library.hpp"
@@ -24,14 +24,8 @@ double gpu_ms(F&& work, int reps = 5) {
   work();  // warm-up: compilation, first-touch allocation
   glFinish();
   std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    work();
-    glFinish();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return std::max(t[t.size() / 2], 1e-6);  // never 0: callers divide by it
+  for (int r = 0; r < reps; ++r) t.push_back(time_ms(work, [] { glFinish(); }));
+  return std::max(median_of(t), 1e-6);  // never 0: callers divide by it
 }
 
 namespace detail {
