@@ -4,10 +4,7 @@
 //   bench_engine [--quick] [--json FILE]
 #include <algorithm>
 #include <cmath>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +18,7 @@
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/shader_library.hpp"
 #include "bench/gl_ceilings.hpp"
+#include "bench/harness.hpp"
 
 using namespace tomo;
 
@@ -37,20 +35,16 @@ double demo_seconds(const std::string& backend, const Grid3& grid) {
   }
   auto op = BackendRegistry<demo::Voxelizer>::instance().create(backend);
   op->voxelize(ph, grid, 1, grid.dims[2], [](int) {});  // warm-up
-  auto t0 = std::chrono::steady_clock::now();
-  op->voxelize(ph, grid, 2, grid.dims[2], [](int) {});
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return bench::time_ms([&] { op->voxelize(ph, grid, 2, grid.dims[2], [](int) {}); }) / 1e3;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
-  std::string json_path;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
-  }
+  bench::Cli cli("bench_engine", "the GL ceilings of this GPU and the demo backends side by side");
+  cli.app().add_flag("--quick", quick, "probes 16x smaller, a 32^3 demo grid");
+  cli.parse(argc, argv);
   runtime_options().progress = false;
   const auto& info = gl::shared_context().info();
   std::printf("bench_engine on %s\n", info.summary().c_str());
@@ -83,7 +77,7 @@ int main(int argc, char** argv) {
   }
   j["demo_seconds"] = demo_json;
   j["demo_grid"] = grid.dims;
-  if (!json_path.empty()) std::ofstream(json_path) << j.dump(2) << "\n";
+  bench::write_report(cli.json_path(), j);
   run_shutdown_hooks();
   return 0;
 }

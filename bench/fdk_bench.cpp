@@ -5,19 +5,20 @@
 // z-slices (the cpu reference of the whole 1024³ volume would take too long).
 // Flags: --sizes 128,256,512,1024 --projections 496 --detector 1248x960 --pixel-mm 0.32
 //        --reps 2 --psnr-L 128 --psnr-sizes 512,1024 --psnr-slices 8 --backends cuda,gl
-//        --quick (sizes 128,512, 1 rep, PSNR at 512) --json FILE
+//        --quick (sizes 128,512, 1 rep, PSNR at 512 unless given) --json FILE
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <array>
 #include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/harness.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/fdk/backprojector.hpp"
@@ -45,53 +46,37 @@ struct Args {
   std::string json;
 };
 
-std::vector<std::string> split(const std::string& s, char c) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, c);)
-    if (!t.empty()) out.push_back(t);
-  return out;
-}
-
-Args parse(int argc, char** argv) {
+// The command line; --quick sets sizes 128,512, 1 rep and PSNR at 512 where those flags are not
+// given. A bad line prints the reason and exits 2.
+Args parse_args(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_fdk: %s needs a value\n", k.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (k == "--sizes") {
-      a.sizes.clear();
-      for (auto& t : split(next(), ',')) a.sizes.push_back(std::stoi(t));
-    } else if (k == "--projections") a.projections = std::stoi(next());
-    else if (k == "--detector") {
-      auto d = split(next(), 'x');
-      if (d.size() != 2) { std::fprintf(stderr, "bench_fdk: --detector WxH\n"); std::exit(2); }
-      a.sx = std::stoi(d[0]);
-      a.sy = std::stoi(d[1]);
-    } else if (k == "--pixel-mm") a.pixel_mm = std::stod(next());
-    else if (k == "--reps") a.reps = std::max(1, std::stoi(next()));
-    else if (k == "--psnr-L") a.psnr_L = std::stoi(next());
-    else if (k == "--psnr-sizes") {
-      a.psnr_sizes.clear();
-      for (auto& t : split(next(), ',')) a.psnr_sizes.push_back(std::stoi(t));
-    } else if (k == "--psnr-slices") a.psnr_slices = std::max(1, std::stoi(next()));
-    else if (k == "--quick") {
-      a.sizes = {128, 512};
-      a.reps = 1;
-      a.psnr_sizes = {512};
-    }
-    else if (k == "--backends") a.backends = split(next(), ',');
-    else if (k == "--json") a.json = next();
-    else {
-      std::fprintf(stderr, "bench_fdk: unknown flag %s\n", k.c_str());
-      std::exit(2);
-    }
+  bool quick = false;
+  std::string detector;
+  bench::Cli cli("bench_fdk", "RabbitCT back-projection speed and accuracy on every GPU backend");
+  CLI::App& app = cli.app();
+  app.add_option("--sizes", a.sizes, "volume sizes L")->delimiter(',')->capture_default_str();
+  app.add_option("--projections", a.projections, "number of projections")->capture_default_str();
+  app.add_option("--detector", detector, "detector WxH (1248x960)");
+  app.add_option("--pixel-mm", a.pixel_mm, "detector pixel pitch")->capture_default_str();
+  app.add_option("--reps", a.reps, "timed repetitions (best kept)")->capture_default_str();
+  app.add_option("--psnr-L", a.psnr_L, "volume size of the small accuracy problem")->capture_default_str();
+  app.add_option("--psnr-sizes", a.psnr_sizes, "sizes with a full-size PSNR vs cpu")->delimiter(',');
+  app.add_option("--psnr-slices", a.psnr_slices, "z-slices of the full-size PSNR")->capture_default_str();
+  app.add_option("--backends", a.backends, "backends (default: every available non-cpu)")->delimiter(',');
+  app.add_flag("--quick", quick, "sizes 128,512, 1 rep, PSNR at 512");
+  cli.parse(argc, argv);
+  if (quick) {
+    if (!app.count("--sizes")) a.sizes = {128, 512};
+    if (!app.count("--reps")) a.reps = 1;
+    if (!app.count("--psnr-sizes")) a.psnr_sizes = {512};
   }
+  if (!detector.empty() && std::sscanf(detector.c_str(), "%dx%d", &a.sx, &a.sy) != 2) {
+    std::fprintf(stderr, "bench_fdk: --detector WxH\n");
+    std::exit(2);
+  }
+  a.reps = std::max(1, a.reps);
+  a.psnr_slices = std::max(1, a.psnr_slices);
+  a.json = cli.json_path();
   return a;
 }
 
@@ -164,160 +149,164 @@ double zinsser_keck_total_ms(int L) {  // Fully3D 2013, GTX 680: < 1 s at 512³,
   return L == 512 ? 1000.0 : L == 1024 ? 6000.0 : NAN;
 }
 
-}  // namespace
+double finite_or(double x, double y) { return std::isfinite(x) ? x : y; }
 
-int main(int argc, char** argv) {
-  const Args a = parse(argc, argv);
-  runtime_options().progress = false;
-  auto& reg = BackendRegistry<ConeBeamBackprojector>::instance();
-  std::vector<std::string> backends = a.backends;
-  if (backends.empty())
-    for (const auto& n : reg.available_names())
-      if (n != "cpu") backends.push_back(n);
-  nlohmann::json out;
-  out["projections"] = a.projections;
-  out["detector"] = {a.sx, a.sy};
+const std::array<float, 2> kHu{50000.0f, 0.0f};  // the phantom's skull (0.02 mm⁻¹) = 1000 HU
 
-  // Texture ceiling, same layered layout and launch shape as the back-projection.
+std::vector<std::string> backends_to_run(const Args& a) {
+  if (!a.backends.empty()) return a.backends;
+  std::vector<std::string> out;
+  for (const auto& n : BackendRegistry<ConeBeamBackprojector>::instance().available_names())
+    if (n != "cpu") out.push_back(n);
+  return out;
+}
+
+// Texture ceiling, same layered layout and launch shape as the back-projection; NAN without cuda.
+double fetch_ceiling(const Args& a, nlohmann::json& out) {
   double ceiling_g = NAN;
 #ifdef TOMO_HAVE_CUDA
-  if (reg.available("cuda").ok) {
+  if (BackendRegistry<ConeBeamBackprojector>::instance().available("cuda").ok) {
     const FetchCeiling c = measure_fetch_ceiling(a.sx, a.sy, 32, 512);
     ceiling_g = c.gfetches_per_s;
     std::printf("texture-fetch ceiling (hardware bilinear, layered %dx%dx%d, 512^3 grid): %.1f G fetches/s\n", c.sx,
                 c.sy, c.layers, ceiling_g);
     out["fetch_ceiling_gfetches_per_s"] = ceiling_g;
   }
+#else
+  (void)a;
+  (void)out;
 #endif
+  return ceiling_g;
+}
 
-  // Accuracy: the default scene's problem (124 views of 312×240 at 1.28 mm), cpu vs each backend.
-  {
-    CArmGeometry g;
-    g.projections = 124;
-    g.sx = 312;
-    g.sy = 240;
-    g.pixel_mm = 1.28;
-    const ProjectionStack p = simulate_preprocessed(shepp_logan_3d(), g, {});
-    const Grid3 grid = rabbit_grid(a.psnr_L);
-    auto cpu = reg.create("cpu");
-    const VolumeF ref = reconstruct(*cpu, grid, p, 31);
-    const std::array<float, 2> hu{50000.0f, 0.0f};
-    const auto ref_hu = to_hu(ref, hu);
-    for (const auto& b : backends)
-      for (const Interpolation mode : {Interpolation::hardware, Interpolation::exact}) try {
-        const std::string interp = to_string(mode);
+// Accuracy: the default scene's problem (124 views of 312×240 at 1.28 mm), cpu vs each backend.
+void small_accuracy(const Args& a, const std::vector<std::string>& backends, nlohmann::json& out) {
+  auto& reg = BackendRegistry<ConeBeamBackprojector>::instance();
+  CArmGeometry g;
+  g.projections = 124;
+  g.sx = 312;
+  g.sy = 240;
+  g.pixel_mm = 1.28;
+  const ProjectionStack p = simulate_preprocessed(shepp_logan_3d(), g, {});
+  const Grid3 grid = rabbit_grid(a.psnr_L);
+  auto cpu = reg.create("cpu");
+  const VolumeF ref = reconstruct(*cpu, grid, p, 31);
+  const auto ref_hu = to_hu(ref, kHu);
+  for (const auto& b : backends)
+    for (const char* interp : {"hardware", "exact"}) try {
         auto op = reg.create(b);
         BackprojectorOptions o;
-        o.interpolation = mode;
+        o.interpolation = interp;
         op->configure(o);
         const VolumeF v = reconstruct(*op, grid, p, 31);
-        const RabbitMetric m = rabbit_metric(to_hu(v, hu), ref_hu);
+        const RabbitMetric m = rabbit_metric(to_hu(v, kHu), ref_hu);
         const double rel = relative_l2(v.data, ref.data);
         std::printf("accuracy %s/%s at L=%d vs cpu: PSNR %.1f dB, RMSE %.3f HU, max %g HU, rel. L2 %.2e\n",
-                    b.c_str(), interp.c_str(), a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
+                    b.c_str(), interp, a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
         out["accuracy"][b][interp] = {{"L", a.psnr_L},
                                       {"psnr_db", std::isfinite(m.psnr_db) ? m.psnr_db : 999.0},
                                       {"rmse_hu", m.rmse},
                                       {"max_abs_hu", m.max_abs},
                                       {"rel_l2", rel}};
       } catch (const std::exception& e) {
-        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), to_string(mode).c_str(), e.what());
+        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), interp, e.what());
       }
-  }
+}
 
-  // Speed: full RabbitCT geometry.
-  std::printf("simulating %d projections of %dx%d ...\n", a.projections, a.sx, a.sy);
-  const ProjectionStack p = timing_data(a);
-  const std::array<float, 2> hu{50000.0f, 0.0f};  // the phantom's skull (0.02 mm⁻¹) = 1000 HU
+// Full-size accuracy: the cpu reference on a strided subset of z-slices, once per L.
+struct Reference {
+  Grid3 grid;
+  std::vector<int> slices;
+  std::vector<std::uint16_t> hu;
+};
+using References = std::map<int, Reference>;
 
-  // Full-size accuracy: the cpu reference on a strided subset of z-slices, once per L.
-  struct Reference {
-    Grid3 grid;
-    std::vector<int> slices;
-    std::vector<std::uint16_t> hu;
-  };
-  std::map<int, Reference> refs;
+References cpu_references(const Args& a, const ProjectionStack& p, nlohmann::json& out) {
+  References refs;
   for (int L : a.sizes) {
     if (std::find(a.psnr_sizes.begin(), a.psnr_sizes.end(), L) == a.psnr_sizes.end()) continue;
     Reference r{slice_subset_grid(L, a.psnr_slices), slice_subset(L, a.psnr_slices), {}};
-    auto cpu = reg.create("cpu");
+    auto cpu = BackendRegistry<ConeBeamBackprojector>::instance().create("cpu");
     BackprojectTiming t;
-    r.hu = to_hu(reconstruct(*cpu, r.grid, p, 62, &t), hu);
+    r.hu = to_hu(reconstruct(*cpu, r.grid, p, 62, &t), kHu);
     std::printf("cpu reference at L=%d on %zu z-slices (k = %d, %d, ... step %d): %.1f s\n", L, r.slices.size(),
                 r.slices.front(), r.slices.size() > 1 ? r.slices[1] : r.slices.front(), L / int(r.slices.size()),
                 t.total_ms / 1000);
     out["cpu_reference"].push_back({{"L", L}, {"slices", r.slices}, {"ms", t.total_ms}});
     refs.emplace(L, std::move(r));
   }
-  auto psnr_vs_cpu = [&](int L, const VolumeF& v) {
-    const Reference& r = refs.at(L);
-    const RabbitMetric m = rabbit_metric(to_hu(extract_slices(v, r.grid, r.slices), hu), r.hu);
-    return m;
-  };
+  return refs;
+}
 
-  struct Row {
-    std::string backend;
-    int L;
-    BackprojectTiming t;
-    double psnr_hw = NAN, psnr_exact = NAN;
-  };
-  auto finite_or = [](double x, double y) { return std::isfinite(x) ? x : y; };
-  std::vector<Row> rows;
-  for (const auto& b : backends)
-    for (int L : a.sizes) {
-      Row row{b, L, {}, NAN, NAN};
-      row.t.total_ms = 1e30;
-      nlohmann::json acc = nlohmann::json::object();
-      try {
-        VolumeF v;
-        for (int r = 0; r < a.reps; ++r) {
-          auto op = reg.create(b);  // default options: hardware interpolation, as RabbitCT entries run
-          BackprojectTiming t;
-          v = reconstruct(*op, rabbit_grid(L), p, 62, &t);
-          if (t.total_ms < row.t.total_ms) row.t = t;
-        }
-        if (refs.count(L)) {
-          const RabbitMetric hw = psnr_vs_cpu(L, v);
-          row.psnr_hw = finite_or(hw.psnr_db, 999.0);
-          v = VolumeF();
-          auto op = reg.create(b);
-          BackprojectorOptions o;
-          o.interpolation = Interpolation::exact;
-          op->configure(o);
-          BackprojectTiming te;
-          const RabbitMetric ex = psnr_vs_cpu(L, reconstruct(*op, rabbit_grid(L), p, 62, &te));
-          row.psnr_exact = finite_or(ex.psnr_db, 999.0);
-          std::printf("%s at L=%d vs cpu on %zu slices: hardware PSNR %.1f dB (max %g HU), exact PSNR %.1f dB (max %g "
-                      "HU; exact run %.1f ms)\n",
-                      b.c_str(), L, refs.at(L).slices.size(), row.psnr_hw, hw.max_abs, row.psnr_exact, ex.max_abs,
-                      te.total_ms);
-          acc = {{"slices", refs.at(L).slices},
-                 {"hardware", {{"psnr_db", row.psnr_hw}, {"rmse_hu", hw.rmse}, {"max_abs_hu", hw.max_abs}}},
-                 {"exact", {{"psnr_db", row.psnr_exact}, {"rmse_hu", ex.rmse}, {"max_abs_hu", ex.max_abs},
-                            {"total_ms", te.total_ms}}}};
-        }
-      } catch (const std::exception& e) {  // e.g. a GL buffer limit at 1024³: report, go on
-        std::printf("%s at L=%d failed: %s\n", b.c_str(), L, e.what());
-        out["failures"].push_back({{"backend", b}, {"L", L}, {"what", e.what()}});
-        continue;
-      }
-      rows.push_back(row);
-      const BackprojectTiming& best = row.t;
-      out["runs"].push_back({{"backend", b},
-                             {"L", L},
-                             {"total_ms", best.total_ms},
-                             {"ms_per_projection", best.ms_per_projection},
-                             {"gups", best.gups},
-                             {"fraction_of_fetch_ceiling", std::isfinite(ceiling_g) ? best.gups / ceiling_g : -1.0},
-                             {"seed_table4_ms_per_projection", finite_or(seed_table4_ms(L), -1.0)},
-                             {"zinsser_keck_total_ms", finite_or(zinsser_keck_total_ms(L), -1.0)},
-                             {"psnr_vs_cpu_slices", acc}});
+RabbitMetric psnr_vs_cpu(const Reference& r, const VolumeF& v) {
+  return rabbit_metric(to_hu(extract_slices(v, r.grid, r.slices), kHu), r.hu);
+}
+
+struct Row {
+  std::string backend;
+  int L;
+  BackprojectTiming t;
+  double psnr_hw = NAN, psnr_exact = NAN;
+};
+
+// PSNR of the timed (hardware) volume `v` and of one extra exact-interpolation run vs the
+// reference; `v` is released before the extra run to keep the peak memory of one volume.
+nlohmann::json psnr_row(const std::string& b, const ProjectionStack& p, const Reference& ref, VolumeF& v, Row& row) {
+  const RabbitMetric hw = psnr_vs_cpu(ref, v);
+  row.psnr_hw = finite_or(hw.psnr_db, 999.0);
+  v = VolumeF();
+  auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(b);
+  BackprojectorOptions o;
+  o.interpolation = Interpolation::exact;
+  op->configure(o);
+  BackprojectTiming te;
+  const RabbitMetric ex = psnr_vs_cpu(ref, reconstruct(*op, rabbit_grid(row.L), p, 62, &te));
+  row.psnr_exact = finite_or(ex.psnr_db, 999.0);
+  std::printf("%s at L=%d vs cpu on %zu slices: hardware PSNR %.1f dB (max %g HU), exact PSNR %.1f dB (max %g "
+              "HU; exact run %.1f ms)\n",
+              b.c_str(), row.L, ref.slices.size(), row.psnr_hw, hw.max_abs, row.psnr_exact, ex.max_abs, te.total_ms);
+  return {{"slices", ref.slices},
+          {"hardware", {{"psnr_db", row.psnr_hw}, {"rmse_hu", hw.rmse}, {"max_abs_hu", hw.max_abs}}},
+          {"exact", {{"psnr_db", row.psnr_exact}, {"rmse_hu", ex.rmse}, {"max_abs_hu", ex.max_abs},
+                     {"total_ms", te.total_ms}}}};
+}
+
+// Best of `reps` runs of backend `b` at L³ (default options: hardware interpolation, as RabbitCT
+// entries run) plus its PSNR where a reference exists; a failure (e.g. a GL buffer limit at
+// 1024³) is reported under "failures" and gives no row.
+std::optional<Row> time_backend(const Args& a, const std::string& b, int L, const ProjectionStack& p,
+                                const References& refs, double ceiling_g, nlohmann::json& out) {
+  Row row{b, L, {}, NAN, NAN};
+  row.t.total_ms = 1e30;
+  nlohmann::json acc = nlohmann::json::object();
+  try {
+    VolumeF v;
+    for (int r = 0; r < a.reps; ++r) {
+      auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(b);
+      BackprojectTiming t;
+      v = reconstruct(*op, rabbit_grid(L), p, 62, &t);
+      if (t.total_ms < row.t.total_ms) row.t = t;
     }
-
-  if (!a.json.empty()) {
-    std::ofstream(a.json) << out.dump(2) << "\n";
-    std::printf("wrote %s\n", a.json.c_str());
+    if (refs.count(L)) acc = psnr_row(b, p, refs.at(L), v, row);
+  } catch (const std::exception& e) {
+    std::printf("%s at L=%d failed: %s\n", b.c_str(), L, e.what());
+    out["failures"].push_back({{"backend", b}, {"L", L}, {"what", e.what()}});
+    return std::nullopt;
   }
+  const BackprojectTiming& best = row.t;
+  out["runs"].push_back({{"backend", b},
+                         {"L", L},
+                         {"total_ms", best.total_ms},
+                         {"ms_per_projection", best.ms_per_projection},
+                         {"gups", best.gups},
+                         {"fraction_of_fetch_ceiling", std::isfinite(ceiling_g) ? best.gups / ceiling_g : -1.0},
+                         {"seed_table4_ms_per_projection", finite_or(seed_table4_ms(L), -1.0)},
+                         {"zinsser_keck_total_ms", finite_or(zinsser_keck_total_ms(L), -1.0)},
+                         {"psnr_vs_cpu_slices", acc}});
+  return row;
+}
+
+void print_table(const Args& a, const std::vector<Row>& rows, const References& refs, double ceiling_g) {
   std::printf("\nRabbitCT back-projection, %d projections %dx%d (wall-clock of the back-projection calls, "
               "transfers overlapped; loading excluded)\n",
               a.projections, a.sx, a.sy);
@@ -340,5 +329,33 @@ int main(int argc, char** argv) {
   if (std::isfinite(ceiling_g))
     std::printf("texture-fetch ceiling: %.1f G fetches/s = %.1f GUPS at one bilinear fetch per update\n", ceiling_g,
                 ceiling_g);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse_args(argc, argv);
+  runtime_options().progress = false;
+  const std::vector<std::string> backends = backends_to_run(a);
+  nlohmann::json out;
+  out["projections"] = a.projections;
+  out["detector"] = {a.sx, a.sy};
+  const double ceiling_g = fetch_ceiling(a, out);
+  small_accuracy(a, backends, out);
+
+  // Speed: full RabbitCT geometry.
+  std::printf("simulating %d projections of %dx%d ...\n", a.projections, a.sx, a.sy);
+  const ProjectionStack p = timing_data(a);
+  const References refs = cpu_references(a, p, out);
+  std::vector<Row> rows;
+  for (const auto& b : backends)
+    for (int L : a.sizes)
+      if (auto row = time_backend(a, b, L, p, refs, ceiling_g, out)) rows.push_back(*row);
+
+  if (!a.json.empty()) {
+    bench::write_report(a.json, out);
+    std::printf("wrote %s\n", a.json.c_str());
+  }
+  print_table(a, rows, refs, ceiling_g);
   return 0;
 }

@@ -3,7 +3,6 @@
 // and JSON (bench/glpet_bench.cpp measures; docs/glpet.md §6 explains the mapping).
 #pragma once
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -11,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/harness.hpp"
 #include "renderer/glpet/gl_pass_timings.hpp"
 
 namespace tomo::bench::glpet_report {
@@ -175,9 +175,7 @@ inline void write_json(const std::string& json_path, const std::string& device, 
                                           {"back_s_128", 90.0}}},
                         {"ceilings", ceilings},
                         {"rows", jr}};
-    const std::string tmp = json_path + ".tmp";
-    std::ofstream(tmp) << j.dump(2) << "\n";
-    std::rename(tmp.c_str(), json_path.c_str());
+    write_report(json_path, j);
   }
 }
 

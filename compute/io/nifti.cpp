@@ -125,15 +125,10 @@ void write_nifti(const std::filesystem::path& path, const VolumeF& volume) {
   });
 }
 
-VolumeF read_nifti(const std::filesystem::path& path) {
-  const std::string name = "NIfTI file '" + path.string() + "'";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(name + ": no such file");
-  const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(name + ": cannot read its size: " + ec.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open for reading");
+namespace {
 
+// The 348 header bytes, checked for size, byte order (sets `swap`) and magic.
+HeaderBytes read_header(std::ifstream& in, const std::string& name, std::uintmax_t file_size) {
   HeaderBytes h;
   in.read(reinterpret_cast<char*>(h.b.data()), static_cast<std::streamsize>(kHeaderSize));
   if (in.gcount() >= 2 && h.b[0] == 0x1f && h.b[1] == 0x8b)
@@ -152,7 +147,11 @@ VolumeF read_nifti(const std::filesystem::path& path) {
       throw InputError(name + ": is a .hdr/.img pair header (magic 'ni1'); only single-file .nii is supported");
     throw InputError(name + ": bad magic (expected \"n+1\")");
   }
+  return h;
+}
 
+// The image's dimensions (1..3 of them; higher ones must be 1).
+Grid3 header_dims(const HeaderBytes& h, const std::string& name) {
   std::int16_t dim[8];
   for (int i = 0; i < 8; ++i) dim[i] = h.get<std::int16_t>(kOffDim + 2 * i);
   const int ndim = dim[0];
@@ -167,13 +166,12 @@ VolumeF read_nifti(const std::filesystem::path& path) {
     if (n < 1) throw InputError(name + ": dim[" + std::to_string(a + 1) + "] = " + std::to_string(n) + " must be >= 1");
     grid.dims[a] = n;
   }
+  return grid;
+}
 
-  const int datatype = h.get<std::int16_t>(kOffDatatype);
-  const std::size_t bytes = datatype_bytes(datatype);
-  if (bytes == 0)
-    throw InputError(name + ": datatype " + std::to_string(datatype) +
-                     " is not supported (uint8, int8, int16, uint16, int32, uint32, float32, float64 are)");
-
+// Voxel sizes (1 mm, with a warning, where pixdim is unusable) and origin (sform, else qform).
+void header_geometry(const HeaderBytes& h, const std::string& name, Grid3& grid) {
+  const int ndim = h.get<std::int16_t>(kOffDim);
   for (int a = 0; a < 3; ++a) {
     const double p = std::fabs(static_cast<double>(h.get<float>(kOffPixdim + 4 * (a + 1))));
     if (std::isfinite(p) && p > 0) {
@@ -186,7 +184,11 @@ VolumeF read_nifti(const std::filesystem::path& path) {
   const bool use_sform = h.get<std::int16_t>(kOffSformCode) > 0;
   for (int a = 0; a < 3; ++a)
     grid.origin_mm[a] = use_sform ? h.get<float>(kOffSrow + 16 * a + 12) : h.get<float>(kOffQoffset + 4 * a);
+}
 
+// The voxel data's raw bytes at vox_offset, checked against the file size.
+std::vector<unsigned char> read_raw(std::ifstream& in, const HeaderBytes& h, const std::string& name,
+                                    std::uintmax_t file_size, const Grid3& grid, std::size_t bytes) {
   const double vox_offset_f = h.get<float>(kOffVoxOffset);
   if (!(vox_offset_f >= static_cast<double>(kHeaderSize)) || vox_offset_f > 1e12)
     throw InputError(name + ": vox_offset = " + std::to_string(vox_offset_f) + " is invalid (must be >= 348)");
@@ -197,14 +199,16 @@ VolumeF read_nifti(const std::filesystem::path& path) {
                      std::to_string(vox_offset + data_bytes) + " (" + std::to_string(vox_offset) + " header + " +
                      std::to_string(grid.dims[0]) + "x" + std::to_string(grid.dims[1]) + "x" +
                      std::to_string(grid.dims[2]) + " voxels of " + std::to_string(bytes) + " bytes)");
-
   std::vector<unsigned char> raw(static_cast<std::size_t>(data_bytes));
   in.seekg(static_cast<std::streamoff>(vox_offset));
   in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
   if (static_cast<std::uintmax_t>(in.gcount()) != data_bytes) throw InputError(name + ": read error in the voxel data");
+  return raw;
+}
 
-  VolumeF v(grid);
-  const std::size_t n = grid.count();
+// The raw voxels as floats, scaled by scl_slope/scl_inter where those are set.
+void decode(const std::vector<unsigned char>& raw, int datatype, const HeaderBytes& h, VolumeF& v) {
+  const std::size_t n = v.grid.count();
   switch (datatype) {
     case kUint8: convert<std::uint8_t>(raw.data(), n, h.swap, v.data.data()); break;
     case kInt8: convert<std::int8_t>(raw.data(), n, h.swap, v.data.data()); break;
@@ -218,6 +222,30 @@ VolumeF read_nifti(const std::filesystem::path& path) {
   const double slope = h.get<float>(kOffSclSlope), inter = h.get<float>(kOffSclInter);
   if (slope != 0 && std::isfinite(slope) && std::isfinite(inter) && !(slope == 1 && inter == 0))
     for (float& x : v.data) x = static_cast<float>(slope * x + inter);
+}
+
+}  // namespace
+
+VolumeF read_nifti(const std::filesystem::path& path) {
+  const std::string name = "NIfTI file '" + path.string() + "'";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(name + ": no such file");
+  const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(name + ": cannot read its size: " + ec.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(name + ": cannot open for reading");
+
+  const HeaderBytes h = read_header(in, name, file_size);
+  Grid3 grid = header_dims(h, name);
+  const int datatype = h.get<std::int16_t>(kOffDatatype);
+  const std::size_t bytes = datatype_bytes(datatype);
+  if (bytes == 0)
+    throw InputError(name + ": datatype " + std::to_string(datatype) +
+                     " is not supported (uint8, int8, int16, uint16, int32, uint32, float32, float64 are)");
+  header_geometry(h, name, grid);
+  const std::vector<unsigned char> raw = read_raw(in, h, name, file_size, grid, bytes);
+  VolumeF v(grid);
+  decode(raw, datatype, h, v);
   return v;
 }
 
