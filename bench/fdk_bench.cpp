@@ -193,23 +193,24 @@ void small_accuracy(const Args& a, const std::vector<std::string>& backends, nlo
   const VolumeF ref = reconstruct(*cpu, grid, p, 31);
   const auto ref_hu = to_hu(ref, kHu);
   for (const auto& b : backends)
-    for (const char* interp : {"hardware", "exact"}) try {
+    for (const Interpolation mode : {Interpolation::hardware, Interpolation::exact}) try {
+        const std::string interp = to_string(mode);
         auto op = reg.create(b);
         BackprojectorOptions o;
-        o.interpolation = interp;
+        o.interpolation = mode;
         op->configure(o);
         const VolumeF v = reconstruct(*op, grid, p, 31);
         const RabbitMetric m = rabbit_metric(to_hu(v, kHu), ref_hu);
         const double rel = relative_l2(v.data, ref.data);
         std::printf("accuracy %s/%s at L=%d vs cpu: PSNR %.1f dB, RMSE %.3f HU, max %g HU, rel. L2 %.2e\n",
-                    b.c_str(), interp, a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
+                    b.c_str(), interp.c_str(), a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
         out["accuracy"][b][interp] = {{"L", a.psnr_L},
                                       {"psnr_db", std::isfinite(m.psnr_db) ? m.psnr_db : 999.0},
                                       {"rmse_hu", m.rmse},
                                       {"max_abs_hu", m.max_abs},
                                       {"rel_l2", rel}};
       } catch (const std::exception& e) {
-        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), interp, e.what());
+        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), to_string(mode).c_str(), e.what());
       }
 }
 
