@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/metrics.hpp"
 #include "compute/demo/voxelizer.hpp"
 #include "tests/support/backend_contract.hpp"
 
@@ -33,15 +34,7 @@ inline Phantom contract_phantom() {
   return p;
 }
 
-inline double rel_l2(const VolumeF& a, const VolumeF& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = double(a.data[i]) - ref.data[i];
-    num += d * d;
-    den += double(ref.data[i]) * ref.data[i];
-  }
-  return std::sqrt(num / den);
-}
+inline double rel_l2(const VolumeF& a, const VolumeF& ref) { return tomo::relative_l2(a.data, ref.data); }
 
 // The one place a backend is made and run for the contract; records the slab callbacks.
 inline VolumeF contract_voxelize(const std::string& backend, const Grid3& grid, std::vector<int>& slabs_done) {

@@ -8,13 +8,15 @@
 #include <cmath>
 #include <vector>
 
-#include "cuda/core/device.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/metrics.hpp"
+#include "cuda/core/device.hpp"
 #include "cuda/fdk/cufft_filter.hpp"
 #include "compute/fdk/filter.hpp"
 #include "compute/fdk/simulate.hpp"
 
 using namespace tomo::fdk;
+using tomo::relative_l2;
 
 namespace {
 
@@ -38,16 +40,6 @@ std::vector<float> cpu_filtered(const CArmGeometry& g, const FilterOptions& o) {
   std::vector<float> out(image * g.projections);
   for (int n = 0; n < g.projections; ++n) f.apply(n, raw_data().data() + n * image, out.data() + n * image);
   return out;
-}
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - ref[i];
-    num += d * d;
-    den += static_cast<double>(ref[i]) * ref[i];
-  }
-  return std::sqrt(num / den);
 }
 
 }  // namespace
