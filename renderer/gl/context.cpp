@@ -45,6 +45,7 @@ Capabilities read_capabilities(const ContextInfo& info) {
   GLint64 ssbo = 0;
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
   c.max_ssbo_block_size = ssbo;
+  if (info.gl_renderer.find("llvmpipe") != std::string::npos) c.max_loop_iterations = 65535;
   while (glGetError() != GL_NO_ERROR) {
   }
   return c;

@@ -30,6 +30,11 @@ struct Capabilities {
   int max_array_texture_layers = 0;  // GL_MAX_ARRAY_TEXTURE_LAYERS
   int max_framebuffer_width = 0, max_framebuffer_height = 0, max_framebuffer_layers = 0;
   long long max_ssbo_block_size = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
+  // Loop iterations one shader invocation may run before the driver cuts its loops short,
+  // silently; 0 = no such limit. Mesa's llvmpipe has one (about 65535, counted over the
+  // loops of the invocation: measured in tests/renderer/gl_engine_test.cpp); passes whose
+  // loops run longer must refuse there (strip's gl-compute thread kernel does).
+  long long max_loop_iterations = 0;
 };
 
 struct ContextInfo {

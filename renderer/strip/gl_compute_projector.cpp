@@ -10,6 +10,7 @@
 #include "compute/core/registry.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "compute/strip/kernel_math.hpp"
 #include "compute/strip/projector.hpp"
 
 namespace tomo::strip {
@@ -47,6 +48,7 @@ class GlComputeProjector final : public ListModeProjector {
 
   void set_events(std::span<const Event> events) override {
     gl::shared_context().make_current();
+    check_loop_budget(events);
     count_ = events.size();
     // An empty SSBO cannot be created: keep one dummy event's room.
     events_ = gl::Buffer(std::max<std::size_t>(1, events.size()) * sizeof(Event), events.empty() ? nullptr : events.data());
@@ -98,6 +100,36 @@ class GlComputeProjector final : public ListModeProjector {
   }
 
  private:
+  // Software GL (llvmpipe) silently cuts the loops of an invocation after
+  // caps.max_loop_iterations iterations (issue 11; found by the contract suite on a 0.5 mm grid):
+  // bound this iteration's loop count from the largest event box and refuse beyond it.
+  void check_loop_budget(std::span<const Event> events) const {
+    const long long limit = gl::shared_context().info().caps.max_loop_iterations;
+    if (limit <= 0 || events.empty()) return;
+    const auto grid = geom_.grid<float>();
+    long long box = 0, rows = 0;
+    for (const Event& e : events) {
+      const PixelBox b = pixel_box(make_frame(e.z_u, e.z_d, e.dl, kp_), grid);
+      if (b.j1 < b.j0 || b.k1 < b.k0) continue;
+      box = std::max<long long>(box, 1LL * (b.j1 - b.j0 + 1) * (b.k1 - b.k0 + 1));
+      rows = std::max<long long>(rows, b.j1 - b.j0 + 1);
+    }
+    const bool warp = opt_.granularity == Granularity::warp;
+    const long long lanes = warp ? 32 : 1;
+    const long long count = static_cast<long long>(events.size());
+    // iterate() dispatches at most 65535 groups (warp: one per event; thread: 64 events each).
+    const long long per_invocation = warp ? (count + 65534) / 65535 : (count + 65535LL * 64 - 1) / (65535LL * 64);
+    // Two passes over the box (rows and pixels), plus one compare-and-swap per pixel without float atomics.
+    const long long iterations = per_invocation * (1 + 2 * (rows + box / lanes) + (float_atomics_ ? 0 : box / lanes));
+    if (iterations > limit)
+      throw UnavailableError(str_cat("strip gl-compute (", to_string(opt_.granularity), " granularity): an event box of ",
+                                     box, " pixels needs about ", iterations, " shader loop iterations per invocation, "
+                                     "beyond the ", limit, " this software OpenGL (",
+                                     gl::shared_context().info().gl_renderer,
+                                     ") runs before cutting loops short; use granularity = \"warp\", larger pixels, "
+                                     "or another backend"));
+  }
+
   StripGeometry geom_;
   ProjectorOptions opt_;
   KernelParams<float> kp_{};

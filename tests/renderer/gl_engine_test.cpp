@@ -99,3 +99,26 @@ TEST(GlEngine, TexturesBeyondTheLimitsAreRefusedWithTheLimit) {
   EXPECT_THROW(tomo::gl::Texture::create_2d(GL_R32F, 0, 4), tomo::UnavailableError);
   EXPECT_NO_THROW(tomo::gl::Texture::create_2d(GL_R32F, 4, 4));
 }
+
+// caps.max_loop_iterations: software GL (llvmpipe) cuts a shader's loops after about 65535
+// iterations in one invocation, silently; other drivers run them out. Measured, not assumed.
+TEST(GlEngine, LoopLimitIsWhatTheCapabilitiesSay) {
+  auto& ctx = tomo::test::gl_context();
+  const long long limit = ctx.info().caps.max_loop_iterations;
+  const gl::Program& p = gl::shaders().compute("bench/loop_count.comp.glsl");
+  auto count = [&](int n) {
+    gl::Buffer out(sizeof(unsigned));
+    out.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    p.use();
+    p.set("u_n", n);
+    p.dispatch(1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    return out.read<unsigned>()[0];
+  };
+  EXPECT_EQ(count(60000), 60000u);  // within every driver's budget
+  const unsigned beyond = count(200000);
+  if (limit > 0)
+    EXPECT_LT(beyond, 200000u) << "the driver ran a loop past the limit its capabilities declare";
+  else
+    EXPECT_EQ(beyond, 200000u) << ctx.info().gl_renderer << " cut a loop short but declares no limit";
+}
