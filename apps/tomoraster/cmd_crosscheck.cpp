@@ -1,8 +1,14 @@
 // `tomoraster crosscheck [SCENE] [--set k=v]...`: every available backend of the scene's
 // problem against the cpu reference; non-zero exit above the problem's tolerance.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "apps/tomoraster/command.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "apps/tomoraster/scene_args.hpp"
@@ -14,13 +20,29 @@ struct CrosscheckArgs {
   std::string scene;
   std::vector<std::string> sets;
   std::string report;
+  bool force = false;
 } args;
+
+// The report file is checked before the (long) comparison: never an existing file without
+// --force, and a folder we can write to (a probe file proves it, also for root).
+void check_report_target(const std::filesystem::path& file) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(file, ec);
+  if (std::filesystem::is_directory(st)) throw InputError("--report '" + file.string() + "' is a directory");
+  if (std::filesystem::exists(st) && !args.force)
+    throw InputError("--report '" + file.string() + "' exists; use --force to replace it");
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : ".";
+  const std::filesystem::path probe = dir / (".tomoraster-probe-" + std::to_string(::getpid()));
+  if (!std::ofstream(probe)) throw InputError("--report '" + file.string() + "': cannot write in '" + dir.string() + "'");
+  std::filesystem::remove(probe, ec);
+}
 
 CLI::App* setup(CLI::App& root) {
   auto* sub = root.add_subcommand("crosscheck", "Compare every available backend with the cpu reference");
   sub->add_option("scene", args.scene, "Scene file (.toml); none: the embedded default");
   sub->add_option("--set", args.sets, "Override a scene value: key=value (repeatable)")->take_all();
-  sub->add_option("--report", args.report, "Also write the comparison as JSON to this file");
+  sub->add_option("--report", args.report, "Also write the comparison as JSON to this file (docs/crosscheck.md)");
+  sub->add_flag("--force", args.force, "Replace an existing --report file");
   return sub;
 }
 
@@ -28,10 +50,12 @@ int run() {
   Scene scene = load_scene_arg(args.scene, args.sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
   if (!problem.crosscheck) throw InputError("problem '" + problem.name + "' has no crosscheck");
+  if (!args.report.empty()) check_report_target(args.report);
   RunReport report;
   report.set("problem", problem.name);
   CrosscheckContext ctx{scene, report};
   int status = problem.crosscheck(ctx);
+  for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
   if (!args.report.empty()) report.write(args.report);
   return status == 0 ? kExitOk : kExitFailure;
 }

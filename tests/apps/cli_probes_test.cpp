@@ -32,6 +32,9 @@ void make_inputs(const fs::path& d) {
 }
 
 const Probe kProbes[] = {
+    {"crosscheck strip_default.toml --report a-file.txt", 2, "exists; use --force"},
+    {"crosscheck strip_default.toml --report no-dir/report.json", 2, "cannot write in 'no-dir'"},
+    {"crosscheck strip_default.toml --report a-folder", 2, "is a directory"},
     {"run no-such-scene.toml", 2, "no-such-scene.toml: scene file not found"},
     {"run sub/default.toml", 2, "sub/default.toml: scene file not found"},
     {"run a-folder", 2, "is a directory, not a scene file"},
