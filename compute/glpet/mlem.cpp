@@ -46,12 +46,22 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
   }
   MlemResult res;
   res.sensitivity = download(*bs);
+  // The field of view: a zero sensitivity makes every backend's update hold the voxel at 0.
+  std::vector<float> s = res.sensitivity;
+  const float floor = sensitivity_floor<float>(s, opt.sensitivity_threshold);
+  for (float& v : s)
+    if (v > 0 && v < floor) v = 0, ++res.masked;
+  if (res.masked > 0) bs->upload(s);
   if (x0.empty()) {
     std::vector<float> ones(bx->size());
-    for (std::size_t v = 0; v < ones.size(); ++v) ones[v] = res.sensitivity[v] > 0 ? 1.0f : 0.0f;
+    for (std::size_t v = 0; v < ones.size(); ++v) ones[v] = s[v] > 0 ? 1.0f : 0.0f;
     bx->upload(ones);
   } else {
-    bx->upload(x0);
+    std::vector<float> x(x0.begin(), x0.end());
+    if (x.size() == s.size())
+      for (std::size_t v = 0; v < x.size(); ++v)
+        if (!(s[v] > 0)) x[v] = 0;
+    bx->upload(x);
   }
   for (int it = 1; it <= opt.iterations; ++it) {
     {

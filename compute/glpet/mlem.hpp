@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/projector.hpp"
 
 namespace tomo {
@@ -20,11 +21,15 @@ struct MlemOptions {
   // Returns false to stop after this iteration (the viewer's stop button), true to go on.
   std::function<bool(int, const BackendBuffer&)> on_iteration;
   RunReport* report = nullptr;  // timings "sensitivity", "forward", "back_ratio", "update"
+  // Voxels with a sensitivity below this fraction of the largest are outside the field of view:
+  // held at 0 (compute/core/sensitivity_mask.hpp). Scene key glpet.sensitivity_threshold.
+  double sensitivity_threshold = kDefaultSensitivityThreshold;
 };
 
 struct MlemResult {
   std::vector<float> x;            // final image
-  std::vector<float> sensitivity;  // Σ_l A_lv
+  std::vector<float> sensitivity;  // Σ_l A_lv (unmasked)
+  std::size_t masked = 0;          // voxels with 0 < s_v below the threshold, held at 0
   std::vector<float> estimate;     // ỹ = A x of the last image that was back-projected
   int iterations = 0;              // iterations run: fewer than asked when on_iteration stopped
 };

@@ -89,6 +89,7 @@ void run(RunContext& ctx) {
   Progress progress("glpet ML-EM", g.iterations);
   MlemOptions opt;
   opt.iterations = g.iterations;
+  opt.sensitivity_threshold = g.sensitivity_threshold;
   opt.report = &ctx.report;
   opt.on_iteration = [&](int it, const BackendBuffer& x) {
     const std::vector<float> hx = download(x);
@@ -98,6 +99,7 @@ void run(RunContext& ctx) {
   };
   const MlemResult res = run_mlem(*op, mc.counts, {}, opt);
   progress.finish();
+  ctx.report.set_metric("sensitivity_masked_voxels", double(res.masked));
 
   VolumeF x(sys.grid);
   x.data = res.x;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
@@ -83,6 +84,8 @@ GlpetScene read_glpet_scene(const Scene& s) {
   g.projector.system_cache = s.get_enum("glpet.system_cache", Use::automatic, kUseNames);
   g.projector.cuda_gl_interop = s.get_enum("glpet.cuda_gl_interop", Use::automatic, kUseNames);
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
+  g.sensitivity_threshold =
+      s.get_in_range("glpet.sensitivity_threshold", kDefaultSensitivityThreshold, 0.0, 1.0);
   g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
   g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);
   if (g.mc.histories < 1 || g.mc.histories > kMaxHistories)

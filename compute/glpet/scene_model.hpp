@@ -29,6 +29,7 @@ struct GlpetScene {
   Phantom attenuation;     // σ_t in 1/mm
   VolumeF activity_volume; // voxelised activity (what the simulator emits from)
   int iterations = 10;
+  double sensitivity_threshold = 0.01;  // ML-EM field of view: s_v >= this × max s (MlemOptions)
   McOptions mc;
   int supersampling = 2;   // phantom voxelisation sub-samples per axis
   CrosscheckSettings crosscheck;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
@@ -42,6 +43,7 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   c.events_file = s.get_input_path("strip.events_file").string();
   c.write_events = s.get<bool>("strip.write_events", false);
   c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);
+  c.sensitivity_threshold = s.get_in_range("strip.sensitivity_threshold", kDefaultSensitivityThreshold, 0.0, 1.0);
   return c;
 }
 

@@ -27,6 +27,7 @@ struct StripConfig {
   std::string events_file;            // read events from here instead of simulating
   bool write_events = false;          // write the simulated events as events.lm
   int crosscheck_events = 0;          // crosscheck: first N events only (0 = all)
+  double sensitivity_threshold = 0.01;  // ρ = 0 where s < this × max s (the field of view)
 
   static StripConfig from_scene(const Scene& scene);
 };

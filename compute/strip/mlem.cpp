@@ -23,9 +23,11 @@ std::vector<double> run_mlem(ListModeProjector& op, std::size_t pixels, int iter
   return rho;
 }
 
-std::vector<double> rho_from_rho_prime(std::span<const double> rho_prime, std::span<const double> s) {
+std::vector<double> rho_from_rho_prime(std::span<const double> rho_prime, std::span<const double> s,
+                                       double threshold) {
+  const double floor = sensitivity_floor<double>(s, threshold);
   std::vector<double> out(rho_prime.size(), 0.0);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = s[i] > 0 ? rho_prime[i] / s[i] : 0.0;
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = s[i] > 0 && s[i] >= floor ? rho_prime[i] / s[i] : 0.0;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compute/core/metrics.hpp"
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/strip/projector.hpp"
 
 namespace tomo::strip {
@@ -20,7 +21,9 @@ using tomo::relative_l2;
 std::vector<double> run_mlem(ListModeProjector& op, std::size_t pixels, int iterations,
                              const std::function<void(int, const std::vector<double>&)>& after_iteration = {});
 
-// ρ = ρ'/s (eq. 6), 0 where s = 0.
-std::vector<double> rho_from_rho_prime(std::span<const double> rho_prime, std::span<const double> s);
+// ρ = ρ'/s (eq. 6), 0 where s is below `threshold` × max s (the field of view,
+// compute/core/sensitivity_mask.hpp; scene key strip.sensitivity_threshold) or 0.
+std::vector<double> rho_from_rho_prime(std::span<const double> rho_prime, std::span<const double> s,
+                                       double threshold = kDefaultSensitivityThreshold);
 
 }  // namespace tomo::strip

@@ -99,7 +99,7 @@ void run(RunContext& ctx) {
     rho_prime = run_mlem(*op, g.pixel_count(), c.iterations, [&](int t, const std::vector<double>& rp) {
       const auto now = std::chrono::steady_clock::now();
       const double iteration_ms = std::chrono::duration<double, std::milli>(now - last).count();
-      const auto rho = rho_from_rho_prime(rp, s);
+      const auto rho = rho_from_rho_prime(rp, s, c.sensitivity_threshold);
       const double corr = correlation(rho, phantom);
       per_iteration.push_back({{"iteration", t}, {"iterate_ms", iteration_ms}, {"correlation", corr},
                                {"nrmse", nrmse(rho, phantom)}});
@@ -114,7 +114,7 @@ void run(RunContext& ctx) {
     });
   }
   progress.finish();
-  const std::vector<double> rho = rho_from_rho_prime(rho_prime, s);
+  const std::vector<double> rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold);
   write_image(ctx.out, g, "rho_prime", rho_prime);
   write_image(ctx.out, g, "rho", rho);
 

@@ -115,6 +115,7 @@ void GlpetSession::publish_host(int it, const glpet::BackendBuffer& x) {
 void GlpetSession::run(const std::function<bool()>& frame) {
   glpet::MlemOptions opt;
   opt.iterations = g_.iterations;
+  opt.sensitivity_threshold = g_.sensitivity_threshold;
   last_ = Clock::now();
   if (render_thread_) {
     opt.on_iteration = [&](int it, const glpet::BackendBuffer& x) {
