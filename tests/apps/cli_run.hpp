@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace tomo::test {
 
 struct CliResult {
@@ -32,19 +34,6 @@ inline CliResult run_cli(const std::string& args, const std::filesystem::path& c
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
 }
-
-// A fresh folder named after the running test, removed at the end.
-struct TempDir {
-  std::filesystem::path dir;
-  TempDir() {
-    dir = std::filesystem::temp_directory_path() /
-          ("tomo-cli-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-  }
-  ~TempDir() { std::filesystem::remove_all(dir); }
-};
 
 inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 

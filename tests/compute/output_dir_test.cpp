@@ -11,21 +11,17 @@
 
 #include "compute/core/error.hpp"
 #include "compute/io/output_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace tomo {
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tomo-outdir-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+// tests/support/temp_dir.hpp's folder, under the name `path` these tests use.
+struct TempDir : test::TempDir {
+  fs::path& path = dir;
+  TempDir() : test::TempDir("tomo-outdir") { }
 };
 
 void write_text(const fs::path& p, const std::string& s) { std::ofstream(p) << s; }

@@ -9,21 +9,19 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/scene.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace tomo {
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tomo-scenepath-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
+// tests/support/temp_dir.hpp's folder, under the name `path` these tests use.
+struct TempDir : test::TempDir {
+  fs::path& path = dir;
+  TempDir() : test::TempDir("tomo-scenepath") {
     fs::create_directories(path / "scenes" / "data");
   }
-  ~TempDir() { fs::remove_all(path); }
 };
 
 std::string error_of(const std::function<void()>& f) {
