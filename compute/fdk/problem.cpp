@@ -8,10 +8,12 @@
 
 #include "compute/core/crosscheck.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/fdk/memory.hpp"
 #include "compute/fdk/metrics.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/simulate.hpp"
@@ -182,6 +184,7 @@ void run(RunContext& ctx) {
   const Scene& s = ctx.scene;
   Setup d = read_setup(s);
   (void)read_crosscheck(s);
+  require_host_memory(estimate_memory(d.L, d.geometry, d.simulated, 4, "fdk.L", "fdk.geometry."), "fdk");
   const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
   const std::string filter = d.simulated ? pick_filter(s, d, backend) : "none (pre-processed file)";
@@ -246,6 +249,7 @@ int crosscheck(CrosscheckContext& ctx) {
   d.grid = rabbit_grid(d.L, s.get_in_range("fdk.volume_mm", 256.0, 1e-3, 1e5));
   d.geometry = c.geometry;
   d.batch = 16;
+  require_host_memory(estimate_memory(d.L, d.geometry, true, 3, "fdk.crosscheck.L", "fdk.crosscheck."), "fdk crosscheck");
   try {  // the key is validated (unknown name: exit 2); every available filter is compared below anyway
     (void)pick_filter(s, d, "cpu");
   } catch (const UnavailableError&) {

@@ -8,8 +8,10 @@
 #include "compute/core/crosscheck.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/glpet/memory.hpp"
 #include "compute/glpet/scene_model.hpp"
 
 namespace tomo::glpet {
@@ -83,6 +85,7 @@ CrosscheckResult compare(Projector& cpu, Projector& other, const CrosscheckInput
 
 int run_crosscheck(CrosscheckContext& ctx) {
   const Scene& s = ctx.scene;
+  require_host_memory(estimate_memory(s, true), "glpet crosscheck");
   GlpetScene g = read_glpet_scene(s);
   // The cpu reference needs seconds, not hours: the grid is resampled to at most
   // `crosscheck.voxels` per axis over the same field of view (geometry, R, N, K kept).

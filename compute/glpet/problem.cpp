@@ -6,12 +6,14 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/crosscheck.hpp"
 #include "compute/glpet/measure.hpp"
+#include "compute/glpet/memory.hpp"
 #include "compute/glpet/metrics.hpp"
 #include "compute/glpet/mlem.hpp"
 #include "compute/glpet/monte_carlo.hpp"
@@ -47,6 +49,7 @@ void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, con
 }
 
 void run(RunContext& ctx) {
+  require_host_memory(estimate_memory(ctx.scene, false), "glpet");
   const Measurement m = measure(ctx.scene);  // measured data from the independent model
   const GlpetScene& g = m.scene;
   const McResult& mc = m.mc;

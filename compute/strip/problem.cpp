@@ -20,6 +20,7 @@
 #include "compute/io/png.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
+#include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
 #include "compute/strip/simulator.hpp"
 
@@ -65,6 +66,7 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report) {
 
 void run(RunContext& ctx) {
   const StripConfig c = StripConfig::from_scene(ctx.scene);
+  require_host_memory(estimate_memory(c), "strip");
   const StripGeometry& g = c.geometry;
   auto& reg = BackendRegistry<ListModeProjector>::instance();
   const std::string backend = reg.resolve(ctx.backend);
@@ -133,6 +135,7 @@ int crosscheck(CrosscheckContext& ctx) {
   StripConfig c = StripConfig::from_scene(ctx.scene);
   if (c.crosscheck_events > 0 && c.events_file.empty())
     c.events = std::min<std::uint64_t>(c.events, static_cast<std::uint64_t>(c.crosscheck_events));
+  require_host_memory(estimate_memory(c), "strip crosscheck");
   std::vector<Event> events = load_or_simulate(c, ctx.report);
   if (c.crosscheck_events > 0 && events.size() > static_cast<std::size_t>(c.crosscheck_events))
     events.resize(c.crosscheck_events);

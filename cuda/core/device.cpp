@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "compute/core/error.hpp"
+#include "compute/core/memory.hpp"
 #include "cuda/core/check.hpp"
 
 namespace tomo::cuda {
@@ -71,6 +73,14 @@ std::string describe(const DeviceInfo& info) {
   std::snprintf(mem, sizeof mem, "%.1f GiB", static_cast<double>(info.total_mem) / (1024.0 * 1024.0 * 1024.0));
   return str_cat("CUDA ", info.index, ": ", info.name, ", cc ", info.cc_major, ".", info.cc_minor, ", ",
                  info.sm_count, " SMs, ", mem);
+}
+
+void require_device_memory(double bytes, const std::string& what) {
+  std::size_t free_b = 0, total_b = 0;
+  TOMO_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (bytes <= static_cast<double>(free_b)) return;
+  throw UnavailableError(str_cat(what, " needs ", format_bytes(bytes), " of GPU memory, ", format_bytes(double(free_b)),
+                                 " free on CUDA ", current_device()));
 }
 
 Availability cuda_availability() {

@@ -38,6 +38,11 @@ int current_device();
 // "CUDA 0: NVIDIA H200, cc 9.0, 132 SMs, 139.8 GiB"
 std::string describe(const DeviceInfo& info);
 
+// Throws UnavailableError "<what> needs X of GPU memory, Y free on CUDA d" when `bytes` exceed
+// the current device's free memory (cudaMemGetInfo): for buffers that grow with the scene
+// and have no split to fall back on (issue 11, D9).
+void require_device_memory(double bytes, const std::string& what);
+
 // What a CUDA backend's available() returns: {true, ""} or {false, "no CUDA device (<reason>)"}.
 Availability cuda_availability();
 

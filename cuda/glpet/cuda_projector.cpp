@@ -55,6 +55,11 @@ class CudaProjector final : public Projector {
     if (!stream_) stream_ = std::make_unique<cuda::Stream>();
     sys_ = sys;
     options_ = options;
+    // σ_t, ML-EM's images (x, b, sensitivity, a scratch) and LOR vectors (y, ỹ, a scratch)
+    // grow with the scene and have no split: refuse before the first cudaMalloc fails.
+    cuda::require_device_memory(5 * 4.0 * double(sys.voxel_count()) + 3 * 4.0 * double(sys.lor_count()),
+                                "glpet cuda: the σ_t volume, 4 images and 3 LOR vectors (glpet.voxels, "
+                                "glpet.modules[].detectors)");
     sigma_ = cuda::DeviceBuffer<float>(std::span<const float>(sys.sigma_t.data));
     std::vector<double> off;
     for (const Vec3& o : sample_offsets(sys.N)) off.insert(off.end(), o.begin(), o.end());

@@ -49,6 +49,7 @@ class CudaProjector final : public ListModeProjector {
     args_.kp = make_kernel_params<float>(g.R, res.sigma_z, res.sigma_dl, o.nsigma);
     stream_ = std::make_unique<cuda::Stream>();
     events_.clear();
+    cuda::require_device_memory(3 * 4.0 * double(g.pixel_count()), "strip cuda: 3 float images (strip.n_y, strip.n_z)");
     rho_.resize(g.pixel_count());
     rho_new_.resize(g.pixel_count());
     // ρ' read through the texture cache (seed 000 §4.2): point sampling, clamped, unnormalised.
@@ -66,6 +67,9 @@ class CudaProjector final : public ListModeProjector {
 
   void set_events(std::span<const Event> events) override {
     stream_->synchronize();  // uploads go through the legacy stream: order them after queued work
+    // The old list is freed before the new one is allocated, so only the growth must be free.
+    const double grow = 12.0 * double(events.size()) - 4.0 * double(events_.size());
+    if (grow > 0) cuda::require_device_memory(grow, "strip cuda: the event list (strip.events)");
     events_.resize(events.size() * 3);
     if (!events.empty()) events_.upload(reinterpret_cast<const float*>(events.data()), events.size() * 3);
   }

@@ -58,6 +58,15 @@ const Probe kProbes[] = {
     {"run strip_default.toml -o a-file.txt", 2, "exists and is not a directory"},
     {"run strip_default.toml -o existing-out", 2, "exists; use --force"},
     {"run strip_default.toml -o a-file.txt/out", 2, "a-file.txt"},
+    {"run default.toml --set glpet.voxels=[2048,2048,2048] -o out", 2, "of host memory (glpet.voxels = [2048, 2048, 2048]"},
+    {"run default.toml --set 'glpet.modules[0].detectors=[256,256]' --set 'glpet.modules[1].detectors=[256,256]' -o out",
+     2, "glpet.modules[].detectors = 256x256"},
+    {"crosscheck default.toml --set glpet.voxels=[2048,2048,2048]", 2, "of host memory (glpet.voxels"},
+    {"run fdk_default.toml --set fdk.L=4096 -o out", 2, "of host memory (fdk.L = 4096"},
+    {"crosscheck fdk_default.toml --set fdk.crosscheck.projections=100000 --set fdk.crosscheck.detector_rows=65536",
+     2, "reduce fdk.crosscheck.projections"},
+    {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
+    {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
 };
 

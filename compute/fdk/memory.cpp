@@ -1,0 +1,24 @@
+// fdk's host-memory estimate (issue 11, D9). The GPU side splits the volume into z-slabs
+// (fdk.device_memory_mb); the host holds the whole stack and volume.
+#include "compute/fdk/memory.hpp"
+
+#include "compute/core/log.hpp"
+
+namespace tomo::fdk {
+
+MemoryEstimate estimate_memory(int L, const CArmGeometry& g, bool simulated, int volumes, const std::string& l_key,
+                               const std::string& geometry_prefix) {
+  MemoryEstimate e;
+  e.key(l_key, str_cat(L));
+  const double voxels = double(L) * L * L;
+  e.add(volumes, 4 * voxels, "float volumes", l_key);
+  if (simulated) {
+    e.key(geometry_prefix + "projections", str_cat(g.projections));
+    e.key(geometry_prefix + "detector_columns/rows", str_cat(g.sx, "/", g.sy));
+    e.add(1, 4.0 * g.projections * g.sx * g.sy, str_cat("projection stack (", g.sx, "x", g.sy, " floats each)"),
+          geometry_prefix + "projections");
+  }
+  return e;
+}
+
+}  // namespace tomo::fdk

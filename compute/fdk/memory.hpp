@@ -1,0 +1,15 @@
+// fdk's host-memory estimate, made from L and the geometry before projections are
+// simulated or the volume allocated (issue 11, D9).
+#pragma once
+#include "compute/core/memory.hpp"
+#include "compute/fdk/geometry.hpp"
+
+namespace tomo::fdk {
+
+// Dominant host buffers: the float projection stack (projections × rows × columns, when
+// simulated) and `volumes` float volumes of L³ (result, truth, HU copies, cpu reference).
+// The keys are named from `l_key` ("fdk.L") and `geometry_prefix` ("fdk.geometry.").
+MemoryEstimate estimate_memory(int L, const CArmGeometry& g, bool simulated, int volumes, const std::string& l_key,
+                               const std::string& geometry_prefix);
+
+}  // namespace tomo::fdk

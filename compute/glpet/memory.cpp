@@ -1,0 +1,41 @@
+// glpet's host-memory estimate (issue 11, D9): counted from the keys read_glpet_scene reads.
+#include "compute/glpet/memory.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+
+#include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/glpet/scene_model.hpp"
+
+namespace tomo::glpet {
+
+MemoryEstimate estimate_memory(const Scene& s, bool crosscheck, int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  const Scanner sc = read_scanner(s);
+  // read_glpet_scene reads and validates these keys again (same default) before it voxelises.
+  const auto dims = s.get<std::array<int, 3>>("glpet.voxels", {128, 128, 128});
+  const double voxels = double(dims[0]) * dims[1] * dims[2], lors = double(sc.lor_count());
+  const std::string kv = "glpet.voxels", kd = "glpet.modules[].detectors";
+  MemoryEstimate e;
+  e.key(kv, str_cat("[", dims[0], ", ", dims[1], ", ", dims[2], "]"));
+  std::string det;
+  for (const ModulePair& p : sc.pairs) det += str_cat(det.empty() ? "" : ", ", p.n_a(), "x", p.n_t());
+  e.key(kd, det);
+  if (!crosscheck) {
+    e.add(5, 4 * voxels, "float volumes", kv);          // activity, σ_t, truth, image, sensitivity
+    e.add(3, 8 * voxels, "double ML-EM volumes", kv);   // x, b, sensitivity (cpu backend)
+    e.add(threads, 4 * lors, "uint32 LOR histograms (one per thread)", kd);
+    e.add(1, 8 * lors, "double LOR histogram", kd);
+    e.add(3, 4 * lors, "float LOR vectors", kd);        // counts, estimate, ratio
+  } else {
+    // The full grid is voxelised (activity, σ_t) before the cross-check resamples it.
+    e.add(2, 4 * voxels, "float volumes", kv);
+    e.add(5, 4 * lors, "float LOR vectors", kd);        // y, ỹ, forward of cpu and of the other backend
+  }
+  return e;
+}
+
+}  // namespace tomo::glpet
