@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   app.add_flag("--gl-validate", opt.gl_validate, "Synchronous GL debug output; GL errors become fatal");
   app.add_option("--cuda-device", opt.cuda_device, "CUDA device index (also picks the matching EGL device)");
   app.add_flag("-v,--verbose", verbose, "Debug logging");
-  app.add_flag("-q,--quiet", quiet, "Warnings and errors only");
+  app.add_flag("-q,--quiet", quiet, "Warnings and errors only (no progress bars either)");
+  app.set_version_flag("--version", std::string("tomoraster ") + TOMO_VERSION);
   app.add_flag("--no-progress", no_progress, "No progress bars");
 
   std::vector<std::pair<CLI::App*, const cli::Command*>> subs;
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
     return cli::usage_error(app, e, argc, argv);
   }
   opt.shader_dir = shader_dir;
-  opt.progress = !no_progress;
+  opt.progress = !no_progress && !quiet;
   set_log_level(verbose ? LogLevel::Debug : quiet ? LogLevel::Warn : LogLevel::Info);
 
   struct Shutdown {

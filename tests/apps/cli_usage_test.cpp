@@ -84,4 +84,21 @@ TEST(CliUsage, CrosscheckWarnsAboutUnusedKeysAndReplacesAReportOnlyWithForce) {
   EXPECT_EQ(first.rfind("{", 0), 0u) << "the report was not replaced: " << first;
 }
 
+// Issue 12 (logs): --version, and -q silences progress bars as well as info lines.
+TEST(CliUsage, VersionAndQuietProgress) {
+  auto v = run_cli("--version");
+  EXPECT_EQ(v.status, 0) << v.output;
+  EXPECT_EQ(v.output.rfind("tomoraster ", 0), 0u) << v.output;
+  TempDir t;
+  // run_cli passes --no-progress; call the binary directly to see the bars -q must hide.
+  const std::string run = std::string(TOMO_BINARY) + " -q run strip_default.toml --set strip.events=2000 "
+                          "--set strip.iterations=2 --set strip.save_iterations=[] -o " + (t.dir / "q").string() + " 2>&1";
+  FILE* p = popen(run.c_str(), "r");
+  std::string out;
+  for (char buf[512]; std::fgets(buf, sizeof buf, p);) out += buf;
+  EXPECT_EQ(pclose(p), 0) << out;
+  EXPECT_EQ(out.find("ML-EM"), std::string::npos) << out;
+  EXPECT_EQ(out.find("[info]"), std::string::npos) << out;
+}
+
 }  // namespace
