@@ -39,6 +39,9 @@ void check_report_target(const std::filesystem::path& file) {
 
 CLI::App* setup(CLI::App& root) {
   auto* sub = root.add_subcommand("crosscheck", "Compare every available backend with the cpu reference");
+  sub->footer(scene_help_footer({"tomoraster crosscheck strip_default.toml",
+                                 "tomoraster crosscheck glpet_small.toml --report out/glpet-crosscheck.json",
+                                 "tomoraster crosscheck fdk_default.toml --set fdk.crosscheck.L=48"}));
   sub->add_option("scene", args.scene, "Scene file (.toml); none: the embedded default");
   sub->add_option("--set", args.sets, "Override a scene value: key=value (repeatable)")->take_all();
   sub->add_option("--report", args.report, "Also write the comparison as JSON to this file (docs/crosscheck.md)");

@@ -35,6 +35,9 @@ std::filesystem::path default_output(const std::string& stem) {
 
 CLI::App* setup(CLI::App& root) {
   auto* sub = root.add_subcommand("run", "Run a scene headless (no SCENE: the embedded default scene)");
+  sub->footer(scene_help_footer({"tomoraster run                                   # the default scene into out/default",
+                                 "tomoraster run fdk_default.toml -o out/fdk --backend gl-compute",
+                                 "tomoraster run strip_default.toml --set strip.iterations=20 --force -o out/strip"}));
   sub->add_option("scene", args.scene, "Scene file (.toml)");
   sub->add_option("-o,--output", args.output, "Output directory (default: out/<scene name>[-N])");
   sub->add_option("--backend", args.backend, "cpu | gl | gl-compute | cuda | auto (default: the scene's, else auto)");

@@ -33,4 +33,12 @@ std::string scene_stem(const std::string& path) {
   return path.empty() ? "default" : std::filesystem::path(path).stem().string();
 }
 
+std::string scene_help_footer(const std::vector<std::string>& examples) {
+  std::string s = "Examples:\n";
+  for (const auto& e : examples) s += "  " + e + "\n";
+  s += "Embedded scenes (usable by name anywhere):";
+  for (const auto& n : embedded_scene_names()) s += " " + n;
+  return s;
+}
+
 }  // namespace tomo::cli

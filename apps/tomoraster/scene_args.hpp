@@ -12,5 +12,7 @@ namespace tomo::cli {
 Scene load_scene_arg(const std::string& path, const std::vector<std::string>& sets);
 // "scenes/glpet_default.toml" → "glpet_default"; the default scene → "default".
 std::string scene_stem(const std::string& path);
+// The --help footer of a command that takes a scene: its examples, then the embedded scenes.
+std::string scene_help_footer(const std::vector<std::string>& examples);
 
 }  // namespace tomo::cli

@@ -320,4 +320,10 @@ std::string_view embedded_scene(std::string_view name) {
 
 std::string_view embedded_default_scene() { return embedded_scene("default.toml"); }
 
+std::vector<std::string> embedded_scene_names() {
+  std::vector<std::string> out;
+  for (const detail::EmbeddedFile* f = detail::tomo_detail_scene_files; f->name; ++f) out.emplace_back(f->name);
+  return out;
+}
+
 }  // namespace tomo

@@ -101,5 +101,6 @@ class Scene {
 // The scene compiled into the binary (scenes/default.toml).
 std::string_view embedded_default_scene();
 std::string_view embedded_scene(std::string_view name);  // "" when unknown
+std::vector<std::string> embedded_scene_names();            // "default.toml", … (scenes/*.toml)
 
 }  // namespace tomo

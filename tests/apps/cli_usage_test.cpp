@@ -101,4 +101,16 @@ TEST(CliUsage, VersionAndQuietProgress) {
   EXPECT_EQ(out.find("[info]"), std::string::npos) << out;
 }
 
+// Issue 12: every command that takes a scene shows examples and the embedded scenes in --help.
+TEST(CliUsage, HelpOfSceneCommandsShowsExamplesAndEmbeddedScenes) {
+  for (const char* cmd : {"run --help", "crosscheck --help", "view --help"}) {
+    auto r = run_cli(cmd);
+    EXPECT_EQ(r.status, 0) << cmd << ": " << r.output;
+    EXPECT_NE(r.output.find("Examples:\n  tomoraster "), std::string::npos) << cmd << ": " << r.output;
+    EXPECT_NE(r.output.find("Embedded scenes (usable by name anywhere):"), std::string::npos) << cmd;
+    for (const char* scene : {"default.toml", "glpet_small.toml", "strip_default.toml", "fdk_default.toml"})
+      EXPECT_NE(r.output.find(scene), std::string::npos) << cmd << " does not list " << scene;
+  }
+}
+
 }  // namespace
