@@ -22,10 +22,13 @@ struct CliResult {
 };
 
 // `tomoraster --no-progress ARGS`, through the shell (ARGS may redirect or quote), in the
-// folder `cwd` when one is given.
-inline CliResult run_cli(const std::string& args, const std::filesystem::path& cwd = {}) {
-  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
-  const std::string cmd = cd + std::string(TOMO_BINARY) + " --no-progress " + args + " 2>&1";
+// folder `cwd` when one is given, after `env` (e.g. "DISPLAY=:7" or "env -u DISPLAY").
+inline CliResult run_cli(const std::string& args, const std::filesystem::path& cwd = {}, const std::string& env = {}) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on long + chains.
+  std::string cmd;
+  if (!cwd.empty()) cmd.append("cd '").append(cwd.string()).append("' && ");
+  if (!env.empty()) cmd.append(env).append(" ");
+  cmd.append(TOMO_BINARY).append(" --no-progress ").append(args).append(" 2>&1");
   CliResult r{0, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};

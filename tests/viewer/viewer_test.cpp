@@ -25,6 +25,7 @@
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/png.hpp"
+#include "tests/apps/cli_run.hpp"
 #include "tests/support/gl_test.hpp"
 #include "renderer/viewer/layout.hpp"
 
@@ -111,7 +112,7 @@ class Xvfb {
       ++n;
     }
     ::close(fds[0]);
-    if (n > 0) display_ = ":" + std::string(buf, n);
+    if (n > 0) display_ = std::string(":").append(buf, n);  // not ":" + …: GCC 12 -Wrestrict false positive
   }
   ~Xvfb() {
     if (pid_ > 0) {
@@ -126,21 +127,8 @@ class Xvfb {
   std::string display_;
 };
 
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& env, const std::string& args) {
-  const std::string cmd = env + " " + TOMO_BINARY + " --no-progress " + args + " 2>&1";
-  Result r{0, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using Result = tomo::test::CliResult;
+Result run(const std::string& env, const std::string& args) { return tomo::test::run_cli(args, {}, env); }
 
 struct Png {
   int width = 0, height = 0;
