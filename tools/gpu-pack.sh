@@ -16,6 +16,6 @@ tar -czf .gpu/build.tar.gz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' 
 # missing display itself instead of failing in the dynamic loader.
 find "$build" -type f -perm -u+x \( -name 'tomoraster*' -o -name 'test_*' -o -name 'bench_*' \) -print0 |
   xargs -0 -n1 ldd 2>/dev/null | awk '/=> \//{print $3}' |
-  grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark|libglfw|libstb|libX11|libxcb|libXau|libXdmcp|libbsd|libmd\.' |
+  grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark|libglfw|libstb|libX11|libxcb|libXau|libXdmcp|libbsd|libmd\.|libhdf5|libsz|libaec|libcurl|libnghttp2|libidn2|librtmp|libssh2|libpsl|libgssapi|libldap|liblber|libbrotli|libunistring|libgnutls|libnettle|libhogweed|libgmp|libp11|libtasn1|libkrb5|libk5crypto|libcom_err|libkeyutils|libsasl2|libzstd|libnlopt|libz\.|libffi' |
   sort -u | xargs -r cp -L -t .gpu/lib
 du -sh .gpu .gl 2>/dev/null
