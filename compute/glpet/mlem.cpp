@@ -45,24 +45,9 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
     op.sensitivity(*bs);
   }
   MlemResult res;
-  res.sensitivity = download(*bs);
-  // The field of view: a zero sensitivity makes every backend's update hold the voxel at 0.
-  std::vector<float> s = res.sensitivity;
-  const float floor = sensitivity_floor<float>(s, opt.sensitivity_threshold);
-  for (float& v : s)
-    if (v > 0 && v < floor) v = 0, ++res.masked;
-  if (res.masked > 0) bs->upload(s);
-  if (x0.empty()) {
-    std::vector<float> ones(bx->size());
-    for (std::size_t v = 0; v < ones.size(); ++v) ones[v] = s[v] > 0 ? 1.0f : 0.0f;
-    bx->upload(ones);
-  } else {
-    std::vector<float> x(x0.begin(), x0.end());
-    if (x.size() == s.size())
-      for (std::size_t v = 0; v < x.size(); ++v)
-        if (!(s[v] > 0)) x[v] = 0;
-    bx->upload(x);
-  }
+  const MaskedStart start = mask_and_start(*bs, *bx, x0, opt.sensitivity_threshold);
+  res.sensitivity = start.sensitivity;
+  res.masked = start.masked;
   for (int it = 1; it <= opt.iterations; ++it) {
     {
       StageTimer t(op, opt.report, "forward");
@@ -82,6 +67,29 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
   res.x = download(*bx);
   res.estimate = res.iterations > 0 ? download(*bt) : std::vector<float>(by->size(), 0.0f);
   return res;
+}
+
+MaskedStart mask_and_start(BackendBuffer& bs, BackendBuffer& bx, std::span<const float> x0, double threshold) {
+  MaskedStart out;
+  out.sensitivity = download(bs);
+  // The field of view: a zero sensitivity makes every backend's update hold the voxel at 0.
+  std::vector<float> s = out.sensitivity;
+  const float floor = sensitivity_floor<float>(s, threshold);
+  for (float& v : s)
+    if (v > 0 && v < floor) v = 0, ++out.masked;
+  if (out.masked > 0) bs.upload(s);
+  if (x0.empty()) {
+    std::vector<float> ones(bx.size());
+    for (std::size_t v = 0; v < ones.size(); ++v) ones[v] = s[v] > 0 ? 1.0f : 0.0f;
+    bx.upload(ones);
+  } else {
+    std::vector<float> x(x0.begin(), x0.end());
+    if (x.size() == s.size())
+      for (std::size_t v = 0; v < x.size(); ++v)
+        if (!(s[v] > 0)) x[v] = 0;
+    bx.upload(x);
+  }
+  return out;
 }
 
 }  // namespace tomo::glpet

@@ -37,4 +37,13 @@ struct MlemResult {
 // x0 empty: start from x_v = 1 where the sensitivity is > 0.
 MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const float> x0, const MlemOptions& opt);
 
+// The start of ML-EM on the backend, shared by run_mlem and the multi-device driver: voxels
+// whose sensitivity s (already on the backend) is below the threshold fraction of the largest
+// are masked to 0 in s, and x is set to x0 (or 1) inside the field of view, 0 outside.
+struct MaskedStart {
+  std::vector<float> sensitivity;  // as computed, unmasked
+  std::size_t masked = 0;
+};
+MaskedStart mask_and_start(BackendBuffer& s, BackendBuffer& x, std::span<const float> x0, double threshold);
+
 }  // namespace tomo::glpet
