@@ -28,7 +28,7 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   // The first word that is neither an option nor an option's value names the command.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--shader-dir" || a == "--cuda-device") {
+    if (a == "--shader-dir" || a == "--cuda-device" || a == "--gpus") {
       ++i;
       continue;
     }
@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_flag("--gl-validate", opt.gl_validate, "Synchronous GL debug output; GL errors become fatal");
   app.add_option("--cuda-device", opt.cuda_device, "CUDA device index (also picks the matching EGL device)");
+  app.add_option("--gpus", opt.gpus,
+                 "Several GPUs: all, a count N or a list 0,2 (glpet; docs/multigpu.md); the cpu backend runs N threads");
   app.add_flag("-v,--verbose", verbose, "Debug logging");
   app.add_flag("-q,--quiet", quiet, "Warnings and errors only (no progress bars either)");
   app.set_version_flag("--version", std::string("tomoraster ") + TOMO_VERSION);

@@ -3,10 +3,12 @@
 // reference the GPU layers are tested against).
 #include "compute/glpet/distributed_mlem.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -234,8 +236,17 @@ namespace {
 // cpu ranks: host threads with host collectives, one per entry of `devices` (the indices
 // only count ranks here). The reference that tests the scheme without a GPU.
 const bool kRegisterCpuRanks = [] {
-  register_multi_device("cpu", [](const std::vector<int>& devices, const ProjectorOptions& options) {
-    const int n = devices.empty() ? 1 : int(devices.size());
+  register_multi_device("cpu", [](const std::string& gpus, const ProjectorOptions& options) {
+    // "N" ranks, or as many as a list names; "all" is one rank per two hardware threads.
+    int n = 0;
+    if (gpus == "all") {
+      n = std::max(1, int(std::thread::hardware_concurrency() / 2));
+    } else if (gpus.find_first_not_of("0123456789,") != std::string::npos || gpus.empty() || gpus.size() > 64) {
+      throw InputError("--gpus: '" + gpus + "' is not all, a count, or a comma-separated list of device indices");
+    } else {
+      n = gpus.find(',') == std::string::npos ? std::stoi(gpus) : int(std::count(gpus.begin(), gpus.end(), ',')) + 1;
+    }
+    if (n < 1) throw InputError("--gpus: a count must be >= 1, got " + gpus);
     MultiDevice md;
     md.team = std::make_unique<HostTeam>(n);
     md.collectives = host_collectives(*md.team);

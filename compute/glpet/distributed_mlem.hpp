@@ -38,9 +38,10 @@ struct MultiDevice {
   std::function<std::unique_ptr<Projector>(int rank, const SystemModel& share)> make_projector;
   std::vector<std::string> devices;  // what each rank runs on, for the report
 };
-// devices: the device indices asked for (empty: all the backend has). Throws
-// UnavailableError (exit 3) naming what is there when more are asked than exist.
-using MultiDeviceFactory = std::function<MultiDevice(const std::vector<int>& devices, const ProjectorOptions&)>;
+// gpus: "all", a count "N" or a list "0,2" of device indices (the --gpus flag). Throws
+// UnavailableError (exit 3) naming what is there when more are asked than exist, InputError
+// for text that is none of those.
+using MultiDeviceFactory = std::function<MultiDevice(const std::string& gpus, const ProjectorOptions&)>;
 void register_multi_device(const std::string& backend, MultiDeviceFactory factory);
 // nullptr when the backend cannot run on several devices.
 const MultiDeviceFactory* find_multi_device(const std::string& backend);

@@ -17,6 +17,7 @@
 #include "compute/glpet/metrics.hpp"
 #include "compute/glpet/mlem.hpp"
 #include "compute/glpet/monte_carlo.hpp"
+#include "compute/glpet/multi_run.hpp"
 #include "compute/glpet/previews.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
@@ -83,8 +84,10 @@ void run(RunContext& ctx) {
   VolumeF truth = g.activity_volume;
   for (float& a : truth.data) a = float(a / total * double(mc.histories) * mc.scale);
 
-  auto op = reg.create(backend);
-  {
+  const std::string gpus = requested_gpus(ctx.scene);
+  std::unique_ptr<Projector> op;
+  if (gpus.empty()) {
+    op = reg.create(backend);
     auto t = ctx.report.time("configure");
     op->configure(sys, g.projector);
   }
@@ -100,7 +103,8 @@ void run(RunContext& ctx) {
     progress.step(1, str_cat("NRMSE ", nrmse_per_it.back()));
     return true;
   };
-  const MlemResult res = run_mlem(*op, mc.counts, {}, opt);
+  const MlemResult res = gpus.empty() ? run_mlem(*op, mc.counts, {}, opt)
+                                      : reconstruct_on_devices(ctx, g, mc.counts, backend, gpus, opt);
   progress.finish();
   ctx.report.set_metric("sensitivity_masked_voxels", double(res.masked));
 

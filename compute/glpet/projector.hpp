@@ -27,6 +27,8 @@ struct ProjectorOptions {
   // without host copies (docs/glpet.md §3). automatic: when a GL context on the CUDA device
   // can be had; on: an error otherwise; off: plain device memory.
   Use cuda_gl_interop = Use::automatic;
+  // cuda: the CUDA device; -1: the process's (--cuda-device). The multi-GPU layer sets one per rank.
+  int device = -1;
 };
 
 // A float vector owned by a backend. Host code sees it only through upload/download.

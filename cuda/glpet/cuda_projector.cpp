@@ -51,7 +51,7 @@ class CudaProjector final : public Projector {
 
   void configure(const SystemModel& sys, const ProjectorOptions& options = {}) override {
     sys.validate();
-    cuda::select_device(runtime_options().cuda_device);
+    cuda::select_device(options.device >= 0 ? options.device : runtime_options().cuda_device);
     if (!stream_) stream_ = std::make_unique<cuda::Stream>();
     sys_ = sys;
     options_ = options;

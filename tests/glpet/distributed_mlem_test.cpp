@@ -81,7 +81,7 @@ TEST(GlpetMultiDevice, ExactModeOnTwoRanksEqualsSingleDeviceMlem) {
   MlemOptions o;
   o.iterations = 5;
   const MlemResult ref = run_mlem(single, d.y, {}, o);
-  MultiDevice md = (*find_multi_device("cpu"))({0, 1}, {});
+  MultiDevice md = (*find_multi_device("cpu"))("2", {});
   DistributedOptions opt;
   opt.mlem = o;
   const DistributedResult res = run_distributed_mlem(md, d.sys, d.y, opt);
@@ -96,7 +96,7 @@ TEST(GlpetMultiDevice, ExactModeOnTwoRanksEqualsSingleDeviceMlem) {
 
 TEST(GlpetMultiDevice, SeedModeAlphaSumsToOneAndFitsNoWorseThanAnyShare) {
   SmallData d;
-  MultiDevice md = (*find_multi_device("cpu"))({0, 1, 2}, {});
+  MultiDevice md = (*find_multi_device("cpu"))("3", {});
   DistributedOptions opt;
   opt.mode = MultiMode::seed;
   opt.mlem.iterations = 5;
