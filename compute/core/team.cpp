@@ -10,6 +10,39 @@
 
 namespace tomo {
 
+std::vector<int> parse_device_spec(const std::string& spec, int available, const std::string& what_is_there) {
+  std::vector<int> out;
+  if (spec == "all") {
+    for (int d = 0; d < std::max(available, 1); ++d) out.push_back(d);
+    if (available == 0) throw UnavailableError("--gpus all: " + what_is_there);
+    return out;
+  }
+  auto bad = [&] {
+    return InputError("--gpus: '" + spec + "' is not all, a count, or a comma-separated list of device indices");
+  };
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    const std::size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string tok = spec.substr(at, end - at);
+    if (tok.empty() || tok.size() > 4 || tok.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    out.push_back(std::stoi(tok));
+    at = end + 1;
+  }
+  if (out.size() == 1) {  // a count N: devices 0..N-1
+    const int n = out[0];
+    if (n < 1) throw InputError("--gpus: a count must be >= 1, got " + spec);
+    out.clear();
+    for (int d = 0; d < n; ++d) out.push_back(d);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (std::size_t j = i + 1; j < out.size(); ++j)
+      if (out[i] == out[j]) throw InputError("--gpus " + spec + ": device " + std::to_string(out[i]) + " named twice");
+    if (available >= 0 && out[i] >= available)
+      throw UnavailableError("--gpus " + spec + ": device " + std::to_string(out[i]) + " asked for; " + what_is_there);
+  }
+  return out;
+}
+
 HostTeam::HostTeam(int size) : size_(size), barrier_(size > 0 ? size : 1), slots_(size > 0 ? size : 1) {
   if (size < 1) throw InputError("a team needs at least one rank, got " + std::to_string(size));
 }

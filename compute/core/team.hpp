@@ -13,6 +13,12 @@
 
 namespace tomo {
 
+// The --gpus text as device indices: "all" (0..available−1), a count "N" (0..N−1) or a list
+// "0,2". InputError for other text, repeats or a count < 1; UnavailableError naming
+// `what_is_there` when an index is not below `available` (available < 0: no limit, and "all"
+// is one). Shared by every backend's multi-device factory.
+std::vector<int> parse_device_spec(const std::string& spec, int available, const std::string& what_is_there);
+
 class Team {
  public:
   virtual ~Team() = default;

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -237,16 +236,8 @@ namespace {
 // only count ranks here). The reference that tests the scheme without a GPU.
 const bool kRegisterCpuRanks = [] {
   register_multi_device("cpu", [](const std::string& gpus, const ProjectorOptions& options) {
-    // "N" ranks, or as many as a list names; "all" is one rank per two hardware threads.
-    int n = 0;
-    if (gpus == "all") {
-      n = std::max(1, int(std::thread::hardware_concurrency() / 2));
-    } else if (gpus.find_first_not_of("0123456789,") != std::string::npos || gpus.empty() || gpus.size() > 64) {
-      throw InputError("--gpus: '" + gpus + "' is not all, a count, or a comma-separated list of device indices");
-    } else {
-      n = gpus.find(',') == std::string::npos ? std::stoi(gpus) : int(std::count(gpus.begin(), gpus.end(), ',')) + 1;
-    }
-    if (n < 1) throw InputError("--gpus: a count must be >= 1, got " + gpus);
+    // Host threads: "N" ranks, or as many as a list names; "all" is one.
+    const int n = int(parse_device_spec(gpus, -1, "").size());
     MultiDevice md;
     md.team = std::make_unique<HostTeam>(n);
     md.collectives = host_collectives(*md.team);

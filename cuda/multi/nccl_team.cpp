@@ -50,36 +50,8 @@ void bind(void* lib, F& f, const char* name) {
 std::vector<int> resolve_gpus(const std::string& spec) {
   std::string why;
   const int count = device_count(&why);
-  std::vector<int> out;
-  if (spec == "all" || spec.empty()) {
-    if (count == 0) throw UnavailableError("--gpus " + spec + ": no CUDA device (" + why + ")");
-    for (int d = 0; d < count; ++d) out.push_back(d);
-    return out;
-  }
-  const bool list = spec.find(',') != std::string::npos;
-  std::size_t at = 0;
-  while (at <= spec.size()) {
-    const std::size_t end = std::min(spec.find(',', at), spec.size());
-    const std::string tok = spec.substr(at, end - at);
-    if (tok.empty() || tok.find_first_not_of("0123456789") != std::string::npos || tok.size() > 4)
-      throw InputError("--gpus: '" + spec + "' is not all, a count, or a comma-separated list of device indices");
-    out.push_back(std::stoi(tok));
-    at = end + 1;
-  }
-  if (!list) {  // a count N: devices 0..N-1
-    const int n = out[0];
-    if (n < 1) throw InputError("--gpus: a count must be >= 1, got " + spec);
-    out.clear();
-    for (int d = 0; d < n; ++d) out.push_back(d);
-  }
-  for (int d : out)
-    if (d >= count)
-      throw UnavailableError(str_cat("--gpus ", spec, ": asked for CUDA device ", d, ", this machine has ", count,
-                                     count == 0 ? " (" + why + ")" : std::string()));
-  for (std::size_t i = 0; i < out.size(); ++i)
-    for (std::size_t j = i + 1; j < out.size(); ++j)
-      if (out[i] == out[j]) throw InputError(str_cat("--gpus ", spec, ": device ", out[i], " named twice"));
-  return out;
+  return parse_device_spec(spec, count,
+                           count == 0 ? "no CUDA device (" + why + ")" : str_cat("this machine has ", count, " CUDA devices"));
 }
 
 NcclTeam::NcclTeam(std::vector<int> devices)

@@ -1,5 +1,6 @@
 #include "renderer/gl/engine.hpp"
 
+#include <mutex>
 #include <optional>
 
 #include "compute/core/error.hpp"
@@ -14,12 +15,17 @@ struct EngineState {
   std::unique_ptr<Context> context;
   std::unique_ptr<ShaderLibrary> shaders;
   std::optional<Availability> availability;
+  int cuda_device = -1;  // the device to make the context on; -1: --cuda-device
 };
+
+// A multi-GPU rank's own engine (ThreadEngine), else the process's.
+thread_local EngineState* t_thread_state = nullptr;
 
 // Never destroyed by static destructors: drivers tear EGL down at exit in their own
 // order (NVIDIA's before ours, which crashed). main() and the test environment call
 // release_shared_context() while the driver is still alive.
 EngineState& state() {
+  if (t_thread_state) return *t_thread_state;
   static EngineState* s = new EngineState;
   return *s;
 }
@@ -41,8 +47,12 @@ Context& shared_context() {
     if (s.availability && !s.availability->ok) throw UnavailableError(s.availability->why);
     ContextOptions options;
     options.validate = runtime_options().gl_validate;
-    options.cuda_device = runtime_options().cuda_device;
+    options.cuda_device = s.cuda_device >= 0 ? s.cuda_device : runtime_options().cuda_device;
     try {
+      // EGL and GL entry points are loaded into process-wide pointers: one creation at a time
+      // (the multi-GPU ranks' threads make their contexts side by side).
+      static std::mutex creation;
+      std::lock_guard lock(creation);
       s.context = HeadlessContext::create(options);
     } catch (const UnavailableError& e) {
       s.availability = Availability{false, e.what()};
@@ -110,6 +120,23 @@ void install_context(std::unique_ptr<Context> context) {
   s.shaders.reset();
   s.context = std::move(context);
   s.availability = Availability{true, {}, is_software(s.context->info())};
+}
+
+ThreadEngine::ThreadEngine(int cuda_device) {
+  if (t_thread_state) throw Error("a thread can hold one GL engine of its own");
+  t_thread_state = new EngineState;
+  t_thread_state->cuda_device = cuda_device;
+}
+
+ThreadEngine::~ThreadEngine() {
+  release_shared_context();  // this thread's: its context is released and destroyed here
+  delete t_thread_state;
+  t_thread_state = nullptr;
+}
+
+int ThreadEngine::device() const {
+  const Context* c = t_thread_state ? t_thread_state->context.get() : nullptr;
+  return c ? c->info().cuda_device : -1;
 }
 
 void release_shared_context() {

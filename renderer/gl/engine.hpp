@@ -32,4 +32,18 @@ void install_context(std::unique_ptr<Context> context);
 // Tears the shared context down (tests that need a fresh one).
 void release_shared_context();
 
+// For the lifetime of this object, the calling thread has an engine of its own: every call
+// above made on this thread uses a context (and shader library) of its own, made on first use
+// on the EGL device of `cuda_device` where EGL offers one (else the default device, e.g.
+// llvmpipe). The multi-GPU ranks' threads hold one each (docs/multigpu.md); destroy it on the
+// same thread, after every GL object made under it.
+class ThreadEngine {
+ public:
+  explicit ThreadEngine(int cuda_device);
+  ~ThreadEngine();
+  ThreadEngine(const ThreadEngine&) = delete;
+  ThreadEngine& operator=(const ThreadEngine&) = delete;
+  int device() const;  // the CUDA device its context is on, -1 when none/unknown
+};
+
 }  // namespace tomo::gl

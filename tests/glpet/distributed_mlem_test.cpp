@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "compute/core/error.hpp"
 #include "compute/core/metrics.hpp"
 #include "compute/core/phantom.hpp"
 #include "compute/glpet/cpu_projector.hpp"
@@ -115,6 +116,34 @@ TEST(GlpetMultiDevice, SeedModeAlphaSumsToOneAndFitsNoWorseThanAnyShare) {
   const double combined = misfit(res.mlem.x);
   EXPECT_NEAR(combined, res.data_misfit, 1e-4 * combined);  // the closed form = a direct forward
   for (const auto& xg : res.partial) EXPECT_LE(combined, misfit(xg) * (1 + 1e-6));
+}
+
+// GL ranks on llvmpipe: each rank thread has a context of its own on the software device.
+TEST(GlpetMultiDevice, ExactModeOnTwoGlComputeRanksEqualsOneGlComputeRank) {
+  SmallData d;
+  DistributedOptions opt;
+  opt.mlem.iterations = 3;
+  MultiDevice one = (*find_multi_device("gl-compute"))("1", {});
+  MultiDevice two = (*find_multi_device("gl-compute"))("2", {});
+  const auto a = run_distributed_mlem(one, d.sys, d.y, opt);
+  const auto b = run_distributed_mlem(two, d.sys, d.y, opt);
+  EXPECT_LT(relative_l2(b.mlem.x, a.mlem.x), 1e-5);
+  EXPECT_GT(std::accumulate(b.mlem.x.begin(), b.mlem.x.end(), 0.0), 0.0);
+  CpuProjector cpu;
+  cpu.configure(d.sys);
+  MlemOptions o;
+  o.iterations = 3;
+  EXPECT_LT(relative_l2(b.mlem.x, run_mlem(cpu, d.y, {}, o).x), 1e-3);  // gl-compute vs cpu (docs/glpet.md §5)
+}
+
+TEST(GlpetMultiDevice, BadGpuListsAreRefused) {
+  EXPECT_THROW(parse_device_spec("two", 2, ""), InputError);
+  EXPECT_THROW(parse_device_spec("0,0", 2, ""), InputError);
+  EXPECT_THROW(parse_device_spec("0", 2, ""), InputError);  // a count of 0
+  EXPECT_THROW(parse_device_spec("3", 2, "this machine has 2"), UnavailableError);
+  EXPECT_EQ(parse_device_spec("1,3", -1, ""), (std::vector<int>{1, 3}));
+  EXPECT_EQ(parse_device_spec("all", 3, "").size(), 3u);
+  EXPECT_EQ(find_multi_device("no-such-backend"), nullptr);
 }
 
 }  // namespace

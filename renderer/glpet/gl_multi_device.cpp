@@ -1,0 +1,49 @@
+// glpet's gl and gl-compute backends on several GPUs: each rank's thread holds a GL engine of
+// its own (gl::ThreadEngine: a context on its GPU's EGL device), the ML-EM sums go through
+// host memory (download, team sum, upload: 4 bytes a voxel per iteration and rank). Without
+// NVIDIA EGL devices (llvmpipe) the ranks share the software device: the test path of CI.
+#include <memory>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/glpet/distributed_mlem.hpp"
+#include "renderer/gl/engine.hpp"
+
+namespace tomo::glpet {
+namespace {
+
+// The rank thread's engine: made with its first projector, ended when the thread ends (after
+// the rank's projector and buffers, which are locals of the rank's function).
+thread_local std::unique_ptr<gl::ThreadEngine> t_engine;
+
+MultiDeviceFactory gl_ranks(const std::string& backend) {
+  return [backend](const std::string& gpus, const ProjectorOptions& options) {
+    const std::vector<int> devices = parse_device_spec(gpus, -1, "");
+    MultiDevice md;
+    md.team = std::make_unique<HostTeam>(int(devices.size()));
+    md.collectives = host_collectives(*md.team);
+    md.make_projector = [backend, devices, options](int rank, const SystemModel& share) {
+      if (!t_engine) t_engine = std::make_unique<gl::ThreadEngine>(devices[rank]);
+      gl::shared_context();  // this thread's context, on the rank's device where EGL has it
+      const int got = t_engine->device();
+      if (got >= 0 && got != devices[rank])
+        throw UnavailableError(str_cat("glpet ", backend, " rank ", rank, ": EGL offers no context on CUDA device ",
+                                       devices[rank], " (got device ", got, ")"));
+      auto op = BackendRegistry<Projector>::instance().create(backend);
+      op->configure(share, options);
+      return op;
+    };
+    for (int d : devices) md.devices.push_back(str_cat(backend, " on device ", d));
+    return md;
+  };
+}
+
+const bool kRegisterGlRanks = [] {
+  register_multi_device("gl", gl_ranks("gl"));
+  register_multi_device("gl-compute", gl_ranks("gl-compute"));
+  return true;
+}();
+
+}  // namespace
+}  // namespace tomo::glpet
