@@ -14,7 +14,7 @@ if [ -d .gl ]; then
 fi
 nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f "$nv" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
-[ -f .gpu/build.tar.gz ] && tar -xzf .gpu/build.tar.gz
+[ -f .gpu/build.tar.xz ] && tar -xJf .gpu/build.tar.xz
 export LD_LIBRARY_PATH="$root/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # ctest scripts hold the absolute paths of the machine that configured the build.
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")

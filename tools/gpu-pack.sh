@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs a CUDA build for the GPU machine (run here, after building BUILD_DIR, default
 # build-gpu, with -DCMAKE_CUDA_ARCHITECTURES=90): executables and test scripts without
-# object files into .gpu/build.tar.gz, plus the shared libraries the GPU machine's
+# object files into .gpu/build.tar.xz, plus the shared libraries the GPU machine's
 # image lacks into .gpu/lib. Carry ".gpu" and ".gl" (../shared/tools/device-gl.sh).
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
@@ -10,7 +10,15 @@ build=${1:-build-gpu}
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
 rm -rf .gpu
 mkdir -p .gpu/lib
-tar -czf .gpu/build.tar.gz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' --exclude='*.cpp' "$build"
+# The carried tree is limited to 64 MiB: test executables that only test CPU/llvmpipe code
+# (every test_<folder> without _gpu, but test_apps) stay here unless GPU_PACK_ALL=1.
+skip=()
+if [ "${GPU_PACK_ALL:-0}" != 1 ]; then
+  for t in "$build"/tests/test_*; do
+    case "$(basename "$t")" in *_gpu|test_apps|*.*) ;; *) [ -f "$t" ] && skip+=("--exclude=$t") ;; esac
+  done
+fi
+tar -cJf .gpu/build.tar.xz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' --exclude='*.cpp' "${skip[@]}" "$build"
 # Libraries from this distribution that the CUDA image does not ship.
 # tomoraster-view's display libraries travel too, so that it starts there and reports the
 # missing display itself instead of failing in the dynamic loader.
