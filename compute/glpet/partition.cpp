@@ -45,6 +45,10 @@ struct Piece {
   double nonzeros;
 };
 
+// Whole pairs when there are at least as many as shares; else the fewest row blocks that give
+// every share a piece. Each sub-pair costs every voxel its primary block's detectors (cache
+// entries, traced lines) whatever its LOR count, so cutting finer adds work: a one-pair scanner
+// on two devices does as much per device as one device did (docs/multigpu.md).
 int blocks_per_module(const Scanner& s, int shares) {
   int k = 1;
   auto divides_all = [&](int kk) {
@@ -52,7 +56,7 @@ int blocks_per_module(const Scanner& s, int shares) {
       if (p.n_t() % kk != 0) return false;
     return true;
   };
-  while (s.pairs.size() * std::size_t(k) * k < std::size_t(4) * shares && divides_all(2 * k)) k *= 2;
+  while (s.pairs.size() * std::size_t(k) * k < std::size_t(shares) && divides_all(2 * k)) k *= 2;
   return k;
 }
 

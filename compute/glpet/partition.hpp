@@ -1,8 +1,8 @@
 // The LOR partition of the multi-GPU ML-EM (seed 004 §V): the LOR vector y is broken into
 // G shares y_g, each with its minor matrix A_g. Module pairs are cut into row blocks (both
 // modules of a pair into k blocks of their N_t rows, k² sub-pairs of equal detector counts,
-// so every backend runs a share as an ordinary scanner) and the pieces are dealt to the
-// shares largest first by their estimated non-zeros (docs/multigpu.md).
+// so every backend runs a share as an ordinary scanner) only where there are fewer pairs than
+// shares, and the pieces are dealt to the shares largest first by their estimated non-zeros (docs/multigpu.md).
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -22,8 +22,8 @@ struct LorShare {
 double estimate_nonzeros(const ModulePair& pair, const Grid3& grid);
 
 // Splits sys's LORs into `shares` shares (1 ≤ shares). Every global LOR is in exactly one
-// share. Pairs are cut into the fewest row blocks (a power of two dividing every pair's N_t)
-// that give at least 4 pieces per share, or as many as N_t allows.
+// share. Whole pairs when there are enough, else pairs cut into the fewest row blocks (a power
+// of two dividing every pair's N_t) that give every share a piece.
 std::vector<LorShare> partition_lors(const SystemModel& sys, int shares);
 
 // y_g = y[global] and its inverse: scatter a share's LOR vector into the global one.

@@ -1,5 +1,5 @@
 // glpet's cuda backend on several GPUs of this process: one NcclTeam rank per device, each
-// rank's projector on its device (plain device memory: the GL context is on one device only),
+// rank's projector on its device (plain device memory),
 // the ML-EM sums all-reduced in device memory through NCCL (compute/glpet/distributed_mlem).
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -24,17 +24,20 @@ MultiDevice make_cuda_ranks(const std::string& gpus, const ProjectorOptions& opt
   cuda::NcclTeam* t = team.get();
   MultiDevice md;
   md.collectives.allreduce_sum = [t](int rank, BackendBuffer& b) {
+    if (t->size() < 2) return;
     auto& d = device_buffer(b);
     t->allreduce_sum_device(rank, d.data(), d.size());
   };
   md.collectives.broadcast = [t](int rank, BackendBuffer& b, int root) {
+    if (t->size() < 2) return;
     auto& d = device_buffer(b);
     t->broadcast_device(rank, d.data(), d.size(), root);
   };
   md.make_projector = [t, options](int rank, const SystemModel& share) {
     ProjectorOptions o = options;
     o.device = t->device(rank);
-    if (t->size() > 1) o.cuda_gl_interop = Use::off;
+    // Plain device memory: NCCL reads it directly, and the rank's thread has no GL context.
+    o.cuda_gl_interop = Use::off;
     auto op = BackendRegistry<Projector>::instance().create("cuda");
     op->configure(share, o);
     return op;
