@@ -10,6 +10,7 @@ packages=(
   libimgui-dev xvfb xauth
   clang libclang-rt-14-dev libomp-14-dev
   zlib1g-dev libhdf5-dev libnlopt-cxx-dev python3-numpy python3-iminuit
+  python3-venv python3-dev help2man
 )
 missing=()
 for p in "${packages[@]}"; do

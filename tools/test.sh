@@ -27,4 +27,14 @@ if [[ "${TOMO_CMAKE_ARGS:-}" == *TOMO_SANITIZE=ON* ]]; then
   ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" ctest --output-on-failure "$jobs" -L viewer "$@"
 else
   ctest --output-on-failure "$jobs" "$@"
+  # The Python package as a user installs it (docs/python.md): `pip install .` into a venv, then
+  # its pytest suite, which also checks it against this build's CLI. CUDA is left out of this
+  # second build to keep the test run short; the GPU machine tests the CUDA wheel.
+  venv=$build/venv
+  [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q numpy pytest
+  launcher=()
+  command -v ccache >/dev/null && launcher=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  "$venv/bin/pip" install -q "$root" --config-settings=cmake.define.TOMO_WITH_CUDA=OFF --config-settings=build-dir="$build/python-wheel" "${launcher[@]}"
+  (cd "$build" && TOMORASTER_CLI="$build/apps/tomoraster" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python")
 fi

@@ -1,0 +1,61 @@
+"""tomoraster: tomographic reconstruction on the graphics pipeline (OpenGL, CUDA, CPU).
+
+The operators of each problem work on NumPy arrays (``tomoraster.glpet``, ``tomoraster.fdk``),
+scenes run as the CLI runs them (``tomoraster.run``), and ``tomoraster.info()`` says what this
+machine offers. See docs/python.md.
+"""
+from __future__ import annotations
+
+import atexit as _atexit
+import json as _json
+import os as _os
+from typing import Any, Mapping
+
+from . import _core
+from ._scene import scene_arguments as _scene_arguments
+
+__version__ = _core.version()
+UnavailableError = _core.UnavailableError
+
+_atexit.register(_core.shutdown)  # GPU contexts go before the drivers unload
+
+
+def info() -> dict:
+    """What `tomoraster info` prints, as data: version, OpenGL/CUDA sections, problems and their backends."""
+    return _json.loads(_core.info_json())
+
+
+def quiet(on: bool = True) -> None:
+    """Warnings only, no progress bars (the CLI's -q)."""
+    _core.set_quiet(on)
+
+
+def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: str | None = None,
+        set: Mapping[str, Any] | None = None, force: bool = False, load: bool = True) -> dict:
+    """Runs a scene as ``tomoraster run`` does.
+
+    scene: a path, an embedded scene's name, a dict shaped like the TOML file, or None (the
+    embedded default scene). Returns the report as a dict; with load=True its "volumes" entry
+    maps each NIfTI output's name to a NumPy array (z, y, x).
+    """
+    text, is_text, sets = _scene_arguments(scene, set)
+    out = out or _os.path.join("out", "python")
+    report_text, folder = _core.run(text, is_text, backend, out, sets, force)
+    report = _json.loads(report_text)
+    report["output_dir"] = folder
+    if load:
+        report["volumes"] = {
+            name[:-4]: read_nifti(_os.path.join(folder, name))[0]
+            for name in report.get("outputs", []) if name.endswith(".nii")
+        }
+    return report
+
+
+def read_nifti(path: str):
+    """A NIfTI volume as (array (z, y, x) float32, voxel_mm (x, y, z), origin_mm (x, y, z))."""
+    return _core.read_nifti(str(path))
+
+
+from . import fdk, glpet  # noqa: E402  (they use the names above)
+
+__all__ = ["info", "run", "read_nifti", "quiet", "glpet", "fdk", "UnavailableError", "__version__"]

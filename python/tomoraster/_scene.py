@@ -1,0 +1,60 @@
+"""Scenes from Python: a path, an embedded name, or a dict turned into TOML text."""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"scene value {v!r} is not finite")
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if hasattr(v, "tolist"):  # NumPy arrays and scalars
+        return _value(v.tolist())
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(f"scene value {v!r} of type {type(v).__name__} has no TOML form")
+
+
+def _table(prefix: str, d: Mapping[str, Any], lines: list[str]) -> None:
+    subtables, arrays = [], []
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            subtables.append((k, v))
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, Mapping) for x in v):
+            arrays.append((k, v))
+        else:
+            lines.append(f"{k} = {_value(v)}")
+    for k, v in subtables:
+        name = f"{prefix}.{k}" if prefix else k
+        lines.append(f"\n[{name}]")
+        _table(name, v, lines)
+    for k, items in arrays:
+        name = f"{prefix}.{k}" if prefix else k
+        for item in items:
+            lines.append(f"\n[[{name}]]")
+            _table(name, item, lines)
+
+
+def to_toml(scene: Mapping[str, Any]) -> str:
+    """A scene dict ({"problem": "glpet", "glpet": {...}}) as TOML text."""
+    lines: list[str] = []
+    _table("", scene, lines)
+    return "\n".join(lines) + "\n"
+
+
+def scene_arguments(scene, overrides):
+    """(text or path, is_text, ["key=value", ...]) for the C++ side."""
+    sets = [f"{k}={_value(v)}" for k, v in (overrides or {}).items()]
+    if scene is None:
+        return "", False, sets
+    if isinstance(scene, Mapping):
+        return to_toml(scene), True, sets
+    return str(scene), False, sets
