@@ -73,7 +73,7 @@ void run(RunContext& ctx) {
   log_info("phantom integral: voxelised ", sum * voxel_volume, ", analytic ", expected);
 
   auto t = ctx.report.time("write");
-  write_nifti(ctx.out.file("phantom.nii"), v);
+  write_nifti(ctx.out.file("phantom.nii"), v, {"phantom density", "a.u."});
   write_preview(ctx.out.file("phantom_mip.png"), mip_panels(v), {"phantom density", "a.u.", "MIPs", ColorMap::Hot, 0, 0});
   write_preview(ctx.out.file("phantom_slices.png"), central_slice_panels(v),
                 {"phantom density", "a.u.", "central slices", ColorMap::Gray, 0, 0});

@@ -228,7 +228,7 @@ void run(RunContext& ctx) {
   }
 
   auto tw = ctx.report.time("write");
-  write_nifti(ctx.out.file("fdk_volume.nii"), v);
+  write_nifti(ctx.out.file("fdk_volume.nii"), v, {"attenuation (FDK)", "1/mm"});
   const float lo = static_cast<float>(d.window[0]), hi = static_cast<float>(d.window[1]);
   const PreviewLabel label{"attenuation (FDK)", "1/mm", "", ColorMap::Gray, lo, hi};
   write_preview(ctx.out.file("fdk_slice_xy.png"), {slice_panel(v, 2, d.L / 2)}, label);

@@ -33,11 +33,11 @@ void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, con
                    const VolumeF& truth) {
   VolumeF sens(sys.grid);
   sens.data = res.sensitivity;
-  write_nifti(out.file("activity.nii"), x);
+  write_nifti(out.file("activity.nii"), x, {"activity (ML-EM)", "a.u."});
   write_mip_png(out.file("activity_mip.png"), x, "activity (ML-EM)", "a.u.", ColorMap::Hot);
-  write_nifti(out.file("phantom_activity.nii"), truth);
+  write_nifti(out.file("phantom_activity.nii"), truth, {"phantom activity", "a.u."});
   write_mip_png(out.file("phantom_activity_mip.png"), truth, "phantom activity", "a.u.", ColorMap::Hot);
-  write_nifti(out.file("sensitivity.nii"), sens);
+  write_nifti(out.file("sensitivity.nii"), sens, {"sensitivity", "detection prob."});
   write_mip_png(out.file("sensitivity_mip.png"), sens, "sensitivity", "detection prob.", ColorMap::Viridis);
   write_atlas_png(out.file("atlas_measured.png"), sys.scanner, mc.counts, "measured LOR counts");
   write_atlas_png(out.file("atlas_estimated.png"), sys.scanner, res.estimate, "estimated LOR counts (ML-EM)");

@@ -47,7 +47,7 @@ Image2D to_image(const StripGeometry& g, const std::vector<double>& img) {
 }
 
 void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem, const std::vector<double>& img) {
-  write_nifti(out.file(stem + ".nii"), to_volume(g, img));
+  write_nifti(out.file(stem + ".nii"), to_volume(g, img), {stem, "a.u."});
   write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
