@@ -17,6 +17,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/gzip.hpp"
 #include "compute/io/orientation.hpp"
@@ -284,6 +285,12 @@ std::vector<unsigned char> read_raw(Source& in, const HeaderBytes& h, const std:
                      " (" + std::to_string(vox_offset) + " header + " + std::to_string(dims[0]) + "x" +
                      std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " voxels of " + std::to_string(bytes) +
                      " bytes)");
+  // A file that really is that large still has to fit: raw bytes + floats + a reoriented copy.
+  const double need = static_cast<double>(data_bytes) + 8.0 * dims[0] * dims[1] * dims[2];
+  if (need > host_memory_available())
+    throw InputError(name + ": its " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+                     std::to_string(dims[2]) + " voxels need about " + format_bytes(need) + " of host memory, " +
+                     format_bytes(host_memory_available()) + " available");
   in.skip(static_cast<std::size_t>(vox_offset - kHeaderSize));
   std::vector<unsigned char> raw(static_cast<std::size_t>(data_bytes));
   const std::size_t got = in.read(raw.data(), raw.size());
@@ -346,7 +353,7 @@ VolumeF read_nifti(const std::filesystem::path& path) {
   return read_nifti(path, meta);
 }
 
-VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta) {
+VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta, NiftiAxes axes) {
   const std::string name = "NIfTI file '" + path.string() + "'";
   Source in(path, name);
   const HeaderBytes h = read_header(in, name);
@@ -363,6 +370,17 @@ VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta) {
   meta.cal_min = h.get<float>(kOffCalMin);
   meta.cal_max = h.get<float>(kOffCalMax);
   meta.orientation = orientation_code(affine);
+  if (axes == NiftiAxes::File) {  // an array: the file's index order, spacing from pixdim
+    VolumeF v;
+    v.grid.dims = dims;
+    for (int a = 0; a < 3; ++a) {
+      const double p = std::fabs(static_cast<double>(h.get<float>(kOffPixdim + 4 * (a + 1))));
+      v.grid.voxel_mm[a] = std::isfinite(p) && p > 0 ? p : 1.0;
+      v.grid.origin_mm[a] = affine.m[a][3];
+    }
+    v.data = std::move(data);
+    return v;
+  }
   if (meta.orientation != "RAS" && meta.orientation != "oblique")
     log_info(name, ": axes stored as ", meta.orientation, "; permuted and flipped into our RAS frame");
   return reorient_to_ras(std::move(data), dims, affine, name);

@@ -31,7 +31,10 @@ void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const
 // Gzip is recognised by its bytes, not the name. InputError naming the file for a malformed
 // header, a size the file cannot hold, an oblique orientation, or a non-finite value (with
 // the voxel's index in the file).
+// NiftiAxes::File keeps the file's index order and accepts any orientation: for arrays whose
+// indices mean something else than space (projection stacks, LOR atlases).
+enum class NiftiAxes { Ras, File };
 VolumeF read_nifti(const std::filesystem::path& path);
-VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta);
+VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta, NiftiAxes axes = NiftiAxes::Ras);
 
 }  // namespace tomo

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "compute/core/error.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/io/atomic_file.hpp"
 
 namespace tomo {
@@ -296,6 +297,9 @@ NpyArray read_npy(const std::filesystem::path& path) {
   if (bytes != payload)
     bad(path, "the shape needs " + std::to_string(static_cast<std::uint64_t>(std::min<unsigned __int128>(bytes, ~0ull))) +
                   " bytes of data, the file holds " + std::to_string(payload));
+  if (static_cast<double>(payload) > host_memory_available())
+    bad(path, "its " + format_bytes(static_cast<double>(payload)) + " of data do not fit in the " +
+                  format_bytes(host_memory_available()) + " of host memory available");
   a.bytes.resize(static_cast<std::size_t>(payload));
   if (!in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(payload)))
     bad(path, "read failed");

@@ -150,6 +150,10 @@ TEST(NiftiRead, LpsFileFromItkIsNotMirrored) {
   EXPECT_EQ(r.grid.origin_mm, (std::array<double, 3>{10 - 2 * 3, 20 - 3 * 2, -5}));
   EXPECT_EQ(r.at(0, 0, 0), 3 + 10 * 2);  // our first voxel is the file's last along x and y
   expect_same_world_points(r, s);
+  // As an array (a projection stack, an atlas): the file's order, untouched.
+  const VolumeF f = read_nifti(t.path / "lps.nii", m, NiftiAxes::File);
+  EXPECT_EQ(f.grid.dims, (std::array<int, 3>{4, 3, 2}));
+  EXPECT_EQ(f.data, labelled(s.dims));
 }
 
 TEST(NiftiRead, QformRotationOf180DegreesAboutZIsLps) {
