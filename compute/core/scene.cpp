@@ -113,16 +113,22 @@ Scene Scene::load_string(std::string_view text, std::string source_name) {
 }
 
 Scene Scene::load_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw InputError(path.string() + ": scene file not found");
-    throw InputError(path.string() + ": cannot read scene file");
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Scene s = load_string(ss.str(), path.string());
+  // Sized before reading: /dev/zero or a data file given as the scene must not fill memory.
+  constexpr std::uintmax_t kMaxSceneBytes = 16u << 20;
   std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string() + ": scene file not found");
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path.string() + ": is not a regular file, not a scene file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(path.string() + ": cannot read scene file: " + ec.message());
+  if (size > kMaxSceneBytes)
+    throw InputError(path.string() + ": " + std::to_string(size) + " bytes is too large for a scene (TOML text of at most " +
+                     std::to_string(kMaxSceneBytes >> 20) + " MiB); is it a data file?");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot read scene file");
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  Scene s = load_string(text, path.string());
   s.base_dir_ = std::filesystem::absolute(path, ec).parent_path();
   return s;
 }

@@ -13,6 +13,7 @@
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
+#include "compute/io/preview.hpp"
 
 namespace tomo::demo {
 namespace {
@@ -72,11 +73,10 @@ void run(RunContext& ctx) {
   log_info("phantom integral: voxelised ", sum * voxel_volume, ", analytic ", expected);
 
   auto t = ctx.report.time("write");
-  write_nifti(ctx.out.file("phantom.nii"), v);
-  write_png(ctx.out.file("phantom_mip.png"), mip(v, 2), ColorMap::Hot);
-  write_png(ctx.out.file("phantom_slices.png"),
-            montage({slice(v, 0, d.grid.dims[0] / 2), slice(v, 1, d.grid.dims[1] / 2), slice(v, 2, d.grid.dims[2] / 2)}),
-            ColorMap::Gray);
+  write_nifti(ctx.out.file("phantom.nii"), v, {"phantom density", "a.u."});
+  write_preview(ctx.out.file("phantom_mip.png"), mip_panels(v), {"phantom density", "a.u.", "MIPs", ColorMap::Hot, 0, 0});
+  write_preview(ctx.out.file("phantom_slices.png"), central_slice_panels(v),
+                {"phantom density", "a.u.", "central slices", ColorMap::Gray, 0, 0});
 }
 
 int crosscheck(CrosscheckContext& ctx) {

@@ -20,6 +20,7 @@
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
+#include "compute/io/preview.hpp"
 
 namespace tomo::fdk {
 namespace {
@@ -227,11 +228,12 @@ void run(RunContext& ctx) {
   }
 
   auto tw = ctx.report.time("write");
-  write_nifti(ctx.out.file("fdk_volume.nii"), v);
+  write_nifti(ctx.out.file("fdk_volume.nii"), v, {"attenuation (FDK)", "1/mm"});
   const float lo = static_cast<float>(d.window[0]), hi = static_cast<float>(d.window[1]);
-  write_png(ctx.out.file("fdk_slice_xy.png"), slice(v, 2, d.L / 2), ColorMap::Gray, lo, hi);
-  write_png(ctx.out.file("fdk_slice_xz.png"), slice(v, 1, d.L / 2), ColorMap::Gray, lo, hi);
-  write_png(ctx.out.file("fdk_slice_yz.png"), slice(v, 0, d.L / 2), ColorMap::Gray, lo, hi);
+  const PreviewLabel label{"attenuation (FDK)", "1/mm", "", ColorMap::Gray, lo, hi};
+  write_preview(ctx.out.file("fdk_slice_xy.png"), {slice_panel(v, 2, d.L / 2)}, label);
+  write_preview(ctx.out.file("fdk_slice_xz.png"), {slice_panel(v, 1, d.L / 2)}, label);
+  write_preview(ctx.out.file("fdk_slice_yz.png"), {slice_panel(v, 0, d.L / 2)}, label);
 }
 
 // A small version of the scene's problem: fdk.crosscheck.{L, projections, detector_columns,

@@ -7,7 +7,10 @@
 
 namespace tomo::glpet {
 
-Image2D atlas_image(const Scanner& sc, std::span<const float> lors) {
+namespace {
+
+// One image per module pair, atlas row v = 0 at the bottom.
+std::vector<Image2D> atlas_panels(const Scanner& sc, std::span<const float> lors) {
   std::vector<Image2D> panels;
   for (std::size_t p = 0; p < sc.pairs.size(); ++p) {
     const auto& pair = sc.pairs[p];
@@ -21,7 +24,28 @@ Image2D atlas_image(const Scanner& sc, std::span<const float> lors) {
         img.pixels[std::size_t(img.height - 1 - v) * img.width + u] = lors[off + std::size_t(v) * img.width + u];
     panels.push_back(std::move(img));
   }
+  return panels;
+}
+
+}  // namespace
+
+Image2D atlas_image(const Scanner& sc, std::span<const float> lors) {
+  std::vector<Image2D> panels = atlas_panels(sc, lors);
   return panels.size() == 1 ? panels[0] : montage(panels);
+}
+
+void write_mip_png(const std::filesystem::path& path, const VolumeF& v, const std::string& quantity,
+                   const std::string& unit, ColorMap map) {
+  write_preview(path, mip_panels(v), {quantity, unit, "MIPs", map, 0.0f, 0.0f});
+}
+
+void write_atlas_png(const std::filesystem::path& path, const Scanner& sc, std::span<const float> lors,
+                     const std::string& quantity) {
+  std::vector<PreviewPanel> panels;
+  std::vector<Image2D> images = atlas_panels(sc, lors);
+  for (std::size_t p = 0; p < images.size(); ++p)
+    panels.push_back({std::move(images[p]), "pair " + std::to_string(p)});
+  write_preview(path, panels, {quantity, "counts", "LOR atlas per module pair", ColorMap::Hot, 0.0f, 0.0f});
 }
 
 double write_correspondence_png(const std::filesystem::path& path, const SystemModel& sys, std::size_t pair,

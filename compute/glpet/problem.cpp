@@ -28,22 +28,20 @@ namespace tomo::glpet {
 
 namespace {
 
-Image2D mips(const VolumeF& v) { return montage({mip(v, 0), mip(v, 1), mip(v, 2)}); }
-
 // The images of a run: reconstruction, truth and sensitivity (.nii + MIP .png), measured and
 // estimated atlases, and the centre's correspondence image.
 void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, const MlemResult& res, const McResult& mc,
                    const VolumeF& truth) {
   VolumeF sens(sys.grid);
   sens.data = res.sensitivity;
-  write_nifti(out.file("activity.nii"), x);
-  write_png(out.file("activity_mip.png"), mips(x), ColorMap::Hot);
-  write_nifti(out.file("phantom_activity.nii"), truth);
-  write_png(out.file("phantom_activity_mip.png"), mips(truth), ColorMap::Hot);
-  write_nifti(out.file("sensitivity.nii"), sens);
-  write_png(out.file("sensitivity_mip.png"), mips(sens), ColorMap::Viridis);
-  write_png(out.file("atlas_measured.png"), atlas_image(sys.scanner, mc.counts), ColorMap::Hot);
-  write_png(out.file("atlas_estimated.png"), atlas_image(sys.scanner, res.estimate), ColorMap::Hot);
+  write_nifti(out.file("activity.nii"), x, {"activity (ML-EM)", "a.u."});
+  write_mip_png(out.file("activity_mip.png"), x, "activity (ML-EM)", "a.u.", ColorMap::Hot);
+  write_nifti(out.file("phantom_activity.nii"), truth, {"phantom activity", "a.u."});
+  write_mip_png(out.file("phantom_activity_mip.png"), truth, "phantom activity", "a.u.", ColorMap::Hot);
+  write_nifti(out.file("sensitivity.nii"), sens, {"sensitivity", "detection prob."});
+  write_mip_png(out.file("sensitivity_mip.png"), sens, "sensitivity", "detection prob.", ColorMap::Viridis);
+  write_atlas_png(out.file("atlas_measured.png"), sys.scanner, mc.counts, "measured LOR counts");
+  write_atlas_png(out.file("atlas_estimated.png"), sys.scanner, res.estimate, "estimated LOR counts (ML-EM)");
   const auto& d = sys.grid.dims;
   write_correspondence_png(out.file("correspondence_centre.png"), sys, 0,
                            sys.grid.centre(d[0] / 2, d[1] / 2, d[2] / 2));

@@ -1,4 +1,4 @@
-// NIfTI-1 single-file (.nii) reader and writer. The 348-byte header is handled as a
+// NIfTI-1 single-file (.nii, .nii.gz) reader and writer. The 348-byte header is handled as a
 // byte buffer at the offsets of nifti1.h, so either byte order is read the same way.
 #include "compute/io/nifti.hpp"
 
@@ -9,13 +9,18 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/io/atomic_file.hpp"
+#include "compute/io/gzip.hpp"
+#include "compute/io/orientation.hpp"
 
 namespace tomo {
 namespace {
@@ -25,6 +30,7 @@ constexpr std::size_t kHeaderSize = 348;
 constexpr std::size_t kVoxOffset = 352;  // header + 4-byte extension flag
 constexpr std::size_t kOffSizeofHdr = 0, kOffDim = 40, kOffDatatype = 70, kOffBitpix = 72, kOffPixdim = 76,
                       kOffVoxOffset = 108, kOffSclSlope = 112, kOffSclInter = 116, kOffXyztUnits = 123,
+                      kOffCalMax = 124, kOffCalMin = 128,
                       kOffDescrip = 148, kOffQformCode = 252, kOffSformCode = 254, kOffQuatern = 256,
                       kOffQoffset = 268, kOffSrow = 280, kOffMagic = 344;
 
@@ -77,9 +83,26 @@ void convert(const unsigned char* src, std::size_t n, bool swap, float* dst) {
   }
 }
 
+// Finite min and max (0, 0 when there is none).
+std::pair<float, float> finite_range(const std::vector<float>& data) {
+  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
+  for (float x : data)
+    if (std::isfinite(x)) mn = std::min(mn, x), mx = std::max(mx, x);
+  return mn <= mx ? std::pair{mn, mx} : std::pair{0.0f, 0.0f};
+}
+
+// "quantity [unit]" in at most 79 bytes (descrip is 80, NUL-terminated).
+std::string descrip_text(const NiftiMeta& meta) {
+  std::string d = meta.quantity.empty() ? "tomoraster" : meta.quantity;
+  if (!meta.unit.empty()) d += " [" + meta.unit + "]";
+  return d.substr(0, 79);
+}
+
 }  // namespace
 
-void write_nifti(const std::filesystem::path& path, const VolumeF& volume) {
+void write_nifti(const std::filesystem::path& path, const VolumeF& volume) { write_nifti(path, volume, NiftiMeta{}); }
+
+void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const NiftiMeta& meta) {
   const Grid3& g = volume.grid;
   for (int a = 0; a < 3; ++a) {
     if (g.dims[a] < 1 || g.dims[a] > std::numeric_limits<std::int16_t>::max())
@@ -106,7 +129,11 @@ void write_nifti(const std::filesystem::path& path, const VolumeF& volume) {
   h.put<float>(kOffSclSlope, 1.0f);
   h.put<float>(kOffSclInter, 0.0f);
   h.b[kOffXyztUnits] = 2;  // NIFTI_UNITS_MM
-  std::memcpy(h.b.data() + kOffDescrip, "tomoraster", 10);
+  const auto [mn, mx] = finite_range(volume.data);  // viewers' default display window
+  h.put<float>(kOffCalMax, mx);
+  h.put<float>(kOffCalMin, mn);
+  const std::string descrip = descrip_text(meta);
+  std::memcpy(h.b.data() + kOffDescrip, descrip.data(), descrip.size());
   h.put<std::int16_t>(kOffQformCode, 1);  // NIFTI_XFORM_SCANNER_ANAT
   h.put<std::int16_t>(kOffSformCode, 1);
   for (int i = 0; i < 3; ++i) h.put<float>(kOffQuatern + 4 * i, 0.0f);  // identity rotation
@@ -118,24 +145,74 @@ void write_nifti(const std::filesystem::path& path, const VolumeF& volume) {
   std::memcpy(h.b.data() + kOffMagic, "n+1\0", 4);
   // Bytes 348..351 stay zero: no extensions.
 
+  const bool gz = path.extension() == ".gz";
   write_file_atomic(path, [&](std::ostream& os) {
-    os.write(reinterpret_cast<const char*>(h.b.data()), static_cast<std::streamsize>(h.b.size()));
-    os.write(reinterpret_cast<const char*>(volume.data.data()),
-             static_cast<std::streamsize>(volume.data.size() * sizeof(float)));
+    const auto* data = reinterpret_cast<const char*>(volume.data.data());
+    const std::size_t bytes = volume.data.size() * sizeof(float);
+    if (!gz) {
+      os.write(reinterpret_cast<const char*>(h.b.data()), static_cast<std::streamsize>(h.b.size()));
+      os.write(data, static_cast<std::streamsize>(bytes));
+      return;
+    }
+    GzipWriter z(os);
+    z.write(h.b.data(), h.b.size());
+    z.write(data, bytes);
+    z.finish();
   });
 }
 
 namespace {
 
-// The 348 header bytes, checked for size, byte order (sets `swap`) and magic.
-HeaderBytes read_header(std::ifstream& in, const std::string& name, std::uintmax_t file_size) {
-  HeaderBytes h;
-  in.read(reinterpret_cast<char*>(h.b.data()), static_cast<std::streamsize>(kHeaderSize));
-  if (in.gcount() >= 2 && h.b[0] == 0x1f && h.b[1] == 0x8b)
-    throw InputError(name + ": gzip-compressed (.nii.gz) files are not supported; gunzip it first");
-  if (static_cast<std::size_t>(in.gcount()) != kHeaderSize)
-    throw InputError(name + ": file size is " + std::to_string(file_size) + " bytes, shorter than the 348-byte header");
+// Where the bytes come from: the file itself, or its gzip stream inflated on demand.
+class Source {
+ public:
+  Source(const std::filesystem::path& path, const std::string& name) : name_(name) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(name + ": no such file");
+    file_size_ = std::filesystem::file_size(path, ec);
+    if (ec) throw InputError(name + ": cannot read its size: " + ec.message());
+    in_.open(path, std::ios::binary);
+    if (!in_) throw InputError(name + ": cannot open for reading");
+    unsigned char magic[2] = {0, 0};
+    in_.read(reinterpret_cast<char*>(magic), 2);
+    in_.clear();
+    in_.seekg(0);
+    if (!is_gzip(magic, static_cast<std::size_t>(in_.good() ? 2 : 0))) return;
+    std::vector<unsigned char> all(static_cast<std::size_t>(file_size_));  // the file's own size: bounded
+    in_.read(reinterpret_cast<char*>(all.data()), static_cast<std::streamsize>(all.size()));
+    if (static_cast<std::uintmax_t>(in_.gcount()) != file_size_) throw InputError(name + ": read error");
+    gz_ = std::make_unique<GzipReader>(std::move(all), name);
+  }
+  std::size_t read(void* dst, std::size_t n) {
+    if (gz_) return gz_->read(dst, n);
+    in_.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
+    return static_cast<std::size_t>(in_.gcount());
+  }
+  void skip(std::size_t n) {
+    if (gz_) gz_->skip(n);
+    else in_.seekg(static_cast<std::streamoff>(n), std::ios::cur);
+  }
+  // The most bytes there can be: the file size, or what its compressed bytes can inflate to.
+  std::uint64_t limit() const { return gz_ ? gz_->max_output() : file_size_; }
+  // "file size is N bytes" or "gzip data of N bytes": the start of a size message.
+  std::string size_phrase() const {
+    return gz_ ? "gzip data of " + std::to_string(file_size_) + " bytes can hold at most " + std::to_string(limit()) + " bytes"
+               : "file size is " + std::to_string(file_size_) + " bytes";
+  }
 
+ private:
+  std::string name_;
+  std::uintmax_t file_size_ = 0;
+  std::ifstream in_;
+  std::unique_ptr<GzipReader> gz_;
+};
+
+// The 348 header bytes, checked for size, byte order (sets `swap`) and magic.
+HeaderBytes read_header(Source& in, const std::string& name) {
+  HeaderBytes h;
+  const std::size_t got = in.read(h.b.data(), kHeaderSize);
+  if (got != kHeaderSize)
+    throw InputError(name + ": " + std::to_string(got) + " bytes, shorter than the 348-byte header");
   const auto sizeof_hdr = h.get<std::int32_t>(kOffSizeofHdr);
   if (sizeof_hdr != static_cast<std::int32_t>(kHeaderSize)) {
     h.swap = true;
@@ -151,7 +228,7 @@ HeaderBytes read_header(std::ifstream& in, const std::string& name, std::uintmax
 }
 
 // The image's dimensions (1..3 of them; higher ones must be 1).
-Grid3 header_dims(const HeaderBytes& h, const std::string& name) {
+std::array<int, 3> header_dims(const HeaderBytes& h, const std::string& name) {
   std::int16_t dim[8];
   for (int i = 0; i < 8; ++i) dim[i] = h.get<std::int16_t>(kOffDim + 2 * i);
   const int ndim = dim[0];
@@ -160,93 +237,153 @@ Grid3 header_dims(const HeaderBytes& h, const std::string& name) {
     if (dim[i] != 1)
       throw InputError(name + ": dim[0] = " + std::to_string(ndim) + " with dim[" + std::to_string(i) + "] = " +
                        std::to_string(dim[i]) + "; only 1..3 dimensional images are supported");
-  Grid3 grid;
+  std::array<int, 3> dims{};
   for (int a = 0; a < 3; ++a) {
     const int n = (a + 1 <= ndim) ? dim[a + 1] : 1;
     if (n < 1) throw InputError(name + ": dim[" + std::to_string(a + 1) + "] = " + std::to_string(n) + " must be >= 1");
-    grid.dims[a] = n;
+    dims[a] = n;
   }
-  return grid;
+  return dims;
 }
 
-// Voxel sizes (1 mm, with a warning, where pixdim is unusable) and origin (sform, else qform).
-void header_geometry(const HeaderBytes& h, const std::string& name, Grid3& grid) {
+// The voxel-to-world map: sform, else qform, else pixdim with qoffset (1 mm, with a warning,
+// where pixdim is unusable).
+Affine3 header_affine(const HeaderBytes& h, const std::string& name) {
   const int ndim = h.get<std::int16_t>(kOffDim);
+  std::array<double, 3> pixdim{}, offset{};
   for (int a = 0; a < 3; ++a) {
     const double p = std::fabs(static_cast<double>(h.get<float>(kOffPixdim + 4 * (a + 1))));
-    if (std::isfinite(p) && p > 0) {
-      grid.voxel_mm[a] = p;
-    } else {
-      if (a + 1 <= ndim) log_warn(name, ": pixdim[", a + 1, "] is ", p, "; using 1 mm");
-      grid.voxel_mm[a] = 1.0;
-    }
+    if (!(std::isfinite(p) && p > 0) && a + 1 <= ndim) log_warn(name, ": pixdim[", a + 1, "] is ", p, "; using 1 mm");
+    pixdim[a] = std::isfinite(p) && p > 0 ? p : 1.0;
+    offset[a] = h.get<float>(kOffQoffset + 4 * a);
   }
-  const bool use_sform = h.get<std::int16_t>(kOffSformCode) > 0;
-  for (int a = 0; a < 3; ++a)
-    grid.origin_mm[a] = use_sform ? h.get<float>(kOffSrow + 16 * a + 12) : h.get<float>(kOffQoffset + 4 * a);
+  Affine3 a;
+  if (h.get<std::int16_t>(kOffSformCode) > 0) {
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) a.m[r][c] = h.get<float>(kOffSrow + 16 * r + 4 * c);
+  } else if (h.get<std::int16_t>(kOffQformCode) > 0) {
+    a = affine_from_quaternion(h.get<float>(kOffQuatern), h.get<float>(kOffQuatern + 4), h.get<float>(kOffQuatern + 8),
+                               h.get<float>(kOffPixdim), pixdim, offset);
+  } else {
+    for (int r = 0; r < 3; ++r) a.m[r][r] = pixdim[r], a.m[r][3] = offset[r];
+  }
+  for (int r = 0; r < 3; ++r)
+    if (!std::isfinite(a.m[r][3])) throw InputError(name + ": the origin (qoffset/srow) is not finite");
+  return a;
 }
 
-// The voxel data's raw bytes at vox_offset, checked against the file size.
-std::vector<unsigned char> read_raw(std::ifstream& in, const HeaderBytes& h, const std::string& name,
-                                    std::uintmax_t file_size, const Grid3& grid, std::size_t bytes) {
+// The voxel data's raw bytes at vox_offset, checked against what the file can hold first.
+std::vector<unsigned char> read_raw(Source& in, const HeaderBytes& h, const std::string& name,
+                                    const std::array<int, 3>& dims, std::size_t bytes) {
   const double vox_offset_f = h.get<float>(kOffVoxOffset);
   if (!(vox_offset_f >= static_cast<double>(kHeaderSize)) || vox_offset_f > 1e12)
     throw InputError(name + ": vox_offset = " + std::to_string(vox_offset_f) + " is invalid (must be >= 348)");
-  const auto vox_offset = static_cast<std::uintmax_t>(vox_offset_f);
-  const std::uintmax_t data_bytes = static_cast<std::uintmax_t>(grid.count()) * bytes;
-  if (file_size < vox_offset + data_bytes)
-    throw InputError(name + ": file size is " + std::to_string(file_size) + " bytes, expected at least " +
-                     std::to_string(vox_offset + data_bytes) + " (" + std::to_string(vox_offset) + " header + " +
-                     std::to_string(grid.dims[0]) + "x" + std::to_string(grid.dims[1]) + "x" +
-                     std::to_string(grid.dims[2]) + " voxels of " + std::to_string(bytes) + " bytes)");
+  const auto vox_offset = static_cast<std::uint64_t>(vox_offset_f);
+  const std::uint64_t data_bytes = static_cast<std::uint64_t>(dims[0]) * dims[1] * dims[2] * bytes;
+  if (in.limit() < vox_offset + data_bytes)
+    throw InputError(name + ": " + in.size_phrase() + ", expected at least " + std::to_string(vox_offset + data_bytes) +
+                     " (" + std::to_string(vox_offset) + " header + " + std::to_string(dims[0]) + "x" +
+                     std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " voxels of " + std::to_string(bytes) +
+                     " bytes)");
+  // A file that really is that large still has to fit: raw bytes + floats + a reoriented copy.
+  const double need = static_cast<double>(data_bytes) + 8.0 * dims[0] * dims[1] * dims[2];
+  if (need > host_memory_available())
+    throw InputError(name + ": its " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+                     std::to_string(dims[2]) + " voxels need about " + format_bytes(need) + " of host memory, " +
+                     format_bytes(host_memory_available()) + " available");
+  in.skip(static_cast<std::size_t>(vox_offset - kHeaderSize));
   std::vector<unsigned char> raw(static_cast<std::size_t>(data_bytes));
-  in.seekg(static_cast<std::streamoff>(vox_offset));
-  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
-  if (static_cast<std::uintmax_t>(in.gcount()) != data_bytes) throw InputError(name + ": read error in the voxel data");
+  const std::size_t got = in.read(raw.data(), raw.size());
+  if (got != data_bytes)
+    throw InputError(name + ": the voxel data end after " + std::to_string(got) + " of " + std::to_string(data_bytes) +
+                     " bytes");
   return raw;
 }
 
-// The raw voxels as floats, scaled by scl_slope/scl_inter where those are set.
-void decode(const std::vector<unsigned char>& raw, int datatype, const HeaderBytes& h, VolumeF& v) {
-  const std::size_t n = v.grid.count();
+// The raw voxels as floats (file order), scaled by scl_slope/scl_inter where those are set;
+// a non-finite value is refused with its voxel index.
+std::vector<float> decode(const std::vector<unsigned char>& raw, int datatype, const HeaderBytes& h,
+                          const std::array<int, 3>& dims, const std::string& name) {
+  const std::size_t n = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
+  std::vector<float> v(n);
   switch (datatype) {
-    case kUint8: convert<std::uint8_t>(raw.data(), n, h.swap, v.data.data()); break;
-    case kInt8: convert<std::int8_t>(raw.data(), n, h.swap, v.data.data()); break;
-    case kInt16: convert<std::int16_t>(raw.data(), n, h.swap, v.data.data()); break;
-    case kUint16: convert<std::uint16_t>(raw.data(), n, h.swap, v.data.data()); break;
-    case kInt32: convert<std::int32_t>(raw.data(), n, h.swap, v.data.data()); break;
-    case kUint32: convert<std::uint32_t>(raw.data(), n, h.swap, v.data.data()); break;
-    case kFloat32: convert<float>(raw.data(), n, h.swap, v.data.data()); break;
-    case kFloat64: convert<double>(raw.data(), n, h.swap, v.data.data()); break;
+    case kUint8: convert<std::uint8_t>(raw.data(), n, h.swap, v.data()); break;
+    case kInt8: convert<std::int8_t>(raw.data(), n, h.swap, v.data()); break;
+    case kInt16: convert<std::int16_t>(raw.data(), n, h.swap, v.data()); break;
+    case kUint16: convert<std::uint16_t>(raw.data(), n, h.swap, v.data()); break;
+    case kInt32: convert<std::int32_t>(raw.data(), n, h.swap, v.data()); break;
+    case kUint32: convert<std::uint32_t>(raw.data(), n, h.swap, v.data()); break;
+    case kFloat32: convert<float>(raw.data(), n, h.swap, v.data()); break;
+    case kFloat64: convert<double>(raw.data(), n, h.swap, v.data()); break;
   }
   const double slope = h.get<float>(kOffSclSlope), inter = h.get<float>(kOffSclInter);
   if (slope != 0 && std::isfinite(slope) && std::isfinite(inter) && !(slope == 1 && inter == 0))
-    for (float& x : v.data) x = static_cast<float>(slope * x + inter);
+    for (float& x : v) x = static_cast<float>(slope * x + inter);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i])) {
+      const std::size_t x = i % dims[0], y = (i / dims[0]) % dims[1], z = i / (static_cast<std::size_t>(dims[0]) * dims[1]);
+      throw InputError(name + ": voxel (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) +
+                       ") (value " + std::to_string(i) + " of the data) is " + (std::isnan(v[i]) ? "NaN" : "infinite") +
+                       " (after scaling to float); images must hold finite values");
+    }
+  return v;
+}
+
+std::string trimmed_descrip(const HeaderBytes& h) {
+  const char* p = reinterpret_cast<const char*>(h.b.data() + kOffDescrip);
+  return std::string(p, strnlen(p, 80));
+}
+
+// "quantity [unit]" back into its parts; anything else is all quantity.
+void parse_descrip(NiftiMeta& meta) {
+  const std::string& d = meta.descrip;
+  const std::size_t open = d.rfind(" [");
+  if (!d.empty() && d.back() == ']' && open != std::string::npos) {
+    meta.quantity = d.substr(0, open);
+    meta.unit = d.substr(open + 2, d.size() - open - 3);
+  } else {
+    meta.quantity = d, meta.unit.clear();
+  }
 }
 
 }  // namespace
 
 VolumeF read_nifti(const std::filesystem::path& path) {
-  const std::string name = "NIfTI file '" + path.string() + "'";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(name + ": no such file");
-  const std::uintmax_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(name + ": cannot read its size: " + ec.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open for reading");
+  NiftiMeta meta;
+  return read_nifti(path, meta);
+}
 
-  const HeaderBytes h = read_header(in, name, file_size);
-  Grid3 grid = header_dims(h, name);
+VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta, NiftiAxes axes) {
+  const std::string name = "NIfTI file '" + path.string() + "'";
+  Source in(path, name);
+  const HeaderBytes h = read_header(in, name);
+  const std::array<int, 3> dims = header_dims(h, name);
   const int datatype = h.get<std::int16_t>(kOffDatatype);
   const std::size_t bytes = datatype_bytes(datatype);
   if (bytes == 0)
     throw InputError(name + ": datatype " + std::to_string(datatype) +
                      " is not supported (uint8, int8, int16, uint16, int32, uint32, float32, float64 are)");
-  header_geometry(h, name, grid);
-  const std::vector<unsigned char> raw = read_raw(in, h, name, file_size, grid, bytes);
-  VolumeF v(grid);
-  decode(raw, datatype, h, v);
-  return v;
+  const Affine3 affine = header_affine(h, name);
+  std::vector<float> data = decode(read_raw(in, h, name, dims, bytes), datatype, h, dims, name);
+  meta.descrip = trimmed_descrip(h);
+  parse_descrip(meta);
+  meta.cal_min = h.get<float>(kOffCalMin);
+  meta.cal_max = h.get<float>(kOffCalMax);
+  meta.orientation = orientation_code(affine);
+  if (axes == NiftiAxes::File) {  // an array: the file's index order, spacing from pixdim
+    VolumeF v;
+    v.grid.dims = dims;
+    for (int a = 0; a < 3; ++a) {
+      const double p = std::fabs(static_cast<double>(h.get<float>(kOffPixdim + 4 * (a + 1))));
+      v.grid.voxel_mm[a] = std::isfinite(p) && p > 0 ? p : 1.0;
+      v.grid.origin_mm[a] = affine.m[a][3];
+    }
+    v.data = std::move(data);
+    return v;
+  }
+  if (meta.orientation != "RAS" && meta.orientation != "oblique")
+    log_info(name, ": axes stored as ", meta.orientation, "; permuted and flipped into our RAS frame");
+  return reorient_to_ras(std::move(data), dims, affine, name);
 }
 
 }  // namespace tomo

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "compute/core/error.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/io/atomic_file.hpp"
 
 namespace tomo {
@@ -148,6 +149,20 @@ double element(const NpyArray& a, std::size_t flat) {
   throw InputError("npy: complex data where real values are expected");
 }
 
+// "what (file 'x.npy'): ... at index [i, j, k]" for the C-order element `flat`.
+std::string where(const NpyArray& a, const std::string& what, std::size_t flat) {
+  std::vector<std::size_t> idx(a.shape.size());
+  for (std::size_t d = a.shape.size(); d-- > 0;) {
+    idx[d] = a.shape[d] ? flat % a.shape[d] : 0;
+    flat = a.shape[d] ? flat / a.shape[d] : 0;
+  }
+  std::string s = what;
+  if (!a.source.empty()) s.append(" (file '").append(a.source).append("')");
+  s.append(": the value at index [");
+  for (std::size_t d = 0; d < idx.size(); ++d) s.append(d ? ", " : "").append(std::to_string(idx[d]));
+  return s.append("]");
+}
+
 template <class T>
 std::vector<T> convert(const NpyArray& a, const std::string& what) {
   if (a.type == NpyType::c8 || a.type == NpyType::c16)
@@ -157,8 +172,8 @@ std::vector<T> convert(const NpyArray& a, const std::string& what) {
   for (std::size_t i = 0; i < n; ++i) {
     const double v = element(a, a.fortran_order ? fortran_index(i, a.shape) : i);
     if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max()))
-      throw InputError(what + ": value " + std::to_string(v) + " at flat index " + std::to_string(i) +
-                       " is not finite (in the target precision)");
+      throw InputError(where(a, what, i) + " is " + std::to_string(v) +
+                       (std::isfinite(v) ? ", beyond the range of float" : "; values must be finite"));
     out[i] = static_cast<T>(v);
   }
   return out;
@@ -230,18 +245,21 @@ std::vector<std::complex<float>> NpyArray::to_complex_float(const std::string& w
     if (!std::isfinite(v.real()) || !std::isfinite(v.imag()) ||
         std::fabs(v.real()) > std::numeric_limits<float>::max() ||
         std::fabs(v.imag()) > std::numeric_limits<float>::max())
-      throw InputError(what + ": value at flat index " + std::to_string(i) + " is not finite");
+      throw InputError(where(*this, what, i) + " is not finite (or beyond the range of float)");
     out[i] = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
   }
   return out;
 }
 
 NpyArray read_npy(const std::filesystem::path& path) {
+  // The size from the file system, not from seeking: a directory or a device opens too.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path.string() + ": " + (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  const std::uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(path.string() + ": cannot read its size: " + ec.message());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string() + ": cannot open");
-  in.seekg(0, std::ios::end);
-  const auto file_size = static_cast<std::uint64_t>(in.tellg());
-  in.seekg(0);
   char pre[12] = {};
   if (file_size < 10 || !in.read(pre, 10)) bad(path, "shorter than the 10-byte preamble");
   if (std::memcmp(pre, "\x93NUMPY", 6) != 0) bad(path, "no \\x93NUMPY magic");
@@ -259,6 +277,7 @@ NpyArray read_npy(const std::filesystem::path& path) {
   std::string dict(header_len, '\0');
   in.read(dict.data(), static_cast<std::streamsize>(header_len));
   NpyArray a;
+  a.source = path.string();
   const std::string descr = unquote(value_of(dict, "descr", path), path);
   const auto type = type_of(descr);
   if (!type) bad(path, "dtype '" + descr + "' is not supported (little-endian numeric types only)");
@@ -278,6 +297,9 @@ NpyArray read_npy(const std::filesystem::path& path) {
   if (bytes != payload)
     bad(path, "the shape needs " + std::to_string(static_cast<std::uint64_t>(std::min<unsigned __int128>(bytes, ~0ull))) +
                   " bytes of data, the file holds " + std::to_string(payload));
+  if (static_cast<double>(payload) > host_memory_available())
+    bad(path, "its " + format_bytes(static_cast<double>(payload)) + " of data do not fit in the " +
+                  format_bytes(host_memory_available()) + " of host memory available");
   a.bytes.resize(static_cast<std::size_t>(payload));
   if (!in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(payload)))
     bad(path, "read failed");

@@ -19,10 +19,12 @@ struct NpyArray {
   std::vector<std::size_t> shape;  // as NumPy writes it (C order: last index fastest)
   bool fortran_order = false;
   std::vector<std::byte> bytes;  // the raw payload, little-endian
+  std::string source;            // the file read (read_npy sets it), named in value errors
 
   std::size_t count() const;
   // The elements as float/double in C order (Fortran arrays are transposed); every value
-  // must be finite, else InputError naming `what` and the flat index. Complex types refused.
+  // must be finite, else InputError naming `what`, the file and the element's index
+  // ("[2, 0, 5]"). Complex types refused.
   std::vector<float> to_float(const std::string& what) const;
   std::vector<double> to_double(const std::string& what) const;
   std::vector<std::complex<float>> to_complex_float(const std::string& what) const;

@@ -33,9 +33,14 @@ bool read_line(std::istream& in, std::string& line) {
   return !line.empty();
 }
 
-void check_finite(const std::filesystem::path& path, const Event& e, std::size_t i) {
-  if (!std::isfinite(e.z_u) || !std::isfinite(e.z_d) || !std::isfinite(e.dl))
-    throw InputError(str_cat(path.string(), ": event ", i, " has a non-finite value"));
+// `where` names the position in the file: a byte offset (binary) or a line (text).
+void check_finite(const std::filesystem::path& path, const Event& e, std::size_t i, const std::string& where) {
+  const float v[3] = {e.z_u, e.z_d, e.dl};
+  static const char* const kField[3] = {"z_u", "z_d", "dl"};
+  for (int f = 0; f < 3; ++f)
+    if (!std::isfinite(v[f]))
+      throw InputError(str_cat(path.string(), ": event ", i, " (", where, ") has ", kField[f], " = ",
+                               std::isnan(v[f]) ? "NaN" : "inf (beyond float range)", "; values must be finite"));
 }
 
 }  // namespace
@@ -80,7 +85,8 @@ std::vector<Event> read_events_binary(const std::filesystem::path& path) {
   std::vector<Event> events(count);
   if (!in.read(reinterpret_cast<char*>(events.data()), static_cast<std::streamsize>(count * sizeof(Event))))
     throw InputError(str_cat(path.string(), ": read failed"));
-  for (std::size_t i = 0; i < events.size(); ++i) check_finite(path, events[i], i);
+  for (std::size_t i = 0; i < events.size(); ++i)
+    check_finite(path, events[i], i, str_cat("byte offset ", kListModeHeaderBytes + i * sizeof(Event)));
   return events;
 }
 
@@ -113,7 +119,7 @@ std::vector<Event> read_events_text(const std::filesystem::path& path) {
       throw InputError(str_cat(path.string(), ":", line_no, ": expected three numbers 'z_u z_d dl', got '",
                                line.size() > 60 ? line.substr(0, 60) + "..." : line, "'"));
     Event e{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
-    check_finite(path, e, events.size());
+    check_finite(path, e, events.size(), str_cat("line ", line_no));
     events.push_back(e);
   }
   return events;

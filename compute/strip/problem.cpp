@@ -18,6 +18,7 @@
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
+#include "compute/io/preview.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/memory.hpp"
@@ -46,8 +47,8 @@ Image2D to_image(const StripGeometry& g, const std::vector<double>& img) {
 }
 
 void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem, const std::vector<double>& img) {
-  write_nifti(out.file(stem + ".nii"), to_volume(g, img));
-  write_png(out.file(stem + ".png"), to_image(g, img), ColorMap::Gray);
+  write_nifti(out.file(stem + ".nii"), to_volume(g, img), {stem, "a.u."});
+  write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
 std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report) {

@@ -29,6 +29,9 @@ void make_inputs(const fs::path& d) {
                                    "x = 100000.0\ny = 0.0\na = 3.0\nb = 6.0\nphi = 0.0\nrho = 1.0\n";
   std::ofstream(d / "garbage.rct", std::ios::binary) << std::string(100, '\x07');
   std::ofstream(d / "no-newline.txt") << std::string(100000, '7');
+  std::ofstream(d / "huge.toml") << "problem = \"strip\"\n";
+  fs::resize_file(d / "huge.toml", 17u << 20);  // sparse
+  std::ofstream(d / "inf.txt") << "1 2 3\n4 5 1e39\n";
 }
 
 const Probe kProbes[] = {
@@ -69,6 +72,9 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
     {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
+    {"run /dev/zero -o out", 2, "/dev/zero: is not a regular file"},
+    {"run huge.toml -o out", 2, "too large for a scene"},
+    {"run strip_default.toml --set strip.events_file=inf.txt -o out", 2, "event 1 (line 2) has dl = inf"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

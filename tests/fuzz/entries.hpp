@@ -19,6 +19,7 @@
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/io/npy.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 
@@ -91,7 +92,20 @@ inline bool listmode(const std::uint8_t* data, std::size_t size) {
 
 inline bool nifti(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
-  return accepted([&] { (void)read_nifti(f.path()); });
+  return accepted([&] {
+    NiftiMeta meta;
+    (void)read_nifti(f.path(), meta);
+  });
+}
+
+// read_npy, then the conversion a user's array goes through (real or complex by its dtype).
+inline bool npy(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] {
+    const NpyArray a = read_npy(f.path());
+    if (a.type == NpyType::c8 || a.type == NpyType::c16) (void)a.to_complex_float("fuzz");
+    else (void)a.to_double("fuzz"), (void)a.to_float("fuzz");
+  });
 }
 
 }  // namespace tomo::fuzz

@@ -3,7 +3,9 @@
 #pragma once
 #include <unistd.h>
 
+#include <complex>
 #include <cstdint>
+#include <span>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -14,6 +16,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/io/npy.hpp"
 #include "compute/strip/event_io.hpp"
 
 namespace tomo::fuzz {
@@ -61,6 +64,29 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   v.grid.voxel_mm = {0.5, 1.0, 2.0};
   v.data.assign(12, 0.25f);
   out["nifti"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));
+  v.grid.origin_mm = {1.0, -2.0, 3.0};
+  out["nifti"].push_back(written(".nii.gz", [&](const auto& p) { write_nifti(p, v, NiftiMeta("mu", "1/mm")); }));
+
+  const std::vector<std::size_t> shape{2, 3};
+  const std::vector<float> f{0.5f, 1.0f, -2.0f, 3.0f, 4.0f, 5.5f};
+  out["npy"].push_back(written(".npy", [&](const auto& p) { write_npy(p, std::span<const float>(f), shape); }));
+  const std::vector<std::uint16_t> u{1, 2, 3, 4, 5, 6};
+  out["npy"].push_back(written(".npy", [&](const auto& p) { write_npy(p, std::span<const std::uint16_t>(u), shape); }));
+  const std::vector<std::complex<float>> c{{1, 2}, {3, -4}};
+  const std::vector<std::size_t> shape1{2};
+  out["npy"].push_back(
+      written(".npy", [&](const auto& p) { write_npy(p, std::span<const std::complex<float>>(c), shape1); }));
+  // Fortran order and a version-2 preamble, as NumPy writes them (bytes spelled out here).
+  std::string hdr = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }";
+  hdr.append((64 - (12 + hdr.size() + 1) % 64) % 64, ' ').push_back('\n');  // 12 + header: 64k bytes
+  Bytes v2 = text(std::string("\x93NUMPY\x02\x00", 8));
+  for (int i = 0; i < 4; ++i) v2.push_back(static_cast<std::uint8_t>((hdr.size() >> (8 * i)) & 0xff));
+  v2.insert(v2.end(), hdr.begin(), hdr.end());
+  for (double d : {1.0, 2.0, 3.0, 4.0}) {
+    const auto* b = reinterpret_cast<const std::uint8_t*>(&d);
+    v2.insert(v2.end(), b, b + 8);
+  }
+  out["npy"].push_back(v2);
   return out;
 }
 

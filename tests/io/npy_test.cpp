@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "compute/core/error.hpp"
@@ -61,6 +63,33 @@ TEST(Npy, RefusesTruncatedAndHostileHeaders) {
   EXPECT_THROW(read_npy(dir.dir / "huge.npy"), InputError);
   std::ofstream(dir.dir / "junk.npy", std::ios::binary) << "not numpy at all";
   EXPECT_THROW(read_npy(dir.dir / "junk.npy"), InputError);
+}
+
+TEST(Npy, NonFiniteAndOutOfRangeValuesNameTheFileAndIndex) {
+  test::TempDir dir;
+  std::vector<double> v(2 * 3, 1.0);
+  v[1 * 3 + 2] = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::size_t> shape{2, 3};
+  write_npy(dir.dir / "nan.npy", std::span<const double>(v), shape);
+  const NpyArray a = read_npy(dir.dir / "nan.npy");
+  std::string msg;
+  try {
+    (void)a.to_float("projections");
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("projections"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nan.npy"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("index [1, 2]"), std::string::npos) << msg;
+  v[5] = 1e300;  // finite as double, not as float
+  write_npy(dir.dir / "big.npy", std::span<const double>(v.data(), 6), shape);
+  v[5] = 1.0;
+  EXPECT_THROW(read_npy(dir.dir / "big.npy").to_float("x"), InputError);
+  EXPECT_THROW(read_npy(dir.dir / "big.npy").to_complex_float("x"), InputError);
+  // A folder and a device are refused by name, not read as garbage sizes.
+  EXPECT_THROW(read_npy(dir.dir), InputError);
+  EXPECT_THROW(read_npy("/dev/zero"), InputError);
+  EXPECT_THROW(read_npy(dir.dir / "missing.npy"), InputError);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include <unistd.h>
 
@@ -59,6 +60,34 @@ TEST(EventIoLimits, AHeaderClaimingMoreEventsThanTheFileHoldsSaysSo) {
   fs::remove(p);
   EXPECT_NE(e.find("claims 4611686018427387904 events"), std::string::npos) << e;
   EXPECT_NE(e.find("hold at most 0"), std::string::npos) << e;
+}
+
+// Issue 12 reader audit: a non-finite value names the event, the field and where it is.
+TEST(EventIoPosition, BinaryNaNNamesEventFieldAndByteOffset) {
+  const fs::path p = temp_file("nan.lm");
+  // Header bytes spelled out (magic, version 1, count 3), then three events of 3 floats.
+  std::string b("TSLM", 4);
+  const std::uint32_t version = 1;
+  const std::uint64_t count = 3;
+  b.append(reinterpret_cast<const char*>(&version), 4).append(reinterpret_cast<const char*>(&count), 8);
+  const float ev[9] = {1, 2, 3, 4, 5, 6, 7, std::numeric_limits<float>::quiet_NaN(), 9};
+  b.append(reinterpret_cast<const char*>(ev), sizeof ev);
+  std::ofstream(p, std::ios::binary) << b;
+  const std::string e = error_of(p);
+  fs::remove(p);
+  EXPECT_NE(e.find("nan.lm"), std::string::npos) << e;
+  EXPECT_NE(e.find("event 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("byte offset 40"), std::string::npos) << e;  // 16 + 2 · 12
+  EXPECT_NE(e.find("z_d = NaN"), std::string::npos) << e;
+}
+
+TEST(EventIoPosition, TextValueBeyondFloatNamesTheLine) {
+  const fs::path p = temp_file("big.txt");
+  std::ofstream(p) << "# z_u z_d dl\n1 2 3\n\n4 5 1e39\n";
+  const std::string e = error_of(p);
+  fs::remove(p);
+  EXPECT_NE(e.find("event 1 (line 4)"), std::string::npos) << e;
+  EXPECT_NE(e.find("dl = inf"), std::string::npos) << e;
 }
 
 }  // namespace
