@@ -8,6 +8,7 @@
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/io/output_dir.hpp"
 #include "apps/tomoraster/scene_args.hpp"
 
@@ -49,6 +50,8 @@ CLI::App* setup(CLI::App& root) {
 int run() {
   Scene scene = load_scene_arg(args.scene, args.sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
+  if (!runtime_options().gpus.empty() && !problem.multi_device)
+    throw InputError("--gpus: problem " + problem.name + " runs on one device (several GPUs: docs/multigpu.md)");
   std::string backend = scene.get<std::string>("backend", "auto");
   if (!args.backend.empty()) backend = args.backend;
   std::filesystem::path dir = args.output.empty() ? default_output(scene_stem(args.scene)) : std::filesystem::path(args.output);

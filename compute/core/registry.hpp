@@ -46,6 +46,7 @@ struct ProblemInfo {
   std::function<int(CrosscheckContext&)> crosscheck;  // may be empty
   // Backend names with their availability here, for `tomoraster info`.
   std::function<std::vector<std::pair<std::string, Availability>>()> backends;
+  bool multi_device = false;  // runs on several GPUs with --gpus (docs/multigpu.md)
 };
 
 class ProblemRegistry {

@@ -125,7 +125,7 @@ void run(RunContext& ctx) {
 const ProblemRegistrar kRegister({"glpet",
                                   "PET between detector-module planes: correspondence images, LOR atlas, "
                                   "mip-reduction back-projection, ML-EM (seed 004)",
-                                  run, run_crosscheck, list_backends_of<Projector>()});
+                                  run, run_crosscheck, list_backends_of<Projector>(), /*multi_device=*/true});
 
 }  // namespace
 }  // namespace tomo::glpet
