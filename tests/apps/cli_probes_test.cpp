@@ -59,7 +59,7 @@ const Probe kProbes[] = {
     {"run strip_default.toml -o existing-out", 2, "exists; use --force"},
     {"run strip_default.toml -o a-file.txt/out", 2, "a-file.txt"},
     {"run default.toml --set glpet.voxels=[2048,2048,2048] -o out", 2, "of host memory (glpet.voxels = [2048, 2048, 2048]"},
-    {"run default.toml --set 'glpet.modules[0].detectors=[512,512]' --set 'glpet.modules[1].detectors=[512,512]' -o out",
+    {"run glpet_small.toml --set 'glpet.modules[0].detectors=[512,512]' --set 'glpet.modules[1].detectors=[512,512]' -o out",
      2, "glpet.modules[].detectors = 512x512"},
     // Sizes beyond any machine's memory (the GPU machine has 128 GiB), so the probe refuses everywhere.
     {"crosscheck default.toml --set glpet.voxels=[8192,8192,8192]", 2, "of host memory (glpet.voxels"},
