@@ -3,8 +3,10 @@
 // behind in the folder it ran in (no output, no staging folder).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
+#include <vector>
 
 #include "tests/apps/cli_run.hpp"
 
@@ -29,6 +31,21 @@ void make_inputs(const fs::path& d) {
                                    "x = 100000.0\ny = 0.0\na = 3.0\nb = 6.0\nphi = 0.0\nrho = 1.0\n";
   std::ofstream(d / "garbage.rct", std::ios::binary) << std::string(100, '\x07');
   std::ofstream(d / "no-newline.txt") << std::string(100000, '7');
+  // glpet data for the default scene's ring (18 pairs of 8 x 8 detectors: 73728 LORs).
+  auto npy = [&](const char* name, std::size_t n, std::size_t at, float value) {
+    std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+    h.append(64 - (10 + h.size() + 1) % 64, ' ').push_back('\n');
+    std::vector<float> v(n, 1.0f);
+    v[at] = value;
+    std::ofstream f(d / name, std::ios::binary);
+    f << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
+    f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(n * sizeof(float)));
+  };
+  npy("nan-counts.npy", 73728, 5, std::nanf(""));
+  npy("neg-counts.npy", 73728, 4096 + 9, -1.0f);
+  npy("short-counts.npy", 10, 0, 1.0f);
+  std::ofstream(d / "bad-module.txt") << "0 0 6 0\n12 0 0 0\n";
+  std::ofstream(d / "cut.lm", std::ios::binary) << std::string("TGLM\x01\0\0\0\x0c\0\0\0\0\0\0\0\x05\0\0\0\0\0\0\0", 24);
 }
 
 const Probe kProbes[] = {
@@ -69,6 +86,20 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
     {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
+    {"run default.toml --set glpet.data.counts=nan-counts.npy -o out", 2, "nan-counts.npy"},
+    {"run default.toml --set glpet.data.counts=neg-counts.npy -o out", 2,
+     "neg-counts.npy: negative count -1 at pair 1 (p, q, r, s) = (1, 0, 1, 0)"},
+    {"run default.toml --set glpet.data.counts=short-counts.npy -o out", 2, "(10,) do not fit the scanner"},
+    {"run default.toml --set glpet.data.counts=missing.npy -o out", 2, "glpet.data.counts"},
+    {"run default.toml --set glpet.data.listmode=bad-module.txt -o out", 2, "bad-module.txt:2: module 12 is not in"},
+    {"run default.toml --set glpet.data.listmode=cut.lm -o out", 2, "does not match the header's 5 events"},
+    {"run default.toml --set glpet.data.listmode=a-file.txt -o out", 2, "expected four whole numbers"},
+    {"run default.toml --set glpet.data.listmode=cut.lm --set glpet.data.counts=short-counts.npy -o out", 2,
+     "both given"},
+    {"run default.toml --set 'glpet.data.write=[\"../x.npy\"]' -o out", 2, "must be a file name"},
+    {"run default.toml --set glpet.ring.radius_mm=30.0 -o out", 2, "overlap"},
+    {"run default.toml --set glpet.ring.detectors=[512,512] --set glpet.ring.radius_mm=5000.0 -o out", 2,
+     "glpet.ring.detectors = 512x512 in 18 pairs"},
 };
 
 std::set<std::string> listing(const fs::path& d) {
