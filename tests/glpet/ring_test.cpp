@@ -15,6 +15,7 @@
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/ring.hpp"
 #include "compute/glpet/scene_model.hpp"
+#include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {
 namespace {
@@ -96,17 +97,10 @@ TEST(GlpetRing, DefaultSceneIsARingAndBadRingsAreRefused) {
 // ML-EM on an 8-module ring (12 pairs) from Monte-Carlo data: the NRMSE falls and the hot
 // sphere's mean stands above the warm background's.
 TEST(GlpetRing, MlemOnASmallRingRecoversTheHotSphere) {
-  Ring r;
-  r.modules = 8;
-  r.radius_mm = 24;  // side 2·24·tan 22.5° = 19.9 mm ≥ 4 × 4 mm
-  r.n_a = r.n_t = 4;
-  SystemModel sys;
-  sys.scanner = ring_scanner(r);
+  // Side 2·24·tan 22.5° = 19.9 mm ≥ 4 × 4 mm: the modules do not overlap.
+  const SystemModel sys = test::small_ring_system(8, 24, Grid3::centred({10, 10, 4}, {3, 3, 3}), {13, 13, 6});
   ASSERT_EQ(sys.scanner.pairs.size(), 12u);
-  sys.grid = Grid3::centred({10, 10, 4}, {3, 3, 3});
-  sys.R = 2;
-  sys.K = 8;
-  Phantom act;
+  Phantom act;  // the water cylinder, warm, with a 4:1 hot sphere
   Shape body;
   body.kind = Shape::Kind::Cylinder;
   body.semi_axes = {13, 13, 6};
@@ -117,10 +111,6 @@ TEST(GlpetRing, MlemOnASmallRingRecoversTheHotSphere) {
   hot.value = 3.0;
   act.shapes = {body, hot};
   const VolumeF activity = act.voxelize(sys.grid, 2);
-  Phantom att;
-  body.value = 0.0096;
-  att.shapes = {body};
-  sys.sigma_t = att.voxelize(sys.grid, 2);
 
   McOptions mc_opt;
   mc_opt.histories = 1'000'000;
