@@ -131,6 +131,7 @@ struct EventMap {
       if (m[k] >= std::uint32_t(modules))
         throw InputError(str_cat(where, ": module ", m[k], " is not in the scanner (modules 0..", modules - 1, ")"));
       const auto& nd = dims[m[k]];
+      if (nd[0] == 0) throw InputError(str_cat(where, ": module ", m[k], " is in no pair of the scanner"));
       if (d[k] >= std::uint32_t(nd[0] * nd[1]))
         throw InputError(str_cat(where, ": detector ", d[k], " is not on module ", m[k], " (", nd[0], " x ", nd[1],
                                  " detectors: 0..", nd[0] * nd[1] - 1, ")"));

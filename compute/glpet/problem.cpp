@@ -83,6 +83,17 @@ void record_data(RunContext& ctx, const Measurement& m) {
   log_info("glpet: Monte-Carlo ", mc.histories, " pairs, ", mc.detected, " detected, ", counts, " counts");
 }
 
+// Scale-free metrics of the final image against the phantom: sphere contrasts, centroid.
+void record_image_metrics(RunContext& ctx, const GlpetScene& g, const VolumeF& x, const VolumeF& truth) {
+  for (const auto& c : sphere_contrasts(g.activity, x.grid, x.data, truth.data)) {
+    ctx.report.set_metric(c.name + "_contrast", c.contrast);
+    ctx.report.set_metric(c.name + "_contrast_true", c.contrast_true);
+    ctx.report.set_metric(c.name + "_recovery", c.recovery);
+  }
+  const Vec3 cx = centroid(x.grid, x.data), ct = centroid(x.grid, truth.data);
+  ctx.report.set_metric("centroid_error_mm", norm(sub(cx, ct)));
+}
+
 void run(RunContext& ctx) {
   require_host_memory(estimate_memory(ctx.scene, false), "glpet");
   const Measurement m = measure(ctx.scene);  // measured data: the user's file or the independent model
@@ -153,20 +164,13 @@ void run(RunContext& ctx) {
   x.data = res.x;
   write_outputs(ctx.out, sys, x, res, mc.counts, truth_known ? &truth : nullptr);
 
-  // Metrics.
   if (!g.has_phantom) return;
   if (truth_known) {
     ctx.report.set("nrmse_per_iteration", nrmse_per_it);
     if (!nrmse_per_it.empty()) ctx.report.set_metric("nrmse", nrmse_per_it.back());
   }
   ctx.report.set("sphere_recovery_per_iteration", recovery_per_it);
-  for (const auto& c : sphere_contrasts(g.activity, sys.grid, x.data, truth.data)) {
-    ctx.report.set_metric(c.name + "_contrast", c.contrast);
-    ctx.report.set_metric(c.name + "_contrast_true", c.contrast_true);
-    ctx.report.set_metric(c.name + "_recovery", c.recovery);
-  }
-  const Vec3 cx = centroid(sys.grid, x.data), ct = centroid(sys.grid, truth.data);
-  ctx.report.set_metric("centroid_error_mm", norm(sub(cx, ct)));
+  record_image_metrics(ctx, g, x, truth);
 }
 
 const ProblemRegistrar kRegister({"glpet",
