@@ -14,9 +14,9 @@
 #include "compute/core/scene.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/data_io.hpp"
-#include "compute/glpet/ring.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/strip/event_io.hpp"
+#include "tests/fuzz/entries.hpp"
 
 namespace tomo::fuzz {
 
@@ -64,12 +64,7 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   v.data.assign(12, 0.25f);
   out["nifti"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));
 
-  glpet::Ring ring;  // the scanner of entries.hpp's glpet_scanner()
-  ring.modules = 6;
-  ring.radius_mm = 40;
-  ring.n_a = 3;
-  ring.n_t = 2;
-  const glpet::Scanner sc = glpet::ring_scanner(ring);
+  const glpet::Scanner& sc = glpet_scanner();  // the scanner the glpet entries read against
   std::vector<float> lors(sc.lor_count(), 0.0f);
   for (std::size_t l = 0; l < lors.size(); l += 7) lors[l] = float(l % 3);
   out["glpet_counts"].push_back(written(".npy", [&](const auto& p) { glpet::write_counts(p, sc, lors); }));

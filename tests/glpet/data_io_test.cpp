@@ -29,8 +29,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// 6 modules of 3 × 2 detectors, each paired with the three facing it: 6 pairs... of
-// distance ≥ 2: (0,2) (0,3) (0,4) (1,3) (1,4) (1,5) (2,4) (2,5) (3,5).
+// 6 modules of 3 × 2 detectors, each paired with the three facing it (distance ≥ 2 around
+// the ring): 9 pairs (0,2) (0,3) (0,4) (1,3) (1,4) (1,5) (2,4) (2,5) (3,5).
 Scanner small_ring() {
   Ring r;
   r.modules = 6;
