@@ -1,6 +1,7 @@
 // glpet geometry: module frames, pair validation, LOR offsets, per-voxel sample offsets.
 #include "compute/glpet/geometry.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compute/core/error.hpp"
@@ -52,6 +53,18 @@ std::size_t Scanner::lor_offset(std::size_t pair) const {
 }
 
 std::size_t Scanner::lor_count() const { return lor_offset(pairs.size()); }
+
+std::array<int, 2> Scanner::module_ids(std::size_t pair) const {
+  if (pair < pair_modules.size()) return pair_modules[pair];
+  return {int(2 * pair), int(2 * pair + 1)};
+}
+
+int Scanner::module_count() const {
+  int n = 0;
+  for (std::size_t p = 0; p < pairs.size(); ++p)
+    for (int m : module_ids(p)) n = std::max(n, m + 1);
+  return n;
+}
 
 void SystemModel::validate() const {
   if (scanner.pairs.empty()) throw InputError("glpet: the scanner has no module pair");

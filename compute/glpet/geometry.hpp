@@ -60,9 +60,14 @@ struct ModulePair {
 
 struct Scanner {
   std::vector<ModulePair> pairs;
+  // Scene indices of each pair's (first, second) module, as list-mode events name them;
+  // empty (scanners built in code): pair p joins modules 2p and 2p+1.
+  std::vector<std::array<int, 2>> pair_modules;
   // LOR vectors concatenate the atlases of all pairs in order.
   std::size_t lor_offset(std::size_t pair) const;
   std::size_t lor_count() const;
+  std::array<int, 2> module_ids(std::size_t pair) const;
+  int module_count() const;  // 1 + the largest module index of any pair
 };
 
 // Everything a projector needs: geometry, voxel grid, extinction volume and the

@@ -1,7 +1,10 @@
-// glpet measured data: scene reading plus the Monte-Carlo acquisition.
+// glpet measured data: scene reading plus the Monte-Carlo acquisition or the user's file.
 #include "compute/glpet/measure.hpp"
 
 #include <chrono>
+
+#include "compute/core/log.hpp"
+#include "compute/glpet/data_io.hpp"
 
 namespace tomo::glpet {
 
@@ -10,7 +13,20 @@ Measurement measure(const Scene& scene) {
   m.scene = read_glpet_scene(scene);
   const GlpetScene& g = m.scene;
   const auto t0 = std::chrono::steady_clock::now();
-  m.mc = simulate(g.system.scanner, g.system.sigma_t, VoxelSource(g.activity_volume), g.mc);
+  if (g.data.measured()) {
+    const bool counts = !g.data.counts.empty();
+    m.simulated = false;
+    m.source = (counts ? g.data.counts : g.data.listmode).string();
+    m.mc.counts = counts ? read_counts(g.data.counts, g.system.scanner) : read_listmode(g.data.listmode, g.system.scanner);
+    double total = 0;
+    for (float c : m.mc.counts) total += c;
+    m.mc.histories = 0;
+    m.mc.detected = std::int64_t(total);
+    log_info("glpet: ", total, " counts read from ", m.source);
+  } else {
+    m.source = "monte-carlo";
+    m.mc = simulate(g.system.scanner, g.system.sigma_t, VoxelSource(g.activity_volume), g.mc);
+  }
   m.simulate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }

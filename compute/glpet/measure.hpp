@@ -1,7 +1,10 @@
-// The measured data of a glpet scene: the scene's system and phantoms, and the LOR counts
-// of the independent Monte-Carlo model (never the operator: no inverse crime). One place
-// for `tomoraster run` and the viewer, so both reconstruct the same counts.
+// The measured data of a glpet scene: the scene's system and phantoms, and the LOR counts —
+// read from the user's file (glpet.data.counts / glpet.data.listmode) or simulated by the
+// independent Monte-Carlo model (never the operator: no inverse crime). One place for
+// `tomoraster run` and the viewer, so both reconstruct the same counts.
 #pragma once
+#include <string>
+
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/scene_model.hpp"
 
@@ -13,11 +16,13 @@ namespace tomo::glpet {
 
 struct Measurement {
   GlpetScene scene;        // system, phantoms and settings read from [glpet]
-  McResult mc;             // mc.counts: the measured LOR counts
-  double simulate_ms = 0;  // wall time of the simulation
+  McResult mc;             // mc.counts: the measured LOR counts (histories = 0 when read from a file)
+  bool simulated = true;   // false: mc.counts come from scene.data's file
+  std::string source;      // "monte-carlo" or the file read
+  double simulate_ms = 0;  // wall time of the simulation or of the reading
 };
 
-// Reads [glpet] (InputError naming the key at fault) and simulates its acquisition.
+// Reads [glpet] (InputError naming the key at fault) and simulates or reads its data.
 Measurement measure(const Scene& scene);
 
 }  // namespace tomo::glpet

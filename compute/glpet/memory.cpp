@@ -18,11 +18,13 @@ MemoryEstimate estimate_memory(const Scene& s, bool crosscheck, int threads) {
   // read_glpet_scene reads and validates these keys again (same default) before it voxelises.
   const auto dims = s.get<std::array<int, 3>>("glpet.voxels", {128, 128, 128});
   const double voxels = double(dims[0]) * dims[1] * dims[2], lors = double(sc.lor_count());
-  const std::string kv = "glpet.voxels", kd = "glpet.modules[].detectors";
+  const bool ring = s.has("glpet.ring");  // one detectors key for all the ring's modules
+  const std::string kv = "glpet.voxels", kd = ring ? "glpet.ring.detectors" : "glpet.modules[].detectors";
   MemoryEstimate e;
   e.key(kv, str_cat("[", dims[0], ", ", dims[1], ", ", dims[2], "]"));
   std::string det;
   for (const ModulePair& p : sc.pairs) det += str_cat(det.empty() ? "" : ", ", p.n_a(), "x", p.n_t());
+  if (ring && !sc.pairs.empty()) det = str_cat(sc.pairs[0].n_a(), "x", sc.pairs[0].n_t(), " in ", sc.pairs.size(), " pairs");
   e.key(kd, det);
   if (!crosscheck) {
     e.add(5, 4 * voxels, "float volumes", kv);          // activity, σ_t, truth, image, sensitivity

@@ -3,6 +3,10 @@
 // cross-check of every available backend against the cpu reference.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <span>
+
+#include <nlohmann/json.hpp>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -12,6 +16,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/crosscheck.hpp"
+#include "compute/glpet/data_io.hpp"
 #include "compute/glpet/measure.hpp"
 #include "compute/glpet/memory.hpp"
 #include "compute/glpet/metrics.hpp"
@@ -28,31 +33,72 @@ namespace tomo::glpet {
 
 namespace {
 
-// The images of a run: reconstruction, truth and sensitivity (.nii + MIP .png), measured and
-// estimated atlases, and the centre's correspondence image.
-void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, const MlemResult& res, const McResult& mc,
-                   const VolumeF& truth) {
+// The images of a run: reconstruction, truth (when the scene has a phantom) and sensitivity
+// (.nii + MIP .png), measured and estimated atlases, and the centre's correspondence image.
+void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, const MlemResult& res,
+                   std::span<const float> counts, const VolumeF* truth) {
   VolumeF sens(sys.grid);
   sens.data = res.sensitivity;
   write_nifti(out.file("activity.nii"), x, {"activity (ML-EM)", "a.u."});
   write_mip_png(out.file("activity_mip.png"), x, "activity (ML-EM)", "a.u.", ColorMap::Hot);
-  write_nifti(out.file("phantom_activity.nii"), truth, {"phantom activity", "a.u."});
-  write_mip_png(out.file("phantom_activity_mip.png"), truth, "phantom activity", "a.u.", ColorMap::Hot);
+  if (truth) {
+    write_nifti(out.file("phantom_activity.nii"), *truth, {"phantom activity", "a.u."});
+    write_mip_png(out.file("phantom_activity_mip.png"), *truth, "phantom activity", "a.u.", ColorMap::Hot);
+  }
   write_nifti(out.file("sensitivity.nii"), sens, {"sensitivity", "detection prob."});
   write_mip_png(out.file("sensitivity_mip.png"), sens, "sensitivity", "detection prob.", ColorMap::Viridis);
-  write_atlas_png(out.file("atlas_measured.png"), sys.scanner, mc.counts, "measured LOR counts");
+  write_atlas_png(out.file("atlas_measured.png"), sys.scanner, counts, "measured LOR counts");
   write_atlas_png(out.file("atlas_estimated.png"), sys.scanner, res.estimate, "estimated LOR counts (ML-EM)");
   const auto& d = sys.grid.dims;
   write_correspondence_png(out.file("correspondence_centre.png"), sys, 0,
                            sys.grid.centre(d[0] / 2, d[1] / 2, d[2] / 2));
 }
 
+// glpet.data.write: the measured counts in the user-facing formats (docs/glpet.md §5).
+void write_data(OutputDir& out, const GlpetScene& g, std::span<const float> counts) {
+  const Scanner& sc = g.system.scanner;
+  for (const std::string& name : g.data.write) {
+    const std::string ext = std::filesystem::path(name).extension().string();
+    if (ext == ".npy" || ext == ".nii") {
+      write_counts(out.file(name), sc, counts);
+    } else {
+      const auto events = listmode_events(sc, counts);
+      if (ext == ".lm") write_listmode_binary(out.file(name), sc, events);
+      else write_listmode_text(out.file(name), events);
+    }
+  }
+}
+
+void record_data(RunContext& ctx, const Measurement& m) {
+  const McResult& mc = m.mc;
+  double counts = 0;
+  for (float c : mc.counts) counts += c;
+  ctx.report.set_metric("measured_counts", counts);
+  ctx.report.set("data_source", m.source);
+  if (!m.simulated) return;
+  ctx.report.set_metric("mc_histories", double(mc.histories));
+  ctx.report.set_metric("mc_detected", double(mc.detected));
+  ctx.report.set_metric("mc_geometric_fraction", double(mc.geometric) / double(mc.histories));
+  log_info("glpet: Monte-Carlo ", mc.histories, " pairs, ", mc.detected, " detected, ", counts, " counts");
+}
+
+// Scale-free metrics of the final image against the phantom: sphere contrasts, centroid.
+void record_image_metrics(RunContext& ctx, const GlpetScene& g, const VolumeF& x, const VolumeF& truth) {
+  for (const auto& c : sphere_contrasts(g.activity, x.grid, x.data, truth.data)) {
+    ctx.report.set_metric(c.name + "_contrast", c.contrast);
+    ctx.report.set_metric(c.name + "_contrast_true", c.contrast_true);
+    ctx.report.set_metric(c.name + "_recovery", c.recovery);
+  }
+  const Vec3 cx = centroid(x.grid, x.data), ct = centroid(x.grid, truth.data);
+  ctx.report.set_metric("centroid_error_mm", norm(sub(cx, ct)));
+}
+
 void run(RunContext& ctx) {
   require_host_memory(estimate_memory(ctx.scene, false), "glpet");
-  const Measurement m = measure(ctx.scene);  // measured data from the independent model
+  const Measurement m = measure(ctx.scene);  // measured data: the user's file or the independent model
   const GlpetScene& g = m.scene;
   const McResult& mc = m.mc;
-  ctx.report.add_timing("simulate", m.simulate_ms);
+  ctx.report.add_timing(m.simulated ? "simulate" : "read_data", m.simulate_ms);
   const SystemModel& sys = g.system;
   auto& reg = BackendRegistry<Projector>::instance();
   const std::string backend = reg.resolve(ctx.backend);
@@ -61,26 +107,25 @@ void run(RunContext& ctx) {
                            {"voxel_mm", sys.grid.voxel_mm},
                            {"lors", sys.lor_count()},
                            {"pairs", sys.scanner.pairs.size()},
+                           {"modules", sys.scanner.module_count()},
                            {"R", sys.R},
                            {"N", sys.N},
                            {"K", sys.K},
                            {"iterations", g.iterations}});
-  log_info("glpet: ", sys.grid.dims[0], "x", sys.grid.dims[1], "x", sys.grid.dims[2], " voxels, ", sys.lor_count(),
-           " LORs, R=", sys.R, " N=", sys.N, " K=", sys.K, ", backend ", backend);
+  log_info("glpet: ", sys.grid.dims[0], "x", sys.grid.dims[1], "x", sys.grid.dims[2], " voxels, ",
+           sys.scanner.pairs.size(), " module pairs, ", sys.lor_count(), " LORs, R=", sys.R, " N=", sys.N, " K=", sys.K,
+           ", backend ", backend);
+  record_data(ctx, m);
+  write_data(ctx.out, g, mc.counts);
 
-  ctx.report.set_metric("mc_histories", double(mc.histories));
-  ctx.report.set_metric("mc_detected", double(mc.detected));
-  ctx.report.set_metric("mc_geometric_fraction", double(mc.geometric) / double(mc.histories));
-  double counts = 0;
-  for (float c : mc.counts) counts += c;
-  ctx.report.set_metric("measured_counts", counts);
-  log_info("glpet: Monte-Carlo ", mc.histories, " pairs, ", mc.detected, " detected, ", counts, " counts");
-
-  // The truth in the reconstruction's units: expected emitted pairs per voxel.
+  // The truth in the reconstruction's units: expected emitted pairs per voxel. Known only
+  // for simulated data; with a file and a phantom only the scale-free metrics are reported.
+  const bool truth_known = g.has_phantom && m.simulated;
   double total = 0;
   for (float a : g.activity_volume.data) total += a;
   VolumeF truth = g.activity_volume;
-  for (float& a : truth.data) a = float(a / total * double(mc.histories) * mc.scale);
+  if (truth_known)
+    for (float& a : truth.data) a = float(a / total * double(mc.histories) * mc.scale);
 
   const std::string gpus = requested_gpus(ctx.scene);
   std::unique_ptr<Projector> op;
@@ -90,13 +135,24 @@ void run(RunContext& ctx) {
     op->configure(sys, g.projector);
   }
   std::vector<double> nrmse_per_it;
+  nlohmann::json recovery_per_it = nlohmann::json::object();
   Progress progress("glpet ML-EM", g.iterations);
   MlemOptions opt;
   opt.iterations = g.iterations;
   opt.sensitivity_threshold = g.sensitivity_threshold;
   opt.report = &ctx.report;
-  opt.on_iteration = [&](int it, const BackendBuffer& x) {
+  opt.on_iteration = [&](int, const BackendBuffer& x) {
+    if (!g.has_phantom) {
+      progress.step(1);
+      return true;
+    }
     const std::vector<float> hx = download(x);
+    for (const auto& c : sphere_contrasts(g.activity, sys.grid, hx, truth.data))
+      recovery_per_it[c.name + "_recovery"].push_back(c.recovery);
+    if (!truth_known) {
+      progress.step(1);
+      return true;
+    }
     nrmse_per_it.push_back(nrmse(hx, truth.data));
     progress.step(1, str_cat("NRMSE ", nrmse_per_it.back()));
     return true;
@@ -108,18 +164,15 @@ void run(RunContext& ctx) {
 
   VolumeF x(sys.grid);
   x.data = res.x;
-  write_outputs(ctx.out, sys, x, res, mc, truth);
+  write_outputs(ctx.out, sys, x, res, mc.counts, truth_known ? &truth : nullptr);
 
-  // Metrics.
-  ctx.report.set("nrmse_per_iteration", nrmse_per_it);
-  if (!nrmse_per_it.empty()) ctx.report.set_metric("nrmse", nrmse_per_it.back());
-  for (const auto& c : sphere_contrasts(g.activity, sys.grid, x.data, truth.data)) {
-    ctx.report.set_metric(c.name + "_contrast", c.contrast);
-    ctx.report.set_metric(c.name + "_contrast_true", c.contrast_true);
-    ctx.report.set_metric(c.name + "_recovery", c.recovery);
+  if (!g.has_phantom) return;
+  if (truth_known) {
+    ctx.report.set("nrmse_per_iteration", nrmse_per_it);
+    if (!nrmse_per_it.empty()) ctx.report.set_metric("nrmse", nrmse_per_it.back());
   }
-  const Vec3 cx = centroid(sys.grid, x.data), ct = centroid(sys.grid, truth.data);
-  ctx.report.set_metric("centroid_error_mm", norm(sub(cx, ct)));
+  ctx.report.set("sphere_recovery_per_iteration", recovery_per_it);
+  record_image_metrics(ctx, g, x, truth);
 }
 
 const ProblemRegistrar kRegister({"glpet",

@@ -8,6 +8,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/glpet/ring.hpp"
 
 namespace tomo::glpet {
 
@@ -42,9 +43,32 @@ Module read_module(const Scene& s, const std::string& k) {
   m.validate(s.where(k));
   return m;
 }
+DataSettings read_data_settings(const Scene& s) {
+  DataSettings d;
+  d.counts = s.get_input_path("glpet.data.counts");
+  d.listmode = s.get_input_path("glpet.data.listmode");
+  if (!d.counts.empty() && !d.listmode.empty())
+    throw InputError(s.where("glpet.data.listmode") + " and glpet.data.counts both given: reconstruct one of them");
+  d.write = s.get<std::vector<std::string>>("glpet.data.write", {});
+  for (const std::string& name : d.write) {
+    const std::filesystem::path p(name);
+    const std::string ext = p.extension().string();
+    if (name.empty() || p.has_parent_path() || name.front() == '.' ||
+        (ext != ".npy" && ext != ".nii" && ext != ".lm" && ext != ".txt"))
+      throw InputError(s.where("glpet.data.write") + str_cat(": '", name, "' must be a file name (no folder) ending in "
+                                                             ".npy or .nii (LOR counts), .lm or .txt (list mode)"));
+  }
+  return d;
+}
 }  // namespace
 
 Scanner read_scanner(const Scene& s) {
+  if (s.has("glpet.ring")) {
+    if (s.array_size("glpet.modules") > 0 || s.array_size("glpet.pairs") > 0)
+      throw InputError(s.where("glpet.ring") + " generates the modules and pairs: remove [[glpet.modules]] and "
+                       "[[glpet.pairs]], or [glpet.ring]");
+    return ring_scanner(read_ring(s));
+  }
   std::vector<Module> modules;
   const std::size_t nm = s.array_size("glpet.modules");
   if (nm < 2) throw InputError(s.where("glpet.modules") + " needs at least two [[glpet.modules]] tables");
@@ -54,6 +78,7 @@ Scanner read_scanner(const Scene& s) {
   if (np == 0) {
     if (nm != 2) throw InputError(s.where("glpet.pairs") + " is required when there are more than two modules");
     sc.pairs.push_back(ModulePair{{modules[0], modules[1]}});
+    sc.pair_modules.push_back({0, 1});
   }
   for (std::size_t i = 0; i < np; ++i) {
     const std::string k = s.element_key("glpet.pairs", i) + ".modules";
@@ -63,6 +88,7 @@ Scanner read_scanner(const Scene& s) {
     ModulePair pair{{modules[idx[0]], modules[idx[1]]}};
     pair.validate(s.where(k));
     sc.pairs.push_back(pair);
+    sc.pair_modules.push_back({idx[0], idx[1]});
   }
   return sc;
 }
@@ -100,11 +126,14 @@ GlpetScene read_glpet_scene(const Scene& s) {
   x.line_tolerance = s.get_in_range("glpet.crosscheck.line_tolerance", x.line_tolerance, 0, 1);
   x.line_tolerance_raster = s.get_in_range("glpet.crosscheck.line_tolerance_raster", x.line_tolerance_raster, 0, 1);
 
-  if (s.array_size("glpet.activity") == 0)
-    throw InputError(s.where("glpet.activity") + " needs at least one [[glpet.activity]] shape");
-  g.activity = Phantom::from_scene(s, "glpet.activity");
+  g.data = read_data_settings(s);
+  g.has_phantom = s.array_size("glpet.activity") > 0;
+  if (!g.has_phantom && !g.data.measured())
+    throw InputError(s.where("glpet.activity") + " needs at least one [[glpet.activity]] shape (or measured data: "
+                     "glpet.data.counts or glpet.data.listmode)");
+  if (g.has_phantom) g.activity = Phantom::from_scene(s, "glpet.activity");
   if (s.array_size("glpet.attenuation") > 0) g.attenuation = Phantom::from_scene(s, "glpet.attenuation");
-  g.activity_volume = g.activity.voxelize(sys.grid, g.supersampling);
+  g.activity_volume = g.has_phantom ? g.activity.voxelize(sys.grid, g.supersampling) : VolumeF(sys.grid, 0.0f);
   sys.sigma_t = g.attenuation.shapes.empty() ? VolumeF(sys.grid, 0.0f) : g.attenuation.voxelize(sys.grid, g.supersampling);
   // Additive shapes (a cold sphere = −background) may leave rounding-level negatives.
   auto clamp_tiny = [&](VolumeF& v, const char* key) {

@@ -2,6 +2,10 @@
 // ([[glpet.activity]], [[glpet.attenuation]] through tomo::Phantom), Monte-Carlo and
 // ML-EM settings. Keys are listed in docs/glpet.md §4.
 #pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "compute/core/phantom.hpp"
 #include "compute/glpet/geometry.hpp"
 #include "compute/glpet/monte_carlo.hpp"
@@ -22,6 +26,15 @@ struct CrosscheckSettings {
   double line_tolerance_raster = 1e-2;
 };
 
+// [glpet.data]: measured data to reconstruct instead of simulating, and the files to write
+// the data of a run in (docs/glpet.md §5).
+struct DataSettings {
+  std::filesystem::path counts;    // glpet.data.counts: .npy or .nii LOR counts ("" = none)
+  std::filesystem::path listmode;  // glpet.data.listmode: binary or text events ("" = none)
+  std::vector<std::string> write;  // glpet.data.write: output names, format by extension
+  bool measured() const { return !counts.empty() || !listmode.empty(); }
+};
+
 struct GlpetScene {
   SystemModel system;      // sigma_t voxelised on the grid
   ProjectorOptions projector;  // backend options (glpet.system_cache, glpet.cuda_gl_interop)
@@ -33,6 +46,8 @@ struct GlpetScene {
   McOptions mc;
   int supersampling = 2;   // phantom voxelisation sub-samples per axis
   CrosscheckSettings crosscheck;
+  DataSettings data;
+  bool has_phantom = true;  // [[glpet.activity]] given (optional with measured data)
 };
 
 Scanner read_scanner(const Scene& scene);

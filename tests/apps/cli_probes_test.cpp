@@ -3,8 +3,10 @@
 // behind in the folder it ran in (no output, no staging folder).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
+#include <vector>
 
 #include "tests/apps/cli_run.hpp"
 
@@ -32,6 +34,21 @@ void make_inputs(const fs::path& d) {
   std::ofstream(d / "huge.toml") << "problem = \"strip\"\n";
   fs::resize_file(d / "huge.toml", 17u << 20);  // sparse
   std::ofstream(d / "inf.txt") << "1 2 3\n4 5 1e39\n";
+  // glpet data for the default scene's ring (18 pairs of 8 x 8 detectors: 73728 LORs).
+  auto npy = [&](const char* name, std::size_t n, std::size_t at, float value) {
+    std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+    h.append(64 - (10 + h.size() + 1) % 64, ' ').push_back('\n');
+    std::vector<float> v(n, 1.0f);
+    v[at] = value;
+    std::ofstream f(d / name, std::ios::binary);
+    f << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
+    f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(n * sizeof(float)));
+  };
+  npy("nan-counts.npy", 73728, 5, std::nanf(""));
+  npy("neg-counts.npy", 73728, 4096 + 9, -1.0f);
+  npy("short-counts.npy", 10, 0, 1.0f);
+  std::ofstream(d / "bad-module.txt") << "0 0 6 0\n12 0 0 0\n";
+  std::ofstream(d / "cut.lm", std::ios::binary) << std::string("TGLM\x01\0\0\0\x0c\0\0\0\0\0\0\0\x05\0\0\0\0\0\0\0", 24);
 }
 
 const Probe kProbes[] = {
@@ -65,7 +82,7 @@ const Probe kProbes[] = {
     {"run strip_default.toml -o existing-out", 2, "exists; use --force"},
     {"run strip_default.toml -o a-file.txt/out", 2, "a-file.txt"},
     {"run default.toml --set glpet.voxels=[2048,2048,2048] -o out", 2, "of host memory (glpet.voxels = [2048, 2048, 2048]"},
-    {"run default.toml --set 'glpet.modules[0].detectors=[512,512]' --set 'glpet.modules[1].detectors=[512,512]' -o out",
+    {"run glpet_small.toml --set 'glpet.modules[0].detectors=[512,512]' --set 'glpet.modules[1].detectors=[512,512]' -o out",
      2, "glpet.modules[].detectors = 512x512"},
     // Sizes beyond any machine's memory (the GPU machine has 128 GiB), so the probe refuses everywhere.
     {"crosscheck default.toml --set glpet.voxels=[8192,8192,8192]", 2, "of host memory (glpet.voxels"},
@@ -78,6 +95,20 @@ const Probe kProbes[] = {
     {"run /dev/zero -o out", 2, "/dev/zero: is not a regular file"},
     {"run huge.toml -o out", 2, "too large for a scene"},
     {"run strip_default.toml --set strip.events_file=inf.txt -o out", 2, "event 1 (line 2) has dl = inf"},
+    {"run default.toml --set glpet.data.counts=nan-counts.npy -o out", 2, "nan-counts.npy"},
+    {"run default.toml --set glpet.data.counts=neg-counts.npy -o out", 2,
+     "neg-counts.npy: negative count -1 at pair 1 (p, q, r, s) = (1, 0, 1, 0)"},
+    {"run default.toml --set glpet.data.counts=short-counts.npy -o out", 2, "(10,) do not fit the scanner"},
+    {"run default.toml --set glpet.data.counts=missing.npy -o out", 2, "glpet.data.counts"},
+    {"run default.toml --set glpet.data.listmode=bad-module.txt -o out", 2, "bad-module.txt:2: module 12 is not in"},
+    {"run default.toml --set glpet.data.listmode=cut.lm -o out", 2, "does not match the header's 5 events"},
+    {"run default.toml --set glpet.data.listmode=a-file.txt -o out", 2, "expected four whole numbers"},
+    {"run default.toml --set glpet.data.listmode=cut.lm --set glpet.data.counts=short-counts.npy -o out", 2,
+     "both given"},
+    {"run default.toml --set 'glpet.data.write=[\"../x.npy\"]' -o out", 2, "must be a file name"},
+    {"run default.toml --set glpet.ring.radius_mm=30.0 -o out", 2, "overlap"},
+    {"run default.toml --set glpet.ring.detectors=[512,512] --set glpet.ring.radius_mm=5000.0 -o out", 2,
+     "glpet.ring.detectors = 512x512 in 18 pairs"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

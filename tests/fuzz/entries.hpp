@@ -17,6 +17,8 @@
 #include "compute/core/scene.hpp"
 #include "compute/fdk/geometry.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
+#include "compute/glpet/data_io.hpp"
+#include "compute/glpet/ring.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
@@ -106,6 +108,30 @@ inline bool npy(const std::uint8_t* data, std::size_t size) {
     if (a.type == NpyType::c8 || a.type == NpyType::c16) (void)a.to_complex_float("fuzz");
     else (void)a.to_double("fuzz"), (void)a.to_float("fuzz");
   });
+}
+
+// The scanner the glpet data readers check against: a ring of 6 modules of 3 × 2 detectors
+// (9 pairs), so indices, shapes and module counts all have something to be wrong about.
+inline const glpet::Scanner& glpet_scanner() {
+  static const glpet::Scanner sc = [] {
+    glpet::Ring r;
+    r.modules = 6;
+    r.radius_mm = 40;
+    r.n_a = 3;
+    r.n_t = 2;
+    return glpet::ring_scanner(r);
+  }();
+  return sc;
+}
+
+inline bool glpet_counts(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);  // no extension: the .npy reader
+  return accepted([&] { (void)glpet::read_counts(f.path(), glpet_scanner()); });
+}
+
+inline bool glpet_listmode(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)glpet::read_listmode(f.path(), glpet_scanner()); });
 }
 
 }  // namespace tomo::fuzz

@@ -15,9 +15,11 @@
 
 #include "compute/core/scene.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
+#include "compute/glpet/data_io.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
 #include "compute/strip/event_io.hpp"
+#include "tests/fuzz/entries.hpp"
 
 namespace tomo::fuzz {
 
@@ -87,6 +89,14 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
     v2.insert(v2.end(), b, b + 8);
   }
   out["npy"].push_back(v2);
+
+  const glpet::Scanner& sc = glpet_scanner();  // the scanner the glpet entries read against
+  std::vector<float> lors(sc.lor_count(), 0.0f);
+  for (std::size_t l = 0; l < lors.size(); l += 7) lors[l] = float(l % 3);
+  out["glpet_counts"].push_back(written(".npy", [&](const auto& p) { glpet::write_counts(p, sc, lors); }));
+  const auto events = glpet::listmode_events(sc, lors);
+  out["glpet_listmode"].push_back(written(".lm", [&](const auto& p) { glpet::write_listmode_binary(p, sc, events); }));
+  out["glpet_listmode"].push_back(written(".txt", [&](const auto& p) { glpet::write_listmode_text(p, events); }));
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "compute/glpet/geometry.hpp"
 #include "compute/glpet/monte_carlo.hpp"
+#include "compute/glpet/ring.hpp"
 
 namespace tomo::glpet::test {
 
@@ -40,6 +41,29 @@ inline SystemModel water_cylinder_system() {
         const Vec3 c = sys.grid.centre(i, j, k);
         if (c[0] * c[0] + c[1] * c[1] < 12.0 * 12.0) sys.sigma_t.at(i, j, k) = 0.0096f;  // water
       }
+  return sys;
+}
+
+// A small ring ([glpet.ring], docs/glpet.md §1): `modules` modules of 4 × 4 detectors of
+// 4 mm at `radius` mm around z, R = 2, K = 8, on `grid`, with a water cylinder along z of
+// semi-axes `water` (mm).
+inline SystemModel small_ring_system(int modules, double radius, const Grid3& grid, const Vec3& water) {
+  Ring ring;
+  ring.modules = modules;
+  ring.radius_mm = radius;
+  ring.n_a = ring.n_t = 4;
+  SystemModel sys;
+  sys.scanner = ring_scanner(ring);
+  sys.grid = grid;
+  sys.R = 2;
+  sys.K = 8;
+  Phantom att;
+  Shape cyl;
+  cyl.kind = Shape::Kind::Cylinder;
+  cyl.semi_axes = water;
+  cyl.value = 0.0096;
+  att.shapes.push_back(cyl);
+  sys.sigma_t = att.voxelize(sys.grid, 2);
   return sys;
 }
 
