@@ -16,13 +16,17 @@ std::string requested_gpus(const Scene& scene) {
   return scene.get<std::string>("glpet.gpus", "");
 }
 
+void check_multi_device(const std::string& backend, const std::string& gpus) {
+  (void)parse_device_spec(gpus, -1, "");
+  if (!find_multi_device(backend))
+    throw UnavailableError("glpet: backend " + backend + " does not run on several devices (cuda, gl, gl-compute "
+                           "and cpu do); drop --gpus / glpet.gpus");
+}
+
 MlemResult reconstruct_on_devices(RunContext& ctx, const GlpetScene& g, std::span<const float> counts,
                                   const std::string& backend, const std::string& gpus, MlemOptions opt) {
-  const MultiDeviceFactory* factory = find_multi_device(backend);
-  if (!factory)
-    throw UnavailableError("glpet: backend " + backend + " does not run on several devices (cuda and cpu do); "
-                           "drop --gpus / glpet.gpus");
-  MultiDevice md = (*factory)(gpus, g.projector);
+  check_multi_device(backend, gpus);
+  MultiDevice md = (*find_multi_device(backend))(gpus, g.projector);
   DistributedOptions dopt;
   dopt.mode = ctx.scene.get_enum("glpet.multi_gpu", MultiMode::exact, kMultiModeNames);
   dopt.mlem = opt;

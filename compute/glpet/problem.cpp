@@ -95,13 +95,15 @@ void record_image_metrics(RunContext& ctx, const GlpetScene& g, const VolumeF& x
 
 void run(RunContext& ctx) {
   require_host_memory(estimate_memory(ctx.scene, false), "glpet");
+  auto& reg = BackendRegistry<Projector>::instance();
+  const std::string backend = reg.resolve(ctx.backend);
+  const std::string gpus = requested_gpus(ctx.scene);
+  if (!gpus.empty()) check_multi_device(backend, gpus);  // before the simulation: bad flags fail at once
   const Measurement m = measure(ctx.scene);  // measured data: the user's file or the independent model
   const GlpetScene& g = m.scene;
   const McResult& mc = m.mc;
   ctx.report.add_timing(m.simulated ? "simulate" : "read_data", m.simulate_ms);
   const SystemModel& sys = g.system;
-  auto& reg = BackendRegistry<Projector>::instance();
-  const std::string backend = reg.resolve(ctx.backend);
   ctx.report.set("backend", backend);
   ctx.report.set("glpet", {{"voxels", sys.grid.dims},
                            {"voxel_mm", sys.grid.voxel_mm},
@@ -127,7 +129,6 @@ void run(RunContext& ctx) {
   if (truth_known)
     for (float& a : truth.data) a = float(a / total * double(mc.histories) * mc.scale);
 
-  const std::string gpus = requested_gpus(ctx.scene);
   std::unique_ptr<Projector> op;
   if (gpus.empty()) {
     op = reg.create(backend);
