@@ -25,7 +25,7 @@ struct BoxParams {
   T origin[3];
   T voxel;
   int n[3];
-  T md;  // m_d of eq. (12) in voxel units (sqrt(2) by default: no used weight is negative)
+  T md;  // m_d of eq. (12) in voxel units (1 by default: weights continuous in p)
 };
 
 // Predominant direction of the line a→b; 0 when a == b or the line passes farther than one
@@ -65,7 +65,8 @@ SAFIR_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
 // (the voxel whose lower corner-centre is at or below p, and its +u/+w neighbours) get
 //   a_ij = (m_d − |p − v_j| / voxel) · (|d| / |d_m|)        (seed 002 eq. (12), in voxel units,
 // times the path length per slice so oblique lines weigh as long as they are). visit(index, a)
-// is called for every weight > 0 of an in-image voxel.
+// is called for every weight > 0 of an in-image voxel (weights <= 0 are not used). With m_d <= 1
+// the block holds every voxel within m_d of p, so which block is taken does not matter.
 template <class T, class F>
 SAFIR_HD void walk_line(const T a[3], const T b[3], int label, const BoxParams<T>& g, F&& visit) {
   if (label == kLabelSkip) return;

@@ -53,7 +53,7 @@ ImageBox image_from_scene(const Scene& s) {
     b.n[a] = n[a];
   }
   b.voxel_mm = s.get_in_range("safir.voxel_mm", 0.7, 1e-3, 1e3);
-  b.md = s.get_in_range("safir.m_d", std::sqrt(2.0), std::sqrt(2.0), 100.0);
+  b.md = s.get_in_range("safir.m_d", 1.0, 0.5, std::sqrt(2.0) + 1e-9);
   return b;
 }
 

@@ -37,7 +37,7 @@ struct Scanner {
 struct ImageBox {
   std::array<int, 3> n{90, 90, 50};
   double voxel_mm = 0.7;
-  double md = 1.4142135623730951;  // m_d of eq. (12) in voxels
+  double md = 1.0;  // m_d of eq. (12) in voxels (docs/safir.md, open point 1)
 
   Grid3 grid() const { return Grid3::centred(n, {voxel_mm, voxel_mm, voxel_mm}); }
   std::size_t count() const { return grid().count(); }
