@@ -56,8 +56,15 @@ SAFIR_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
     t1 = tb < t1 ? tb : t1;
   }
   if (!(t0 < t1)) return kLabelSkip;
-  if (ad[2] > ad[0] && ad[2] > ad[1]) return kLabelZ;
-  return ad[1] > ad[0] ? kLabelY : kLabelX;
+  // Near-ties (lines at 45°, about 1 % of a ring's pairs) are decided by a rule that turns with
+  // the scanner (a quarter turn maps the x choice of a line to the y choice of its image, so the
+  // symmetric sensitivity stays exact) and with a margin far above float rounding, so float (GPU)
+  // and double (cpu) labels agree: z only when clearly steeper; x/y ties by the sign of dx·dy.
+  const T tie = (ad[0] + ad[1] + ad[2]) * T(1e-5);
+  if (ad[2] > (ad[0] > ad[1] ? ad[0] : ad[1]) + tie) return kLabelZ;
+  if (ad[1] > ad[0] + tie) return kLabelY;
+  if (ad[0] > ad[1] + tie) return kLabelX;
+  return d[0] * d[1] > 0 ? kLabelX : kLabelY;
 }
 
 // Walks the planes through the voxel centres perpendicular to the predominant axis m of a
