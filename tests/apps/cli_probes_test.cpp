@@ -29,6 +29,7 @@ void make_inputs(const fs::path& d) {
                                    "x = 100000.0\ny = 0.0\na = 3.0\nb = 6.0\nphi = 0.0\nrho = 1.0\n";
   std::ofstream(d / "garbage.rct", std::ios::binary) << std::string(100, '\x07');
   std::ofstream(d / "no-newline.txt") << std::string(100000, '7');
+  std::ofstream(d / "bad.cdh") << "Data mode: list-mode\nData type: PET\nNumber of events: 5\nData filename: missing.cdf\n";
 }
 
 const Probe kProbes[] = {
@@ -69,6 +70,11 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
     {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
+    {"run safir_default.toml --set safir.events_file=garbage.rct -o out", 2, "not a SAFIR coincidence list"},
+    {"run safir_default.toml --set safir.events_file=bad.cdh -o out", 2, "missing.cdf cannot be read"},
+    {"run safir_default.toml --set safir.crystal_map=a-file.txt -o out", 2, "expected 'ring det [layer] x y z'"},
+    {"run safir_default.toml --set safir.image=[90,90] -o out", 2, "must hold three voxel counts"},
+    {"crosscheck safir_default.toml --set safir.analysis.r_out_mm=0.5", 2, "must exceed safir.analysis.r_in_mm"},
 };
 
 std::set<std::string> listing(const fs::path& d) {
