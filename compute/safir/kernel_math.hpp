@@ -28,6 +28,20 @@ struct BoxParams {
   T md;  // m_d of eq. (12) in voxel units (1 by default: weights continuous in p)
 };
 
+// Narrows [t0, t1] of the line a + t·d to where its coordinate i lies within one voxel of the
+// centres of axis i (d[i] != 0): the slab of the box grown by one voxel.
+template <class T>
+SAFIR_HD void clip_axis(const T a[3], const T d[3], int i, const BoxParams<T>& g, T& t0, T& t1) {
+  T ta = (g.origin[i] - g.voxel - a[i]) / d[i], tb = (g.origin[i] + g.n[i] * g.voxel - a[i]) / d[i];
+  if (ta > tb) {
+    const T s = ta;
+    ta = tb;
+    tb = s;
+  }
+  t0 = ta > t0 ? ta : t0;
+  t1 = tb < t1 ? tb : t1;
+}
+
 // Predominant direction of the line a→b; 0 when a == b or the line passes farther than one
 // voxel from every voxel centre (it cannot touch a voxel's 2×2 block).
 template <class T>
@@ -41,19 +55,11 @@ SAFIR_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
   // Slab clip of the line (all t) against the box grown by one voxel around the centres.
   T t0 = -1e30f, t1 = 1e30f;
   for (int i = 0; i < 3; ++i) {
-    const T lo = g.origin[i] - g.voxel, hi = g.origin[i] + g.n[i] * g.voxel;
     if (ad[i] == 0) {
-      if (a[i] <= lo || a[i] >= hi) return kLabelSkip;
+      if (a[i] <= g.origin[i] - g.voxel || a[i] >= g.origin[i] + g.n[i] * g.voxel) return kLabelSkip;
       continue;
     }
-    T ta = (lo - a[i]) / d[i], tb = (hi - a[i]) / d[i];
-    if (ta > tb) {
-      const T s = ta;
-      ta = tb;
-      tb = s;
-    }
-    t0 = ta > t0 ? ta : t0;
-    t1 = tb < t1 ? tb : t1;
+    clip_axis(a, d, i, g, t0, t1);
   }
   if (!(t0 < t1)) return kLabelSkip;
   // Near-ties (lines at 45°, about 1 % of a ring's pairs) are decided by a rule that turns with
@@ -85,18 +91,8 @@ SAFIR_HD void walk_line(const T a[3], const T b[3], int label, const BoxParams<T
   // Slices whose p can lie within one voxel of the u and w centre ranges.
   T t0 = -1e30f, t1 = 1e30f;
   const int others[2] = {u, w};
-  for (int q = 0; q < 2; ++q) {
-    const int i = others[q];
-    if (d[i] == 0) continue;
-    T ta = (g.origin[i] - g.voxel - a[i]) / d[i], tb = (g.origin[i] + g.n[i] * g.voxel - a[i]) / d[i];
-    if (ta > tb) {
-      const T s = ta;
-      ta = tb;
-      tb = s;
-    }
-    t0 = ta > t0 ? ta : t0;
-    t1 = tb < t1 ? tb : t1;
-  }
+  for (int q = 0; q < 2; ++q)
+    if (d[others[q]] != 0) clip_axis(a, d, others[q], g, t0, t1);
   T km0 = (a[m] + t0 * d[m] - g.origin[m]) * inv_v, km1 = (a[m] + t1 * d[m] - g.origin[m]) * inv_v;
   if (km0 > km1) {
     const T s = km0;
