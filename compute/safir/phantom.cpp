@@ -44,11 +44,11 @@ Phantom Phantom::from_scene(const Scene& s) {
                         s.get_in_range("safir.phantom.derenzo_activity", 1.0, 0.0, 1e6));
   }
   // The hot spot (§5.2: 5–10 mm³ with a raised activity in a non-uniform background).
+  // Read even when off, so the scene's keys are checked (and not reported unused).
   const double hot = s.get_in_range("safir.phantom.hot_spot_activity", 0.0, 0.0, 1e6);
-  if (hot > 0) {
-    const auto c = s.get<std::array<double, 3>>("safir.phantom.hot_spot_mm", {8.0, -8.0, 8.0});
-    p.spheres.push_back({{c[0], c[1], c[2]}, s.get_in_range("safir.phantom.hot_spot_radius_mm", 1.2, 0.05, 1e3), hot});
-  }
+  const auto c = s.get<std::array<double, 3>>("safir.phantom.hot_spot_mm", {8.0, -8.0, 8.0});
+  const double hot_r = s.get_in_range("safir.phantom.hot_spot_radius_mm", 1.2, 0.05, 1e3);
+  if (hot > 0) p.spheres.push_back({{c[0], c[1], c[2]}, hot_r, hot});
   for (const Sphere& sp : p.spheres) {
     const double rxy = std::hypot(sp.centre[0], sp.centre[1]);
     if (rxy + sp.radius > p.cylinder_radius_mm || std::abs(sp.centre[2]) + sp.radius > p.cylinder_half_length_mm)
