@@ -49,6 +49,7 @@ void make_inputs(const fs::path& d) {
   npy("short-counts.npy", 10, 0, 1.0f);
   std::ofstream(d / "bad-module.txt") << "0 0 6 0\n12 0 0 0\n";
   std::ofstream(d / "cut.lm", std::ios::binary) << std::string("TGLM\x01\0\0\0\x0c\0\0\0\0\0\0\0\x05\0\0\0\0\0\0\0", 24);
+  std::ofstream(d / "bad.cdh") << "Data mode: list-mode\nData type: PET\nNumber of events: 5\nData filename: missing.cdf\n";
 }
 
 const Probe kProbes[] = {
@@ -109,6 +110,11 @@ const Probe kProbes[] = {
     {"run default.toml --set glpet.ring.radius_mm=30.0 -o out", 2, "overlap"},
     {"run default.toml --set glpet.ring.detectors=[512,512] --set glpet.ring.radius_mm=5000.0 -o out", 2,
      "glpet.ring.detectors = 512x512 in 18 pairs"},
+    {"run safir_default.toml --set safir.events_file=garbage.rct -o out", 2, "not a SAFIR coincidence list"},
+    {"run safir_default.toml --set safir.events_file=bad.cdh -o out", 2, "missing.cdf cannot be read"},
+    {"run safir_default.toml --set safir.crystal_map=a-file.txt -o out", 2, "expected 'ring det [layer] x y z'"},
+    {"run safir_default.toml --set safir.image=[90,90] -o out", 2, "must hold three voxel counts"},
+    {"crosscheck safir_default.toml --set safir.analysis.r_out_mm=0.5", 2, "must exceed safir.analysis.r_in_mm"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

@@ -22,6 +22,8 @@
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/safir/config.hpp"
+#include "compute/safir/list_io.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 
@@ -79,6 +81,7 @@ inline bool scene(const std::uint8_t* data, std::size_t size) {
     if (problem == "strip") (void)strip::StripConfig::from_scene(s);
     if (problem == "glpet") (void)glpet::read_scanner(s);
     if (problem == "fdk") (void)fdk::CArmGeometry::from_scene(s, "fdk.geometry.");
+    if (problem == "safir") (void)safir::SafirConfig::from_scene(s);
   });
 }
 
@@ -132,6 +135,38 @@ inline bool glpet_counts(const std::uint8_t* data, std::size_t size) {
 inline bool glpet_listmode(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)glpet::read_listmode(f.path(), glpet_scanner()); });
+}
+
+// safir: STIR's SAFIR coincidence list, read against the seed's 91 × 180 scanner.
+inline bool safir_clm(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)safir::read_clm_safir(f.path(), safir::Scanner{}); });
+}
+
+// safir: a text crystal map, checked against a 2 × 8 scanner.
+inline safir::Scanner safir_map_scanner() {
+  safir::Scanner sc;
+  sc.rings = 2;
+  sc.crystals = 8;
+  return sc;
+}
+inline bool safir_crystal_map(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { safir::check_crystal_map(f.path(), safir_map_scanner()); });
+}
+
+// safir: a CASToR header, a line "--cdf--", then the .cdf bytes; the header's data file is
+// pointed at the second part.
+inline constexpr std::string_view kCastorSplit = "\n--cdf--\n";
+inline bool safir_castor(const std::uint8_t* data, std::size_t size) {
+  const std::string_view all(reinterpret_cast<const char*>(data), size);
+  const std::size_t cut = all.find(kCastorSplit);
+  const std::string_view head = all.substr(0, cut);
+  const std::string_view body = cut == std::string_view::npos ? std::string_view{} : all.substr(cut + kCastorSplit.size());
+  MemoryFile cdf(reinterpret_cast<const std::uint8_t*>(body.data()), body.size());
+  const std::string header = std::string(head) + "\nData filename: " + cdf.path().string() + "\n";
+  MemoryFile cdh(reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
+  return accepted([&] { (void)safir::read_castor(cdh.path(), safir::Scanner{}); });
 }
 
 }  // namespace tomo::fuzz

@@ -18,6 +18,7 @@
 #include "compute/glpet/data_io.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/safir/list_io.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/entries.hpp"
 
@@ -41,7 +42,7 @@ inline Bytes text(const std::string& s) { return Bytes(s.begin(), s.end()); }
 
 inline std::map<std::string, std::vector<Bytes>> seeds() {
   std::map<std::string, std::vector<Bytes>> out;
-  for (const char* name : {"default.toml", "strip_default.toml", "fdk_default.toml", "glpet_small.toml"})
+  for (const char* name : {"default.toml", "strip_default.toml", "fdk_default.toml", "glpet_small.toml", "safir_default.toml"})
     out["scene"].push_back(text(std::string(embedded_scene(name))));
   out["scene"].push_back(text(std::string(embedded_scene("strip_default.toml")) +
                               "\n--set\nstrip.iterations=12\nstrip.phantom[1].rho=0.5\n"));
@@ -97,6 +98,30 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   const auto events = glpet::listmode_events(sc, lors);
   out["glpet_listmode"].push_back(written(".lm", [&](const auto& p) { glpet::write_listmode_binary(p, sc, events); }));
   out["glpet_listmode"].push_back(written(".txt", [&](const auto& p) { glpet::write_listmode_text(p, events); }));
+
+  const safir::Scanner ssc;
+  safir::ListMode lm;
+  lm.events = {{ssc.id(0, 0), ssc.id(90, 179)}, {ssc.id(45, 3), ssc.id(2, 100)}};
+  lm.time_s = {0.0005, 1.5};
+  lm.duration_s = 2.0;
+  out["safir_clm"].push_back(written(".clm.safir", [&](const auto& p) { safir::write_clm_safir(p, lm, ssc); }));
+  out["safir_crystal_map"].push_back(
+      written(".txt", [&](const auto& p) { safir::write_crystal_map(p, safir_map_scanner()); }));
+  {
+    const auto dir = std::filesystem::temp_directory_path() / ("tomo-fuzz-castor-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    safir::write_castor(dir / "seed.cdh", lm, ssc);
+    auto bytes_of = [](const std::filesystem::path& p) {
+      std::ifstream in(p, std::ios::binary);
+      return Bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    };
+    Bytes b = bytes_of(dir / "seed.cdh");
+    b.insert(b.end(), kCastorSplit.begin(), kCastorSplit.end());
+    const Bytes cdf = bytes_of(dir / "seed.cdf");
+    b.insert(b.end(), cdf.begin(), cdf.end());
+    std::filesystem::remove_all(dir);
+    out["safir_castor"].push_back(b);
+  }
   return out;
 }
 

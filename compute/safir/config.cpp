@@ -1,0 +1,59 @@
+// Reads and validates the [safir] section of a scene.
+#include "compute/safir/config.hpp"
+
+#include "compute/core/enum_name.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
+
+namespace tomo::safir {
+
+namespace {
+constexpr std::array<EnumName<SensitivityMode>, 2> kSensitivityNames{
+    {{"symmetric", SensitivityMode::symmetric}, {"all_pairs", SensitivityMode::all_pairs}}};
+}
+
+SafirConfig SafirConfig::from_scene(const Scene& s) {
+  SafirConfig c;
+  c.scanner = scanner_from_scene(s);
+  c.box = image_from_scene(s);
+  c.phantom = Phantom::from_scene(s);
+  const auto events = s.get<std::int64_t>("safir.events", 1000000);
+  if (events < 1 || events > (std::int64_t(1) << 31))
+    throw InputError(str_cat(s.where("safir.events"), " must be in [1, 2^31], got ", events));
+  c.simulation.events = static_cast<std::uint64_t>(events);
+  c.simulation.duration_s = s.get_in_range("safir.duration_s", 1.0, 1e-3, 1e6);
+  const auto seed = s.get<std::int64_t>("safir.seed", 1);
+  if (seed < 0) throw InputError(str_cat(s.where("safir.seed"), " must be >= 0, got ", seed));
+  c.simulation.seed = static_cast<std::uint64_t>(seed);
+  c.simulation.randoms_fraction = s.get_in_range("safir.randoms_fraction", 0.0, 0.0, 0.9);
+  c.simulation.depth_of_interaction = s.get<bool>("safir.depth_of_interaction", false);
+  c.mlem.iterations = s.get_int_in_range("safir.iterations", 15, 1, 10000);
+  c.mlem.halve_events = s.get<bool>("safir.halve_events", false);
+  c.options.threads = s.get_int_in_range("safir.threads", 0, 0, 4096);
+  c.sensitivity = s.get_enum("safir.sensitivity", SensitivityMode::symmetric, kSensitivityNames);
+  c.analysis.r_in_mm = s.get_in_range("safir.analysis.r_in_mm", 1.0, 1e-3, 1e3);
+  c.analysis.r_out_mm = s.get_in_range("safir.analysis.r_out_mm", 2.0, 1e-3, 1e3);
+  if (c.analysis.r_out_mm <= c.analysis.r_in_mm)
+    throw InputError(str_cat(s.where("safir.analysis.r_out_mm"), " = ", c.analysis.r_out_mm,
+                             " must exceed safir.analysis.r_in_mm = ", c.analysis.r_in_mm));
+  if (c.analysis.r_out_mm > 20 * c.box.voxel_mm)
+    throw InputError(str_cat(s.where("safir.analysis.r_out_mm"), " = ", c.analysis.r_out_mm, " mm is beyond 20 voxels"));
+  c.analysis.threshold = s.get_in_range("safir.analysis.threshold", 5.0, 0.0, 1e6);
+  // Flat [x1, y1, z1, x2, y2, z2, ...] (mm): the scene reader has no nested arrays.
+  const auto pos = s.get<std::vector<double>>("safir.analysis.positions_mm", {});
+  if (pos.size() % 3 != 0)
+    throw InputError(s.where("safir.analysis.positions_mm") + ": holds x, y, z triples (mm), got " +
+                     std::to_string(pos.size()) + " numbers");
+  for (std::size_t i = 0; i < pos.size(); i += 3) c.analysis.positions.push_back({pos[i], pos[i + 1], pos[i + 2]});
+  c.frame_s = s.get_in_range("safir.frame_s", 0.0, 0.0, 1e6);
+  c.events_file = s.get_input_path("safir.events_file").string();
+  c.crystal_map = s.get_input_path("safir.crystal_map").string();
+  c.write_events = s.get_choice("safir.write_events", "", {"", "clm", "castor"});
+  const auto cc = s.get<std::int64_t>("safir.crosscheck_events", 200000);
+  if (cc < 1) throw InputError(s.where("safir.crosscheck_events") + " must be >= 1");
+  c.crosscheck_events = static_cast<std::uint64_t>(cc);
+  return c;
+}
+
+}  // namespace tomo::safir

@@ -1,0 +1,45 @@
+// The [safir] section of a scene, read and validated in one place (keys documented in
+// scenes/safir_default.toml and docs/safir.md).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compute/safir/mlem.hpp"
+#include "compute/safir/phantom.hpp"
+#include "compute/safir/sensitivity.hpp"
+#include "compute/safir/simulator.hpp"
+
+namespace tomo {
+class Scene;
+}
+
+namespace tomo::safir {
+
+struct AnalysisConfig {
+  double r_in_mm = 1.0;   // inner sphere radius (seed: 2 mm diameter)
+  double r_out_mm = 2.0;  // outer sphere radius (seed: 4 mm diameter)
+  double threshold = 5.0;  // spots: E/ΔE above this
+  std::vector<std::array<double, 3>> positions;  // E ± ΔE also reported here (mm)
+};
+
+struct SafirConfig {
+  Scanner scanner;
+  ImageBox box;
+  Phantom phantom;
+  SimulationOptions simulation;
+  MlemOptions mlem;
+  ProjectorOptions options;
+  SensitivityMode sensitivity = SensitivityMode::symmetric;
+  AnalysisConfig analysis;
+  double frame_s = 0.0;         // > 0: one image per frame of this length (4D NIfTI)
+  std::string events_file;      // .clm.safir or .cdh instead of simulating
+  std::string crystal_map;      // checked against the scanner when given
+  std::string write_events;     // "", "clm" or "castor": the simulated events as a file
+  std::uint64_t crosscheck_events = 200000;
+
+  static SafirConfig from_scene(const Scene& scene);
+};
+
+}  // namespace tomo::safir

@@ -1,0 +1,125 @@
+// Math of the safir system matrix shared by the cpu (double) and CUDA (float) backends: the
+// predominant-direction label of a line and the slice-wise ray tracing of seed 002 eq. (12).
+// GLSL has the same arithmetic in shaders/safir/raytrace.glsl.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define SAFIR_HD __host__ __device__ __forceinline__
+#else
+#define SAFIR_HD inline
+#endif
+
+namespace tomo::safir {
+
+// Labels (seed 002 §5.3.1, extended): 0 = the line misses the image box (not processed),
+// 1/2/3 = predominant direction x/y/z. The seed has x and y only; a z label lets the slices
+// of steep lines (large ring difference) be z planes, so no line steps over voxels (docs/safir.md).
+enum : std::uint8_t { kLabelSkip = 0, kLabelX = 1, kLabelY = 2, kLabelZ = 3 };
+inline constexpr int kLabelCount = 4;
+
+// The image box: centre of voxel (0,0,0), cubic voxel size, voxel counts; index x fastest.
+template <class T>
+struct BoxParams {
+  T origin[3];
+  T voxel;
+  int n[3];
+  T md;  // m_d of eq. (12) in voxel units (1 by default: weights continuous in p)
+};
+
+// Narrows [t0, t1] of the line a + t·d to where its coordinate i lies within one voxel of the
+// centres of axis i (d[i] != 0): the slab of the box grown by one voxel.
+template <class T>
+SAFIR_HD void clip_axis(const T a[3], const T d[3], int i, const BoxParams<T>& g, T& t0, T& t1) {
+  T ta = (g.origin[i] - g.voxel - a[i]) / d[i], tb = (g.origin[i] + g.n[i] * g.voxel - a[i]) / d[i];
+  if (ta > tb) {
+    const T s = ta;
+    ta = tb;
+    tb = s;
+  }
+  t0 = ta > t0 ? ta : t0;
+  t1 = tb < t1 ? tb : t1;
+}
+
+// Predominant direction of the line a→b; 0 when a == b or the line passes farther than one
+// voxel from every voxel centre (it cannot touch a voxel's 2×2 block).
+template <class T>
+SAFIR_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
+  T d[3], ad[3];
+  for (int i = 0; i < 3; ++i) {
+    d[i] = b[i] - a[i];
+    ad[i] = d[i] < 0 ? -d[i] : d[i];
+  }
+  if (ad[0] == 0 && ad[1] == 0 && ad[2] == 0) return kLabelSkip;
+  // Slab clip of the line (all t) against the box grown by one voxel around the centres.
+  T t0 = -1e30f, t1 = 1e30f;
+  for (int i = 0; i < 3; ++i) {
+    if (ad[i] == 0) {
+      if (a[i] <= g.origin[i] - g.voxel || a[i] >= g.origin[i] + g.n[i] * g.voxel) return kLabelSkip;
+      continue;
+    }
+    clip_axis(a, d, i, g, t0, t1);
+  }
+  if (!(t0 < t1)) return kLabelSkip;
+  // Near-ties (lines at 45°, about 1 % of a ring's pairs) are decided by a rule that turns with
+  // the scanner (a quarter turn maps the x choice of a line to the y choice of its image, so the
+  // symmetric sensitivity stays exact) and with a margin far above float rounding, so float (GPU)
+  // and double (cpu) labels agree: z only when clearly steeper; x/y ties by the sign of dx·dy.
+  const T tie = (ad[0] + ad[1] + ad[2]) * T(1e-5);
+  if (ad[2] > (ad[0] > ad[1] ? ad[0] : ad[1]) + tie) return kLabelZ;
+  if (ad[1] > ad[0] + tie) return kLabelY;
+  if (ad[0] > ad[1] + tie) return kLabelX;
+  return d[0] * d[1] > 0 ? kLabelX : kLabelY;
+}
+
+// Walks the planes through the voxel centres perpendicular to the predominant axis m of a
+// labelled line; in each, the intersection p and the 2×2 block of voxel centres around it
+// (the voxel whose lower corner-centre is at or below p, and its +u/+w neighbours) get
+//   a_ij = (m_d − |p − v_j| / voxel) · (|d| / |d_m|)        (seed 002 eq. (12), in voxel units,
+// times the path length per slice so oblique lines weigh as long as they are). visit(index, a)
+// is called for every weight > 0 of an in-image voxel (weights <= 0 are not used). With m_d <= 1
+// the block holds every voxel within m_d of p, so which block is taken does not matter.
+template <class T, class F>
+SAFIR_HD void walk_line(const T a[3], const T b[3], int label, const BoxParams<T>& g, F&& visit) {
+  if (label == kLabelSkip) return;
+  const int m = label - 1, u = m == 0 ? 1 : 0, w = m == 2 ? 1 : 2;
+  const T d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const T inv_v = T(1) / g.voxel;
+  const T inv_dm = T(1) / d[m];
+  const T scale = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * (d[m] < 0 ? -inv_dm : inv_dm);
+  // Slices whose p can lie within one voxel of the u and w centre ranges.
+  T t0 = -1e30f, t1 = 1e30f;
+  const int others[2] = {u, w};
+  for (int q = 0; q < 2; ++q)
+    if (d[others[q]] != 0) clip_axis(a, d, others[q], g, t0, t1);
+  T km0 = (a[m] + t0 * d[m] - g.origin[m]) * inv_v, km1 = (a[m] + t1 * d[m] - g.origin[m]) * inv_v;
+  if (km0 > km1) {
+    const T s = km0;
+    km0 = km1;
+    km1 = s;
+  }
+  const int k0 = km0 < 0 ? 0 : (km0 > T(g.n[m]) ? g.n[m] : int(ceil(km0)));
+  const int k1 = km1 >= T(g.n[m] - 1) ? g.n[m] - 1 : (km1 < 0 ? -1 : int(floor(km1)));
+  const int stride[3] = {1, g.n[0], g.n[0] * g.n[1]};
+  for (int k = k0; k <= k1; ++k) {
+    const T t = (g.origin[m] + k * g.voxel - a[m]) * inv_dm;
+    const T fu = (a[u] + t * d[u] - g.origin[u]) * inv_v;
+    const T fw = (a[w] + t * d[w] - g.origin[w]) * inv_v;
+    const int iu = int(floor(fu)), iw = int(floor(fw));
+    for (int du = 0; du < 2; ++du) {
+      const int ju = iu + du;
+      if (ju < 0 || ju >= g.n[u]) continue;
+      const T eu = fu - T(ju);
+      for (int dw = 0; dw < 2; ++dw) {
+        const int jw = iw + dw;
+        if (jw < 0 || jw >= g.n[w]) continue;
+        const T ew = fw - T(jw);
+        const T weight = (g.md - sqrt(eu * eu + ew * ew)) * scale;
+        if (weight > 0) visit(k * stride[m] + ju * stride[u] + jw * stride[w], weight);
+      }
+    }
+  }
+}
+
+}  // namespace tomo::safir

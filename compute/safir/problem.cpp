@@ -1,0 +1,210 @@
+// The `safir` problem (seed 002 §5): simulate or read list-mode events, compute the sensitivity
+// over all crystal pairs, reconstruct every time frame with list-mode ML-EM on the chosen backend,
+// analyse the images (E ± ΔE, significance map, spots) and write NIfTI files and a report;
+// `crosscheck` compares every backend's projections, ML-EM step and analysis with cpu.
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/core/crosscheck.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/metrics.hpp"
+#include "compute/core/progress.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/io/output_dir.hpp"
+#include "compute/safir/analysis.hpp"
+#include "compute/safir/config.hpp"
+#include "compute/safir/list_io.hpp"
+#include "compute/safir/output.hpp"
+
+namespace tomo::safir {
+
+namespace {
+
+ListMode load_or_simulate(const SafirConfig& c, RunReport& report) {
+  auto timer = report.time("simulate");
+  if (!c.crystal_map.empty()) check_crystal_map(c.crystal_map, c.scanner);
+  if (!c.events_file.empty()) {
+    ListMode lm = read_list_mode(c.events_file, c.scanner);
+    log_info("safir: read ", lm.events.size(), " events (", lm.delayed, " delayed) from ", c.events_file);
+    if (lm.events.empty()) throw InputError("safir: " + c.events_file + " (safir.events_file) holds no prompt events");
+    return lm;
+  }
+  SimulationStats stats;
+  ListMode lm = simulate(c.scanner, c.phantom, c.simulation, &stats);
+  log_info("safir: simulated ", lm.events.size(), " events from ", stats.emissions, " annihilations, ", stats.randoms,
+           " randoms (seed ", c.simulation.seed, ")");
+  report.set_metric("emissions", static_cast<double>(stats.emissions));
+  return lm;
+}
+
+double lor_count(const Scanner& sc) {
+  const double n = sc.crystal_count();
+  return 0.5 * n * (n - 1);
+}
+
+nlohmann::json excess_json(const Excess& e) {
+  return {{"S", e.S}, {"B", e.B}, {"E", e.E}, {"dE", e.dE}, {"E_over_dE", e.significance()}};
+}
+
+void run(RunContext& ctx) {
+  const SafirConfig c = SafirConfig::from_scene(ctx.scene);
+  const Grid3 grid = c.box.grid();
+  auto& reg = BackendRegistry<ListModeOperator>::instance();
+  const std::string backend = reg.resolve(ctx.backend);
+  auto op = reg.create(backend);
+  op->configure(c.scanner, c.box, c.options);
+  ctx.report.set("backend", backend);
+  ctx.report.add_device(op->describe());
+
+  ListMode lm = load_or_simulate(c, ctx.report);
+  if (c.write_events == "clm") {
+    write_clm_safir(ctx.out.file("events.clm.safir"), lm, c.scanner);
+    write_crystal_map(ctx.out.file("crystal_map.txt"), c.scanner);
+  } else if (c.write_events == "castor") {
+    const auto cdh = ctx.out.file("events.cdh");
+    (void)ctx.out.file("events.cdf");  // written beside the header
+    write_castor(cdh, lm, c.scanner);
+  }
+
+  std::vector<double> s;
+  {
+    auto timer = ctx.report.time("sensitivity");
+    s = compute_sensitivity(*op, c.scanner, c.box, c.sensitivity);
+  }
+  op->set_sensitivity(s);
+  {
+    auto timer = ctx.report.time("upload");
+    op->set_events(lm.events);
+  }
+  const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
+  std::vector<std::vector<double>> images, significance;
+  nlohmann::json frames_json = nlohmann::json::array();
+  Progress progress("safir ML-EM (" + backend + ")", static_cast<long>(frames.size()) * c.mlem.iterations);
+  double recon_ms = 0, analysis_ms = 0;
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const Frame& f = frames[k];
+    // Uniform randoms: the delayed coincidences of this frame's share, spread over all LORs.
+    const double share = lm.events.empty() ? 0.0 : double(f.count) / double(lm.events.size());
+    op->set_randoms_per_lor(double(lm.delayed) * share / lor_count(c.scanner));
+    const auto t0 = std::chrono::steady_clock::now();
+    run_mlem(*op, grid.count(), f.first, f.count, c.mlem, [&](int t, std::size_t active) {
+      progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", ", active, " events"));
+    });
+    op->synchronize();
+    const auto t1 = std::chrono::steady_clock::now();
+    const SphereSums sums = op->sphere_sums(c.analysis.r_in_mm, c.analysis.r_out_mm);
+    const auto t2 = std::chrono::steady_clock::now();
+    recon_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    analysis_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    images.push_back(op->image());
+    const double kappa = counts_per_unit(images.back(), static_cast<double>(f.count));
+    const ExcessMaps maps = excess_maps(sums, kappa);
+    significance.push_back(maps.significance);
+    nlohmann::json fj = {{"frame", k}, {"t0_s", f.t0}, {"t1_s", f.t1}, {"events", f.count},
+                         {"counts_per_unit", kappa}};
+    const auto labels = op->label_counts();
+    fj["labels"] = {{"skip", labels[0]}, {"x", labels[1]}, {"y", labels[2]}, {"z", labels[3]}};
+    nlohmann::json spots = nlohmann::json::array();
+    for (const Spot& sp : find_spots(maps, sums, grid, kappa, c.analysis.threshold, 20))
+      spots.push_back({{"voxel", sp.voxel}, {"mm", sp.mm}, {"excess", excess_json(sp.excess)}});
+    fj["spots"] = spots;
+    nlohmann::json at = nlohmann::json::array();
+    for (const auto& p : c.analysis.positions)
+      at.push_back({{"mm", p},
+                    {"excess", excess_json(excess_at(images.back(), grid, p, c.analysis.r_in_mm, c.analysis.r_out_mm, kappa))}});
+    fj["positions"] = at;
+    frames_json.push_back(fj);
+  }
+  progress.finish();
+  ctx.report.set_metric("reconstruction_ms", recon_ms);
+  ctx.report.set_metric("analysis_ms", analysis_ms);
+
+  write_frames_nifti(ctx.out.file("image.nii"), grid, images, c.frame_s);
+  write_frames_nifti(ctx.out.file("significance.nii"), grid, significance, c.frame_s);
+  write_frames_nifti(ctx.out.file("sensitivity.nii"), grid, {s}, 0.0);
+  write_slice_png(ctx.out.file("image.png"), grid, images.back());
+  ctx.report.set_metric("events", static_cast<double>(lm.events.size()));
+  ctx.report.set_metric("delayed", static_cast<double>(lm.delayed));
+  ctx.report.set_metric("frames", static_cast<double>(frames.size()));
+  ctx.report.set_metric("iterations", c.mlem.iterations);
+  if (c.events_file.empty()) {
+    const VolumeD ph = c.phantom.rasterize(grid);
+    write_frames_nifti(ctx.out.file("phantom.nii"), grid, {ph.data}, 0.0);
+    std::vector<double> sum(grid.count(), 0.0);
+    for (const auto& im : images)
+      for (std::size_t j = 0; j < sum.size(); ++j) sum[j] += im[j];
+    ctx.report.set_metric("correlation_image_phantom", correlation(sum, ph.data));
+    log_info("safir: correlation(image, phantom) = ", correlation(sum, ph.data));
+  }
+  ctx.report.set("safir_frames", frames_json);
+}
+
+// One backend's forward, back-projection, ML-EM step and sphere sums on the first events.
+struct Outputs {
+  std::vector<double> forward, back, step, inner, shell;
+};
+
+Outputs run_backend(const std::string& name, const SafirConfig& c, const ListMode& lm, const std::vector<double>& s,
+                    const std::vector<double>& image, RunReport& report) {
+  auto op = BackendRegistry<ListModeOperator>::instance().create(name);
+  op->configure(c.scanner, c.box, c.options);
+  op->set_sensitivity(s);
+  op->set_events(lm.events);
+  op->set_image(image);
+  Outputs o;
+  auto timer = report.time("crosscheck." + name);
+  o.forward = op->forward();
+  o.back = op->back({});
+  op->iterate();
+  o.step = op->image();
+  const SphereSums sums = op->sphere_sums(c.analysis.r_in_mm, c.analysis.r_out_mm);
+  o.inner = sums.inner;
+  o.shell = sums.shell;
+  return o;
+}
+
+int crosscheck(CrosscheckContext& ctx) {
+  SafirConfig c = SafirConfig::from_scene(ctx.scene);
+  c.simulation.events = std::min(c.simulation.events, c.crosscheck_events);
+  ListMode lm = load_or_simulate(c, ctx.report);
+  if (lm.events.size() > c.crosscheck_events) lm.events.resize(c.crosscheck_events);
+  // A smooth positive image and a sensitivity of ones: the comparison needs no all-pairs run.
+  const Grid3 g = c.box.grid();
+  std::vector<double> image(g.count()), s(g.count(), 1.0);
+  for (int k = 0; k < g.dims[2]; ++k)
+    for (int j = 0; j < g.dims[1]; ++j)
+      for (int i = 0; i < g.dims[0]; ++i) image[g.index(i, j, k)] = 1.0 + 0.5 * std::sin(0.3 * i + 0.2 * j + 0.1 * k);
+  const Outputs ref = run_backend("cpu", c, lm, s, image, ctx.report);
+  auto& reg = BackendRegistry<ListModeOperator>::instance();
+  CrosscheckTable table("safir", str_cat(g.dims[0], "x", g.dims[1], "x", g.dims[2], " voxels, ", lm.events.size(),
+                                         " events: forward, back, one ML-EM step, sphere sums"));
+  for (const std::string& name : reg.names()) {
+    if (name == "cpu") continue;
+    if (auto a = reg.available(name); !a.ok) {
+      table.skip(name, "", a.why);
+      continue;
+    }
+    table.run(name, "float32", [&] {
+      const Outputs o = run_backend(name, c, lm, s, image, ctx.report);
+      return CrosscheckErrors{{"forward", relative_l2(o.forward, ref.forward), 1e-4},
+                              {"back", relative_l2(o.back, ref.back), 1e-4},
+                              {"mlem_step", relative_l2(o.step, ref.step), 1e-4},
+                              {"sphere_sums", relative_l2(o.inner, ref.inner) + relative_l2(o.shell, ref.shell), 1e-5}};
+    });
+  }
+  return table.finish(ctx.report);
+}
+
+const ProblemRegistrar kRegister({"safir",
+                                  "SAFIR list-mode PET (seed 002 §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
+                                  run, crosscheck, list_backends_of<ListModeOperator>()});
+
+}  // namespace
+
+}  // namespace tomo::safir

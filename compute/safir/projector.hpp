@@ -1,0 +1,63 @@
+// The operator of the safir problem: list-mode forward/back projection with the slice-wise system
+// matrix of seed 002 eq. (12), the ML-EM step of eq. (10) and the sphere sums of the image
+// analysis (eqs. 13–14), over events and an image resident in the backend (on the GPU for GPU
+// backends, for all iterations and frames). cpu, gl-compute and cuda implement it and are chosen
+// by name through tomo::BackendRegistry<ListModeOperator>.
+#pragma once
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compute/safir/scanner.hpp"
+
+namespace tomo::safir {
+
+struct ProjectorOptions {
+  int threads = 0;        // cpu: OpenMP threads, 0 = all
+  bool portable = false;  // gl-compute: ignore the float-atomic extension (test the CAS fallback)
+};
+
+// Per-voxel sums of the analysis: inner sphere (voxel centres within r_in) and shell
+// (r_in < distance <= r_out), with the in-image voxel counts of each.
+struct SphereSums {
+  std::vector<double> inner, shell, n_inner, n_shell;
+};
+
+class ListModeOperator {
+ public:
+  virtual ~ListModeOperator() = default;
+
+  virtual std::string describe() const = 0;
+  // Waits for the backend's queued work (timings).
+  virtual void synchronize() = 0;
+
+  // Scanner, image box and options; first. Clears events, image and sensitivity.
+  virtual void configure(const Scanner& scanner, const ImageBox& box, const ProjectorOptions& options) = 0;
+  // The events in acquisition order, copied into the backend once (crystal ids < crystal_count).
+  virtual void set_events(std::span<const Event> events) = 0;
+  // Events [first, first + count) take part from now on: labelled (0 skip, 1 x, 2 y, 3 z) and
+  // sorted by label (seed 002 §5.3.1). A frame is a window; code sample 4's halving is a shorter one.
+  virtual void set_window(std::size_t first, std::size_t count) = 0;
+  // Sorted-order label counts of the window: [skip, x, y, z].
+  virtual std::array<std::size_t, 4> label_counts() const = 0;
+
+  virtual void set_image(std::span<const double> f) = 0;
+  virtual std::vector<double> image() const = 0;
+  // Σ_i a_ij over all crystal pairs (computed by sensitivity.hpp); voxels with s = 0 stay 0.
+  virtual void set_sensitivity(std::span<const double> s) = 0;
+  // Mean randoms per LOR (n_i of eq. (9)), the same for every LOR.
+  virtual void set_randoms_per_lor(double n) = 0;
+
+  // ȳ_l = Σ_j a_lj f_j + n of every window event, in window (acquisition) order; 0 for label 0.
+  virtual std::vector<double> forward() = 0;
+  // Σ_l a_lj v_l over the window (v in window order; empty = all ones).
+  virtual std::vector<double> back(std::span<const double> v) = 0;
+  // One ML-EM step, eq. (10): f_j ← f_j / s_j · Σ_l a_lj / ȳ_l, image kept in the backend.
+  virtual void iterate() = 0;
+
+  // Analysis sums at every voxel of the current image (eqs. 13–14, docs/safir.md).
+  virtual SphereSums sphere_sums(double r_in_mm, double r_out_mm) = 0;
+};
+
+}  // namespace tomo::safir

@@ -1,0 +1,91 @@
+// Sensitivity over all crystal pairs by back-projecting ones (see sensitivity.hpp).
+#include "compute/safir/sensitivity.hpp"
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/progress.hpp"
+
+namespace tomo::safir {
+
+bool sensitivity_symmetry_applies(const Scanner& sc, const ImageBox& box) {
+  return sc.crystals % 4 == 0 && box.n[0] == box.n[1];
+}
+
+namespace {
+
+// Back-projects ordered pairs (a, b ≠ a) for a in `crystals_a`, each with weight w(a), in calls of
+// at most `per_call` pairs, into `s`.
+template <class Weight>
+void back_project_pairs(ListModeOperator& op, const Scanner& sc, const std::vector<std::uint32_t>& crystals_a,
+                        Weight&& w, std::size_t per_call, std::vector<double>& s) {
+  const std::uint32_t n = sc.crystal_count();
+  std::vector<Event> pairs;
+  std::vector<double> values;
+  pairs.reserve(per_call);
+  Progress progress("safir sensitivity", static_cast<long>(crystals_a.size()));
+  auto flush = [&] {
+    if (pairs.empty()) return;
+    op.set_events(pairs);
+    const auto part = op.back(values);
+    for (std::size_t j = 0; j < s.size(); ++j) s[j] += part[j];
+    pairs.clear();
+    values.clear();
+  };
+  for (const std::uint32_t a : crystals_a) {
+    if (pairs.size() + n > per_call) flush();
+    for (std::uint32_t b = 0; b < n; ++b)
+      if (b != a) {
+        pairs.push_back({a, b});
+        values.push_back(w(a));
+      }
+    progress.step(1);
+  }
+  flush();
+  progress.finish();
+}
+
+}  // namespace
+
+std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
+                                        SensitivityMode mode, std::size_t pairs_per_call) {
+  pairs_per_call = std::max<std::size_t>(pairs_per_call, sc.crystal_count());
+  std::vector<double> s(box.count(), 0.0);
+  std::vector<std::uint32_t> as;
+  if (mode == SensitivityMode::all_pairs || !sensitivity_symmetry_applies(sc, box)) {
+    // Every ordered pair: each LOR twice.
+    for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
+    back_project_pairs(op, sc, as, [](std::uint32_t) { return 0.5; }, pairs_per_call, s);
+    return s;
+  }
+  // a in the first quarter of the ring (detectors [0, C/4)) and rings [0, mid]; the middle ring
+  // of an odd count is its own mirror image and counts half. The 8 images of this set under the
+  // quarter turns and the z mirror are all ordered pairs once; every LOR is two ordered pairs.
+  const int mid = (sc.rings - 1) / 2;
+  for (int r = 0; r <= mid; ++r)
+    for (int d = 0; d < sc.crystals / 4; ++d) as.push_back(sc.id(r, d));
+  const bool odd = sc.rings % 2 == 1;
+  std::vector<double> q(box.count(), 0.0);
+  back_project_pairs(
+      op, sc, as,
+      [&](std::uint32_t a) { return (odd && static_cast<int>(a / sc.crystals) == mid ? 0.5 : 1.0) * 0.5; },
+      pairs_per_call, q);
+  // s(v) = Σ_g q(g v) over the quarter turns (x, y) → (−y, x): (i, j) → (n−1−j, i), and z mirror.
+  const int n = box.n[0], nz = box.n[2];
+  const Grid3 g = box.grid();
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        double sum = 0;
+        int x = i, y = j;
+        for (int r = 0; r < 4; ++r) {
+          sum += q[g.index(x, y, k)] + q[g.index(x, y, nz - 1 - k)];
+          const int t = x;
+          x = n - 1 - y;
+          y = t;
+        }
+        s[g.index(i, j, k)] = sum;
+      }
+  return s;
+}
+
+}  // namespace tomo::safir

@@ -1,0 +1,22 @@
+// Sensitivity s_j = Σ_i a_ij over all crystal pairs of the scanner (eq. (10)'s denominator,
+// open point 3): back-projections of ones by the chosen backend, over 1/8 of the ordered pairs
+// when the scanner and image share the 4 quarter turns and the z mirror (docs/safir.md).
+#pragma once
+#include <vector>
+
+#include "compute/safir/projector.hpp"
+
+namespace tomo::safir {
+
+enum class SensitivityMode { symmetric, all_pairs };
+
+// Whether the 8-fold symmetry holds: crystals % 4 == 0 and nx == ny (the box is centred).
+bool sensitivity_symmetry_applies(const Scanner& sc, const ImageBox& box);
+
+// Uses (and leaves) the operator's event list; restore the events afterwards.
+// `pairs_per_call` bounds the pairs uploaded at once.
+std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
+                                        SensitivityMode mode = SensitivityMode::symmetric,
+                                        std::size_t pairs_per_call = std::size_t(1) << 22);
+
+}  // namespace tomo::safir

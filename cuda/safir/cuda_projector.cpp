@@ -1,0 +1,235 @@
+// The `cuda` backend of the safir operator (float32): all events uploaded once and resident on
+// the GPU; a window (frame, or code sample 4's halving) is labelled and sorted by key on the GPU
+// (CUB radix sort); forward = gather, back = atomicAdd; image, sensitivity and accumulator stay on
+// the GPU for all iterations and frames (the seed copied the image back every iteration).
+#include <cuda_runtime_api.h>
+#include <vector_functions.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/safir/analysis.hpp"
+#include "compute/safir/projector.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/stream.hpp"
+#include "cuda/safir/kernels.hpp"
+
+namespace tomo::safir {
+
+namespace {
+
+using namespace tomo::safir::cuda_impl;
+
+class CudaProjector final : public ListModeOperator {
+ public:
+  std::string describe() const override { return str_cat("cuda (float32, CUB sort by label): ", device_); }
+  void synchronize() override { stream_->synchronize(); }
+
+  void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions&) override {
+    cuda::select_device(runtime_options().cuda_device);
+    const int dev = cuda::current_device();
+    for (const auto& d : cuda::list_devices())
+      if (d.index == dev) device_ = cuda::describe(d);
+    scanner_ = sc;
+    box_ = box;
+    params_ = box.params<float>();
+    stream_ = std::make_unique<cuda::Stream>();
+    std::vector<float4> pos;
+    for (const auto& p : sc.positions()) pos.push_back(make_float4(float(p[0]), float(p[1]), float(p[2]), 0.f));
+    crystals_ = cuda::DeviceBuffer<float4>(std::span<const float4>(pos));
+    cuda::require_device_memory(4.0 * 3 * double(box.count()), "safir cuda: 3 float images (safir.image)");
+    f_.resize(box.count());
+    acc_.resize(box.count());
+    s_.resize(box.count());
+    s_.fill_zero(*stream_);
+    counts_.resize(4);
+    events_.clear();
+    total_ = first_ = count_ = 0;
+    host_counts_ = {};
+    order_valid_ = false;
+    randoms_ = 0;
+  }
+
+  void set_events(std::span<const Event> events) override {
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (events[i].a >= scanner_.crystal_count() || events[i].b >= scanner_.crystal_count())
+        throw InputError(str_cat("safir: event ", i, " names a crystal beyond the scanner's ", scanner_.crystal_count()));
+    stream_->synchronize();
+    // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B).
+    const double need = 30.0 * double(events.size()) - 30.0 * double(total_);
+    if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
+    total_ = events.size();
+    events_.resize(total_);
+    if (total_) events_.upload(reinterpret_cast<const uint2*>(events.data()), total_);
+    keys_in_.resize(total_);
+    keys_out_.resize(total_);
+    order_in_.resize(total_);
+    order_out_.resize(total_);
+    sorted_.resize(total_);
+    values_.resize(total_);
+    temp_.resize(std::max<std::size_t>(1, sort_temp_bytes(std::max<std::size_t>(1, total_))));
+    set_window(0, total_);
+  }
+
+  void set_window(std::size_t first, std::size_t count) override {
+    if (first > total_ || count > total_ - first)
+      throw Error(str_cat("safir cuda: window [", first, ", +", count, ") beyond ", total_, " events"));
+    first_ = first;
+    count_ = count;
+    SortArgs a;
+    a.events = events_.data() + first;
+    a.n = count;
+    a.crystals = crystals_.data();
+    a.box = params_;
+    a.keys_in = keys_in_.data();
+    a.keys_out = keys_out_.data();
+    a.order_in = order_in_.data();
+    a.order_out = order_out_.data();
+    a.sorted = sorted_.data();
+    a.counts = counts_.data();
+    a.temp = temp_.data();
+    a.temp_bytes = temp_.size();
+    label_and_sort(a, *stream_);
+    std::array<unsigned long long, 4> c{};
+    counts_.download_async(c.data(), 4, *stream_);
+    stream_->synchronize();
+    for (int l = 0; l < 4; ++l) host_counts_[l] = c[l];
+    order_valid_ = false;
+  }
+
+  std::array<std::size_t, 4> label_counts() const override { return host_counts_; }
+
+  void set_image(std::span<const double> f) override { upload(f_, f, "image"); }
+  std::vector<double> image() const override { return download(f_); }
+  void set_sensitivity(std::span<const double> s) override { upload(s_, s, "sensitivity"); }
+  void set_randoms_per_lor(double n) override { randoms_ = n; }
+
+  std::vector<double> forward() override {
+    launch_forward(args(), *stream_);
+    std::vector<float> y(count_);
+    values_.download_async(y.data(), count_, *stream_);
+    stream_->synchronize();
+    const auto& order = host_order();
+    std::vector<double> out(count_, 0.0);
+    for (std::size_t i = host_counts_[0]; i < count_; ++i) out[order[i]] = y[i];
+    return out;
+  }
+
+  std::vector<double> back(std::span<const double> v) override {
+    if (!v.empty() && v.size() != count_)
+      throw Error(str_cat("safir cuda: back-projection of ", v.size(), " values over a window of ", count_));
+    acc_.fill_zero(*stream_);
+    ProjectArgs a = args();
+    if (v.empty()) {
+      a.values = nullptr;  // ones: the sensitivity's pairs need no upload
+    } else {
+      const auto& order = host_order();
+      std::vector<float> sorted(count_);
+      for (std::size_t i = 0; i < count_; ++i) sorted[i] = static_cast<float>(v[order[i]]);
+      values_.upload_async(sorted.data(), count_, *stream_);
+    }
+    launch_back(a, *stream_);
+    return download(acc_);
+  }
+
+  void iterate() override {
+    acc_.fill_zero(*stream_);
+    launch_mlem(args(), *stream_);
+    launch_update(f_.data(), acc_.data(), s_.data(), box_.count(), *stream_);
+  }
+
+  SphereSums sphere_sums(double r_in, double r_out) override {
+    const auto offs = sphere_offsets(box_.voxel_mm, r_in, r_out);
+    std::vector<int4> packed;
+    for (const auto& o : offs) packed.push_back(make_int4(o.di, o.dj, o.dk, o.shell));
+    if (offsets_.size() != packed.size()) offsets_.resize(packed.size());
+    offsets_.upload_async(packed.data(), packed.size(), *stream_);
+    sums_.resize(box_.count());
+    launch_sphere_sums(f_.data(), offsets_.data(), static_cast<int>(packed.size()), box_.n[0], box_.n[1], box_.n[2],
+                       sums_.data(), *stream_);
+    std::vector<float4> r(box_.count());
+    sums_.download_async(r.data(), r.size(), *stream_);
+    stream_->synchronize();
+    SphereSums out;
+    for (std::vector<double>* v : {&out.inner, &out.shell, &out.n_inner, &out.n_shell}) v->resize(box_.count());
+    for (std::size_t j = 0; j < r.size(); ++j) {
+      out.inner[j] = r[j].x;
+      out.shell[j] = r[j].y;
+      out.n_inner[j] = r[j].z;
+      out.n_shell[j] = r[j].w;
+    }
+    return out;
+  }
+
+ private:
+  ProjectArgs args() {
+    ProjectArgs a;
+    a.sorted = sorted_.data();
+    a.first = host_counts_[0];  // label 0 sorts first and is skipped
+    a.n = count_;
+    a.crystals = crystals_.data();
+    a.box = params_;
+    a.f = f_.data();
+    a.values = values_.data();
+    a.acc = acc_.data();
+    a.randoms = static_cast<float>(randoms_);
+    return a;
+  }
+
+  const std::vector<std::uint32_t>& host_order() {
+    if (!order_valid_) {
+      order_.resize(count_);
+      order_out_.download_async(order_.data(), count_, *stream_);
+      stream_->synchronize();
+      order_valid_ = true;
+    }
+    return order_;
+  }
+
+  void upload(cuda::DeviceBuffer<float>& b, std::span<const double> v, const char* what) {
+    if (v.size() != box_.count())
+      throw Error(str_cat("safir cuda: ", what, " of ", v.size(), " voxels, box has ", box_.count()));
+    std::vector<float> f(v.begin(), v.end());
+    stream_->synchronize();
+    b.upload_async(f.data(), f.size(), *stream_);
+    stream_->synchronize();
+  }
+  std::vector<double> download(const cuda::DeviceBuffer<float>& b) const {
+    std::vector<float> f(b.size());
+    b.download_async(f.data(), f.size(), *stream_);
+    stream_->synchronize();
+    return {f.begin(), f.end()};
+  }
+
+  Scanner scanner_;
+  ImageBox box_;
+  BoxParams<float> params_{};
+  std::string device_ = "no device";
+  std::unique_ptr<cuda::Stream> stream_;
+  cuda::DeviceBuffer<float4> crystals_;
+  cuda::DeviceBuffer<uint2> events_, sorted_;
+  cuda::DeviceBuffer<std::uint8_t> keys_in_, keys_out_, temp_;
+  cuda::DeviceBuffer<std::uint32_t> order_in_, order_out_;
+  cuda::DeviceBuffer<float> values_, f_, acc_, s_;
+  cuda::DeviceBuffer<unsigned long long> counts_;
+  cuda::DeviceBuffer<int4> offsets_;
+  cuda::DeviceBuffer<float4> sums_;
+  std::size_t total_ = 0, first_ = 0, count_ = 0;
+  std::array<std::size_t, 4> host_counts_{};
+  std::vector<std::uint32_t> order_;
+  bool order_valid_ = false;
+  double randoms_ = 0;
+};
+
+const BackendRegistrar<ListModeOperator> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
+                                                        [] { return std::make_unique<CudaProjector>(); }});
+
+}  // namespace
+
+}  // namespace tomo::safir

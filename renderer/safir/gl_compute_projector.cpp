@@ -1,0 +1,221 @@
+// The `gl-compute` backend of the safir operator: the slice walk of eq. (12) as GLSL compute
+// shaders (shaders/safir/), float32; events, image, sensitivity and accumulator resident in
+// SSBOs for all iterations and frames. Labels and the sort by label are computed on the host
+// (compute/safir/labels.hpp) when the window changes; GL has no sort primitive. Float atomics
+// where the driver has GL_NV_shader_atomic_float, an exact CAS loop otherwise.
+#include <algorithm>
+#include <memory>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/safir/analysis.hpp"
+#include "compute/safir/labels.hpp"
+#include "compute/safir/projector.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+
+namespace tomo::safir {
+
+namespace {
+
+constexpr int kMaxGroups = 65535;
+
+class GlComputeProjector final : public ListModeOperator {
+ public:
+  std::string describe() const override {
+    return str_cat("gl-compute (float32", float_atomics_ ? ", float atomics" : ", CAS atomics", "): ",
+                   gl::shared_context().info().summary());
+  }
+  void synchronize() override {
+    gl::shared_context().make_current();
+    glFinish();
+  }
+
+  void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
+    gl::Context& ctx = gl::shared_context();
+    ctx.make_current();
+    scanner_ = sc;
+    box_ = box;
+    float_atomics_ = !o.portable && ctx.info().caps.float_atomics;
+    gl::Defines defs;
+    if (float_atomics_) defs.emplace_back("FLOAT_ATOMICS", "1");
+    for (int mode = 0; mode < 3; ++mode) {
+      gl::Defines d = defs;
+      d.emplace_back("MODE", std::to_string(mode));
+      project_[mode] = &gl::shaders().compute("safir/project.comp.glsl", d);
+    }
+    update_ = &gl::shaders().compute("safir/update.comp.glsl");
+    spheres_ = &gl::shaders().compute("safir/spheres.comp.glsl");
+    std::vector<float> pos;
+    for (const auto& p : sc.positions()) pos.insert(pos.end(), {float(p[0]), float(p[1]), float(p[2]), 0.0f});
+    crystals_ = gl::Buffer::from(pos);
+    const std::size_t bytes = sizeof(float) * box.count();
+    f_ = gl::Buffer(bytes);
+    acc_ = gl::Buffer(bytes);
+    s_ = gl::Buffer(bytes);
+    events_host_.clear();
+    window_ = {};
+    count_ = 0;
+    randoms_ = 0;
+  }
+
+  void set_events(std::span<const Event> events) override {
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (events[i].a >= scanner_.crystal_count() || events[i].b >= scanner_.crystal_count())
+        throw InputError(str_cat("safir: event ", i, " names a crystal beyond the scanner's ", scanner_.crystal_count()));
+    events_host_.assign(events.begin(), events.end());
+    set_window(0, events.size());
+  }
+
+  void set_window(std::size_t first, std::size_t count) override {
+    if (first > events_host_.size() || count > events_host_.size() - first)
+      throw Error(str_cat("safir gl-compute: window [", first, ", +", count, ") beyond ", events_host_.size(), " events"));
+    gl::shared_context().make_current();
+    const std::span<const Event> w(events_host_.data() + first, count);
+    window_ = sort_by_label(w, label_events(w, scanner_, box_));
+    count_ = count;
+    std::vector<std::uint32_t> packed(2 * std::max<std::size_t>(1, window_.events.size()));
+    for (int l = 1; l < 4; ++l)
+      for (std::size_t i = window_.offsets[l]; i < window_.offsets[l + 1]; ++i) {
+        packed[2 * i] = window_.events[i].a | (std::uint32_t(l) << 30);
+        packed[2 * i + 1] = window_.events[i].b;
+      }
+    events_ = gl::Buffer::from(packed);
+    values_ = gl::Buffer(sizeof(float) * std::max<std::size_t>(1, window_.events.size()));
+  }
+
+  std::array<std::size_t, 4> label_counts() const override {
+    const auto& o = window_.offsets;
+    return {count_ - o[4], o[2] - o[1], o[3] - o[2], o[4] - o[3]};
+  }
+
+  void set_image(std::span<const double> f) override { upload(f_, f, "image"); }
+  std::vector<double> image() const override { return download(f_); }
+  void set_sensitivity(std::span<const double> s) override { upload(s_, s, "sensitivity"); }
+  void set_randoms_per_lor(double n) override { randoms_ = n; }
+
+  std::vector<double> forward() override {
+    run_pass(0);
+    const auto y = values_.read<float>();
+    std::vector<double> out(count_, 0.0);
+    for (std::size_t i = 0; i < window_.order.size(); ++i) out[window_.order[i]] = y[i];
+    return out;
+  }
+
+  std::vector<double> back(std::span<const double> v) override {
+    if (!v.empty() && v.size() != count_)
+      throw Error(str_cat("safir gl-compute: back-projection of ", v.size(), " values over a window of ", count_));
+    std::vector<float> sorted(std::max<std::size_t>(1, window_.order.size()), 1.0f);
+    for (std::size_t i = 0; i < window_.order.size(); ++i) sorted[i] = v.empty() ? 1.0f : float(v[window_.order[i]]);
+    gl::shared_context().make_current();
+    values_.upload(sorted.data(), sorted.size() * sizeof(float));
+    run_pass(1);
+    return download(acc_);
+  }
+
+  void iterate() override {
+    run_pass(2);
+    const gl::Program& p = *update_;
+    p.use();
+    p.set("u_voxels", static_cast<unsigned>(box_.count()));
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
+    s_.bind_base(GL_SHADER_STORAGE_BUFFER, 5);
+    p.dispatch(static_cast<int>(std::min<std::size_t>(box_.count(), std::size_t(kMaxGroups) * 256)));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+  }
+
+  SphereSums sphere_sums(double r_in, double r_out) override {
+    gl::shared_context().make_current();
+    const auto offs = sphere_offsets(box_.voxel_mm, r_in, r_out);
+    const long long limit = gl::shared_context().info().caps.max_loop_iterations;
+    if (limit > 0 && static_cast<long long>(offs.size()) > limit)
+      throw UnavailableError(str_cat("safir gl-compute: ", offs.size(), " sphere offsets per voxel exceed the ", limit,
+                                     " loop iterations this software OpenGL runs; use smaller spheres or another backend"));
+    std::vector<std::int32_t> packed;
+    for (const auto& o : offs) packed.insert(packed.end(), {o.di, o.dj, o.dk, o.shell});
+    const gl::Buffer offsets = gl::Buffer::from(packed);
+    gl::Buffer sums(sizeof(float) * 4 * box_.count());
+    const gl::Program& p = *spheres_;
+    p.use();
+    p.set("u_n", box_.n[0], box_.n[1], box_.n[2]);
+    p.set("u_offsets", static_cast<int>(offs.size()));
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    offsets.bind_base(GL_SHADER_STORAGE_BUFFER, 6);
+    sums.bind_base(GL_SHADER_STORAGE_BUFFER, 7);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    p.dispatch(static_cast<int>(box_.count()));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    const auto r = sums.read<float>();
+    SphereSums out;
+    for (std::vector<double>* v : {&out.inner, &out.shell, &out.n_inner, &out.n_shell}) v->resize(box_.count());
+    for (std::size_t j = 0; j < box_.count(); ++j) {
+      out.inner[j] = r[4 * j];
+      out.shell[j] = r[4 * j + 1];
+      out.n_inner[j] = r[4 * j + 2];
+      out.n_shell[j] = r[4 * j + 3];
+    }
+    return out;
+  }
+
+ private:
+  // One pass of project.comp.glsl over the window's labelled events (mode 0 forward, 1 back,
+  // 2 ML-EM); modes 1 and 2 clear the accumulator first.
+  void run_pass(int mode) {
+    gl::shared_context().make_current();
+    const gl::Program& p = *project_[mode];
+    if (mode != 0) acc_.clear_zero();
+    p.use();
+    const auto g = box_.params<float>();
+    p.set("u_origin", g.origin[0], g.origin[1], g.origin[2]);
+    p.set("u_voxel", g.voxel);
+    p.set("u_n", g.n[0], g.n[1], g.n[2]);
+    p.set("u_md", g.md);
+    p.set("u_count", static_cast<unsigned>(window_.events.size()));
+    p.set("u_randoms", static_cast<float>(randoms_));
+    crystals_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    events_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    values_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (!window_.events.empty())
+      p.dispatch(static_cast<int>(std::min<std::size_t>(window_.events.size(), std::size_t(kMaxGroups) * 64)));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+  }
+
+  void upload(gl::Buffer& b, std::span<const double> v, const char* what) {
+    if (v.size() != box_.count())
+      throw Error(str_cat("safir gl-compute: ", what, " of ", v.size(), " voxels, box has ", box_.count()));
+    gl::shared_context().make_current();
+    std::vector<float> f(v.begin(), v.end());
+    b.upload(f.data(), f.size() * sizeof(float));
+  }
+  std::vector<double> download(const gl::Buffer& b) const {
+    gl::shared_context().make_current();
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    const auto f = b.read<float>();
+    return {f.begin(), f.end()};
+  }
+
+  Scanner scanner_;
+  ImageBox box_;
+  bool float_atomics_ = false;
+  const gl::Program* project_[3] = {};
+  const gl::Program* update_ = nullptr;
+  const gl::Program* spheres_ = nullptr;
+  gl::Buffer crystals_, events_, values_, f_, acc_, s_;
+  std::vector<Event> events_host_;
+  SortedEvents window_;
+  std::size_t count_ = 0;
+  double randoms_ = 0;
+};
+
+const BackendRegistrar<ListModeOperator> kRegisterGlCompute({"gl-compute", kPriorityGlCompute,
+                                                             [] { return gl::availability({}); },
+                                                             [] { return std::make_unique<GlComputeProjector>(); }});
+
+}  // namespace
+
+}  // namespace tomo::safir

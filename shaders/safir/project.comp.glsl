@@ -1,0 +1,58 @@
+#version 450 core
+// safir: one pass over the sorted events (seed 002 §5.3.1), one invocation per event.
+// MODE 0 forward: values[l] = Σ_j a_lj f_j + n (gather). MODE 1 back: acc_j += a_lj values[l].
+// MODE 2 ML-EM: ȳ_l by gather, then acc_j += a_lj / ȳ_l (atomics), eq. (10).
+#ifdef FLOAT_ATOMICS
+#extension GL_NV_shader_atomic_float : require
+#endif
+layout(local_size_x = 64) in;
+#include "raytrace.glsl"
+
+layout(std430, binding = 0) readonly buffer Crystals { vec4 crystal[]; };
+layout(std430, binding = 1) readonly buffer Events { uvec2 events[]; };  // a | label << 30, b
+layout(std430, binding = 2) readonly buffer Image { float f[]; };
+layout(std430, binding = 3) buffer Values { float values[]; };
+#ifdef FLOAT_ATOMICS
+layout(std430, binding = 4) buffer Acc { float acc[]; };
+void add_acc(int i, float v) { atomicAdd(acc[i], v); }
+#else
+layout(std430, binding = 4) buffer Acc { uint acc[]; };
+void add_acc(int i, float v) {  // exact compare-and-swap on the float's bits
+  uint old = acc[i], assumed;
+  do {
+    assumed = old;
+    old = atomicCompSwap(acc[i], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
+  } while (old != assumed);
+}
+#endif
+uniform uint u_count;
+uniform float u_randoms;
+
+void main() {
+  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint l = gl_GlobalInvocationID.x; l < u_count; l += stride) {
+    uvec2 e = events[l];
+    int label = int(e.x >> 30);
+    vec3 a = crystal[e.x & 0x3fffffffu].xyz, b = crystal[e.y].xyz;
+    int j;
+    float w;
+#if MODE == 1
+    float v = values[l];
+    if (v == 0.0) continue;
+#else
+    float y = u_randoms;
+    Walk s = walk_begin(a, b, label);
+    while (walk_next(s, j, w)) y += w * f[j];
+#if MODE == 0
+    values[l] = y;
+    continue;
+#endif
+    if (!(y > 0.0)) continue;
+    float v = 1.0 / y;
+#endif
+#if MODE != 0
+    Walk s2 = walk_begin(a, b, label);
+    while (walk_next(s2, j, w)) add_acc(j, w * v);
+#endif
+  }
+}

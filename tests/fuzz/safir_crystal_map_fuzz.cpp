@@ -1,0 +1,7 @@
+// libFuzzer target: the safir_crystal_map reader (tests/fuzz/entries.hpp); built by tools/fuzz.sh.
+#include "tests/fuzz/entries.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  (void)tomo::fuzz::safir_crystal_map(data, size);  // any exception other than InputError aborts: a finding
+  return 0;
+}
