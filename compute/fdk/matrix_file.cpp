@@ -5,7 +5,6 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,19 +12,13 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
+#include "compute/fdk/raw_stack.hpp"
 #include "compute/io/npy.hpp"
 
 namespace tomo::fdk {
 namespace {
 
 constexpr std::size_t kMaxMatrices = 1000000;
-
-bool is_npy(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[6] = {};
-  in.read(magic, 6);
-  return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
-}
 
 std::vector<Mat34> from_values(const std::vector<double>& v) {
   std::vector<Mat34> out(v.size() / 12);
@@ -83,7 +76,7 @@ std::vector<Mat34> read_text_matrices(const std::filesystem::path& path) {
 }  // namespace
 
 std::vector<Mat34> read_matrix_file(const std::filesystem::path& path) {
-  std::vector<Mat34> m = is_npy(path) ? read_npy_matrices(path) : read_text_matrices(path);
+  std::vector<Mat34> m = has_npy_magic(path) ? read_npy_matrices(path) : read_text_matrices(path);
   log_debug(path.string(), ": ", m.size(), " projection matrices");
   return m;
 }

@@ -81,6 +81,12 @@ Setup read_setup(const Scene& s) {
     throw InputError(s.where("fdk.input") + " and fdk.raw.projections both name projections; give one");
   d.source = rct ? Source::rabbitct : has_raw_input(s) ? Source::raw : Source::simulated;
   d.simulated = d.source == Source::simulated;
+  // Keys of the other sources are read (validated, not reported unused) whichever source runs.
+  (void)s.get<bool>("fdk.write_raw", false);
+  (void)s.get<std::string>("fdk.reference_volume", "");
+  (void)s.get<std::string>("fdk.raw.matrices", "");
+  (void)s.get<bool>("fdk.raw.intensity", false);
+  (void)s.get_in_range("fdk.raw.i0", 0.0, 0.0, 1e30);
   double mu = 0.02;
   d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
   d.phantom = phantom_from_scene(s, mu);  // also with a file: keys validated, not reported unused

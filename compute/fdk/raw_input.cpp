@@ -1,6 +1,8 @@
 // Reading `[fdk.raw]` (see raw_input.hpp).
 #include "compute/fdk/raw_input.hpp"
 
+#include <string>
+
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
@@ -41,6 +43,8 @@ RawInput load_raw_input(const Scene& s, const CArmGeometry& scene_geometry, bool
     in.matrices = g.matrices();
     in.source = "scene C-arm (" + s.where("fdk.geometry") + ")";
   }
+  log_info(stack_path.string(), ": ", stack.count, " projections of ", stack.cols, "x", stack.rows,
+           intensity ? " (intensities, I0 = " + std::to_string(i0) + ")" : " (line integrals)", "; geometry: ", in.source);
   if (intensity) intensities_to_line_integrals(stack, i0, stack_path);
   in.line_integrals = std::move(stack.pixels);
   return in;

@@ -16,13 +16,6 @@ namespace {
 
 constexpr std::size_t kMaxSide = 65536, kMaxProjections = 100000;
 
-bool is_npy(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[6] = {};
-  in.read(magic, 6);
-  return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
-}
-
 void check_sides(const std::filesystem::path& path, std::size_t n, std::size_t rows, std::size_t cols) {
   if (n < 1 || rows < 1 || cols < 2 || n > kMaxProjections || rows > kMaxSide || cols > kMaxSide)
     throw InputError(str_cat(path.string(), ": a projection stack of ", n, " x ", rows, " x ", cols,
@@ -76,12 +69,19 @@ RawStack read_nifti_stack(const std::filesystem::path& path) {
 
 }  // namespace
 
+bool has_npy_magic(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[6] = {};
+  in.read(magic, 6);
+  return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
+}
+
 RawStack read_projection_stack(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError(path.string() + ": not a regular file (projection stack)");
-  RawStack s = is_npy(path) ? read_npy_stack(path) : read_nifti_stack(path);
-  log_info(path.string(), ": ", s.count, " projections of ", s.cols, "x", s.rows);
+  RawStack s = has_npy_magic(path) ? read_npy_stack(path) : read_nifti_stack(path);
+  log_debug(path.string(), ": ", s.count, " projections of ", s.cols, "x", s.rows);
   return s;
 }
 

@@ -15,6 +15,9 @@ struct RawStack {
 // not 3-D and non-finite values are InputErrors naming the file (and projection, row, column).
 RawStack read_projection_stack(const std::filesystem::path& path);
 
+// Whether the file starts with the .npy magic (users' files are told apart by content, not name).
+bool has_npy_magic(const std::filesystem::path& path);
+
 // I → ln(i0 / I) in place. Intensities <= 0 (dead pixels, photon starvation) are taken as
 // i0·1e-6 (a line integral of 13.8) and counted; negative ones are refused naming the position.
 // Returns how many were clamped.

@@ -3,7 +3,9 @@
 // behind in the folder it ran in (no output, no staging folder).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "tests/apps/cli_run.hpp"
@@ -29,6 +31,28 @@ void make_inputs(const fs::path& d) {
                                    "x = 100000.0\ny = 0.0\na = 3.0\nb = 6.0\nphi = 0.0\nrho = 1.0\n";
   std::ofstream(d / "garbage.rct", std::ios::binary) << std::string(100, '\x07');
   std::ofstream(d / "no-newline.txt") << std::string(100000, '7');
+  // fdk's raw stacks: .npy (version 1 header) of 2x3x4 values of one dtype.
+  const auto npy = [&](const char* name, const std::string& descr, const std::string& payload) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2, 3, 4), }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ').push_back('\n');  // header to a multiple of 64
+    std::string head("\x93NUMPY\x01\x00", 8);
+    head.push_back(static_cast<char>(dict.size()));
+    head.push_back('\0');
+    std::ofstream(d / name, std::ios::binary) << head << dict << payload;
+  };
+  const float half = 0.5f, nan = std::numeric_limits<float>::quiet_NaN();
+  std::string good, with_nan;
+  for (int i = 0; i < 24; ++i) {
+    good.append(reinterpret_cast<const char*>(&half), 4);
+    with_nan.append(reinterpret_cast<const char*>(i == 17 ? &nan : &half), 4);
+  }
+  npy("stack.npy", "<f4", good);
+  npy("nan-stack.npy", "<f4", with_nan);
+  npy("f8-stack.npy", "<f8", good + good);
+  std::ofstream(d / "three.txt") << "1 0 0 0  0 1 0 0  0 0 1 500\n1 0 0 0  0 1 0 0  0 0 1 500\n"
+                                    "1 0 0 0  0 1 0 0  0 0 1 500\n";
+  const std::uint32_t v2[6] = {2, 6, 4, 3, 0, 0};  // RabbitCT version-2 header, no projections
+  std::ofstream(d / "v2-short.rct", std::ios::binary).write(reinterpret_cast<const char*>(v2), sizeof v2);
 }
 
 const Probe kProbes[] = {
@@ -69,6 +93,16 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
     {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
+    {"run fdk_default.toml --set fdk.raw.projections=f8-stack.npy -o out", 2, "or uint16 (<u2), not <f8"},
+    {"run fdk_default.toml --set fdk.raw.projections=nan-stack.npy -o out", 2,
+     "projection 1, row 1, column 1 is not finite"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy --set fdk.raw.matrices=three.txt -o out", 2,
+     "has 3 matrices"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy --set fdk.raw.matrices=a-file.txt -o out", 2,
+     "line 1: 'x' is not a number"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy -o out", 2, "describes 124 of 312x240"},
+    {"run fdk_default.toml --set fdk.reference_volume=a-file.txt -o out", 2, "has 4194304 bytes, the file has 1"},
+    {"run fdk_default.toml --set fdk.input=v2-short.rct -o out", 2, "its version-2 header"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

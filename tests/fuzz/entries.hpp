@@ -16,7 +16,9 @@
 #include "compute/core/error.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/fdk/geometry.hpp"
+#include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
+#include "compute/fdk/raw_stack.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/strip/config.hpp"
@@ -92,6 +94,17 @@ inline bool listmode(const std::uint8_t* data, std::size_t size) {
 inline bool nifti(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)read_nifti(f.path()); });
+}
+
+// fdk's projection-matrix files (text or .npy (N, 3, 4)) and raw projection stacks (.npy, NIfTI).
+inline bool matrix_file(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)fdk::read_matrix_file(f.path()); });
+}
+
+inline bool projection_stack(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)fdk::read_projection_stack(f.path()); });
 }
 
 }  // namespace tomo::fuzz
