@@ -21,11 +21,15 @@ inline double dot(const V& a, const V& b) { return a[0] * b[0] + a[1] * b[1] + a
 
 // The test's C-arm: source at distance 600 mm, detector 900 mm from it, 2 mm pixels, 120×90,
 // central ray at (62.3, 43.1); 100 views over 210° clockwise from 30°; columns along the
-// counter-clockwise tangent, rows along −z.
+// counter-clockwise tangent, rows along −z. `jitter` > 0 makes the steps uneven: view n at step
+// index n + jitter·sin(1.7·n).
 struct Carm {
   static constexpr int N = 100, cols = 120, rows = 90;
   static constexpr double dsi = 600, dsd = 900, pix = 2.0, u0 = 62.3, v0 = 43.1;
-  double beta(int n) const { return (30.0 - n * 210.0 / (N - 1)) * std::numbers::pi / 180.0; }
+  double jitter = 0.0;
+  double beta(int n) const {
+    return (30.0 - (n + jitter * std::sin(1.7 * n)) * 210.0 / (N - 1)) * std::numbers::pi / 180.0;
+  }
   V es(int n) const { return {std::cos(beta(n)), std::sin(beta(n)), 0.0}; }
   V eu(int n) const { return {-std::sin(beta(n)), std::cos(beta(n)), 0.0}; }
   V ev() const { return {0.0, 0.0, -1.0}; }
@@ -62,8 +66,7 @@ inline const V kCentre{12.0, -8.0, 5.0};
 inline constexpr double kRadius = 20.0, kMu = 0.02, kI0 = 50000.0;
 
 // The sphere's line integrals, (N, rows, cols) in C order.
-inline std::vector<float> sphere_line_integrals() {
-  const Carm c;
+inline std::vector<float> sphere_line_integrals(const Carm& c = {}) {
   std::vector<float> p;
   p.reserve(static_cast<std::size_t>(Carm::N) * Carm::rows * Carm::cols);
   for (int n = 0; n < Carm::N; ++n)
@@ -73,8 +76,8 @@ inline std::vector<float> sphere_line_integrals() {
 }
 
 // The stack as line integrals, or as uint16 intensities I₀·exp(−p).
-inline void write_stack(const std::filesystem::path& path, bool intensities) {
-  const std::vector<float> p = sphere_line_integrals();
+inline void write_stack(const std::filesystem::path& path, bool intensities, const Carm& c = {}) {
+  const std::vector<float> p = sphere_line_integrals(c);
   const std::size_t shape[3] = {Carm::N, Carm::rows, Carm::cols};
   if (!intensities) return write_npy(path, std::span<const float>(p), shape);
   std::vector<std::uint16_t> I(p.size());
@@ -83,21 +86,21 @@ inline void write_stack(const std::filesystem::path& path, bool intensities) {
 }
 
 // The matrices in our column-major Mat34.
-inline std::vector<Mat34> carm_matrices() {
+inline std::vector<Mat34> carm_matrices(const Carm& carm = {}) {
   std::vector<Mat34> m(Carm::N);
   for (int n = 0; n < Carm::N; ++n)
     for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 4; ++c) m[n].at(r, c) = Carm().matrix(n)[r * 4 + c];
+      for (int c = 0; c < 4; ++c) m[n].at(r, c) = carm.matrix(n)[r * 4 + c];
   return m;
 }
 
 // The matrices as text, written here (12 numbers per line, row by row), `count` of them.
-inline void write_matrices(const std::filesystem::path& path, int count = Carm::N) {
+inline void write_matrices(const std::filesystem::path& path, int count = Carm::N, const Carm& c = {}) {
   std::ofstream out(path);
   out.precision(17);
   out << "# test C-arm\n";
   for (int n = 0; n < count; ++n) {
-    for (double a : Carm().matrix(n)) out << a << ' ';
+    for (double a : c.matrix(n)) out << a << ' ';
     out << '\n';
   }
 }

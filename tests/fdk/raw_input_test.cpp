@@ -122,6 +122,25 @@ TEST(FdkRawStack, IntensitiesWithI0GiveTheSameSphere) {
   expect_sphere(measure(run_scene(text, "cpu", t.dir / "out")), "uint16 intensities");
 }
 
+// Uneven angular steps (each view weighted by half the distance to its neighbours) and the stack
+// as NIfTI (columns × rows × projections) instead of .npy.
+TEST(FdkRawStack, UnevenAnglesAndNiftiStackGiveTheSameSphere) {
+  tomo::test::TempDir t;
+  Carm c;
+  c.jitter = 0.3;
+  VolumeF stack;
+  stack.grid.dims = {Carm::cols, Carm::rows, Carm::N};
+  stack.data = sphere_line_integrals(c);
+  write_nifti(t.dir / "stack.nii", stack);
+  write_matrices(t.dir / "matrices.txt", Carm::N, c);
+  const SphereStats st = measure(run_scene(raw_scene(t.dir / "stack.nii", t.dir / "matrices.txt"), "cpu", t.dir / "out"));
+  expect_sphere(st, "uneven steps, NIfTI stack");
+  // Measured: inside −0.008 %, shell rms 1.58 %; weighting every view by the mean step instead
+  // gives −0.31 % and 1.76 %.
+  EXPECT_NEAR(st.inside, kMu, 0.001 * kMu);
+  EXPECT_LT(st.shell_rms, 0.017 * kMu);
+}
+
 TEST(FdkRawStack, MatrixFileRoundTripsInTextAndNpy) {
   tomo::test::TempDir t;
   std::vector<Mat34> m(3);
