@@ -53,7 +53,8 @@ std::vector<Mat34> read_text_matrices(const std::filesystem::path& path) {
       while (p < end && (std::isspace(static_cast<unsigned char>(*p)) || *p == ',')) ++p;
       if (p == end) break;
       double x = 0;
-      const auto [q, ec] = std::from_chars(p, end, x);
+      const char* from = *p == '+' && p + 1 < end && *(p + 1) != '-' ? p + 1 : p;  // from_chars takes no '+'
+      const auto [q, ec] = std::from_chars(from, end, x);
       if (ec != std::errc() || (q < end && !std::isspace(static_cast<unsigned char>(*q)) && *q != ','))
         throw InputError(str_cat(path.string(), ": line ", lineno, ": '",
                                  std::string(p, std::min<std::size_t>(static_cast<std::size_t>(end - p), 20)),

@@ -190,6 +190,8 @@ TEST(FdkRawStack, BadStacksAndMatrixFilesAreRefusedNamingWhatIsWrong) {
   std::ofstream(t.dir / "words.txt") << "1 2 3 4 5 6\n7 8 nine 10 11 12\n";
   EXPECT_NE(refusal(raw_scene(stack, t.dir / "words.txt")).find("line 2: 'nine 10 11 12' is not a number"),
             std::string::npos);
+  std::ofstream(t.dir / "signs.txt") << "1,+2,-3 4e0\t5 6 7 8 9 10 11 +12.5  # comment\n";
+  EXPECT_EQ(read_matrix_file(t.dir / "signs.txt").at(0).at(2, 3), 12.5);
   std::ofstream(t.dir / "eleven.txt") << "1 2 3 4 5 6 7 8 9 10 11\n";
   EXPECT_NE(refusal(raw_scene(stack, t.dir / "eleven.txt")).find("11 numbers are not whole 3x4 matrices"),
             std::string::npos);
