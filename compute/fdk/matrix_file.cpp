@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -36,7 +37,26 @@ std::vector<Mat34> read_npy_matrices(const std::filesystem::path& path) {
   const std::size_t expect[3] = {0, 3, 4};
   require_npy_shape(a, expect, path.string() + " (projection matrices, shape (N, 3, 4))");
   if (a.shape[0] == 0) throw InputError(path.string() + ": no projection matrices (N = 0)");
-  return from_values(a.to_double(path.string()));
+  std::vector<double> v;
+  try {
+    v = a.to_double(path.string());
+  } catch (const InputError&) {  // name the matrix, row and column rather than the flat index
+    for (std::size_t i = 0; i < a.count(); ++i) {
+      double x = 0;
+      float f = 0;
+      if (a.type == NpyType::f8)
+        std::memcpy(&x, a.bytes.data() + 8 * i, 8);
+      else
+        std::memcpy(&f, a.bytes.data() + 4 * i, 4), x = f;
+      const std::size_t k = a.fortran_order ? (i % a.shape[0]) * 12 + (i / a.shape[0]) % 3 * 4 + i / (a.shape[0] * 3)
+                                            : i;
+      if (!std::isfinite(x))
+        throw InputError(str_cat(path.string(), ": matrix ", k / 12, ", row ", k % 12 / 4, ", column ", k % 4,
+                                 " is not finite"));
+    }
+    throw;
+  }
+  return from_values(v);
 }
 
 std::vector<Mat34> read_text_matrices(const std::filesystem::path& path) {

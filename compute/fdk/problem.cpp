@@ -249,7 +249,9 @@ void run(RunContext& ctx) {
   const Scene& s = ctx.scene;
   Setup d = read_setup(s);
   (void)read_crosscheck(s);
-  require_host_memory(estimate_memory(d.L, d.geometry, d.simulated, 4, "fdk.L", "fdk.geometry."), "fdk");
+  MemoryEstimate mem = estimate_memory(d.L, d.geometry, d.simulated, 4, "fdk.L", "fdk.geometry.");
+  if (d.source == Source::raw) add_raw_stack(mem, s.get_input_path("fdk.raw.projections"), "fdk.raw.projections");
+  require_host_memory(mem, "fdk");
   const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
   const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <sstream>
 
@@ -160,6 +161,15 @@ TEST(FdkRawStack, MatrixFileRoundTripsInTextAndNpy) {
   const auto npy = read_matrix_file(t.dir / "m.npy");
   ASSERT_EQ(npy.size(), 3u);
   for (int n = 0; n < 3; ++n) EXPECT_EQ(npy[n].a, m[n].a);
+  v[2 * 12 + 1 * 4 + 3] = std::numeric_limits<double>::infinity();
+  write_npy(t.dir / "inf.npy", std::span<const double>(v), shape);
+  try {
+    read_matrix_file(t.dir / "inf.npy");
+    FAIL() << "infinite matrix entry accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("inf.npy: matrix 2, row 1, column 3 is not finite"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(FdkRawStack, BadStacksAndMatrixFilesAreRefusedNamingWhatIsWrong) {
