@@ -265,7 +265,7 @@ void run(RunContext& ctx) {
   const bool write_rct = s.get<bool>("fdk.write_rct", false);
   if (d.source != Source::rabbitct && write_rct) {
     auto t = ctx.report.time("write_rct");
-    write_rabbitct(ctx.out.file("projections.rct"), RabbitData{2, d.projections, d.hu_scale, {}});
+    write_rabbitct(ctx.out.file("projections.rct"), RabbitData{d.projections, d.hu_scale, {}, 2});
   }
 
   BackprojectTiming t;

@@ -31,10 +31,10 @@ struct ReferenceVolume {
 };
 
 struct RabbitData {
-  int version = 1;  // file layout: 1 (20-byte header) or 2 (24-byte header with rct_version)
   ProjectionStack projections;
   std::array<float, 2> hu_scale{1.0f, 0.0f};  // HU = HUScale[0]·f + HUScale[1]
   std::vector<ReferenceVolume> references;
+  int version = 1;  // file layout: 1 (20-byte header) or 2 (24-byte header with rct_version)
 };
 
 struct RabbitHeader {
