@@ -13,9 +13,9 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/memory.hpp"
 #include "compute/fdk/metrics.hpp"
-#include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/rabbitct_result.hpp"
 #include "compute/fdk/raw_input.hpp"
@@ -215,16 +215,22 @@ void prepare_raw(RunContext& ctx, Setup& d) {
     return;
   }
   if (!s.get<bool>("fdk.write_raw", false) || d.source != Source::simulated) return;
-  std::vector<float> raw;
+  const CArmGeometry& g = d.geometry;
+  std::vector<float> raw(static_cast<std::size_t>(g.projections) * g.sx * g.sy);
   {
     auto t = ctx.report.time("simulate");
-    raw = simulate_projections(d.phantom, d.geometry);
+    Progress bar("simulate", g.projections);
+    for (int n = 0; n < g.projections; ++n) {
+      simulate_projection(d.phantom, g, n, raw.data() + static_cast<std::size_t>(n) * g.sx * g.sy);
+      bar.step();  // polls interrupts
+    }
+    bar.finish();
   }
-  const std::size_t shape[3] = {static_cast<std::size_t>(d.geometry.projections),
-                                static_cast<std::size_t>(d.geometry.sy), static_cast<std::size_t>(d.geometry.sx)};
+  const std::size_t shape[3] = {static_cast<std::size_t>(g.projections), static_cast<std::size_t>(g.sy),
+                                static_cast<std::size_t>(g.sx)};
   write_npy(ctx.out.file("raw_projections.npy"), std::span<const float>(raw), shape);
-  write_matrix_file(ctx.out.file("raw_matrices.txt"), d.geometry.matrices());
-  d.raw = RawInput{d.geometry, d.geometry.matrices(), std::move(raw), "simulated, written as a raw stack"};
+  write_matrix_file(ctx.out.file("raw_matrices.txt"), g.matrices());
+  d.raw = RawInput{g, g.matrices(), std::move(raw), "simulated, written as a raw stack"};
   d.source = Source::raw;  // the phantom metrics still apply: d.simulated stays true
 }
 
