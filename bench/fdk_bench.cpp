@@ -218,7 +218,7 @@ void small_accuracy(const Args& a, const std::vector<std::string>& backends, nlo
 struct Reference {
   Grid3 grid;
   std::vector<int> slices;
-  std::vector<std::uint16_t> hu;
+  std::vector<float> hu;  // RabbitCT HU (to_hu)
 };
 using References = std::map<int, Reference>;
 

@@ -99,7 +99,10 @@ FdkFilter::~FdkFilter() {
   if (plan_inverse_) fftw_destroy_plan(static_cast<fftw_plan>(plan_inverse_));
 }
 
-double FdkFilter::gamma(double u) const { return -std::atan((u - g_.u0()) * g_.pixel_mm / g_.source_det_mm); }
+double FdkFilter::gamma(double u) const {
+  const double g = -std::atan((u - g_.u0()) * g_.pixel_mm / g_.source_det_mm);
+  return g_.u_along_rotation ? g : -g;
+}
 
 double FdkFilter::parker_weight(double beta, double gam) const {
   const double delta = 0.5 * (g_.arc_deg * kPi / 180.0 - kPi);
@@ -131,10 +134,13 @@ void FdkFilter::filter_row(std::vector<double>& r) const {
 }
 
 std::vector<double> FdkFilter::column_weights(int n) const {
-  const double beta = n * g_.step_rad();
+  const double beta = g_.angle_rad(n) - g_.angle_rad(0);
+  // Listed (possibly uneven) angles: this projection's share of the angular sum relative to the
+  // uniform Δβ that spectrum_scale() applies to every projection.
+  const double share = g_.angles_deg.empty() ? 1.0 : g_.angle_weight_rad(n) / g_.step_rad();
   std::vector<double> weight(g_.sx);
   for (int i = 0; i < g_.sx; ++i)
-    weight[i] = o_.parker ? parker_weight(beta, gamma(i)) : kPi / (g_.arc_deg * kPi / 180.0);
+    weight[i] = share * (o_.parker ? parker_weight(beta, gamma(i)) : kPi / (g_.arc_deg * kPi / 180.0));
   return weight;
 }
 

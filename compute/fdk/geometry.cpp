@@ -1,6 +1,7 @@
 // C-arm geometry and projection matrices (see geometry.hpp for the conventions).
 #include "compute/fdk/geometry.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -13,7 +14,17 @@ namespace tomo::fdk {
 double CArmGeometry::step_rad() const {
   return projections > 1 ? arc_deg * std::numbers::pi / 180.0 / (projections - 1) : 0.0;
 }
-double CArmGeometry::angle_rad(int n) const { return start_deg * std::numbers::pi / 180.0 + n * step_rad(); }
+double CArmGeometry::angle_rad(int n) const {
+  if (!angles_deg.empty()) return angles_deg.at(static_cast<std::size_t>(n)) * std::numbers::pi / 180.0;
+  return start_deg * std::numbers::pi / 180.0 + n * step_rad();
+}
+
+double CArmGeometry::angle_weight_rad(int n) const {
+  if (angles_deg.size() < 2) return step_rad();
+  const int last = static_cast<int>(angles_deg.size()) - 1;
+  const int lo = std::max(0, n - 1), hi = std::min(last, n + 1);
+  return (angle_rad(hi) - angle_rad(lo)) / (hi - lo);
+}
 
 double CArmGeometry::fan_half_angle_rad() const {
   return std::atan(0.5 * sx * pixel_mm / source_det_mm);

@@ -2,6 +2,7 @@
 // 1248×960 flat detector at 0.32 mm) and the 3×4 projection matrices built from it.
 #pragma once
 #include <array>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,19 @@ struct CArmGeometry {
   double pixel_mm = 0.32;
   double source_iso_mm = 785.0;   // D_si (Artis zee)
   double source_det_mm = 1200.0;  // D_sd (source–image distance)
+  // Orbits fitted to users' matrices (orbit.hpp) set these; the scene's C-arm leaves them alone.
+  double principal_u = std::numeric_limits<double>::quiet_NaN();  // central-ray pixel; NaN: centre
+  double principal_v = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> angles_deg;  // β_n per projection, increasing; empty: start + n·arc/(N−1)
+  bool u_along_rotation = true;    // false: columns run against the rotation (Parker's γ flips)
 
-  double u0() const { return 0.5 * (sx - 1); }
-  double v0() const { return 0.5 * (sy - 1); }
-  double step_rad() const;             // Δβ
+  double u0() const { return principal_u == principal_u ? principal_u : 0.5 * (sx - 1); }
+  double v0() const { return principal_v == principal_v ? principal_v : 0.5 * (sy - 1); }
+  double step_rad() const;             // Δβ (mean step: arc/(N−1))
   double angle_rad(int n) const;       // β_n
+  // The angular weight of projection n in FDK's sum: the step, or for listed angles half the
+  // distance between the neighbours (the one-sided step at either end).
+  double angle_weight_rad(int n) const;
   double fan_half_angle_rad() const;   // γ_max at the detector's outer column edge
   // Pixel spacing on the virtual detector through the isocentre (mm).
   double virtual_pixel_mm() const { return pixel_mm * source_iso_mm / source_det_mm; }

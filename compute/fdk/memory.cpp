@@ -21,4 +21,12 @@ MemoryEstimate estimate_memory(int L, const CArmGeometry& g, bool simulated, int
   return e;
 }
 
+void add_raw_stack(MemoryEstimate& e, const std::filesystem::path& stack, const std::string& key) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(stack, ec);
+  if (ec) return;  // the reader says what is wrong with the file
+  e.key(key, stack.string());
+  e.add(3, static_cast<double>(bytes), "raw projection stack (file payload + floats)", key);
+}
+
 }  // namespace tomo::fdk

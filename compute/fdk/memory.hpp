@@ -1,6 +1,8 @@
 // fdk's host-memory estimate, made from L and the geometry before projections are
 // simulated or the volume allocated (issue 11, D9).
 #pragma once
+#include <filesystem>
+
 #include "compute/core/memory.hpp"
 #include "compute/fdk/geometry.hpp"
 
@@ -11,5 +13,9 @@ namespace tomo::fdk {
 // The keys are named from `l_key` ("fdk.L") and `geometry_prefix` ("fdk.geometry.").
 MemoryEstimate estimate_memory(int L, const CArmGeometry& g, bool simulated, int volumes, const std::string& l_key,
                                const std::string& geometry_prefix);
+
+// A user's raw stack (fdk.raw.projections): its payload read (file size) and held as floats (at
+// most twice that, for uint16), so three times the file size at the peak.
+void add_raw_stack(MemoryEstimate& e, const std::filesystem::path& stack, const std::string& key);
 
 }  // namespace tomo::fdk

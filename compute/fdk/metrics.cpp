@@ -10,34 +10,50 @@
 
 namespace tomo::fdk {
 
-std::uint16_t to_hu(float f, const std::array<float, 2>& s) {
-  if (!(f > 0.0f)) return 0;
-  const double hu = std::round(static_cast<double>(s[0]) * f + s[1]);
-  return static_cast<std::uint16_t>(std::clamp(hu, 0.0, 4095.0));
+float to_hu(float f, const std::array<float, 2>& s) {
+  // The runner's US_ROUND(x) = floorf(x + 0.5f) on a float expression; products and sums are
+  // rounded to float one by one (no fused multiply-add, see docs/fdk.md).
+  if (!(f > 0.0f)) return 0.0f;
+  volatile float scaled = s[0] * f;  // volatile: keeps the compiler from contracting to an FMA
+  float hu = std::floor(scaled + s[1] + 0.5f);
+  if (hu > 4095.0f) hu = 4095.0f;
+  return hu;
 }
 
-std::vector<std::uint16_t> to_hu(const VolumeF& v, const std::array<float, 2>& s) {
-  std::vector<std::uint16_t> out(v.size());
+std::vector<float> to_hu(const VolumeF& v, const std::array<float, 2>& s) {
+  std::vector<float> out(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out[i] = to_hu(v.data[i], s);
   return out;
 }
 
-RabbitMetric rabbit_metric(const std::vector<std::uint16_t>& t, const std::vector<std::uint16_t>& r) {
+namespace {
+
+template <class Ref>
+RabbitMetric metric_of(const std::vector<float>& t, const std::vector<Ref>& r) {
   if (t.size() != r.size() || t.empty())
     throw Error(str_cat("RabbitCT metric: volume sizes differ (", t.size(), " vs ", r.size(), ")"));
   RabbitMetric m;
   double sum = 0;
   for (std::size_t i = 0; i < t.size(); ++i) {
-    const int e = std::abs(static_cast<int>(t[i]) - static_cast<int>(r[i]));
-    sum += static_cast<double>(e) * e;
-    m.max_abs = std::max(m.max_abs, static_cast<double>(e));
-    ++m.histogram[std::min(e, 11)];
+    // As the runner: the error and its square in float, summed in double; bin = floor(|e|), capped.
+    const float e = t[i] - static_cast<float>(r[i]);
+    const float a = std::fabs(e);
+    m.max_abs = std::max(m.max_abs, static_cast<double>(a));
+    const float sq = e * e;
+    sum += sq;
+    const float bin = std::floor(a);
+    ++m.histogram[bin < kRabbitHistogramBins - 1 ? static_cast<int>(bin) : kRabbitHistogramBins - 1];  // NaN: last
   }
   m.mse = sum / static_cast<double>(t.size());
   m.rmse = std::sqrt(m.mse);
   m.psnr_db = m.mse > 0 ? 10.0 * std::log10(4095.0 * 4095.0 / m.mse) : std::numeric_limits<double>::infinity();
   return m;
 }
+
+}  // namespace
+
+RabbitMetric rabbit_metric(const std::vector<float>& t, const std::vector<std::uint16_t>& r) { return metric_of(t, r); }
+RabbitMetric rabbit_metric(const std::vector<float>& t, const std::vector<float>& r) { return metric_of(t, r); }
 
 std::vector<std::uint8_t> fov_mask(const Grid3& grid, const std::vector<Mat34>& matrices, int sx, int sy) {
   std::vector<std::uint8_t> mask(grid.count(), 1);

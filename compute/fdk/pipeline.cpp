@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/fdk/simulate.hpp"
 
 namespace tomo::fdk {
@@ -45,6 +47,32 @@ ProjectionStack simulate_preprocessed(const Phantom& phantom, const CArmGeometry
     const auto t2 = clock::now();
     t.simulate_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
     t.filter_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    if (on_projection)
+      for (int n = n0; n < n0 + cnt; ++n) on_projection(n);
+  }
+  if (timing) *timing = t;
+  return p;
+}
+
+ProjectionStack preprocess_raw(std::vector<float> line_integrals, std::vector<Mat34> matrices, const CArmGeometry& g,
+                               ProjectionFilter& filter, PreprocessTiming* timing,
+                               const std::function<void(int)>& on_projection, int chunk) {
+  using clock = std::chrono::steady_clock;
+  ProjectionStack p;
+  p.sx = g.sx;
+  p.sy = g.sy;
+  p.matrices = std::move(matrices);
+  p.pixels = std::move(line_integrals);
+  if (p.count() != g.projections || p.pixels.size() != p.image_size() * g.projections)
+    throw Error(str_cat("preprocess_raw: ", p.count(), " matrices and ", p.pixels.size(), " pixels for ",
+                        g.projections, " projections of ", g.sx, "x", g.sy));
+  chunk = std::max(1, chunk);
+  PreprocessTiming t;
+  for (int n0 = 0; n0 < g.projections; n0 += chunk) {
+    const int cnt = std::min(chunk, g.projections - n0);
+    const auto t0 = clock::now();
+    filter.apply(n0, cnt, p.image(n0), p.image(n0));  // in place
+    t.filter_ms += std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     if (on_projection)
       for (int n = n0; n < n0 + cnt; ++n) on_projection(n);
   }

@@ -27,6 +27,13 @@ ProjectionStack simulate_preprocessed(const Phantom& phantom, const CArmGeometry
                                       PreprocessTiming* timing = nullptr,
                                       const std::function<void(int)>& on_projection = {}, int chunk = 16);
 
+// Users' raw line integrals (n-major, g.sx·g.sy each; moved in) → the pre-processed stack that
+// back-projects with `matrices` (w = 1 at the isocentre), filtered in place by `filter` (set up
+// for g) `chunk` projections per apply() call.
+ProjectionStack preprocess_raw(std::vector<float> line_integrals, std::vector<Mat34> matrices, const CArmGeometry& g,
+                               ProjectionFilter& filter, PreprocessTiming* timing = nullptr,
+                               const std::function<void(int)>& on_projection = {}, int chunk = 16);
+
 // The RabbitCT volume of side L over 256 mm: R_L = volume_mm / L, O_L = −0.5·R_L·(L−1).
 Grid3 rabbit_grid(int L, double volume_mm = 256.0);
 

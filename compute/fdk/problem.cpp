@@ -13,11 +13,15 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/memory.hpp"
 #include "compute/fdk/metrics.hpp"
 #include "compute/fdk/pipeline.hpp"
+#include "compute/fdk/rabbitct_result.hpp"
+#include "compute/fdk/raw_input.hpp"
 #include "compute/fdk/simulate.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/io/npy.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
@@ -25,10 +29,16 @@
 namespace tomo::fdk {
 namespace {
 
+// Where the projections come from: simulated, a RabbitCT file (pre-processed), a raw stack.
+enum class Source { simulated, rabbitct, raw };
+
 struct Setup {
   int L = 128;
   Grid3 grid;
-  bool simulated = true;
+  Source source = Source::simulated;
+  bool simulated = true;  // source == simulated (phantom metrics, FOV)
+  int rct_version = 2;    // of the RabbitCT file read; the runner outputs use the same layout
+  RawInput raw;
   CArmGeometry geometry;
   Phantom phantom;
   ProjectionStack projections;
@@ -67,17 +77,27 @@ Setup read_setup(const Scene& s) {
   d.options.projections_per_launch = s.get_int_in_range("fdk.projections_per_launch", 0, 0, 4096);
   d.filter = filter_from_scene(s);
   d.filter_backend = s.get<std::string>("fdk.filter.backend", "auto");
-  d.simulated = s.get_input_path("fdk.input").empty();
+  const bool rct = !s.get_input_path("fdk.input").empty();
+  if (rct && has_raw_input(s))
+    throw InputError(s.where("fdk.input") + " and fdk.raw.projections both name projections; give one");
+  d.source = rct ? Source::rabbitct : has_raw_input(s) ? Source::raw : Source::simulated;
+  d.simulated = d.source == Source::simulated;
+  // Keys of the other sources are read (validated, not reported unused) whichever source runs.
+  (void)s.get<bool>("fdk.write_raw", false);
+  (void)s.get<std::string>("fdk.reference_volume", "");
+  (void)s.get<std::string>("fdk.raw.matrices", "");
+  (void)s.get<bool>("fdk.raw.intensity", false);
+  (void)s.get_in_range("fdk.raw.i0", 0.0, 0.0, 1e30);
   double mu = 0.02;
   d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
   d.phantom = phantom_from_scene(s, mu);  // also with a file: keys validated, not reported unused
-  if (d.simulated) {
+  if (d.source != Source::rabbitct) {
     const auto hu = s.get<std::vector<double>>("fdk.hu_scale", {1000.0 / mu, 0.0});
     if (hu.size() != 2) throw InputError(s.where("fdk.hu_scale") + " must be [scale, offset]");
     d.hu_scale = {static_cast<float>(hu[0]), static_cast<float>(hu[1])};
   }
   const auto win = s.get<std::vector<double>>("fdk.display_window",
-                                              d.simulated ? std::vector<double>{0.0, 0.4 * mu} : std::vector<double>{0, 0});
+                                              rct ? std::vector<double>{0, 0} : std::vector<double>{0.0, 0.4 * mu});
   if (win.size() != 2) throw InputError(s.where("fdk.display_window") + " must be [lo, hi] (mm⁻¹)");
   d.window = {win[0], win[1]};
   return d;
@@ -118,35 +138,39 @@ std::string pick_filter(const Scene& s, const Setup& d, const std::string& backp
 
 // Reads the file, or simulates and pre-processes with the `filter` backend (timed apart).
 void load_projections(const Scene& s, Setup& d, const std::string& filter, RunReport& report, bool progress) {
-  if (!d.simulated) {
+  if (d.source == Source::rabbitct) {
     auto t = report.time("read");
     RabbitData r = read_rabbitct(s.get_input_path("fdk.input"));
+    d.rct_version = r.version;
+    report.set("rabbitct_version", r.version);
     d.projections = std::move(r.projections);
     d.hu_scale = r.hu_scale;
-    d.references = std::move(r.references);
+    for (auto& ref : r.references) d.references.push_back(std::move(ref));  // after fdk.reference_volume
     return;
   }
+  const CArmGeometry& g = d.source == Source::raw ? d.raw.geometry : d.geometry;
   std::optional<Progress> bar;
-  if (progress) bar.emplace("simulate+filter", d.geometry.projections);
+  if (progress) bar.emplace(d.source == Source::raw ? "filter" : "simulate+filter", g.projections);
   auto op = BackendRegistry<ProjectionFilter>::instance().create(filter);
   {
     auto t = report.time("filter_setup:" + filter);
-    op->setup(d.geometry, d.filter);
+    op->setup(g, d.filter);
   }
   PreprocessTiming t;
-  d.projections = simulate_preprocessed(
-      d.phantom, d.geometry, *op, &t,
-      [&](int) {
-        if (bar) bar->step();
-      },
-      16);
+  const auto step = [&](int) {
+    if (bar) bar->step();
+  };
+  if (d.source == Source::raw)
+    d.projections = preprocess_raw(std::move(d.raw.line_integrals), std::move(d.raw.matrices), g, *op, &t, step, 16);
+  else
+    d.projections = simulate_preprocessed(d.phantom, g, *op, &t, step, 16);
   if (bar) bar->finish();
   report.add_timing("simulate", t.simulate_ms);
   report.add_timing("filter:" + filter, t.filter_ms);
   report.add_device("filter: " + op->describe());
   report.set_metric("filter_ms", t.filter_ms);
-  report.set_metric("filter_ms_per_projection", t.filter_ms / d.geometry.projections);
-  log_info("pre-processing [", filter, "]: ", t.filter_ms, " ms (", t.filter_ms / d.geometry.projections,
+  report.set_metric("filter_ms_per_projection", t.filter_ms / g.projections);
+  log_info("pre-processing [", filter, "]: ", t.filter_ms, " ms (", t.filter_ms / g.projections,
            " ms/projection); analytic projections ", t.simulate_ms, " ms");
 }
 
@@ -181,20 +205,74 @@ void report_rabbit(RunReport& report, const std::string& prefix, const RabbitMet
            " HU, PSNR ", m.psnr_db, " dB");
 }
 
+// The raw stack of [fdk.raw]; or, with fdk.write_raw, the simulated line integrals written as a
+// raw stack (raw_projections.npy + raw_matrices.txt) and then taken through the raw path.
+void prepare_raw(RunContext& ctx, Setup& d) {
+  const Scene& s = ctx.scene;
+  if (d.source == Source::raw) {
+    auto t = ctx.report.time("read");
+    d.raw = load_raw_input(s, d.geometry, d.filter.parker);
+    ctx.report.set("raw_geometry", d.raw.source);
+    return;
+  }
+  if (!s.get<bool>("fdk.write_raw", false) || d.source != Source::simulated) return;
+  const CArmGeometry& g = d.geometry;
+  std::vector<float> raw(static_cast<std::size_t>(g.projections) * g.sx * g.sy);
+  {
+    auto t = ctx.report.time("simulate");
+    Progress bar("simulate", g.projections);
+    for (int n = 0; n < g.projections; ++n) {
+      simulate_projection(d.phantom, g, n, raw.data() + static_cast<std::size_t>(n) * g.sx * g.sy);
+      bar.step();  // polls interrupts
+    }
+    bar.finish();
+  }
+  const std::size_t shape[3] = {static_cast<std::size_t>(g.projections), static_cast<std::size_t>(g.sy),
+                                static_cast<std::size_t>(g.sx)};
+  write_npy(ctx.out.file("raw_projections.npy"), std::span<const float>(raw), shape);
+  write_matrix_file(ctx.out.file("raw_matrices.txt"), g.matrices());
+  d.raw = RawInput{g, g.matrices(), std::move(raw), "simulated, written as a raw stack"};
+  d.source = Source::raw;  // the phantom metrics still apply: d.simulated stays true
+}
+
+// Reference volumes of side L (in the RabbitCT file, or fdk.reference_volume): the runner's metric
+// in the report and its outputs result.rctd + result.rctd.vol.
+void compare_with_references(RunContext& ctx, const Setup& d, const std::vector<float>& hu, const BackprojectTiming& t) {
+  for (const auto& r : d.references) {
+    if (r.L != d.L) continue;
+    RabbitResult res;
+    res.version = d.rct_version;
+    res.L = d.L;
+    res.metric = rabbit_metric(hu, r.hu);
+    report_rabbit(ctx.report, "file_reference", res.metric);
+    res.runtime_us = even_runtimes_us(t.total_ms, d.projections.count());
+    res.hu = hu;
+    write_rabbitct_result(ctx.out.file("result.rctd"), ctx.out.file("result.rctd.vol"), res);
+    return;  // one reference per L: fdk.reference_volume before the file's own
+  }
+}
+
 void run(RunContext& ctx) {
   const Scene& s = ctx.scene;
   Setup d = read_setup(s);
   (void)read_crosscheck(s);
-  require_host_memory(estimate_memory(d.L, d.geometry, d.simulated, 4, "fdk.L", "fdk.geometry."), "fdk");
+  MemoryEstimate mem = estimate_memory(d.L, d.geometry, d.simulated, 4, "fdk.L", "fdk.geometry.");
+  if (d.source == Source::raw) add_raw_stack(mem, s.get_input_path("fdk.raw.projections"), "fdk.raw.projections");
+  require_host_memory(mem, "fdk");
   const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
-  const std::string filter = d.simulated ? pick_filter(s, d, backend) : "none (pre-processed file)";
+  const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";
   ctx.report.set("filter", filter);
+  if (const auto path = s.get_input_path("fdk.reference_volume"); !path.empty()) {
+    auto tr = ctx.report.time("read_reference");  // before the long work: a wrong size stops here
+    d.references.push_back(read_reference_volume(path, d.L));
+  }
+  prepare_raw(ctx, d);
   load_projections(s, d, filter, ctx.report, true);
   const bool write_rct = s.get<bool>("fdk.write_rct", false);
-  if (d.simulated && write_rct) {
+  if (d.source != Source::rabbitct && write_rct) {
     auto t = ctx.report.time("write_rct");
-    write_rabbitct(ctx.out.file("projections.rct"), RabbitData{d.projections, d.hu_scale, {}});
+    write_rabbitct(ctx.out.file("projections.rct"), RabbitData{d.projections, d.hu_scale, {}, 2});
   }
 
   BackprojectTiming t;
@@ -208,8 +286,7 @@ void run(RunContext& ctx) {
            " GUPS");
 
   const auto hu = to_hu(v, d.hu_scale);
-  for (const auto& r : d.references)
-    if (r.L == d.L) report_rabbit(ctx.report, "file_reference", rabbit_metric(hu, r.hu));
+  compare_with_references(ctx, d, hu, t);
   if (d.simulated) {
     VolumeF truth = d.phantom.voxelize(d.grid, 1);
     const auto mask = fov_mask(d.grid, d.projections.matrices, d.projections.sx, d.projections.sy);
@@ -242,7 +319,8 @@ void run(RunContext& ctx) {
 int crosscheck(CrosscheckContext& ctx) {
   const Scene& s = ctx.scene;
   Setup d = read_setup(s);
-  d.simulated = true;  // crosscheck always simulates (no file needed)
+  d.source = Source::simulated;  // crosscheck always simulates (no file needed)
+  d.simulated = true;
   double mu = 0.02;
   d.phantom = phantom_from_scene(s, mu);
   d.hu_scale = {static_cast<float>(1000.0 / mu), 0.0f};

@@ -48,22 +48,56 @@ std::vector<int> reference_sides(std::uint64_t bytes, bool& ok) {
 
 }  // namespace
 
+namespace {
+
+// The header read as `version` from the first words of the file; `why` says what is wrong with
+// it (empty when it is plausible and the file size fits it).
+RabbitHeader parse_header(const std::uint32_t (&w)[6], int version, std::uint64_t file_bytes, std::string& why) {
+  RabbitHeader h;
+  h.version = version;
+  const int o = version == 2 ? 1 : 0;
+  h.sx = w[o];
+  h.sy = w[o + 1];
+  h.count = w[o + 2];
+  std::memcpy(h.hu_scale.data(), &w[o + 3], 8);
+  why.clear();
+  if (file_bytes < h.bytes()) {
+    why = str_cat("the file has ", file_bytes, " bytes, less than the ", h.bytes(), "-byte version-", version, " header");
+  } else if (h.sx == 0 || h.sy == 0 || h.count == 0 || h.sx > 65536 || h.sy > 65536 || h.count > 1000000) {
+    why = str_cat("implausible version-", version, " RabbitCT header (S_x=", h.sx, ", S_y=", h.sy, ", N=", h.count, ")");
+  } else if (!std::isfinite(h.hu_scale[0]) || !std::isfinite(h.hu_scale[1])) {
+    why = "HUScale in the header is not finite";
+  } else {
+    const std::uint64_t need = h.bytes() + h.count * (96ull + 4ull * h.sx * h.sy);
+    bool ok = false;
+    if (file_bytes < need)
+      why = str_cat("file has ", file_bytes, " bytes, but its version-", version, " header (", h.sx, "x", h.sy, ", ",
+                    h.count, " projections) needs at least ", need);
+    else if (reference_sides(file_bytes - need, ok); !ok)
+      why = str_cat(file_bytes - need, " trailing bytes after the projections are not uint16 reference volumes "
+                                       "(one L³ cube or the 128³,256³,512³,1024³ sequence)");
+  }
+  return h;
+}
+
+}  // namespace
+
 RabbitHeader read_rabbitct_header(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(name_of(path), ": cannot open RabbitCT file"));
-  RabbitHeader h;
-  std::uint32_t u[3];
-  read_exact(in, u, sizeof u, path, "the header");
-  read_exact(in, h.hu_scale.data(), 8, path, "the header");
-  h.sx = u[0];
-  h.sy = u[1];
-  h.count = u[2];
-  if (h.sx == 0 || h.sy == 0 || h.count == 0 || h.sx > 65536 || h.sy > 65536 || h.count > 1000000)
-    throw InputError(str_cat(name_of(path), ": implausible RabbitCT header (S_x=", h.sx, ", S_y=", h.sy,
-                             ", N=", h.count, ")"));
-  if (!std::isfinite(h.hu_scale[0]) || !std::isfinite(h.hu_scale[1]))
-    throw InputError(str_cat(name_of(path), ": HUScale in the header is not finite"));
-  return h;
+  std::error_code ec;
+  const std::uint64_t file_bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(str_cat(name_of(path), ": cannot stat: ", ec.message()));
+  std::uint32_t w[6] = {};
+  in.read(reinterpret_cast<char*>(w), sizeof w);  // a short file leaves zeros; parse_header says why
+  std::string why_v1, why_v2;
+  if (w[0] == kRabbitVersion2) {
+    const RabbitHeader h2 = parse_header(w, 2, file_bytes, why_v2);
+    if (why_v2.empty()) return h2;
+  }
+  const RabbitHeader h1 = parse_header(w, 1, file_bytes, why_v1);
+  if (why_v1.empty()) return h1;
+  throw InputError(str_cat(name_of(path), ": ", w[0] == kRabbitVersion2 ? why_v2 : why_v1));
 }
 
 namespace {
@@ -83,26 +117,18 @@ bool invertible(const Mat34& m) {
 }  // namespace
 
 RabbitData read_rabbitct(const std::filesystem::path& path, bool with_references) {
-  const RabbitHeader h = read_rabbitct_header(path);
+  const RabbitHeader h = read_rabbitct_header(path);  // sizes checked against the file there
   std::error_code ec;
   const std::uint64_t file_bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(str_cat(name_of(path), ": cannot stat: ", ec.message()));
   const std::uint64_t image_bytes = 4ull * h.sx * h.sy;
   const std::uint64_t proj_bytes = h.count * (96ull + image_bytes);
-  if (file_bytes < kRabbitHeaderBytes + proj_bytes)
-    throw InputError(str_cat(name_of(path), ": file has ", file_bytes, " bytes, but its header (", h.sx, "x",
-                             h.sy, ", ", h.count, " projections) needs at least ",
-                             kRabbitHeaderBytes + proj_bytes));
   bool ok = false;
-  const std::vector<int> sides = reference_sides(file_bytes - kRabbitHeaderBytes - proj_bytes, ok);
-  if (!ok)
-    throw InputError(str_cat(name_of(path), ": ", file_bytes - kRabbitHeaderBytes - proj_bytes,
-                             " trailing bytes after the projections are not uint16 reference volumes "
-                             "(one L³ cube or the 128³,256³,512³,1024³ sequence)"));
+  const std::vector<int> sides = reference_sides(file_bytes - h.bytes() - proj_bytes, ok);
 
   std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(kRabbitHeaderBytes));
+  in.seekg(static_cast<std::streamoff>(h.bytes()));
   RabbitData d;
+  d.version = h.version;
   d.hu_scale = h.hu_scale;
   ProjectionStack& p = d.projections;
   p.sx = static_cast<int>(h.sx);
@@ -132,7 +158,7 @@ RabbitData read_rabbitct(const std::filesystem::path& path, bool with_references
       d.references.push_back(std::move(r));
     }
   }
-  log_debug(name_of(path), ": ", h.count, " projections ", h.sx, "x", h.sy, ", ", sides.size(), " reference volume(s)");
+  log_debug(name_of(path), ": RabbitCT version ", h.version, ", ", h.count, " projections ", h.sx, "x", h.sy, ", ", sides.size(), " reference volume(s)");
   return d;
 }
 
@@ -144,7 +170,10 @@ void write_rabbitct(const std::filesystem::path& path, const RabbitData& d) {
   for (const auto& r : d.references)
     if (r.hu.size() != static_cast<std::size_t>(r.L) * r.L * r.L)
       throw Error(str_cat(name_of(path), ": reference volume of side ", r.L, " has ", r.hu.size(), " voxels"));
+  if (d.version != 1 && d.version != 2)
+    throw Error(str_cat(name_of(path), ": RabbitCT file version ", d.version, " (1 or 2)"));
   write_file_atomic(path, [&](std::ostream& out) {
+    if (d.version == 2) out.write(reinterpret_cast<const char*>(&kRabbitVersion2), 4);
     const std::uint32_t u[3] = {static_cast<std::uint32_t>(p.sx), static_cast<std::uint32_t>(p.sy),
                                 static_cast<std::uint32_t>(p.count())};
     out.write(reinterpret_cast<const char*>(u), sizeof u);
@@ -156,6 +185,28 @@ void write_rabbitct(const std::filesystem::path& path, const RabbitData& d) {
     for (const auto& r : d.references)
       out.write(reinterpret_cast<const char*>(r.hu.data()), static_cast<std::streamsize>(r.hu.size() * 2));
   });
+}
+
+}  // namespace tomo::fdk
+
+namespace tomo::fdk {
+
+ReferenceVolume read_reference_volume(const std::filesystem::path& path, int L) {
+  if (L < 1 || L > 4096) throw Error(str_cat("read_reference_volume: L = ", L));
+  std::error_code ec;
+  const std::uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(str_cat(name_of(path), ": cannot read the reference volume: ", ec.message()));
+  const std::uint64_t need = 2ull * L * L * L;
+  if (bytes != need)
+    throw InputError(str_cat(name_of(path), ": a ", L, "³ uint16 reference volume has ", need, " bytes, the file has ",
+                             bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(str_cat(name_of(path), ": cannot open the reference volume"));
+  ReferenceVolume r;
+  r.L = L;
+  r.hu.resize(static_cast<std::size_t>(need / 2));
+  read_exact(in, r.hu.data(), need, path, "the reference volume");
+  return r;
 }
 
 }  // namespace tomo::fdk

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -50,6 +52,28 @@ void make_inputs(const fs::path& d) {
   std::ofstream(d / "bad-module.txt") << "0 0 6 0\n12 0 0 0\n";
   std::ofstream(d / "cut.lm", std::ios::binary) << std::string("TGLM\x01\0\0\0\x0c\0\0\0\0\0\0\0\x05\0\0\0\0\0\0\0", 24);
   std::ofstream(d / "bad.cdh") << "Data mode: list-mode\nData type: PET\nNumber of events: 5\nData filename: missing.cdf\n";
+  // fdk's raw stacks: .npy (version 1 header) of 2x3x4 values of one dtype.
+  const auto npy3 = [&](const char* name, const std::string& descr, const std::string& payload) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2, 3, 4), }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ').push_back('\n');  // header to a multiple of 64
+    std::string head("\x93NUMPY\x01\x00", 8);
+    head.push_back(static_cast<char>(dict.size()));
+    head.push_back('\0');
+    std::ofstream(d / name, std::ios::binary) << head << dict << payload;
+  };
+  const float half = 0.5f, nan = std::numeric_limits<float>::quiet_NaN();
+  std::string good, with_nan;
+  for (int i = 0; i < 24; ++i) {
+    good.append(reinterpret_cast<const char*>(&half), 4);
+    with_nan.append(reinterpret_cast<const char*>(i == 17 ? &nan : &half), 4);
+  }
+  npy3("stack.npy", "<f4", good);
+  npy3("nan-stack.npy", "<f4", with_nan);
+  npy3("f8-stack.npy", "<f8", good + good);
+  std::ofstream(d / "three.txt") << "1 0 0 0  0 1 0 0  0 0 1 500\n1 0 0 0  0 1 0 0  0 0 1 500\n"
+                                    "1 0 0 0  0 1 0 0  0 0 1 500\n";
+  const std::uint32_t v2[6] = {2, 6, 4, 3, 0, 0};  // RabbitCT version-2 header, no projections
+  std::ofstream(d / "v2-short.rct", std::ios::binary).write(reinterpret_cast<const char*>(v2), sizeof v2);
 }
 
 const Probe kProbes[] = {
@@ -115,6 +139,16 @@ const Probe kProbes[] = {
     {"run safir_default.toml --set safir.crystal_map=a-file.txt -o out", 2, "expected 'ring det [layer] x y z'"},
     {"run safir_default.toml --set safir.image=[90,90] -o out", 2, "must hold three voxel counts"},
     {"crosscheck safir_default.toml --set safir.analysis.r_out_mm=0.5", 2, "must exceed safir.analysis.r_in_mm"},
+    {"run fdk_default.toml --set fdk.raw.projections=f8-stack.npy -o out", 2, "or uint16 (<u2), not <f8"},
+    {"run fdk_default.toml --set fdk.raw.projections=nan-stack.npy -o out", 2,
+     "projection 1, row 1, column 1 is not finite"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy --set fdk.raw.matrices=three.txt -o out", 2,
+     "has 3 matrices"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy --set fdk.raw.matrices=a-file.txt -o out", 2,
+     "line 1: 'x' is not a number"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy -o out", 2, "describes 124 of 312x240"},
+    {"run fdk_default.toml --set fdk.reference_volume=a-file.txt -o out", 2, "has 4194304 bytes, the file has 1"},
+    {"run fdk_default.toml --set fdk.input=v2-short.rct -o out", 2, "its version-2 header"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

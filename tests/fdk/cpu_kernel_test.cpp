@@ -48,20 +48,21 @@ TEST(FdkCpuKernel, ConstantImageGivesSumOfInverseSquaredDepth) {
 
 TEST(FdkMetric, HuConversionAndRabbitctMetric) {
   const std::array<float, 2> s{1000.0f, 24.0f};
-  EXPECT_EQ(to_hu(0.0f, s), 0);
-  EXPECT_EQ(to_hu(-1.0f, s), 0);
-  EXPECT_EQ(to_hu(1.0f, s), 1024);
-  EXPECT_EQ(to_hu(0.0004f, s), 24);   // round(24.4)
-  EXPECT_EQ(to_hu(10.0f, s), 4095);   // clamped
-  std::vector<std::uint16_t> ref(100, 1000), test = ref;
-  test[0] = 1003;                     // |e| = 3
-  test[1] = 980;                      // |e| = 20 → bin ">10"
+  EXPECT_EQ(to_hu(0.0f, s), 0.0f);
+  EXPECT_EQ(to_hu(-1.0f, s), 0.0f);
+  EXPECT_EQ(to_hu(1.0f, s), 1024.0f);
+  EXPECT_EQ(to_hu(0.0004f, s), 24.0f);   // floor(24.4 + 0.5)
+  EXPECT_EQ(to_hu(10.0f, s), 4095.0f);   // clamped
+  std::vector<std::uint16_t> ref(100, 1000);
+  std::vector<float> test(100, 1000.0f);
+  test[0] = 1003;                        // |e| = 3
+  test[1] = 980;                         // |e| = 20 → last bin (>= 10)
   const RabbitMetric m = rabbit_metric(test, ref);
   EXPECT_DOUBLE_EQ(m.mse, (9.0 + 400.0) / 100.0);
   EXPECT_DOUBLE_EQ(m.max_abs, 20.0);
   EXPECT_NEAR(m.psnr_db, 10 * std::log10(4095.0 * 4095.0 / 4.09), 1e-9);
   EXPECT_EQ(m.histogram[0], 98u);
   EXPECT_EQ(m.histogram[3], 1u);
-  EXPECT_EQ(m.histogram[11], 1u);
-  EXPECT_TRUE(std::isinf(rabbit_metric(ref, ref).psnr_db));
+  EXPECT_EQ(m.histogram[10], 1u);
+  EXPECT_TRUE(std::isinf(rabbit_metric(test, test).psnr_db));
 }

@@ -61,7 +61,9 @@ TEST(FdkFilter, DiscProjectionFiltersToMuOverPi) {
   f.filter_row(row);
   for (int i = 0; i < g.sx; ++i) {
     const double s = std::abs(i - g.u0()) * tau;
-    if (s < 0.8 * R) EXPECT_NEAR(row[i], mu / kPi, 0.01 * mu / kPi) << "s=" << s;
+    if (s < 0.8 * R) {
+      EXPECT_NEAR(row[i], mu / kPi, 0.01 * mu / kPi) << "s=" << s;
+    }
   }
 }
 

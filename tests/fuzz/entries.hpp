@@ -16,9 +16,11 @@
 #include "compute/core/error.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/fdk/geometry.hpp"
+#include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/data_io.hpp"
 #include "compute/glpet/ring.hpp"
+#include "compute/fdk/raw_stack.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
@@ -167,6 +169,17 @@ inline bool safir_castor(const std::uint8_t* data, std::size_t size) {
   const std::string header = std::string(head) + "\nData filename: " + cdf.path().string() + "\n";
   MemoryFile cdh(reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
   return accepted([&] { (void)safir::read_castor(cdh.path(), safir::Scanner{}); });
+}
+
+// fdk's projection-matrix files (text or .npy (N, 3, 4)) and raw projection stacks (.npy, NIfTI).
+inline bool matrix_file(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)fdk::read_matrix_file(f.path()); });
+}
+
+inline bool projection_stack(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)fdk::read_projection_stack(f.path()); });
 }
 
 }  // namespace tomo::fuzz

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compute/core/scene.hpp"
+#include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/data_io.hpp"
 #include "compute/io/nifti.hpp"
@@ -57,6 +58,24 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   }
   r.projections.pixels.assign(4 * 3 * 2, 0.5f);
   out["rabbitct"].push_back(written(".rct", [&](const auto& p) { fdk::write_rabbitct(p, r); }));
+  r.version = 2;  // the runner's version-2 header
+  out["rabbitct"].push_back(written(".rct", [&](const auto& p) { fdk::write_rabbitct(p, r); }));
+
+  out["matrix_file"].push_back(
+      written(".txt", [&](const auto& p) { fdk::write_matrix_file(p, r.projections.matrices); }));
+  std::vector<double> m34(24);
+  for (std::size_t i = 0; i < m34.size(); ++i) m34[i] = i % 5 == 0 ? 3.0 : 0.25 * static_cast<double>(i);
+  const std::size_t m_shape[3] = {2, 3, 4};
+  out["matrix_file"].push_back(
+      written(".npy", [&](const auto& p) { write_npy(p, std::span<const double>(m34), m_shape); }));
+
+  const std::size_t s_shape[3] = {2, 3, 4};
+  const std::vector<float> stack(24, 0.75f);
+  const std::vector<std::uint16_t> counts(24, 4000);
+  out["projection_stack"].push_back(
+      written(".npy", [&](const auto& p) { write_npy(p, std::span<const float>(stack), s_shape); }));
+  out["projection_stack"].push_back(
+      written(".npy", [&](const auto& p) { write_npy(p, std::span<const std::uint16_t>(counts), s_shape); }));
 
   const std::vector<strip::Event> ev = {{1.0f, -2.0f, 3.5f}, {-10.0f, 12.0f, -40.0f}};
   out["listmode"].push_back(written(".lm", [&](const auto& p) { strip::write_events_binary(p, ev); }));
@@ -122,6 +141,7 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
     std::filesystem::remove_all(dir);
     out["safir_castor"].push_back(b);
   }
+  out["projection_stack"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));  // 3 cols, 2 rows
   return out;
 }
 
