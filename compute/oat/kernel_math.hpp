@@ -141,6 +141,19 @@ TOMO_OAT_HD void shell_ring_walk(const ShellFrame<T>& f, const ShellCap<T>& c, c
   }
 }
 
+// World position of patch j of ring `r` (azimuth φ_j = (j + ½)·2π/n_phi), computed directly:
+// for threads that take one patch each; shell_ring_walk visits the same points in order.
+template <class T>
+TOMO_OAT_HD void shell_point(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, int j, T* x,
+                             T* y, T* z) {
+  T sp, cp;
+  m_sincos((T(j) + T(0.5)) * T(2) * kPi<T> / T(r.n_phi), &sp, &cp);
+  const T a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
+  *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
+  *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
+  *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
+}
+
 // g[q, k] = Σ_patches area·Ā(r_patch) for the shell of radius R (H_srt, one data sample).
 template <class T>
 TOMO_OAT_HD T srt_sample(const ShellFrame<T>& f, const GridParams<T>& g, const T* alpha, T R, T h) {
