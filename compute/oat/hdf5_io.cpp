@@ -3,6 +3,7 @@
 // every HDF5 failure becomes one InputError naming the file and the dataset.
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <type_traits>
 
@@ -68,6 +69,24 @@ struct File {
   Hid id;
 };
 
+// HDF5 resolves a symbolic link to its real path before opening, which fails for
+// /proc/self/fd/N of a pipe or memfd (process substitution, the fuzzers): such a file, up to
+// kMaxImage bytes, is opened as an in-memory image under a name that is no link.
+constexpr std::uintmax_t kMaxImage = std::uintmax_t(1) << 30;
+
+hid_t open_image(const std::filesystem::path& p) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(p, ec);
+  if (ec || size == 0 || size > kMaxImage) return -1;
+  std::vector<char> bytes(size);
+  std::ifstream in(p, std::ios::binary);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return -1;
+  Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (H5Pset_fapl_core(fapl.get(), 1 << 20, 0) < 0 || H5Pset_file_image(fapl.get(), bytes.data(), size) < 0) return -1;
+  const std::string name = p.string() + " (in-memory image)";
+  return H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.get());
+}
+
 std::unique_ptr<File> open_file(const std::filesystem::path& p) {
   quiet_hdf5();
 #if H5_VERSION_GE(1, 12, 0)
@@ -78,6 +97,7 @@ std::unique_ptr<File> open_file(const std::filesystem::path& p) {
   if (is_hdf5 <= 0)
     throw InputError(p.string() + ": not an HDF5 file (or not readable)");
   auto f = std::make_unique<File>(p.string(), H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!f->id.ok()) f = std::make_unique<File>(p.string(), open_image(p));
   if (!f->id.ok()) throw InputError(p.string() + ": HDF5 could not open it");
   return f;
 }
