@@ -149,6 +149,16 @@ const Probe kProbes[] = {
     {"run fdk_default.toml --set fdk.raw.projections=stack.npy -o out", 2, "describes 124 of 312x240"},
     {"run fdk_default.toml --set fdk.reference_volume=a-file.txt -o out", 2, "has 4194304 bytes, the file has 1"},
     {"run fdk_default.toml --set fdk.input=v2-short.rct -o out", 2, "its version-2 header"},
+    // oat: its data readers and keys (the HDF5 rows need a build with HDF5, as CI and the GPU pack have).
+    {"run oat_default.toml --set oat.data.source=npy -o out", 2, "needs oat.data.pressure"},
+    {"run oat_default.toml --set oat.data.source=npy --set oat.data.pressure=a-file.txt --set oat.data.positions=a-file.txt -o out",
+     2, "a-file.txt"},
+    {"run oat_default.toml --set oat.data.source=patato --set oat.data.file=a-file.txt -o out", 2, "not an HDF5 file"},
+    {"run oat_default.toml --set oat.data.source=kwave --set oat.data.file=garbage.rct -o out", 2, "not an HDF5 file"},
+    {"run oat_default.toml --set oat.data.source=kwave -o out", 2, "needs oat.data.file"},
+    {"run oat_default.toml --set oat.eir.kind=file -o out", 2, "needs oat.eir.file"},
+    {"run oat_default.toml --set 'oat.algorithms=[\"sart\"]' -o out", 2, "unknown algorithm 'sart'"},
+    {"run oat_default.toml --set oat.grid=[4096,4096,4096] -o out", 2, "of host memory (oat.grid"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

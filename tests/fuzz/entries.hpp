@@ -26,6 +26,7 @@
 #include "compute/io/npy.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
+#include "compute/oat/data_io.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 
@@ -180,6 +181,25 @@ inline bool matrix_file(const std::uint8_t* data, std::size_t size) {
 inline bool projection_stack(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)fdk::read_projection_stack(f.path()); });
+}
+
+// oat: pressure .npy (the same bytes as pressure and as positions, so a Q×3 array is valid),
+// PATATO and k-Wave HDF5 (vacuously accepted in a build without HDF5).
+inline bool oat_npy(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)oat::read_npy_data(f.path(), f.path()); });
+}
+
+inline bool oat_patato(const std::uint8_t* data, std::size_t size) {
+  if (!oat::have_hdf5()) return true;
+  MemoryFile f(data, size);
+  return accepted([&] { (void)oat::read_patato(f.path()); });
+}
+
+inline bool oat_kwave(const std::uint8_t* data, std::size_t size) {
+  if (!oat::have_hdf5()) return true;
+  MemoryFile f(data, size);
+  return accepted([&] { (void)oat::read_kwave(f.path()); });
 }
 
 }  // namespace tomo::fuzz
