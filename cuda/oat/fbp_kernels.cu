@@ -1,0 +1,149 @@
+// oat FBP CUDA kernels: the fused discrete formula (notes "FBP"), one thread per column of
+// kFbpVoxelsPerThread z-voxels, transducers staged through shared memory in tiles, the data
+// (P_k, D_k) read through the texture path with one float2 fetch per voxel and transducer.
+#include <cuda_runtime.h>
+
+#include "cuda/core/check.hpp"
+#include "cuda/oat/fbp_kernels.hpp"
+
+namespace tomo::oat::cuda_detail {
+namespace {
+
+constexpr int kThreads = kFbpBlockX * kFbpBlockY * kFbpBlockZ;
+constexpr int kV = kFbpVoxelsPerThread;
+// x + 1.5·2²³ rounds x to an integer in fp32 (|x| < 2²²): ⌊k̃⌋ as round(k̃ − ½) in two full-rate
+// adds, where floorf would be a quarter-rate conversion. (At an exact integer k̃ the tie may give
+// k̃ − 1 with f = 1: the same interpolated value, the neighbouring difference D.)
+constexpr float kMagic = 12582912.0f;
+
+__device__ __forceinline__ float floor_by_magic(float kt) {
+  return __fadd_rn(__fadd_rn(__fadd_rn(kt, -0.5f), kMagic), -kMagic);
+}
+
+// Loads transducers [q0, q0 + n) into `tile` (all threads of the block take part).
+__device__ __forceinline__ void load_tile(float4* tile, const float4* __restrict__ tr, int q0, int n, int tid) {
+  __syncthreads();  // the previous tile is no longer read
+  for (int t = tid; t < n; t += kThreads) tile[t] = tr[q0 + t];
+  __syncthreads();
+}
+
+template <FbpMode kMode>
+__global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4* __restrict__ tr,
+                                                        cudaTextureObject_t tex, float* __restrict__ image) {
+  __shared__ float4 tile[kFbpTile];
+  const int i = blockIdx.x * kFbpBlockX + threadIdx.x;
+  const int j = blockIdx.y * kFbpBlockY + threadIdx.y;
+  const int kb = (blockIdx.z * kFbpBlockZ + threadIdx.z) * kV;
+  const int tid = threadIdx.x + kFbpBlockX * (threadIdx.y + kFbpBlockY * threadIdx.z);
+  const float x = i * p.voxel, y = j * p.voxel, z0 = kb * p.voxel;
+  float a1[kV], a2[kV];
+#pragma unroll
+  for (int v = 0; v < kV; ++v) a1[v] = a2[v] = 0.0f;
+  // Threads outside the grid compute too (they take part in the tile loads) but write nothing.
+  for (int q0 = 0; q0 < p.transducers; q0 += kFbpTile) {
+    const int n = min(kFbpTile, p.transducers - q0);
+    load_tile(tile, tr, q0, n, tid);
+    for (int t = 0; t < n; ++t) {
+      const float4 s = tile[t];  // a broadcast: every thread reads the same transducer
+      const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
+      const float dxy2 = fmaf(dx, dx, dy * dy);
+#pragma unroll
+      for (int v = 0; v < kV; ++v) {
+        const float dz = fmaf(static_cast<float>(v), p.voxel, dz0);
+        const float d2 = fmaf(dz, dz, dxy2);
+        const float inv = rsqrtf(d2);  // 1/d (and d = d²/d): one special-function op per update
+        const float kt = fmaf(d2 * inv, p.inv_c0dt, -p.tau0);  // k̃ = (d/c₀ − t_min)/Δt
+        if constexpr (kMode == FbpMode::hardware) {
+          const float2 T = tex2D<float2>(tex, kt + 0.5f, s.w);
+          a1[v] = fmaf(T.x, inv, a1[v]);
+          a2[v] += T.y;
+        } else {
+          const float kf = floor_by_magic(kt);
+          const float f = kt - kf;
+          float2 T;
+          if constexpr (kMode == FbpMode::exact)
+            T = tex2D<float2>(tex, kf + 0.5f, s.w);
+          else
+            T = make_float2(kf * 1e-30f, f * s.w);  // compute probe: keeps the arithmetic, no fetch
+          a1[v] = fmaf(fmaf(f, T.y, T.x), inv, a1[v]);
+          a2[v] += T.y;
+        }
+      }
+    }
+  }
+  if (i >= p.nx || j >= p.ny) return;
+#pragma unroll
+  for (int v = 0; v < kV; ++v)
+    if (kb + v < p.nz)
+      image[(static_cast<size_t>(kb + v) * p.ny + j) * p.nx + i] = fmaf(p.lin_scale, a1[v], p.diff_scale * a2[v]);
+}
+
+__global__ void __launch_bounds__(kThreads) fetch_probe_kernel(FbpParams p, const float4* __restrict__ tr,
+                                                                cudaTextureObject_t tex, float* __restrict__ image) {
+  __shared__ float4 tile[kFbpTile];
+  const int i = blockIdx.x * kFbpBlockX + threadIdx.x;
+  const int j = blockIdx.y * kFbpBlockY + threadIdx.y;
+  const int kb = (blockIdx.z * kFbpBlockZ + threadIdx.z) * kV;
+  const int tid = threadIdx.x + kFbpBlockX * (threadIdx.y + kFbpBlockY * threadIdx.z);
+  const float x = i * p.voxel, y = j * p.voxel, z0 = kb * p.voxel;
+  float acc[kV];
+#pragma unroll
+  for (int v = 0; v < kV; ++v) acc[v] = 0.0f;
+  for (int q0 = 0; q0 < p.transducers; q0 += kFbpTile) {
+    const int n = min(kFbpTile, p.transducers - q0);
+    load_tile(tile, tr, q0, n, tid);
+    for (int t = 0; t < n; ++t) {
+      const float4 s = tile[t];
+      const float dx = x - s.x, dy = y - s.y, dz = z0 - s.z;
+      const float d2 = fmaf(dz, dz, fmaf(dx, dx, dy * dy));
+      const float inv = rsqrtf(d2);
+      const float k0 = fmaf(d2 * inv, p.inv_c0dt, -p.tau0);
+      const float slope = dz * inv * p.voxel * p.inv_c0dt;  // ∂k̃/∂k along z, first order
+#pragma unroll
+      for (int v = 0; v < kV; ++v) {
+        const float2 T = tex2D<float2>(tex, floor_by_magic(fmaf(static_cast<float>(v), slope, k0)) + 0.5f, s.w);
+        acc[v] += T.x + T.y;
+      }
+    }
+  }
+  if (i >= p.nx || j >= p.ny) return;
+#pragma unroll
+  for (int v = 0; v < kV; ++v)
+    if (kb + v < p.nz) image[(static_cast<size_t>(kb + v) * p.ny + j) * p.nx + i] = acc[v];
+}
+
+dim3 fbp_grid(const FbpParams& p) {
+  constexpr int z_per_block = kFbpBlockZ * kV;
+  return dim3((p.nx + kFbpBlockX - 1) / kFbpBlockX, (p.ny + kFbpBlockY - 1) / kFbpBlockY,
+              (p.nz + z_per_block - 1) / z_per_block);
+}
+
+}  // namespace
+
+void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, float* image, FbpMode mode,
+                cudaStream_t stream) {
+  if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
+  const dim3 block(kFbpBlockX, kFbpBlockY, kFbpBlockZ);
+  switch (mode) {
+    case FbpMode::exact:
+      fbp_kernel<FbpMode::exact><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, image);
+      break;
+    case FbpMode::hardware:
+      fbp_kernel<FbpMode::hardware><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, image);
+      break;
+    case FbpMode::no_fetch:
+      fbp_kernel<FbpMode::no_fetch><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, image);
+      break;
+  }
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_fbp_fetch_probe(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, float* image,
+                            cudaStream_t stream) {
+  if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
+  fetch_probe_kernel<<<fbp_grid(p), dim3(kFbpBlockX, kFbpBlockY, kFbpBlockZ), 0, stream>>>(p, transducers, data,
+                                                                                            image);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+}  // namespace tomo::oat::cuda_detail
