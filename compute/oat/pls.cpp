@@ -1,0 +1,96 @@
+// Linear CG on the PLS normal equations; Hα is carried along (α += a·p, Hα += a·Hp) so the
+// objective of every iterate costs no extra H.
+#include "compute/oat/pls.hpp"
+
+#include <cmath>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+
+namespace tomo::oat {
+
+namespace {
+double dot(std::span<const double> a, std::span<const double> b) {
+  double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(a.size()); ++i) s += a[i] * b[i];
+  return s;
+}
+}  // namespace
+
+double first_difference_penalty(const Grid3& g, std::span<const double> a) {
+  const int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
+  double r = 0;
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const double v = a[g.index(i, j, k)];
+        if (i > 0) r += (v - a[g.index(i - 1, j, k)]) * (v - a[g.index(i - 1, j, k)]);
+        if (j > 0) r += (v - a[g.index(i, j - 1, k)]) * (v - a[g.index(i, j - 1, k)]);
+        if (k > 0) r += (v - a[g.index(i, j, k - 1)]) * (v - a[g.index(i, j, k - 1)]);
+      }
+  return r;
+}
+
+void add_penalty_normal(const Grid3& g, double mu, std::span<const double> a, std::span<double> out) {
+  if (mu == 0) return;
+  const int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        // (LᵀLα)_n = Σ over the neighbours m of n of (α_n − α_m).
+        const double v = a[g.index(i, j, k)];
+        double s = 0;
+        if (i > 0) s += v - a[g.index(i - 1, j, k)];
+        if (i + 1 < nx) s += v - a[g.index(i + 1, j, k)];
+        if (j > 0) s += v - a[g.index(i, j - 1, k)];
+        if (j + 1 < ny) s += v - a[g.index(i, j + 1, k)];
+        if (k > 0) s += v - a[g.index(i, j, k - 1)];
+        if (k + 1 < nz) s += v - a[g.index(i, j, k + 1)];
+        out[g.index(i, j, k)] += mu * s;
+      }
+}
+
+std::vector<double> run_pls(Model& H, const Grid3& grid, std::span<const double> u, const PlsOptions& o,
+                            const std::function<void(const PlsIteration&)>& on_iteration) {
+  const std::size_t N = grid.count(), M = u.size();
+  std::vector<double> alpha(N, 0.0), h_alpha(M, 0.0), r(N), p(N), ap(N), hp(M);
+  H.adjoint(u, r);  // r = Hᵀu − Aα with α = 0
+  const double b_norm = std::sqrt(dot(r, r));
+  p = r;
+  double rr = dot(r, r);
+  auto report = [&](int it) {
+    if (!on_iteration) return;
+    PlsIteration s;
+    s.iteration = it;
+    double data = 0;
+    for (std::size_t i = 0; i < M; ++i) data += (u[i] - h_alpha[i]) * (u[i] - h_alpha[i]);
+    s.data_term = data;
+    s.objective = data + (o.mu != 0 ? o.mu * first_difference_penalty(grid, alpha) : 0.0);
+    s.residual = b_norm > 0 ? std::sqrt(rr) / b_norm : 0.0;
+    on_iteration(s);
+  };
+  report(0);
+  for (int it = 1; it <= o.iterations && rr > 0; ++it) {
+    H.forward(p, hp);
+    H.adjoint(hp, ap);
+    add_penalty_normal(grid, o.mu, p, ap);
+    const double pap = dot(p, ap);
+    if (!(pap > 0)) {
+      log_warn("oat PLS: pᵀAp = ", pap, " at iteration ", it, ": stopped (the normal matrix is singular there)");
+      break;
+    }
+    const double a = rr / pap;
+    for (std::size_t i = 0; i < N; ++i) alpha[i] += a * p[i], r[i] -= a * ap[i];
+    for (std::size_t i = 0; i < M; ++i) h_alpha[i] += a * hp[i];
+    const double rr_new = dot(r, r);
+    const double beta = rr_new / rr;
+    rr = rr_new;
+    for (std::size_t i = 0; i < N; ++i) p[i] = r[i] + beta * p[i];
+    report(it);
+  }
+  return alpha;
+}
+
+}  // namespace tomo::oat
