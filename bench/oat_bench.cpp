@@ -196,6 +196,7 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
               f.fetch_probe_ms, updates / (f.fetch_probe_ms * 1e-3), f.compute_probe_ms);
   rows.push_back({"FBP", "cuda", "exact", f.exact_ms, updates / (f.exact_ms * 1e-3), bound, which});
   rows.push_back({"FBP", "cuda", "hardware", f.hardware_ms, updates / (f.hardware_ms * 1e-3), bound, which});
+  rows.push_back({"FBP", "cuda", "exact-ldg", f.exact_ldg_ms, updates / (f.exact_ldg_ms * 1e-3), bound, which});
   ModelOptions mo;
   const CudaModelTimes m =
       time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps);

@@ -36,6 +36,7 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
   CudaFbpTimes t;
   t.exact_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
   t.hardware_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::hardware); });
+  t.exact_ldg_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
   t.fetch_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
   t.compute_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
   dev.synchronize();

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/oat/model.hpp"
 #include "cuda/core/device.hpp"

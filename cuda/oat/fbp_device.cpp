@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/oat/params.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/oat/device_select.hpp"
@@ -31,7 +32,7 @@ FbpDevice::FbpDevice(const OatGeometry& g, Interpolation interpolation)
     throw UnavailableError(str_cat("oat cuda fbp: a data texture of ", K - 1, " x ", Q, " exceeds the device's 2D ",
                                    "texture limit of ", prop.maxTexture2D[0], " x ", prop.maxTexture2D[1]));
   const Grid3& gr = g.grid;
-  require_device_memory(8.0 * (K - 1) * Q + 4.0 * gr.count() + 16.0 * Q, "oat cuda fbp: data table and image");
+  require_device_memory(16.0 * (K - 1) * Q + 4.0 * gr.count() + 16.0 * Q, "oat cuda fbp: data table and image");
   const double dt = g.time.dt_us(), c0 = g.c0_mm_per_us;
   params_.nx = gr.dims[0];
   params_.ny = gr.dims[1];
@@ -42,6 +43,7 @@ FbpDevice::FbpDevice(const OatGeometry& g, Interpolation interpolation)
   params_.lin_scale = static_cast<float>(c0 * dt);
   params_.diff_scale = 0.5f;
   params_.transducers = Q;
+  params_.width = K - 1;
   // Positions relative to voxel 0's centre, subtracted in double.
   std::vector<float4> tr(Q);
   for (int q = 0; q < Q; ++q) {
@@ -52,6 +54,7 @@ FbpDevice::FbpDevice(const OatGeometry& g, Interpolation interpolation)
   transducers_.resize(Q);
   transducers_.upload(tr);
   image_.resize(gr.count());
+  linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
   table_ = CudaArray::of<float2>(ArrayExtent{static_cast<std::size_t>(K - 1), static_cast<std::size_t>(Q), 0});
   point_ = TextureObject(table_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
   linear_ = TextureObject(table_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
@@ -70,11 +73,12 @@ void FbpDevice::upload(std::span<const double> p) {
       host_table_[q * (K - 1) + k] = make_float2(static_cast<float>(w * row[k]), static_cast<float>(w * (row[k + 1] - row[k])));
   }
   table_.copy_from_host(host_table_.data(), stream_);
+  linear_table_.upload_async(host_table_.data(), host_table_.size(), stream_);
 }
 
 void FbpDevice::run(cuda_detail::FbpMode mode) {
   const TextureObject& tex = mode == cuda_detail::FbpMode::hardware ? linear_ : point_;
-  cuda_detail::launch_fbp(params_, transducers_.data(), tex, image_.data(), mode, stream_);
+  cuda_detail::launch_fbp(params_, transducers_.data(), tex, linear_table_.data(), image_.data(), mode, stream_);
 }
 
 void FbpDevice::run_fetch_probe() {

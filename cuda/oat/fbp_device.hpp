@@ -1,5 +1,6 @@
-// The oat FBP on one CUDA device with its data resident: the (P, D) table in a float2 texture,
-// the transducers, the image. Shared by the `cuda` Fbp backend and bench_oat's probes.
+// The oat FBP on one CUDA device with its data resident: the (P, D) table in a float2 texture (and
+// in linear memory for the __ldg variant), the transducers, the image. Shared by the `cuda` Fbp
+// backend, its GPU tests and bench_oat's probes.
 #pragma once
 #include <span>
 #include <string>
@@ -43,6 +44,7 @@ class FbpDevice {
   tomo::cuda::Stream stream_;
   tomo::cuda::DeviceBuffer<float4> transducers_;
   tomo::cuda::DeviceBuffer<float> image_;
+  tomo::cuda::DeviceBuffer<float2> linear_table_;  // the table again, for FbpMode::exact_ldg
   tomo::cuda::CudaArray table_;
   tomo::cuda::TextureObject point_, linear_;
   std::vector<float2> host_table_;

@@ -29,7 +29,8 @@ __device__ __forceinline__ void load_tile(float4* tile, const float4* __restrict
 
 template <FbpMode kMode>
 __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4* __restrict__ tr,
-                                                        cudaTextureObject_t tex, float* __restrict__ image) {
+                                                        cudaTextureObject_t tex, const float2* __restrict__ table,
+                                                        float* __restrict__ image) {
   __shared__ float4 tile[kFbpTile];
   const int i = blockIdx.x * kFbpBlockX + threadIdx.x;
   const int j = blockIdx.y * kFbpBlockY + threadIdx.y;
@@ -45,6 +46,8 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
     load_tile(tile, tr, q0, n, tid);
     for (int t = 0; t < n; ++t) {
       const float4 s = tile[t];  // a broadcast: every thread reads the same transducer
+      const float2* row = nullptr;
+      if constexpr (kMode == FbpMode::exact_ldg) row = table + static_cast<size_t>(q0 + t) * p.width;
       const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
       const float dxy2 = fmaf(dx, dx, dy * dy);
 #pragma unroll
@@ -56,6 +59,15 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
         if constexpr (kMode == FbpMode::hardware) {
           const float2 T = tex2D<float2>(tex, kt + 0.5f, s.w);
           a1[v] = fmaf(T.x, inv, a1[v]);
+          a2[v] += T.y;
+        } else if constexpr (kMode == FbpMode::exact_ldg) {
+          // ⌊k̃⌋ as an integer from the magic-number sum's bits (no conversion instruction).
+          const float r = __fadd_rn(__fadd_rn(kt, -0.5f), kMagic);
+          const int k = __float_as_int(r) - __float_as_int(kMagic);
+          const float f = kt - __fadd_rn(r, -kMagic);
+          const float2 T = static_cast<unsigned>(k) < static_cast<unsigned>(p.width) ? __ldg(row + k)
+                                                                                     : make_float2(0.0f, 0.0f);
+          a1[v] = fmaf(fmaf(f, T.y, T.x), inv, a1[v]);
           a2[v] += T.y;
         } else {
           const float kf = floor_by_magic(kt);
@@ -120,19 +132,22 @@ dim3 fbp_grid(const FbpParams& p) {
 
 }  // namespace
 
-void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, float* image, FbpMode mode,
-                cudaStream_t stream) {
+void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, const float2* table,
+                float* image, FbpMode mode, cudaStream_t stream) {
   if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
   const dim3 block(kFbpBlockX, kFbpBlockY, kFbpBlockZ);
   switch (mode) {
     case FbpMode::exact:
-      fbp_kernel<FbpMode::exact><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, image);
+      fbp_kernel<FbpMode::exact><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);
       break;
     case FbpMode::hardware:
-      fbp_kernel<FbpMode::hardware><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, image);
+      fbp_kernel<FbpMode::hardware><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);
+      break;
+    case FbpMode::exact_ldg:
+      fbp_kernel<FbpMode::exact_ldg><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);
       break;
     case FbpMode::no_fetch:
-      fbp_kernel<FbpMode::no_fetch><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, image);
+      fbp_kernel<FbpMode::no_fetch><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);
       break;
   }
   TOMO_CUDA_CHECK_LAST();

@@ -16,6 +16,7 @@ struct FbpParams {
   float lin_scale = 1;    // c₀Δt: the interpolated term P(t̃)/(t̃/Δt) = c₀Δt·P/d
   float diff_scale = 0.5f;  // ½: the difference term
   int transducers = 0;    // Q
+  int width = 0;          // K − 1 texels per transducer
 };
 
 // The texel layout of the data texture (float2, K−1 wide, Q high): texel (k, q) holds
@@ -25,8 +26,11 @@ struct FbpParams {
 // rearranged so that one float2 fetch and one reciprocal square root serve a voxel-transducer pair.
 //
 // exact: point fetch, fp32 f (equals the cpu formula to fp32);
-// hardware: the texture unit's linear filter at k̃ (8-bit f, and D linearly interpolated too).
-enum class FbpMode { exact, hardware, no_fetch };
+// hardware: the texture unit's linear filter at k̃ (8-bit f, and D linearly interpolated too);
+// exact_ldg: exact, the same table read from linear memory through the read-only data cache
+// (__ldg; on sm_90 the same unified L1/texture cache, without the texture unit's quad rate);
+// no_fetch: the arithmetic of exact with the fetch replaced (the compute probe).
+enum class FbpMode { exact, hardware, exact_ldg, no_fetch };
 
 inline constexpr int kFbpBlockX = 8, kFbpBlockY = 4, kFbpBlockZ = 4;  // one warp = 8×4 voxels in x, y
 inline constexpr int kFbpVoxelsPerThread = 4;                          // z register blocking
@@ -35,8 +39,9 @@ inline constexpr int kFbpTile = 256;                                   // transd
 // image[n] (grid order, x fastest) = the FBP sum over all transducers. `transducers` holds Q
 // float4 (x, y, z relative to voxel 0, q + 0.5). no_fetch replaces the fetch by arithmetic on
 // k̃ (the compute probe; its image is meaningless).
-void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, float* image, FbpMode mode,
-                cudaStream_t stream);
+// `table` is the texture's content in linear memory (Q rows of `width` float2), for exact_ldg.
+void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, const float2* table,
+                float* image, FbpMode mode, cudaStream_t stream);
 
 // The fetch probe: the launch shape, tiling and number of float2 point fetches of launch_fbp, the
 // coordinates from one distance per thread and transducer expanded to first order along z (the

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/oat/params.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/oat/device_select.hpp"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda/core/device.hpp"
+#include "cuda/oat/fbp_device.hpp"
 #include "tests/oat/gpu_checks.hpp"
 
 namespace tomo::oat::test {
@@ -24,6 +25,24 @@ TEST_F(OatCuda, HardwareModelWithinItsTolerance) { check_model("cuda", Interpola
 TEST_F(OatCuda, ExactFbpEqualsCpu) { check_fbp("cuda", Interpolation::exact, kFbpExactTolerance); }
 
 TEST_F(OatCuda, HardwareFbpWithinItsTolerance) { check_fbp("cuda", Interpolation::hardware, kFbpHardwareTolerance); }
+
+// The __ldg variant of the exact FBP (bench_oat's third row) reads the same table through the
+// read-only data cache: the same arithmetic, so the same image.
+TEST_F(OatCuda, LdgFbpEqualsTextureFbp) {
+  const OatGeometry g = small_geometry(16, 0.75, 8, 16, 30.0, 10.0);
+  OatPhantom ph;
+  ph.spheres = {{{1.5, -1.0, 0.5}, 2.5, 1.0, 0.5}};
+  const auto p = simulate_pressure(g, ph, Noise{});
+  FbpDevice dev(g, Interpolation::exact);
+  dev.upload(p);
+  dev.run(cuda_detail::FbpMode::exact);
+  const std::vector<float> tex = dev.image();
+  dev.run(cuda_detail::FbpMode::exact_ldg);
+  const std::vector<float> ldg = dev.image();
+  const double e = relative_l2(ldg, tex);
+  std::printf("cuda fbp exact-ldg vs exact (texture): rel. L2 %.3g\n", e);
+  EXPECT_LT(e, 1e-6);
+}
 
 TEST(OatCudaRegistry, ReportsAvailabilityConsistently) {
   EXPECT_EQ(BackendRegistry<Model>::instance().available("cuda").ok, tomo::cuda::have_device());
