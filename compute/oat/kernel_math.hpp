@@ -47,7 +47,8 @@ struct GridParams {
 // that lie in the grid (voxels outside count as zero). Both H_srt and H_srtᵀ go through here.
 template <class T, class F>
 TOMO_OAT_HD void trilinear_visit(const GridParams<T>& g, T x, T y, T z, F&& f) {
-  const T fx = (x - g.x0) / g.ds, fy = (y - g.y0) / g.ds, fz = (z - g.z0) / g.ds;
+  const T inv = T(1) / g.ds;
+  const T fx = (x - g.x0) * inv, fy = (y - g.y0) * inv, fz = (z - g.z0) * inv;
   const T bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
   const int i0 = static_cast<int>(bx), j0 = static_cast<int>(by), k0 = static_cast<int>(bz);
   if (i0 < -1 || j0 < -1 || k0 < -1 || i0 >= g.nx || j0 >= g.ny || k0 >= g.nz) return;
@@ -120,7 +121,28 @@ TOMO_OAT_HD ShellRing<T> shell_ring(const ShellCap<T>& c, int i) {
   return r;
 }
 
-// World position of patch j of ring `r` (azimuth φ_j = (j + ½)·2π/n_phi).
+// Walks the patches of ring `r` in order of azimuth φ_j = (j + ½)·2π/n_phi, calling
+// f(x, y, z) at each. cos/sin φ advance by a rotation (one sincos per ring, not per patch):
+// the drift after n steps is ~n·ε, below 1e-12 in double and 1e-4 in float for n < 10⁴.
+template <class T, class F>
+TOMO_OAT_HD void shell_ring_walk(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, F&& visit) {
+  T sd, cd, sp, cp;
+  const T dphi = T(2) * kPi<T> / T(r.n_phi);
+  m_sincos(dphi, &sd, &cd);
+  m_sincos(T(0.5) * dphi, &sp, &cp);
+  const T a = c.R * r.cos_t, b = c.R * r.sin_t;
+  const T cx = f.sx + a * f.ex, cy = f.sy + a * f.ey, cz = f.sz + a * f.ez;
+  for (int j = 0; j < r.n_phi; ++j) {
+    const T bu = b * cp, bv = b * sp;
+    visit(cx + bu * f.ux + bv * f.vx, cy + bu * f.uy + bv * f.vy, cz + bu * f.uz + bv * f.vz);
+    const T c2 = cp * cd - sp * sd;
+    sp = sp * cd + cp * sd;
+    cp = c2;
+  }
+}
+
+// World position of patch j of ring `r` (azimuth φ_j = (j + ½)·2π/n_phi), computed directly:
+// for threads that take one patch each; shell_ring_walk visits the same points in order.
 template <class T>
 TOMO_OAT_HD void shell_point(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, int j, T* x,
                              T* y, T* z) {
@@ -140,11 +162,9 @@ TOMO_OAT_HD T srt_sample(const ShellFrame<T>& f, const GridParams<T>& g, const T
   for (int i = 0; i < c.n_theta; ++i) {
     const ShellRing<T> r = shell_ring(c, i);
     T ring = T(0);
-    for (int j = 0; j < r.n_phi; ++j) {
-      T x, y, z;
-      shell_point(f, c, r, j, &x, &y, &z);
+    shell_ring_walk(f, c, r, [&](T x, T y, T z) {
       trilinear_visit(g, x, y, z, [&](int n, T w) { ring += w * alpha[n]; });
-    }
+    });
     sum += r.area * ring;
   }
   return sum;
@@ -159,11 +179,9 @@ TOMO_OAT_HD void srt_sample_adjoint(const ShellFrame<T>& f, const GridParams<T>&
   for (int i = 0; i < c.n_theta; ++i) {
     const ShellRing<T> r = shell_ring(c, i);
     const T v = r.area * value;
-    for (int j = 0; j < r.n_phi; ++j) {
-      T x, y, z;
-      shell_point(f, c, r, j, &x, &y, &z);
+    shell_ring_walk(f, c, r, [&](T x, T y, T z) {
       trilinear_visit(g, x, y, z, [&](int n, T w) { scatter(n, w * v); });
-    }
+    });
   }
 }
 

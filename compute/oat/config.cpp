@@ -1,0 +1,72 @@
+// Reads and validates the [oat] section of a scene.
+#include "compute/oat/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
+
+namespace tomo::oat {
+
+OatConfig OatConfig::from_scene(const Scene& s) {
+  OatConfig c;
+  c.geometry = geometry_from_scene(s);
+  c.fs_given = s.has("oat.fs_mhz");
+  c.c0_given = s.has("oat.c0_mm_per_us");
+  c.t_min_given = s.has("oat.t_min_us");
+  c.phantom = OatPhantom::from_scene(s);
+  c.noise.snr_db = s.get_in_range("oat.noise.snr_db", 1e300, -100.0, 1e300);
+  const auto seed = s.get<std::int64_t>("oat.noise.seed", 1);
+  if (seed < 0) throw InputError(str_cat(s.where("oat.noise.seed"), " must be >= 0, got ", seed));
+  c.noise.seed = static_cast<std::uint64_t>(seed);
+  c.source = s.get_enum("oat.data.source", DataSource::simulate, kDataSourceNames);
+  if (c.source == DataSource::npy) {
+    c.pressure_file = s.get_input_path("oat.data.pressure").string();
+    c.positions_file = s.get_input_path("oat.data.positions").string();
+    if (c.pressure_file.empty() || c.positions_file.empty())
+      throw InputError(s.where("oat.data.source") + " = \"npy\" needs oat.data.pressure (Q×K) and oat.data.positions (Q×3, mm)");
+  }
+  if (c.source == DataSource::patato || c.source == DataSource::kwave) {
+    c.hdf5_file = s.get_input_path("oat.data.file").string();
+    if (c.hdf5_file.empty())
+      throw InputError(s.where("oat.data.source") + " = \"" + std::string(enum_name(kDataSourceNames, c.source)) +
+                       "\" needs oat.data.file (an HDF5 file)");
+    c.kwave_input = s.get_input_path("oat.data.kwave_input").string();
+    c.frame = s.get_int_in_range("oat.data.frame", 0, 0, 1 << 24);
+    c.wavelength = s.get_int_in_range("oat.data.wavelength", 0, 0, 1 << 24);
+  }
+  c.algorithms = s.get<std::vector<std::string>>("oat.algorithms", {"fbp", "pls"});
+  if (c.algorithms.empty()) throw InputError(s.where("oat.algorithms") + ": name at least one of \"fbp\", \"pls\"");
+  for (const std::string& a : c.algorithms)
+    if (a != "fbp" && a != "pls")
+      throw InputError(s.where("oat.algorithms") + ": unknown algorithm '" + a + "' (known: fbp, pls)");
+  c.model.kind = s.get_enum("oat.model.kind", ModelKind::interpolation, kModelKindNames);
+  c.model.interpolation = s.get_enum("oat.model.interpolation", Interpolation::exact, kInterpolationNames);
+  c.model.threads = s.get_int_in_range("oat.threads", 0, 0, 4096);
+  c.model.patch_factor = s.get_in_range("oat.model.patch_factor", 1.0, 0.1, 4.0);
+  c.fbp.interpolation = s.get_enum("oat.fbp.interpolation", Interpolation::exact, kInterpolationNames);
+  c.fbp.threads = c.model.threads;
+  c.pls.iterations = s.get_int_in_range("oat.pls.iterations", 20, 0, 100000);
+  c.pls.mu = s.get_in_range("oat.pls.mu", 0.0, 0.0, 1e30);
+  c.deconvolution_cutoff_mhz = s.get_in_range("oat.fbp.cutoff_mhz", 0.0, 0.0, 1e6);
+  c.write_data = s.get<bool>("oat.write_data", true);
+  return c;
+}
+
+MemoryEstimate estimate_memory(const OatConfig& c) {
+  MemoryEstimate e;
+  const Grid3& g = c.geometry.grid;
+  e.key("oat.grid", str_cat(g.dims[0], "x", g.dims[1], "x", g.dims[2]));
+  // CG: α, r, p, Ap, the phantom, two images out, and one per-thread image of the cpu adjoint.
+  e.add(8 + 16, 8.0 * double(g.count()), "double volumes", "oat.grid");
+  if (c.source == DataSource::simulate) {
+    const double data = double(c.geometry.transducers.size()) * (c.geometry.time.samples + 2);
+    e.key("oat.rings/views/samples", str_cat(c.geometry.rings, "/", c.geometry.views, "/", c.geometry.time.samples));
+    e.add(6, 8.0 * data, "double data vectors", "oat.rings/views/samples");
+  }
+  return e;
+}
+
+}  // namespace tomo::oat
