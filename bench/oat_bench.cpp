@@ -163,16 +163,15 @@ nlohmann::json row_json(const Row& r) {
 // GPU rows through the operator interfaces (host transfers included): gl-compute and others.
 void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, const OatGeometry& gm, double updates,
                     double patches, std::vector<Row>& rows) {
-  for (const Interpolation mode : {Interpolation::exact, Interpolation::hardware}) {
+  {
     FbpOptions fo;
-    fo.interpolation = mode;
     auto fbp = BackendRegistry<Fbp>::instance().create(b);
     fbp->configure(gf, fo);
     const auto p = pattern(gf.data_size(), 0.37);
     std::vector<double> img(gf.grid.count());
     fbp->reconstruct(p, img);  // warm-up: shader compilation
     const double ms = best_ms(a.reps, [&] { fbp->reconstruct(p, img); }, [&] { fbp->synchronize(); });
-    rows.push_back({"FBP", b, to_string(mode) + "*", ms, updates / (ms * 1e-3)});
+    rows.push_back({"FBP", b, "exact*", ms, updates / (ms * 1e-3)});
   }
   ModelOptions mo;
   auto model = BackendRegistry<Model>::instance().create(b);
@@ -195,7 +194,6 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
   std::printf("FBP probes: texture fetches %.2f ms (%.3g fetches/s), arithmetic without fetches %.2f ms\n",
               f.fetch_probe_ms, updates / (f.fetch_probe_ms * 1e-3), f.compute_probe_ms);
   rows.push_back({"FBP", "cuda", "exact", f.exact_ms, updates / (f.exact_ms * 1e-3), bound, which});
-  rows.push_back({"FBP", "cuda", "hardware", f.hardware_ms, updates / (f.hardware_ms * 1e-3), bound, which});
   rows.push_back({"FBP", "cuda", "exact-ldg", f.exact_ldg_ms, updates / (f.exact_ldg_ms * 1e-3), bound, which});
   ModelOptions mo;
   const CudaModelTimes m =

@@ -31,11 +31,10 @@ double best_ms(cudaStream_t stream, int reps, F&& work) {
 
 CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps) {
   using cuda_detail::FbpMode;
-  FbpDevice dev(g, Interpolation::exact);
+  FbpDevice dev(g);
   dev.upload(pressure);
   CudaFbpTimes t;
   t.exact_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
-  t.hardware_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::hardware); });
   t.exact_ldg_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
   t.fetch_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
   t.compute_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });

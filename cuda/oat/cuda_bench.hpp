@@ -9,11 +9,10 @@
 
 namespace tomo::oat {
 
-// Best-of-`reps` kernel times (ms, CUDA events) of one FBP: exact and hardware interpolation in
-// time, exact with the table read by __ldg instead of the texture unit, the fetch-only probe
-// (texture ceiling) and the no-fetch probe (arithmetic ceiling).
+// Best-of-`reps` kernel times (ms, CUDA events) of one FBP: the table read by the texture unit
+// and by __ldg, the fetch-only probe (texture ceiling) and the no-fetch probe (arithmetic ceiling).
 struct CudaFbpTimes {
-  double exact_ms = 0, hardware_ms = 0, exact_ldg_ms = 0, fetch_probe_ms = 0, compute_probe_ms = 0;
+  double exact_ms = 0, exact_ldg_ms = 0, fetch_probe_ms = 0, compute_probe_ms = 0;
 };
 CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps);
 

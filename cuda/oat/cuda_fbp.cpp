@@ -1,5 +1,6 @@
 // The `cuda` backend of the oat FBP (float): the fused discrete formula with one thread per
 // z-column of voxels and the data in a texture (seed 001 Algs. fbp/k_fbp), see fbp_kernels.hpp.
+// FbpOptions::interpolation has no effect: the texture unit's filter cannot hold the difference.
 #include <algorithm>
 #include <memory>
 
@@ -16,14 +17,14 @@ namespace {
 class CudaFbp final : public Fbp {
  public:
   std::string describe() const override {
-    return str_cat("cuda (", to_string(opt_.interpolation), " interpolation in time, float): ",
+    return str_cat("cuda (exact fused formula, float, k̃ refined in double next to samples): ",
                    dev_ ? dev_->device() : std::string("not configured"));
   }
 
   void configure(const OatGeometry& g, const FbpOptions& o) override {
     opt_ = o;
     dev_.reset();
-    dev_ = std::make_unique<FbpDevice>(g, o.interpolation);
+    dev_ = std::make_unique<FbpDevice>(g);
     voxels_ = g.grid.count();
   }
 

@@ -3,6 +3,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/oat/params.hpp"
@@ -20,10 +23,10 @@ const OatGeometry& validated(const OatGeometry& g) {
 }
 }  // namespace
 
-FbpDevice::FbpDevice(const OatGeometry& g, Interpolation interpolation)
+FbpDevice::FbpDevice(const OatGeometry& g)
     : device_(select_cuda_device()),
       g_(validated(g)),
-      mode_(interpolation == Interpolation::hardware ? cuda_detail::FbpMode::hardware : cuda_detail::FbpMode::exact),
+      mode_(cuda_detail::FbpMode::exact),
       weights_(fbp_weights<double>(g_)) {
   const int Q = g.transducer_count(), K = g.time.samples;
   cudaDeviceProp prop{};
@@ -44,20 +47,37 @@ FbpDevice::FbpDevice(const OatGeometry& g, Interpolation interpolation)
   params_.diff_scale = 0.5f;
   params_.transducers = Q;
   params_.width = K - 1;
-  // Positions relative to voxel 0's centre, subtracted in double.
+  params_.voxel_d = g.voxel_mm();
+  params_.inv_c0dt_d = 1.0 / (c0 * dt);
+  params_.tau0_d = g.time.t_min_us / dt;
+  // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
   std::vector<float4> tr(Q);
+  std::vector<double> pos(3 * static_cast<std::size_t>(Q));
+  double d_max = 0;  // the largest transducer-voxel distance
   for (int q = 0; q < Q; ++q) {
-    const Vec3d& s = g.transducers[q];
-    tr[q] = make_float4(static_cast<float>(s[0] - gr.origin_mm[0]), static_cast<float>(s[1] - gr.origin_mm[1]),
-                        static_cast<float>(s[2] - gr.origin_mm[2]), static_cast<float>(q) + 0.5f);
+    for (int a = 0; a < 3; ++a) pos[3 * q + a] = g.transducers[q][a] - gr.origin_mm[a];
+    tr[q] = make_float4(static_cast<float>(pos[3 * q]), static_cast<float>(pos[3 * q + 1]),
+                        static_cast<float>(pos[3 * q + 2]), static_cast<float>(q) + 0.5f);
+    double far = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double e = (gr.dims[a] - 1) * g.voxel_mm();
+      far += std::max(pos[3 * q + a] * pos[3 * q + a], (pos[3 * q + a] - e) * (pos[3 * q + a] - e));
+    }
+    d_max = std::max(d_max, std::sqrt(far));
   }
   transducers_.resize(Q);
   transducers_.upload(tr);
+  positions_.resize(pos.size());
+  positions_.upload(pos);
+  params_.positions = positions_.data();
+  // Bound of the fp32 k̃ error: coordinates, d² and d = d²·rsqrt(d²) (rsqrt to ~2⁻²²·⁸) give d to
+  // ~4.5e-7·d, the final fma k̃ to an ulp; eps is twice that (~1e-3 on the paper-sized scene).
+  const double bound = d_max * 4.5e-7 * params_.inv_c0dt_d + std::abs(d_max * params_.inv_c0dt_d) * 1.2e-7;
+  params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
   image_.resize(gr.count());
   linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
   table_ = CudaArray::of<float2>(ArrayExtent{static_cast<std::size_t>(K - 1), static_cast<std::size_t>(Q), 0});
   point_ = TextureObject(table_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
-  linear_ = TextureObject(table_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
 }
 
 void FbpDevice::upload(std::span<const double> p) {
@@ -77,8 +97,7 @@ void FbpDevice::upload(std::span<const double> p) {
 }
 
 void FbpDevice::run(cuda_detail::FbpMode mode) {
-  const TextureObject& tex = mode == cuda_detail::FbpMode::hardware ? linear_ : point_;
-  cuda_detail::launch_fbp(params_, transducers_.data(), tex, linear_table_.data(), image_.data(), mode, stream_);
+  cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(), mode, stream_);
 }
 
 void FbpDevice::run_fetch_probe() {

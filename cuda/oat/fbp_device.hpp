@@ -19,8 +19,8 @@ namespace tomo::oat {
 class FbpDevice {
  public:
   // Selects runtime_options().cuda_device; UnavailableError when the table exceeds the device's
-  // 2D texture limits (K − 1 wide, Q high).
-  FbpDevice(const OatGeometry& g, Interpolation interpolation);
+  // 2D texture limits (K − 1 wide, Q high). Always the exact formula (see fbp_kernels.hpp).
+  FbpDevice(const OatGeometry& g);
 
   // p[q·K + k] (host, EIR-free pressure) → the table: (w_q·p_k, w_q·(p_{k+1} − p_k)) in double,
   // then float. Ordered on stream().
@@ -43,10 +43,11 @@ class FbpDevice {
   std::vector<double> weights_;
   tomo::cuda::Stream stream_;
   tomo::cuda::DeviceBuffer<float4> transducers_;
+  tomo::cuda::DeviceBuffer<double> positions_;
   tomo::cuda::DeviceBuffer<float> image_;
   tomo::cuda::DeviceBuffer<float2> linear_table_;  // the table again, for FbpMode::exact_ldg
   tomo::cuda::CudaArray table_;
-  tomo::cuda::TextureObject point_, linear_;
+  tomo::cuda::TextureObject point_;
   std::vector<float2> host_table_;
 };
 

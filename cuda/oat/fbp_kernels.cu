@@ -1,6 +1,7 @@
 // oat FBP CUDA kernels: the fused discrete formula (notes "FBP"), one thread per column of
 // kFbpVoxelsPerThread z-voxels, transducers staged through shared memory in tiles, the data
-// (P_k, D_k) read through the texture path with one float2 fetch per voxel and transducer.
+// (P_k, D_k) read through the texture path with one float2 fetch per voxel and transducer, k̃
+// recomputed in double for the pairs next to a sample boundary.
 #include <cuda_runtime.h>
 
 #include "cuda/core/check.hpp"
@@ -13,18 +14,34 @@ constexpr int kThreads = kFbpBlockX * kFbpBlockY * kFbpBlockZ;
 constexpr int kV = kFbpVoxelsPerThread;
 // x + 1.5·2²³ rounds x to an integer in fp32 (|x| < 2²²): ⌊k̃⌋ as round(k̃ − ½) in two full-rate
 // adds, where floorf would be a quarter-rate conversion. (At an exact integer k̃ the tie may give
-// k̃ − 1 with f = 1: the same interpolated value, the neighbouring difference D.)
+// k̃ − 1 with f = 1: such pairs are within eps of an integer and recomputed in double.)
 constexpr float kMagic = 12582912.0f;
-
-__device__ __forceinline__ float floor_by_magic(float kt) {
-  return __fadd_rn(__fadd_rn(__fadd_rn(kt, -0.5f), kMagic), -kMagic);
-}
 
 // Loads transducers [q0, q0 + n) into `tile` (all threads of the block take part).
 __device__ __forceinline__ void load_tile(float4* tile, const float4* __restrict__ tr, int q0, int n, int tid) {
   __syncthreads();  // the previous tile is no longer read
   for (int t = tid; t < n; t += kThreads) tile[t] = tr[q0 + t];
   __syncthreads();
+}
+
+// ⌊k̃⌋ (as float and int) and f = k̃ − ⌊k̃⌋ from the magic-number sum's bits.
+struct Split {
+  float kf, f;
+  int k;
+};
+__device__ __forceinline__ Split split(float kt) {
+  const float r = __fadd_rn(__fadd_rn(kt, -0.5f), kMagic);
+  const float kf = __fadd_rn(r, -kMagic);
+  return {kf, kt - kf, __float_as_int(r) - __float_as_int(kMagic)};
+}
+
+// k̃ of voxel (i, j, kz) and transducer q in double, as the cpu computes it (rare: see the header).
+__device__ __noinline__ Split refine(const FbpParams& p, int q, int i, int j, int kz) {
+  const double* s = p.positions + 3 * static_cast<size_t>(q);
+  const double dx = i * p.voxel_d - s[0], dy = j * p.voxel_d - s[1], dz = kz * p.voxel_d - s[2];
+  const double kt = sqrt(dx * dx + dy * dy + dz * dz) * p.inv_c0dt_d - p.tau0_d;
+  const double kf = floor(kt);
+  return {static_cast<float>(kf), static_cast<float>(kt - kf), static_cast<int>(kf)};
 }
 
 template <FbpMode kMode>
@@ -46,8 +63,7 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
     load_tile(tile, tr, q0, n, tid);
     for (int t = 0; t < n; ++t) {
       const float4 s = tile[t];  // a broadcast: every thread reads the same transducer
-      const float2* row = nullptr;
-      if constexpr (kMode == FbpMode::exact_ldg) row = table + static_cast<size_t>(q0 + t) * p.width;
+      const float2* row = table + static_cast<size_t>(q0 + t) * p.width;
       const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
       const float dxy2 = fmaf(dx, dx, dy * dy);
 #pragma unroll
@@ -56,30 +72,19 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
         const float d2 = fmaf(dz, dz, dxy2);
         const float inv = rsqrtf(d2);  // 1/d (and d = d²/d): one special-function op per update
         const float kt = fmaf(d2 * inv, p.inv_c0dt, -p.tau0);  // k̃ = (d/c₀ − t_min)/Δt
-        if constexpr (kMode == FbpMode::hardware) {
-          const float2 T = tex2D<float2>(tex, kt + 0.5f, s.w);
-          a1[v] = fmaf(T.x, inv, a1[v]);
-          a2[v] += T.y;
-        } else if constexpr (kMode == FbpMode::exact_ldg) {
-          // ⌊k̃⌋ as an integer from the magic-number sum's bits (no conversion instruction).
-          const float r = __fadd_rn(__fadd_rn(kt, -0.5f), kMagic);
-          const int k = __float_as_int(r) - __float_as_int(kMagic);
-          const float f = kt - __fadd_rn(r, -kMagic);
-          const float2 T = static_cast<unsigned>(k) < static_cast<unsigned>(p.width) ? __ldg(row + k)
-                                                                                     : make_float2(0.0f, 0.0f);
-          a1[v] = fmaf(fmaf(f, T.y, T.x), inv, a1[v]);
-          a2[v] += T.y;
-        } else {
-          const float kf = floor_by_magic(kt);
-          const float f = kt - kf;
-          float2 T;
-          if constexpr (kMode == FbpMode::exact)
-            T = tex2D<float2>(tex, kf + 0.5f, s.w);
-          else
-            T = make_float2(kf * 1e-30f, f * s.w);  // compute probe: keeps the arithmetic, no fetch
-          a1[v] = fmaf(fmaf(f, T.y, T.x), inv, a1[v]);
-          a2[v] += T.y;
-        }
+        Split sp = split(kt);
+        if constexpr (kMode != FbpMode::no_fetch)
+          if (sp.f < p.eps || sp.f > 1.0f - p.eps) sp = refine(p, q0 + t, i, j, kb + v);
+        float2 T;
+        if constexpr (kMode == FbpMode::exact)
+          T = tex2D<float2>(tex, sp.kf + 0.5f, s.w);  // border: 0 outside k = 0..K−2
+        else if constexpr (kMode == FbpMode::exact_ldg)
+          T = static_cast<unsigned>(sp.k) < static_cast<unsigned>(p.width) ? __ldg(row + sp.k)
+                                                                           : make_float2(0.0f, 0.0f);
+        else
+          T = make_float2(sp.kf * 1e-30f, sp.f * s.w);  // compute probe: keeps the arithmetic, no fetch
+        a1[v] = fmaf(fmaf(sp.f, T.y, T.x), inv, a1[v]);
+        a2[v] += T.y;
       }
     }
   }
@@ -113,7 +118,7 @@ __global__ void __launch_bounds__(kThreads) fetch_probe_kernel(FbpParams p, cons
       const float slope = dz * inv * p.voxel * p.inv_c0dt;  // ∂k̃/∂k along z, first order
 #pragma unroll
       for (int v = 0; v < kV; ++v) {
-        const float2 T = tex2D<float2>(tex, floor_by_magic(fmaf(static_cast<float>(v), slope, k0)) + 0.5f, s.w);
+        const float2 T = tex2D<float2>(tex, split(fmaf(static_cast<float>(v), slope, k0)).kf + 0.5f, s.w);
         acc[v] += T.x + T.y;
       }
     }
@@ -139,9 +144,6 @@ void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject
   switch (mode) {
     case FbpMode::exact:
       fbp_kernel<FbpMode::exact><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);
-      break;
-    case FbpMode::hardware:
-      fbp_kernel<FbpMode::hardware><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);
       break;
     case FbpMode::exact_ldg:
       fbp_kernel<FbpMode::exact_ldg><<<fbp_grid(p), block, 0, stream>>>(p, transducers, data, table, image);

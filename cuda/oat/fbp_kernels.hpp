@@ -17,6 +17,10 @@ struct FbpParams {
   float diff_scale = 0.5f;  // ½: the difference term
   int transducers = 0;    // Q
   int width = 0;          // K − 1 texels per transducer
+  // The same in double for the rare pairs whose k̃ lies within `eps` of an integer (see below).
+  double voxel_d = 1, inv_c0dt_d = 1, tau0_d = 0;
+  float eps = 1e-3f;
+  const double* positions = nullptr;  // Q × 3 doubles, relative to voxel 0 (device memory)
 };
 
 // The texel layout of the data texture (float2, K−1 wide, Q high): texel (k, q) holds
@@ -25,12 +29,17 @@ struct FbpParams {
 // Then the voxel's value is Σ_q c₀Δt·(P_k + f·D_k)/d + ½D_k, k = ⌊k̃⌋, f = k̃ − k: fbp_term
 // rearranged so that one float2 fetch and one reciprocal square root serve a voxel-transducer pair.
 //
-// exact: point fetch, fp32 f (equals the cpu formula to fp32);
-// hardware: the texture unit's linear filter at k̃ (8-bit f, and D linearly interpolated too);
-// exact_ldg: exact, the same table read from linear memory through the read-only data cache
-// (__ldg; on sm_90 the same unified L1/texture cache, without the texture unit's quad rate);
+// The held difference D_k makes the formula jump where k̃ crosses an integer, so an fp32 k̃ on the
+// wrong side of one (|δk̃| ~ 1e-5) would cost O(p'') for that voxel. Pairs with k̃ within `eps`
+// of an integer (a fraction ~2·eps of them) recompute k̃ in double from double positions: the
+// image then equals the cpu's to fp32 accumulation. (No "hardware" variant: the texture unit's
+// filter would lerp D as well, a different discretisation; FbpOptions::interpolation is unused.)
+//
+// exact: point fetch of the texture, fp32 f;
+// exact_ldg: the same table read from linear memory through the read-only data cache (__ldg; on
+// sm_90 the same unified L1/texture cache, without the texture unit's quad rate);
 // no_fetch: the arithmetic of exact with the fetch replaced (the compute probe).
-enum class FbpMode { exact, hardware, exact_ldg, no_fetch };
+enum class FbpMode { exact, exact_ldg, no_fetch };
 
 inline constexpr int kFbpBlockX = 8, kFbpBlockY = 4, kFbpBlockZ = 4;  // one warp = 8×4 voxels in x, y
 inline constexpr int kFbpVoxelsPerThread = 4;                          // z register blocking

@@ -1,7 +1,9 @@
 // The `gl-compute` backend of the oat FBP (float): shaders/oat/fbp.comp.glsl, one invocation per
 // voxel, the data (P_k, D_k) in an RG32F texture (the layout of cuda/oat/fbp_kernels.hpp), the
-// transducers staged through shared memory. EXACT: texelFetch and fp32 weights; hardware: the
-// sampler's linear filter.
+// transducers staged through shared memory, k̃ refined in double next to sample boundaries.
+// FbpOptions::interpolation has no effect: a filtered fetch would lerp the held difference too.
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -19,7 +21,7 @@ namespace {
 class GlComputeFbp final : public Fbp {
  public:
   std::string describe() const override {
-    return str_cat("gl-compute (", to_string(opt_.interpolation), " interpolation in time, float): ",
+    return str_cat("gl-compute (exact fused formula, float, k̃ refined in double next to samples): ",
                    gl::shared_context().info().summary());
   }
 
@@ -41,16 +43,27 @@ class GlComputeFbp final : public Fbp {
     opt_ = o;
     weights_ = fbp_weights<double>(g);
     std::vector<float> tr(4 * static_cast<std::size_t>(Q));
-    for (int q = 0; q < Q; ++q)
-      for (int a = 0; a < 3; ++a) tr[4 * q + a] = static_cast<float>(g.transducers[q][a] - g.grid.origin_mm[a]);
+    std::vector<double> pos(3 * static_cast<std::size_t>(Q));
+    double d_max = 0;
+    for (int q = 0; q < Q; ++q) {
+      double far = 0;
+      for (int a = 0; a < 3; ++a) {
+        pos[3 * q + a] = g.transducers[q][a] - g.grid.origin_mm[a];
+        tr[4 * q + a] = static_cast<float>(pos[3 * q + a]);
+        const double e = (g.grid.dims[a] - 1) * g.voxel_mm();
+        far += std::max(pos[3 * q + a] * pos[3 * q + a], (pos[3 * q + a] - e) * (pos[3 * q + a] - e));
+      }
+      d_max = std::max(d_max, std::sqrt(far));
+    }
     transducers_ = gl::Buffer::from(tr);
+    positions_ = gl::Buffer::from(pos);
+    // Twice a bound of the fp32 k̃ error, as cuda/oat/fbp_device.cpp (GLSL's inversesqrt: ~2⁻²²).
+    const double inv_c0dt = 1.0 / (g.c0_mm_per_us * g.time.dt_us());
+    eps_ = static_cast<float>(std::clamp(2.0 * (d_max * 4.5e-7 * inv_c0dt + d_max * inv_c0dt * 1.2e-7), 1e-5, 0.05));
     image_ = gl::Buffer(g.grid.count() * sizeof(float));
     table_ = gl::Texture::create_2d(GL_RG32F, K - 1, Q);
-    table_.set_wrap(GL_CLAMP_TO_BORDER);  // border (0, 0): taps outside the data read 0
-    const GLenum filter = o.interpolation == Interpolation::hardware ? GL_LINEAR : GL_NEAREST;
-    table_.set_filter(filter, filter);
-    program_ = o.interpolation == Interpolation::exact ? &gl::shaders().compute("oat/fbp.comp.glsl", {{"EXACT", "1"}})
-                                                       : &gl::shaders().compute("oat/fbp.comp.glsl");
+    table_.set_filter(GL_NEAREST, GL_NEAREST);
+    program_ = &gl::shaders().compute("oat/fbp.comp.glsl");
   }
 
   void reconstruct(std::span<const double> p, std::span<double> image) override {
@@ -80,10 +93,15 @@ class GlComputeFbp final : public Fbp {
     prog.set("u_diff_scale", 0.5f);
     prog.set("u_transducers", static_cast<int>(Q));
     prog.set("u_width", static_cast<int>(K - 1));
+    prog.set("u_eps", eps_);
+    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_voxel_d"), g_.voxel_mm()));
+    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_inv_c0dt_d"), 1.0 / (c0 * dt)));
+    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_tau0_d"), g_.time.t_min_us / dt));
     prog.set("u_table", 0);
     TOMO_GL_CHECK(glBindTextureUnit(0, table_.id()));
     transducers_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
     image_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    positions_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
     TOMO_GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT));
     prog.dispatch(gr.dims[0], gr.dims[1], gr.dims[2]);
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
@@ -101,7 +119,8 @@ class GlComputeFbp final : public Fbp {
   FbpOptions opt_;
   std::vector<double> weights_;
   const gl::Program* program_ = nullptr;
-  gl::Buffer transducers_, image_;
+  float eps_ = 1e-3f;
+  gl::Buffer transducers_, positions_, image_;
   gl::Texture table_;
 };
 

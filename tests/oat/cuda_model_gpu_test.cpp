@@ -1,6 +1,6 @@
 // The cuda backends of oat (label gpu; skip without a device): H_int and its transpose vs cpu in
 // both interpolation modes, with and without an EIR, the float adjoint identity (exact ≤ 1e-5),
-// and the FBP vs cpu in both modes.
+// and the FBP vs cpu.
 #include <gtest/gtest.h>
 
 #include "cuda/core/device.hpp"
@@ -24,7 +24,6 @@ TEST_F(OatCuda, HardwareModelWithinItsTolerance) { check_model("cuda", Interpola
 
 TEST_F(OatCuda, ExactFbpEqualsCpu) { check_fbp("cuda", Interpolation::exact, kFbpExactTolerance); }
 
-TEST_F(OatCuda, HardwareFbpWithinItsTolerance) { check_fbp("cuda", Interpolation::hardware, kFbpHardwareTolerance); }
 
 // The __ldg variant of the exact FBP (bench_oat's third row) reads the same table through the
 // read-only data cache: the same arithmetic, so the same image.
@@ -33,7 +32,7 @@ TEST_F(OatCuda, LdgFbpEqualsTextureFbp) {
   OatPhantom ph;
   ph.spheres = {{{1.5, -1.0, 0.5}, 2.5, 1.0, 0.5}};
   const auto p = simulate_pressure(g, ph, Noise{});
-  FbpDevice dev(g, Interpolation::exact);
+  FbpDevice dev(g);
   dev.upload(p);
   dev.run(cuda_detail::FbpMode::exact);
   const std::vector<float> tex = dev.image();
