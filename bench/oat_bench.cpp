@@ -7,7 +7,7 @@
 // against our cpu reference on one core and on all cores (measured on a transducer subset, exactly
 // linear in the transducers, and extrapolated) beside the seed's ≈ 1000× (FBP) and ≈ 125× (PLS-int).
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
-//        --reps 3, --backends cuda,gl-compute, --json FILE.
+//        --reps 2, --backends cuda,gl-compute, --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,7 +37,7 @@ constexpr double kSeedFbpSpeedup = 1000, kSeedPlsIntSpeedup = 125;
 
 struct Args {
   bool small = false;
-  int reps = 3;
+  int reps = 2;
   std::vector<std::string> backends;
   std::string json;
   std::array<int, 3> dims{128, 128, 160};

@@ -31,9 +31,13 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   const int Q = g.transducer_count(), K = g.time.samples;
   cudaDeviceProp prop{};
   TOMO_CUDA_CHECK(cudaGetDeviceProperties(&prop, current_device()));
-  if (K - 1 > prop.maxTexture2D[0] || Q > prop.maxTexture2D[1])
-    throw UnavailableError(str_cat("oat cuda fbp: a data texture of ", K - 1, " x ", Q, " exceeds the device's 2D ",
-                                   "texture limit of ", prop.maxTexture2D[0], " x ", prop.maxTexture2D[1]));
+  // Beyond the 2D texture limits (K − 1 wide, Q high) the table is read by __ldg instead.
+  const bool texture = K - 1 <= prop.maxTexture2D[0] && Q <= prop.maxTexture2D[1];
+  if (!texture) {
+    mode_ = cuda_detail::FbpMode::exact_ldg;
+    log_info("oat cuda fbp: a data table of ", K - 1, " x ", Q, " exceeds the 2D texture limit of ",
+             prop.maxTexture2D[0], " x ", prop.maxTexture2D[1], "; reading it through __ldg");
+  }
   const Grid3& gr = g.grid;
   require_device_memory(16.0 * (K - 1) * Q + 4.0 * gr.count() + 16.0 * Q, "oat cuda fbp: data table and image");
   const double dt = g.time.dt_us(), c0 = g.c0_mm_per_us;
@@ -76,8 +80,10 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
   image_.resize(gr.count());
   linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
-  table_ = CudaArray::of<float2>(ArrayExtent{static_cast<std::size_t>(K - 1), static_cast<std::size_t>(Q), 0});
-  point_ = TextureObject(table_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
+  if (texture) {
+    table_ = CudaArray::of<float2>(ArrayExtent{static_cast<std::size_t>(K - 1), static_cast<std::size_t>(Q), 0});
+    point_ = TextureObject(table_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
+  }
 }
 
 void FbpDevice::upload(std::span<const double> p) {
@@ -92,15 +98,18 @@ void FbpDevice::upload(std::span<const double> p) {
     for (std::size_t k = 0; k + 1 < K; ++k)
       host_table_[q * (K - 1) + k] = make_float2(static_cast<float>(w * row[k]), static_cast<float>(w * (row[k + 1] - row[k])));
   }
-  table_.copy_from_host(host_table_.data(), stream_);
+  if (table_.get()) table_.copy_from_host(host_table_.data(), stream_);
   linear_table_.upload_async(host_table_.data(), host_table_.size(), stream_);
 }
 
 void FbpDevice::run(cuda_detail::FbpMode mode) {
+  if (mode == cuda_detail::FbpMode::exact && !table_.get())
+    throw UnavailableError("oat cuda fbp: the data table exceeds the texture limits; only exact_ldg runs");
   cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(), mode, stream_);
 }
 
 void FbpDevice::run_fetch_probe() {
+  if (!table_.get()) throw UnavailableError("oat cuda fbp: no data texture (beyond the limits) to probe");
   cuda_detail::launch_fbp_fetch_probe(params_, transducers_.data(), point_, image_.data(), stream_);
 }
 

@@ -18,8 +18,9 @@ namespace tomo::oat {
 
 class FbpDevice {
  public:
-  // Selects runtime_options().cuda_device; UnavailableError when the table exceeds the device's
-  // 2D texture limits (K − 1 wide, Q high). Always the exact formula (see fbp_kernels.hpp).
+  // Selects runtime_options().cuda_device. Always the exact formula (see fbp_kernels.hpp); mode()
+  // is exact (texture) unless the table exceeds the 2D texture limits (K − 1 wide, Q high):
+  // exact_ldg then.
   FbpDevice(const OatGeometry& g);
 
   // p[q·K + k] (host, EIR-free pressure) → the table: (w_q·p_k, w_q·(p_{k+1} − p_k)) in double,

@@ -24,6 +24,16 @@ __device__ __forceinline__ void load_tile(float4* tile, const float4* __restrict
   __syncthreads();
 }
 
+// This thread's voxel column: (i, j, kb … kb + kV − 1), and its index in the block.
+struct Column {
+  int i, j, kb, tid;
+};
+__device__ __forceinline__ Column column(const FbpParams&) {
+  return {static_cast<int>(blockIdx.x * kFbpBlockX + threadIdx.x), static_cast<int>(blockIdx.y * kFbpBlockY + threadIdx.y),
+          static_cast<int>((blockIdx.z * kFbpBlockZ + threadIdx.z) * kV),
+          static_cast<int>(threadIdx.x + kFbpBlockX * (threadIdx.y + kFbpBlockY * threadIdx.z))};
+}
+
 // ⌊k̃⌋ (as float and int) and f = k̃ − ⌊k̃⌋ from the magic-number sum's bits.
 struct Split {
   float kf, f;
@@ -49,10 +59,8 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
                                                         cudaTextureObject_t tex, const float2* __restrict__ table,
                                                         float* __restrict__ image) {
   __shared__ float4 tile[kFbpTile];
-  const int i = blockIdx.x * kFbpBlockX + threadIdx.x;
-  const int j = blockIdx.y * kFbpBlockY + threadIdx.y;
-  const int kb = (blockIdx.z * kFbpBlockZ + threadIdx.z) * kV;
-  const int tid = threadIdx.x + kFbpBlockX * (threadIdx.y + kFbpBlockY * threadIdx.z);
+  const Column c = column(p);
+  const int i = c.i, j = c.j, kb = c.kb, tid = c.tid;
   const float x = i * p.voxel, y = j * p.voxel, z0 = kb * p.voxel;
   float a1[kV], a2[kV];
 #pragma unroll
@@ -98,10 +106,8 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
 __global__ void __launch_bounds__(kThreads) fetch_probe_kernel(FbpParams p, const float4* __restrict__ tr,
                                                                 cudaTextureObject_t tex, float* __restrict__ image) {
   __shared__ float4 tile[kFbpTile];
-  const int i = blockIdx.x * kFbpBlockX + threadIdx.x;
-  const int j = blockIdx.y * kFbpBlockY + threadIdx.y;
-  const int kb = (blockIdx.z * kFbpBlockZ + threadIdx.z) * kV;
-  const int tid = threadIdx.x + kFbpBlockX * (threadIdx.y + kFbpBlockY * threadIdx.z);
+  const Column c = column(p);
+  const int i = c.i, j = c.j, kb = c.kb, tid = c.tid;
   const float x = i * p.voxel, y = j * p.voxel, z0 = kb * p.voxel;
   float acc[kV];
 #pragma unroll
