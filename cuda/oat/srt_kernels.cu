@@ -1,6 +1,7 @@
 // oat H_int CUDA kernels. H_srt: one warp per data sample (q, m) of the shell samples (the seed's
 // "one-level" strategy, a thread per sample, widened to a warp so that the lanes share a ring of
-// patches and the load imbalance between samples stays between warps); the patch arithmetic is
+// patches, each lane computes every 32nd ring for all, and the load imbalance between samples
+// stays between warps); the patch arithmetic is
 // kernel_math.hpp's, verbatim, so cpu, forward and transpose see the same patches and weights.
 // H_srtᵀ scatters each patch's value with its eight trilinear weights by atomicAdd (seed Alg.
 // k_intHt). D and H_eir: one thread per output sample.
@@ -61,6 +62,23 @@ __device__ __forceinline__ void fast_visit(const GridParams<float>& g, float inv
   }
 }
 
+// Calls per_ring(r) for the cap's rings in order, every lane with the same r: lane l computes ring
+// i0 + l (kernel_math shell_ring, three sine/cosine pairs) and the warp shares it by shuffles,
+// instead of every lane computing every ring. All lanes must call this (the shuffles are warp-wide).
+template <class PerRing>
+__device__ __forceinline__ void for_each_ring(const ShellCap<float>& c, int lane, PerRing&& per_ring) {
+  for (int i0 = 0; i0 < c.n_theta; i0 += 32) {
+    ShellRing<float> mine{1, 0.0f, 0.0f, 1.0f};
+    if (i0 + lane < c.n_theta) mine = shell_ring(c, i0 + lane);
+    const int n = min(32, c.n_theta - i0);
+    for (int l = 0; l < n; ++l) {
+      const ShellRing<float> r{__shfl_sync(kFullMask, mine.n_phi, l), __shfl_sync(kFullMask, mine.area, l),
+                               __shfl_sync(kFullMask, mine.sin_t, l), __shfl_sync(kFullMask, mine.cos_t, l)};
+      per_ring(r);
+    }
+  }
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFullMask, v, o);
@@ -78,8 +96,7 @@ __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float*
   const GridParams<float>& gp = p.grid;
   const float inv_ds = 1.0f / gp.ds;
   float sum = 0.0f;
-  for (int i = 0; i < c.n_theta; ++i) {
-    const ShellRing<float> r = shell_ring(c, i);
+  for_each_ring(c, lane, [&](const ShellRing<float>& r) {
     float ring = 0.0f;
     for (int j = lane; j < r.n_phi; j += 32) {
       float x, y, z;
@@ -98,7 +115,7 @@ __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float*
       }
     }
     sum += r.area * ring;
-  }
+  });
   sum = warp_sum(sum);
   if (lane == 0) g[static_cast<std::int64_t>(s.q) * p.shells + s.m] = sum;
 }
@@ -114,8 +131,7 @@ __global__ void __launch_bounds__(kThreads) srt_adjoint_kernel(SrtParams p, cons
   const ShellFrame<float> f = p.frames[s.q];
   const ShellCap<float> c = shell_cap(f, shell_radius(p, s.m), p.h);
   const float inv_ds = 1.0f / p.grid.ds;
-  for (int i = 0; i < c.n_theta; ++i) {
-    const ShellRing<float> r = shell_ring(c, i);
+  for_each_ring(c, lane, [&](const ShellRing<float>& r) {
     const float v = r.area * value;
     for (int j = lane; j < r.n_phi; j += 32) {
       float x, y, z;
@@ -127,7 +143,7 @@ __global__ void __launch_bounds__(kThreads) srt_adjoint_kernel(SrtParams p, cons
         trilinear_visit(p.grid, x, y, z, [&](int n, float w) { atomicAdd(alpha + n, w * v); });
       }
     }
-  }
+  });
 }
 
 __global__ void d_kernel(TimeParams t, const float* __restrict__ g, float* __restrict__ p) {
