@@ -68,6 +68,45 @@ void set_rings_views(OatGeometry& g, int rings, int views, double radius_mm, con
   }
 }
 
+namespace {
+
+// Spherical Voronoi areas of the transducers' directions, estimated by giving each of M
+// Fibonacci-lattice points on the sphere to its nearest transducer: dS_q = 4πRs²·n_q/M. Brute
+// force, so only up to kMaxVoronoi transducers; beyond, every transducer gets 4πRs²/Q.
+constexpr std::size_t kMaxVoronoi = 4096;
+
+std::vector<double> surface_elements(const std::vector<Vec3d>& pos, const Vec3d& c, double radius) {
+  const std::size_t Q = pos.size();
+  const double total = 4 * std::numbers::pi * radius * radius;
+  if (Q == 0) return {};
+  if (Q > kMaxVoronoi) return std::vector<double>(Q, total / Q);
+  std::vector<Vec3d> dir(Q);
+  for (std::size_t q = 0; q < Q; ++q) {
+    const Vec3d d{pos[q][0] - c[0], pos[q][1] - c[1], pos[q][2] - c[2]};
+    const double n = std::max(1e-300, std::hypot(d[0], d[1], d[2]));
+    dir[q] = {d[0] / n, d[1] / n, d[2] / n};
+  }
+  const std::size_t M = 64 * Q;
+  std::vector<std::size_t> count(Q, 0);
+  const double golden = std::numbers::pi * (3 - std::sqrt(5.0));
+  for (std::size_t m = 0; m < M; ++m) {
+    const double z = 1 - (2 * m + 1.0) / M, r = std::sqrt(1 - z * z), ph = golden * m;
+    const double x = r * std::cos(ph), y = r * std::sin(ph);
+    std::size_t best = 0;
+    double best_dot = -2;
+    for (std::size_t q = 0; q < Q; ++q) {
+      const double d = x * dir[q][0] + y * dir[q][1] + z * dir[q][2];
+      if (d > best_dot) best_dot = d, best = q;
+    }
+    ++count[best];
+  }
+  std::vector<double> s(Q);
+  for (std::size_t q = 0; q < Q; ++q) s[q] = total * count[q] / M;
+  return s;
+}
+
+}  // namespace
+
 void set_positions(OatGeometry& g, std::vector<Vec3d> positions, const Vec3d& centre) {
   g.rings = g.views = 0;
   g.centre_mm = centre;
@@ -75,9 +114,7 @@ void set_positions(OatGeometry& g, std::vector<Vec3d> positions, const Vec3d& ce
   for (const Vec3d& p : positions)
     r += std::hypot(p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]);
   g.radius_mm = positions.empty() ? 0.0 : r / positions.size();
-  g.surface_mm2.assign(positions.size(), positions.empty() ? 0.0
-                                                           : 4 * std::numbers::pi * g.radius_mm * g.radius_mm /
-                                                                 positions.size());
+  g.surface_mm2 = surface_elements(positions, centre, g.radius_mm);
   g.transducers = std::move(positions);
 }
 

@@ -44,7 +44,8 @@ struct TimeAxis {
 struct OatGeometry {
   std::vector<Vec3d> transducers;   // positions (mm), q = ring·views + view for rings × views
   // Surface element dSˢ (mm²) of each transducer in the FBP quadrature: Rˢ² sinθ ΔθΔφ for
-  // rings × views, 4πRˢ²/Q for positions read from a file (assumed uniform on the sphere).
+  // rings × views; for positions read from a file, the spherical Voronoi area of its direction
+  // (estimated on a Fibonacci lattice, up to 4096 transducers; 4πRˢ²/Q beyond).
   std::vector<double> surface_mm2;
   double radius_mm = 65.0;          // Rˢ (mean |rˢ_q − centre| for positions from a file)
   Vec3d centre_mm{0, 0, 0};         // centre of the measurement sphere
@@ -68,7 +69,7 @@ struct OatGeometry {
 // N_r rings at polar angles θ_i = (i + ½)π/N_r (ring midpoints), N_v views at φ_j = 2πj/N_v,
 // on the sphere of radius `radius_mm` about `centre`; fills transducers and surface_mm2.
 void set_rings_views(OatGeometry& g, int rings, int views, double radius_mm, const Vec3d& centre = {0, 0, 0});
-// Positions from elsewhere (a file): surface 4πRˢ²/Q each, Rˢ the mean distance to `centre`.
+// Positions from elsewhere (a file): Voronoi surfaces (see surface_mm2), Rˢ the mean distance to `centre`.
 void set_positions(OatGeometry& g, std::vector<Vec3d> positions, const Vec3d& centre = {0, 0, 0});
 // The gaussian EIR's taps for the geometry's Δt (Σ h_j ≈ 1), out to delay + 6σ.
 std::vector<double> gaussian_eir_taps(const Eir& e, double dt_us);

@@ -69,6 +69,16 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
     {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
+    // oat: its data readers and keys (the HDF5 rows need a build with HDF5, as CI and the GPU pack have).
+    {"run oat_default.toml --set oat.data.source=npy -o out", 2, "needs oat.data.pressure"},
+    {"run oat_default.toml --set oat.data.source=npy --set oat.data.pressure=a-file.txt --set oat.data.positions=a-file.txt -o out",
+     2, "a-file.txt"},
+    {"run oat_default.toml --set oat.data.source=patato --set oat.data.file=a-file.txt -o out", 2, "not an HDF5 file"},
+    {"run oat_default.toml --set oat.data.source=kwave --set oat.data.file=garbage.rct -o out", 2, "not an HDF5 file"},
+    {"run oat_default.toml --set oat.data.source=kwave -o out", 2, "needs oat.data.file"},
+    {"run oat_default.toml --set oat.eir.kind=file -o out", 2, "needs oat.eir.file"},
+    {"run oat_default.toml --set 'oat.algorithms=[\"sart\"]' -o out", 2, "unknown algorithm 'sart'"},
+    {"run oat_default.toml --set oat.grid=[4096,4096,4096] -o out", 2, "of host memory (oat.grid"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

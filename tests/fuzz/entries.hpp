@@ -19,6 +19,7 @@
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/oat/data_io.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 
@@ -92,6 +93,25 @@ inline bool listmode(const std::uint8_t* data, std::size_t size) {
 inline bool nifti(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)read_nifti(f.path()); });
+}
+
+// oat: pressure .npy (the same bytes as pressure and as positions, so a Q×3 array is valid),
+// PATATO and k-Wave HDF5 (vacuously accepted in a build without HDF5).
+inline bool oat_npy(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)oat::read_npy_data(f.path(), f.path()); });
+}
+
+inline bool oat_patato(const std::uint8_t* data, std::size_t size) {
+  if (!oat::have_hdf5()) return true;
+  MemoryFile f(data, size);
+  return accepted([&] { (void)oat::read_patato(f.path()); });
+}
+
+inline bool oat_kwave(const std::uint8_t* data, std::size_t size) {
+  if (!oat::have_hdf5()) return true;
+  MemoryFile f(data, size);
+  return accepted([&] { (void)oat::read_kwave(f.path()); });
 }
 
 }  // namespace tomo::fuzz

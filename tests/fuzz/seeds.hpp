@@ -14,6 +14,8 @@
 #include "compute/core/scene.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/io/npy.hpp"
+#include "compute/oat/data_io.hpp"
 #include "compute/strip/event_io.hpp"
 
 namespace tomo::fuzz {
@@ -40,6 +42,7 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
     out["scene"].push_back(text(std::string(embedded_scene(name))));
   out["scene"].push_back(text(std::string(embedded_scene("strip_default.toml")) +
                               "\n--set\nstrip.iterations=12\nstrip.phantom[1].rho=0.5\n"));
+  out["scene"].push_back(text(std::string(embedded_scene("oat_default.toml"))));
 
   fdk::RabbitData r;
   r.hu_scale = {1000.0f, 0.0f};
@@ -61,6 +64,24 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   v.grid.voxel_mm = {0.5, 1.0, 2.0};
   v.data.assign(12, 0.25f);
   out["nifti"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));
+
+  oat::MeasuredData od;
+  od.positions_mm = {{10.0, 0.0, 0.0}, {0.0, 10.0, 0.0}};
+  od.samples = 3;
+  od.fs_mhz = 20.0;
+  od.c0_mm_per_us = 1.5;
+  od.pressure = {0.0, 1.0, -1.0, 0.5, 0.25, 0.0};
+  out["oat_npy"].push_back(written(".npy", [&](const auto& p) {
+    const std::size_t shape[2] = {2, 3};
+    write_npy(p, std::span<const double>(od.pressure), shape);
+  }));
+  if (oat::have_hdf5()) {
+    out["oat_patato"].push_back(written(".h5", [&](const auto& p) { oat::write_patato(p, od); }));
+    out["oat_kwave"].push_back(written(".h5", [&](const auto& p) { oat::write_kwave(p, od, {21, 21, 3}, 1.0); }));
+  } else {  // the entries accept anything without HDF5
+    out["oat_patato"].push_back(text("no HDF5 in this build"));
+    out["oat_kwave"].push_back(text("no HDF5 in this build"));
+  }
   return out;
 }
 

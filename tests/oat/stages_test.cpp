@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 
 #include "compute/oat/stages.hpp"
@@ -47,6 +48,10 @@ TEST(OatStages, EveryStageAndTheProductAreExactlyAdjoint) {
     const double l2 = inner<double, double>(ha, u), r2 = inner<double, double>(a, htu);
     EXPECT_LT(std::abs(l2 - r2), 1e-12 * std::sqrt(inner<double, double>(ha, ha) * inner<double, double>(u, u)))
         << "H_int";
+    std::printf("EIR %s: identity H_srt %.2g, H_eir %.2g, D %.2g, H_int %.2g (normalised)\n",
+                eir == EirKind::none ? "none" : "gaussian", identity(a, sa, gs, sta), identity(p, ep, u, etu),
+                std::abs(lhs - rhs) / std::sqrt(inner<double, double>(dp, dp) * inner<double, double>(p, p)),
+                std::abs(l2 - r2) / std::sqrt(inner<double, double>(ha, ha) * inner<double, double>(u, u)));
     EXPECT_GT(std::abs(l2), 0.0);
   }
 }
@@ -96,6 +101,8 @@ TEST(OatStages, SrtOfAVoxelisedBallMatchesTheClosedForm) {
   }
   EXPECT_GT(den, 0.0);
   EXPECT_LT(std::sqrt(num / den), 0.02);
+  std::printf("H_srt of a voxelised ball (a = 4 mm, 0.25 mm voxels) vs closed-form g: rel. L2 %.4f\n",
+              std::sqrt(num / den));
 }
 
 }  // namespace tomo::oat::test
