@@ -52,6 +52,7 @@ class GlComputeModel final : public Model {
     for (const ShellFrame<float>& f : shell_frames<float>(g))
       frames.insert(frames.end(), {f.sx, f.sy, f.sz, f.ex, f.ey, f.ez, f.ux, f.uy, f.uz, f.vx, f.vy, f.vz, f.D, f.rho});
     frames_ = gl::Buffer::from(frames);
+    caps_ = gl::Buffer::from(cap_table());
     std::vector<float> taps(g.eir.active() ? g.eir.taps.size() : 1, 0.0f);
     if (g.eir.active()) std::copy(g.eir.taps.begin(), g.eir.taps.end(), taps.begin());
     taps_count_ = g.eir.active() ? static_cast<int>(g.eir.taps.size()) : 0;
@@ -91,6 +92,7 @@ class GlComputeModel final : public Model {
     frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
     alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
     g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
     dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     run_stage(0, g_buf_, p_);
@@ -122,6 +124,7 @@ class GlComputeModel final : public Model {
     frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
     alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
     g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
     dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     const std::vector<float> f = alpha_.read<float>();
@@ -156,6 +159,21 @@ class GlComputeModel final : public Model {
     s.set("u_h", static_cast<float>(h_));
   }
 
+  // (θ_max, n_theta) of every shell sample (q, m), kernel_math shell_cap in double (see shell.glsl).
+  std::vector<float> cap_table() const {
+    const std::vector<ShellFrame<double>> frames = shell_frames<double>(g_);
+    std::vector<float> caps(2 * static_cast<std::size_t>(Q_) * (K_ + 2));
+    for (int q = 0; q < Q_; ++q)
+      for (int m = 0; m < K_ + 2; ++m) {
+        const ShellCap<double> c = shell_cap(frames[q], radius(m), h_);
+        const std::size_t id = static_cast<std::size_t>(q) * (K_ + 2) + m;
+        caps[2 * id] = static_cast<float>(c.theta_max);
+        caps[2 * id + 1] = static_cast<float>(c.n_theta);
+      }
+    return caps;
+  }
+  double radius(int m) const { return g_.c0_mm_per_us * (g_.time.t_min_us + (m - 1.0) * g_.time.dt_us()); }
+
   // STAGE s of time_stages.comp.glsl from `in` to `out` (see the shader).
   void run_stage(int stage, const gl::Buffer& in, const gl::Buffer& out) const {
     const gl::Program& s = *stages_[stage];
@@ -183,8 +201,7 @@ class GlComputeModel final : public Model {
     long long worst = 0;
     for (int q = 0; q < Q_; ++q)
       for (int m = 0; m < K_ + 2; ++m) {
-        const double R = g_.c0_mm_per_us * (g_.time.t_min_us + (m - 1.0) * g_.time.dt_us());
-        const ShellCap<double> c = shell_cap(frames[q], R, h_);
+        const ShellCap<double> c = shell_cap(frames[q], radius(m), h_);
         long long it = c.n_theta;
         for (int i = 0; i < c.n_theta; ++i) it += (shell_ring(c, i).n_phi + 31) / 32 + 1;
         worst = std::max(worst, it);
@@ -204,7 +221,7 @@ class GlComputeModel final : public Model {
   const gl::Program* srt_ = nullptr;
   const gl::Program* srt_adjoint_ = nullptr;
   const gl::Program* stages_[4] = {};
-  gl::Buffer frames_, taps_, alpha_, g_buf_, p_, u_;
+  gl::Buffer frames_, caps_, taps_, alpha_, g_buf_, p_, u_;
   gl::Texture volume_;
 };
 

@@ -5,6 +5,7 @@
 // pass); otherwise the texture unit's trilinear filter of α in a 3D texture (border 0).
 layout(local_size_x = 32) in;
 layout(std430, binding = 0) readonly buffer Frames { float frames[]; };
+layout(std430, binding = 3) readonly buffer Caps { vec2 caps[]; };
 layout(std430, binding = 1) readonly buffer Alpha { float alpha[]; };
 layout(std430, binding = 2) writeonly buffer Shells { float g[]; };
 uniform vec3 u_grid0;
@@ -48,7 +49,7 @@ void main() {
   if (valid) {
     int q = sample_id / u_shells, m = sample_id % u_shells;
     Frame f = load_frame(q);
-    Cap c = shell_cap(f, u_c0 * (u_t_min + (float(m) - 1.0) * u_dt), u_h);
+    Cap c = shell_cap(sample_id, u_c0 * (u_t_min + (float(m) - 1.0) * u_dt), u_h);
     for (int i = 0; i < c.n_theta; ++i) {
       Ring r = shell_ring(c, i);
       float ring = 0.0;

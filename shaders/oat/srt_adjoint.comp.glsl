@@ -7,6 +7,7 @@
 #endif
 layout(local_size_x = 32) in;
 layout(std430, binding = 0) readonly buffer Frames { float frames[]; };
+layout(std430, binding = 3) readonly buffer Caps { vec2 caps[]; };
 layout(std430, binding = 2) readonly buffer Shells { float g[]; };
 #ifdef FLOAT_ATOMICS
 layout(std430, binding = 1) buffer Alpha { float alpha[]; };
@@ -52,7 +53,7 @@ void main() {
   if (value == 0.0) return;
   int q = sample_id / u_shells, m = sample_id % u_shells;
   Frame f = load_frame(q);
-  Cap c = shell_cap(f, u_c0 * (u_t_min + (float(m) - 1.0) * u_dt), u_h);
+  Cap c = shell_cap(sample_id, u_c0 * (u_t_min + (float(m) - 1.0) * u_dt), u_h);
   for (int i = 0; i < c.n_theta; ++i) {
     Ring r = shell_ring(c, i);
     float v = r.area * value;
