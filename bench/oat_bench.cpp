@@ -149,7 +149,7 @@ struct Row {
 void print_row(const Row& r) {
   char ceil[64] = "-";
   if (r.ceiling_ms > 0) std::snprintf(ceil, sizeof ceil, "%5.1f%% of %s", 100.0 * r.ceiling_ms / r.ms, r.ceiling.c_str());
-  std::printf("%-8s %-11s %-9s %10.2f %11.3g  %-28s %9.0fx %9.1fx\n", r.what.c_str(), r.backend.c_str(),
+  std::printf("%-8s %-11s %-9s %10.2f %11.3g  %-28s %9.3gx %9.3gx\n", r.what.c_str(), r.backend.c_str(),
               r.mode.c_str(), r.ms, r.rate, ceil, r.cpu1, r.cpu_all);
 }
 
