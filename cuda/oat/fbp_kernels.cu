@@ -46,10 +46,12 @@ __device__ __forceinline__ Split split(float kt) {
 }
 
 // k̃ of voxel (i, j, kz) and transducer q in double, as the cpu computes it (rare: see the header).
-__device__ __noinline__ Split refine(const FbpParams& p, int q, int i, int j, int kz) {
-  const double* s = p.positions + 3 * static_cast<size_t>(q);
-  const double dx = i * p.voxel_d - s[0], dy = j * p.voxel_d - s[1], dz = kz * p.voxel_d - s[2];
-  const double kt = sqrt(dx * dx + dy * dy + dz * dz) * p.inv_c0dt_d - p.tau0_d;
+// (By value, not a reference to the kernel's parameters: that would copy them to local memory.)
+__device__ __noinline__ Split refine(const double* positions, double voxel, double inv_c0dt, double tau0, int q, int i,
+                                     int j, int kz) {
+  const double* s = positions + 3 * static_cast<size_t>(q);
+  const double dx = i * voxel - s[0], dy = j * voxel - s[1], dz = kz * voxel - s[2];
+  const double kt = sqrt(dx * dx + dy * dy + dz * dz) * inv_c0dt - tau0;
   const double kf = floor(kt);
   return {static_cast<float>(kf), static_cast<float>(kt - kf), static_cast<int>(kf)};
 }
@@ -82,7 +84,8 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
         const float kt = fmaf(d2 * inv, p.inv_c0dt, -p.tau0);  // k̃ = (d/c₀ − t_min)/Δt
         Split sp = split(kt);
         if constexpr (kMode != FbpMode::no_fetch)
-          if (sp.f < p.eps || sp.f > 1.0f - p.eps) sp = refine(p, q0 + t, i, j, kb + v);
+          if (sp.f < p.eps || sp.f > 1.0f - p.eps)
+            sp = refine(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, i, j, kb + v);
         float2 T;
         if constexpr (kMode == FbpMode::exact)
           T = tex2D<float2>(tex, sp.kf + 0.5f, s.w);  // border: 0 outside k = 0..K−2

@@ -80,8 +80,17 @@ void ModelDevice::upload_data(std::span<const double> u) {
   u_.upload_async(staging_.data(), staging_.size(), stream_);
 }
 
+namespace {
+// The probes always touch eight voxels (clamped into the grid): at least two per axis.
+void require_probe_grid(const cuda_detail::SrtParams& p) {
+  if (p.grid.nx < 2 || p.grid.ny < 2 || p.grid.nz < 2)
+    throw Error("oat cuda model: the probes need at least 2 voxels along every axis");
+}
+}  // namespace
+
 void ModelDevice::forward(cuda_detail::SrtFetch fetch) {
   using cuda_detail::SrtFetch;
+  if (fetch == SrtFetch::probe_loads || fetch == SrtFetch::probe_texture) require_probe_grid(srt_);
   if (fetch == SrtFetch::hardware || fetch == SrtFetch::probe_texture) volume_.copy_from_device(alpha_.data(), stream_);
   cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch, stream_);
   cuda_detail::launch_d(time_, g_.data(), p_.data(), stream_);
@@ -89,6 +98,7 @@ void ModelDevice::forward(cuda_detail::SrtFetch fetch) {
 }
 
 void ModelDevice::adjoint(bool probe) {
+  if (probe) require_probe_grid(srt_);
   cuda_detail::launch_eir_adjoint(time_, taps_.data(), taps_count_, u_.data(), p_.data(), stream_);
   cuda_detail::launch_d_adjoint(time_, p_.data(), g_.data(), stream_);
   alpha_.fill_zero(stream_);
