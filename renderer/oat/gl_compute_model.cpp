@@ -89,11 +89,7 @@ class GlComputeModel final : public Model {
     set_shell_uniforms(s);
     s.set("u_volume", 0);
     TOMO_GL_CHECK(glBindTextureUnit(0, volume_ ? volume_.id() : 0));
-    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
+    run_shell_pass();
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     run_stage(0, g_buf_, p_);
     if (taps_count_ > 0)
@@ -121,11 +117,7 @@ class GlComputeModel final : public Model {
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
     const gl::Program& s = *srt_adjoint_;
     set_shell_uniforms(s);
-    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
+    run_shell_pass();
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     const std::vector<float> f = alpha_.read<float>();
     std::copy(f.begin(), f.end(), alpha.begin());
@@ -157,6 +149,16 @@ class GlComputeModel final : public Model {
     s.set("u_t_min", static_cast<float>(g_.time.t_min_us));
     s.set("u_dt", static_cast<float>(g_.time.dt_us()));
     s.set("u_h", static_cast<float>(h_));
+  }
+
+  // The srt / srt_adjoint pass in use: its buffers (shell.glsl's bindings) and one work group per
+  // shell sample.
+  void run_shell_pass() const {
+    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
   }
 
   // (θ_max, n_theta) of every shell sample (q, m), kernel_math shell_cap in double (see shell.glsl).
