@@ -1,0 +1,279 @@
+// bench_oat: the oat operators (seed 001) on every available GPU backend, in one run, on OUR
+// paper-sized scene (128×128×160 voxels of 0.2 mm, Rˢ = 65 mm, 20 MHz; never the paper's
+// tables, whose numbers are masked): the FBP from 128×256 transducers in voxel·transducer updates
+// per second against the texture-fetch and arithmetic probes measured in the same run and GAPAT's
+// ≈ 2.5·10¹¹ per GPU; one H_int and one H_intᵀ of the 64×128 subset in shell patches per second
+// against their probes (loads or texture fetches for H_int, atomics for H_intᵀ); every GPU figure
+// against our cpu reference on one core and on all cores (measured on a transducer subset, exactly
+// linear in the transducers, and extrapolated) beside the seed's ≈ 1000× (FBP) and ≈ 125× (PLS-int).
+// Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
+//        --reps 2, --backends cuda,gl-compute, --json FILE.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/harness.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/oat/geometry.hpp"
+#include "compute/oat/model.hpp"
+#include "compute/oat/params.hpp"
+#include "compute/oat/stages.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/oat/cuda_bench.hpp"
+#endif
+
+using namespace tomo;
+using namespace tomo::oat;
+
+namespace {
+
+constexpr double kGapatUpdatesPerS = 2.5e11;  // GAPAT, RTX 3090 Ti (notes "Anchors")
+constexpr double kSeedFbpSpeedup = 1000, kSeedPlsIntSpeedup = 125;
+
+struct Args {
+  bool small = false;
+  int reps = 2;
+  std::vector<std::string> backends;
+  std::string json;
+  std::array<int, 3> dims{128, 128, 160};
+  double voxel = 0.2, radius = 65.0, fs = 20.0;
+  int fbp_rings = 128, fbp_views = 256, model_rings = 64, model_views = 128;
+  int cpu_rings = 2, cpu_views = 4;  // the cpu reference's transducer subset
+};
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  bench::Cli cli("bench_oat", "oat FBP and H_int/H_intT speed against their ceilings and the cpu reference");
+  CLI::App& app = cli.app();
+  app.add_flag("--small", a.small, "24^3 voxels of 1 mm, 8x16 / 4x8 transducers (cpu + software GL)");
+  app.add_option("--reps", a.reps, "timed repetitions (best kept)")->capture_default_str();
+  app.add_option("--backends", a.backends, "GPU backends (default: every available non-cpu)")->delimiter(',');
+  cli.parse(argc, argv);
+  if (a.small) {
+    a.dims = {24, 24, 24};
+    a.voxel = 1.0;
+    a.radius = 30.0;
+    a.fs = 10.0;
+    a.fbp_rings = 8, a.fbp_views = 16, a.model_rings = 4, a.model_views = 8, a.cpu_rings = 1, a.cpu_views = 2;
+    if (!app.count("--reps")) a.reps = 1;
+  }
+  a.reps = std::max(1, a.reps);
+  a.json = cli.json_path();
+  return a;
+}
+
+// Our scene: a centred grid, rings × views on the sphere about its centre, the time window that
+// covers the support (covering_time_axis, 1 µs margins). Every transducer sees the same shells.
+OatGeometry scene(const Args& a, int rings, int views) {
+  OatGeometry g;
+  g.grid = Grid3::centred(a.dims, {a.voxel, a.voxel, a.voxel});
+  set_rings_views(g, rings, views, a.radius);
+  g.c0_mm_per_us = 1.5;
+  g.gruneisen = 1.0;
+  g.time = covering_time_axis(g, a.fs, 1.0);
+  return g;
+}
+
+// Timing data: the cost does not depend on the values (nonzero everywhere, so that H_intᵀ skips
+// nothing); accuracy is the tests' job.
+std::vector<double> pattern(std::size_t n, double f) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = 1.0 + 0.5 * std::sin(f * static_cast<double>(i));
+  return v;
+}
+
+std::vector<std::string> gpu_backends(const Args& a) {
+  if (!a.backends.empty()) return a.backends;
+  std::vector<std::string> out;
+  for (const auto& n : BackendRegistry<Fbp>::instance().available_names())
+    if (n != "cpu") out.push_back(n);
+  return out;
+}
+
+// Best of `reps` calls of `f`, waited for through `sync`.
+template <class F, class S>
+double best_ms(int reps, F&& f, S&& sync) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(bench::time_ms(f, sync));
+  return bench::best_of(t);
+}
+
+// cpu reference rates on the transducer subset (exactly linear in the transducers): FBP updates/s
+// and H_int / H_intᵀ patches/s, single thread and all threads.
+struct CpuRates {
+  std::string all_label;
+  double fbp[2] = {0, 0}, forward[2] = {0, 0}, adjoint[2] = {0, 0};  // [0] one thread, [1] all
+};
+
+CpuRates cpu_rates(const Args& a, const OatGeometry& full) {
+  CpuRates r;
+  OatGeometry g = scene(a, a.cpu_rings, a.cpu_views);
+  g.time = full.time;
+  const double updates = static_cast<double>(g.grid.count()) * g.transducer_count();
+  const auto p = pattern(g.data_size(), 0.37), x = pattern(g.grid.count(), 0.11);
+  ModelOptions mo;
+  const double patches = InterpolationStages(g, mo).patch_count();
+  for (int t = 0; t < 2; ++t) {
+    FbpOptions fo;
+    fo.threads = mo.threads = t == 0 ? 1 : 0;
+    auto fbp = BackendRegistry<Fbp>::instance().create("cpu");
+    fbp->configure(g, fo);
+    std::vector<double> img(g.grid.count()), u(g.data_size()), alpha(g.grid.count());
+    r.fbp[t] = updates / (best_ms(1, [&] { fbp->reconstruct(p, img); }, [] {}) * 1e-3);
+    auto model = BackendRegistry<Model>::instance().create("cpu");
+    model->configure(g, mo);
+    if (t == 1) r.all_label = model->describe();
+    r.forward[t] = patches / (best_ms(1, [&] { model->forward(x, u); }, [] {}) * 1e-3);
+    r.adjoint[t] = patches / (best_ms(1, [&] { model->adjoint(p, alpha); }, [] {}) * 1e-3);
+  }
+  std::printf("cpu reference on %dx%d transducers (%s): FBP %.3g / %.3g updates/s, H_int %.3g / %.3g and H_intT "
+              "%.3g / %.3g patches/s (one thread / all)\n",
+              a.cpu_rings, a.cpu_views, r.all_label.c_str(), r.fbp[0], r.fbp[1], r.forward[0], r.forward[1],
+              r.adjoint[0], r.adjoint[1]);
+  return r;
+}
+
+struct Row {
+  std::string what{}, backend{}, mode{};
+  double ms = 0, rate = 0;        // rate: updates/s (FBP) or patches/s (H_int, H_intT)
+  double ceiling_ms = 0;          // the probe's time on the same workload (0: none)
+  std::string ceiling{};          // which probe
+  double cpu1 = 0, cpu_all = 0;   // speed-ups over the extrapolated cpu reference
+};
+
+void print_row(const Row& r) {
+  char ceil[64] = "-";
+  if (r.ceiling_ms > 0) std::snprintf(ceil, sizeof ceil, "%5.1f%% of %s", 100.0 * r.ceiling_ms / r.ms, r.ceiling.c_str());
+  std::printf("%-8s %-11s %-9s %10.2f %11.3g  %-28s %9.3gx %9.3gx\n", r.what.c_str(), r.backend.c_str(),
+              r.mode.c_str(), r.ms, r.rate, ceil, r.cpu1, r.cpu_all);
+}
+
+nlohmann::json row_json(const Row& r) {
+  return {{"op", r.what},          {"backend", r.backend},  {"mode", r.mode},           {"ms", r.ms},
+          {"rate_per_s", r.rate},  {"ceiling", r.ceiling},  {"ceiling_ms", r.ceiling_ms},
+          {"fraction_of_ceiling", r.ceiling_ms > 0 ? r.ceiling_ms / r.ms : -1.0},
+          {"speedup_vs_cpu_1_thread", r.cpu1},              {"speedup_vs_cpu_all", r.cpu_all}};
+}
+
+// GPU rows through the operator interfaces (host transfers included): gl-compute and others.
+void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, const OatGeometry& gm, double updates,
+                    double patches, std::vector<Row>& rows) {
+  {
+    FbpOptions fo;
+    auto fbp = BackendRegistry<Fbp>::instance().create(b);
+    fbp->configure(gf, fo);
+    const auto p = pattern(gf.data_size(), 0.37);
+    std::vector<double> img(gf.grid.count());
+    fbp->reconstruct(p, img);  // warm-up: shader compilation
+    const double ms = best_ms(a.reps, [&] { fbp->reconstruct(p, img); }, [&] { fbp->synchronize(); });
+    rows.push_back({"FBP", b, "exact*", ms, updates / (ms * 1e-3)});
+  }
+  ModelOptions mo;
+  auto model = BackendRegistry<Model>::instance().create(b);
+  model->configure(gm, mo);
+  const auto x = pattern(gm.grid.count(), 0.11), y = pattern(gm.data_size(), 0.37);
+  std::vector<double> u(gm.data_size()), alpha(gm.grid.count());
+  model->forward(x, u);
+  const double fms = best_ms(a.reps, [&] { model->forward(x, u); }, [&] { model->synchronize(); });
+  const double ams = best_ms(a.reps, [&] { model->adjoint(y, alpha); }, [&] { model->synchronize(); });
+  rows.push_back({"H_int", b, "exact*", fms, patches / (fms * 1e-3)});
+  rows.push_back({"H_intT", b, "exact*", ams, patches / (ams * 1e-3)});
+}
+
+#ifdef TOMO_HAVE_CUDA
+void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
+               std::vector<Row>& rows) {
+  const CudaFbpTimes f = time_cuda_fbp(gf, pattern(gf.data_size(), 0.37), a.reps);
+  const double bound = std::max(f.fetch_probe_ms, f.compute_probe_ms);
+  const std::string which = f.fetch_probe_ms >= f.compute_probe_ms ? "texture probe" : "arithmetic probe";
+  std::printf("FBP probes: texture fetches %.2f ms (%.3g fetches/s), arithmetic without fetches %.2f ms\n",
+              f.fetch_probe_ms, updates / (f.fetch_probe_ms * 1e-3), f.compute_probe_ms);
+  rows.push_back({"FBP", "cuda", "exact", f.exact_ms, updates / (f.exact_ms * 1e-3), bound, which});
+  rows.push_back({"FBP", "cuda", "exact-ldg", f.exact_ldg_ms, updates / (f.exact_ldg_ms * 1e-3), bound, which});
+  ModelOptions mo;
+  const CudaModelTimes m =
+      time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps);
+  rows.push_back({"H_int", "cuda", "exact", m.forward_exact_ms, patches / (m.forward_exact_ms * 1e-3),
+                  m.probe_loads_ms, "load probe"});
+  rows.push_back({"H_int", "cuda", "hardware", m.forward_hardware_ms, patches / (m.forward_hardware_ms * 1e-3),
+                  m.probe_texture_ms, "texture probe"});
+  rows.push_back({"H_intT", "cuda", "exact", m.adjoint_ms, patches / (m.adjoint_ms * 1e-3), m.probe_atomics_ms,
+                  "atomics probe"});
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse_args(argc, argv);
+  runtime_options().progress = false;
+  const OatGeometry gf = scene(a, a.fbp_rings, a.fbp_views), gm = scene(a, a.model_rings, a.model_views);
+  const double updates = static_cast<double>(gf.grid.count()) * gf.transducer_count();
+  const OatGeometry one = scene(a, 1, 1);  // every transducer sees the same shells: count one
+  const double patches = InterpolationStages(one, ModelOptions{}).patch_count() * gm.transducer_count();
+  std::printf("oat bench, our scene (not the paper's): %dx%dx%d voxels of %g mm, R = %g mm, %g MHz, K = %d\n",
+              a.dims[0], a.dims[1], a.dims[2], a.voxel, a.radius, a.fs, gf.time.samples);
+  std::printf("FBP: %dx%d transducers, %.3g voxel-transducer updates; H_int: %dx%d transducers, %.3g shell patches\n",
+              a.fbp_rings, a.fbp_views, updates, a.model_rings, a.model_views, patches);
+  nlohmann::json out;
+  out["scene"] = {{"dims", a.dims}, {"voxel_mm", a.voxel}, {"radius_mm", a.radius}, {"fs_mhz", a.fs},
+                  {"samples", gf.time.samples}, {"fbp_transducers", {a.fbp_rings, a.fbp_views}},
+                  {"model_transducers", {a.model_rings, a.model_views}}, {"fbp_updates", updates},
+                  {"model_patches", patches}};
+  const CpuRates cpu = cpu_rates(a, gf);
+  out["cpu"] = {{"fbp_updates_per_s", cpu.fbp}, {"forward_patches_per_s", cpu.forward},
+                {"adjoint_patches_per_s", cpu.adjoint}, {"all_threads", cpu.all_label},
+                {"subset", {a.cpu_rings, a.cpu_views}}};
+  std::vector<Row> rows;
+  for (const std::string& b : gpu_backends(a)) try {
+#ifdef TOMO_HAVE_CUDA
+      if (b == "cuda") {
+        cuda_rows(a, gf, gm, updates, patches, rows);
+        continue;
+      }
+#endif
+      interface_rows(a, b, gf, gm, updates, patches, rows);
+    } catch (const std::exception& e) {
+      std::printf("%s failed: %s\n", b.c_str(), e.what());
+      out["failures"].push_back({{"backend", b}, {"what", e.what()}});
+    }
+  for (Row& r : rows) {
+    const double* c = r.what == "FBP" ? cpu.fbp : r.what == "H_int" ? cpu.forward : cpu.adjoint;
+    r.cpu1 = r.rate / c[0];
+    r.cpu_all = r.rate / c[1];
+    out["runs"].push_back(row_json(r));
+  }
+  std::printf("\n%-8s %-11s %-9s %10s %11s  %-28s %10s %10s\n", "op", "backend", "mode", "ms", "rate /s",
+              "of the ceiling it is bound by", "vs cpu 1t", "vs cpu all");
+  for (const Row& r : rows) print_row(r);
+  std::printf("rate: FBP voxel-transducer updates/s (GAPAT ~%.1e per GPU), H_int/H_intT shell patches/s; cpu "
+              "figures extrapolated from %dx%d transducers; * = through the operator interface (host transfers "
+              "included); seed: FBP ~%.0fx, PLS-int ~%.0fx over its CPU code\n",
+              kGapatUpdatesPerS, a.cpu_rings, a.cpu_views, kSeedFbpSpeedup, kSeedPlsIntSpeedup);
+  for (const Row& r : rows)
+    if (r.what == "FBP")
+      std::printf("FBP %s %s: %.2fx GAPAT's rate\n", r.backend.c_str(), r.mode.c_str(), r.rate / kGapatUpdatesPerS);
+  double pls_ms = 0, pls_cpu1 = 0;  // one PLS-int iteration ≈ one H_int + one H_intT
+  for (const Row& r : rows)
+    if (r.backend == "cuda" && r.mode == "exact" && r.what != "FBP") {
+      pls_ms += r.ms;
+      pls_cpu1 += patches / (r.what == "H_int" ? cpu.forward[0] : cpu.adjoint[0]) * 1e3;
+    }
+  if (pls_ms > 0) {
+    std::printf("PLS-int iteration (H_int + H_intT, cuda exact): %.1f ms, %.0fx the cpu on one thread (seed ~%.0fx)\n",
+                pls_ms, pls_cpu1 / pls_ms, kSeedPlsIntSpeedup);
+    out["pls_int_iteration"] = {{"ms", pls_ms}, {"speedup_vs_cpu_1_thread", pls_cpu1 / pls_ms}};
+  }
+  out["anchors"] = {{"gapat_updates_per_s", kGapatUpdatesPerS}, {"seed_fbp_speedup", kSeedFbpSpeedup},
+                    {"seed_pls_int_speedup", kSeedPlsIntSpeedup}};
+  if (!a.json.empty()) {
+    bench::write_report(a.json, out);
+    std::printf("wrote %s\n", a.json.c_str());
+  }
+  return 0;
+}

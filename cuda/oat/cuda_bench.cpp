@@ -1,0 +1,62 @@
+// Timings for bench_oat (see cuda_bench.hpp): events around the device-resident operators.
+#include "cuda/oat/cuda_bench.hpp"
+
+#include <algorithm>
+
+#include "cuda/core/event.hpp"
+#include "cuda/oat/fbp_device.hpp"
+#include "cuda/oat/model_device.hpp"
+
+namespace tomo::oat {
+
+namespace {
+
+// Best of `reps` event-timed runs of `work` on `stream` after one warm-up run.
+template <class F>
+double best_ms(cudaStream_t stream, int reps, F&& work) {
+  work();
+  tomo::cuda::Event a, b;
+  double best = 1e300;
+  for (int r = 0; r < std::max(1, reps); ++r) {
+    a.record(stream);
+    work();
+    b.record(stream);
+    b.synchronize();
+    best = std::min(best, static_cast<double>(a.elapsed_ms(b)));
+  }
+  return best;
+}
+
+}  // namespace
+
+CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps) {
+  using cuda_detail::FbpMode;
+  FbpDevice dev(g);
+  dev.upload(pressure);
+  CudaFbpTimes t;
+  t.exact_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
+  t.exact_ldg_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
+  t.fetch_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
+  t.compute_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
+  dev.synchronize();
+  return t;
+}
+
+CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std::span<const double> alpha,
+                               std::span<const double> u, int reps) {
+  using cuda_detail::SrtFetch;
+  ModelDevice dev(g, o);
+  dev.upload_alpha(alpha);
+  CudaModelTimes t;
+  t.forward_exact_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::exact); });
+  t.forward_hardware_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::hardware); });
+  t.probe_loads_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::probe_loads); });
+  t.probe_texture_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::probe_texture); });
+  dev.upload_data(u);
+  t.adjoint_ms = best_ms(dev.stream(), reps, [&] { dev.adjoint(false); });
+  t.probe_atomics_ms = best_ms(dev.stream(), reps, [&] { dev.adjoint(true); });
+  dev.synchronize();
+  return t;
+}
+
+}  // namespace tomo::oat

@@ -1,0 +1,121 @@
+// FbpDevice (see fbp_device.hpp).
+#include "cuda/oat/fbp_device.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/oat/params.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/oat/device_select.hpp"
+
+namespace tomo::oat {
+
+using namespace tomo::cuda;
+
+namespace {
+const OatGeometry& validated(const OatGeometry& g) {
+  g.validate("oat cuda fbp");
+  return g;
+}
+}  // namespace
+
+FbpDevice::FbpDevice(const OatGeometry& g)
+    : device_(select_cuda_device()),
+      g_(validated(g)),
+      mode_(cuda_detail::FbpMode::exact),
+      weights_(fbp_weights<double>(g_)) {
+  const int Q = g.transducer_count(), K = g.time.samples;
+  cudaDeviceProp prop{};
+  TOMO_CUDA_CHECK(cudaGetDeviceProperties(&prop, current_device()));
+  // Beyond the 2D texture limits (K − 1 wide, Q high) the table is read by __ldg instead.
+  const bool texture = K - 1 <= prop.maxTexture2D[0] && Q <= prop.maxTexture2D[1];
+  if (!texture) {
+    mode_ = cuda_detail::FbpMode::exact_ldg;
+    log_info("oat cuda fbp: a data table of ", K - 1, " x ", Q, " exceeds the 2D texture limit of ",
+             prop.maxTexture2D[0], " x ", prop.maxTexture2D[1], "; reading it through __ldg");
+  }
+  const Grid3& gr = g.grid;
+  require_device_memory(16.0 * (K - 1) * Q + 4.0 * gr.count() + 16.0 * Q, "oat cuda fbp: data table and image");
+  const double dt = g.time.dt_us(), c0 = g.c0_mm_per_us;
+  params_.nx = gr.dims[0];
+  params_.ny = gr.dims[1];
+  params_.nz = gr.dims[2];
+  params_.voxel = static_cast<float>(g.voxel_mm());
+  params_.inv_c0dt = static_cast<float>(1.0 / (c0 * dt));
+  params_.tau0 = static_cast<float>(g.time.t_min_us / dt);
+  params_.lin_scale = static_cast<float>(c0 * dt);
+  params_.diff_scale = 0.5f;
+  params_.transducers = Q;
+  params_.width = K - 1;
+  params_.voxel_d = g.voxel_mm();
+  params_.inv_c0dt_d = 1.0 / (c0 * dt);
+  params_.tau0_d = g.time.t_min_us / dt;
+  // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
+  std::vector<float4> tr(Q);
+  std::vector<double> pos(3 * static_cast<std::size_t>(Q));
+  double d_max = 0;  // the largest transducer-voxel distance
+  for (int q = 0; q < Q; ++q) {
+    for (int a = 0; a < 3; ++a) pos[3 * q + a] = g.transducers[q][a] - gr.origin_mm[a];
+    tr[q] = make_float4(static_cast<float>(pos[3 * q]), static_cast<float>(pos[3 * q + 1]),
+                        static_cast<float>(pos[3 * q + 2]), static_cast<float>(q) + 0.5f);
+    double far = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double e = (gr.dims[a] - 1) * g.voxel_mm();
+      far += std::max(pos[3 * q + a] * pos[3 * q + a], (pos[3 * q + a] - e) * (pos[3 * q + a] - e));
+    }
+    d_max = std::max(d_max, std::sqrt(far));
+  }
+  transducers_.resize(Q);
+  transducers_.upload(tr);
+  positions_.resize(pos.size());
+  positions_.upload(pos);
+  params_.positions = positions_.data();
+  // Bound of the fp32 k̃ error: coordinates, d² and d = d²·rsqrt(d²) (rsqrt to ~2⁻²²·⁸) give d to
+  // ~4.5e-7·d, the final fma k̃ to an ulp; eps is twice that (~1e-3 on the paper-sized scene).
+  const double bound = d_max * 4.5e-7 * params_.inv_c0dt_d + std::abs(d_max * params_.inv_c0dt_d) * 1.2e-7;
+  params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
+  image_.resize(gr.count());
+  linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
+  if (texture) {
+    table_ = CudaArray::of<float2>(ArrayExtent{static_cast<std::size_t>(K - 1), static_cast<std::size_t>(Q), 0});
+    point_ = TextureObject(table_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
+  }
+}
+
+void FbpDevice::upload(std::span<const double> p) {
+  const std::size_t Q = g_.transducers.size(), K = static_cast<std::size_t>(g_.time.samples);
+  if (p.size() != Q * K)
+    throw InputError(str_cat("oat cuda fbp: ", p.size(), " pressure samples, expected ", Q, " x ", K));
+  synchronize();  // the previous upload may still read host_table_
+  host_table_.resize(Q * (K - 1));
+  for (std::size_t q = 0; q < Q; ++q) {
+    const double* row = p.data() + q * K;
+    const double w = weights_[q];
+    for (std::size_t k = 0; k + 1 < K; ++k)
+      host_table_[q * (K - 1) + k] = make_float2(static_cast<float>(w * row[k]), static_cast<float>(w * (row[k + 1] - row[k])));
+  }
+  if (table_.get()) table_.copy_from_host(host_table_.data(), stream_);
+  linear_table_.upload_async(host_table_.data(), host_table_.size(), stream_);
+}
+
+void FbpDevice::run(cuda_detail::FbpMode mode) {
+  if (mode == cuda_detail::FbpMode::exact && !table_.get())
+    throw UnavailableError("oat cuda fbp: the data table exceeds the texture limits; only exact_ldg runs");
+  cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(), mode, stream_);
+}
+
+void FbpDevice::run_fetch_probe() {
+  if (!table_.get()) throw UnavailableError("oat cuda fbp: no data texture (beyond the limits) to probe");
+  cuda_detail::launch_fbp_fetch_probe(params_, transducers_.data(), point_, image_.data(), stream_);
+}
+
+std::vector<float> FbpDevice::image() const {
+  synchronize();
+  return image_.to_host();
+}
+
+}  // namespace tomo::oat

@@ -1,0 +1,118 @@
+// ModelDevice (see model_device.hpp).
+#include "cuda/oat/model_device.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/oat/params.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/oat/device_select.hpp"
+
+namespace tomo::oat {
+
+using namespace tomo::cuda;
+
+namespace {
+const OatGeometry& validated(const OatGeometry& g, const ModelOptions& o) {
+  if (o.kind != ModelKind::interpolation)
+    throw UnavailableError("oat cuda: model '" + to_string(o.kind) + "' is not implemented");
+  g.validate("oat cuda model");
+  return g;
+}
+}  // namespace
+
+ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o)
+    : device_(select_cuda_device()),
+      fetch_(o.interpolation == Interpolation::hardware ? cuda_detail::SrtFetch::hardware : cuda_detail::SrtFetch::exact) {
+  const OatGeometry& g = validated(g0, o);
+  const int Q = g.transducer_count(), K = g.time.samples;
+  const std::size_t N = g.grid.count(), M = static_cast<std::size_t>(K) + 2;
+  require_device_memory(4.0 * (2.0 * N + static_cast<double>(Q) * (M + 2.0 * K)) + 56.0 * Q,
+                        "oat cuda model: α, its texture, g, p and u");
+  srt_.grid = grid_params<float>(g);
+  srt_.transducers = Q;
+  srt_.shells = static_cast<int>(M);
+  srt_.c0 = static_cast<float>(g.c0_mm_per_us);
+  srt_.t_min = static_cast<float>(g.time.t_min_us);
+  srt_.dt = static_cast<float>(g.time.dt_us());
+  srt_.h = static_cast<float>(patch_mm(g, o));
+  time_.transducers = Q;
+  time_.samples = K;
+  time_.t_min = srt_.t_min;
+  time_.dt = srt_.dt;
+  time_.cD = static_cast<float>(d_coefficient<double>(g.gruneisen, g.c0_mm_per_us, g.time.dt_us()));
+  const std::vector<ShellFrame<float>> frames = shell_frames<float>(g);
+  frames_.resize(frames.size());
+  frames_.upload(frames);
+  srt_.frames = frames_.data();
+  if (g.eir.active()) {
+    const std::vector<float> taps(g.eir.taps.begin(), g.eir.taps.end());
+    taps_.resize(taps.size());
+    taps_.upload(taps);
+    taps_count_ = static_cast<int>(taps.size());
+  }
+  alpha_.resize(N);
+  g_.resize(static_cast<std::size_t>(Q) * M);
+  p_.resize(static_cast<std::size_t>(Q) * K);
+  u_.resize(static_cast<std::size_t>(Q) * K);
+  volume_ = CudaArray::of<float>(ArrayExtent{static_cast<std::size_t>(g.grid.dims[0]),
+                                             static_cast<std::size_t>(g.grid.dims[1]),
+                                             static_cast<std::size_t>(g.grid.dims[2])});
+  volume_tex_ = TextureObject(volume_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+}
+
+void ModelDevice::upload_alpha(std::span<const double> alpha) {
+  if (alpha.size() != alpha_.size())
+    throw Error(str_cat("oat cuda model: α of ", alpha.size(), " voxels, the grid has ", alpha_.size()));
+  synchronize();  // an earlier async copy may still read staging_
+  staging_.assign(alpha.begin(), alpha.end());
+  alpha_.upload_async(staging_.data(), staging_.size(), stream_);
+}
+
+void ModelDevice::upload_data(std::span<const double> u) {
+  if (u.size() != u_.size())
+    throw Error(str_cat("oat cuda model: data of ", u.size(), " samples, expected ", u_.size()));
+  synchronize();
+  staging_.assign(u.begin(), u.end());
+  u_.upload_async(staging_.data(), staging_.size(), stream_);
+}
+
+namespace {
+// The probes always touch eight voxels (clamped into the grid): at least two per axis.
+void require_probe_grid(const cuda_detail::SrtParams& p) {
+  if (p.grid.nx < 2 || p.grid.ny < 2 || p.grid.nz < 2)
+    throw Error("oat cuda model: the probes need at least 2 voxels along every axis");
+}
+}  // namespace
+
+void ModelDevice::forward(cuda_detail::SrtFetch fetch) {
+  using cuda_detail::SrtFetch;
+  if (fetch == SrtFetch::probe_loads || fetch == SrtFetch::probe_texture) require_probe_grid(srt_);
+  if (fetch == SrtFetch::hardware || fetch == SrtFetch::probe_texture) volume_.copy_from_device(alpha_.data(), stream_);
+  cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch, stream_);
+  cuda_detail::launch_d(time_, g_.data(), p_.data(), stream_);
+  cuda_detail::launch_eir(time_, taps_.data(), taps_count_, p_.data(), u_.data(), stream_);
+}
+
+void ModelDevice::adjoint(bool probe) {
+  if (probe) require_probe_grid(srt_);
+  cuda_detail::launch_eir_adjoint(time_, taps_.data(), taps_count_, u_.data(), p_.data(), stream_);
+  cuda_detail::launch_d_adjoint(time_, p_.data(), g_.data(), stream_);
+  alpha_.fill_zero(stream_);
+  cuda_detail::launch_srt_adjoint(srt_, g_.data(), alpha_.data(), probe, stream_);
+}
+
+std::vector<float> ModelDevice::alpha() const {
+  synchronize();
+  return alpha_.to_host();
+}
+
+std::vector<float> ModelDevice::data() const {
+  synchronize();
+  return u_.to_host();
+}
+
+}  // namespace tomo::oat

@@ -1,0 +1,54 @@
+// H_int = H_eir·D·H_srt and its transpose on one CUDA device with every vector resident (α, the
+// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). Shared by the
+// `cuda` Model backend and bench_oat's probes.
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compute/oat/geometry.hpp"
+#include "compute/oat/kernel_math.hpp"
+#include "compute/oat/model.hpp"
+#include "cuda/core/cuda_array.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/stream.hpp"
+#include "cuda/core/texture.hpp"
+#include "cuda/oat/srt_kernels.hpp"
+
+namespace tomo::oat {
+
+class ModelDevice {
+ public:
+  ModelDevice(const OatGeometry& g, const ModelOptions& o);
+
+  void upload_alpha(std::span<const double> alpha);  // α (grid order) → device
+  void upload_data(std::span<const double> u);       // u (Q·K) → device
+  // u = H α on the device; `fetch` overrides the options' interpolation (bench probes).
+  void forward(cuda_detail::SrtFetch fetch);
+  void forward() { forward(fetch_); }
+  // α = Hᵀ u on the device; probe: the scatter's atomics from fast positions.
+  void adjoint(bool probe = false);
+  std::vector<float> alpha() const;  // wait for the stream
+  std::vector<float> data() const;
+
+  std::size_t voxels() const { return alpha_.size(); }
+  std::size_t data_samples() const { return u_.size(); }
+  cudaStream_t stream() const { return stream_.get(); }
+  void synchronize() const { stream_.synchronize(); }
+  const std::string& device() const { return device_; }
+
+ private:
+  std::string device_;
+  cuda_detail::SrtFetch fetch_;
+  cuda_detail::SrtParams srt_{};
+  cuda_detail::TimeParams time_{};
+  tomo::cuda::Stream stream_;
+  tomo::cuda::DeviceBuffer<ShellFrame<float>> frames_;
+  tomo::cuda::DeviceBuffer<float> taps_, alpha_, g_, p_, u_;
+  int taps_count_ = 0;
+  tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware and probe_texture)
+  tomo::cuda::TextureObject volume_tex_;
+  std::vector<float> staging_;
+};
+
+}  // namespace tomo::oat

@@ -1,0 +1,131 @@
+// The `gl-compute` backend of the oat FBP (float): shaders/oat/fbp.comp.glsl, one invocation per
+// voxel, the data (P_k, D_k) in an RG32F texture (the layout of cuda/oat/fbp_kernels.hpp), the
+// transducers staged through shared memory, k̃ refined in double next to sample boundaries.
+// FbpOptions::interpolation has no effect: a filtered fetch would lerp the held difference too.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/oat/model.hpp"
+#include "compute/oat/params.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+
+namespace tomo::oat {
+namespace {
+
+class GlComputeFbp final : public Fbp {
+ public:
+  std::string describe() const override {
+    return str_cat("gl-compute (exact fused formula, float, k̃ refined in double next to samples): ",
+                   gl::shared_context().info().summary());
+  }
+
+  void configure(const OatGeometry& g, const FbpOptions& o) override {
+    g.validate("oat gl-compute fbp");
+    gl::Context& ctx = gl::shared_context();
+    ctx.make_current();
+    const gl::Capabilities& caps = ctx.info().caps;
+    const int Q = g.transducer_count(), K = g.time.samples;
+    if (K - 1 > caps.max_texture_size || Q > caps.max_texture_size)
+      throw UnavailableError(str_cat("oat gl-compute fbp: a data texture of ", K - 1, " x ", Q,
+                                     " exceeds GL_MAX_TEXTURE_SIZE (", caps.max_texture_size, ")"));
+    // Software GL cuts a loop after caps.max_loop_iterations: the transducer loop must fit.
+    if (caps.max_loop_iterations > 0 && Q > caps.max_loop_iterations)
+      throw UnavailableError(str_cat("oat gl-compute fbp: ", Q, " transducers need as many shader loop iterations ",
+                                     "per voxel, beyond the ", caps.max_loop_iterations, " this software OpenGL (",
+                                     ctx.info().gl_renderer, ") runs before cutting loops short"));
+    g_ = g;
+    opt_ = o;
+    weights_ = fbp_weights<double>(g);
+    std::vector<float> tr(4 * static_cast<std::size_t>(Q));
+    std::vector<double> pos(3 * static_cast<std::size_t>(Q));
+    double d_max = 0;
+    for (int q = 0; q < Q; ++q) {
+      double far = 0;
+      for (int a = 0; a < 3; ++a) {
+        pos[3 * q + a] = g.transducers[q][a] - g.grid.origin_mm[a];
+        tr[4 * q + a] = static_cast<float>(pos[3 * q + a]);
+        const double e = (g.grid.dims[a] - 1) * g.voxel_mm();
+        far += std::max(pos[3 * q + a] * pos[3 * q + a], (pos[3 * q + a] - e) * (pos[3 * q + a] - e));
+      }
+      d_max = std::max(d_max, std::sqrt(far));
+    }
+    transducers_ = gl::Buffer::from(tr);
+    positions_ = gl::Buffer::from(pos);
+    // Twice a bound of the fp32 k̃ error, as cuda/oat/fbp_device.cpp (GLSL's inversesqrt: ~2⁻²²).
+    const double inv_c0dt = 1.0 / (g.c0_mm_per_us * g.time.dt_us());
+    eps_ = static_cast<float>(std::clamp(2.0 * (d_max * 4.5e-7 * inv_c0dt + d_max * inv_c0dt * 1.2e-7), 1e-5, 0.05));
+    image_ = gl::Buffer(g.grid.count() * sizeof(float));
+    table_ = gl::Texture::create_2d(GL_RG32F, K - 1, Q);
+    table_.set_filter(GL_NEAREST, GL_NEAREST);
+    program_ = &gl::shaders().compute("oat/fbp.comp.glsl");
+  }
+
+  void reconstruct(std::span<const double> p, std::span<double> image) override {
+    if (!program_) throw Error("oat gl-compute fbp: configure() was not called");
+    const std::size_t Q = g_.transducers.size(), K = static_cast<std::size_t>(g_.time.samples);
+    if (p.size() != Q * K || image.size() != g_.grid.count())
+      throw Error(str_cat("oat gl-compute fbp: ", p.size(), " samples and ", image.size(), " voxels, expected ",
+                          Q * K, " and ", g_.grid.count()));
+    gl::shared_context().make_current();
+    std::vector<float> table(2 * Q * (K - 1));
+    for (std::size_t q = 0; q < Q; ++q)
+      for (std::size_t k = 0; k + 1 < K; ++k) {
+        const double* row = p.data() + q * K;
+        table[2 * (q * (K - 1) + k)] = static_cast<float>(weights_[q] * row[k]);
+        table[2 * (q * (K - 1) + k) + 1] = static_cast<float>(weights_[q] * (row[k + 1] - row[k]));
+      }
+    table_.upload_float(table.data(), 2);
+    const gl::Program& prog = *program_;
+    prog.use();
+    const Grid3& gr = g_.grid;
+    const double dt = g_.time.dt_us(), c0 = g_.c0_mm_per_us;
+    prog.set("u_dims", gr.dims[0], gr.dims[1], gr.dims[2]);
+    prog.set("u_voxel", static_cast<float>(g_.voxel_mm()));
+    prog.set("u_inv_c0dt", static_cast<float>(1.0 / (c0 * dt)));
+    prog.set("u_tau0", static_cast<float>(g_.time.t_min_us / dt));
+    prog.set("u_lin_scale", static_cast<float>(c0 * dt));
+    prog.set("u_diff_scale", 0.5f);
+    prog.set("u_transducers", static_cast<int>(Q));
+    prog.set("u_width", static_cast<int>(K - 1));
+    prog.set("u_eps", eps_);
+    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_voxel_d"), g_.voxel_mm()));
+    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_inv_c0dt_d"), 1.0 / (c0 * dt)));
+    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_tau0_d"), g_.time.t_min_us / dt));
+    prog.set("u_table", 0);
+    TOMO_GL_CHECK(glBindTextureUnit(0, table_.id()));
+    transducers_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    image_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    positions_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    TOMO_GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT));
+    prog.dispatch(gr.dims[0], gr.dims[1], gr.dims[2]);
+    TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
+    const std::vector<float> f = image_.read<float>();
+    std::copy(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(image.size()), image.begin());
+  }
+
+  void synchronize() override {
+    gl::shared_context().make_current();
+    glFinish();
+  }
+
+ private:
+  OatGeometry g_;
+  FbpOptions opt_;
+  std::vector<double> weights_;
+  const gl::Program* program_ = nullptr;
+  float eps_ = 1e-3f;
+  gl::Buffer transducers_, positions_, image_;
+  gl::Texture table_;
+};
+
+const BackendRegistrar<Fbp> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },
+                                                [] { return std::make_unique<GlComputeFbp>(); }});
+
+}  // namespace
+}  // namespace tomo::oat

@@ -1,0 +1,234 @@
+// The `gl-compute` backend of the oat imaging model (float): H_int = H_eir·D·H_srt and its
+// transpose as GLSL compute passes (shaders/oat/: srt, srt_adjoint, time_stages), every vector in
+// an SSBO. H_srt: a work group of 32 per shell sample; exact = fp32 trilinear weights over the α
+// SSBO (matched to the scatter of the transpose), hardware = the sampler's trilinear filter of α
+// in a 3D texture. The transpose scatters with float atomics (GL_NV_shader_atomic_float) or,
+// without the extension or with `portable`, a compare-and-swap loop.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/oat/model.hpp"
+#include "compute/oat/params.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+
+namespace tomo::oat {
+namespace {
+
+// glDispatchCompute of `groups` one-dimensional work groups, split over y beyond 65535 (the
+// shaders rebuild the index from gl_NumWorkGroups.x).
+void dispatch_groups(long long groups) {
+  if (groups <= 0) return;
+  const long long x = std::min<long long>(groups, 65535), y = (groups + x - 1) / x;
+  TOMO_GL_CHECK(glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), 1));
+}
+
+class GlComputeModel final : public Model {
+ public:
+  std::string describe() const override {
+    return str_cat("gl-compute (", to_string(opt_.interpolation), " trilinear, float",
+                   float_atomics_ ? ", float atomics" : ", CAS atomics", "): ", gl::shared_context().info().summary());
+  }
+
+  void configure(const OatGeometry& g, const ModelOptions& o) override {
+    if (o.kind != ModelKind::interpolation)
+      throw UnavailableError("oat gl-compute: model '" + to_string(o.kind) + "' is not implemented");
+    g.validate("oat gl-compute model");
+    gl::Context& ctx = gl::shared_context();
+    ctx.make_current();
+    const gl::Capabilities& caps = ctx.info().caps;
+    g_ = g;
+    opt_ = o;
+    Q_ = g.transducer_count();
+    K_ = g.time.samples;
+    h_ = patch_mm(g, o);
+    check_loop_budget(caps.max_loop_iterations, ctx.info().gl_renderer);
+    float_atomics_ = !o.portable && caps.float_atomics;
+    std::vector<float> frames;
+    for (const ShellFrame<float>& f : shell_frames<float>(g))
+      frames.insert(frames.end(), {f.sx, f.sy, f.sz, f.ex, f.ey, f.ez, f.ux, f.uy, f.uz, f.vx, f.vy, f.vz, f.D, f.rho});
+    frames_ = gl::Buffer::from(frames);
+    caps_ = gl::Buffer::from(cap_table());
+    std::vector<float> taps(g.eir.active() ? g.eir.taps.size() : 1, 0.0f);
+    if (g.eir.active()) std::copy(g.eir.taps.begin(), g.eir.taps.end(), taps.begin());
+    taps_count_ = g.eir.active() ? static_cast<int>(g.eir.taps.size()) : 0;
+    taps_ = gl::Buffer::from(taps);
+    const std::size_t shells = static_cast<std::size_t>(Q_) * (K_ + 2), data = static_cast<std::size_t>(Q_) * K_;
+    alpha_ = gl::Buffer(g.grid.count() * sizeof(float));
+    g_buf_ = gl::Buffer(shells * sizeof(float));
+    p_ = gl::Buffer(data * sizeof(float));
+    u_ = gl::Buffer(data * sizeof(float));
+    if (o.interpolation == Interpolation::hardware) {
+      volume_ = gl::Texture::create_3d(GL_R32F, g.grid.dims[0], g.grid.dims[1], g.grid.dims[2]);
+      volume_.set_wrap(GL_CLAMP_TO_BORDER);  // border 0: voxels outside the grid count as zero
+      volume_.set_filter(GL_LINEAR, GL_LINEAR);
+    }
+    gl::Defines fwd;
+    if (o.interpolation == Interpolation::exact) fwd.emplace_back("EXACT", "1");
+    srt_ = &gl::shaders().compute("oat/srt.comp.glsl", fwd);
+    gl::Defines adj;
+    if (float_atomics_) adj.emplace_back("FLOAT_ATOMICS", "1");
+    srt_adjoint_ = &gl::shaders().compute("oat/srt_adjoint.comp.glsl", adj);
+    for (int s = 0; s < 4; ++s) stages_[s] = &gl::shaders().compute("oat/time_stages.comp.glsl", {{"STAGE", std::to_string(s)}});
+  }
+
+  void forward(std::span<const double> alpha, std::span<double> u) override {
+    require(alpha.size() == g_.grid.count() && u.size() == static_cast<std::size_t>(Q_) * K_, alpha.size(), u.size());
+    gl::shared_context().make_current();
+    const std::vector<float> a(alpha.begin(), alpha.end());
+    if (opt_.interpolation == Interpolation::hardware)
+      volume_.upload_float(a.data(), 1);
+    else
+      alpha_.upload(a.data(), a.size() * sizeof(float));
+    TOMO_GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
+    const gl::Program& s = *srt_;
+    set_shell_uniforms(s);
+    s.set("u_volume", 0);
+    TOMO_GL_CHECK(glBindTextureUnit(0, volume_ ? volume_.id() : 0));
+    run_shell_pass();
+    TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+    run_stage(0, g_buf_, p_);
+    if (taps_count_ > 0)
+      run_stage(2, p_, u_);
+    else
+      TOMO_GL_CHECK(glCopyNamedBufferSubData(p_.id(), u_.id(), 0, 0, static_cast<GLsizeiptr>(p_.bytes())));
+    TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
+    const std::vector<float> f = u_.read<float>();
+    std::copy(f.begin(), f.end(), u.begin());
+  }
+
+  void adjoint(std::span<const double> u, std::span<double> alpha) override {
+    require(alpha.size() == g_.grid.count() && u.size() == static_cast<std::size_t>(Q_) * K_, alpha.size(), u.size());
+    gl::shared_context().make_current();
+    const std::vector<float> d(u.begin(), u.end());
+    u_.upload(d.data(), d.size() * sizeof(float));
+    TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
+    if (taps_count_ > 0)
+      run_stage(3, u_, p_);
+    else
+      TOMO_GL_CHECK(glCopyNamedBufferSubData(u_.id(), p_.id(), 0, 0, static_cast<GLsizeiptr>(u_.bytes())));
+    TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+    run_stage(1, p_, g_buf_);
+    alpha_.clear_zero();
+    TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
+    const gl::Program& s = *srt_adjoint_;
+    set_shell_uniforms(s);
+    run_shell_pass();
+    TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
+    const std::vector<float> f = alpha_.read<float>();
+    std::copy(f.begin(), f.end(), alpha.begin());
+  }
+
+  void synchronize() override {
+    gl::shared_context().make_current();
+    glFinish();
+  }
+
+ private:
+  void require(bool ok, std::size_t voxels, std::size_t samples) const {
+    if (!srt_) throw Error("oat gl-compute model: configure() was not called");
+    if (!ok)
+      throw Error(str_cat("oat gl-compute model: ", voxels, " voxels and ", samples, " data samples, expected ",
+                          g_.grid.count(), " and ", static_cast<std::size_t>(Q_) * K_));
+  }
+
+  void set_shell_uniforms(const gl::Program& s) const {
+    s.use();
+    const Grid3& gr = g_.grid;
+    s.set("u_grid0", static_cast<float>(gr.origin_mm[0]), static_cast<float>(gr.origin_mm[1]),
+          static_cast<float>(gr.origin_mm[2]));
+    s.set("u_ds", static_cast<float>(g_.voxel_mm()));
+    s.set("u_dims", gr.dims[0], gr.dims[1], gr.dims[2]);
+    s.set("u_transducers", Q_);
+    s.set("u_shells", K_ + 2);
+    s.set("u_c0", static_cast<float>(g_.c0_mm_per_us));
+    s.set("u_t_min", static_cast<float>(g_.time.t_min_us));
+    s.set("u_dt", static_cast<float>(g_.time.dt_us()));
+    s.set("u_h", static_cast<float>(h_));
+  }
+
+  // The srt / srt_adjoint pass in use: its buffers (shell.glsl's bindings) and one work group per
+  // shell sample.
+  void run_shell_pass() const {
+    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
+  }
+
+  // (θ_max, n_theta) of every shell sample (q, m), kernel_math shell_cap in double (see shell.glsl).
+  std::vector<float> cap_table() const {
+    const std::vector<ShellFrame<double>> frames = shell_frames<double>(g_);
+    std::vector<float> caps(2 * static_cast<std::size_t>(Q_) * (K_ + 2));
+    for (int q = 0; q < Q_; ++q)
+      for (int m = 0; m < K_ + 2; ++m) {
+        const ShellCap<double> c = shell_cap(frames[q], radius(m), h_);
+        const std::size_t id = static_cast<std::size_t>(q) * (K_ + 2) + m;
+        caps[2 * id] = static_cast<float>(c.theta_max);
+        caps[2 * id + 1] = static_cast<float>(c.n_theta);
+      }
+    return caps;
+  }
+  double radius(int m) const { return g_.c0_mm_per_us * (g_.time.t_min_us + (m - 1.0) * g_.time.dt_us()); }
+
+  // STAGE s of time_stages.comp.glsl from `in` to `out` (see the shader).
+  void run_stage(int stage, const gl::Buffer& in, const gl::Buffer& out) const {
+    const gl::Program& s = *stages_[stage];
+    s.use();
+    s.set("u_transducers", Q_);
+    s.set("u_samples", K_);
+    s.set("u_taps", taps_count_);
+    s.set("u_t_min", static_cast<float>(g_.time.t_min_us));
+    s.set("u_dt", static_cast<float>(g_.time.dt_us()));
+    s.set("u_cD", static_cast<float>(d_coefficient<double>(g_.gruneisen, g_.c0_mm_per_us, g_.time.dt_us())));
+    in.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    out.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    taps_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    const long long n = static_cast<long long>(Q_) * (stage == 1 ? K_ + 2 : K_);
+    dispatch_groups((n + 255) / 256);
+    TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+  }
+
+  // Software GL cuts an invocation's loops after `limit` iterations (issue 11): bound the ring and
+  // patch loops of the largest shell sample (cap and rings from kernel_math in double) and refuse
+  // beyond it rather than return wrong sums.
+  void check_loop_budget(long long limit, const std::string& renderer) const {
+    if (limit <= 0) return;
+    const std::vector<ShellFrame<double>> frames = shell_frames<double>(g_);
+    long long worst = 0;
+    for (int q = 0; q < Q_; ++q)
+      for (int m = 0; m < K_ + 2; ++m) {
+        const ShellCap<double> c = shell_cap(frames[q], radius(m), h_);
+        long long it = c.n_theta;
+        for (int i = 0; i < c.n_theta; ++i) it += (shell_ring(c, i).n_phi + 31) / 32 + 1;
+        worst = std::max(worst, it);
+      }
+    if (2 * worst > limit)  // 2×: the float cap on the GPU may cut a few more patches
+      throw UnavailableError(str_cat("oat gl-compute model: a shell sample needs about ", worst,
+                                     " shader loop iterations per invocation, beyond what this software OpenGL (",
+                                     renderer, ") runs before cutting loops short (", limit,
+                                     "); use larger voxels or another backend"));
+  }
+
+  OatGeometry g_;
+  ModelOptions opt_;
+  int Q_ = 0, K_ = 0, taps_count_ = 0;
+  double h_ = 1;
+  bool float_atomics_ = false;
+  const gl::Program* srt_ = nullptr;
+  const gl::Program* srt_adjoint_ = nullptr;
+  const gl::Program* stages_[4] = {};
+  gl::Buffer frames_, caps_, taps_, alpha_, g_buf_, p_, u_;
+  gl::Texture volume_;
+};
+
+const BackendRegistrar<Model> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },
+                                                  [] { return std::make_unique<GlComputeModel>(); }});
+
+}  // namespace
+}  // namespace tomo::oat

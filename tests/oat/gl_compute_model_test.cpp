@@ -1,0 +1,36 @@
+// The gl-compute backends of oat on this machine's GL (llvmpipe in CI: never skipped): H_int and
+// its transpose vs cpu in both interpolation modes, with and without an EIR, with float atomics
+// and with the portable compare-and-swap scatter; the FBP vs cpu.
+#include <gtest/gtest.h>
+
+#include "tests/oat/gpu_checks.hpp"
+#include "tests/support/gl_test.hpp"
+
+namespace tomo::oat::test {
+
+class OatGlCompute : public ::testing::Test {
+ protected:
+  void SetUp() override { (void)tomo::test::gl_context(); }
+};
+
+TEST_F(OatGlCompute, ExactModelEqualsCpuAndIsMatched) { check_model("gl-compute", Interpolation::exact, EirKind::none); }
+
+TEST_F(OatGlCompute, ExactModelWithEirEqualsCpu) { check_model("gl-compute", Interpolation::exact, EirKind::gaussian); }
+
+TEST_F(OatGlCompute, PortableScatterEqualsCpu) {
+  check_model("gl-compute", Interpolation::exact, EirKind::none, /*portable=*/true);
+}
+
+TEST_F(OatGlCompute, HardwareModelWithinItsTolerance) {
+  check_model("gl-compute", Interpolation::hardware, EirKind::none);
+}
+
+TEST_F(OatGlCompute, ExactFbpEqualsCpu) { check_fbp("gl-compute", Interpolation::exact, kFbpExactTolerance); }
+
+// FbpOptions::interpolation = hardware reads exactly too (the texture unit's filter would lerp
+// the held difference): the same image.
+TEST_F(OatGlCompute, HardwareFbpOptionReadsExactly) {
+  check_fbp("gl-compute", Interpolation::hardware, kFbpExactTolerance);
+}
+
+}  // namespace tomo::oat::test
