@@ -61,40 +61,40 @@ class CpuChi2Evaluator final : public Chi2Evaluator {
   double run(std::span<const double> params, std::span<double> grad) {
     if (static_cast<int>(params.size()) != data_.num_params) throw Error("musr: parameter vector has the wrong size");
     const bool with_grad = !grad.empty();
-    const int np = data_.num_params;
+    const auto np = static_cast<std::size_t>(data_.num_params);
     std::fill(grad.begin(), grad.end(), 0.0);
     double total = 0.0;
-    const int nt = threads();
-    for (const auto& r : data_.runs) {
-      const auto n = static_cast<long>(r.t.size());
-      std::vector<double> gsum(with_grad ? static_cast<std::size_t>(np) : 0, 0.0);
-      double rsum = 0.0;
-#pragma omp parallel num_threads(nt)
-      {
+    // One parallel region per call, and no more threads than 16 Ki bins each: forking and
+    // barriers cost more than small fits gain (and spin badly on a loaded machine).
+    const long per_thread = 16384;
+    const int nt = static_cast<int>(std::clamp<long>(static_cast<long>(data_.bins()) / per_thread, 1, threads()));
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      std::vector<double> gl(with_grad ? np : 0, 0.0);
+      double local = 0.0;
+      for (const auto& r : data_.runs) {
         ProgramEvaluator ev(r.model);
         ev.prepare(params, with_grad);
         const auto& used = ev.used();
-        std::vector<double> dth(used.size()), gl(used.size(), 0.0);
-        double local = 0.0;
-#pragma omp for schedule(static)
+        std::vector<double> dth(used.size());
+        const auto n = static_cast<long>(r.t.size());
+#pragma omp for schedule(static) nowait
         for (long k = 0; k < n; ++k) {
           double dterm = 0.0;
           if (with_grad) {
             const double th = ev.value_and_gradient(r.t[k], dth);
             local += term(data_.statistic, r.y[k], r.sigma[k], r.scale, th, dterm);
-            for (std::size_t j = 0; j < used.size(); ++j) gl[j] += dterm * dth[j];
+            for (std::size_t j = 0; j < used.size(); ++j) gl[used[j]] += dterm * dth[j];
           } else {
             local += term(data_.statistic, r.y[k], r.sigma[k], r.scale, ev.value(r.t[k]), dterm);
           }
         }
-#pragma omp critical
-        {
-          rsum += local;
-          for (std::size_t j = 0; j < used.size() && with_grad; ++j) gsum[used[j]] += gl[j];
-        }
       }
-      total += rsum;
-      for (int i = 0; i < np && with_grad; ++i) grad[i] += gsum[i];
+#pragma omp critical
+      {
+        total += local;
+        for (std::size_t i = 0; i < gl.size(); ++i) grad[i] += gl[i];
+      }
     }
     return total;
   }

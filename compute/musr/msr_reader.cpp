@@ -327,6 +327,10 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
       continue;
     }
     if (block.empty()) c.fail("'" + t[0] + "' outside of any block");
+    if (block == "GLOBAL" || block == "RUN") {  // `(…)` and `#…` to the end of the line are comments
+      auto cut = std::find_if(t.begin() + 1, t.end(), [](const std::string& w) { return w[0] == '(' || w[0] == '#'; });
+      t.erase(cut, t.end());
+    }
     if (block == "FITPARAMETER") parse_parameter(c, t, m);
     else if (block == "THEORY") parse_theory(c, t, m, new_term);
     else if (block == "FUNCTIONS") parse_function(c, line, m);
