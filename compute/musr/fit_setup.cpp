@@ -190,11 +190,16 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
       const auto n0 = r.norm.is_fun ? res.fun(r.norm.n) : res.param(r.norm.n);
       if (!r.norm.is_fun) info.norm_param = r.norm.n - 1;
       std::int32_t bkg;
-      if (r.backgr_fit > 0) bkg = res.param(r.backgr_fit);
-      else if (!r.backgr_fix.empty()) bkg = b.constant(info.background = r.backgr_fix[0]);
-      else if (r.background.size() >= 2)
+      if (r.backgr_fit > 0) {
+        bkg = res.param(r.backgr_fit);
+        info.bkg_param = r.backgr_fit - 1;
+      } else if (!r.backgr_fix.empty()) {
+        bkg = b.constant(info.background = r.backgr_fix[0]);
+      } else if (r.background.size() >= 2) {
         bkg = b.constant(info.background = background_mean(msr, r, g, r.background[0], r.background[1], dt) * p / info.normalizer);
-      else fail(msr, r, "needs backgr.fit, backgr.fix or a background bin range");
+      } else {
+        fail(msr, r, "needs backgr.fit, backgr.fix or a background bin range");
+      }
       std::int32_t tau = b.constant(kMuonLifetime);
       if (r.lifetime > 0) {
         tau = res.param(r.lifetime);

@@ -22,6 +22,7 @@ struct RunInfo {
   std::vector<double> backgrounds;  // asymmetry: per forward/backward group, counts per raw bin
   int lifetime_param = -1;   // 0-based parameter of the lifetime, −1 = the muon lifetime
   int norm_param = -1;       // 0-based N0 parameter when it is one (not a function)
+  int bkg_param = -1;        // 0-based fitted background parameter (backgr.fit)
   bool lifetime_correction = false;
 };
 
