@@ -47,31 +47,29 @@ m.strategy = 1
 m.tol = 1e-6
 m.migrad(ncall=100000)
 m.hesse()
-print(json.dumps({"valid": bool(m.valid), "fval": m.fval,
-                  "values": list(m.values), "errors": list(m.errors)}))
+out = {"valid": bool(m.valid), "fval": m.fval, "values": list(m.values), "errors": list(m.errors)}
+if len(sys.argv) > 3:
+    m.minos()
+    out["minos"] = [[m.merrors[n].lower, m.merrors[n].upper] for n in start["names"]]
+print(json.dumps(out))
 )PY";
 
-TEST(MusrIminuit, AgreesWithMinuit2OnTheSameChi2) {
-  Eq5Config c;
-  c.detectors = 2;
-  c.bins = 2500;
-  c.dt_us = 0.00390625;
-  c.t0_bin = 100;
-  c.first_good = 105;
-  c.n0 = 800.0;
-  c.bkg = 2.0;
-  c.field_g = 120.0;
-  c.fit_end_us = 6.0;
-  c.seed = 7;
+struct Compared {
+  FitResult ours;
+  nlohmann::json minuit;
+};
+
+// Fits eq. (5) data with our minimiser and with Minuit2 on the same bins.
+Compared fit_both(Eq5Config c, bool with_minos) {
   const MsrFile msr = parse_msr(eq5_msr(c, "sim"), "sim.msr");
   const PsiBinFile data = simulate_eq5(c);
   const FitSetup setup = prepare_fit(msr, [&](const MsrRun&) { return data; });
   auto ev = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
   ev->configure({});
   ev->upload(setup.data);
-  const FitResult r = run_fit(*ev, msr, setup.used, setup.data.statistic);
-  ASSERT_TRUE(r.converged);
-
+  Compared out;
+  out.ours = run_fit(*ev, msr, setup.used, setup.data.statistic);
+  if (with_minos) minos(*ev, out.ours);
   test::TempDir tmp("musr-iminuit");
   std::vector<double> rows;
   for (std::size_t j = 0; j < setup.data.runs.size(); ++j) {
@@ -90,16 +88,55 @@ TEST(MusrIminuit, AgreesWithMinuit2OnTheSameChi2) {
   std::ofstream(tmp.dir / "start.json") << start.dump();
   std::ofstream(tmp.dir / "fit.py") << kScript;
   const std::string cmd = "/usr/bin/python3 " + (tmp.dir / "fit.py").string() + " " + (tmp.dir / "bins.npy").string() +
-                          " " + (tmp.dir / "start.json").string();
-  std::string out;
-  {
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-    ASSERT_EQ(::pclose(pipe), 0) << "python3-iminuit (Debian, /usr/bin/python3) is needed: " << out;
+                          " " + (tmp.dir / "start.json").string() + (with_minos ? " minos" : "");
+  std::string text;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) text += buf;
+  if (::pclose(pipe) != 0) throw std::runtime_error("python3-iminuit (Debian, /usr/bin/python3) is needed: " + text);
+  out.minuit = nlohmann::json::parse(text);
+  return out;
+}
+
+TEST(MusrIminuit, MinosAgreesWithMinuit2) {
+  Eq5Config c;
+  c.detectors = 1;
+  c.bins = 1500;
+  c.dt_us = 0.00390625;
+  c.t0_bin = 50;
+  c.first_good = 55;
+  c.n0 = 300.0;
+  c.bkg = 2.0;
+  c.field_g = 120.0;
+  c.fit_end_us = 5.0;
+  c.seed = 9;
+  const auto [r, m] = fit_both(c, true);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < r.params.size(); ++i) {
+    ASSERT_TRUE(r.params[i].minos_minus && r.params[i].minos_plus);
+    const double lo = m["minos"][i][0], hi = m["minos"][i][1];
+    EXPECT_NEAR(*r.params[i].minos_minus, lo, 1e-3 * std::fabs(lo)) << r.params[i].name;
+    EXPECT_NEAR(*r.params[i].minos_plus, hi, 1e-3 * hi) << r.params[i].name;
+    worst = std::max({worst, std::fabs(*r.params[i].minos_minus / lo - 1), std::fabs(*r.params[i].minos_plus / hi - 1)});
   }
-  const auto m = nlohmann::json::parse(out);
+  std::printf("musr MINOS vs Minuit2 MINOS: max relative difference %.2e\n", worst);
+}
+
+TEST(MusrIminuit, AgreesWithMinuit2OnTheSameChi2) {
+  Eq5Config c;
+  c.detectors = 2;
+  c.bins = 2500;
+  c.dt_us = 0.00390625;
+  c.t0_bin = 100;
+  c.first_good = 105;
+  c.n0 = 800.0;
+  c.bkg = 2.0;
+  c.field_g = 120.0;
+  c.fit_end_us = 6.0;
+  c.seed = 7;
+  const auto [r, m] = fit_both(c, false);
+  ASSERT_TRUE(r.converged);
   ASSERT_TRUE(m["valid"].get<bool>());
   EXPECT_NEAR(r.fmin, m["fval"].get<double>(), 1e-6 * r.fmin);
   double worst_value = 0.0, worst_error = 0.0;
