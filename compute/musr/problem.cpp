@@ -65,14 +65,14 @@ std::string utc_now() {
 }
 
 void run(RunContext& ctx) {
+  auto& reg = BackendRegistry<Chi2Evaluator>::instance();
+  const std::string backend = reg.resolve(ctx.backend);  // a wrong name fails before any work
   const MsrFile msr = load_or_simulate(ctx);
   FitSetup setup;
   {
     auto timer = ctx.report.time("prepare");
     setup = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
   }
-  auto& reg = BackendRegistry<Chi2Evaluator>::instance();
-  const std::string backend = reg.resolve(ctx.backend);
   auto ev = reg.create(backend);
   EvaluatorOptions opt;
   opt.threads = ctx.scene.get_int_in_range("musr.threads", 0, 0, 4096);
