@@ -31,6 +31,8 @@ struct FitResult {
   bool hesse_ok = false;
   std::vector<std::vector<double>> covariance;  // free parameters, in order
   std::vector<std::string> log;                 // one line per command run
+  std::vector<double> hesse_point;              // parameters of the last HESSE (skips a repeat)
+  std::vector<int> hesse_free;
   int free_count() const;
 };
 

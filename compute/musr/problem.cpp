@@ -36,7 +36,7 @@ Eq5Config eq5_from_scene(const Scene& s) {
   c.asymmetry = s.get_in_range("musr.asymmetry", c.asymmetry, 0.0, 0.5);
   c.sigma = s.get_in_range("musr.sigma", c.sigma, 0.0, 100.0);
   c.field_g = s.get_in_range("musr.field", c.field_g, 0.0, 1e5);
-  c.fit_end_us = s.get_in_range("musr.fit_end", 0.0, 0.0, 1e3);
+  c.fit_end_us = s.get_in_range("musr.fit_end", 8.0, 0.0, 1e3);
   c.seed = static_cast<std::uint64_t>(s.get<int>("musr.seed", 1));
   return c;
 }
