@@ -131,7 +131,10 @@ int crosscheck(CrosscheckContext& ctx) {
   for (const auto& q : msr.params) p.push_back(q.value);
   auto& reg = BackendRegistry<Chi2Evaluator>::instance();
   auto ref = reg.create("cpu");
-  ref->configure({});
+  ref->configure({ctx.scene.get_int_in_range("musr.threads", 0, 0, 4096), false});
+  // The cross-check runs both precisions and writes no plots: these keys are read, not used.
+  (void)ctx.scene.get<bool>("musr.single_precision", false);
+  (void)ctx.scene.get<bool>("musr.plots", true);
   ref->upload(setup.data);
   std::vector<double> gref(p.size());
   const double fref = ref->evaluate_with_gradient(p, gref);
