@@ -74,6 +74,11 @@ void make_inputs(const fs::path& d) {
                                     "1 0 0 0  0 1 0 0  0 0 1 500\n";
   const std::uint32_t v2[6] = {2, 6, 4, 3, 0, 0};  // RabbitCT version-2 header, no projections
   std::ofstream(d / "v2-short.rct", std::ios::binary).write(reinterpret_cast<const char*>(v2), sizeof v2);
+  const std::string msr_head = "title\nFITPARAMETER\n 1 N0 10 1\n 2 A 0.2 0.01\nTHEORY\nasymmetry 2\n";
+  std::ofstream(d / "bad.msr") << "title\nFITPARAMETER\n 1 N0 1O 1\n";
+  std::ofstream(d / "nodata.msr") << msr_head << "RUN missing X PSI PSI-BIN\nnorm 1\nforward 1\nbackgr.fix 0\n";
+  std::ofstream(d / "garbage.msr") << msr_head << "RUN garbage X PSI PSI-BIN\nnorm 1\nforward 1\nbackgr.fix 0\n";
+  std::ofstream(d / "garbage.bin", std::ios::binary) << std::string(2000, '\x07');
 }
 
 const Probe kProbes[] = {
@@ -159,6 +164,13 @@ const Probe kProbes[] = {
     {"run oat_default.toml --set oat.eir.kind=file -o out", 2, "needs oat.eir.file"},
     {"run oat_default.toml --set 'oat.algorithms=[\"sart\"]' -o out", 2, "unknown algorithm 'sart'"},
     {"run oat_default.toml --set oat.grid=[4096,4096,4096] -o out", 2, "of host memory (oat.grid"},
+    {"fit no-such.msr", 2, "msr file 'no-such.msr' does not exist"},
+    {"fit bad.msr -o out", 2, "bad.msr:3: value: '1O' is not a finite number"},
+    {"fit nodata.msr -o out", 2, "data file 'missing.bin' not found"},
+    {"fit garbage.msr -o out", 2, "does not start with \"1N\""},
+    {"fit garbage.msr --backend nosuch -o out", 2, "unknown backend 'nosuch'"},
+    {"run musr_default.toml --set musr.bins=10 -o out", 2, "musr.bins"},
+    {"run musr_default.toml --set musr.msr=missing.msr -o out", 2, "musr.msr"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

@@ -27,6 +27,8 @@
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/oat/data_io.hpp"
+#include "compute/musr/msr.hpp"
+#include "compute/musr/psi_bin.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 
@@ -200,6 +202,16 @@ inline bool oat_kwave(const std::uint8_t* data, std::size_t size) {
   if (!oat::have_hdf5()) return true;
   MemoryFile f(data, size);
   return accepted([&] { (void)oat::read_kwave(f.path()); });
+}
+
+inline bool msr(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  return accepted([&] { (void)musr::parse_msr(text, "<fuzz>"); });
+}
+
+inline bool psibin(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)musr::read_psi_bin(f.path()); });
 }
 
 }  // namespace tomo::fuzz

@@ -21,6 +21,8 @@
 #include "compute/io/npy.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/oat/data_io.hpp"
+#include "compute/musr/psi_bin.hpp"
+#include "compute/musr/simulator.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/entries.hpp"
 
@@ -162,6 +164,16 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
     out["oat_patato"].push_back(text("no HDF5 in this build"));
     out["oat_kwave"].push_back(text("no HDF5 in this build"));
   }
+
+  musr::Eq5Config mc;
+  mc.detectors = 2;
+  mc.bins = 300;
+  mc.t0_bin = 20;
+  mc.first_good = 25;
+  out["msr"].push_back(text(musr::eq5_msr(mc, "run", false)));
+  out["msr"].push_back(text(musr::eq5_msr(mc, "run", true) +
+                            "FUNCTIONS\nfun2 = pow(par1, 2) * cos(PI * map1) / sqrt(ln(par2)) - -3.5e-2\n"));
+  out["psibin"].push_back(musr::encode_psi_bin(musr::simulate_eq5(mc)));
   return out;
 }
 

@@ -1,0 +1,301 @@
+// Program building (folding, sharing) and the CPU evaluators of compute/musr/expression.hpp.
+#include "compute/musr/expression.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <sstream>
+
+#include "compute/core/error.hpp"
+
+namespace tomo::musr {
+namespace {
+
+double apply(OpCode op, double a, double b, double c) {
+  switch (op) {
+    case OpCode::add: return a + b;
+    case OpCode::sub: return a - b;
+    case OpCode::mul: return a * b;
+    case OpCode::div: return a / b;
+    case OpCode::pow: return std::pow(a, b);
+    case OpCode::neg: return -a;
+    case OpCode::cos: return std::cos(a);
+    case OpCode::sin: return std::sin(a);
+    case OpCode::tan: return std::tan(a);
+    case OpCode::cosh: return std::cosh(a);
+    case OpCode::sinh: return std::sinh(a);
+    case OpCode::tanh: return std::tanh(a);
+    case OpCode::acos: return std::acos(a);
+    case OpCode::asin: return std::asin(a);
+    case OpCode::atan: return std::atan(a);
+    case OpCode::acosh: return std::acosh(a);
+    case OpCode::asinh: return std::asinh(a);
+    case OpCode::atanh: return std::atanh(a);
+    case OpCode::exp: return std::exp(a);
+    case OpCode::log10_abs: return std::log10(std::fabs(a));
+    case OpCode::ln_abs: return std::log(std::fabs(a));
+    case OpCode::sqrt_abs: return std::sqrt(std::fabs(a));
+    case OpCode::bessel_j0: return ::j0(a);
+    case OpCode::bessel_j1: return ::j1(a);
+    case OpCode::select: return a >= 0.0 ? b : c;
+    default: throw Error("musr: apply() of a leaf op");
+  }
+}
+
+// ∂v/∂a and ∂v/∂b of a unary/binary op with value v (select is handled by the caller).
+void partials(OpCode op, double a, double b, double v, double& pa, double& pb) {
+  pa = 0.0;
+  pb = 0.0;
+  switch (op) {
+    case OpCode::add: pa = 1.0; pb = 1.0; break;
+    case OpCode::sub: pa = 1.0; pb = -1.0; break;
+    case OpCode::mul: pa = b; pb = a; break;
+    case OpCode::div: pa = 1.0 / b; pb = -v / b; break;
+    case OpCode::pow:
+      // b·a^(b−1) stays finite at a = 0 for b ≥ 1; the b-partial only exists for a > 0.
+      pa = (b == 0.0) ? 0.0 : b * std::pow(a, b - 1.0);
+      pb = a > 0.0 ? v * std::log(a) : 0.0;
+      break;
+    case OpCode::neg: pa = -1.0; break;
+    case OpCode::cos: pa = -std::sin(a); break;
+    case OpCode::sin: pa = std::cos(a); break;
+    case OpCode::tan: pa = 1.0 + v * v; break;
+    case OpCode::cosh: pa = std::sinh(a); break;
+    case OpCode::sinh: pa = std::cosh(a); break;
+    case OpCode::tanh: pa = 1.0 - v * v; break;
+    case OpCode::acos: pa = -1.0 / std::sqrt(1.0 - a * a); break;
+    case OpCode::asin: pa = 1.0 / std::sqrt(1.0 - a * a); break;
+    case OpCode::atan: pa = 1.0 / (1.0 + a * a); break;
+    case OpCode::acosh: pa = 1.0 / std::sqrt(a * a - 1.0); break;
+    case OpCode::asinh: pa = 1.0 / std::sqrt(a * a + 1.0); break;
+    case OpCode::atanh: pa = 1.0 / (1.0 - a * a); break;
+    case OpCode::exp: pa = v; break;
+    case OpCode::log10_abs: pa = 1.0 / (a * std::log(10.0)); break;
+    case OpCode::ln_abs: pa = 1.0 / a; break;
+    case OpCode::sqrt_abs: pa = v == 0.0 ? 0.0 : (a < 0.0 ? -0.5 : 0.5) / v; break;
+    case OpCode::bessel_j0: pa = -::j1(a); break;
+    case OpCode::bessel_j1: pa = ::j0(a) - (a == 0.0 ? 0.5 : ::j1(a) / a); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+int arity(OpCode op) {
+  switch (op) {
+    case OpCode::constant: case OpCode::param: case OpCode::time: return 0;
+    case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::pow: return 2;
+    case OpCode::select: return 3;
+    default: return 1;
+  }
+}
+
+std::string_view op_name(OpCode op) {
+  static constexpr std::string_view names[] = {
+      "constant", "param", "time", "add", "sub", "mul", "div", "pow", "neg", "cos", "sin", "tan",
+      "cosh", "sinh", "tanh", "acos", "asin", "atan", "acosh", "asinh", "atanh", "exp",
+      "log10_abs", "ln_abs", "sqrt_abs", "bessel_j0", "bessel_j1", "select"};
+  return names[static_cast<int>(op)];
+}
+
+std::vector<int> Program::params_used() const {
+  std::vector<int> out;
+  for (const auto& n : nodes)
+    if (n.op == OpCode::param) out.push_back(n.index);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::string Program::dump() const {
+  std::ostringstream os;
+  os.precision(17);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    os << 'v' << i << " = " << op_name(n.op);
+    if (n.op == OpCode::constant) os << ' ' << n.value;
+    if (n.op == OpCode::param) os << ' ' << n.index;
+    for (int k = 0, ar = arity(n.op); k < ar; ++k) os << " v" << (k == 0 ? n.a : k == 1 ? n.b : n.c);
+    if (n.time_dependent) os << "  [t]";
+    os << (static_cast<std::int32_t>(i) == output ? "  <- output\n" : "\n");
+  }
+  return os.str();
+}
+
+std::int32_t ProgramBuilder::push(Node n) {
+  auto key = std::make_tuple(static_cast<int>(n.op), n.a, n.b, n.c, n.index, std::bit_cast<std::uint64_t>(n.value));
+  if (auto it = seen_.find(key); it != seen_.end()) return it->second;
+  auto id = static_cast<std::int32_t>(nodes_.size());
+  nodes_.push_back(n);
+  seen_.emplace(key, id);
+  return id;
+}
+
+std::int32_t ProgramBuilder::constant(double v) {
+  Node n;
+  n.op = OpCode::constant;
+  n.value = v;
+  return push(n);
+}
+
+std::int32_t ProgramBuilder::param(int index) {
+  if (index < 0 || index >= num_params_)
+    throw InputError("parameter " + std::to_string(index + 1) + " does not exist (FITPARAMETER has " +
+                     std::to_string(num_params_) + ")");
+  Node n;
+  n.op = OpCode::param;
+  n.index = index;
+  return push(n);
+}
+
+std::int32_t ProgramBuilder::time() {
+  Node n;
+  n.op = OpCode::time;
+  n.time_dependent = true;
+  return push(n);
+}
+
+std::int32_t ProgramBuilder::unary(OpCode op, std::int32_t a) {
+  const Node& na = nodes_.at(a);
+  if (na.op == OpCode::constant) return constant(apply(op, na.value, 0.0, 0.0));
+  Node n;
+  n.op = op;
+  n.a = a;
+  n.time_dependent = na.time_dependent;
+  return push(n);
+}
+
+std::int32_t ProgramBuilder::binary(OpCode op, std::int32_t a, std::int32_t b) {
+  const Node& na = nodes_.at(a);
+  const Node& nb = nodes_.at(b);
+  if (na.op == OpCode::constant && nb.op == OpCode::constant) return constant(apply(op, na.value, nb.value, 0.0));
+  // x·1, 1·x, x+0, 0+x, x−0, x/1: keep generated code lean (THEORY products start from 1).
+  auto is = [&](const Node& n, double v) { return n.op == OpCode::constant && n.value == v; };
+  if (op == OpCode::mul && is(na, 1.0)) return b;
+  if ((op == OpCode::mul || op == OpCode::div) && is(nb, 1.0)) return a;
+  if (op == OpCode::add && is(na, 0.0)) return b;
+  if ((op == OpCode::add || op == OpCode::sub) && is(nb, 0.0)) return a;
+  // Commutative ops: order operands so that a+b and b+a share one node.
+  if ((op == OpCode::add || op == OpCode::mul) && a > b) std::swap(a, b);
+  Node n;
+  n.op = op;
+  n.a = a;
+  n.b = b;
+  n.time_dependent = nodes_[a].time_dependent || nodes_[b].time_dependent;
+  return push(n);
+}
+
+std::int32_t ProgramBuilder::select(std::int32_t cond, std::int32_t if_nonneg, std::int32_t if_neg) {
+  const Node& nc = nodes_.at(cond);
+  if (nc.op == OpCode::constant) return nc.value >= 0.0 ? if_nonneg : if_neg;
+  Node n;
+  n.op = OpCode::select;
+  n.a = cond;
+  n.b = if_nonneg;
+  n.c = if_neg;
+  n.time_dependent = nc.time_dependent || nodes_.at(if_nonneg).time_dependent || nodes_.at(if_neg).time_dependent;
+  return push(n);
+}
+
+Program ProgramBuilder::finish(std::int32_t output) const {
+  if (output < 0 || output >= static_cast<std::int32_t>(nodes_.size())) throw Error("musr: program has no output");
+  // Keep only the nodes that reach the output, renumbered in their (topological) order.
+  std::vector<char> live(nodes_.size(), 0);
+  live[output] = 1;
+  for (auto i = output; i >= 0; --i) {
+    if (!live[i]) continue;
+    const Node& n = nodes_[i];
+    for (auto o : {n.a, n.b, n.c})
+      if (o >= 0) live[o] = 1;
+  }
+  std::vector<std::int32_t> renum(nodes_.size(), -1);
+  Program p;
+  p.num_params = num_params_;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (!live[i]) continue;
+    Node n = nodes_[i];
+    for (auto* o : {&n.a, &n.b, &n.c})
+      if (*o >= 0) *o = renum[*o];
+    renum[i] = static_cast<std::int32_t>(p.nodes.size());
+    p.nodes.push_back(n);
+  }
+  p.output = renum[output];
+  return p;
+}
+
+double evaluate(const Program& p, std::span<const double> params, double t) {
+  ProgramEvaluator ev(p);
+  ev.prepare(params, false);
+  return ev.value(t);
+}
+
+ProgramEvaluator::ProgramEvaluator(const Program& p) : p_(&p), used_(p.params_used()) {
+  slot_of_param_.assign(static_cast<std::size_t>(p.num_params), -1);
+  for (std::size_t k = 0; k < used_.size(); ++k) slot_of_param_[used_[k]] = static_cast<int>(k);
+  v_.assign(p.nodes.size(), 0.0);
+  for (std::size_t i = 0; i < p.nodes.size(); ++i)
+    if (p.nodes[i].time_dependent) tdep_.push_back(static_cast<std::int32_t>(i));
+}
+
+namespace {
+// Value (and, with d != nullptr, the derivative slots) of node i from its operands.
+inline void eval_node(const Node& n, std::size_t i, double* v, double* d, std::size_t k, std::span<const double> params,
+                      const std::vector<int>& slot, double t) {
+  switch (n.op) {
+    case OpCode::constant: v[i] = n.value; break;
+    case OpCode::param: v[i] = params[n.index]; break;
+    case OpCode::time: v[i] = t; break;
+    default: v[i] = apply(n.op, v[n.a], n.b >= 0 ? v[n.b] : 0.0, n.c >= 0 ? v[n.c] : 0.0);
+  }
+  if (!d) return;
+  double* di = d + i * k;
+  if (n.op == OpCode::constant || n.op == OpCode::time) {
+    std::fill(di, di + k, 0.0);
+  } else if (n.op == OpCode::param) {
+    std::fill(di, di + k, 0.0);
+    di[slot[n.index]] = 1.0;
+  } else if (n.op == OpCode::select) {
+    const double* src = d + static_cast<std::size_t>(v[n.a] >= 0.0 ? n.b : n.c) * k;
+    std::copy(src, src + k, di);
+  } else {
+    double pa = 0.0, pb = 0.0;
+    partials(n.op, v[n.a], n.b >= 0 ? v[n.b] : 0.0, v[i], pa, pb);
+    const double* da = d + static_cast<std::size_t>(n.a) * k;
+    if (n.b >= 0) {
+      const double* db = d + static_cast<std::size_t>(n.b) * k;
+      for (std::size_t j = 0; j < k; ++j) di[j] = pa * da[j] + pb * db[j];
+    } else {
+      for (std::size_t j = 0; j < k; ++j) di[j] = pa * da[j];
+    }
+  }
+}
+}  // namespace
+
+void ProgramEvaluator::prepare(std::span<const double> params, bool with_gradient) {
+  if (static_cast<int>(params.size()) < p_->num_params)
+    throw Error("musr: program needs " + std::to_string(p_->num_params) + " parameters, got " +
+                std::to_string(params.size()));
+  const std::size_t k = used_.size();
+  if (with_gradient) d_.assign(p_->nodes.size() * k, 0.0);
+  for (std::size_t i = 0; i < p_->nodes.size(); ++i) {
+    const Node& n = p_->nodes[i];
+    if (n.time_dependent) continue;
+    eval_node(n, i, v_.data(), with_gradient ? d_.data() : nullptr, k, params, slot_of_param_, 0.0);
+  }
+  params_ = params;
+}
+
+double ProgramEvaluator::value(double t) {
+  for (auto i : tdep_) eval_node(p_->nodes[i], i, v_.data(), nullptr, 0, params_, slot_of_param_, t);
+  return v_[p_->output];
+}
+
+double ProgramEvaluator::value_and_gradient(double t, std::span<double> dtheta) {
+  const std::size_t k = used_.size();
+  for (auto i : tdep_) eval_node(p_->nodes[i], i, v_.data(), d_.data(), k, params_, slot_of_param_, t);
+  const double* dout = d_.data() + static_cast<std::size_t>(p_->output) * k;
+  std::copy(dout, dout + k, dtheta.begin());
+  return v_[p_->output];
+}
+
+}  // namespace tomo::musr
