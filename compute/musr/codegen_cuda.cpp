@@ -1,0 +1,146 @@
+// Generates the CUDA source of compute/musr/codegen_cuda.hpp: per run one `case` with the model's
+// invariant statements hoisted out of the bin loop, the statistic per bin, then one block
+// reduction and the last-block final sum. The source includes no header, so NVRTC needs no
+// toolkit headers at run time (the GPU machine's image may have none).
+#include "compute/musr/codegen_cuda.hpp"
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+
+namespace tomo::musr {
+namespace {
+
+// The per-bin statistic and its derivative factor: acc0 += term, acc[1+k] += c·∂θ/∂p_k.
+std::string statistic_code(Statistic s, const Dialect& d, bool gradient) {
+  auto L = [&](double x) { return real_literal(x, d); };
+  if (s == Statistic::chi2) {
+    std::string out = "          const real res = yw.x - th;\n          acc[0] += (double)(yw.y * res * res);\n";
+    if (gradient) out += "          const real c = " + L(-2) + " * yw.y * res;\n";
+    return out;
+  }
+  // musrfit's max-likelihood on counts yc = scale·y, θc = scale·θ; bins with θc ≤ 0 skipped,
+  // the log term dropped where yc ≤ 1e-9.
+  std::string out =
+      "          const real yc = real(R.scale) * yw.x, thc = real(R.scale) * th;\n"
+      "          if (!(thc > " + L(0) + ")) continue;\n"
+      "          acc[0] += 2.0 * (double)((thc - yc) + (yc > " + L(1e-9) + " ? yc * log(yc / thc) : " + L(0) + "));\n";
+  if (gradient) out += "          const real c = " + L(2) + " * real(R.scale) * (" + L(1) + " - yc / thc);\n";
+  return out;
+}
+
+std::string run_case(std::size_t r, const RunBins& run, const Dialect& d, Statistic s, bool gradient) {
+  const std::string prefix = "r" + std::to_string(r) + "_";
+  const ModelCode m = emit_model(run.model, d, gradient, prefix, "a.p", "t");
+  std::string out = str_cat("      case ", r, ": {\n");
+  out += m.invariant;
+  out += "#pragma unroll 4\n        for (long long k = lo + threadIdx.x; k < hi; k += blockDim.x) {\n";
+  out += "          const real2 yw = yw_all[R.offset + k];\n";
+  out += "          const real t = R.affine ? real(R.t0 + (double)k * R.dt) : tarr[R.offset + k];\n";
+  out += m.per_bin;
+  out += "          const real th = " + m.value + ";\n";
+  out += statistic_code(s, d, gradient);
+  if (gradient)
+    for (std::size_t k = 0; k < m.gradient.size(); ++k)
+      out += str_cat("          acc[", k + 1, "] += (double)(c * ", m.gradient[k], ");\n");
+  out += "        }\n      } break;\n";
+  return out;
+}
+
+// One kernel: bins of the block's run, block reduction into partials, last block's final sum.
+std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, int slots) {
+  const int ns = gradient ? slots : 1;
+  std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads, ") ", name,
+                            "(const __grid_constant__ Args a, const RunInfo* __restrict__ runs, int nruns,\n"
+                            "    const int* __restrict__ block_run, const real2* __restrict__ yw_all, const real* __restrict__ tarr,\n"
+                            "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
+                            "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out) {\n");
+  out += str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
+  out += "  double acc[NS];\n  for (int j = 0; j < NS; ++j) acc[j] = 0.0;\n";
+  out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
+  out += "  const long long b = blockIdx.x - R.first_block;\n";
+  out += "  const long long lo = b * R.count / R.blocks, hi = (b + 1) * R.count / R.blocks;\n";
+  out += "  switch (run) {\n";
+  for (std::size_t r = 0; r < data.runs.size(); ++r) out += run_case(r, data.runs[r], d, data.statistic, gradient);
+  out += "    default: break;\n  }\n";
+  out += R"(  // Block reduction: warp shuffles, then the warps' sums through shared memory.
+  __shared__ double sh[NS][BLOCK / 32];
+  __shared__ bool last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int j = 0; j < NS; ++j) {
+    double v = acc[j];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) sh[j][warp] = v;
+  }
+  __syncthreads();
+  for (int j = threadIdx.x; j < NS; j += BLOCK) {
+    double v = 0.0;
+    for (int w = 0; w < BLOCK / 32; ++w) v += sh[j][w];
+    partials[(long long)blockIdx.x * NS + j] = v;
+  }
+  // The last block to arrive sums every block's partials in a fixed order (deterministic):
+  // a warp per run adds its blocks' NS sums, then the statistic and each parameter's slots.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int r = warp; r < nruns; r += BLOCK / 32) {
+    const RunInfo Q = runs[r];
+    double s[NS];
+    for (int j = 0; j < NS; ++j) s[j] = 0.0;
+    for (int blk = Q.first_block + lane; blk < Q.first_block + Q.blocks; blk += 32)
+      for (int j = 0; j < NS; ++j) s[j] += __ldcg(&partials[(long long)blk * NS + j]);
+    for (int j = 0; j < NS; ++j) {
+      double v = s[j];
+      for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+      if (lane == 0) runsum[r * NS + j] = v;
+    }
+  }
+  __threadfence_block();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double v = 0.0;
+    for (int r = 0; r < nruns; ++r) v += runsum[r * NS];
+    out[0] = v;
+    *counter = 0u;
+  }
+)";
+  if (gradient) {
+    out += R"(  for (int i = threadIdx.x; i < NP; i += BLOCK) {
+    double v = 0.0;
+    for (int e = param_ptr[i]; e < param_ptr[i + 1]; ++e) v += runsum[param_entry[e]];
+    out[1 + i] = v;
+  }
+)";
+  }
+  out += "}\n\n";
+  return out;
+}
+
+}  // namespace
+
+CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
+  if (data.num_params > kCudaMaxInlineParams)
+    throw InputError(str_cat("musr cuda: ", data.num_params, " fit parameters; the cuda backend takes at most ",
+                             kCudaMaxInlineParams, " (use --backend cpu)"));
+  if (data.runs.empty()) throw InputError("musr cuda: no runs to fit");
+  const Dialect d = cuda_dialect(single_precision);
+  CudaSource src;
+  src.slots = 1 + max_slots(data);
+  if (src.slots > kCudaBlockThreads)
+    throw InputError(str_cat("musr cuda: a run's theory depends on ", src.slots - 1, " parameters; at most ",
+                             kCudaBlockThreads - 1, " are supported"));
+  std::string& s = src.text;
+  s = "// Generated by tomoraster (compute/musr/codegen_cuda.cpp): musr χ² kernels of one theory.\n";
+  s += str_cat("typedef ", d.real, " real;\ntypedef ", d.real, "2 real2;\n");
+  s += str_cat("#define NP ", std::max(data.num_params, 1), "\n");
+  s += "struct Args { double p[NP]; };\n";
+  s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, pad; double t0, dt, scale; };\n";
+  s += helper_functions(d);
+  s += kernel(data, d, false, src.value_kernel, src.slots);
+  s += kernel(data, d, true, src.gradient_kernel, src.slots);
+  return src;
+}
+
+}  // namespace tomo::musr

@@ -1,0 +1,41 @@
+// CUDA source of the χ² / max-likelihood kernels of one fit, generated from the runs' expression
+// programs (value and forward-mode gradient); compiled at run time by NVRTC (cuda/musr/).
+#pragma once
+#include <string>
+
+#include "compute/musr/codegen_common.hpp"
+#include "compute/musr/fit_problem.hpp"
+
+namespace tomo::musr {
+
+inline constexpr int kCudaBlockThreads = 256;
+// Kernel parameters are passed by value (no per-call copy): the CUDA limit of 4 KB leaves room
+// for this many doubles beside the pointers.
+inline constexpr int kCudaMaxInlineParams = 480;
+
+// The run table the kernels read (layout shared with the generated `RunInfo`).
+struct CudaRunInfo {
+  long long offset, count;
+  int first_block, blocks, affine, pad;
+  double t0, dt, scale;
+};
+
+struct CudaSource {
+  std::string text;
+  std::string value_kernel = "musr_value";  // extern "C" names
+  std::string gradient_kernel = "musr_gradient";
+  int slots = 0;  // 1 + max_slots(data): values per block in the gradient kernel's partials
+};
+
+// Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
+//   musr_value / musr_gradient(Args a, runs, nruns, block_run, yw, tarr, partials, runsum,
+//                              param_ptr, param_entry, counter, out)
+// `Args` holds the parameter vector by value. Each block reduces its bins (warp shuffles, then
+// shared memory) into `partials` (NS a block); the last block to finish (atomic ticket) sums
+// them per run into `runsum` (a warp per run), then out[0] (the statistic) and out[1 + i]
+// (∂/∂params[i], through param_scatter()), in a fixed order, and rearms the ticket: one launch
+// per call, no per-call allocation or memset. Throws InputError when the fit has more than
+// kCudaMaxInlineParams parameters or a run more than 255 gradient slots.
+CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
+
+}  // namespace tomo::musr

@@ -1,0 +1,65 @@
+// Fills shaders/musr/chi2.comp.glsl with one `case` per run: the model's invariant statements,
+// then the bin loop with the per-bin statements and the statistic (see codegen_glsl.hpp).
+#include "compute/musr/codegen_glsl.hpp"
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/musr/codegen_common.hpp"
+
+namespace tomo::musr {
+namespace {
+
+void replace_marker(std::string& text, const std::string& marker, const std::string& with) {
+  const auto at = text.find(marker);
+  if (at == std::string::npos) throw Error(str_cat("musr gl-compute: shader template lacks ", marker));
+  text.replace(at, marker.size(), with);
+}
+
+std::string statistic_code(Statistic s, const Dialect& d, bool gradient) {
+  auto L = [&](double x) { return real_literal(x, d); };
+  if (s == Statistic::chi2) {
+    std::string out = "        float res = yw.x - th;\n        acc[0] += yw.y * res * res;\n";
+    if (gradient) out += "        float c = " + L(-2) + " * yw.y * res;\n";
+    return out;
+  }
+  std::string out =
+      "        float yc = R.scale * yw.x, thc = R.scale * th;\n"
+      "        if (!(thc > 0.0)) continue;\n"
+      "        acc[0] += 2.0 * ((thc - yc) + (yc > " + L(1e-9) + " ? yc * log(yc / thc) : 0.0));\n";
+  if (gradient) out += "        float c = 2.0 * R.scale * (1.0 - yc / thc);\n";
+  return out;
+}
+
+}  // namespace
+
+int glsl_slots(const FitData& data, bool gradient) { return gradient ? 1 + max_slots(data) : 1; }
+
+std::string glsl_chi2_source(const FitData& data, bool gradient, const std::string& tmpl) {
+  if (data.runs.empty()) throw InputError("musr gl-compute: no runs to fit");
+  const int ns = glsl_slots(data, gradient);
+  if (ns > kGlslMaxSlots)
+    throw InputError(str_cat("musr gl-compute: a run's theory depends on ", ns - 1, " parameters; at most ",
+                             kGlslMaxSlots - 1, " are supported (use --backend cpu or cuda)"));
+  const Dialect d = glsl_dialect();
+  std::string cases;
+  for (std::size_t r = 0; r < data.runs.size(); ++r) {
+    const ModelCode m = emit_model(data.runs[r].model, d, gradient, "r" + std::to_string(r) + "_", "P", "t");
+    cases += str_cat("    case ", r, ": {\n", m.invariant);
+    cases += "      for (uint k = lo + gl_LocalInvocationID.x; k < hi; k += 256u) {\n";
+    cases += "        vec2 yw = yw_all[R.offset + k];\n";
+    cases += "        float t = R.affine != 0u ? R.t0 + float(k) * R.dt : tarr[R.offset + k];\n";
+    cases += m.per_bin;
+    cases += "        float th = " + m.value + ";\n";
+    cases += statistic_code(data.statistic, d, gradient);
+    if (gradient)
+      for (std::size_t k = 0; k < m.gradient.size(); ++k) cases += str_cat("        acc[", k + 1, "] += c * ", m.gradient[k], ";\n");
+    cases += "      }\n    } break;\n";
+  }
+  std::string text = tmpl;
+  replace_marker(text, "@DEFINES@", str_cat("#define NS ", ns, "\n#define NUM_PARAMS ", data.num_params));
+  replace_marker(text, "@HELPERS@", helper_functions(d));
+  replace_marker(text, "@CASES@", cases);
+  return text;
+}
+
+}  // namespace tomo::musr

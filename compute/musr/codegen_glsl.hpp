@@ -1,0 +1,25 @@
+// GLSL of the gl-compute χ² / max-likelihood pass of one fit, generated from the runs' expression
+// programs into the template shaders/musr/chi2.comp.glsl (float; value and forward-mode gradient).
+#pragma once
+#include <string>
+
+#include "compute/musr/fit_problem.hpp"
+
+namespace tomo::musr {
+
+inline constexpr int kGlslGroupThreads = 256;
+inline constexpr int kGlslMaxSlots = 32;  // NS·256 floats of shared memory ≤ GL's 32 KB minimum
+
+// The run table the shader reads (std430 layout of the template's `RunInfo`).
+struct GlslRunInfo {
+  unsigned offset, count, first_block, blocks, affine, pad0;
+  float t0, dt, scale, pad1;
+};
+
+// `tmpl` is the text of shaders/musr/chi2.comp.glsl; its @DEFINES@, @HELPERS@ and @CASES@ are
+// replaced. With `gradient`, each group writes 1 + glsl_slots(data) partials, else 1.
+// Throws InputError when a run's theory has more than kGlslMaxSlots − 1 parameters.
+std::string glsl_chi2_source(const FitData& data, bool gradient, const std::string& tmpl);
+int glsl_slots(const FitData& data, bool gradient);
+
+}  // namespace tomo::musr

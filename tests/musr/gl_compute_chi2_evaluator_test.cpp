@@ -1,0 +1,111 @@
+// The gl-compute musr::Chi2Evaluator (runs here on llvmpipe) against the double reference:
+// χ² and max-likelihood of simulated eq. 5 histograms within 1e-5 (float), gradients, every op
+// of the expression programs, uneven bin times, and the cpu backend where it is registered.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "compute/core/registry.hpp"
+#include "compute/musr/fit_problem.hpp"
+#include "tests/musr/gpu_test_data.hpp"
+
+namespace tomo::musr::test {
+namespace {
+
+std::unique_ptr<Chi2Evaluator> make_gl(const FitData& data) {
+  auto ev = BackendRegistry<Chi2Evaluator>::instance().create("gl-compute");
+  ev->configure({});
+  ev->upload(data);
+  return ev;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// Perturbed parameters: every gradient entry clearly non-zero.
+std::vector<double> perturbed(std::vector<double> p) {
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] *= 1.0 + 0.03 * std::sin(1.0 + static_cast<double>(i));
+  return p;
+}
+
+void expect_matches_reference(Chi2Evaluator& ev, const FitData& data, const std::vector<double>& p, double value_tol,
+                              double grad_tol) {
+  std::vector<double> gref;
+  const double ref = reference_statistic(data, p, &gref);
+  const double v = ev.evaluate(p);
+  EXPECT_NEAR(v, ref, value_tol * std::fabs(ref)) << "value";
+  std::vector<double> g(p.size());
+  const double vg = ev.evaluate_with_gradient(p, g);
+  EXPECT_NEAR(vg, ref, value_tol * std::fabs(ref)) << "value of the gradient pass";
+  const double scale = max_abs(gref);
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], gref[i], grad_tol * scale) << "d/dp" << i;
+}
+
+TEST(MusrGlCompute, Chi2OfSixteenDetectorsMatchesDoubleReference) {
+  const FitData data = eq5_data(16, 2000);
+  auto ev = make_gl(data);
+  EXPECT_NE(ev->describe().find("gl-compute"), std::string::npos);
+  const auto truth = eq5_truth(16);
+  // At the truth χ² ≈ bins (32 000); perturbed it is far larger: both within float's 1e-5.
+  const double at_truth = reference_statistic(data, truth);
+  EXPECT_NEAR(at_truth / static_cast<double>(data.bins()), 1.0, 0.2);  // Neyman χ² (σ = √d) is biased at low counts
+  expect_matches_reference(*ev, data, truth, 1e-5, 2e-4);
+  expect_matches_reference(*ev, data, perturbed(truth), 1e-5, 2e-4);
+}
+
+TEST(MusrGlCompute, MaxLikelihoodMatchesDoubleReference) {
+  FitData data = eq5_data(4, 3000, Statistic::max_likelihood);
+  for (auto& r : data.runs) r.scale = 1.0;
+  auto ev = make_gl(data);
+  expect_matches_reference(*ev, data, perturbed(eq5_truth(4)), 1e-5, 2e-4);
+}
+
+TEST(MusrGlCompute, UnevenTimesAreReadFromTheTimeArray) {
+  FitData data = eq5_data(2, 1500);
+  for (std::size_t k = 0; k < data.runs[1].t.size(); ++k) data.runs[1].t[k] += 0.002 * std::sin(0.1 * static_cast<double>(k));
+  auto ev = make_gl(data);
+  expect_matches_reference(*ev, data, perturbed(eq5_truth(2)), 1e-5, 2e-4);
+}
+
+TEST(MusrGlCompute, EveryOpOfTheProgramMatchesTheCpuEvaluator) {
+  for (const auto& c : every_op_programs()) {
+    SCOPED_TRACE(c.name);
+    const FitData data = op_data(c.program, 256);
+    auto ev = make_gl(data);
+    expect_matches_reference(*ev, data, every_op_params(), 1e-5, 2e-4);
+    expect_matches_reference(*ev, data, perturbed(every_op_params()), 1e-5, 2e-4);
+  }
+}
+
+TEST(MusrGlCompute, AgreesWithTheCpuBackendWhereRegistered) {
+  auto& reg = BackendRegistry<Chi2Evaluator>::instance();
+  const auto names = reg.names();
+  if (std::find(names.begin(), names.end(), "cpu") == names.end()) GTEST_SKIP() << "cpu backend not in this build";
+  const FitData data = eq5_data(3, 2500);
+  auto cpu = reg.create("cpu");
+  cpu->configure({});
+  cpu->upload(data);
+  auto gl = make_gl(data);
+  const auto p = perturbed(eq5_truth(3));
+  std::vector<double> gc(p.size()), gg(p.size());
+  const double vc = cpu->evaluate_with_gradient(p, gc), vg = gl->evaluate_with_gradient(p, gg);
+  EXPECT_NEAR(vg, vc, 1e-5 * vc);
+  for (std::size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(gg[i], gc[i], 2e-4 * max_abs(gc)) << i;
+}
+
+TEST(MusrGlCompute, RejectsWrongParameterCounts) {
+  const FitData data = eq5_data(1, 300);
+  auto ev = make_gl(data);
+  std::vector<double> p(3, 1.0);
+  EXPECT_THROW(ev->evaluate(p), Error);
+  std::vector<double> ok = eq5_truth(1), g(2);
+  EXPECT_THROW(ev->evaluate_with_gradient(ok, g), Error);
+}
+
+}  // namespace
+}  // namespace tomo::musr::test
