@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -86,7 +87,7 @@ void partial_text(OpCode op, const std::string& a, const std::string& b, const s
 }  // namespace
 
 ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, const std::string& prefix,
-                     const std::string& param_array, const std::string& time_var) {
+                     const ParamText& param_text, const std::string& time_var) {
   ModelCode code;
   code.used = p.params_used();
   std::vector<int> slot_of(static_cast<std::size_t>(std::max(p.num_params, 0)), -1);
@@ -106,7 +107,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       case OpCode::constant: value = real_literal(n.value, d); break;
       case OpCode::param:
         if (n.index < 0 || n.index >= p.num_params) throw Error(str_cat("musr codegen: parameter ", n.index, " outside the program"));
-        value = "real(" + param_array + "[" + std::to_string(n.index) + "])";
+        value = param_text(n.index, slot_of[n.index]);
         if (with_gradient) slots[ui] = {slot_of[n.index]};
         break;
       case OpCode::time: value = time_var; break;
@@ -234,7 +235,27 @@ bool affine_time(const std::vector<double>& t, double& t0, double& dt) {
   return true;
 }
 
+TheoryCases group_theories(const FitData& data) {
+  TheoryCases out;
+  std::map<std::string, int> kinds;
+  for (std::size_t r = 0; r < data.runs.size(); ++r) {
+    Program shape = data.runs[r].model;
+    const auto used = shape.params_used();
+    // The program with each parameter index replaced by its slot: equal for equal shapes.
+    for (Node& n : shape.nodes)
+      if (n.op == OpCode::param) n.index = static_cast<int>(std::lower_bound(used.begin(), used.end(), n.index) - used.begin());
+    const std::string key = str_cat(used.size(), "\n", shape.dump());
+    auto [it, fresh] = kinds.emplace(key, static_cast<int>(out.first_run.size()));
+    if (fresh) out.first_run.push_back(static_cast<int>(r));
+    out.kind_of_run.push_back(it->second);
+    out.pmap_offset.push_back(static_cast<int>(out.pmap.size()));
+    out.pmap.insert(out.pmap.end(), used.begin(), used.end());
+  }
+  return out;
+}
+
 std::vector<RunLayout> plan_layout(const FitData& data, long long bins_per_block) {
+  const TheoryCases cases = group_theories(data);
   bins_per_block = std::max<long long>(bins_per_block, 1);
   std::vector<RunLayout> out;
   long long offset = 0;
@@ -246,6 +267,8 @@ std::vector<RunLayout> plan_layout(const FitData& data, long long bins_per_block
     l.first_block = block;
     l.blocks = static_cast<int>(std::max<long long>(1, (l.count + bins_per_block - 1) / bins_per_block));
     l.affine = affine_time(r.t, l.t0, l.dt);
+    l.kind = cases.kind_of_run[out.size()];
+    l.pmap = cases.pmap_offset[out.size()];
     offset += l.count;
     block += l.blocks;
     out.push_back(l);

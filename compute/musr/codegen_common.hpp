@@ -1,6 +1,7 @@
 // What the CUDA and GLSL code generators share: one expression program written out as
 // straight-line statements (value and forward-mode gradient), in either dialect.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ std::string real_literal(double v, const Dialect& d);
 // The statements of one program. Nodes become `const real <prefix>v<i>` and, with a gradient,
 // `<prefix>d<i>_<slot>` for the parameter slots that can reach them (slot k = used()[k]).
 // Time-independent nodes go to `invariant` (hoisted out of the bin loop by the caller),
-// the rest to `per_bin`. `param_expr(i)` is the text that reads parameter i, `time_var` is t.
+// the rest to `per_bin`. `param_text(index, slot)` is the text that reads a parameter (a real),
+// `time_var` is t.
 struct ModelCode {
   std::string invariant;
   std::string per_bin;
@@ -34,8 +36,18 @@ struct ModelCode {
   std::vector<std::string> gradient;  // per slot: the output's derivative expression ("0" where none)
   std::vector<int> used;              // parameter index of each slot
 };
+using ParamText = std::function<std::string(int index, int slot)>;
 ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, const std::string& prefix,
-                     const std::string& param_array, const std::string& time_var);
+                     const ParamText& param_text, const std::string& time_var);
+
+// Runs whose programs differ only in which parameters they read share one generated case (the
+// seed's 16 detectors: one case), read through a per-run parameter map: smaller source, faster
+// NVRTC, and one compiled kernel for every fit of the same theory. Case k is emitted from run
+// first_run[k]; run r reads its slot s from params[pmap[pmap_offset[r] + s]].
+struct TheoryCases {
+  std::vector<int> kind_of_run, first_run, pmap_offset, pmap;
+};
+TheoryCases group_theories(const FitData& data);
 
 // Helper functions the statements call (mu_pow, mu_j0, ...), defined for the dialect.
 std::string helper_functions(const Dialect& d);
@@ -45,6 +57,7 @@ std::string helper_functions(const Dialect& d);
 struct RunLayout {
   long long offset = 0, count = 0;
   int first_block = 0, blocks = 0;
+  int kind = 0, pmap = 0;  // TheoryCases: the run's case and parameter-map offset
   bool affine = true;  // t = t0 + k·dt within rounding; else t read from the t array
   double t0 = 0.0, dt = 0.0;
 };

@@ -16,8 +16,9 @@ inline constexpr int kCudaMaxInlineParams = 480;
 // The run table the kernels read (layout shared with the generated `RunInfo`).
 struct CudaRunInfo {
   long long offset, count;
-  int first_block, blocks, affine, pad;
+  int first_block, blocks, affine, kind;
   double t0, dt, scale;
+  int pmap, pad;
 };
 
 struct CudaSource {
@@ -25,12 +26,14 @@ struct CudaSource {
   std::string value_kernel = "musr_value";  // extern "C" names
   std::string gradient_kernel = "musr_gradient";
   int slots = 0;  // 1 + max_slots(data): values per block in the gradient kernel's partials
+  int np = 0;     // length of the by-value parameter array (≥ num_params)
 };
 
 // Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
-//   musr_value / musr_gradient(Args a, runs, nruns, block_run, yw, tarr, partials, runsum,
+//   musr_value / musr_gradient(Args a, runs, nruns, param_map, block_run, yw, tarr, partials, runsum,
 //                              param_ptr, param_entry, counter, out)
-// `Args` holds the parameter vector by value. Each block reduces its bins (warp shuffles, then
+// `Args` holds the parameter vector by value; runs of one theory shape share one `case` and
+// read their parameters through param_map (TheoryCases). Each block reduces its bins (warp shuffles, then
 // shared memory) into `partials` (NS a block); the last block to finish (atomic ticket) sums
 // them per run into `runsum` (a warp per run), then out[0] (the statistic) and out[1 + i]
 // (∂/∂params[i], through param_scatter()), in a fixed order, and rearms the ticket: one launch

@@ -42,9 +42,12 @@ std::string glsl_chi2_source(const FitData& data, bool gradient, const std::stri
                              kGlslMaxSlots - 1, " are supported (use --backend cpu or cuda)"));
   const Dialect d = glsl_dialect();
   std::string cases;
-  for (std::size_t r = 0; r < data.runs.size(); ++r) {
-    const ModelCode m = emit_model(data.runs[r].model, d, gradient, "r" + std::to_string(r) + "_", "P", "t");
-    cases += str_cat("    case ", r, ": {\n", m.invariant);
+  const TheoryCases kinds = group_theories(data);
+  for (std::size_t kind = 0; kind < kinds.first_run.size(); ++kind) {
+    const RunBins& run = data.runs[static_cast<std::size_t>(kinds.first_run[kind])];
+    const ModelCode m = emit_model(run.model, d, gradient, "k" + std::to_string(kind) + "_",
+                                   [](int, int slot) { return str_cat("P[pmap[R.pmap + ", slot, "u]]"); }, "t");
+    cases += str_cat("    case ", kind, ": {\n", m.invariant);
     cases += "      for (uint k = lo + gl_LocalInvocationID.x; k < hi; k += 256u) {\n";
     cases += "        vec2 yw = yw_all[R.offset + k];\n";
     cases += "        float t = R.affine != 0u ? R.t0 + float(k) * R.dt : tarr[R.offset + k];\n";

@@ -12,8 +12,9 @@ inline constexpr int kGlslMaxSlots = 32;  // NS·256 floats of shared memory ≤
 
 // The run table the shader reads (std430 layout of the template's `RunInfo`).
 struct GlslRunInfo {
-  unsigned offset, count, first_block, blocks, affine, pad0;
-  float t0, dt, scale, pad1;
+  unsigned offset, count, first_block, blocks, affine, kind;
+  float t0, dt, scale;
+  unsigned pmap;
 };
 
 // `tmpl` is the text of shaders/musr/chi2.comp.glsl; its @DEFINES@, @HELPERS@ and @CASES@ are

@@ -65,7 +65,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     counter_.fill_zero(stream_);
     out_.resize(1 + static_cast<std::size_t>(std::max(num_params_, 1)));
     host_out_.resize(out_.size());
-    args_.assign(static_cast<std::size_t>(std::max(num_params_, 1)), 0.0);
+    args_.assign(static_cast<std::size_t>(src.np), 0.0);
     stream_.synchronize();
   }
 
@@ -118,10 +118,14 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     std::vector<int> block_run(static_cast<std::size_t>(blocks_));
     for (std::size_t r = 0; r < data.runs.size(); ++r) {
       const RunLayout& l = layout_[r];
-      runs.push_back({l.offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, 0, l.t0, l.dt, data.runs[r].scale});
+      runs.push_back({l.offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
       std::fill(block_run.begin() + l.first_block, block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
     }
     runs_ = cuda::DeviceBuffer<CudaRunInfo>(std::span<const CudaRunInfo>(runs));
+    const TheoryCases cases = group_theories(data);
+    std::vector<int> pmap = cases.pmap;
+    if (pmap.empty()) pmap.push_back(0);
+    param_map_ = cuda::DeviceBuffer<int>(std::span<const int>(pmap));
     block_run_ = cuda::DeviceBuffer<int>(std::span<const int>(block_run));
     yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear();
     if (single) upload_bins(data, yw_f_, t_f_);
@@ -135,6 +139,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     std::copy(params.begin(), params.end(), args_.begin());
     const void* runs = runs_.data();
     const void* block_run = block_run_.data();
+    const void* param_map = param_map_.data();
     const void* yw = options_.single_precision ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
     const void* t = options_.single_precision ? static_cast<const void*>(t_f_.data()) : t_d_.data();
     int nruns = static_cast<int>(layout_.size());
@@ -145,7 +150,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     void* counter = counter_.data();
     void* out = out_.data();
     // The first argument is the parameter struct by value: the kernel copies NP doubles from here.
-    void* argv[] = {args_.data(), &runs, &nruns, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out};
+    void* argv[] = {args_.data(), &runs, &nruns, &param_map, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out};
     TOMO_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(gradient ? gradient_kernel_ : value_kernel_),
                                      dim3(static_cast<unsigned>(blocks_)), dim3(kCudaBlockThreads), argv, 0, stream_));
     const std::size_t n = gradient ? 1 + static_cast<std::size_t>(num_params_) : 1;
@@ -161,7 +166,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   std::vector<RunLayout> layout_;
   cudaKernel_t value_kernel_ = nullptr, gradient_kernel_ = nullptr;
   cuda::DeviceBuffer<CudaRunInfo> runs_;
-  cuda::DeviceBuffer<int> block_run_, param_ptr_, param_entry_;
+  cuda::DeviceBuffer<int> block_run_, param_map_, param_ptr_, param_entry_;
   cuda::DeviceBuffer<double> yw_d_, t_d_, partials_, runsum_, out_;
   cuda::DeviceBuffer<float> yw_f_, t_f_;
   cuda::DeviceBuffer<unsigned> counter_;

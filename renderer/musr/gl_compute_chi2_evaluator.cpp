@@ -94,8 +94,8 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
       const RunLayout& l = layout_[r];
       const RunBins& run = data.runs[r];
       runs.push_back({static_cast<unsigned>(l.offset), static_cast<unsigned>(l.count), static_cast<unsigned>(l.first_block),
-                      static_cast<unsigned>(l.blocks), l.affine ? 1u : 0u, 0u, static_cast<float>(l.t0), static_cast<float>(l.dt),
-                      static_cast<float>(run.scale), 0.0f});
+                      static_cast<unsigned>(l.blocks), l.affine ? 1u : 0u, static_cast<unsigned>(l.kind), static_cast<float>(l.t0),
+                      static_cast<float>(l.dt), static_cast<float>(run.scale), static_cast<unsigned>(l.pmap)});
       std::fill(block_run.begin() + l.first_block, block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
       for (std::size_t k = 0; k < run.y.size(); ++k) {
         yw.push_back(static_cast<float>(run.y[k]));
@@ -108,6 +108,10 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
       for (double x : data.runs[r].t) t.push_back(static_cast<float>(x));
     if (t.empty()) t.push_back(0.0f);
     if (yw.empty()) yw.assign(2, 0.0f);
+    const TheoryCases cases = group_theories(data);
+    std::vector<unsigned> pmap(cases.pmap.begin(), cases.pmap.end());
+    if (pmap.empty()) pmap.push_back(0u);
+    pmap_ = gl::Buffer::from(pmap);
     runs_ = gl::Buffer::from(runs);
     block_run_ = gl::Buffer::from(block_run);
     bins_ = gl::Buffer::from(yw);
@@ -129,6 +133,7 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
     times_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
     params_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
     partials_.bind_base(GL_SHADER_STORAGE_BUFFER, 5);
+    pmap_.bind_base(GL_SHADER_STORAGE_BUFFER, 6);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     prog.dispatch(groups_ * kGlslGroupThreads);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -153,7 +158,7 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
   std::vector<RunLayout> layout_;
   std::vector<GradientPair> pairs_;
   gl::Program value_, gradient_;
-  gl::Buffer runs_, block_run_, bins_, times_, params_, partials_;
+  gl::Buffer runs_, block_run_, bins_, times_, params_, partials_, pmap_;
   std::vector<float> host_partials_;
 };
 

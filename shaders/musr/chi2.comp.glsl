@@ -1,6 +1,6 @@
 #version 450
 // musr χ² / max-likelihood of one theory (the gl-compute twin of the cuda kernels): one work
-// group per slice of one run's bins, the model generated from the expression program
+// group per slice of one run's bins (runs of one theory shape share a case), the model generated from the expression program
 // (compute/musr/codegen_glsl.cpp fills the three markers below), float throughout.
 // Each group writes NS partial sums (statistic, then ∂/∂ its run's parameter slots); the host
 // adds them in double.
@@ -9,8 +9,9 @@
 layout(local_size_x = 256) in;
 
 struct RunInfo {
-  uint offset, count, first_block, blocks, affine, pad0;
-  float t0, dt, scale, pad1;
+  uint offset, count, first_block, blocks, affine, kind;
+  float t0, dt, scale;
+  uint pmap;  // run's parameter map: slot s reads P[pmap[pmap + s]]
 };
 layout(std430, binding = 0) readonly buffer Runs { RunInfo runs[]; };
 layout(std430, binding = 1) readonly buffer BlockRun { int block_run[]; };
@@ -18,6 +19,7 @@ layout(std430, binding = 2) readonly buffer Bins { vec2 yw_all[]; };
 layout(std430, binding = 3) readonly buffer Times { float tarr[]; };
 layout(std430, binding = 4) readonly buffer Params { float P[]; };
 layout(std430, binding = 5) writeonly buffer Partials { float partials[]; };
+layout(std430, binding = 6) readonly buffer ParamMap { uint pmap[]; };
 
 @HELPERS@
 
@@ -32,7 +34,7 @@ void main() {
   // Balanced split of the run's bins over its groups, without 32-bit overflow.
   uint b = g - R.first_block, q = R.count / R.blocks, m = R.count % R.blocks;
   uint lo = b * q + min(b, m), hi = lo + q + (b < m ? 1u : 0u);
-  switch (run) {
+  switch (int(R.kind)) {
 @CASES@
     default: break;
   }
