@@ -4,6 +4,8 @@
 // toolkit headers at run time (the GPU machine's image may have none).
 #include "compute/musr/codegen_cuda.hpp"
 
+#include <algorithm>
+
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 
@@ -147,6 +149,33 @@ CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
   s += kernel(data, d, false, src.value_kernel, src.slots);
   s += kernel(data, d, true, src.gradient_kernel, src.slots);
   return src;
+}
+
+long long cuda_bins_per_block(const FitData& data, int sms) {
+  const long long blocks = 8LL * std::max(sms, 1);
+  return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
+}
+
+CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block) {
+  CudaTables out;
+  const auto layout = plan_layout(data, bins_per_block);
+  out.blocks = layout.back().first_block + layout.back().blocks;
+  out.block_run.assign(static_cast<std::size_t>(out.blocks), 0);
+  for (std::size_t r = 0; r < layout.size(); ++r) {
+    const RunLayout& l = layout[r];
+    out.runs.push_back({l.offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
+    std::fill(out.block_run.begin() + l.first_block, out.block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
+    out.uneven = out.uneven || !l.affine;
+  }
+  out.param_map = group_theories(data).pmap;
+  if (out.param_map.empty()) out.param_map.push_back(0);
+  // The final scatter runs over all NP (≥ num_params) rows: empty rows past num_params.
+  ParamScatter scatter = param_scatter(data, src.slots);
+  scatter.ptr.resize(static_cast<std::size_t>(src.np) + 1, scatter.ptr.back());
+  out.param_ptr = std::move(scatter.ptr);
+  out.param_entry = std::move(scatter.entry);
+  if (out.param_entry.empty()) out.param_entry.push_back(0);
+  return out;
 }
 
 }  // namespace tomo::musr

@@ -2,6 +2,7 @@
 // programs (value and forward-mode gradient); compiled at run time by NVRTC (cuda/musr/).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "compute/musr/codegen_common.hpp"
 #include "compute/musr/fit_problem.hpp"
@@ -40,5 +41,17 @@ struct CudaSource {
 // per call, no per-call allocation or memset. Throws InputError when the fit has more than
 // kCudaMaxInlineParams parameters or a run more than 255 gradient slots.
 CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
+
+// Everything the kernels read besides the bins and parameters, built on the host: the run table,
+// each block's run, the parameter maps and the gradient scatter (padded to NP rows).
+struct CudaTables {
+  std::vector<CudaRunInfo> runs;
+  std::vector<int> block_run, param_map, param_ptr, param_entry;
+  int blocks = 0;
+  bool uneven = false;  // some run's times are read from the t array
+};
+// About 8 blocks of 256 threads per SM of a device with `sms` multiprocessors, ≥ 4 bins a thread.
+long long cuda_bins_per_block(const FitData& data, int sms);
+CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block);
 
 }  // namespace tomo::musr

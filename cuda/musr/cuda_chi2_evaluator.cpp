@@ -41,29 +41,30 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   void upload(const FitData& data) override {
     check_data(data);
     num_params_ = data.num_params;
+    nruns_ = static_cast<int>(data.runs.size());
     const bool single = options_.single_precision;
     const CudaSource src = cuda_chi2_source(data, single);
     ns_ = src.slots;
     const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", {src.value_kernel, src.gradient_kernel});
     value_kernel_ = kernels[0];
     gradient_kernel_ = kernels[1];
-    // About 8 blocks of 256 threads per SM in flight; at least 4 bins per thread.
     int sms = 0;
     TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cuda::current_device()));
-    const long long bins = static_cast<long long>(data.bins());
-    const long long per_block = std::max<long long>(4LL * kCudaBlockThreads, (bins + 8LL * sms - 1) / (8LL * std::max(sms, 1)));
-    layout_ = plan_layout(data, per_block);
-    blocks_ = layout_.back().first_block + layout_.back().blocks;
-    upload_tables(data, single);
-    const ParamScatter scatter = param_scatter(data, ns_);
-    param_ptr_ = cuda::DeviceBuffer<int>(std::span<const int>(scatter.ptr));
-    param_entry_ = cuda::DeviceBuffer<int>(std::max<std::size_t>(1, scatter.entry.size()));
-    if (!scatter.entry.empty()) param_entry_.upload(std::span<const int>(scatter.entry));
+    const CudaTables tables = cuda_tables(data, src, cuda_bins_per_block(data, sms));
+    blocks_ = tables.blocks;
+    runs_ = cuda::DeviceBuffer<CudaRunInfo>(std::span<const CudaRunInfo>(tables.runs));
+    block_run_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.block_run));
+    param_map_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_map));
+    param_ptr_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_ptr));
+    param_entry_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_entry));
+    yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear();
+    if (single) upload_bins(data, tables.uneven, yw_f_, t_f_);
+    else upload_bins(data, tables.uneven, yw_d_, t_d_);
     partials_.resize(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(ns_));
     runsum_.resize(data.runs.size() * static_cast<std::size_t>(ns_));
     counter_.resize(1);
     counter_.fill_zero(stream_);
-    out_.resize(1 + static_cast<std::size_t>(std::max(num_params_, 1)));
+    out_.resize(1 + static_cast<std::size_t>(src.np));
     host_out_.resize(out_.size());
     args_.assign(static_cast<std::size_t>(src.np), 0.0);
     stream_.synchronize();
@@ -91,17 +92,15 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
 
   // Bins as (y, 1/σ²) pairs of the kernel's real type; t only where a run's times are uneven.
   template <class Real>
-  void upload_bins(const FitData& data, cuda::DeviceBuffer<Real>& yw, cuda::DeviceBuffer<Real>& t) {
+  static void upload_bins(const FitData& data, bool uneven, cuda::DeviceBuffer<Real>& yw, cuda::DeviceBuffer<Real>& t) {
     std::vector<Real> host;
     host.reserve(2 * data.bins());
-    bool uneven = false;
     for (std::size_t r = 0; r < data.runs.size(); ++r) {
       const RunBins& run = data.runs[r];
       for (std::size_t k = 0; k < run.y.size(); ++k) {
         host.push_back(static_cast<Real>(run.y[k]));
         host.push_back(data.statistic == Statistic::chi2 ? static_cast<Real>(1.0 / (run.sigma[k] * run.sigma[k])) : Real(0));
       }
-      uneven = uneven || !layout_[r].affine;
     }
     if (host.empty()) host.assign(2, Real(0));
     cuda::require_device_memory(static_cast<double>(host.size() * sizeof(Real)), "musr cuda: histograms");
@@ -111,25 +110,6 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
       for (double x : data.runs[r].t) times.push_back(static_cast<Real>(x));
     if (times.empty()) times.push_back(Real(0));
     t = cuda::DeviceBuffer<Real>(std::span<const Real>(times));
-  }
-
-  void upload_tables(const FitData& data, bool single) {
-    std::vector<CudaRunInfo> runs;
-    std::vector<int> block_run(static_cast<std::size_t>(blocks_));
-    for (std::size_t r = 0; r < data.runs.size(); ++r) {
-      const RunLayout& l = layout_[r];
-      runs.push_back({l.offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
-      std::fill(block_run.begin() + l.first_block, block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
-    }
-    runs_ = cuda::DeviceBuffer<CudaRunInfo>(std::span<const CudaRunInfo>(runs));
-    const TheoryCases cases = group_theories(data);
-    std::vector<int> pmap = cases.pmap;
-    if (pmap.empty()) pmap.push_back(0);
-    param_map_ = cuda::DeviceBuffer<int>(std::span<const int>(pmap));
-    block_run_ = cuda::DeviceBuffer<int>(std::span<const int>(block_run));
-    yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear();
-    if (single) upload_bins(data, yw_f_, t_f_);
-    else upload_bins(data, yw_d_, t_d_);
   }
 
   double run(std::span<const double> params, std::span<double> grad, bool gradient) {
@@ -142,7 +122,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     const void* param_map = param_map_.data();
     const void* yw = options_.single_precision ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
     const void* t = options_.single_precision ? static_cast<const void*>(t_f_.data()) : t_d_.data();
-    int nruns = static_cast<int>(layout_.size());
+    int nruns = nruns_;
     void* partials = partials_.data();
     void* runsum = runsum_.data();
     const void* ptr = param_ptr_.data();
@@ -162,8 +142,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
 
   EvaluatorOptions options_;
   cuda::Stream stream_;
-  int num_params_ = 0, ns_ = 1, blocks_ = 0;
-  std::vector<RunLayout> layout_;
+  int num_params_ = 0, ns_ = 1, blocks_ = 0, nruns_ = 0;
   cudaKernel_t value_kernel_ = nullptr, gradient_kernel_ = nullptr;
   cuda::DeviceBuffer<CudaRunInfo> runs_;
   cuda::DeviceBuffer<int> block_run_, param_map_, param_ptr_, param_entry_;
