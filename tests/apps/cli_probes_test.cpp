@@ -29,6 +29,11 @@ void make_inputs(const fs::path& d) {
                                    "x = 100000.0\ny = 0.0\na = 3.0\nb = 6.0\nphi = 0.0\nrho = 1.0\n";
   std::ofstream(d / "garbage.rct", std::ios::binary) << std::string(100, '\x07');
   std::ofstream(d / "no-newline.txt") << std::string(100000, '7');
+  const std::string msr_head = "title\nFITPARAMETER\n 1 N0 10 1\n 2 A 0.2 0.01\nTHEORY\nasymmetry 2\n";
+  std::ofstream(d / "bad.msr") << "title\nFITPARAMETER\n 1 N0 1O 1\n";
+  std::ofstream(d / "nodata.msr") << msr_head << "RUN missing X PSI PSI-BIN\nnorm 1\nforward 1\nbackgr.fix 0\n";
+  std::ofstream(d / "garbage.msr") << msr_head << "RUN garbage X PSI PSI-BIN\nnorm 1\nforward 1\nbackgr.fix 0\n";
+  std::ofstream(d / "garbage.bin", std::ios::binary) << std::string(2000, '\x07');
 }
 
 const Probe kProbes[] = {
@@ -69,6 +74,13 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events=17179869184 -o out", 2, "of host memory (strip.events = 17179869184"},
     {"crosscheck strip_default.toml --set strip.events=17179869184", 2, "of host memory (strip.events"},
     {"crosscheck no-such-scene.toml", 2, "scene file not found"},
+    {"fit no-such.msr", 2, "msr file 'no-such.msr' does not exist"},
+    {"fit bad.msr -o out", 2, "bad.msr:3: value: '1O' is not a finite number"},
+    {"fit nodata.msr -o out", 2, "data file 'missing.bin' not found"},
+    {"fit garbage.msr -o out", 2, "does not start with \"1N\""},
+    {"fit garbage.msr --backend nosuch -o out", 2, "unknown backend 'nosuch'"},
+    {"run musr_default.toml --set musr.bins=10 -o out", 2, "musr.bins"},
+    {"run musr_default.toml --set musr.msr=missing.msr -o out", 2, "musr.msr"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

@@ -19,6 +19,8 @@
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/scene_model.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/musr/msr.hpp"
+#include "compute/musr/psi_bin.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 
@@ -92,6 +94,16 @@ inline bool listmode(const std::uint8_t* data, std::size_t size) {
 inline bool nifti(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)read_nifti(f.path()); });
+}
+
+inline bool msr(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  return accepted([&] { (void)musr::parse_msr(text, "<fuzz>"); });
+}
+
+inline bool psibin(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)musr::read_psi_bin(f.path()); });
 }
 
 }  // namespace tomo::fuzz

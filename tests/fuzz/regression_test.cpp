@@ -16,7 +16,8 @@ namespace tomo::fuzz {
 namespace {
 
 const std::map<std::string, std::function<bool(const std::uint8_t*, std::size_t)>> kTargets = {
-    {"scene", scene}, {"rabbitct", rabbitct}, {"listmode", listmode}, {"nifti", nifti}};
+    {"scene", scene}, {"rabbitct", rabbitct}, {"listmode", listmode}, {"nifti", nifti},
+    {"msr", msr}, {"psibin", psibin}};
 
 TEST(FuzzRegression, SeedsAreValidInputs) {
   const auto all = seeds();

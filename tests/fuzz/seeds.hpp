@@ -14,6 +14,8 @@
 #include "compute/core/scene.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/io/nifti.hpp"
+#include "compute/musr/psi_bin.hpp"
+#include "compute/musr/simulator.hpp"
 #include "compute/strip/event_io.hpp"
 
 namespace tomo::fuzz {
@@ -61,6 +63,16 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   v.grid.voxel_mm = {0.5, 1.0, 2.0};
   v.data.assign(12, 0.25f);
   out["nifti"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));
+
+  musr::Eq5Config mc;
+  mc.detectors = 2;
+  mc.bins = 300;
+  mc.t0_bin = 20;
+  mc.first_good = 25;
+  out["msr"].push_back(text(musr::eq5_msr(mc, "run", false)));
+  out["msr"].push_back(text(musr::eq5_msr(mc, "run", true) +
+                            "FUNCTIONS\nfun2 = pow(par1, 2) * cos(PI * map1) / sqrt(ln(par2)) - -3.5e-2\n"));
+  out["psibin"].push_back(musr::encode_psi_bin(musr::simulate_eq5(mc)));
   return out;
 }
 

@@ -1,0 +1,349 @@
+// MIGRAD-like minimisation with NLopt's L-BFGS (bounds; parameters scaled by their msr steps
+// so that one unit is about one error), a Newton polish with the HESSE matrix, HESSE errors
+// V = 2·Up·H⁻¹ and MINOS-style profile scans. NLopt: Debian's libnlopt, no Minuit2 in Debian 12.
+#include "compute/musr/minimizer.hpp"
+
+#include <nlopt.h>
+
+#include <algorithm>
+#include <exception>
+#include <sstream>
+#include <cmath>
+#include <limits>
+
+#include "compute/core/error.hpp"
+#include "compute/core/interrupt.hpp"
+
+namespace tomo::musr {
+namespace {
+
+// In-place inverse of a symmetric positive-definite n×n matrix (Cholesky); false if not SPD.
+bool invert_spd(std::vector<double>& a, int n) {
+  std::vector<double> L(static_cast<std::size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (int k = 0; k < j; ++k) d -= L[j * n + k] * L[j * n + k];
+    if (!(d > 0.0)) return false;
+    L[j * n + j] = std::sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (int k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
+      L[i * n + j] = s / L[j * n + j];
+    }
+  }
+  // inv(L), then inv(A) = inv(L)ᵀ inv(L)
+  std::vector<double> Li(static_cast<std::size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    Li[i * n + i] = 1.0 / L[i * n + i];
+    for (int j = 0; j < i; ++j) {
+      double s = 0.0;
+      for (int k = j; k < i; ++k) s -= L[i * n + k] * Li[k * n + j];
+      Li[i * n + j] = s / L[i * n + i];
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) {
+      double s = 0.0;
+      for (int k = i; k < n; ++k) s += Li[k * n + i] * Li[k * n + j];
+      a[i * n + j] = a[j * n + i] = s;
+    }
+  return true;
+}
+
+struct Counted {
+  Chi2Evaluator& ev;
+  FitResult& r;
+  std::vector<double> full() const {
+    std::vector<double> p;
+    for (const auto& s : r.params) p.push_back(s.value);
+    return p;
+  }
+  double f(const std::vector<double>& p) {
+    ++r.evaluations;
+    return ev.evaluate(p);
+  }
+  double fg(const std::vector<double>& p, std::vector<double>& g) {
+    ++r.evaluations;
+    g.assign(p.size(), 0.0);
+    return ev.evaluate_with_gradient(p, g);
+  }
+};
+
+std::vector<int> free_indices(const FitResult& r, int except = -1) {
+  std::vector<int> idx;
+  for (int i = 0; i < static_cast<int>(r.params.size()); ++i)
+    if (r.params[i].free && i != except) idx.push_back(i);
+  return idx;
+}
+
+double scale_of(const FitParameterState& s) {
+  if (s.error > 0.0) return s.error;
+  if (s.step != 0.0) return std::fabs(s.step);
+  return std::max(1e-3 * std::fabs(s.value), 1e-6);
+}
+
+struct NloptCtx {
+  Counted* c;
+  const std::vector<int>* idx;
+  std::vector<double>* p;
+  std::vector<double> x0, scale, g;
+  nlopt_opt opt = nullptr;
+  std::exception_ptr error;  // thrown by the evaluator inside the callback, rethrown after
+};
+
+double nlopt_objective(unsigned n, const double* x, double* grad, void* data) {
+  auto* ctx = static_cast<NloptCtx*>(data);
+  // No exception may cross NLopt's C frames: stop it, and throw after nlopt_optimize returns.
+  if (interrupted()) {
+    nlopt_force_stop(ctx->opt);
+    return 0.0;
+  }
+  auto& p = *ctx->p;
+  for (unsigned k = 0; k < n; ++k) p[(*ctx->idx)[k]] = ctx->x0[k] + x[k] * ctx->scale[k];
+  double f = 0.0;
+  try {
+    if (grad) {
+      f = ctx->c->fg(p, ctx->g);
+      for (unsigned k = 0; k < n; ++k) grad[k] = ctx->g[(*ctx->idx)[k]] * ctx->scale[k];
+    } else {
+      f = ctx->c->f(p);
+    }
+  } catch (...) {
+    ctx->error = std::current_exception();
+    nlopt_force_stop(ctx->opt);
+    return 0.0;
+  }
+  return std::isfinite(f) ? f : std::numeric_limits<double>::max();
+}
+
+// L-BFGS over the parameters idx starting from p (updated in place); returns the minimum.
+double lbfgs(Counted& c, const std::vector<int>& idx, std::vector<double>& p, const FitResult& r) {
+  const unsigned n = static_cast<unsigned>(idx.size());
+  if (n == 0) return c.f(p);
+  NloptCtx ctx{&c, &idx, &p, {}, {}, {}, nullptr, {}};
+  std::vector<double> lb(n), ub(n), x(n, 0.0);
+  for (unsigned k = 0; k < n; ++k) {
+    const auto& s = r.params[idx[k]];
+    ctx.x0.push_back(p[idx[k]]);
+    ctx.scale.push_back(scale_of(s));
+    lb[k] = s.lower ? (*s.lower - ctx.x0[k]) / ctx.scale[k] : -HUGE_VAL;
+    ub[k] = s.upper ? (*s.upper - ctx.x0[k]) / ctx.scale[k] : HUGE_VAL;
+    x[k] = std::clamp(0.0, lb[k], ub[k]);
+  }
+  nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, n);
+  ctx.opt = opt;
+  nlopt_set_lower_bounds(opt, lb.data());
+  nlopt_set_upper_bounds(opt, ub.data());
+  nlopt_set_min_objective(opt, nlopt_objective, &ctx);
+  nlopt_set_ftol_rel(opt, 1e-15);
+  nlopt_set_xtol_rel(opt, 1e-12);
+  nlopt_set_maxeval(opt, 20000);
+  double f = 0.0;
+  const nlopt_result res = nlopt_optimize(opt, x.data(), &f);
+  nlopt_destroy(opt);
+  if (ctx.error) std::rethrow_exception(ctx.error);
+  throw_if_interrupted();
+  for (unsigned k = 0; k < n; ++k) p[idx[k]] = ctx.x0[k] + x[k] * ctx.scale[k];
+  (void)res;  // roundoff-limited ends are normal at a minimum; convergence is judged by EDM
+  return c.f(p);
+}
+
+// Hessian of f over idx at p by central differences of the analytic gradient; steps h.
+std::vector<double> hessian(Counted& c, const std::vector<int>& idx, const std::vector<double>& p, const std::vector<double>& h) {
+  const int n = static_cast<int>(idx.size());
+  std::vector<double> H(static_cast<std::size_t>(n) * n), gp, gm;
+  for (int i = 0; i < n; ++i) {
+    auto pp = p, pm = p;
+    pp[idx[i]] += h[i];
+    pm[idx[i]] -= h[i];
+    c.fg(pp, gp);
+    c.fg(pm, gm);
+    for (int j = 0; j < n; ++j) H[i * n + j] = (gp[idx[j]] - gm[idx[j]]) / (2 * h[i]);
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < i; ++j) H[i * n + j] = H[j * n + i] = 0.5 * (H[i * n + j] + H[j * n + i]);
+  return H;
+}
+
+// Covariance V = 2·Up·H⁻¹ over idx (two passes: steps from the msr, then 2% of the errors).
+bool covariance(Counted& c, const FitResult& r, const std::vector<int>& idx, const std::vector<double>& p,
+                std::vector<double>& V) {
+  const int n = static_cast<int>(idx.size());
+  std::vector<double> h(n);
+  for (int i = 0; i < n; ++i) h[i] = 1e-3 * scale_of(r.params[idx[i]]);
+  for (int pass = 0; pass < 2; ++pass) {
+    V = hessian(c, idx, p, h);
+    for (int i = 0; i < n; ++i) {
+      if (!(V[i * n + i] > 0.0)) return false;
+      h[i] = 0.02 * std::sqrt(2.0 * r.up / V[i * n + i]);
+    }
+  }
+  if (!invert_spd(V, n)) return false;
+  for (auto& v : V) v *= 2.0 * r.up;
+  return true;
+}
+
+}  // namespace
+
+int FitResult::free_count() const {
+  return static_cast<int>(std::count_if(params.begin(), params.end(), [](const auto& p) { return p.free; }));
+}
+
+void hesse(Chi2Evaluator& ev, FitResult& r) {
+  Counted c{ev, r};
+  const auto idx = free_indices(r);
+  const auto p = c.full();
+  std::vector<double> V;
+  r.hesse_ok = covariance(c, r, idx, p, V);
+  const int n = static_cast<int>(idx.size());
+  r.covariance.assign(n, std::vector<double>(n, 0.0));
+  if (!r.hesse_ok) return;
+  for (int i = 0; i < n; ++i) {
+    r.params[idx[i]].error = std::sqrt(V[i * n + i]);
+    for (int j = 0; j < n; ++j) r.covariance[i][j] = V[i * n + j];
+  }
+  std::vector<double> g;
+  c.fg(p, g);
+  double edm = 0.0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) edm += g[idx[i]] * V[i * n + j] * g[idx[j]];
+  r.edm = edm / (4.0 * r.up);  // ½ gᵀH⁻¹g with H⁻¹ = V/(2·Up)
+}
+
+void migrad(Chi2Evaluator& ev, FitResult& r) {
+  Counted c{ev, r};
+  const auto idx = free_indices(r);
+  auto p = c.full();
+  double f = lbfgs(c, idx, p, r);
+  // Newton polish with the HESSE matrix: L-BFGS stops within ~1e-3 of an error, MINUIT-grade
+  // agreement (1e-3 of an error) needs the last quadratic step.
+  for (int it = 0; it < 3 && !idx.empty(); ++it) {
+    std::vector<double> V;
+    if (!covariance(c, r, idx, p, V)) break;
+    std::vector<double> g;
+    c.fg(p, g);
+    const int n = static_cast<int>(idx.size());
+    auto q = p;
+    for (int i = 0; i < n; ++i) {
+      double d = 0.0;
+      for (int j = 0; j < n; ++j) d -= V[i * n + j] * g[idx[j]] / (2.0 * r.up);
+      const auto& s = r.params[idx[i]];
+      q[idx[i]] = std::clamp(p[idx[i]] + d, s.lower.value_or(-HUGE_VAL), s.upper.value_or(HUGE_VAL));
+    }
+    const double fq = c.f(q);
+    if (!(fq < f)) break;
+    const bool small = f - fq < 1e-9 * r.up;
+    p = q;
+    f = fq;
+    if (small) break;
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) r.params[i].value = p[i];
+  r.fmin = f;
+  hesse(ev, r);
+  // MINUIT's criterion with tolerance 0.1: EDM < 0.002·tol·Up.
+  r.converged = r.hesse_ok && r.edm < 2e-4 * r.up;
+}
+
+void minos(Chi2Evaluator& ev, FitResult& r) {
+  Counted c{ev, r};
+  if (!r.hesse_ok) hesse(ev, r);
+  const auto idx = free_indices(r);
+  const auto best = c.full();
+  const int n = static_cast<int>(idx.size());
+  for (int k = 0; k < n; ++k) {
+    const int i = idx[k];
+    auto& s = r.params[i];
+    const auto others = free_indices(r, i);
+    for (int side : {-1, +1}) {
+      double delta = s.error > 0 ? s.error : scale_of(s);
+      double found = delta;
+      for (int it = 0; it < 8; ++it) {
+        auto p = best;
+        const double target = best[i] + side * delta;
+        p[i] = std::clamp(target, s.lower.value_or(-HUGE_VAL), s.upper.value_or(HUGE_VAL));
+        // Warm start along the correlation: p_j += V_ji/V_ii · shift.
+        for (int j = 0; j < n && r.hesse_ok; ++j)
+          if (j != k) p[idx[j]] += r.covariance[j][k] / r.covariance[k][k] * (p[i] - best[i]);
+        for (int j : others) {
+          const auto& sj = r.params[j];
+          p[j] = std::clamp(p[j], sj.lower.value_or(-HUGE_VAL), sj.upper.value_or(HUGE_VAL));
+        }
+        const double fp = lbfgs(c, others, p, r);
+        const double rise = fp - r.fmin;
+        found = std::fabs(p[i] - best[i]);
+        if (p[i] != target || !(rise > 0.0)) break;  // at a bound, or no rise: keep what we have
+        if (std::fabs(rise - r.up) < 1e-4 * r.up) break;
+        delta = found * std::sqrt(r.up / rise);  // parabolic step towards Δf = Up
+      }
+      (side < 0 ? s.minos_minus : s.minos_plus) = side * found;
+    }
+  }
+}
+
+namespace {
+
+// FIX/RELEASE arguments: parameter numbers or names, separated by blanks or commas.
+std::vector<int> command_params(const std::string& cmd, const FitResult& r) {
+  std::string text = cmd.substr(cmd.find(' ') == std::string::npos ? cmd.size() : cmd.find(' '));
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream is(text);
+  std::vector<int> out;
+  for (std::string w; is >> w;) {
+    int found = -1;
+    for (int i = 0; i < static_cast<int>(r.params.size()); ++i)
+      if (r.params[i].name == w || std::to_string(i + 1) == w) found = i;
+    if (found < 0) throw InputError("COMMANDS '" + cmd + "': no parameter '" + w + "'");
+    out.push_back(found);
+  }
+  return out;
+}
+
+}  // namespace
+
+FitResult run_fit(Chi2Evaluator& ev, const MsrFile& msr, const std::vector<bool>& used, Statistic statistic,
+                  const std::function<void(const std::string&)>& progress) {
+  FitResult r;
+  r.up = statistic == Statistic::chi2 ? 1.0 : 0.5;  // musrfit's PFitterFcn (see docs/musr.md)
+  for (std::size_t i = 0; i < msr.params.size(); ++i) {
+    const auto& m = msr.params[i];
+    FitParameterState s;
+    s.name = m.name;
+    s.value = m.value;
+    s.step = std::fabs(m.step);
+    s.lower = m.lower;
+    s.upper = m.upper;
+    s.free = m.step != 0.0 && i < used.size() && used[i];
+    if (s.lower && s.value < *s.lower) s.value = *s.lower;
+    if (s.upper && s.value > *s.upper) s.value = *s.upper;
+    r.params.push_back(s);
+  }
+  std::vector<std::string> cmds;
+  bool any_min = false;
+  for (const auto& c : msr.commands) {
+    const std::string k = c.substr(0, c.find(' '));
+    if (k == "MIGRAD" || k == "MINIMIZE" || k == "SIMPLEX") any_min = true;
+    cmds.push_back(c);
+  }
+  if (!any_min) cmds.insert(cmds.begin(), {"MIGRAD", "HESSE"});
+  for (const auto& c : cmds) {
+    const std::string k = c.substr(0, c.find(' '));
+    if (progress) progress(k);
+    if (k == "MIGRAD" || k == "MINIMIZE" || k == "SIMPLEX") {
+      migrad(ev, r);
+      r.log.push_back(k + ": f = " + std::to_string(r.fmin) + ", EDM = " + std::to_string(r.edm) +
+                      (r.converged ? " (converged)" : " (NOT converged)"));
+    } else if (k == "HESSE") {
+      hesse(ev, r);
+      r.log.push_back(std::string("HESSE: ") + (r.hesse_ok ? "ok" : "matrix not positive definite"));
+    } else if (k == "MINOS") {
+      minos(ev, r);
+      r.log.push_back("MINOS: done");
+    } else if (k == "FIX" || k == "RELEASE") {
+      for (int i : command_params(c, r)) r.params[i].free = k == "RELEASE" && (i >= static_cast<int>(used.size()) || used[i]);
+      r.log.push_back(c);
+    }
+  }
+  return r;
+}
+
+}  // namespace tomo::musr

@@ -1,0 +1,123 @@
+// musrfit's msr file: the blocks we support (FITPARAMETER, THEORY, FUNCTIONS, GLOBAL, RUN,
+// COMMANDS; fittype 0 and 2), read with errors naming line and token, written back after a fit.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/musr/expression.hpp"
+
+namespace tomo::musr {
+
+struct MsrParameter {
+  int number = 0;  // 1-based, as written
+  std::string name;
+  double value = 0.0;
+  double step = 0.0;  // 0 = fixed; after a fit: the (negative MINOS) error
+  std::optional<double> pos_error;  // after MINOS
+  std::optional<double> lower, upper;
+  bool fixed() const { return step == 0.0; }
+};
+
+// One THEORY argument: parameter N, mapX (the RUN's map entry), or funX.
+struct TheoryArg {
+  enum class Kind { param, map, fun } kind = Kind::param;
+  int n = 0;  // 1-based
+};
+struct TheoryFactor {
+  TheoryFn fn;
+  std::vector<TheoryArg> args;
+  int line = 0;
+};
+// THEORY: consecutive lines multiply, a `+` line starts a new additive term.
+using TheoryTerm = std::vector<TheoryFactor>;
+
+struct MsrFunction {
+  int number = 0;  // funN
+  std::string text;
+  std::shared_ptr<const Expr> expr;
+  int line = 0;
+};
+
+// A parameter-or-function reference (norm may be funX).
+struct ParamRef {
+  bool is_fun = false;
+  int n = 0;  // 1-based; 0 = not set
+  bool set() const { return n > 0; }
+};
+
+// Fit range: in µs relative to t0, or in bins as `fgb+n0 lgb-n1`.
+struct FitRange {
+  bool in_bins = false;
+  double start = 0.0, end = 0.0;  // µs
+  int start_offset = 0, end_offset = 0;  // bins: fgb + start_offset, lgb − end_offset
+};
+
+// Settings a RUN block may give (GLOBAL gives defaults for the same keys).
+struct RunSettings {
+  std::optional<int> fittype;
+  std::vector<int> data;        // fgb lgb (asymmetry: forward fgb lgb [backward fgb lgb])
+  std::vector<double> t0;       // per histogram of the group(s)
+  std::optional<FitRange> fit;
+  std::optional<int> packing;
+};
+
+struct MsrRun {
+  std::string file;  // without extension, as written
+  std::string beamline, institute, format;
+  RunSettings settings;
+  ParamRef norm;
+  int backgr_fit = 0;                 // parameter number, 0 = none
+  std::vector<double> backgr_fix;     // fixed background(s)
+  int lifetime = 0;                   // parameter number, 0 = the muon lifetime
+  bool lifetime_correction = false;   // plot only
+  std::vector<int> map;               // parameter numbers (0 = unused)
+  std::vector<int> forward, backward; // histogram numbers (1-based, file order)
+  std::vector<int> background;        // bin ranges: start end [start end]
+  int alpha = 0, beta = 0;            // asymmetry: parameter numbers, 0 = 1.0
+  int line = 0;
+  int fittype() const { return settings.fittype.value_or(0); }
+};
+
+struct MsrStatistic {
+  bool max_likelihood = false;
+  double value = 0.0;
+  int ndf = 0;
+  std::string date;
+};
+
+struct MsrFile {
+  std::filesystem::path path;  // where it was read from (data files are looked up beside it)
+  std::string title;
+  std::vector<MsrParameter> params;
+  std::vector<TheoryTerm> theory;
+  std::vector<MsrFunction> functions;
+  RunSettings global;
+  std::vector<MsrRun> runs;
+  std::vector<std::string> commands;  // COMMANDS lines, trimmed
+  std::optional<MsrStatistic> statistic;
+  std::vector<std::string> lines;     // the text as read (for writing back)
+
+  // COMMANDS flags.
+  bool max_likelihood() const;
+  bool scale_n0_bkg() const;  // default TRUE
+  bool minos() const;
+  const MsrFunction* function(int n) const;
+};
+
+// Parses msr text; `where` names it in errors ("file.msr"). Errors: InputError
+// "file.msr:LINE: ... 'TOKEN' ...".
+MsrFile parse_msr(const std::string& text, const std::string& where);
+MsrFile read_msr(const std::filesystem::path& path);
+
+// The msr text after a fit, as musrfit writes it: the FITPARAMETER block with the new
+// values, errors (step, negative when MINOS ran) and positive MINOS errors, and a
+// STATISTIC block replacing any old one. Other blocks are kept as read.
+std::string format_msr(const MsrFile& msr, const std::vector<MsrParameter>& fitted, const MsrStatistic& stat);
+
+// Expands "1-16" and "3 5 7" histogram lists (1-based).
+std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, const std::string& where);
+
+}  // namespace tomo::musr

@@ -1,0 +1,399 @@
+// The msr reader: blocks run from their keyword to the next keyword; every error names the
+// file, the line and the token (notes: musrfit-facts.md, "msr file").
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "compute/core/error.hpp"
+#include "compute/musr/msr.hpp"
+
+namespace tomo::musr {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream is(s);
+  for (std::string w; is >> w;) out.push_back(w);
+  return out;
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+class LineContext {
+ public:
+  LineContext(const std::string& where, int line) : where_(where), line_(line) {}
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(where_ + ":" + std::to_string(line_) + ": " + what);
+  }
+  double number(const std::string& tok, const char* what) const {
+    double v = 0.0;
+    auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+    if (ec != std::errc() || p != tok.data() + tok.size() || !std::isfinite(v))
+      fail(std::string(what) + ": '" + tok + "' is not a finite number");
+    return v;
+  }
+  int integer(const std::string& tok, const char* what, int min = 0) const {
+    int v = 0;
+    auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+    if (ec != std::errc() || p != tok.data() + tok.size()) fail(std::string(what) + ": '" + tok + "' is not an integer");
+    if (v < min) fail(std::string(what) + ": '" + tok + "' must be ≥ " + std::to_string(min));
+    return v;
+  }
+  int line() const { return line_; }
+  const std::string& where() const { return where_; }
+
+ private:
+  const std::string& where_;
+  int line_;
+};
+
+const char* const kBlocks[] = {"FITPARAMETER", "THEORY", "FUNCTIONS", "GLOBAL", "RUN",
+                               "COMMANDS", "FOURIER", "PLOT", "STATISTIC"};
+
+std::string block_keyword(const std::string& line) {
+  for (const char* b : kBlocks) {
+    std::string_view k(b);
+    if (line.compare(0, k.size(), k) == 0 && (line.size() == k.size() || std::isspace(static_cast<unsigned char>(line[k.size()]))))
+      return std::string(k);
+  }
+  return {};
+}
+
+void parse_parameter(const LineContext& c, const std::vector<std::string>& t, MsrFile& m) {
+  if (t.size() != 4 && t.size() != 5 && t.size() != 7)
+    c.fail("FITPARAMETER line has " + std::to_string(t.size()) +
+           " tokens; expected 4, 5 or 7: <no> <name> <value> <step> [<pos_error|none>] [<lower|none> <upper|none>]");
+  MsrParameter p;
+  p.number = c.integer(t[0], "parameter number", 1);
+  if (p.number != static_cast<int>(m.params.size()) + 1)
+    c.fail("parameter number '" + t[0] + "' out of order (expected " + std::to_string(m.params.size() + 1) + ")");
+  p.name = t[1];
+  for (const auto& q : m.params)
+    if (q.name == p.name) c.fail("parameter name '" + p.name + "' used twice");
+  p.value = c.number(t[2], "value");
+  p.step = c.number(t[3], "step");
+  if (t.size() >= 5 && lower(t[4]) != "none") p.pos_error = c.number(t[4], "positive error");
+  if (t.size() == 7) {
+    if (lower(t[5]) != "none") p.lower = c.number(t[5], "lower boundary");
+    if (lower(t[6]) != "none") p.upper = c.number(t[6], "upper boundary");
+    if (p.lower && p.upper && *p.lower >= *p.upper)
+      c.fail("lower boundary '" + t[5] + "' is not below upper boundary '" + t[6] + "'");
+  }
+  m.params.push_back(p);
+}
+
+TheoryArg parse_arg(const LineContext& c, const std::string& tok) {
+  TheoryArg a;
+  std::string l = lower(tok);
+  if (l.starts_with("map")) {
+    a.kind = TheoryArg::Kind::map;
+    a.n = c.integer(tok.substr(3), "map index", 1);
+  } else if (l.starts_with("fun")) {
+    a.kind = TheoryArg::Kind::fun;
+    a.n = c.integer(tok.substr(3), "function index", 1);
+  } else {
+    a.n = c.integer(tok, "THEORY argument (parameter number, mapX or funX)", 1);
+  }
+  return a;
+}
+
+void parse_theory(const LineContext& c, const std::vector<std::string>& t, MsrFile& m, bool& new_term) {
+  if (t[0] == "+") {
+    new_term = true;
+    return;
+  }
+  const auto* info = find_theory_function(t[0]);
+  if (!info) {
+    if (lower(t[0]).starts_with("userfcn")) c.fail("THEORY function 'userFcn' (user libraries) is not supported");
+    c.fail("unknown THEORY function '" + t[0] + "'");
+  }
+  TheoryFactor f;
+  f.fn = info->fn;
+  f.line = c.line();
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    if (t[i][0] == '(' || t[i][0] == '#') break;  // the rest is a comment
+    f.args.push_back(parse_arg(c, t[i]));
+  }
+  const int n = static_cast<int>(f.args.size());
+  if (n < info->min_args || (info->max_args >= 0 && n > info->max_args))
+    c.fail(std::string(info->name) + " takes " + std::to_string(info->min_args) +
+           (info->max_args < 0 ? " or more" : info->max_args == info->min_args ? "" : " or " + std::to_string(info->max_args)) +
+           " arguments, got " + std::to_string(n));
+  if (new_term || m.theory.empty()) m.theory.emplace_back();
+  new_term = false;
+  m.theory.back().push_back(std::move(f));
+}
+
+void parse_function(const LineContext& c, const std::string& line, MsrFile& m) {
+  auto eq = line.find('=');
+  if (eq == std::string::npos) c.fail("FUNCTIONS line needs 'funN = expression'");
+  auto lhs = split(line.substr(0, eq));
+  if (lhs.size() != 1 || !lower(lhs[0]).starts_with("fun")) c.fail("FUNCTIONS: left side '" + line.substr(0, eq) + "' is not funN");
+  MsrFunction f;
+  f.number = c.integer(lhs[0].substr(3), "function number", 1);
+  if (m.function(f.number)) c.fail("function '" + lhs[0] + "' defined twice");
+  f.text = line.substr(eq + 1);
+  f.line = c.line();
+  try {
+    f.expr = parse_expression(f.text);
+  } catch (const InputError& e) {
+    c.fail(e.what());
+  }
+  m.functions.push_back(std::move(f));
+}
+
+// Keys shared by GLOBAL and RUN; true when handled.
+bool parse_setting(const LineContext& c, const std::vector<std::string>& t, RunSettings& s) {
+  const std::string key = lower(t[0]);
+  if (key == "fittype") {
+    if (t.size() != 2) c.fail("fittype takes one value");
+    int ft = c.integer(t[1], "fittype");
+    if (ft != 0 && ft != 2) c.fail("fittype '" + t[1] + "' is not supported (0 single histogram, 2 asymmetry)");
+    s.fittype = ft;
+  } else if (key == "data") {
+    if (t.size() != 3 && t.size() != 5) c.fail("data takes 2 or 4 bin numbers");
+    s.data.clear();
+    for (std::size_t i = 1; i < t.size(); ++i) s.data.push_back(c.integer(t[i], "data bin"));
+  } else if (key == "t0") {
+    if (t.size() < 2) c.fail("t0 needs a value");
+    s.t0.clear();
+    for (std::size_t i = 1; i < t.size(); ++i) s.t0.push_back(c.number(t[i], "t0"));
+  } else if (key == "addt0") {
+    c.fail("addt0 (addrun) is not supported");
+  } else if (key == "packing") {
+    if (t.size() != 2) c.fail("packing takes one value");
+    s.packing = c.integer(t[1], "packing", 1);
+  } else if (key == "fit") {
+    if (t.size() != 3) c.fail("fit takes 2 values (t_start t_end in µs, or fgb+n0 lgb-n1)");
+    FitRange r;
+    if (lower(t[1]).starts_with("fgb")) {
+      r.in_bins = true;
+      if (!lower(t[2]).starts_with("lgb")) c.fail("fit '" + t[2] + "': expected lgb-n1 after fgb+n0");
+      auto off = [&](const std::string& tok, char sign) {
+        if (tok.size() == 3) return 0;
+        if (tok[3] != sign) c.fail("fit '" + tok + "': expected " + tok.substr(0, 3) + sign + "n");
+        return c.integer(tok.substr(4), "fit offset");
+      };
+      r.start_offset = off(t[1], '+');
+      r.end_offset = off(t[2], '-');
+    } else {
+      r.start = c.number(t[1], "fit start");
+      r.end = c.number(t[2], "fit end");
+      if (r.end <= r.start) c.fail("fit end '" + t[2] + "' is not after fit start '" + t[1] + "'");
+    }
+    s.fit = r;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void parse_run_line(const LineContext& c, const std::vector<std::string>& t, MsrRun& r) {
+  if (parse_setting(c, t, r.settings)) return;
+  const std::string key = lower(t[0]);
+  auto one_int = [&](const char* what) {
+    if (t.size() != 2) c.fail(std::string(what) + " takes one value");
+    return c.integer(t[1], what, 1);
+  };
+  if (key == "norm") {
+    if (t.size() != 2) c.fail("norm takes one value");
+    if (lower(t[1]).starts_with("fun")) r.norm = {true, c.integer(t[1].substr(3), "norm function", 1)};
+    else r.norm = {false, c.integer(t[1], "norm parameter", 1)};
+  } else if (key == "backgr.fit") {
+    r.backgr_fit = one_int("backgr.fit");
+  } else if (key == "backgr.fix") {
+    if (t.size() != 2 && t.size() != 3) c.fail("backgr.fix takes 1 or 2 values");
+    for (std::size_t i = 1; i < t.size(); ++i) r.backgr_fix.push_back(c.number(t[i], "backgr.fix"));
+  } else if (key == "lifetime") {
+    r.lifetime = one_int("lifetime");
+  } else if (key == "lifetimecorrection") {
+    r.lifetime_correction = true;
+  } else if (key == "map") {
+    for (std::size_t i = 1; i < t.size(); ++i) r.map.push_back(c.integer(t[i], "map entry"));
+  } else if (key == "forward" || key == "backward") {
+    auto list = parse_histogram_list({t.begin() + 1, t.end()}, c.where() + ":" + std::to_string(c.line()));
+    (key == "forward" ? r.forward : r.backward) = list;
+  } else if (key == "background") {
+    if (t.size() != 3 && t.size() != 5) c.fail("background takes 2 or 4 bin numbers");
+    for (std::size_t i = 1; i < t.size(); ++i) r.background.push_back(c.integer(t[i], "background bin"));
+  } else if (key == "alpha") {
+    r.alpha = one_int("alpha");
+  } else if (key == "beta") {
+    r.beta = one_int("beta");
+  } else {
+    c.fail("unknown RUN entry '" + t[0] + "'");
+  }
+}
+
+void check_references(const MsrFile& m, const std::string& where) {
+  const int np = static_cast<int>(m.params.size());
+  auto bad = [&](int line, const std::string& what) { throw InputError(where + ":" + std::to_string(line) + ": " + what); };
+  for (const auto& term : m.theory)
+    for (const auto& f : term)
+      for (const auto& a : f.args) {
+        if (a.kind == TheoryArg::Kind::param && a.n > np) bad(f.line, "parameter " + std::to_string(a.n) + " does not exist");
+        if (a.kind == TheoryArg::Kind::fun && !m.function(a.n)) bad(f.line, "fun" + std::to_string(a.n) + " is not defined in FUNCTIONS");
+      }
+  for (const auto& r : m.runs) {
+    auto chk = [&](int n, const char* what) {
+      if (n > np) bad(r.line, std::string(what) + " parameter " + std::to_string(n) + " does not exist");
+    };
+    if (!r.norm.is_fun) chk(r.norm.n, "norm");
+    else if (!m.function(r.norm.n)) bad(r.line, "norm fun" + std::to_string(r.norm.n) + " is not defined");
+    chk(r.backgr_fit, "backgr.fit");
+    chk(r.lifetime, "lifetime");
+    chk(r.alpha, "alpha");
+    chk(r.beta, "beta");
+    for (int n : r.map) chk(n, "map");
+    if (r.forward.empty()) bad(r.line, "RUN has no forward histogram");
+    const int ft = r.settings.fittype.value_or(m.global.fittype.value_or(0));
+    if (ft == 0 && !r.norm.set()) bad(r.line, "single-histogram RUN needs norm");
+    if (ft == 2 && r.backward.empty()) bad(r.line, "asymmetry RUN needs backward");
+  }
+  if (m.theory.empty()) throw InputError(where + ": no THEORY block");
+  if (m.runs.empty()) throw InputError(where + ": no RUN block");
+}
+
+}  // namespace
+
+std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, const std::string& where) {
+  std::vector<int> out;
+  for (const auto& tok : tokens) {
+    auto dash = tok.find('-');
+    LineContext c(where, 0);
+    auto num = [&](const std::string& s) {
+      int v = 0;
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || p != s.data() + s.size() || v < 1)
+        throw InputError(where + ": histogram '" + tok + "' is not a number ≥ 1 or a range a-b");
+      return v;
+    };
+    if (dash == std::string::npos) {
+      out.push_back(num(tok));
+    } else {
+      int a = num(tok.substr(0, dash)), b = num(tok.substr(dash + 1));
+      if (b < a || b - a > 4096) throw InputError(where + ": histogram range '" + tok + "' is empty or too long");
+      for (int h = a; h <= b; ++h) out.push_back(h);
+    }
+  }
+  if (out.empty()) throw InputError(where + ": no histogram numbers");
+  return out;
+}
+
+MsrFile parse_msr(const std::string& text, const std::string& where) {
+  MsrFile m;
+  std::istringstream is(text);
+  std::string block;
+  bool new_term = false;
+  int lineno = 0;
+  for (std::string line; std::getline(is, line);) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    m.lines.push_back(line);
+    if (lineno == 1) {
+      m.title = line;
+      continue;
+    }
+    auto t = split(line);
+    if (t.empty() || t[0][0] == '#') continue;
+    LineContext c(where, lineno);
+    if (auto kw = block_keyword(line); !kw.empty()) {
+      block = kw;
+      if (kw == "RUN") {
+        if (t.size() < 5) c.fail("RUN needs <file> <beamline> <institute> <format>");
+        MsrRun r;
+        r.file = t[1];
+        r.beamline = t[2];
+        r.institute = t[3];
+        r.format = upper(t[4]);
+        r.line = lineno;
+        if (r.format != "PSI-BIN") c.fail("data format '" + t[4] + "' is not supported (PSI-BIN is)");
+        m.runs.push_back(r);
+      } else if (kw == "STATISTIC") {
+        m.statistic = MsrStatistic{};
+      } else if (t.size() > 1 && kw != "FOURIER" && kw != "PLOT") {
+        c.fail("unexpected '" + t[1] + "' after " + kw);
+      }
+      continue;
+    }
+    if (block.empty()) c.fail("'" + t[0] + "' outside of any block");
+    if (block == "GLOBAL" || block == "RUN") {  // `(…)` and `#…` to the end of the line are comments
+      auto cut = std::find_if(t.begin() + 1, t.end(), [](const std::string& w) { return w[0] == '(' || w[0] == '#'; });
+      t.erase(cut, t.end());
+    }
+    if (block == "FITPARAMETER") parse_parameter(c, t, m);
+    else if (block == "THEORY") parse_theory(c, t, m, new_term);
+    else if (block == "FUNCTIONS") parse_function(c, line, m);
+    else if (block == "GLOBAL") {
+      if (!parse_setting(c, t, m.global)) c.fail("unknown GLOBAL entry '" + t[0] + "'");
+    } else if (block == "RUN") parse_run_line(c, t, m.runs.back());
+    else if (block == "COMMANDS") {
+      std::string cmd = upper(t[0]);
+      static const char* const known[] = {"MIGRAD", "MINIMIZE", "SIMPLEX", "HESSE", "MINOS", "SAVE", "STRATEGY",
+                                          "FIX", "RELEASE", "MAX_LIKELIHOOD", "SCALE_N0_BKG", "SET", "RESTORE",
+                                          "PRINT_LEVEL", "CALL"};
+      if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return cmd == k; }))
+        c.fail("unknown command '" + t[0] + "'");
+      if (cmd == "SCALE_N0_BKG" && (t.size() != 2 || (upper(t[1]) != "TRUE" && upper(t[1]) != "FALSE")))
+        c.fail("SCALE_N0_BKG takes TRUE or FALSE");
+      std::string joined = cmd;
+      for (std::size_t i = 1; i < t.size(); ++i) joined += " " + t[i];
+      m.commands.push_back(joined);
+    }
+    // FOURIER, PLOT, STATISTIC: kept as text, not interpreted.
+  }
+  if (m.params.empty()) throw InputError(where + ": no FITPARAMETER block (or it is empty)");
+  // GLOBAL defaults into each RUN where the RUN does not set them.
+  for (auto& r : m.runs) {
+    auto& s = r.settings;
+    if (!s.fittype) s.fittype = m.global.fittype;
+    if (s.data.empty()) s.data = m.global.data;
+    if (s.t0.empty()) s.t0 = m.global.t0;
+    if (!s.fit) s.fit = m.global.fit;
+    if (!s.packing) s.packing = m.global.packing;
+  }
+  check_references(m, where);
+  return m;
+}
+
+MsrFile read_msr(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("cannot open msr file '" + path.string() + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  auto text = ss.str();
+  if (text.size() > (64u << 20)) throw InputError("msr file '" + path.string() + "' is larger than 64 MiB");
+  auto m = parse_msr(text, path.string());
+  m.path = path;
+  return m;
+}
+
+bool MsrFile::max_likelihood() const {
+  return std::any_of(commands.begin(), commands.end(), [](const std::string& c) { return c == "MAX_LIKELIHOOD"; });
+}
+bool MsrFile::scale_n0_bkg() const {
+  bool on = true;
+  for (const auto& c : commands)
+    if (c.starts_with("SCALE_N0_BKG")) on = upper(c).ends_with("TRUE");
+  return on;
+}
+bool MsrFile::minos() const {
+  return std::any_of(commands.begin(), commands.end(), [](const std::string& c) { return c == "MINOS"; });
+}
+const MsrFunction* MsrFile::function(int n) const {
+  for (const auto& f : functions)
+    if (f.number == n) return &f;
+  return nullptr;
+}
+
+}  // namespace tomo::musr

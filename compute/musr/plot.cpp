@@ -1,0 +1,129 @@
+// A small raster plotter for the fit previews (no plotting library in the dependency list;
+// points, error bars, a polyline and axes are all these previews need).
+#include "compute/musr/plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "compute/io/png.hpp"
+#include "compute/musr/expression.hpp"
+
+namespace tomo::musr {
+namespace {
+
+struct Canvas {
+  int w, h;
+  std::vector<unsigned char> rgb;
+  Canvas(int ww, int hh) : w(ww), h(hh), rgb(static_cast<std::size_t>(ww) * hh * 3, 255) {}
+  void set(int x, int y, unsigned char r, unsigned char g, unsigned char b) {
+    if (x < 0 || y < 0 || x >= w || y >= h) return;
+    auto* p = &rgb[(static_cast<std::size_t>(y) * w + x) * 3];
+    p[0] = r;
+    p[1] = g;
+    p[2] = b;
+  }
+  void line(double x0, double y0, double x1, double y1, unsigned char r, unsigned char g, unsigned char b) {
+    const int n = static_cast<int>(std::max(std::fabs(x1 - x0), std::fabs(y1 - y0))) + 1;
+    if (n > 100000) return;
+    for (int i = 0; i <= n; ++i) {
+      const double f = static_cast<double>(i) / n;
+      set(static_cast<int>(std::lround(x0 + f * (x1 - x0))), static_cast<int>(std::lround(y0 + f * (y1 - y0))), r, g, b);
+    }
+  }
+};
+
+struct Panel {
+  int x0, y0, x1, y1;  // pixel box
+  double tmin, tmax, vmin, vmax;
+  double px(double t) const { return x0 + (t - tmin) / (tmax - tmin) * (x1 - x0); }
+  double py(double v) const { return y1 - (v - vmin) / (vmax - vmin) * (y1 - y0); }
+  void frame(Canvas& c) const {
+    c.line(x0, y0, x1, y0, 0, 0, 0);
+    c.line(x0, y1, x1, y1, 0, 0, 0);
+    c.line(x0, y0, x0, y1, 0, 0, 0);
+    c.line(x1, y0, x1, y1, 0, 0, 0);
+    if (vmin < 0 && vmax > 0) c.line(x0, py(0), x1, py(0), 160, 160, 160);
+  }
+};
+
+}  // namespace
+
+void write_run_plot(const std::filesystem::path& path, const RunBins& bins, const RunInfo& info,
+                    std::span<const double> params) {
+  const std::size_t n = bins.t.size();
+  if (n == 0) return;
+  ProgramEvaluator ev(bins.model);
+  ev.prepare(params, false);
+  // Asymmetry view: single histograms through the lifetime correction.
+  double n0 = 1.0, tau = kMuonLifetime, bkg = info.background;
+  if (info.fittype == 0) {
+    if (info.norm_param >= 0) n0 = params[info.norm_param];
+    if (info.lifetime_param >= 0) tau = params[info.lifetime_param];
+    if (info.bkg_param >= 0) bkg = params[info.bkg_param];
+  }
+  auto to_asym = [&](double t, double y) {
+    if (info.fittype != 0) return y;
+    if (info.norm_param < 0) return 0.0;
+    return (y - bkg) / (n0 * std::exp(-t / tau)) - 1.0;
+  };
+  auto err_asym = [&](double t, double s) { return info.fittype != 0 ? s : s / (n0 * std::exp(-t / tau)); };
+  // Rebin for display so that points stay readable.
+  const std::size_t group = std::max<std::size_t>(1, (n + 499) / 500);
+  struct Pt { double t, a, e, r; };
+  std::vector<Pt> pts;
+  for (std::size_t k = 0; k < n; k += group) {
+    double st = 0, sa = 0, sw = 0, sr = 0;
+    std::size_t m = 0;
+    for (std::size_t j = k; j < std::min(n, k + group); ++j, ++m) {
+      const double e = err_asym(bins.t[j], bins.sigma[j]);
+      const double w = 1.0 / (e * e);
+      st += bins.t[j];
+      sa += w * to_asym(bins.t[j], bins.y[j]);
+      sw += w;
+      sr += (bins.y[j] - ev.value(bins.t[j])) / bins.sigma[j];
+    }
+    pts.push_back({st / m, sa / sw, 1.0 / std::sqrt(sw), sr / std::sqrt(static_cast<double>(m))});
+  }
+  Canvas c(1000, 700);
+  Panel top{70, 20, 980, 470, bins.t.front(), bins.t.back(), 0, 0};
+  double lo = 1e300, hi = -1e300;
+  for (const auto& p : pts) {
+    if (!std::isfinite(p.a) || !std::isfinite(p.e)) continue;
+    lo = std::min(lo, p.a - p.e);
+    hi = std::max(hi, p.a + p.e);
+  }
+  if (!(hi > lo)) {
+    lo = -1;
+    hi = 1;
+  }
+  top.vmin = lo - 0.05 * (hi - lo);
+  top.vmax = hi + 0.05 * (hi - lo);
+  if (!(top.tmax > top.tmin)) top.tmax = top.tmin + 1;
+  top.frame(c);
+  for (const auto& p : pts) {
+    if (!std::isfinite(p.a)) continue;
+    c.line(top.px(p.t), top.py(p.a - p.e), top.px(p.t), top.py(p.a + p.e), 170, 170, 170);
+    for (int d = -1; d <= 1; ++d) c.line(top.px(p.t) - 1, top.py(p.a) + d, top.px(p.t) + 1, top.py(p.a) + d, 30, 30, 30);
+  }
+  double px = -1, py = 0;
+  for (int x = top.x0; x <= top.x1; ++x) {
+    const double t = top.tmin + (x - top.x0) * (top.tmax - top.tmin) / (top.x1 - top.x0);
+    const double a = to_asym(t, ev.value(t));
+    const double y = std::clamp(top.py(a), -1e4, 1e4);
+    if (px >= 0 && std::isfinite(y)) c.line(px, py, x, y, 220, 30, 30);
+    px = x;
+    py = y;
+  }
+  Panel bot{70, 500, 980, 680, top.tmin, top.tmax, -5, 5};
+  bot.frame(c);
+  c.line(bot.x0, bot.py(3), bot.x1, bot.py(3), 220, 220, 220);
+  c.line(bot.x0, bot.py(-3), bot.x1, bot.py(-3), 220, 220, 220);
+  for (const auto& p : pts) {
+    const double r = std::clamp(p.r, -5.0, 5.0);
+    c.line(bot.px(p.t), bot.py(0), bot.px(p.t), bot.py(r), 40, 90, 200);
+  }
+  write_png_rgb(path, c.w, c.h, c.rgb);
+}
+
+}  // namespace tomo::musr

@@ -1,0 +1,32 @@
+// PSI-BIN μSR histogram files (little-endian, 1024-byte header; layout in
+// shared/notes/musrfit-facts.md): a reader that checks every size against the file, and a writer.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tomo::musr {
+
+inline constexpr int kPsiBinMaxHistograms = 16;   // header arrays hold 16 entries
+inline constexpr int kPsiBinMaxBins = 32767;      // int16 bins per histogram
+
+struct PsiBinFile {
+  int tdc_resolution = 0;    // resolution code (bin width 0.125·625e-6·2^code µs when none is stored)
+  double bin_width_us = 0.0; // Δt in µs
+  std::string sample, temperature, field, orientation, setup;  // char[10] each
+  std::vector<std::vector<std::int32_t>> histograms;           // [histogram][bin]
+  std::vector<int> t0, first_good, last_good;                  // per histogram, in bins
+  std::vector<std::int32_t> events;                            // per histogram
+  std::vector<std::string> labels;                             // char[4] each
+  int bins() const { return histograms.empty() ? 0 : static_cast<int>(histograms[0].size()); }
+};
+
+// Throws InputError naming `where` and the field at fault.
+PsiBinFile parse_psi_bin(std::span<const std::uint8_t> bytes, const std::string& where);
+PsiBinFile read_psi_bin(const std::filesystem::path& path);
+std::vector<std::uint8_t> encode_psi_bin(const PsiBinFile& f);  // throws InputError when it does not fit the format
+void write_psi_bin(const std::filesystem::path& path, const PsiBinFile& f);  // atomic
+
+}  // namespace tomo::musr
