@@ -171,6 +171,44 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
   return code;
 }
 
+std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const std::string& indent) {
+  auto L = [&](double x) { return real_literal(x, d); };
+  const std::string decl = d.glsl() ? "real " : "const real ";
+  const std::string acc = d.glsl() ? "" : "(double)";  // CUDA accumulates in double
+  std::string out;
+  if (s == Statistic::chi2) {
+    out = indent + decl + "res = yw.x - th;\n" + indent + "acc[0] += " + acc + "(yw.y * res * res);\n";
+    if (gradient) out += indent + decl + "c = " + L(-2) + " * yw.y * res;\n";
+    return out;
+  }
+  // musrfit's max-likelihood on counts yc = scale·y, θc = scale·θ; bins with θc ≤ 0 skipped,
+  // the log term dropped where yc ≤ 1e-9.
+  out = indent + decl + "yc = real(R.scale) * yw.x;\n" + indent + decl + "thc = real(R.scale) * th;\n" + indent +
+        "if (!(thc > " + L(0) + ")) continue;\n" + indent + "acc[0] += " + L(2) + " * " + acc + "((thc - yc) + (yc > " + L(1e-9) +
+        " ? yc * log(yc / thc) : " + L(0) + "));\n";
+  if (gradient) out += indent + decl + "c = " + L(2) + " * real(R.scale) * (" + L(1) + " - yc / thc);\n";
+  return out;
+}
+
+std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std::string& indent) {
+  std::string out;
+  for (std::size_t k = 0; k < m.gradient.size(); ++k)
+    out += str_cat(indent, "acc[", k + 1, "] += ", d.glsl() ? "" : "(double)", "(c * ", m.gradient[k], ");\n");
+  return out;
+}
+
+void check_fit_data(const FitData& data, const std::string& who) {
+  if (data.runs.empty()) throw InputError(who + ": no runs to fit");
+  for (std::size_t r = 0; r < data.runs.size(); ++r) {
+    const RunBins& run = data.runs[r];
+    if (run.y.size() != run.t.size() || run.sigma.size() != run.t.size())
+      throw InputError(str_cat(who, ": run ", r + 1, " has ", run.t.size(), " times, ", run.y.size(), " values and ",
+                               run.sigma.size(), " errors"));
+    if (run.model.num_params > data.num_params)
+      throw InputError(str_cat(who, ": run ", r + 1, "'s theory uses ", run.model.num_params, " parameters, the fit has ", data.num_params));
+  }
+}
+
 std::string helper_functions(const Dialect& d) {
   if (!d.glsl()) {
     const bool f = d.single();

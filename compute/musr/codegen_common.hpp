@@ -49,6 +49,16 @@ struct TheoryCases {
 };
 TheoryCases group_theories(const FitData& data);
 
+// The per-bin statistic after `th` (θ) and `yw` (y, 1/σ²) are set, with `R.scale` the run's
+// scale: adds the bin's term to acc[0] (a double on CUDA) and, with a gradient, sets `c`, the
+// factor of ∂θ/∂p in the term's derivative; bins with θc ≤ 0 are skipped (`continue`).
+// Then gradient_accumulate() adds c·∂θ/∂p_k to acc[1 + k].
+std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const std::string& indent);
+std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std::string& indent);
+
+// What both GPU backends require of uploaded data; throws InputError naming `who` and the run.
+void check_fit_data(const FitData& data, const std::string& who);
+
 // Helper functions the statements call (mu_pow, mu_j0, ...), defined for the dialect.
 std::string helper_functions(const Dialect& d);
 

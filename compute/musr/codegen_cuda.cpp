@@ -12,26 +12,8 @@
 namespace tomo::musr {
 namespace {
 
-// The per-bin statistic and its derivative factor: acc0 += term, acc[1+k] += c·∂θ/∂p_k.
-std::string statistic_code(Statistic s, const Dialect& d, bool gradient) {
-  auto L = [&](double x) { return real_literal(x, d); };
-  if (s == Statistic::chi2) {
-    std::string out = "          const real res = yw.x - th;\n          acc[0] += (double)(yw.y * res * res);\n";
-    if (gradient) out += "          const real c = " + L(-2) + " * yw.y * res;\n";
-    return out;
-  }
-  // musrfit's max-likelihood on counts yc = scale·y, θc = scale·θ; bins with θc ≤ 0 skipped,
-  // the log term dropped where yc ≤ 1e-9.
-  std::string out =
-      "          const real yc = real(R.scale) * yw.x, thc = real(R.scale) * th;\n"
-      "          if (!(thc > " + L(0) + ")) continue;\n"
-      "          acc[0] += 2.0 * (double)((thc - yc) + (yc > " + L(1e-9) + " ? yc * log(yc / thc) : " + L(0) + "));\n";
-  if (gradient) out += "          const real c = " + L(2) + " * real(R.scale) * (" + L(1) + " - yc / thc);\n";
-  return out;
-}
-
 std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient) {
-  const std::string prefix = "k" + std::to_string(kind) + "_";
+  const std::string prefix = str_cat("k", kind, "_");
   const ModelCode m = emit_model(run.model, d, gradient, prefix,
                                  [](int, int slot) { return str_cat("real(a.p[pm[", slot, "]])"); }, "t");
   std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
@@ -41,10 +23,8 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
   out += "          const real t = R.affine ? real(R.t0 + (double)k * R.dt) : tarr[R.offset + k];\n";
   out += m.per_bin;
   out += "          const real th = " + m.value + ";\n";
-  out += statistic_code(s, d, gradient);
-  if (gradient)
-    for (std::size_t k = 0; k < m.gradient.size(); ++k)
-      out += str_cat("          acc[", k + 1, "] += (double)(c * ", m.gradient[k], ");\n");
+  out += statistic_code(s, d, gradient, "          ");
+  if (gradient) out += gradient_accumulate(m, d, "          ");
   out += "        }\n      } break;\n";
   return out;
 }

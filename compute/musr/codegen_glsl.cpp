@@ -15,21 +15,6 @@ void replace_marker(std::string& text, const std::string& marker, const std::str
   text.replace(at, marker.size(), with);
 }
 
-std::string statistic_code(Statistic s, const Dialect& d, bool gradient) {
-  auto L = [&](double x) { return real_literal(x, d); };
-  if (s == Statistic::chi2) {
-    std::string out = "        float res = yw.x - th;\n        acc[0] += yw.y * res * res;\n";
-    if (gradient) out += "        float c = " + L(-2) + " * yw.y * res;\n";
-    return out;
-  }
-  std::string out =
-      "        float yc = R.scale * yw.x, thc = R.scale * th;\n"
-      "        if (!(thc > 0.0)) continue;\n"
-      "        acc[0] += 2.0 * ((thc - yc) + (yc > " + L(1e-9) + " ? yc * log(yc / thc) : 0.0));\n";
-  if (gradient) out += "        float c = 2.0 * R.scale * (1.0 - yc / thc);\n";
-  return out;
-}
-
 }  // namespace
 
 int glsl_slots(const FitData& data, bool gradient) { return gradient ? 1 + max_slots(data) : 1; }
@@ -45,7 +30,7 @@ std::string glsl_chi2_source(const FitData& data, bool gradient, const std::stri
   const TheoryCases kinds = group_theories(data);
   for (std::size_t kind = 0; kind < kinds.first_run.size(); ++kind) {
     const RunBins& run = data.runs[static_cast<std::size_t>(kinds.first_run[kind])];
-    const ModelCode m = emit_model(run.model, d, gradient, "k" + std::to_string(kind) + "_",
+    const ModelCode m = emit_model(run.model, d, gradient, str_cat("k", kind, "_"),
                                    [](int, int slot) { return str_cat("P[pmap[R.pmap + ", slot, "u]]"); }, "t");
     cases += str_cat("    case ", kind, ": {\n", m.invariant);
     cases += "      for (uint k = lo + gl_LocalInvocationID.x; k < hi; k += 256u) {\n";
@@ -53,9 +38,8 @@ std::string glsl_chi2_source(const FitData& data, bool gradient, const std::stri
     cases += "        float t = R.affine != 0u ? R.t0 + float(k) * R.dt : tarr[R.offset + k];\n";
     cases += m.per_bin;
     cases += "        float th = " + m.value + ";\n";
-    cases += statistic_code(data.statistic, d, gradient);
-    if (gradient)
-      for (std::size_t k = 0; k < m.gradient.size(); ++k) cases += str_cat("        acc[", k + 1, "] += c * ", m.gradient[k], ";\n");
+    cases += statistic_code(data.statistic, d, gradient, "        ");
+    if (gradient) cases += gradient_accumulate(m, d, "        ");
     cases += "      }\n    } break;\n";
   }
   std::string text = tmpl;

@@ -39,7 +39,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   void configure(const EvaluatorOptions& options) override { options_ = options; }
 
   void upload(const FitData& data) override {
-    check_data(data);
+    check_fit_data(data, "musr cuda");
     num_params_ = data.num_params;
     nruns_ = static_cast<int>(data.runs.size());
     const bool single = options_.single_precision;
@@ -84,17 +84,6 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   }
 
  private:
-  static void check_data(const FitData& data) {
-    if (data.runs.empty()) throw InputError("musr cuda: no runs to fit");
-    for (std::size_t r = 0; r < data.runs.size(); ++r) {
-      const RunBins& run = data.runs[r];
-      if (run.y.size() != run.t.size() || run.sigma.size() != run.t.size())
-        throw InputError(str_cat("musr cuda: run ", r + 1, " has ", run.t.size(), " times, ", run.y.size(), " values and ",
-                                 run.sigma.size(), " errors"));
-      if (run.model.num_params > data.num_params)
-        throw InputError(str_cat("musr cuda: run ", r + 1, "'s theory uses ", run.model.num_params, " parameters, the fit has ", data.num_params));
-    }
-  }
 
   // Bins as (y, 1/σ²) pairs of the kernel's real type; t only where a run's times are uneven.
   template <class Real>

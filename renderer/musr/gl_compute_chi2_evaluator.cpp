@@ -72,16 +72,8 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
 
  private:
   static void check_data(const FitData& data) {
-    if (data.runs.empty()) throw InputError("musr gl-compute: no runs to fit");
+    check_fit_data(data, "musr gl-compute");
     if (data.bins() >= (1ULL << 31)) throw UnavailableError(str_cat("musr gl-compute: ", data.bins(), " bins, at most 2^31 fit in its buffers"));
-    for (std::size_t r = 0; r < data.runs.size(); ++r) {
-      const RunBins& run = data.runs[r];
-      if (run.y.size() != run.t.size() || run.sigma.size() != run.t.size())
-        throw InputError(str_cat("musr gl-compute: run ", r + 1, " has ", run.t.size(), " times, ", run.y.size(), " values and ",
-                                 run.sigma.size(), " errors"));
-      if (run.model.num_params > data.num_params)
-        throw InputError(str_cat("musr gl-compute: run ", r + 1, "'s theory uses ", run.model.num_params, " parameters, the fit has ", data.num_params));
-    }
   }
 
   void upload_tables(const FitData& data) {

@@ -31,28 +31,6 @@ class MusrCuda : public ::testing::Test {
   }
 };
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0.0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
-std::vector<double> perturbed(std::vector<double> p) {
-  for (std::size_t i = 0; i < p.size(); ++i) p[i] *= 1.0 + 0.03 * std::sin(1.0 + static_cast<double>(i));
-  return p;
-}
-
-void expect_matches_reference(Chi2Evaluator& ev, const FitData& data, const std::vector<double>& p, double value_tol,
-                              double grad_tol) {
-  std::vector<double> gref;
-  const double ref = reference_statistic(data, p, &gref);
-  EXPECT_NEAR(ev.evaluate(p), ref, value_tol * std::fabs(ref)) << "value";
-  std::vector<double> g(p.size());
-  EXPECT_NEAR(ev.evaluate_with_gradient(p, g), ref, value_tol * std::fabs(ref)) << "value of the gradient pass";
-  const double scale = max_abs(gref);
-  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], gref[i], grad_tol * scale) << "d/dp" << i;
-}
-
 TEST(MusrCudaRegistry, ReportsAvailabilityConsistently) {
   const auto a = BackendRegistry<Chi2Evaluator>::instance().available("cuda");
   EXPECT_EQ(a.ok, tomo::cuda::have_device()) << a.why;

@@ -21,31 +21,6 @@ std::unique_ptr<Chi2Evaluator> make_gl(const FitData& data) {
   return ev;
 }
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0.0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
-// Perturbed parameters: every gradient entry clearly non-zero.
-std::vector<double> perturbed(std::vector<double> p) {
-  for (std::size_t i = 0; i < p.size(); ++i) p[i] *= 1.0 + 0.03 * std::sin(1.0 + static_cast<double>(i));
-  return p;
-}
-
-void expect_matches_reference(Chi2Evaluator& ev, const FitData& data, const std::vector<double>& p, double value_tol,
-                              double grad_tol) {
-  std::vector<double> gref;
-  const double ref = reference_statistic(data, p, &gref);
-  const double v = ev.evaluate(p);
-  EXPECT_NEAR(v, ref, value_tol * std::fabs(ref)) << "value";
-  std::vector<double> g(p.size());
-  const double vg = ev.evaluate_with_gradient(p, g);
-  EXPECT_NEAR(vg, ref, value_tol * std::fabs(ref)) << "value of the gradient pass";
-  const double scale = max_abs(gref);
-  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], gref[i], grad_tol * scale) << "d/dp" << i;
-}
-
 TEST(MusrGlCompute, Chi2OfSixteenDetectorsMatchesDoubleReference) {
   const FitData data = eq5_data(16, 2000);
   auto ev = make_gl(data);

@@ -3,6 +3,9 @@
 // here (not from the expression programs under test), the matching programs, and a reference
 // statistic through the CPU ProgramEvaluator (double).
 #pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <span>
@@ -163,6 +166,31 @@ inline FitData every_op_data(int bins) {
   data.num_params = 3;
   for (auto& c : every_op_programs()) data.runs.push_back(op_data(c.program, bins).runs.front());
   return data;
+}
+
+inline double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// Perturbed parameters: every gradient entry clearly non-zero.
+inline std::vector<double> perturbed(std::vector<double> p) {
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] *= 1.0 + 0.03 * std::sin(1.0 + static_cast<double>(i));
+  return p;
+}
+
+// Value (with and without gradient) within value_tol relative, gradient within grad_tol of its
+// largest entry, against reference_statistic().
+inline void expect_matches_reference(Chi2Evaluator& ev, const FitData& data, const std::vector<double>& p,
+                                     double value_tol, double grad_tol) {
+  std::vector<double> gref;
+  const double ref = reference_statistic(data, p, &gref);
+  EXPECT_NEAR(ev.evaluate(p), ref, value_tol * std::fabs(ref)) << "value";
+  std::vector<double> g(p.size());
+  EXPECT_NEAR(ev.evaluate_with_gradient(p, g), ref, value_tol * std::fabs(ref)) << "value of the gradient pass";
+  const double scale = max_abs(gref);
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], gref[i], grad_tol * scale) << "d/dp" << i;
 }
 
 }  // namespace tomo::musr::test
