@@ -18,6 +18,7 @@
 
 #include "bench/harness.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_problem.hpp"
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/minimizer.hpp"
@@ -167,8 +168,10 @@ int main(int argc, char** argv) {
       for (int r = 0; r < reps; ++r)
         t_grad.push_back(bench::time_ms([&] { ev->evaluate_with_gradient(p0, g); }, [&] { ev->synchronize(); }));
       const double value_us = bench::median_of(t_value) * 1e3, grad_us = bench::median_of(t_grad) * 1e3;
-      // Bytes one evaluation reads: (y, 1/σ²) per bin in the kernel's real type.
-      const double bytes = static_cast<double>(data.bins()) * 2.0 * (v.backend == "cuda" && !v.single ? 8.0 : 4.0);
+      // Bytes one evaluation reads: y (cuda where σ follows the Poisson rule) or (y, 1/σ²) per
+      // bin, in the kernel's real type.
+      const double values = v.backend == "cuda" && poisson_errors(data) ? 1.0 : 2.0;
+      const double bytes = static_cast<double>(data.bins()) * values * (v.backend == "cuda" && !v.single ? 8.0 : 4.0);
       const double bw = v.backend == "cuda" ? copy_gbps : v.backend == "gl-compute" ? gl_copy_gbps : 0.0;
       const double floor_us = bw > 0 ? bytes / (bw * 1e9) * 1e6 : 0.0;
       double fit_s = 0.0, chi2_ndf = 0.0;

@@ -5,6 +5,7 @@
 #include "compute/musr/codegen_cuda.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -12,14 +13,19 @@
 namespace tomo::musr {
 namespace {
 
-std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient) {
+std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only) {
   const std::string prefix = str_cat("k", kind, "_");
   const ModelCode m = emit_model(run.model, d, gradient, prefix,
                                  [](int, int slot) { return str_cat("real(a.p[pm[", slot, "]])"); }, "t");
   std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
   out += m.invariant;
   out += "#pragma unroll 4\n        for (long long k = lo + threadIdx.x; k < hi; k += blockDim.x) {\n";
-  out += "          const real2 yw = yw_all[R.offset + k];\n";
+  if (y_only) {
+    out += "          real2 yw;\n          yw.x = bins[R.offset + k];\n";
+    out += "          yw.y = yw.x > real(0) ? real(R.scale) / yw.x : real(R.scale * R.scale);\n";
+  } else {
+    out += "          const real2 yw = reinterpret_cast<const real2*>(bins)[R.offset + k];\n";
+  }
   out += "          const real t = R.affine ? real(R.t0 + (double)k * R.dt) : tarr[R.offset + k];\n";
   out += m.per_bin;
   out += "          const real th = " + m.value + ";\n";
@@ -30,11 +36,11 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
 }
 
 // One kernel: bins of the block's run, block reduction into partials, last block's final sum.
-std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, int slots) {
+std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, int slots, bool y_only) {
   const int ns = gradient ? slots : 1;
   std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads, ") ", name,
                             "(const __grid_constant__ Args a, const RunInfo* __restrict__ runs, int nruns, const int* __restrict__ param_map,\n"
-                            "    const int* __restrict__ block_run, const real2* __restrict__ yw_all, const real* __restrict__ tarr,\n"
+                            "    const int* __restrict__ block_run, const real* __restrict__ bins, const real* __restrict__ tarr,\n"
                             "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
                             "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out) {\n");
   out += str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
@@ -45,7 +51,7 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   out += "  switch (R.kind) {\n";
   const TheoryCases cases = group_theories(data);
   for (std::size_t k = 0; k < cases.first_run.size(); ++k)
-    out += run_case(k, data.runs[static_cast<std::size_t>(cases.first_run[k])], d, data.statistic, gradient);
+    out += run_case(k, data.runs[static_cast<std::size_t>(cases.first_run[k])], d, data.statistic, gradient, y_only);
   out += "    default: break;\n  }\n";
   out += R"(  // Block reduction: warp shuffles, then the warps' sums through shared memory.
   __shared__ double sh[NS][BLOCK / 32];
@@ -126,9 +132,23 @@ CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
   s += "struct Args { double p[NP]; };\n";
   s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, kind; double t0, dt, scale; int pmap, pad; };\n";
   s += helper_functions(d);
-  s += kernel(data, d, false, src.value_kernel, src.slots);
-  s += kernel(data, d, true, src.gradient_kernel, src.slots);
+  src.y_only = poisson_errors(data);
+  s += kernel(data, d, false, src.value_kernel, src.slots, src.y_only);
+  s += kernel(data, d, true, src.gradient_kernel, src.slots, src.y_only);
   return src;
+}
+
+bool poisson_errors(const FitData& data) {
+  if (data.statistic == Statistic::max_likelihood) return true;
+  for (const RunBins& r : data.runs) {
+    const double n = r.scale;
+    for (std::size_t k = 0; k < r.y.size(); ++k) {
+      const double w = 1.0 / (r.sigma[k] * r.sigma[k]);
+      const double expect = r.y[k] > 0.0 ? n / r.y[k] : n * n;
+      if (!(r.y[k] >= 0.0) || !(std::fabs(w - expect) <= 1e-12 * expect)) return false;
+    }
+  }
+  return true;
 }
 
 long long cuda_bins_per_block(const FitData& data, int sms) {

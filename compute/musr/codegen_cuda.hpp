@@ -28,6 +28,7 @@ struct CudaSource {
   std::string gradient_kernel = "musr_gradient";
   int slots = 0;  // 1 + max_slots(data): values per block in the gradient kernel's partials
   int np = 0;     // length of the by-value parameter array (≥ num_params)
+  bool y_only = false;  // bins hold y alone (1/σ² derived in the kernel), else (y, 1/σ²) pairs
 };
 
 // Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
@@ -41,6 +42,11 @@ struct CudaSource {
 // per call, no per-call allocation or memset. Throws InputError when the fit has more than
 // kCudaMaxInlineParams parameters or a run more than 255 gradient slots.
 CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
+
+// True when no bin needs its σ stored: max-likelihood, or every σ follows musrfit's Poisson rule
+// for its run's scale n (σ² = y/n, or 1/n² for an empty bin, so 1/σ² = n/y or n²). The kernels
+// then read y alone: half the bytes of (y, 1/σ²), and a χ² evaluation is bound by those bytes.
+bool poisson_errors(const FitData& data);
 
 // Everything the kernels read besides the bins and parameters, built on the host: the run table,
 // each block's run, the parameter maps and the gradient scatter (padded to NP rows).

@@ -58,8 +58,8 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     param_ptr_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_ptr));
     param_entry_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_entry));
     yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear();
-    if (single) upload_bins(data, tables.uneven, yw_f_, t_f_);
-    else upload_bins(data, tables.uneven, yw_d_, t_d_);
+    if (single) upload_bins(data, src.y_only, tables.uneven, yw_f_, t_f_);
+    else upload_bins(data, src.y_only, tables.uneven, yw_d_, t_d_);
     partials_.resize(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(ns_));
     runsum_.resize(data.runs.size() * static_cast<std::size_t>(ns_));
     counter_.resize(1);
@@ -85,16 +85,18 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
 
  private:
 
-  // Bins as (y, 1/σ²) pairs of the kernel's real type; t only where a run's times are uneven.
+  // Bins as y (y_only) or (y, 1/σ²) pairs of the kernel's real type; t only where a run's
+  // times are uneven.
   template <class Real>
-  static void upload_bins(const FitData& data, bool uneven, cuda::DeviceBuffer<Real>& yw, cuda::DeviceBuffer<Real>& t) {
+  static void upload_bins(const FitData& data, bool y_only, bool uneven, cuda::DeviceBuffer<Real>& yw, cuda::DeviceBuffer<Real>& t) {
     std::vector<Real> host;
     host.reserve(2 * data.bins());
     for (std::size_t r = 0; r < data.runs.size(); ++r) {
       const RunBins& run = data.runs[r];
       for (std::size_t k = 0; k < run.y.size(); ++k) {
         host.push_back(static_cast<Real>(run.y[k]));
-        host.push_back(data.statistic == Statistic::chi2 ? static_cast<Real>(1.0 / (run.sigma[k] * run.sigma[k])) : Real(0));
+        if (!y_only)
+          host.push_back(data.statistic == Statistic::chi2 ? static_cast<Real>(1.0 / (run.sigma[k] * run.sigma[k])) : Real(0));
       }
     }
     if (host.empty()) host.assign(2, Real(0));

@@ -11,6 +11,9 @@
 #include "compute/core/error.hpp"
 #include "compute/musr/codegen_common.hpp"
 #include "compute/musr/codegen_cuda.hpp"
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/msr.hpp"
+#include "compute/musr/simulator.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/musr/nvrtc_module.hpp"
@@ -94,6 +97,33 @@ TEST(MusrCodegen, RunsOfOneTheoryShapeShareOneCase) {
   EXPECT_EQ(group_theories(every_op_data(4)).first_run.size(), every_op_programs().size());
   // The source does not grow with the number of detectors (14 and 2: both within NP = 64).
   EXPECT_EQ(cuda_chi2_source(eq5_data(14, 10), false).text, cuda_chi2_source(eq5_data(2, 10), false).text);
+}
+
+TEST(MusrCodegen, PoissonErrorsLetTheKernelReadYAlone) {
+  EXPECT_TRUE(poisson_errors(eq5_data(2, 500)));  // σ = √d, 1 for empty bins, scale 1
+  EXPECT_TRUE(cuda_chi2_source(eq5_data(2, 50), false).y_only);
+  EXPECT_FALSE(poisson_errors(every_op_data(16)));  // σ = 0.1
+  EXPECT_FALSE(cuda_chi2_source(every_op_data(16), false).y_only);
+  FitData ml = every_op_data(16);
+  ml.statistic = Statistic::max_likelihood;  // reads no σ
+  EXPECT_TRUE(poisson_errors(ml));
+  // musrfit's packing and SCALE_N0_BKG as prepare_fit does them: σ = √(packed)/n, y = packed/n.
+  Eq5Config c;
+  c.detectors = 2;
+  c.bins = 3000;
+  c.dt_us = 0.00390625;
+  c.t0_bin = 100;
+  c.first_good = 105;
+  std::string text = eq5_msr(c, "sim");
+  text.replace(text.find("packing         1"), 17, "packing         3");
+  const MsrFile msr = parse_msr(text, "packed.msr");
+  const PsiBinFile file = simulate_eq5(c);
+  const FitData data = prepare_fit(msr, [&](const MsrRun&) { return file; }).data;
+  EXPECT_NEAR(data.runs[0].scale, 3 * 3.90625, 1e-12);
+  EXPECT_TRUE(poisson_errors(data));
+  FitData broken = data;
+  broken.runs[1].sigma[7] *= 1.001;
+  EXPECT_FALSE(poisson_errors(broken));
 }
 
 TEST(MusrCodegen, UnevenTimesAreDetected) {
