@@ -73,7 +73,9 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     if (cudaHostGetDevicePointer(&dev, host_out_.data(), 0) == cudaSuccess) mapped_out_ = static_cast<double*>(dev);
     else (void)cudaGetLastError();
     args_.assign(static_cast<std::size_t>(src.np), 0.0);
-    stream_.synchronize();
+    // The uploads went through the legacy default stream (cudaMemcpy from pageable memory may
+    // return before its DMA ends) and stream_ does not wait for it: wait for the device once.
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   double evaluate(std::span<const double> params) override { return run(params, {}, false); }
