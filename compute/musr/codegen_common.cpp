@@ -84,6 +84,42 @@ void partial_text(OpCode op, const std::string& a, const std::string& b, const s
   }
 }
 
+// Names of a program's generated variables and the slots each node's derivative has.
+struct Names {
+  std::string prefix, decl;
+  std::vector<std::vector<int>> slots;  // per node: slots whose derivative may be non-zero
+  std::string V(std::int32_t i) const { return prefix + "v" + std::to_string(i); }
+  std::string D(std::int32_t i, int k) const { return prefix + "d" + std::to_string(i) + "_" + std::to_string(k); }
+  bool has(std::int32_t i, int k) const { return i >= 0 && std::binary_search(slots[i].begin(), slots[i].end(), k); }
+};
+
+// d<i>_k = (∂v/∂a)·d<a>_k + (∂v/∂b)·d<b>_k for the slots of unary/binary node i.
+void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d, std::string& out) {
+  std::string expr_a, expr_b;  // per slot: multiplier of dA and dB
+  if (n.op == OpCode::add) { expr_a = "1"; expr_b = "1"; }
+  else if (n.op == OpCode::sub) { expr_a = "1"; expr_b = "-1"; }
+  else if (n.op == OpCode::neg) { expr_a = "-1"; }
+  else if (n.op == OpCode::mul) { expr_a = nm.V(n.b); expr_b = nm.V(n.a); }
+  else {
+    std::string pa, pb;
+    partial_text(n.op, nm.V(n.a), n.b >= 0 ? nm.V(n.b) : std::string(), nm.V(i), d, pa, pb);
+    const std::string id = std::to_string(i);
+    if (!pa.empty()) { out += nm.decl + nm.prefix + "pa" + id + " = " + pa + ";\n"; expr_a = nm.prefix + "pa" + id; }
+    if (!pb.empty()) { out += nm.decl + nm.prefix + "pb" + id + " = " + pb + ";\n"; expr_b = nm.prefix + "pb" + id; }
+  }
+  auto term = [&](const std::string& m, std::int32_t o, int k) -> std::string {
+    if (m.empty() || !nm.has(o, k)) return {};
+    if (m == "1") return nm.D(o, k);
+    if (m == "-1") return "-" + nm.D(o, k);
+    return m + " * " + nm.D(o, k);
+  };
+  for (int k : nm.slots[i]) {
+    std::string ta = term(expr_a, n.a, k), tb = term(expr_b, n.b, k);
+    std::string e = ta.empty() ? tb : tb.empty() ? ta : ta + (tb[0] == '-' ? " " : " + ") + tb;
+    out += nm.decl + nm.D(i, k) + " = " + (e[0] == '-' ? "(" + e + ")" : e) + ";\n";
+  }
+}
+
 }  // namespace
 
 ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, const std::string& prefix,
@@ -92,11 +128,12 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
   code.used = p.params_used();
   std::vector<int> slot_of(static_cast<std::size_t>(std::max(p.num_params, 0)), -1);
   for (std::size_t k = 0; k < code.used.size(); ++k) slot_of[code.used[k]] = static_cast<int>(k);
-  const std::string decl = d.glsl() ? "real " : "const real ";
-  auto V = [&](std::int32_t i) { return prefix + "v" + std::to_string(i); };
-  auto D = [&](std::int32_t i, int s) { return prefix + "d" + std::to_string(i) + "_" + std::to_string(s); };
-  std::vector<std::vector<int>> slots(p.nodes.size());  // slots whose derivative may be non-zero
-  auto has = [&](std::int32_t i, int s) { return i >= 0 && std::binary_search(slots[i].begin(), slots[i].end(), s); };
+  Names nm{prefix, d.glsl() ? "real " : "const real ", std::vector<std::vector<int>>(p.nodes.size())};
+  const std::string& decl = nm.decl;
+  auto V = [&](std::int32_t i) { return nm.V(i); };
+  auto D = [&](std::int32_t i, int k) { return nm.D(i, k); };
+  auto has = [&](std::int32_t i, int k) { return nm.has(i, k); };
+  auto& slots = nm.slots;
 
   for (std::size_t ui = 0; ui < p.nodes.size(); ++ui) {
     const auto i = static_cast<std::int32_t>(ui);
@@ -140,28 +177,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       for (int k : s) out += decl + D(i, k) + " = (" + V(n.a) + " >= " + zero + " ? " + Dor0(n.b, k) + " : " + Dor0(n.c, k) + ");\n";
       continue;
     }
-    std::string expr_a, expr_b;  // per slot: multiplier of dA and dB
-    if (n.op == OpCode::add) { expr_a = "1"; expr_b = "1"; }
-    else if (n.op == OpCode::sub) { expr_a = "1"; expr_b = "-1"; }
-    else if (n.op == OpCode::neg) { expr_a = "-1"; }
-    else if (n.op == OpCode::mul) { expr_a = V(n.b); expr_b = V(n.a); }
-    else {
-      std::string pa, pb;
-      partial_text(n.op, V(n.a), n.b >= 0 ? V(n.b) : std::string(), V(i), d, pa, pb);
-      if (!pa.empty()) { out += decl + prefix + "pa" + std::to_string(i) + " = " + pa + ";\n"; expr_a = prefix + "pa" + std::to_string(i); }
-      if (!pb.empty()) { out += decl + prefix + "pb" + std::to_string(i) + " = " + pb + ";\n"; expr_b = prefix + "pb" + std::to_string(i); }
-    }
-    auto term = [&](const std::string& m, std::int32_t o, int k) -> std::string {
-      if (m.empty() || !has(o, k)) return {};
-      if (m == "1") return D(o, k);
-      if (m == "-1") return "-" + D(o, k);
-      return m + " * " + D(o, k);
-    };
-    for (int k : s) {
-      std::string ta = term(expr_a, n.a, k), tb = term(expr_b, n.b, k);
-      std::string e = ta.empty() ? tb : tb.empty() ? ta : ta + (tb[0] == '-' ? " " : " + ") + tb;
-      out += decl + D(i, k) + " = " + (e[0] == '-' ? "(" + e + ")" : e) + ";\n";
-    }
+    chain_rule(n, i, nm, d, out);
   }
   if (p.output < 0 || p.output >= static_cast<std::int32_t>(p.nodes.size())) throw Error("musr codegen: program has no output");
   code.value = V(p.output);
