@@ -31,7 +31,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   std::string describe() const override {
     const auto devices = cuda::list_devices();
     const int d = cuda::current_device();
-    return str_cat("cuda (", options_.single_precision ? "float32" : "float64", ", NVRTC-generated theory",
+    return str_cat("cuda (", (blocks_ ? single_ : options_.single_precision) ? "float32" : "float64", ", NVRTC-generated theory",
                    blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), "): ",
                    d >= 0 && d < static_cast<int>(devices.size()) ? cuda::describe(devices[d]) : std::string("no device"));
   }
@@ -42,7 +42,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     check_fit_data(data, "musr cuda");
     num_params_ = data.num_params;
     nruns_ = static_cast<int>(data.runs.size());
-    const bool single = options_.single_precision;
+    const bool single = single_ = options_.single_precision;  // the layout run() reads
     const CudaSource src = cuda_chi2_source(data, single);
     ns_ = src.slots;
     const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", {src.value_kernel, src.gradient_kernel});
@@ -119,8 +119,8 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     const void* runs = runs_.data();
     const void* block_run = block_run_.data();
     const void* param_map = param_map_.data();
-    const void* yw = options_.single_precision ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
-    const void* t = options_.single_precision ? static_cast<const void*>(t_f_.data()) : t_d_.data();
+    const void* yw = single_ ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
+    const void* t = single_ ? static_cast<const void*>(t_f_.data()) : t_d_.data();
     int nruns = nruns_;
     void* partials = partials_.data();
     void* runsum = runsum_.data();
@@ -143,6 +143,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   EvaluatorOptions options_;
   cuda::Stream stream_;
   int num_params_ = 0, ns_ = 1, blocks_ = 0, nruns_ = 0;
+  bool single_ = false;
   cudaKernel_t value_kernel_ = nullptr, gradient_kernel_ = nullptr;
   cuda::DeviceBuffer<CudaRunInfo> runs_;
   cuda::DeviceBuffer<int> block_run_, param_map_, param_ptr_, param_entry_;
