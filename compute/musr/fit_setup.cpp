@@ -162,6 +162,104 @@ PsiBinFile load_run_data(const MsrFile& msr, const MsrRun& run) {
                    "' not found beside the msr file or in the working directory");
 }
 
+namespace {
+
+// Single histogram (fittype 0): N(t) = N0 e^(−t/τ)[1 + A(t)] + Bkg on packed, scaled counts.
+RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, bool scale, int p,
+                              ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
+  const double dt = f.bin_width_us;
+  const auto t = b.time();
+  RunBins bins;
+    Group g = sum_group(msr, r, f, r.forward, 0, 0);
+    info.normalizer = scale ? p * dt * 1e3 : 1.0;
+    RunResolver res(msr, r, b);
+    const auto n0 = r.norm.is_fun ? res.fun(r.norm.n) : res.param(r.norm.n);
+    if (!r.norm.is_fun) info.norm_param = r.norm.n - 1;
+    std::int32_t bkg;
+    if (r.backgr_fit > 0) {
+      bkg = res.param(r.backgr_fit);
+      info.bkg_param = r.backgr_fit - 1;
+    } else if (!r.backgr_fix.empty()) {
+      bkg = b.constant(info.background = r.backgr_fix[0]);
+    } else if (r.background.size() >= 2) {
+      bkg = b.constant(info.background = background_mean(msr, r, g, r.background[0], r.background[1], dt) * p / info.normalizer);
+    } else {
+      fail(msr, r, "needs backgr.fit, backgr.fix or a background bin range");
+    }
+    std::int32_t tau = b.constant(kMuonLifetime);
+    if (r.lifetime > 0) {
+      tau = res.param(r.lifetime);
+      info.lifetime_param = r.lifetime - 1;
+    }
+    auto decay = b.unary(OpCode::exp, b.unary(OpCode::neg, b.div(t, tau)));
+    auto model = b.add(b.mul(b.mul(n0, decay), b.add(b.constant(1.0), theory)), bkg);
+    bins.model = b.finish(model);
+    bins.scale = info.normalizer;
+    const auto packed = pack(g.counts, g.fgb, g.lgb, p);
+    const auto [t_start, t_end] = fit_window(r, g, dt);
+    for (std::size_t k = 0; k < packed.size(); ++k) {
+      const double tk = dt * ((g.fgb - 0.5) + p / 2.0 - g.t0) + static_cast<double>(k) * p * dt;
+      if (tk < t_start || tk > t_end) continue;
+      bins.t.push_back(tk);
+      bins.y.push_back(packed[k] / info.normalizer);
+      bins.sigma.push_back(packed[k] > 0.0 ? std::sqrt(packed[k]) / info.normalizer : 1.0 / info.normalizer);
+    }
+  return bins;
+}
+
+// Asymmetry (fittype 2): A = (F−B)/(F+B) against A_th(α, β, f).
+RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, int p, ProgramBuilder& b,
+                       std::int32_t theory, RunInfo& info) {
+  const double dt = f.bin_width_us;
+  RunBins bins;
+    Group gf = sum_group(msr, r, f, r.forward, 0, 0);
+    Group gb = sum_group(msr, r, f, r.backward, r.forward.size(), 2);
+    double bf = 0.0, bb = 0.0;
+    if (r.backgr_fix.size() == 2) {
+      bf = r.backgr_fix[0];
+      bb = r.backgr_fix[1];
+    } else if (r.background.size() == 4) {
+      bf = background_mean(msr, r, gf, r.background[0], r.background[1], dt);
+      bb = background_mean(msr, r, gb, r.background[2], r.background[3], dt);
+    } else {
+      fail(msr, r, "asymmetry RUN needs 'background' with 4 bins or 'backgr.fix' with 2 values");
+    }
+    info.backgrounds = {bf, bb};
+    RunResolver res(msr, r, b);
+    auto alpha = r.alpha > 0 ? res.param(r.alpha) : b.constant(1.0);
+    auto beta = r.beta > 0 ? res.param(r.beta) : b.constant(1.0);
+    // A_th = (f(αβ+1) − (α−1)) / ((α+1) − f(αβ−1))
+    auto one = b.constant(1.0);
+    auto ab = b.mul(alpha, beta);
+    auto num = b.sub(b.mul(theory, b.add(ab, one)), b.sub(alpha, one));
+    auto den = b.sub(b.add(alpha, one), b.mul(theory, b.sub(ab, one)));
+    bins.model = b.finish(b.div(num, den));
+    // Common range relative to t0 (rounded to whole bins).
+    const int it0f = static_cast<int>(std::lround(gf.t0)), it0b = static_cast<int>(std::lround(gb.t0));
+    const int rel0 = std::max(gf.fgb - it0f, gb.fgb - it0b), rel1 = std::min(gf.lgb - it0f, gb.lgb - it0b);
+    if (rel1 - rel0 < 2) fail(msr, r, "forward and backward data ranges do not overlap");
+    const auto pf = pack(gf.counts, it0f + rel0, it0f + rel1, p);
+    const auto pb = pack(gb.counts, it0b + rel0, it0b + rel1, p);
+    Group gtime = gf;
+    gtime.fgb = it0f + rel0;
+    gtime.lgb = it0f + rel1;
+    const auto [t_start, t_end] = fit_window(r, gtime, dt);
+    for (std::size_t k = 0; k < pf.size(); ++k) {
+      const double tk = dt * ((gtime.fgb - 0.5) + p / 2.0 - gf.t0) + static_cast<double>(k) * p * dt;
+      if (tk < t_start || tk > t_end) continue;
+      const double F = pf[k] - p * bf, B = pb[k] - p * bb;
+      const double ef2 = pf[k] > 0 ? pf[k] : 1.0, eb2 = pb[k] > 0 ? pb[k] : 1.0;
+      const double sum = F + B;
+      if (sum <= 0.0) continue;  // no asymmetry defined (documented departure)
+      bins.t.push_back(tk);
+      bins.y.push_back((F - B) / sum);
+      bins.sigma.push_back(2.0 / (sum * sum) * std::sqrt(B * B * ef2 + F * F * eb2));
+    }
+  return bins;
+}
+
+}  // namespace
+
 FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const MsrRun&)>& load) {
   FitSetup out;
   const int np = static_cast<int>(msr.params.size());
@@ -171,98 +269,17 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
   out.data.statistic = msr.max_likelihood() && !any_asym ? Statistic::max_likelihood : Statistic::chi2;
   for (const auto& r : msr.runs) {
     const PsiBinFile f = load(r);
-    const double dt = f.bin_width_us;
     const int p = r.settings.packing.value_or(1);
     RunInfo info;
     info.name = r.file;
     info.fittype = r.fittype();
-    info.dt_us = dt;
+    info.dt_us = f.bin_width_us;
     info.packing = p;
     info.lifetime_correction = r.lifetime_correction;
     ProgramBuilder b(np);
     const auto theory = build_theory(msr, r, b);
-    const auto t = b.time();
-    RunBins bins;
-    if (info.fittype == 0) {
-      Group g = sum_group(msr, r, f, r.forward, 0, 0);
-      info.normalizer = scale ? p * dt * 1e3 : 1.0;
-      RunResolver res(msr, r, b);
-      const auto n0 = r.norm.is_fun ? res.fun(r.norm.n) : res.param(r.norm.n);
-      if (!r.norm.is_fun) info.norm_param = r.norm.n - 1;
-      std::int32_t bkg;
-      if (r.backgr_fit > 0) {
-        bkg = res.param(r.backgr_fit);
-        info.bkg_param = r.backgr_fit - 1;
-      } else if (!r.backgr_fix.empty()) {
-        bkg = b.constant(info.background = r.backgr_fix[0]);
-      } else if (r.background.size() >= 2) {
-        bkg = b.constant(info.background = background_mean(msr, r, g, r.background[0], r.background[1], dt) * p / info.normalizer);
-      } else {
-        fail(msr, r, "needs backgr.fit, backgr.fix or a background bin range");
-      }
-      std::int32_t tau = b.constant(kMuonLifetime);
-      if (r.lifetime > 0) {
-        tau = res.param(r.lifetime);
-        info.lifetime_param = r.lifetime - 1;
-      }
-      auto decay = b.unary(OpCode::exp, b.unary(OpCode::neg, b.div(t, tau)));
-      auto model = b.add(b.mul(b.mul(n0, decay), b.add(b.constant(1.0), theory)), bkg);
-      bins.model = b.finish(model);
-      bins.scale = info.normalizer;
-      const auto packed = pack(g.counts, g.fgb, g.lgb, p);
-      const auto [t_start, t_end] = fit_window(r, g, dt);
-      for (std::size_t k = 0; k < packed.size(); ++k) {
-        const double tk = dt * ((g.fgb - 0.5) + p / 2.0 - g.t0) + static_cast<double>(k) * p * dt;
-        if (tk < t_start || tk > t_end) continue;
-        bins.t.push_back(tk);
-        bins.y.push_back(packed[k] / info.normalizer);
-        bins.sigma.push_back(packed[k] > 0.0 ? std::sqrt(packed[k]) / info.normalizer : 1.0 / info.normalizer);
-      }
-    } else {
-      Group gf = sum_group(msr, r, f, r.forward, 0, 0);
-      Group gb = sum_group(msr, r, f, r.backward, r.forward.size(), 2);
-      double bf = 0.0, bb = 0.0;
-      if (r.backgr_fix.size() == 2) {
-        bf = r.backgr_fix[0];
-        bb = r.backgr_fix[1];
-      } else if (r.background.size() == 4) {
-        bf = background_mean(msr, r, gf, r.background[0], r.background[1], dt);
-        bb = background_mean(msr, r, gb, r.background[2], r.background[3], dt);
-      } else {
-        fail(msr, r, "asymmetry RUN needs 'background' with 4 bins or 'backgr.fix' with 2 values");
-      }
-      info.backgrounds = {bf, bb};
-      RunResolver res(msr, r, b);
-      auto alpha = r.alpha > 0 ? res.param(r.alpha) : b.constant(1.0);
-      auto beta = r.beta > 0 ? res.param(r.beta) : b.constant(1.0);
-      // A_th = (f(αβ+1) − (α−1)) / ((α+1) − f(αβ−1))
-      auto one = b.constant(1.0);
-      auto ab = b.mul(alpha, beta);
-      auto num = b.sub(b.mul(theory, b.add(ab, one)), b.sub(alpha, one));
-      auto den = b.sub(b.add(alpha, one), b.mul(theory, b.sub(ab, one)));
-      bins.model = b.finish(b.div(num, den));
-      // Common range relative to t0 (rounded to whole bins).
-      const int it0f = static_cast<int>(std::lround(gf.t0)), it0b = static_cast<int>(std::lround(gb.t0));
-      const int rel0 = std::max(gf.fgb - it0f, gb.fgb - it0b), rel1 = std::min(gf.lgb - it0f, gb.lgb - it0b);
-      if (rel1 - rel0 < 2) fail(msr, r, "forward and backward data ranges do not overlap");
-      const auto pf = pack(gf.counts, it0f + rel0, it0f + rel1, p);
-      const auto pb = pack(gb.counts, it0b + rel0, it0b + rel1, p);
-      Group gtime = gf;
-      gtime.fgb = it0f + rel0;
-      gtime.lgb = it0f + rel1;
-      const auto [t_start, t_end] = fit_window(r, gtime, dt);
-      for (std::size_t k = 0; k < pf.size(); ++k) {
-        const double tk = dt * ((gtime.fgb - 0.5) + p / 2.0 - gf.t0) + static_cast<double>(k) * p * dt;
-        if (tk < t_start || tk > t_end) continue;
-        const double F = pf[k] - p * bf, B = pb[k] - p * bb;
-        const double ef2 = pf[k] > 0 ? pf[k] : 1.0, eb2 = pb[k] > 0 ? pb[k] : 1.0;
-        const double sum = F + B;
-        if (sum <= 0.0) continue;  // no asymmetry defined (documented departure)
-        bins.t.push_back(tk);
-        bins.y.push_back((F - B) / sum);
-        bins.sigma.push_back(2.0 / (sum * sum) * std::sqrt(B * B * ef2 + F * F * eb2));
-      }
-    }
+    RunBins bins = info.fittype == 0 ? single_histogram_bins(msr, r, f, scale, p, b, theory, info)
+                                     : asymmetry_bins(msr, r, f, p, b, theory, info);
     if (bins.t.size() < 2) fail(msr, r, "fit range leaves " + std::to_string(bins.t.size()) + " bins");
     out.data.runs.push_back(std::move(bins));
     out.runs.push_back(info);
