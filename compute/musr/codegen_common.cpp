@@ -19,10 +19,14 @@ namespace tomo::musr {
 Dialect cuda_dialect(bool single_precision) {
   return single_precision ? Dialect{Dialect::Kind::cuda_float, "float"} : Dialect{Dialect::Kind::cuda_double, "double"};
 }
-Dialect glsl_dialect() { return {Dialect::Kind::glsl_float, "float"}; }
+Dialect glsl_dialect(bool double_precision) {
+  return double_precision ? Dialect{Dialect::Kind::glsl_double, "double"} : Dialect{Dialect::Kind::glsl_float, "float"};
+}
 
 std::string real_literal(double v, const Dialect& d) {
   if (!std::isfinite(v)) {
+    if (d.kind == Dialect::Kind::glsl_double)
+      return std::isnan(v) ? "packDouble2x32(uvec2(0u, 0x7ff80000u))" : (v > 0 ? "packDouble2x32(uvec2(0u, 0x7ff00000u))" : "packDouble2x32(uvec2(0u, 0xfff00000u))");
     if (d.glsl()) return std::isnan(v) ? "uintBitsToFloat(0x7fc00000u)" : (v > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)");
     const char* bits = std::isnan(v) ? "0x7ff8000000000000ULL" : (v > 0 ? "0x7ff0000000000000ULL" : "0xfff0000000000000ULL");
     return str_cat("real(__longlong_as_double(", bits, "))");
@@ -32,6 +36,7 @@ std::string real_literal(double v, const Dialect& d) {
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   if (d.kind == Dialect::Kind::cuda_float) s = "real(" + s + ")";  // no silent promotion to double
+  if (d.kind == Dialect::Kind::glsl_double) s += "lf";
   return v < 0 ? "(" + s + ")" : s;
 }
 
@@ -47,7 +52,7 @@ std::string unary_call(OpCode op, const std::string& a, const Dialect& d) {
     case OpCode::sqrt_abs: return "mu_sqrtabs(" + a + ")";
     case OpCode::bessel_j0: return "mu_j0(" + a + ")";
     case OpCode::bessel_j1: return "mu_j1(" + a + ")";
-    default: return std::string(op_name(op)) + "(" + a + ")";  // cos, sin, ..., atanh, exp: same name in both dialects
+    default: return d.fn(std::string(op_name(op))) + "(" + a + ")";  // cos, sin, ..., atanh, exp
   }
 }
 
@@ -59,12 +64,12 @@ void partial_text(OpCode op, const std::string& a, const std::string& b, const s
   pb.clear();
   switch (op) {
     case OpCode::div: pa = "(" + L(1) + " / " + b + ")"; pb = "(-" + v + " / " + b + ")"; break;
-    case OpCode::pow: pa = "mu_pow_da(" + a + ", " + b + ")"; pb = "(" + a + " > " + L(0) + " ? " + v + " * log(" + a + ") : " + L(0) + ")"; break;
-    case OpCode::cos: pa = "(-sin(" + a + "))"; break;
-    case OpCode::sin: pa = "cos(" + a + ")"; break;
+    case OpCode::pow: pa = "mu_pow_da(" + a + ", " + b + ")"; pb = "(" + a + " > " + L(0) + " ? " + v + " * " + d.fn("log") + "(" + a + ") : " + L(0) + ")"; break;
+    case OpCode::cos: pa = "(-" + d.fn("sin") + "(" + a + "))"; break;
+    case OpCode::sin: pa = d.fn("cos") + "(" + a + ")"; break;
     case OpCode::tan: pa = "(" + L(1) + " + " + v + " * " + v + ")"; break;
-    case OpCode::cosh: pa = "sinh(" + a + ")"; break;
-    case OpCode::sinh: pa = "cosh(" + a + ")"; break;
+    case OpCode::cosh: pa = d.fn("sinh") + "(" + a + ")"; break;
+    case OpCode::sinh: pa = d.fn("cosh") + "(" + a + ")"; break;
     case OpCode::tanh: pa = "(" + L(1) + " - " + v + " * " + v + ")"; break;
     case OpCode::acos: pa = "(" + L(-1) + " / sqrt(" + L(1) + " - " + a + " * " + a + "))"; break;
     case OpCode::asin: pa = "(" + L(1) + " / sqrt(" + L(1) + " - " + a + " * " + a + "))"; break;
@@ -201,7 +206,7 @@ std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const s
   // the log term dropped where yc ≤ 1e-9.
   out = indent + decl + "yc = real(R.scale) * yw.x;\n" + indent + decl + "thc = real(R.scale) * th;\n" + indent +
         "if (!(thc > " + L(0) + ")) continue;\n" + indent + "acc[0] += " + L(2) + " * " + acc + "((thc - yc) + (yc > " + L(1e-9) +
-        " ? yc * log(yc / thc) : " + L(0) + "));\n";
+        " ? yc * " + d.fn("log") + "(yc / thc) : " + L(0) + "));\n";
   if (gradient) out += indent + decl + "c = " + L(2) + " * real(R.scale) * (" + L(1) + " - yc / thc);\n";
   return out;
 }
@@ -226,6 +231,7 @@ void check_fit_data(const FitData& data, const std::string& who) {
 }
 
 std::string helper_functions(const Dialect& d) {
+  if (d.kind == Dialect::Kind::glsl_double) return {};
   if (!d.glsl()) {
     const bool f = d.single();
     return str_cat(

@@ -12,13 +12,15 @@ namespace tomo::musr {
 
 // How a dialect spells what the generated statements need.
 struct Dialect {
-  enum class Kind { cuda_double, cuda_float, glsl_float } kind = Kind::cuda_double;
+  enum class Kind { cuda_double, cuda_float, glsl_float, glsl_double } kind = Kind::cuda_double;
   std::string real;  // "double" / "float"
-  bool glsl() const { return kind == Kind::glsl_float; }
-  bool single() const { return kind != Kind::cuda_double; }
+  bool glsl() const { return kind == Kind::glsl_float || kind == Kind::glsl_double; }
+  bool single() const { return kind == Kind::cuda_float || kind == Kind::glsl_float; }
+  // GLSL has no double transcendentals: glsl_double calls musr/double_math.glsl's mu_<name>.
+  std::string fn(const std::string& name) const { return kind == Kind::glsl_double ? "mu_" + name : name; }
 };
 Dialect cuda_dialect(bool single_precision);
-Dialect glsl_dialect();
+Dialect glsl_dialect(bool double_precision = false);
 
 // A literal of `v` in the dialect's real type: full precision, always with '.' or an exponent
 // (so 1/3 can never become integer division), inf and NaN by bit pattern.
@@ -59,7 +61,8 @@ std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std:
 // What both GPU backends require of uploaded data; throws InputError naming `who` and the run.
 void check_fit_data(const FitData& data, const std::string& who);
 
-// Helper functions the statements call (mu_pow, mu_j0, ...), defined for the dialect.
+// Helper functions the statements call (mu_pow, mu_j0, ...), defined for the dialect
+// (glsl_double: none, shaders/musr/double_math.glsl defines them all).
 std::string helper_functions(const Dialect& d);
 
 // Per-run layout the kernels read at run time (so one compiled kernel serves every data size):

@@ -19,13 +19,16 @@ void replace_marker(std::string& text, const std::string& marker, const std::str
 
 int glsl_slots(const FitData& data, bool gradient) { return gradient ? 1 + max_slots(data) : 1; }
 
-std::string glsl_chi2_source(const FitData& data, bool gradient, const std::string& tmpl) {
+std::string glsl_chi2_source(const FitData& data, bool gradient, const std::string& tmpl, bool double_precision,
+                             const std::string& double_library) {
   if (data.runs.empty()) throw InputError("musr gl-compute: no runs to fit");
   const int ns = glsl_slots(data, gradient);
-  if (ns > kGlslMaxSlots)
-    throw InputError(str_cat("musr gl-compute: a run's theory depends on ", ns - 1, " parameters; at most ",
-                             kGlslMaxSlots - 1, " are supported (use --backend cpu or cuda)"));
-  const Dialect d = glsl_dialect();
+  const int max_slots = double_precision ? kGlslMaxSlots / 2 : kGlslMaxSlots;
+  if (ns > max_slots)
+    throw InputError(str_cat("musr gl-compute: a run's theory depends on ", ns - 1, " parameters; at most ", max_slots - 1,
+                             " are supported in ", double_precision ? "double" : "float", " (use --backend cpu or cuda)"));
+  if (double_precision && double_library.empty()) throw Error("musr gl-compute: double precision needs musr/double_math.glsl");
+  const Dialect d = glsl_dialect(double_precision);
   std::string cases;
   const TheoryCases kinds = group_theories(data);
   for (std::size_t kind = 0; kind < kinds.first_run.size(); ++kind) {
@@ -34,17 +37,18 @@ std::string glsl_chi2_source(const FitData& data, bool gradient, const std::stri
                                    [](int, int slot) { return str_cat("P[pmap[R.pmap + ", slot, "u]]"); }, "t");
     cases += str_cat("    case ", kind, ": {\n", m.invariant);
     cases += "      for (uint k = lo + gl_LocalInvocationID.x; k < hi; k += 256u) {\n";
-    cases += "        vec2 yw = yw_all[R.offset + k];\n";
-    cases += "        float t = R.affine != 0u ? R.t0 + float(k) * R.dt : tarr[R.offset + k];\n";
+    cases += "        REAL2 yw = yw_all[R.offset + k];\n";
+    cases += "        real t = R.affine != 0u ? real(R.t0 + double(k) * R.dt) : tarr[R.offset + k];\n";
     cases += m.per_bin;
-    cases += "        float th = " + m.value + ";\n";
+    cases += "        real th = " + m.value + ";\n";
     cases += statistic_code(data.statistic, d, gradient, "        ");
     if (gradient) cases += gradient_accumulate(m, d, "        ");
     cases += "      }\n    } break;\n";
   }
   std::string text = tmpl;
-  replace_marker(text, "@DEFINES@", str_cat("#define NS ", ns, "\n#define NUM_PARAMS ", data.num_params));
-  replace_marker(text, "@HELPERS@", helper_functions(d));
+  replace_marker(text, "@DEFINES@", str_cat("#define NS ", ns, "\n#define NUM_PARAMS ", data.num_params, "\n#define real ", d.real,
+                                            "\n#define REAL2 ", double_precision ? "dvec2" : "vec2"));
+  replace_marker(text, "@HELPERS@", double_precision ? double_library : helper_functions(d));
   replace_marker(text, "@CASES@", cases);
   return text;
 }

@@ -22,8 +22,12 @@ TEST(MusrCodegenGlsl, GeneratedShadersCompileThroughTheDriver) {
   const std::string tmpl = chi2_template();
   const FitData ops = every_op_data(4);
   const FitData ml = eq5_data(3, 10, Statistic::max_likelihood);
+  const std::string lib = gl::shaders().load("musr/double_math.glsl");
   for (const FitData* data : {&ops, &ml}) {
     for (bool gradient : {false, true}) {
+      const std::string dtext = glsl_chi2_source(*data, gradient, tmpl, true, lib);
+      EXPECT_NE(dtext.find("#define real double"), std::string::npos);
+      EXPECT_NO_THROW(gl::ShaderLibrary::build({{gl::Stage::Compute, dtext}}, "musr generated (double)"));
       const std::string text = glsl_chi2_source(*data, gradient, tmpl);
       EXPECT_EQ(text.find('@'), std::string::npos) << "a marker was left";
       EXPECT_NE(text.find("#define NS " + std::to_string(glsl_slots(*data, gradient)) + "\n"), std::string::npos);

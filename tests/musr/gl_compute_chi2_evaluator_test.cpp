@@ -1,6 +1,7 @@
 // The gl-compute musr::Chi2Evaluator (runs here on llvmpipe) against the double reference:
-// χ² and max-likelihood of simulated eq. 5 histograms within 1e-5 (float), gradients, every op
-// of the expression programs, uneven bin times, and the cpu backend where it is registered.
+// χ² and max-likelihood of simulated eq. 5 histograms within 1e-9 (double: GLSL fp64 with
+// shaders/musr/double_math.glsl) and 1e-5 (float), gradients, every op of the expression
+// programs, uneven bin times, and the cpu backend where it is registered.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,9 +15,11 @@
 namespace tomo::musr::test {
 namespace {
 
-std::unique_ptr<Chi2Evaluator> make_gl(const FitData& data) {
+std::unique_ptr<Chi2Evaluator> make_gl(const FitData& data, bool single = true) {
   auto ev = BackendRegistry<Chi2Evaluator>::instance().create("gl-compute");
-  ev->configure({});
+  EvaluatorOptions o;
+  o.single_precision = single;
+  ev->configure(o);
   ev->upload(data);
   return ev;
 }
@@ -31,6 +34,9 @@ TEST(MusrGlCompute, Chi2OfSixteenDetectorsMatchesDoubleReference) {
   EXPECT_NEAR(at_truth / static_cast<double>(data.bins()), 1.0, 0.2);  // Neyman χ² (σ = √d) is biased at low counts
   expect_matches_reference(*ev, data, truth, 1e-5, 2e-4);
   expect_matches_reference(*ev, data, perturbed(truth), 1e-5, 2e-4);
+  auto d = make_gl(data, false);
+  EXPECT_NE(d->describe().find("float64"), std::string::npos) << d->describe();
+  expect_matches_reference(*d, data, perturbed(truth), 1e-9, 1e-8);
 }
 
 TEST(MusrGlCompute, MaxLikelihoodMatchesDoubleReference) {
@@ -38,6 +44,7 @@ TEST(MusrGlCompute, MaxLikelihoodMatchesDoubleReference) {
   for (auto& r : data.runs) r.scale = 1.0;
   auto ev = make_gl(data);
   expect_matches_reference(*ev, data, perturbed(eq5_truth(4)), 1e-5, 2e-4);
+  expect_matches_reference(*make_gl(data, false), data, perturbed(eq5_truth(4)), 1e-9, 1e-8);
 }
 
 TEST(MusrGlCompute, UnevenTimesAreReadFromTheTimeArray) {
@@ -55,6 +62,9 @@ TEST(MusrGlCompute, EveryOpOfTheProgramMatchesTheCpuEvaluator) {
     expect_matches_reference(*ev, data, every_op_params(), 1e-5, 2e-4);
     expect_matches_reference(*ev, data, perturbed(every_op_params()), 1e-5, 2e-4);
   }
+  // Double: all ops in one fit (one case each), against the same reference at 1e-9.
+  const FitData all = every_op_data(256);
+  expect_matches_reference(*make_gl(all, false), all, perturbed(every_op_params()), 1e-9, 1e-8);
 }
 
 TEST(MusrGlCompute, AgreesWithTheCpuBackendWhereRegistered) {
