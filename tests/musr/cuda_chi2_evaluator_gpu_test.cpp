@@ -21,14 +21,7 @@ class MusrCuda : public ::testing::Test {
   void SetUp() override {
     if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   }
-  static std::unique_ptr<Chi2Evaluator> make(const FitData& data, bool single) {
-    auto ev = BackendRegistry<Chi2Evaluator>::instance().create("cuda");
-    EvaluatorOptions o;
-    o.single_precision = single;
-    ev->configure(o);
-    ev->upload(data);
-    return ev;
-  }
+  static std::unique_ptr<Chi2Evaluator> make(const FitData& data, bool single) { return make_evaluator("cuda", data, single); }
 };
 
 TEST(MusrCudaRegistry, ReportsAvailabilityConsistently) {

@@ -16,12 +16,7 @@ namespace tomo::musr::test {
 namespace {
 
 std::unique_ptr<Chi2Evaluator> make_gl(const FitData& data, bool single = true) {
-  auto ev = BackendRegistry<Chi2Evaluator>::instance().create("gl-compute");
-  EvaluatorOptions o;
-  o.single_precision = single;
-  ev->configure(o);
-  ev->upload(data);
-  return ev;
+  return make_evaluator("gl-compute", data, single);
 }
 
 TEST(MusrGlCompute, Chi2OfSixteenDetectorsMatchesDoubleReference) {

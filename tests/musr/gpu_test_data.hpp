@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
 #include <random>
 #include <span>
 #include <vector>
 
+#include "compute/core/registry.hpp"
 #include "compute/musr/expression.hpp"
 #include "compute/musr/fit_problem.hpp"
 
@@ -166,6 +169,16 @@ inline FitData every_op_data(int bins) {
   data.num_params = 3;
   for (auto& c : every_op_programs()) data.runs.push_back(op_data(c.program, bins).runs.front());
   return data;
+}
+
+// A backend configured for `single` precision with `data` uploaded.
+inline std::unique_ptr<Chi2Evaluator> make_evaluator(const std::string& backend, const FitData& data, bool single) {
+  auto ev = BackendRegistry<Chi2Evaluator>::instance().create(backend);
+  EvaluatorOptions o;
+  o.single_precision = single;
+  ev->configure(o);
+  ev->upload(data);
+  return ev;
 }
 
 inline double max_abs(const std::vector<double>& v) {
