@@ -1,0 +1,181 @@
+// Generates the CUDA source of compute/musr/codegen_cuda.hpp: per run one `case` with the model's
+// invariant statements hoisted out of the bin loop, the statistic per bin, then one block
+// reduction and the last-block final sum. The source includes no header, so NVRTC needs no
+// toolkit headers at run time (the GPU machine's image may have none).
+#include "compute/musr/codegen_cuda.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+
+namespace tomo::musr {
+namespace {
+
+std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only) {
+  const std::string prefix = str_cat("k", kind, "_");
+  const ModelCode m = emit_model(run.model, d, gradient, prefix,
+                                 [](int, int slot) { return str_cat("real(a.p[pm[", slot, "]])"); }, "t");
+  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
+  out += m.invariant;
+  out += "#pragma unroll 4\n        for (long long k = lo + threadIdx.x; k < hi; k += blockDim.x) {\n";
+  if (y_only) {
+    out += "          real2 yw;\n          yw.x = bins[R.offset + k];\n";
+    out += "          yw.y = yw.x > real(0) ? real(R.scale) / yw.x : real(R.scale * R.scale);\n";
+  } else {
+    out += "          const real2 yw = reinterpret_cast<const real2*>(bins)[R.offset + k];\n";
+  }
+  out += "          const real t = R.affine ? real(R.t0 + (double)k * R.dt) : tarr[R.offset + k];\n";
+  out += m.per_bin;
+  out += "          const real th = " + m.value + ";\n";
+  out += statistic_code(s, d, gradient, "          ");
+  if (gradient) out += gradient_accumulate(m, d, "          ");
+  out += "        }\n      } break;\n";
+  return out;
+}
+
+// One kernel: bins of the block's run, block reduction into partials, last block's final sum.
+std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, int slots, bool y_only) {
+  const int ns = gradient ? slots : 1;
+  std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads, ") ", name,
+                            "(const __grid_constant__ Args a, const RunInfo* __restrict__ runs, int nruns, const int* __restrict__ param_map,\n"
+                            "    const int* __restrict__ block_run, const real* __restrict__ bins, const real* __restrict__ tarr,\n"
+                            "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
+                            "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out) {\n");
+  out += str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
+  out += "  double acc[NS];\n  for (int j = 0; j < NS; ++j) acc[j] = 0.0;\n";
+  out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
+  out += "  const long long b = blockIdx.x - R.first_block;\n";
+  out += "  const long long lo = b * R.count / R.blocks, hi = (b + 1) * R.count / R.blocks;\n";
+  out += "  switch (R.kind) {\n";
+  const TheoryCases cases = group_theories(data);
+  for (std::size_t k = 0; k < cases.first_run.size(); ++k)
+    out += run_case(k, data.runs[static_cast<std::size_t>(cases.first_run[k])], d, data.statistic, gradient, y_only);
+  out += "    default: break;\n  }\n";
+  out += R"(  // Block reduction: warp shuffles, then the warps' sums through shared memory.
+  __shared__ double sh[NS][BLOCK / 32];
+  __shared__ bool last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int j = 0; j < NS; ++j) {
+    double v = acc[j];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) sh[j][warp] = v;
+  }
+  __syncthreads();
+  for (int j = threadIdx.x; j < NS; j += BLOCK) {
+    double v = 0.0;
+    for (int w = 0; w < BLOCK / 32; ++w) v += sh[j][w];
+    partials[(long long)blockIdx.x * NS + j] = v;
+  }
+  // The last block to arrive sums every block's partials in a fixed order (deterministic):
+  // a warp per run adds its blocks' NS sums, then the statistic and each parameter's slots.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int r = warp; r < nruns; r += BLOCK / 32) {
+    const RunInfo Q = runs[r];
+    double s[NS];
+    for (int j = 0; j < NS; ++j) s[j] = 0.0;
+    for (int blk = Q.first_block + lane; blk < Q.first_block + Q.blocks; blk += 32)
+      for (int j = 0; j < NS; ++j) s[j] += __ldcg(&partials[(long long)blk * NS + j]);
+    for (int j = 0; j < NS; ++j) {
+      double v = s[j];
+      for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+      if (lane == 0) runsum[r * NS + j] = v;
+    }
+  }
+  __threadfence_block();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double v = 0.0;
+    for (int r = 0; r < nruns; ++r) v += runsum[r * NS];
+    out[0] = v;
+    *counter = 0u;
+  }
+)";
+  if (gradient) {
+    out += R"(  for (int i = threadIdx.x; i < NP; i += BLOCK) {
+    double v = 0.0;
+    for (int e = param_ptr[i]; e < param_ptr[i + 1]; ++e) v += runsum[param_entry[e]];
+    out[1 + i] = v;
+  }
+)";
+  }
+  out += "}\n\n";
+  return out;
+}
+
+}  // namespace
+
+CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
+  if (data.num_params > kCudaMaxInlineParams)
+    throw InputError(str_cat("musr cuda: ", data.num_params, " fit parameters; the cuda backend takes at most ",
+                             kCudaMaxInlineParams, " (use --backend cpu)"));
+  if (data.runs.empty()) throw InputError("musr cuda: no runs to fit");
+  const Dialect d = cuda_dialect(single_precision);
+  CudaSource src;
+  src.slots = 1 + max_slots(data);
+  if (src.slots > kCudaBlockThreads)
+    throw InputError(str_cat("musr cuda: a run's theory depends on ", src.slots - 1, " parameters; at most ",
+                             kCudaBlockThreads - 1, " are supported"));
+  std::string& s = src.text;
+  s = "// Generated by tomoraster (compute/musr/codegen_cuda.cpp): musr χ² kernels of one theory.\n";
+  s += str_cat("typedef ", d.real, " real;\ntypedef ", d.real, "2 real2;\n");
+  // NP rounded up to 64 so that fits of one theory with a few parameters more or less share
+  // the compiled kernel.
+  src.np = std::min(kCudaMaxInlineParams, std::max(64, (data.num_params + 63) / 64 * 64));
+  s += str_cat("#define NP ", src.np, "\n");
+  s += "struct Args { double p[NP]; };\n";
+  s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, kind; double t0, dt, scale; int pmap, pad; };\n";
+  s += helper_functions(d);
+  src.y_only = poisson_errors(data);
+  s += kernel(data, d, false, src.value_kernel, src.slots, src.y_only);
+  s += kernel(data, d, true, src.gradient_kernel, src.slots, src.y_only);
+  return src;
+}
+
+bool poisson_errors(const FitData& data) {
+  if (data.statistic == Statistic::max_likelihood) return true;
+  for (const RunBins& r : data.runs) {
+    const double n = r.scale;
+    for (std::size_t k = 0; k < r.y.size(); ++k) {
+      const double w = 1.0 / (r.sigma[k] * r.sigma[k]);
+      const double expect = r.y[k] > 0.0 ? n / r.y[k] : n * n;
+      if (!(r.y[k] >= 0.0) || !(std::fabs(w - expect) <= 1e-12 * expect)) return false;
+    }
+  }
+  return true;
+}
+
+long long cuda_bins_per_block(const FitData& data, int sms) {
+  const long long blocks = 8LL * std::max(sms, 1);
+  return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
+}
+
+CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block) {
+  CudaTables out;
+  const auto layout = plan_layout(data, bins_per_block);
+  out.blocks = layout.back().first_block + layout.back().blocks;
+  out.block_run.assign(static_cast<std::size_t>(out.blocks), 0);
+  for (std::size_t r = 0; r < layout.size(); ++r) {
+    const RunLayout& l = layout[r];
+    out.runs.push_back({l.offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
+    std::fill(out.block_run.begin() + l.first_block, out.block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
+    out.uneven = out.uneven || !l.affine;
+  }
+  out.param_map = group_theories(data).pmap;
+  if (out.param_map.empty()) out.param_map.push_back(0);
+  // The final scatter runs over all NP (≥ num_params) rows: empty rows past num_params.
+  ParamScatter scatter = param_scatter(data, src.slots);
+  scatter.ptr.resize(static_cast<std::size_t>(src.np) + 1, scatter.ptr.back());
+  out.param_ptr = std::move(scatter.ptr);
+  out.param_entry = std::move(scatter.entry);
+  if (out.param_entry.empty()) out.param_entry.push_back(0);
+  return out;
+}
+
+}  // namespace tomo::musr

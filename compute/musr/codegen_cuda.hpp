@@ -1,0 +1,63 @@
+// CUDA source of the χ² / max-likelihood kernels of one fit, generated from the runs' expression
+// programs (value and forward-mode gradient); compiled at run time by NVRTC (cuda/musr/).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compute/musr/codegen_common.hpp"
+#include "compute/musr/fit_problem.hpp"
+
+namespace tomo::musr {
+
+inline constexpr int kCudaBlockThreads = 256;
+// Kernel parameters are passed by value (no per-call copy): the CUDA limit of 4 KB leaves room
+// for this many doubles beside the pointers.
+inline constexpr int kCudaMaxInlineParams = 480;
+
+// The run table the kernels read (layout shared with the generated `RunInfo`).
+struct CudaRunInfo {
+  long long offset, count;
+  int first_block, blocks, affine, kind;
+  double t0, dt, scale;
+  int pmap, pad;
+};
+
+struct CudaSource {
+  std::string text;
+  std::string value_kernel = "musr_value";  // extern "C" names
+  std::string gradient_kernel = "musr_gradient";
+  int slots = 0;  // 1 + max_slots(data): values per block in the gradient kernel's partials
+  int np = 0;     // length of the by-value parameter array (≥ num_params)
+  bool y_only = false;  // bins hold y alone (1/σ² derived in the kernel), else (y, 1/σ²) pairs
+};
+
+// Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
+//   musr_value / musr_gradient(Args a, runs, nruns, param_map, block_run, yw, tarr, partials, runsum,
+//                              param_ptr, param_entry, counter, out)
+// `Args` holds the parameter vector by value; runs of one theory shape share one `case` and
+// read their parameters through param_map (TheoryCases). Each block reduces its bins (warp shuffles, then
+// shared memory) into `partials` (NS a block); the last block to finish (atomic ticket) sums
+// them per run into `runsum` (a warp per run), then out[0] (the statistic) and out[1 + i]
+// (∂/∂params[i], through param_scatter()), in a fixed order, and rearms the ticket: one launch
+// per call, no per-call allocation or memset. Throws InputError when the fit has more than
+// kCudaMaxInlineParams parameters or a run more than 255 gradient slots.
+CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
+
+// True when no bin needs its σ stored: max-likelihood, or every σ follows musrfit's Poisson rule
+// for its run's scale n (σ² = y/n, or 1/n² for an empty bin, so 1/σ² = n/y or n²). The kernels
+// then read y alone: half the bytes of (y, 1/σ²), and a χ² evaluation is bound by those bytes.
+bool poisson_errors(const FitData& data);
+
+// Everything the kernels read besides the bins and parameters, built on the host: the run table,
+// each block's run, the parameter maps and the gradient scatter (padded to NP rows).
+struct CudaTables {
+  std::vector<CudaRunInfo> runs;
+  std::vector<int> block_run, param_map, param_ptr, param_entry;
+  int blocks = 0;
+  bool uneven = false;  // some run's times are read from the t array
+};
+// About 8 blocks of 256 threads per SM of a device with `sms` multiprocessors, ≥ 4 bins a thread.
+long long cuda_bins_per_block(const FitData& data, int sms);
+CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block);
+
+}  // namespace tomo::musr

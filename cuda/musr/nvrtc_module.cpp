@@ -1,0 +1,91 @@
+// NVRTC compilation and the process-wide cache of loaded libraries (see nvrtc_module.hpp).
+#include "cuda/musr/nvrtc_module.hpp"
+
+#include <nvrtc.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "cuda/core/check.hpp"
+
+namespace tomo::cuda {
+namespace {
+
+void nvrtc_check(nvrtcResult r, const char* what) {
+  if (r != NVRTC_SUCCESS) throw Error(str_cat("NVRTC: ", what, " failed: ", nvrtcGetErrorString(r)));
+}
+
+struct ProgramHandle {
+  nvrtcProgram p = nullptr;
+  ~ProgramHandle() {
+    if (p) nvrtcDestroyProgram(&p);
+  }
+};
+
+}  // namespace
+
+std::vector<char> nvrtc_compile(const std::string& source, const std::string& name, int cc_major, int cc_minor, bool cubin) {
+  ProgramHandle prog;
+  nvrtc_check(nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  const std::string arch = str_cat(cubin ? "--gpu-architecture=sm_" : "--gpu-architecture=compute_", cc_major, cc_minor);
+  // IEEE division and square root (the double path is compared with the cpu at 1e-9), no headers.
+  const char* options[] = {arch.c_str(), "--std=c++17", "--fmad=true", "--device-as-default-execution-space"};
+  const nvrtcResult r = nvrtcCompileProgram(prog.p, 4, options);
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(prog.p, &log_size);
+  std::string log(log_size, '\0');
+  if (log_size > 1) nvrtcGetProgramLog(prog.p, log.data());
+  if (r != NVRTC_SUCCESS)
+    throw Error(str_cat("NVRTC could not compile ", name, " (", arch, "): ", nvrtcGetErrorString(r), "\n", log));
+  std::size_t size = 0;
+  std::vector<char> image;
+  if (cubin) {
+    nvrtc_check(nvrtcGetCUBINSize(prog.p, &size), "nvrtcGetCUBINSize");
+    image.resize(size);
+    nvrtc_check(nvrtcGetCUBIN(prog.p, image.data()), "nvrtcGetCUBIN");
+  } else {
+    nvrtc_check(nvrtcGetPTXSize(prog.p, &size), "nvrtcGetPTXSize");
+    image.resize(size);
+    nvrtc_check(nvrtcGetPTX(prog.p, image.data()), "nvrtcGetPTX");
+  }
+  return image;
+}
+
+std::vector<cudaKernel_t> load_kernels(const std::string& source, const std::string& name, const std::vector<std::string>& names) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, std::string>, cudaLibrary_t> cache;  // (device, source) → library
+  int device = 0;
+  TOMO_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard lock(mutex);
+  auto key = std::make_tuple(device, source);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    int major = 0, minor = 0;
+    TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    // A CUBIN for the exact device when this NVRTC knows it, else PTX for the driver to finish.
+    std::vector<char> image;
+    try {
+      image = nvrtc_compile(source, name, major, minor, true);
+    } catch (const Error& e) {
+      log_info(str_cat(name, ": no CUBIN for sm_", major, minor, " (", e.what(), "); trying PTX"));
+      image = nvrtc_compile(source, name, major, minor, false);
+    }
+    cudaLibrary_t lib = nullptr;
+    TOMO_CUDA_CHECK(cudaLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    it = cache.emplace(std::move(key), lib).first;
+  }
+  std::vector<cudaKernel_t> out;
+  for (const auto& n : names) {
+    cudaKernel_t k = nullptr;
+    TOMO_CUDA_CHECK(cudaLibraryGetKernel(&k, it->second, n.c_str()));
+    out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace tomo::cuda

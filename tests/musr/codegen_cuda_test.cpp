@@ -1,0 +1,180 @@
+// The CUDA code generator: literals, hoisting and gradient slots of emitted statements, the run
+// layout and gradient scatter tables, and (where tomo_cuda is built) NVRTC compiling the
+// generated kernels to PTX, which needs no device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <string>
+
+#include "compute/core/error.hpp"
+#include "compute/musr/codegen_common.hpp"
+#include "compute/musr/codegen_cuda.hpp"
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/msr.hpp"
+#include "compute/musr/simulator.hpp"
+#include "tests/musr/gpu_test_data.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/musr/nvrtc_module.hpp"
+#endif
+
+namespace tomo::musr::test {
+namespace {
+
+TEST(MusrCodegen, LiteralsKeepFullPrecisionAndAreNeverIntegers) {
+  const Dialect d = cuda_dialect(false);
+  EXPECT_EQ(real_literal(1.0 / 3.0, d), "0.33333333333333331");
+  EXPECT_EQ(real_literal(2.0, d), "2.0");
+  EXPECT_EQ(real_literal(-1.5, d), "(-1.5)");
+  EXPECT_EQ(real_literal(1e-9, d), "1.0000000000000001e-09");
+  EXPECT_EQ(real_literal(2.0, cuda_dialect(true)), "real(2.0)");
+  EXPECT_EQ(real_literal(2.0, glsl_dialect()), "2.0");
+  EXPECT_EQ(real_literal(std::numeric_limits<double>::infinity(), glsl_dialect()), "uintBitsToFloat(0x7f800000u)");
+  EXPECT_NE(real_literal(std::nan(""), d).find("0x7ff8"), std::string::npos);
+}
+
+TEST(MusrCodegen, InvariantNodesAreHoistedAndGradientSlotsAreSparse) {
+  // θ = p1·exp(−p0·t) + p2: p0·… depends on t, p1 and p2 do not.
+  ProgramBuilder b(4);
+  const auto t = b.time();
+  const auto e = b.unary(OpCode::exp, b.mul(b.unary(OpCode::neg, b.param(0)), t));
+  const Program p = b.finish(b.add(b.mul(b.param(1), e), b.param(2)));
+  const ModelCode m = emit_model(p, cuda_dialect(false), true, "r0_", [](int i, int) { return "real(a.p[" + std::to_string(i) + "])"; }, "t");
+  EXPECT_EQ(m.used, (std::vector<int>{0, 1, 2}));
+  EXPECT_NE(m.invariant.find("real(a.p[0])"), std::string::npos) << m.invariant;
+  EXPECT_EQ(m.invariant.find("exp("), std::string::npos) << "exp(−p0·t) must be per bin";
+  EXPECT_NE(m.per_bin.find("exp("), std::string::npos) << m.per_bin;
+  ASSERT_EQ(m.gradient.size(), 3u);
+  for (const auto& g : m.gradient) EXPECT_NE(g, "0.0") << "every used parameter reaches θ";
+  // The negated parameter's node has only slot 0: no derivative variables for slots 1, 2.
+  const std::regex neg_slot1("r0_d[0-9]+_1 = \\(-");
+  EXPECT_FALSE(std::regex_search(m.invariant, neg_slot1)) << m.invariant;
+}
+
+TEST(MusrCodegen, SourceHasNoIntegerDivision) {
+  const FitData data = eq5_data(2, 50);
+  const std::string src = cuda_chi2_source(data, false).text;
+  // "1/3"-style integer division cannot appear: every literal has a '.' or an exponent.
+  EXPECT_FALSE(std::regex_search(src, std::regex("[^.0-9a-zA-Z_][0-9]+ */ *[0-9]+[^.0-9e]"))) << src;
+  EXPECT_NE(src.find("extern \"C\" __global__"), std::string::npos);
+}
+
+TEST(MusrCodegen, LayoutCoversEveryBinOnceAndScatterListsEverySlot) {
+  const FitData data = eq5_data(16, 1000);
+  const auto layout = plan_layout(data, 300);
+  long long bins = 0;
+  int block = 0;
+  for (const auto& l : layout) {
+    EXPECT_EQ(l.offset, bins);
+    EXPECT_EQ(l.first_block, block);
+    EXPECT_EQ(l.blocks, 4);  // ⌈1000 / 300⌉
+    EXPECT_TRUE(l.affine);
+    EXPECT_NEAR(l.dt, 0.01, 1e-15);
+    bins += l.count;
+    block += l.blocks;
+  }
+  EXPECT_EQ(bins, 16000);
+  const int ns = 1 + max_slots(data);
+  EXPECT_EQ(ns, 7);  // σ, ν, N0_j, Bkg_j, A_j, φ_j
+  const ParamScatter sc = param_scatter(data, ns);
+  ASSERT_EQ(sc.ptr.size(), static_cast<std::size_t>(data.num_params) + 1);
+  EXPECT_EQ(sc.ptr[1] - sc.ptr[0], 16) << "σ is shared by all 16 detectors";
+  EXPECT_EQ(sc.ptr[2] - sc.ptr[1], 16) << "ν too";
+  for (int i = 2; i < data.num_params; ++i) EXPECT_EQ(sc.ptr[i + 1] - sc.ptr[i], 1) << i;
+  EXPECT_EQ(sc.entry.size(), 16u * 6u);
+}
+
+TEST(MusrCodegen, RunsOfOneTheoryShapeShareOneCase) {
+  const FitData data = eq5_data(16, 10);
+  const TheoryCases c = group_theories(data);
+  EXPECT_EQ(c.first_run, (std::vector<int>{0}));
+  ASSERT_EQ(c.pmap_offset.size(), 16u);
+  // Detector 5 reads σ, ν, then its own N0, Bkg, A, φ.
+  const int j = 5, o = c.pmap_offset[j];
+  EXPECT_EQ(std::vector<int>(c.pmap.begin() + o, c.pmap.begin() + o + 6),
+            (std::vector<int>{0, 1, eq5_param(j, 0), eq5_param(j, 1), eq5_param(j, 2), eq5_param(j, 3)}));
+  EXPECT_EQ(group_theories(every_op_data(4)).first_run.size(), every_op_programs().size());
+  // The source does not grow with the number of detectors (14 and 2: both within NP = 64).
+  EXPECT_EQ(cuda_chi2_source(eq5_data(14, 10), false).text, cuda_chi2_source(eq5_data(2, 10), false).text);
+}
+
+TEST(MusrCodegen, PoissonErrorsLetTheKernelReadYAlone) {
+  EXPECT_TRUE(poisson_errors(eq5_data(2, 500)));  // σ = √d, 1 for empty bins, scale 1
+  EXPECT_TRUE(cuda_chi2_source(eq5_data(2, 50), false).y_only);
+  EXPECT_FALSE(poisson_errors(every_op_data(16)));  // σ = 0.1
+  EXPECT_FALSE(cuda_chi2_source(every_op_data(16), false).y_only);
+  FitData ml = every_op_data(16);
+  ml.statistic = Statistic::max_likelihood;  // reads no σ
+  EXPECT_TRUE(poisson_errors(ml));
+  // musrfit's packing and SCALE_N0_BKG as prepare_fit does them: σ = √(packed)/n, y = packed/n.
+  Eq5Config c;
+  c.detectors = 2;
+  c.bins = 3000;
+  c.dt_us = 0.00390625;
+  c.t0_bin = 100;
+  c.first_good = 105;
+  std::string text = eq5_msr(c, "sim");
+  text.replace(text.find("packing         1"), 17, "packing         3");
+  const MsrFile msr = parse_msr(text, "packed.msr");
+  const PsiBinFile file = simulate_eq5(c);
+  const FitData data = prepare_fit(msr, [&](const MsrRun&) { return file; }).data;
+  EXPECT_NEAR(data.runs[0].scale, 3 * 3.90625, 1e-12);
+  EXPECT_TRUE(poisson_errors(data));
+  FitData broken = data;
+  broken.runs[1].sigma[7] *= 1.001;
+  EXPECT_FALSE(poisson_errors(broken));
+}
+
+TEST(MusrCodegen, UnevenTimesAreDetected) {
+  double t0 = 0, dt = 0;
+  EXPECT_TRUE(affine_time({0.1, 0.2, 0.3, 0.4}, t0, dt));
+  EXPECT_NEAR(dt, 0.1, 1e-15);
+  EXPECT_FALSE(affine_time({0.1, 0.2, 0.31, 0.4}, t0, dt));
+}
+
+TEST(MusrCodegen, TooManyParametersForKernelArgumentsIsAnInputError) {
+  FitData data = eq5_data(1, 10);
+  data.num_params = kCudaMaxInlineParams + 1;
+  EXPECT_THROW(cuda_chi2_source(data, false), InputError);
+}
+
+#ifdef TOMO_HAVE_CUDA
+TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
+  struct Case {
+    const char* name;
+    FitData data;
+    bool single;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"eq5 16 detectors, double", eq5_data(16, 20), false});
+  cases.push_back({"eq5 16 detectors, float", eq5_data(16, 20), true});
+  cases.push_back({"eq5 max-likelihood", eq5_data(2, 20, Statistic::max_likelihood), false});
+  cases.push_back({"every op, double", every_op_data(8), false});
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const CudaSource src = cuda_chi2_source(c.data, c.single);
+    std::vector<char> ptx;
+    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false));
+    const std::string text(ptx.begin(), ptx.end());
+    EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
+    EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
+    // The double path must stay double: no single-precision transcendental in its PTX.
+    if (!c.single) {
+      EXPECT_EQ(text.find("ex2.approx.f32"), std::string::npos);
+    }
+  }
+}
+
+TEST(MusrCodegen, NvrtcReportsTheLogOfBrokenSource) {
+  try {
+    tomo::cuda::nvrtc_compile("extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu", 9, 0, false);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("undeclared_thing"), std::string::npos) << e.what();
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace tomo::musr::test
