@@ -15,9 +15,14 @@ mkdir -p .gpu/lib
 skip=()
 if [ "${GPU_PACK_ALL:-0}" != 1 ]; then
   for t in "$build"/tests/test_*; do
-    case "$(basename "$t")" in *_gpu|test_apps|*.*) ;; *) [ -f "$t" ] && skip+=("--exclude=$t") ;; esac
+    n=$(basename "$t")
+    [[ " ${GPU_PACK_KEEP:-} " == *" $n "* ]] && continue  # GPU_PACK_KEEP="test_oat test_musr": carry these too
+    case "$n" in *_gpu|test_apps|*.*) ;; *) [ -f "$t" ] && skip+=("--exclude=$t") ;; esac
   done
 fi
+# The Python build trees and venv never travel; GPU_PACK_EXCLUDE adds tar patterns of your own
+# (e.g. "bench_engine tomoraster-view") for a run that does not need them.
+for p in python python-wheel venv ${GPU_PACK_EXCLUDE:-}; do skip+=("--exclude=$p"); done
 tar -cJf .gpu/build.tar.xz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' --exclude='*.cpp' "${skip[@]}" "$build"
 # Libraries from this distribution that the CUDA image does not ship.
 # tomoraster-view's display libraries travel too, so that it starts there and reports the

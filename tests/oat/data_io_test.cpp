@@ -63,7 +63,7 @@ TEST(OatDataIo, NpyRefusesBadShapesAndValues) {
   std::vector<double> nan = v;
   nan[4] = std::nan("");
   write_npy(t.dir / "nan.npy", std::span<const double>(nan), s23);
-  expect_refusal([&] { read_npy_data(t.dir / "nan.npy", t.dir / "p.npy"); }, {"nan.npy", "not finite"});
+  expect_refusal([&] { read_npy_data(t.dir / "nan.npy", t.dir / "p.npy"); }, {"nan.npy", "must be finite"});
   std::ofstream(t.dir / "text.npy") << "hello";
   expect_refusal([&] { read_npy_data(t.dir / "text.npy", t.dir / "p.npy"); }, {"text.npy"});
 }
