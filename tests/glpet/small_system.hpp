@@ -52,6 +52,7 @@ inline SystemModel small_ring_system(int modules, double radius, const Grid3& gr
   ring.modules = modules;
   ring.radius_mm = radius;
   ring.n_a = ring.n_t = 4;
+  ring.phase_deg = 1.234;  // off the grid's symmetry, as the ring scenes: no line on a detector edge
   SystemModel sys;
   sys.scanner = ring_scanner(ring);
   sys.grid = grid;
