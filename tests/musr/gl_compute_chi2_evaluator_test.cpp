@@ -27,8 +27,11 @@ TEST(MusrGlCompute, Chi2OfSixteenDetectorsMatchesDoubleReference) {
   // At the truth χ² ≈ bins (32 000); perturbed it is far larger: both within float's 1e-5.
   const double at_truth = reference_statistic(data, truth);
   EXPECT_NEAR(at_truth / static_cast<double>(data.bins()), 1.0, 0.2);  // Neyman χ² (σ = √d) is biased at low counts
-  expect_matches_reference(*ev, data, truth, 1e-5, 2e-4);
-  expect_matches_reference(*ev, data, perturbed(truth), 1e-5, 2e-4);
+  // The float gradient sums 32 000 bins of terms with float sin/cos of phases up to ~10² rad:
+  // NVIDIA's GLSL float trigonometry put one entry 2.8e-4 of the largest away on the H200
+  // (llvmpipe 4e-5), so 5e-4 here; the value stays within 1e-5 and double within 1e-8 below.
+  expect_matches_reference(*ev, data, truth, 1e-5, 5e-4);
+  expect_matches_reference(*ev, data, perturbed(truth), 1e-5, 5e-4);
   auto d = make_gl(data, false);
   EXPECT_NE(d->describe().find("float64"), std::string::npos) << d->describe();
   expect_matches_reference(*d, data, perturbed(truth), 1e-9, 1e-8);
