@@ -28,8 +28,8 @@ TEST(MusrGlCompute, Chi2OfSixteenDetectorsMatchesDoubleReference) {
   const double at_truth = reference_statistic(data, truth);
   EXPECT_NEAR(at_truth / static_cast<double>(data.bins()), 1.0, 0.2);  // Neyman χ² (σ = √d) is biased at low counts
   // The float gradient sums 32 000 bins of terms with float sin/cos of phases up to ~10² rad:
-  // NVIDIA's GLSL float trigonometry put one entry 2.8e-4 of the largest away on the H200
-  // (llvmpipe 4e-5), so 5e-4 here; the value stays within 1e-5 and double within 1e-8 below.
+  // NVIDIA's GLSL float trigonometry put one entry 2.8e-4 of the largest away on the H200,
+  // so 5e-4 here; the value stays within 1e-5 and double within 1e-8 below.
   expect_matches_reference(*ev, data, truth, 1e-5, 5e-4);
   expect_matches_reference(*ev, data, perturbed(truth), 1e-5, 5e-4);
   auto d = make_gl(data, false);
