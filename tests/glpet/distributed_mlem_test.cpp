@@ -60,19 +60,7 @@ TEST(GlpetMultiDevice, PartitionCoversEveryLorOnceWithTheSameDetectors) {
 
 struct SmallData {
   SystemModel sys = test::small_system(8, 4.0);
-  std::vector<float> y;
-  SmallData() {
-    Phantom act;
-    Shape s;
-    s.centre = {4, -4, 2};
-    s.semi_axes = {6, 6, 6};
-    s.value = 1.0;
-    act.shapes.push_back(s);
-    McOptions mc;
-    mc.histories = 400'000;
-    mc.seed = 5;
-    y = simulate(sys.scanner, sys.sigma_t, VoxelSource(act.voxelize(sys.grid, 2)), mc).counts;
-  }
+  std::vector<float> y = test::hot_ball_counts(sys, 400'000, 5);
 };
 
 TEST(GlpetMultiDevice, ExactModeOnTwoRanksEqualsSingleDeviceMlem) {

@@ -20,19 +20,7 @@ namespace {
 
 struct Data {
   SystemModel sys = test::small_system(16, 2.0, 2, 16);
-  std::vector<float> y;
-  Data() {
-    Phantom act;
-    Shape s;
-    s.centre = {4, -4, 2};
-    s.semi_axes = {6, 6, 6};
-    s.value = 1.0;
-    act.shapes.push_back(s);
-    McOptions mc;
-    mc.histories = 1'000'000;
-    mc.seed = 7;
-    y = simulate(sys.scanner, sys.sigma_t, VoxelSource(act.voxelize(sys.grid, 2)), mc).counts;
-  }
+  std::vector<float> y = test::hot_ball_counts(sys, 1'000'000, 7);
 };
 
 DistributedResult run_on(const std::string& gpus, MultiMode mode, const Data& d) {

@@ -68,6 +68,21 @@ inline SystemModel small_ring_system(int modules, double radius, const Grid3& gr
   return sys;
 }
 
+// Monte-Carlo counts of a hot ball (radius 6 mm at (4, −4, 2)) on `sys`: independent data for
+// the ML-EM tests (the multi-device ones among them).
+inline std::vector<float> hot_ball_counts(const SystemModel& sys, std::int64_t histories, std::uint64_t seed) {
+  Phantom act;
+  Shape s;
+  s.centre = {4, -4, 2};
+  s.semi_axes = {6, 6, 6};
+  s.value = 1.0;
+  act.shapes.push_back(s);
+  McOptions mc;
+  mc.histories = histories;
+  mc.seed = seed;
+  return simulate(sys.scanner, sys.sigma_t, VoxelSource(act.voxelize(sys.grid, 2)), mc).counts;
+}
+
 inline std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
   Rng rng(seed);
   std::vector<float> v(n);
