@@ -26,6 +26,7 @@ cmake --build "$build" -j"$jobs" --target fuzz_seeds $(printf 'fuzz_%s ' "${targ
 rm -rf "$build/corpus-seeds" && "$build/tests/fuzz_seeds" "$build/corpus-seeds"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tools/fuzz-lsan.supp:print_suppressions=0}
 status=0
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t" findings="$build/findings/$t"

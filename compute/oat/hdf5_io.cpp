@@ -10,6 +10,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/oat/data_io.hpp"
+#include "compute/oat/isolated_read.hpp"
 
 #if defined(TOMO_HAVE_HDF5)
 #include <hdf5.h>
@@ -107,6 +108,37 @@ bool has_dataset(const File& f, const char* name) {
 }
 
 // A numeric dataset read whole (or the hyperslab `start`/`count`) as T, with its dims.
+// libhdf5 1.10 trusts the storage addresses it finds in a file: a corrupt address makes
+// H5Dread copy from outside the file (a crash the fuzzer found). So every byte a dataset will
+// be read from must lie inside the file: contiguous data by its offset and size, chunked data
+// chunk by chunk; compact data lives in the object header that was already parsed.
+void require_stored_in_file(const File& f, const char* name, hid_t ds, hid_t type, const std::vector<hsize_t>& dims) {
+  hsize_t file_size = 0;
+  const auto corrupt = [&] { return InputError(f.name + ": '" + name + "' points outside the file (corrupt or truncated)"); };
+  if (H5Fget_filesize(f.id.get(), &file_size) < 0) throw corrupt();
+  Hid dcpl(H5Dget_create_plist(ds), H5Pclose);
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_COMPACT) return;
+  if (layout == H5D_CONTIGUOUS) {
+    unsigned __int128 bytes = H5Tget_size(type);
+    for (hsize_t d : dims) bytes *= d;
+    const haddr_t off = H5Dget_offset(ds);
+    if (off == HADDR_UNDEF || off > file_size || bytes > file_size - off) throw corrupt();
+    return;
+  }
+  if (layout != H5D_CHUNKED) throw InputError(f.name + ": '" + name + "' has a storage layout this reader does not take");
+  Hid space(H5Dget_space(ds), H5Sclose);
+  hsize_t chunks = 0;
+  if (H5Dget_num_chunks(ds, space.get(), &chunks) < 0 || chunks > kMaxElements) throw corrupt();
+  for (hsize_t c = 0; c < chunks; ++c) {
+    haddr_t off = 0;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    if (H5Dget_chunk_info(ds, space.get(), c, nullptr, &mask, &off, &size) < 0) throw corrupt();
+    if (off == HADDR_UNDEF || off > file_size || size > file_size - off) throw corrupt();
+  }
+}
+
 template <class T>
 std::vector<T> read_numeric(const File& f, const char* name, std::vector<hsize_t>* dims_out,
                             const std::vector<hsize_t>& start = {}, const std::vector<hsize_t>& count = {}) {
@@ -137,6 +169,7 @@ std::vector<T> read_numeric(const File& f, const char* name, std::vector<hsize_t
   }
   std::vector<T> out(total);
   if (total == 0) return out;
+  require_stored_in_file(f, name, ds.get(), type.get(), dims);
   Hid mem(H5Screate_simple(static_cast<int>(n.size()), n.data(), nullptr), H5Sclose);
   const hid_t native = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_ULLONG;
   if (H5Dread(ds.get(), native, mem.get(), space.get(), H5P_DEFAULT, out.data()) < 0)
@@ -184,9 +217,7 @@ void require_finite(const std::vector<double>& v, const std::string& what) {
     if (!std::isfinite(v[i])) throw InputError(str_cat(what, ": value ", i, " is not finite"));
 }
 
-}  // namespace
-
-MeasuredData read_patato(const std::filesystem::path& path, int frame, int wavelength) {
+MeasuredData read_patato_here(const std::filesystem::path& path, int frame, int wavelength) {
   const auto f = open_file(path);
   const std::vector<hsize_t> dims = dataset_dims(*f, "raw_data");
   if (dims.size() != 4)
@@ -222,7 +253,7 @@ MeasuredData read_patato(const std::filesystem::path& path, int frame, int wavel
   return d;
 }
 
-MeasuredData read_kwave(const std::filesystem::path& output, const std::filesystem::path& input) {
+MeasuredData read_kwave_here(const std::filesystem::path& output, const std::filesystem::path& input) {
   const auto out = open_file(output);
   const auto in = input.empty() ? nullptr : open_file(input);
   const File& grid = (in && !has_dataset(*out, "sensor_mask_index")) ? *in : *out;
@@ -272,6 +303,17 @@ MeasuredData read_kwave(const std::filesystem::path& output, const std::filesyst
     }
   }
   return d;
+}
+
+}  // namespace
+
+// libhdf5 runs on the user's file in a child process only (compute/oat/isolated_read.hpp).
+MeasuredData read_patato(const std::filesystem::path& path, int frame, int wavelength) {
+  return read_isolated(path, [&] { return read_patato_here(path, frame, wavelength); });
+}
+
+MeasuredData read_kwave(const std::filesystem::path& output, const std::filesystem::path& input) {
+  return read_isolated(output, [&] { return read_kwave_here(output, input); });
 }
 
 #endif
