@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/tomoraster/command.hpp"
+#include "apps/tomoraster/scene_args.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
@@ -40,15 +41,6 @@ CLI::App* setup(CLI::App& root) {
   return sub;
 }
 
-std::filesystem::path default_output(const std::string& stem) {
-  std::filesystem::path base = std::filesystem::path("out") / stem;
-  if (!std::filesystem::exists(base)) return base;
-  for (int n = 2;; ++n) {
-    auto p = std::filesystem::path("out") / (stem + "-" + std::to_string(n));
-    if (!std::filesystem::exists(p)) return p;
-  }
-}
-
 int run() {
   const std::filesystem::path msr = std::filesystem::absolute(args.msr);
   if (!std::filesystem::is_regular_file(msr)) throw InputError("msr file '" + args.msr + "' does not exist");
@@ -57,18 +49,7 @@ int run() {
   for (const auto& s : args.sets) scene.apply_override(s);
   const ProblemInfo& problem = ProblemRegistry::instance().find("musr");
   OutputDir out(args.output.empty() ? default_output(msr.stem().string()) : std::filesystem::path(args.output), args.force);
-  RunReport report;
-  report.set("problem", problem.name);
-  report.set("msr", msr.string());
-  RunContext ctx{scene, args.backend, out, report};
-  {
-    auto total = report.time("total");
-    problem.run(ctx);
-  }
-  report.set("scene", scene.to_json());
-  report.set("outputs", out.files());
-  report.write(out.file("report.json"));
-  out.commit();
+  run_into(problem, scene, args.backend, out, [&](RunReport& r) { r.set("msr", msr.string()); });
   std::printf("wrote %zu files to %s\n", out.files().size(), out.final_dir().string().c_str());
   return kExitOk;
 }

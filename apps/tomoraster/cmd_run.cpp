@@ -23,17 +23,6 @@ struct RunArgs {
   bool force = false;
 } args;
 
-// Default output: out/<scene stem>, or the first out/<stem>-N that does not exist yet,
-// so repeating a run never touches an earlier result.
-std::filesystem::path default_output(const std::string& stem) {
-  std::filesystem::path base = std::filesystem::path("out") / stem;
-  if (!std::filesystem::exists(base)) return base;
-  for (int n = 2;; ++n) {
-    auto p = std::filesystem::path("out") / (stem + "-" + std::to_string(n));
-    if (!std::filesystem::exists(p)) return p;
-  }
-}
-
 CLI::App* setup(CLI::App& root) {
   auto* sub = root.add_subcommand("run", "Run a scene headless (no SCENE: the embedded default scene)");
   sub->footer(scene_help_footer({"tomoraster run                                   # the default scene into out/default",
@@ -57,19 +46,7 @@ int run() {
   std::filesystem::path dir = args.output.empty() ? default_output(scene_stem(args.scene)) : std::filesystem::path(args.output);
 
   OutputDir out(dir, args.force);
-  RunReport report;
-  report.set("problem", problem.name);
-  report.set("scene_source", scene.source());
-  RunContext ctx{scene, backend, out, report};
-  {
-    auto total = report.time("total");
-    problem.run(ctx);
-  }
-  for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
-  report.set("scene", scene.to_json());
-  report.set("outputs", out.files());
-  report.write(out.file("report.json"));
-  out.commit();
+  run_into(problem, scene, backend, out);
   std::printf("wrote %zu files to %s\n", out.files().size(), out.final_dir().string().c_str());
   return kExitOk;
 }

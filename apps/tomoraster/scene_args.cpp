@@ -29,6 +29,34 @@ Scene load_scene_arg(const std::string& path, const std::vector<std::string>& se
   return scene;
 }
 
+std::filesystem::path default_output(const std::string& stem) {
+  std::filesystem::path base = std::filesystem::path("out") / stem;
+  if (!std::filesystem::exists(base)) return base;
+  for (int n = 2;; ++n) {
+    auto p = std::filesystem::path("out") / (stem + "-" + std::to_string(n));
+    if (!std::filesystem::exists(p)) return p;
+  }
+}
+
+RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::string& backend, OutputDir& out,
+                   const std::function<void(RunReport&)>& annotate) {
+  RunReport report;
+  report.set("problem", problem.name);
+  report.set("scene_source", scene.source());
+  if (annotate) annotate(report);
+  RunContext ctx{scene, backend, out, report};
+  {
+    auto total = report.time("total");
+    problem.run(ctx);
+  }
+  for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
+  report.set("scene", scene.to_json());
+  report.set("outputs", out.files());
+  report.write(out.file("report.json"));
+  out.commit();
+  return report;
+}
+
 std::string scene_stem(const std::string& path) {
   return path.empty() ? "default" : std::filesystem::path(path).stem().string();
 }

@@ -3,7 +3,13 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <functional>
+
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/io/output_dir.hpp"
 
 namespace tomo::cli {
 
@@ -12,6 +18,14 @@ namespace tomo::cli {
 Scene load_scene_arg(const std::string& path, const std::vector<std::string>& sets);
 // "scenes/glpet_default.toml" → "glpet_default"; the default scene → "default".
 std::string scene_stem(const std::string& path);
+// Default output: out/<stem>, or the first out/<stem>-N that does not exist yet, so repeating a
+// run never touches an earlier result.
+std::filesystem::path default_output(const std::string& stem);
+// The body of `run` and `fit` (and tomoraster.run in Python): runs `problem` on `scene` into
+// `out`, warns about unused scene keys, writes report.json (problem, scene, outputs and what
+// `annotate` adds) and commits the folder. Returns the report.
+RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::string& backend, OutputDir& out,
+                   const std::function<void(RunReport&)>& annotate = {});
 // The --help footer of a command that takes a scene: its examples, then the embedded scenes.
 std::string scene_help_footer(const std::vector<std::string>& examples);
 

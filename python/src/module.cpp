@@ -45,18 +45,10 @@ std::pair<std::string, std::string> run(const std::string& scene_arg, bool is_te
   if (!backend_arg.empty()) backend = backend_arg;
   OutputDir out(output, force);
   RunReport report;
-  report.set("problem", problem.name);
-  report.set("scene_source", scene.source());
-  RunContext ctx{scene, backend, out, report};
   {
     nb::gil_scoped_release release;  // long work: other Python threads go on
-    auto total = report.time("total");
-    problem.run(ctx);
+    report = cli::run_into(problem, scene, backend, out);
   }
-  report.set("scene", scene.to_json());
-  report.set("outputs", out.files());
-  report.write(out.file("report.json"));
-  out.commit();
   return {report.json().dump(), out.final_dir().string()};
 }
 
