@@ -13,6 +13,7 @@
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/io/text_lines.hpp"
 
 namespace tomo::glpet {
 
@@ -149,16 +150,6 @@ struct EventMap {
   }
 };
 
-bool read_line(std::istream& in, std::string& line) {
-  line.clear();
-  for (int c; (c = in.get()) != EOF;) {
-    if (c == '\n') return true;
-    line.push_back(static_cast<char>(c));
-    if (line.size() > kMaxTextLine) return true;
-  }
-  return !line.empty();
-}
-
 std::vector<float> listmode_binary(const std::filesystem::path& path, const Scanner& sc) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
@@ -206,7 +197,7 @@ std::vector<float> listmode_text(const std::filesystem::path& path, const Scanne
   const EventMap map(sc);
   std::vector<float> counts(sc.lor_count(), 0.0f);
   std::string line;
-  for (std::size_t line_no = 1; read_line(in, line); ++line_no) {
+  for (std::size_t line_no = 1; read_bounded_line(in, line, kMaxTextLine); ++line_no) {
     const std::string where = str_cat(path.string(), ":", line_no);
     if (line.size() > kMaxTextLine || line.find('\0') != std::string::npos)
       throw InputError(str_cat(where, ": ", line.size() > kMaxTextLine ? "a line longer than 1024 bytes" : "binary data",

@@ -11,6 +11,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
+#include "compute/io/text_lines.hpp"
 
 namespace tomo::safir {
 
@@ -28,16 +29,6 @@ std::uintmax_t file_size_of(const std::filesystem::path& p) {
   const auto size = std::filesystem::file_size(p, ec);
   if (ec) throw InputError(str_cat(p.string(), ": cannot read: ", ec.message()));
   return size;
-}
-
-bool read_line(std::istream& in, std::string& line) {
-  line.clear();
-  for (int c; (c = in.get()) != EOF;) {
-    if (c == '\n') return true;
-    line.push_back(static_cast<char>(c));
-    if (line.size() > kMaxLine) return true;
-  }
-  return !line.empty();
 }
 
 }  // namespace
@@ -131,7 +122,7 @@ void check_crystal_map(const std::filesystem::path& path, const Scanner& sc, dou
   std::vector<char> seen(pos.size(), 0);
   std::string line;
   std::size_t line_no = 0, rows = 0;
-  while (read_line(in, line)) {
+  while (read_bounded_line(in, line, kMaxLine)) {
     ++line_no;
     if (line.size() > kMaxLine || line.find('\0') != std::string::npos)
       throw InputError(str_cat(name, ":", line_no, ": not a text crystal map line"));

@@ -12,6 +12,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
+#include "compute/io/text_lines.hpp"
 
 namespace tomo::strip {
 
@@ -20,18 +21,6 @@ static_assert(std::endian::native == std::endian::little, "list-mode I/O assumes
 namespace {
 
 constexpr std::size_t kMaxTextLine = 1024;  // three numbers need < 100 bytes; comments are short
-
-// getline that stops after kMaxTextLine + 1 bytes, so a file without newlines (/dev/zero, a
-// binary file) cannot grow the line without bound.
-bool read_line(std::istream& in, std::string& line) {
-  line.clear();
-  for (int c; (c = in.get()) != EOF;) {
-    if (c == '\n') return true;
-    line.push_back(static_cast<char>(c));
-    if (line.size() > kMaxTextLine) return true;
-  }
-  return !line.empty();
-}
 
 // `where` names the position in the file: a byte offset (binary) or a line (text).
 void check_finite(const std::filesystem::path& path, const Event& e, std::size_t i, const std::string& where) {
@@ -104,7 +93,7 @@ std::vector<Event> read_events_text(const std::filesystem::path& path) {
   std::vector<Event> events;
   std::string line;
   std::size_t line_no = 0;
-  while (read_line(in, line)) {
+  while (read_bounded_line(in, line, kMaxTextLine)) {
     ++line_no;
     if (line.size() > kMaxTextLine || line.find('\0') != std::string::npos)
       throw InputError(str_cat(path.string(), ":", line_no, ": ",
