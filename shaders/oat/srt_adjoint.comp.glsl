@@ -1,7 +1,7 @@
 #version 450 core
 // oat: H_srtᵀ, the transpose of srt.comp.glsl's EXACT pass: the same work group per shell sample
 // and the same patches; each patch adds area·g·w to its eight trilinear voxels. FLOAT_ATOMICS:
-// float atomicAdd (GL_NV_shader_atomic_float); otherwise a compare-and-swap loop on the bits.
+// float atomicAdd (GL_NV_shader_atomic_float); otherwise a compare-and-swap loop (float_add.glsl).
 #ifdef FLOAT_ATOMICS
 #extension GL_NV_shader_atomic_float : require
 #endif
@@ -9,19 +9,9 @@ layout(local_size_x = 32) in;
 layout(std430, binding = 0) readonly buffer Frames { float frames[]; };
 layout(std430, binding = 3) readonly buffer Caps { vec2 caps[]; };
 layout(std430, binding = 2) readonly buffer Shells { float g[]; };
-#ifdef FLOAT_ATOMICS
-layout(std430, binding = 1) buffer Alpha { float alpha[]; };
-void add_alpha(int n, float v) { atomicAdd(alpha[n], v); }
-#else
-layout(std430, binding = 1) buffer Alpha { uint alpha[]; };
-void add_alpha(int n, float v) {
-  uint old = alpha[n], assumed;
-  do {
-    assumed = old;
-    old = atomicCompSwap(alpha[n], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
-  } while (old != assumed);
-}
-#endif
+#define FLOAT_ADD_BINDING 1
+#define FLOAT_ADD_NAME alpha
+#include "common/float_add.glsl"
 uniform vec3 u_grid0;
 uniform float u_ds;
 uniform ivec3 u_dims;
@@ -40,7 +30,7 @@ void scatter(vec3 p, float v) {
       for (int i = 0; i < 2; ++i) {
         ivec3 n = c + ivec3(i, j, k);
         if (any(lessThan(n, ivec3(0))) || any(greaterThanEqual(n, u_dims))) continue;
-        add_alpha(n.x + u_dims.x * (n.y + u_dims.y * n.z),
+        float_add(n.x + u_dims.x * (n.y + u_dims.y * n.z),
                   ((i == 0 ? w0.x : w1.x) * (j == 0 ? w0.y : w1.y) * (k == 0 ? w0.z : w1.z)) * v);
       }
 }

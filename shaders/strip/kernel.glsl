@@ -47,21 +47,10 @@ ivec4 pixel_box(Frame f) {
   return ivec4(max(int(fj0), 0), min(int(fj1), u_dims.x - 1), max(int(fk0), 0), min(int(fk1), u_dims.y - 1));
 }
 
-// ρ_new accumulation: float atomics where the driver has them (GL_NV_shader_atomic_float),
-// otherwise an exact compare-and-swap loop on the float's bits.
-#ifdef FLOAT_ATOMICS
-layout(std430, binding = 2) buffer RhoNew { float rho_new[]; };
-void add_rho_new(int i, float v) { atomicAdd(rho_new[i], v); }
-#else
-layout(std430, binding = 2) buffer RhoNew { uint rho_new[]; };
-void add_rho_new(int i, float v) {
-  uint old = rho_new[i], assumed;
-  do {
-    assumed = old;
-    old = atomicCompSwap(rho_new[i], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
-  } while (old != assumed);
-}
-#endif
+// ρ_new accumulation (shared with the other scatter passes).
+#define FLOAT_ADD_BINDING 2
+#define FLOAT_ADD_NAME rho_new
+#include "common/float_add.glsl"
 
 layout(std430, binding = 0) readonly buffer Events { float events[]; };  // n × (z̃u, z̃d, Δl̃)
 layout(std430, binding = 1) readonly buffer Rho { float rho[]; };        // ρ' of the last iteration

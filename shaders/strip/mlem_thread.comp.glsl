@@ -28,7 +28,7 @@ void main() {
       for (int k = b.z; k <= b.w; ++k) {
         float dz = u_grid.y + float(k) * u_grid.w - f.z;
         float q = ellipse_form(f, dy, dz);
-        if (q <= u_cut) add_rho_new(j * u_dims.y + k, kernel_value(f, dy, dz, q) * rho[j * u_dims.y + k] * inv);
+        if (q <= u_cut) float_add(j * u_dims.y + k, kernel_value(f, dy, dz, q) * rho[j * u_dims.y + k] * inv);
       }
     }
   }

@@ -63,13 +63,13 @@ void main() {
     float inv = 1.0 / den;
     for (int c = 0; c < CACHE; ++c) {
       int p = lane + 32 * c;
-      if (w[c] > 0.0) add_rho_new((b.x + p / nbz) * u_dims.y + b.z + p % nbz, w[c] * inv);
+      if (w[c] > 0.0) float_add((b.x + p / nbz) * u_dims.y + b.z + p % nbz, w[c] * inv);
     }
     for (int p = lane + 32 * CACHE; p < nb; p += 32) {
       int j = b.x + p / nbz, k = b.z + p % nbz;
       float dy = u_grid.x + float(j) * u_grid.z - f.y, dz = u_grid.y + float(k) * u_grid.w - f.z;
       float q = ellipse_form(f, dy, dz);
-      if (q <= u_cut) add_rho_new(j * u_dims.y + k, kernel_value(f, dy, dz, q) * rho[j * u_dims.y + k] * inv);
+      if (q <= u_cut) float_add(j * u_dims.y + k, kernel_value(f, dy, dz, q) * rho[j * u_dims.y + k] * inv);
     }
   }
 }
