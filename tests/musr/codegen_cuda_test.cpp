@@ -206,66 +206,52 @@ TEST(MusrCodegen, V2HoistsReciprocalsAndUsesFastFunctionsOnlyInFastFloat) {
 }
 
 #ifdef TOMO_HAVE_CUDA
-TEST(MusrCodegen, NvrtcCompilesTheV2KernelsWithoutADevice) {
+TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   struct Case {
     const char* name;
     FitData data;
     CudaCodegenOptions options;
   };
+  CudaCodegenOptions v1;
+  v1.version = CudaKernelVersion::v1;
+  CudaCodegenOptions v1f = v1;
+  v1f.single_precision = true;
   std::vector<Case> cases;
-  cases.push_back({"eq5 16 detectors, double", eq5_data(16, 20), v2_options(false, true)});
-  cases.push_back({"eq5 16 detectors, float fast", eq5_data(16, 20), v2_options(true, true)});
-  cases.push_back({"eq5 max-likelihood, float ieee", eq5_data(2, 20, Statistic::max_likelihood), v2_options(true, false)});
-  cases.push_back({"every op, float fast", every_op_data(8), v2_options(true, true)});
+  cases.push_back({"v1 eq5 16 detectors, double", eq5_data(16, 20), v1});
+  cases.push_back({"v1 eq5 16 detectors, float", eq5_data(16, 20), v1f});
+  cases.push_back({"v1 eq5 max-likelihood", eq5_data(2, 20, Statistic::max_likelihood), v1});
+  cases.push_back({"v1 every op, double", every_op_data(8), v1});
+  cases.push_back({"v2 eq5 16 detectors, double", eq5_data(16, 20), v2_options(false, true)});
+  cases.push_back({"v2 eq5 16 detectors, float fast", eq5_data(16, 20), v2_options(true, true)});
+  cases.push_back({"v2 eq5 max-likelihood, float ieee", eq5_data(2, 20, Statistic::max_likelihood), v2_options(true, false)});
+  cases.push_back({"v2 every op, float fast", every_op_data(8), v2_options(true, true)});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const CudaSource src = cuda_chi2_source(c.data, c.options);
     std::vector<char> ptx;
-    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_v2_test.cu", 9, 0, false, src.nvrtc_options));
+    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false, src.nvrtc_options));
     const std::string text(ptx.begin(), ptx.end());
     EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
     EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
-    EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
-    const bool fast = c.options.single_precision && c.options.fast_math;
-    // cos.approx only in fast float; the double path stays double (IEEE float's expf is built on
-    // ex2.approx itself, so only cos tells fast from IEEE float).
+    const bool v2 = c.options.version == CudaKernelVersion::v2;
+    if (v2) {
+      EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
+    }
+    const bool fast = v2 && c.options.single_precision && c.options.fast_math;
+    // cos.approx only in fast float; the double path stays double: no single-precision
+    // transcendental (IEEE float's expf is built on ex2.approx itself, so only cos tells fast
+    // from IEEE float).
     EXPECT_EQ(text.find("cos.approx") != std::string::npos, fast) << "cos.approx";
     if (!c.options.single_precision) {
-      EXPECT_EQ(text.find("ex2.approx"), std::string::npos) << "ex2.approx in double";
+      EXPECT_EQ(text.find("ex2.approx.f32"), std::string::npos) << "ex2.approx.f32 in double";
     }
     if (fast) {
       EXPECT_NE(text.find("ex2.approx.ftz.f32"), std::string::npos) << "__expf with denormals flushed";
     }
   }
   // The GPU machine's driver gets a CUBIN for its sm_90.
-  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(cuda_chi2_source(cases[1].data, cases[1].options).text, "musr_v2_test.cu", 9, 0, true,
-                                            {"--ftz=true"}));
-}
-
-TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
-  struct Case {
-    const char* name;
-    FitData data;
-    bool single;
-  };
-  std::vector<Case> cases;
-  cases.push_back({"eq5 16 detectors, double", eq5_data(16, 20), false});
-  cases.push_back({"eq5 16 detectors, float", eq5_data(16, 20), true});
-  cases.push_back({"eq5 max-likelihood", eq5_data(2, 20, Statistic::max_likelihood), false});
-  cases.push_back({"every op, double", every_op_data(8), false});
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    const CudaSource src = cuda_chi2_source(c.data, c.single);
-    std::vector<char> ptx;
-    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false));
-    const std::string text(ptx.begin(), ptx.end());
-    EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
-    EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
-    // The double path must stay double: no single-precision transcendental in its PTX.
-    if (!c.single) {
-      EXPECT_EQ(text.find("ex2.approx.f32"), std::string::npos);
-    }
-  }
+  const CudaSource fast = cuda_chi2_source(cases[5].data, cases[5].options);
+  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(fast.text, "musr_test.cu", 9, 0, true, fast.nvrtc_options));
 }
 
 TEST(MusrCodegen, NvrtcReportsTheLogOfBrokenSource) {
