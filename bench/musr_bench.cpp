@@ -4,10 +4,17 @@
 // evaluation with and without gradient, and the full fit (MIGRAD + HESSE of the msr through musr's minimiser), beside
 // the seed's K40c and Xeon E5-2690 v3 times and the bandwidth floor of one evaluation (bytes it
 // reads / the device's copy bandwidth measured in this run).
+// Then, at one size (the issue's 16 × 426 601 by default), one call of each cuda kernel design
+// (cuda_chi2_evaluator.hpp: v1, v2 with IEEE or fast float functions, waiting by stream
+// synchronize or by polling) split into its kernel (CUDA events over back-to-back launches) and
+// the rest, beside call probes with an empty kernel (launch + sync, the memcpy-based call, by-value
+// parameters with the result in mapped memory) and each design's error against the cpu χ².
 // Flags: --sizes 85320,106650,142200,213300,426601 --detectors 16 --reps 30 --backends cpu,cuda
 //        --fit-sizes (GPU backends, default: all) --cpu-fit-sizes 85320 (cpu: at most 5 reps)
+//        --breakdown-size 426601 (0: none; default the largest size) --launches 200
 //        --small (sizes 2000, 3 reps, fits at 2000) --json FILE
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -17,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_problem.hpp"
@@ -28,6 +36,7 @@
 #include "bench/gl_ceilings.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/musr/cuda_bench.hpp"
+#include "cuda/musr/cuda_chi2_evaluator.hpp"
 #endif
 
 using namespace tomo;
@@ -49,6 +58,8 @@ struct Args {
   std::vector<int> cpu_fit_sizes{85320};  // the cpu fit takes ~1000 gradient passes: one size
   int detectors = 16;
   int reps = 30;
+  int breakdown_size = -1;  // -1: the largest size
+  int launches = 200;
   std::vector<std::string> backends;  // empty: every available one
   std::string json;
 };
@@ -64,6 +75,8 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--detectors", a.detectors, "detectors (runs)")->capture_default_str();
   app.add_option("--reps", a.reps, "repetitions of one evaluation (median)")->capture_default_str();
   app.add_option("--backends", a.backends, "backends (default: every available)")->delimiter(',');
+  app.add_option("--breakdown-size", a.breakdown_size, "bins per detector of the cuda call breakdown (0: none; default: the largest size)");
+  app.add_option("--launches", a.launches, "back-to-back launches the kernel time is averaged over")->capture_default_str();
   app.add_flag("--small", small, "CI size: 16 × 2000 bins, 3 reps");
   cli.parse(argc, argv);
   a.json = cli.json_path();
@@ -73,6 +86,7 @@ Args parse_args(int argc, char** argv) {
     a.reps = std::min(a.reps, 3);
   }
   if (a.fit_sizes.empty()) a.fit_sizes = a.sizes;
+  if (a.breakdown_size < 0) a.breakdown_size = a.sizes.empty() ? 0 : *std::max_element(a.sizes.begin(), a.sizes.end());
   return a;
 }
 
@@ -125,6 +139,71 @@ const SeedRow* seed_row(int bins) {
   return nullptr;
 }
 
+#ifdef TOMO_HAVE_CUDA
+// One call of each cuda kernel design at `bins` per detector: the call (median of reps), its
+// kernel alone, the same with the gradient, the floor, and the error against the cpu reference.
+void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json& report) {
+  const Problem prob = make_problem(args.detectors, bins);
+  const FitData& data = prob.setup.data;
+  std::vector<double> p0;
+  for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
+  std::vector<double> gref(p0.size()), g(p0.size());
+  auto cpu = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
+  cpu->configure({});
+  cpu->upload(data);
+  const double ref = cpu->evaluate_with_gradient(p0, gref);
+  double gmax = 0.0;
+  for (double x : gref) gmax = std::max(gmax, std::fabs(x));
+  const int np = cuda_chi2_source(data, false).np;
+  const CallProbe probe = measure_call_overhead(np, 300);
+  std::printf("\n# one χ² call at %d × %d bins by cuda kernel design (µs): kernel = device time a launch over %d back-to-back "
+              "launches, host = call − kernel; floor = bytes read / copy bandwidth; errors against the cpu (double)\n",
+              args.detectors, bins, args.launches);
+  std::printf("# call probes, empty kernel (median of 300, µs): launch+sync %.1f | memcpy H2D + launch + memcpy D2H %.1f | "
+              "by-value params + mapped result + sync %.1f | + poll instead of sync %.1f\n",
+              probe.launch_sync_us, probe.memcpy_path_us, probe.args_sync_us, probe.args_poll_us);
+  std::printf("%-26s %8s %8s %7s %9s %9s %8s %8s %8s %10s %10s\n", "design", "call", "kernel", "host", "grad_call", "grad_kern",
+              "floor", "k/floor", "c/floor", "rel_err", "grad_err");
+  report["call_probes_us"] = {{"launch_sync", probe.launch_sync_us}, {"memcpy_path", probe.memcpy_path_us},
+                              {"args_mapped_sync", probe.args_sync_us}, {"args_mapped_poll", probe.args_poll_us}, {"np", np}};
+  struct Design {
+    CudaEvaluatorVariant v;
+    bool single;
+  };
+  const CudaKernelVersion v1 = CudaKernelVersion::v1, v2 = CudaKernelVersion::v2;
+  const Design designs[] = {{{v1, false, false}, false}, {{v1, false, false}, true}, {{v2, false, false}, false}, {{v2, false, true}, false},
+                            {{v2, false, true}, true},   {{v2, true, false}, true},  {{v2, true, true}, true}};
+  for (const Design& d : designs) {
+    auto ev = make_cuda_chi2_evaluator(d.v);
+    EvaluatorOptions o;
+    o.single_precision = d.single;
+    ev->configure(o);
+    ev->upload(data);
+    ev->evaluate(p0);
+    std::vector<double> tv, tg;
+    for (int r = 0; r < args.reps; ++r) tv.push_back(bench::time_ms([&] { ev->evaluate(p0); }) * 1e3);
+    for (int r = 0; r < args.reps; ++r) tg.push_back(bench::time_ms([&] { ev->evaluate_with_gradient(p0, g); }) * 1e3);
+    const double call = bench::median_of(tv), gcall = bench::median_of(tg);
+    const double kern = cuda_kernel_us(*ev, p0, false, args.launches), gkern = cuda_kernel_us(*ev, p0, true, args.launches);
+    const double value = ev->evaluate_with_gradient(p0, g);
+    double gerr = 0.0;
+    for (std::size_t i = 0; i < g.size(); ++i) gerr = std::max(gerr, std::fabs(g[i] - gref[i]));
+    const double rel = std::fabs(value - ref) / std::fabs(ref), grel = gmax > 0 ? gerr / gmax : 0.0;
+    const double bytes = static_cast<double>(data.bins()) * (poisson_errors(data) ? 1.0 : 2.0) * (d.single ? 4.0 : 8.0);
+    const double floor_us = copy_gbps > 0 ? bytes / (copy_gbps * 1e9) * 1e6 : 0.0;
+    const std::string label = str_cat(d.v.label(), d.single ? " (float)" : " (double)");
+    std::printf("%-26s %8.1f %8.1f %7.1f %9.1f %9.1f %8.1f %8.2f %8.2f %10.1e %10.1e\n", label.c_str(), call, kern, call - kern, gcall,
+                gkern, floor_us, floor_us > 0 ? kern / floor_us : 0.0, floor_us > 0 ? call / floor_us : 0.0, rel, grel);
+    std::fflush(stdout);
+    report["call_breakdown"].push_back({{"bins_per_detector", bins}, {"detectors", args.detectors}, {"design", label},
+                                        {"describe", ev->describe()}, {"call_us", call}, {"kernel_us", kern},
+                                        {"grad_call_us", gcall}, {"grad_kernel_us", gkern}, {"floor_us", floor_us},
+                                        {"rel_err_chi2", rel}, {"rel_err_grad", grel}});
+  }
+  std::printf("# issue 17 target: one χ² call (float) at 16 × 426601 bins ≤ 20 µs — the registry's cuda is v2 fast poll\n");
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,9 +243,9 @@ int main(int argc, char** argv) {
       std::vector<double> g(p0.size());
       std::vector<double> t_value, t_grad;
       ev->evaluate(p0);  // warm-up
-      for (int r = 0; r < reps; ++r) t_value.push_back(bench::time_ms([&] { ev->evaluate(p0); }, [&] { ev->synchronize(); }));
-      for (int r = 0; r < reps; ++r)
-        t_grad.push_back(bench::time_ms([&] { ev->evaluate_with_gradient(p0, g); }, [&] { ev->synchronize(); }));
+      // A call returns its χ² on every backend, so nothing is left to wait for after it.
+      for (int r = 0; r < reps; ++r) t_value.push_back(bench::time_ms([&] { ev->evaluate(p0); }));
+      for (int r = 0; r < reps; ++r) t_grad.push_back(bench::time_ms([&] { ev->evaluate_with_gradient(p0, g); }));
       const double value_us = bench::median_of(t_value) * 1e3, grad_us = bench::median_of(t_grad) * 1e3;
       // Bytes one evaluation reads: y (cuda where σ follows the Poisson rule) or (y, 1/σ²) per
       // bin, in the kernel's real type.
@@ -197,6 +276,12 @@ int main(int argc, char** argv) {
                                 {"seed_iterations", seed ? seed->iterations : 0}});
     }
   }
+#ifdef TOMO_HAVE_CUDA
+  if (args.breakdown_size > 0 && BackendRegistry<Chi2Evaluator>::instance().available("cuda").ok)
+    cuda_breakdown(args, args.breakdown_size, copy_gbps, report);
+  else if (args.breakdown_size > 0)
+    std::printf("# cuda call breakdown: cuda not available here\n");
+#endif
   bench::write_report(args.json, report);
   return 0;
 }

@@ -99,9 +99,15 @@ struct Names {
 };
 
 // d<i>_k = (∂v/∂a)·d<a>_k + (∂v/∂b)·d<b>_k for the slots of unary/binary node i.
-void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d, std::string& out) {
+// `rcp`: the hoisted reciprocal of a division's time-independent divisor (else empty).
+void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d, const std::string& rcp, std::string& out) {
   std::string expr_a, expr_b;  // per slot: multiplier of dA and dB
-  if (n.op == OpCode::add) { expr_a = "1"; expr_b = "1"; }
+  if (n.op == OpCode::div && !rcp.empty()) {
+    expr_a = rcp;
+    out += nm.decl + nm.prefix + "pb" + std::to_string(i) + " = (-" + nm.V(i) + " * " + rcp + ");\n";
+    expr_b = nm.prefix + "pb" + std::to_string(i);
+  }
+  else if (n.op == OpCode::add) { expr_a = "1"; expr_b = "1"; }
   else if (n.op == OpCode::sub) { expr_a = "1"; expr_b = "-1"; }
   else if (n.op == OpCode::neg) { expr_a = "-1"; }
   else if (n.op == OpCode::mul) { expr_a = nm.V(n.b); expr_b = nm.V(n.a); }
@@ -144,7 +150,11 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
     const auto i = static_cast<std::int32_t>(ui);
     const Node& n = p.nodes[ui];
     std::string& out = n.time_dependent ? code.per_bin : code.invariant;
-    std::string value;
+    std::string value, rcp;
+    if (n.op == OpCode::div && d.hoist_reciprocals && n.time_dependent && n.b >= 0 && !p.nodes[static_cast<std::size_t>(n.b)].time_dependent) {
+      rcp = prefix + "r" + std::to_string(i);
+      code.invariant += decl + rcp + " = " + real_literal(1, d) + " / " + V(n.b) + ";\n";
+    }
     switch (n.op) {
       case OpCode::constant: value = real_literal(n.value, d); break;
       case OpCode::param:
@@ -155,7 +165,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       case OpCode::time: value = time_var; break;
       case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: {
         const char* sym = n.op == OpCode::add ? " + " : n.op == OpCode::sub ? " - " : n.op == OpCode::mul ? " * " : " / ";
-        value = "(" + V(n.a) + sym + V(n.b) + ")";
+        value = rcp.empty() ? "(" + V(n.a) + sym + V(n.b) + ")" : "(" + V(n.a) + " * " + rcp + ")";
         break;
       }
       case OpCode::pow: value = "mu_pow(" + V(n.a) + ", " + V(n.b) + ")"; break;
@@ -182,7 +192,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       for (int k : s) out += decl + D(i, k) + " = (" + V(n.a) + " >= " + zero + " ? " + Dor0(n.b, k) + " : " + Dor0(n.c, k) + ");\n";
       continue;
     }
-    chain_rule(n, i, nm, d, out);
+    chain_rule(n, i, nm, d, rcp, out);
   }
   if (p.output < 0 || p.output >= static_cast<std::int32_t>(p.nodes.size())) throw Error("musr codegen: program has no output");
   code.value = V(p.output);
@@ -192,29 +202,29 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
   return code;
 }
 
-std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const std::string& indent) {
+std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const std::string& indent, const std::string& name) {
   auto L = [&](double x) { return real_literal(x, d); };
   const std::string decl = d.glsl() ? "real " : "const real ";
-  const std::string acc = d.glsl() ? "" : "(double)";  // CUDA accumulates in double
+  const std::string acc = d.glsl() || name != "acc" ? "" : "(double)";  // CUDA accumulates in double
   std::string out;
   if (s == Statistic::chi2) {
-    out = indent + decl + "res = yw.x - th;\n" + indent + "acc[0] += " + acc + "(yw.y * res * res);\n";
+    out = indent + decl + "res = yw.x - th;\n" + indent + name + "[0] += " + acc + "(yw.y * res * res);\n";
     if (gradient) out += indent + decl + "c = " + L(-2) + " * yw.y * res;\n";
     return out;
   }
   // musrfit's max-likelihood on counts yc = scale·y, θc = scale·θ; bins with θc ≤ 0 skipped,
   // the log term dropped where yc ≤ 1e-9.
   out = indent + decl + "yc = real(R.scale) * yw.x;\n" + indent + decl + "thc = real(R.scale) * th;\n" + indent +
-        "if (!(thc > " + L(0) + ")) continue;\n" + indent + "acc[0] += " + L(2) + " * " + acc + "((thc - yc) + (yc > " + L(1e-9) +
+        "if (!(thc > " + L(0) + ")) continue;\n" + indent + name + "[0] += " + L(2) + " * " + acc + "((thc - yc) + (yc > " + L(1e-9) +
         " ? yc * " + d.fn("log") + "(yc / thc) : " + L(0) + "));\n";
   if (gradient) out += indent + decl + "c = " + L(2) + " * real(R.scale) * (" + L(1) + " - yc / thc);\n";
   return out;
 }
 
-std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std::string& indent) {
+std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std::string& indent, const std::string& name) {
   std::string out;
   for (std::size_t k = 0; k < m.gradient.size(); ++k)
-    out += str_cat(indent, "acc[", k + 1, "] += ", d.glsl() ? "" : "(double)", "(c * ", m.gradient[k], ");\n");
+    out += str_cat(indent, name, "[", k + 1, "] += ", d.glsl() || name != "acc" ? "" : "(double)", "(c * ", m.gradient[k], ");\n");
   return out;
 }
 

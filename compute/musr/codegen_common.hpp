@@ -14,10 +14,20 @@ namespace tomo::musr {
 struct Dialect {
   enum class Kind { cuda_double, cuda_float, glsl_float, glsl_double } kind = Kind::cuda_double;
   std::string real;  // "double" / "float"
+  // cuda_float: exp, sin and cos as the hardware's approximations (__expf, __sinf, __cosf: a
+  // few ulp, absolute 2^-21.4 for sin/cos) instead of the IEEE-accurate library functions.
+  bool fast_math = false;
+  // A division by a time-independent node becomes a product with its reciprocal, computed once
+  // outside the bin loop (≤ 1 ulp more rounding; a division costs 10–20 instructions a bin).
+  bool hoist_reciprocals = false;
   bool glsl() const { return kind == Kind::glsl_float || kind == Kind::glsl_double; }
   bool single() const { return kind == Kind::cuda_float || kind == Kind::glsl_float; }
   // GLSL has no double transcendentals: glsl_double calls musr/double_math.glsl's mu_<name>.
-  std::string fn(const std::string& name) const { return kind == Kind::glsl_double ? "mu_" + name : name; }
+  std::string fn(const std::string& name) const {
+    if (kind == Kind::glsl_double) return "mu_" + name;
+    if (fast_math && kind == Kind::cuda_float && (name == "exp" || name == "sin" || name == "cos")) return "__" + name + "f";
+    return name;
+  }
 };
 Dialect cuda_dialect(bool single_precision);
 Dialect glsl_dialect(bool double_precision = false);
@@ -54,9 +64,12 @@ TheoryCases group_theories(const FitData& data);
 // The per-bin statistic after `th` (θ) and `yw` (y, 1/σ²) are set, with `R.scale` the run's
 // scale: adds the bin's term to acc[0] (a double on CUDA) and, with a gradient, sets `c`, the
 // factor of ∂θ/∂p in the term's derivative; bins with θc ≤ 0 are skipped (`continue`).
-// Then gradient_accumulate() adds c·∂θ/∂p_k to acc[1 + k].
-std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const std::string& indent);
-std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std::string& indent);
+// Then gradient_accumulate() adds c·∂θ/∂p_k to acc[1 + k]. `acc` names another accumulator
+// array of the dialect's real type (no conversion to double).
+std::string statistic_code(Statistic s, const Dialect& d, bool gradient, const std::string& indent,
+                           const std::string& acc = "acc");
+std::string gradient_accumulate(const ModelCode& m, const Dialect& d, const std::string& indent,
+                                const std::string& acc = "acc");
 
 // What both GPU backends require of uploaded data; throws InputError naming `who` and the run.
 void check_fit_data(const FitData& data, const std::string& who);

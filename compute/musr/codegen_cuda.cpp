@@ -35,23 +35,71 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
   return out;
 }
 
+// v2: the block's groups of 4 bins [g_lo, g_hi), one Pack (4 bins, 16 bytes or more) a thread
+// per step, the next Pack loaded before this one's arithmetic; the 4 terms summed in `part`
+// (the real type), then added to the double accumulators.
+std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only) {
+  const std::string prefix = str_cat("k", kind, "_");
+  // mu_keep: the per-block values stay in registers (the compiler would otherwise convert the
+  // double parameters again in every bin to save registers).
+  const ModelCode m = emit_model(run.model, d, gradient, prefix,
+                                 [](int, int slot) { return str_cat("mu_keep(real(a.p[pm[", slot, "]]))"); }, "t");
+  const bool f = d.single();
+  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
+  out += m.invariant;
+  // Float times as t0 + k·(dt_hi + dt_lo): the split keeps dt's rounding from scaling the axis.
+  out += f ? "        const real t0r = mu_keep(real(R.t0)), dth = mu_keep(real(R.dt)), dtl = mu_keep(real(R.dt - (double)dth));\n" : "";
+  out += "        const real sc = mu_keep(real(R.scale)), sc2 = mu_keep(real(R.scale * R.scale));\n";
+  out += "        const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
+  out += "        int g = g_lo + (int)threadIdx.x;\n        Pack cur{};\n        if (g < g_hi) cur = P[g];\n";
+  out += "        for (; g < g_hi; g += BLOCK) {\n          Pack nxt = cur;\n          if (g + BLOCK < g_hi) nxt = P[g + BLOCK];\n";
+  out += "          real part[NS];\n#pragma unroll\n          for (int j = 0; j < NS; ++j) part[j] = real(0);\n";
+  out += "#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n            if (k >= count) break;\n";
+  out += "            real2 yw;\n            yw.x = cur.v[W * j];\n";
+  if (y_only) {
+    const std::string w = f ? (d.fast_math ? "__fdividef(sc, yw.x)" : "sc / yw.x") : "sc * __drcp_rn(yw.x)";
+    out += "            yw.y = yw.x > real(0) ? " + w + " : sc2;\n";
+  } else {
+    out += "            yw.y = cur.v[W * j + 1];\n";
+  }
+  out += f ? "            const real t = R.affine ? fmaf(real(k), dth, fmaf(real(k), dtl, t0r)) : tarr[R.offset + k];\n"
+           : "            const real t = R.affine ? fma((double)k, R.dt, R.t0) : tarr[R.offset + k];\n";
+  out += m.per_bin;
+  out += "            const real th = " + m.value + ";\n";
+  out += statistic_code(s, d, gradient, "            ", "part");
+  if (gradient) out += gradient_accumulate(m, d, "            ", "part");
+  out += "          }\n#pragma unroll\n          for (int j = 0; j < NS; ++j) acc[j] += (double)part[j];\n";
+  out += "          cur = nxt;\n        }\n      } break;\n";
+  return out;
+}
+
 // One kernel: bins of the block's run, block reduction into partials, last block's final sum.
-std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, int slots, bool y_only) {
-  const int ns = gradient ? slots : 1;
-  std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads, ") ", name,
+std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, const CudaSource& src) {
+  const bool v2 = src.version == CudaKernelVersion::v2;
+  const int ns = gradient ? src.slots : 1;
+  std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads,
+                            v2 ? str_cat(", ", src.min_blocks) : std::string(), ") ", name,
                             "(const __grid_constant__ Args a, const RunInfo* __restrict__ runs, int nruns, const int* __restrict__ param_map,\n"
                             "    const int* __restrict__ block_run, const real* __restrict__ bins, const real* __restrict__ tarr,\n"
                             "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
-                            "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out) {\n");
+                            "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out",
+                            v2 ? ",\n    unsigned long long* __restrict__ done, unsigned long long seq" : "", ") {\n");
   out += str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
   out += "  double acc[NS];\n  for (int j = 0; j < NS; ++j) acc[j] = 0.0;\n";
   out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
-  out += "  const long long b = blockIdx.x - R.first_block;\n";
-  out += "  const long long lo = b * R.count / R.blocks, hi = (b + 1) * R.count / R.blocks;\n";
+  if (v2) {
+    out += "  const int count = (int)R.count, groups = (count + 3) / 4, b = (int)blockIdx.x - R.first_block;\n";
+    out += "  const int g_lo = (int)((long long)b * groups / R.blocks), g_hi = (int)((long long)(b + 1) * groups / R.blocks);\n";
+  } else {
+    out += "  const long long b = blockIdx.x - R.first_block;\n";
+    out += "  const long long lo = b * R.count / R.blocks, hi = (b + 1) * R.count / R.blocks;\n";
+  }
   out += "  switch (R.kind) {\n";
   const TheoryCases cases = group_theories(data);
-  for (std::size_t k = 0; k < cases.first_run.size(); ++k)
-    out += run_case(k, data.runs[static_cast<std::size_t>(cases.first_run[k])], d, data.statistic, gradient, y_only);
+  for (std::size_t k = 0; k < cases.first_run.size(); ++k) {
+    const RunBins& first = data.runs[static_cast<std::size_t>(cases.first_run[k])];
+    out += v2 ? run_case_v2(k, first, d, data.statistic, gradient, src.y_only) : run_case(k, first, d, data.statistic, gradient, src.y_only);
+  }
   out += "    default: break;\n  }\n";
   out += R"(  // Block reduction: warp shuffles, then the warps' sums through shared memory.
   __shared__ double sh[NS][BLOCK / 32];
@@ -105,6 +153,15 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   }
 )";
   }
+  if (v2) {
+    // Every writer fences at system scope before the barrier, so the host that sees seq sees out.
+    out += R"(  if (done != nullptr) {
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) *(volatile unsigned long long*)done = seq;
+  }
+)";
+  }
   out += "}\n\n";
   return out;
 }
@@ -112,13 +169,30 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
 }  // namespace
 
 CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
+  CudaCodegenOptions o;
+  o.single_precision = single_precision;
+  o.version = CudaKernelVersion::v1;
+  return cuda_chi2_source(data, o);
+}
+
+CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& options) {
+  const bool single_precision = options.single_precision;
   if (data.num_params > kCudaMaxInlineParams)
     throw InputError(str_cat("musr cuda: ", data.num_params, " fit parameters; the cuda backend takes at most ",
                              kCudaMaxInlineParams, " (use --backend cpu)"));
   if (data.runs.empty()) throw InputError("musr cuda: no runs to fit");
-  const Dialect d = cuda_dialect(single_precision);
+  const bool v2 = options.version == CudaKernelVersion::v2;
+  Dialect d = cuda_dialect(single_precision);
+  d.fast_math = v2 && single_precision && options.fast_math;
+  d.hoist_reciprocals = v2;
   CudaSource src;
+  src.version = options.version;
+  src.group = v2 ? 4 : 1;
   src.slots = 1 + max_slots(data);
+  // v2 blocks an SM: float 4 (≤ 64 registers a thread: the eq. 5 value kernel needs 60, the
+  // gradient spills 8 bytes), double 2 (≤ 128: eq. 5 needs 84 and 114, 64 would spill ~100 bytes).
+  // Either way 16–32 KB of loads are in flight per SM, enough for HBM's latency.
+  src.min_blocks = v2 ? (single_precision ? 4 : 2) : 0;
   if (src.slots > kCudaBlockThreads)
     throw InputError(str_cat("musr cuda: a run's theory depends on ", src.slots - 1, " parameters; at most ",
                              kCudaBlockThreads - 1, " are supported"));
@@ -133,8 +207,17 @@ CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
   s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, kind; double t0, dt, scale; int pmap, pad; };\n";
   s += helper_functions(d);
   src.y_only = poisson_errors(data);
-  s += kernel(data, d, false, src.value_kernel, src.slots, src.y_only);
-  s += kernel(data, d, true, src.gradient_kernel, src.slots, src.y_only);
+  if (v2) {
+    if (data.bins() > (std::size_t{1} << 30))
+      throw InputError(str_cat("musr cuda: ", data.bins(), " bins; the cuda backend takes at most 2^30"));
+    s += str_cat("#define W ", src.y_only ? 1 : 2, "\nstruct __align__(16) Pack { real v[4 * W]; };\n");
+    s += single_precision ? "__device__ __forceinline__ float mu_keep(float x) { asm volatile(\"\" : \"+f\"(x)); return x; }\n"
+                          : "__device__ __forceinline__ double mu_keep(double x) { asm volatile(\"\" : \"+d\"(x)); return x; }\n";
+    // Fast float: flush denormals, so __expf and __fdividef are one hardware op and a multiply.
+    if (d.fast_math) src.nvrtc_options.push_back("--ftz=true");
+  }
+  s += kernel(data, d, false, src.value_kernel, src);
+  s += kernel(data, d, true, src.gradient_kernel, src);
   return src;
 }
 
@@ -156,14 +239,23 @@ long long cuda_bins_per_block(const FitData& data, int sms) {
   return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
 }
 
+long long cuda_bins_per_block_v2(const FitData& data, int resident) {
+  // Σ ceil(count_r / per_block) ≤ Σ count_r / per_block + runs: leave a block per run spare.
+  const long long blocks = std::max<long long>(1, resident - static_cast<long long>(data.runs.size()));
+  return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
+}
+
 CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block) {
   CudaTables out;
   const auto layout = plan_layout(data, bins_per_block);
   out.blocks = layout.back().first_block + layout.back().blocks;
   out.block_run.assign(static_cast<std::size_t>(out.blocks), 0);
+  const long long group = std::max(src.group, 1);
   for (std::size_t r = 0; r < layout.size(); ++r) {
     const RunLayout& l = layout[r];
-    out.runs.push_back({l.offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
+    const long long offset = out.device_bins;  // = l.offset when group is 1
+    out.device_bins += (l.count + group - 1) / group * group;
+    out.runs.push_back({offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
     std::fill(out.block_run.begin() + l.first_block, out.block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
     out.uneven = out.uneven || !l.affine;
   }

@@ -22,6 +22,24 @@ struct CudaRunInfo {
   int pmap, pad;
 };
 
+// The kernel designs bench_musr compares side by side (docs/musr.md, Performance).
+enum class CudaKernelVersion {
+  // 8 blocks of 256 threads an SM, one bin a thread per step (scalar loads), IEEE functions,
+  // a double accumulator per bin.
+  v1,
+  // As many blocks as fit on the device at once (launch bounds), 4 bins a thread per step from
+  // one 16-byte load (the next step's load issued before this step's arithmetic; runs padded to
+  // 4 bins), divisions by parameters as hoisted reciprocals, float partial sums of 4 bins, and,
+  // in float with fast_math, __expf/__sinf/__cosf. The last block publishes the result with a
+  // sequence number in mapped host memory, so the host can poll it instead of a stream wait.
+  v2,
+};
+struct CudaCodegenOptions {
+  bool single_precision = false;
+  CudaKernelVersion version = CudaKernelVersion::v2;
+  bool fast_math = true;  // v2 float only
+};
+
 struct CudaSource {
   std::string text;
   std::string value_kernel = "musr_value";  // extern "C" names
@@ -29,6 +47,10 @@ struct CudaSource {
   int slots = 0;  // 1 + max_slots(data): values per block in the gradient kernel's partials
   int np = 0;     // length of the by-value parameter array (≥ num_params)
   bool y_only = false;  // bins hold y alone (1/σ² derived in the kernel), else (y, 1/σ²) pairs
+  CudaKernelVersion version = CudaKernelVersion::v1;
+  int group = 1;       // bins a thread reads at once; runs start at multiples of it (v2: 4)
+  int min_blocks = 0;  // v2: blocks of kCudaBlockThreads an SM is sized for (__launch_bounds__)
+  std::vector<std::string> nvrtc_options;  // besides the architecture and the defaults
 };
 
 // Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
@@ -42,6 +64,10 @@ struct CudaSource {
 // per call, no per-call allocation or memset. Throws InputError when the fit has more than
 // kCudaMaxInlineParams parameters or a run more than 255 gradient slots.
 CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
+// The same kernels in the design `options.version`; v2 kernels take two more arguments,
+//   (..., out, unsigned long long* done, unsigned long long seq):
+// after writing out, the last block stores seq into *done (system-scope fence first; null: none).
+CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& options);
 
 // True when no bin needs its σ stored: max-likelihood, or every σ follows musrfit's Poisson rule
 // for its run's scale n (σ² = y/n, or 1/n² for an empty bin, so 1/σ² = n/y or n²). The kernels
@@ -51,13 +77,16 @@ bool poisson_errors(const FitData& data);
 // Everything the kernels read besides the bins and parameters, built on the host: the run table,
 // each block's run, the parameter maps and the gradient scatter (padded to NP rows).
 struct CudaTables {
-  std::vector<CudaRunInfo> runs;
+  std::vector<CudaRunInfo> runs;  // offsets in bins of the device arrays (multiples of src.group)
   std::vector<int> block_run, param_map, param_ptr, param_entry;
   int blocks = 0;
+  long long device_bins = 0;  // length of the device arrays in bins (runs padded to src.group)
   bool uneven = false;  // some run's times are read from the t array
 };
 // About 8 blocks of 256 threads per SM of a device with `sms` multiprocessors, ≥ 4 bins a thread.
 long long cuda_bins_per_block(const FitData& data, int sms);
+// v2: at most `resident` blocks in all (one wave), ≥ 4 bins a thread.
+long long cuda_bins_per_block_v2(const FitData& data, int resident);
 CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block);
 
 }  // namespace tomo::musr

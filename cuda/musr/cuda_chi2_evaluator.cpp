@@ -2,10 +2,15 @@
 // (compute/musr/codegen_cuda), compiled by NVRTC once per theory, histograms uploaded once.
 // A call is one kernel launch (parameters by value; bins, block and final reduction in one
 // pass, the gradient in the same pass) whose last block writes the 1 + N results into mapped
-// pinned host memory, then one stream synchronize: no allocation, no memset, no copy. Double by default (cpu within 1e-9), float data and arithmetic on request.
+// pinned host memory, then (v2) a sequence number the host polls for, or (v1) one stream
+// synchronize: no allocation, no memset, no copy. Double by default (cpu within 1e-9), float
+// data and arithmetic on request. bench_musr selects the kernel design (cuda_chi2_evaluator.hpp).
+#include "cuda/musr/cuda_chi2_evaluator.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -18,6 +23,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/event.hpp"
 #include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/musr/nvrtc_module.hpp"
@@ -28,11 +34,12 @@ namespace {
 
 class CudaChi2Evaluator final : public Chi2Evaluator {
  public:
+  explicit CudaChi2Evaluator(const CudaEvaluatorVariant& variant) : variant_(variant) {}
   std::string describe() const override {
     const auto devices = cuda::list_devices();
     const int d = cuda::current_device();
-    return str_cat("cuda (", (blocks_ ? single_ : options_.single_precision) ? "float32" : "float64", ", NVRTC-generated theory",
-                   blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), "): ",
+    return str_cat("cuda (", (blocks_ ? single_ : options_.single_precision) ? "float32" : "float64", ", NVRTC-generated theory, kernel ",
+                   variant_.label(), blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), "): ",
                    d >= 0 && d < static_cast<int>(devices.size()) ? cuda::describe(devices[d]) : std::string("no device"));
   }
   void synchronize() override { stream_.synchronize(); }
@@ -43,14 +50,21 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     num_params_ = data.num_params;
     nruns_ = static_cast<int>(data.runs.size());
     const bool single = single_ = options_.single_precision;  // the layout run() reads
-    const CudaSource src = cuda_chi2_source(data, single);
+    CudaCodegenOptions co;
+    co.single_precision = single;
+    co.version = variant_.version;
+    co.fast_math = variant_.fast_math;
+    const CudaSource src = cuda_chi2_source(data, co);
+    v2_ = src.version == CudaKernelVersion::v2;
     ns_ = src.slots;
-    const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", {src.value_kernel, src.gradient_kernel});
+    const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", {src.value_kernel, src.gradient_kernel}, src.nvrtc_options);
     value_kernel_ = kernels[0];
     gradient_kernel_ = kernels[1];
     int sms = 0;
     TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cuda::current_device()));
-    const CudaTables tables = cuda_tables(data, src, cuda_bins_per_block(data, sms));
+    // v2: one wave of the blocks its launch bounds make resident (src.min_blocks an SM).
+    const long long per_block = v2_ ? cuda_bins_per_block_v2(data, sms * src.min_blocks) : cuda_bins_per_block(data, sms);
+    const CudaTables tables = cuda_tables(data, src, per_block);
     blocks_ = tables.blocks;
     runs_ = cuda::DeviceBuffer<CudaRunInfo>(std::span<const CudaRunInfo>(tables.runs));
     block_run_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.block_run));
@@ -58,8 +72,8 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     param_ptr_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_ptr));
     param_entry_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_entry));
     yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear();
-    if (single) upload_bins(data, src.y_only, tables.uneven, yw_f_, t_f_);
-    else upload_bins(data, src.y_only, tables.uneven, yw_d_, t_d_);
+    if (single) upload_bins(data, tables, src.y_only, yw_f_, t_f_);
+    else upload_bins(data, tables, src.y_only, yw_d_, t_d_);
     partials_.resize(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(ns_));
     runsum_.resize(data.runs.size() * static_cast<std::size_t>(ns_));
     counter_.resize(1);
@@ -69,9 +83,16 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     // The last block writes the results straight into pinned host memory when the device can
     // address it (one API call per evaluation fewer); else into out_ and one copy back.
     mapped_out_ = nullptr;
+    mapped_done_ = nullptr;
     void* dev = nullptr;
     if (cudaHostGetDevicePointer(&dev, host_out_.data(), 0) == cudaSuccess) mapped_out_ = static_cast<double*>(dev);
     else (void)cudaGetLastError();
+    host_done_.resize(1);
+    host_done_[0] = seq_ = 0;
+    if (v2_ && mapped_out_ && cudaHostGetDevicePointer(&dev, host_done_.data(), 0) == cudaSuccess)
+      mapped_done_ = static_cast<unsigned long long*>(dev);
+    else (void)cudaGetLastError();
+    polling_ = variant_.poll && mapped_done_ != nullptr;
     args_.assign(static_cast<std::size_t>(src.np), 0.0);
     // The uploads went through the legacy default stream (cudaMemcpy from pageable memory may
     // return before its DMA ends) and stream_ does not wait for it: wait for the device once.
@@ -87,31 +108,44 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
 
  private:
 
-  // Bins as y (y_only) or (y, 1/σ²) pairs of the kernel's real type; t only where a run's
-  // times are uneven.
+  // Bins as y (y_only) or (y, 1/σ²) pairs of the kernel's real type at the tables' run offsets
+  // (v2: runs padded with zeros to whole groups); t only where a run's times are uneven.
   template <class Real>
-  static void upload_bins(const FitData& data, bool y_only, bool uneven, cuda::DeviceBuffer<Real>& yw, cuda::DeviceBuffer<Real>& t) {
-    std::vector<Real> host;
-    host.reserve(2 * data.bins());
+  static void upload_bins(const FitData& data, const CudaTables& tables, bool y_only, cuda::DeviceBuffer<Real>& yw,
+                          cuda::DeviceBuffer<Real>& t) {
+    const std::size_t per_bin = y_only ? 1 : 2;
+    std::vector<Real> host(std::max<std::size_t>(2, per_bin * static_cast<std::size_t>(tables.device_bins)), Real(0));
     for (std::size_t r = 0; r < data.runs.size(); ++r) {
       const RunBins& run = data.runs[r];
+      Real* dst = host.data() + per_bin * static_cast<std::size_t>(tables.runs[r].offset);
       for (std::size_t k = 0; k < run.y.size(); ++k) {
-        host.push_back(static_cast<Real>(run.y[k]));
+        dst[per_bin * k] = static_cast<Real>(run.y[k]);
         if (!y_only)
-          host.push_back(data.statistic == Statistic::chi2 ? static_cast<Real>(1.0 / (run.sigma[k] * run.sigma[k])) : Real(0));
+          dst[2 * k + 1] = data.statistic == Statistic::chi2 ? static_cast<Real>(1.0 / (run.sigma[k] * run.sigma[k])) : Real(0);
       }
     }
-    if (host.empty()) host.assign(2, Real(0));
     cuda::require_device_memory(static_cast<double>(host.size() * sizeof(Real)), "musr cuda: histograms");
     yw = cuda::DeviceBuffer<Real>(std::span<const Real>(host));
-    std::vector<Real> times;
-    for (std::size_t r = 0; r < data.runs.size() && uneven; ++r)
-      for (double x : data.runs[r].t) times.push_back(static_cast<Real>(x));
+    std::vector<Real> times(tables.uneven ? static_cast<std::size_t>(tables.device_bins) : 1, Real(0));
+    for (std::size_t r = 0; r < data.runs.size() && tables.uneven; ++r)
+      std::transform(data.runs[r].t.begin(), data.runs[r].t.end(), times.begin() + tables.runs[r].offset,
+                     [](double x) { return static_cast<Real>(x); });
     if (times.empty()) times.push_back(Real(0));
     t = cuda::DeviceBuffer<Real>(std::span<const Real>(times));
   }
 
   double run(std::span<const double> params, std::span<double> grad, bool gradient) {
+    enqueue(params, gradient);
+    wait();
+    if (gradient) std::copy(host_out_.begin() + 1, host_out_.begin() + 1 + num_params_, grad.begin());
+    return host_out_[0];
+  }
+
+ public:
+  cudaStream_t stream() const { return stream_; }
+
+  // One launch (and, without mapped memory, the copy back), no wait.
+  void enqueue(std::span<const double> params, bool gradient) {
     if (static_cast<int>(params.size()) != num_params_)
       throw Error(str_cat("musr cuda: ", params.size(), " parameters given, the fit has ", num_params_));
     if (blocks_ == 0) throw Error("musr cuda: evaluate() before upload()");
@@ -128,22 +162,41 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     const void* entry = param_entry_.data();
     void* counter = counter_.data();
     void* out = mapped_out_ ? static_cast<void*>(mapped_out_) : static_cast<void*>(out_.data());
+    void* done = mapped_done_;
+    unsigned long long seq = ++seq_;
     // The first argument is the parameter struct by value: the kernel copies NP doubles from here.
-    void* argv[] = {args_.data(), &runs, &nruns, &param_map, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out};
+    void* argv[] = {args_.data(), &runs, &nruns, &param_map, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out, &done, &seq};
     TOMO_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(gradient ? gradient_kernel_ : value_kernel_),
                                      dim3(static_cast<unsigned>(blocks_)), dim3(kCudaBlockThreads), argv, 0, stream_));
     const std::size_t n = gradient ? 1 + static_cast<std::size_t>(num_params_) : 1;
     if (!mapped_out_)
       TOMO_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), out_.data(), n * sizeof(double), cudaMemcpyDeviceToHost, stream_));
-    stream_.synchronize();
-    if (gradient) std::copy(host_out_.begin() + 1, host_out_.begin() + 1 + num_params_, grad.begin());
-    return host_out_[0];
   }
 
+ private:
+  // Until the last enqueue()'s results are in host_out_: polling its sequence number (a launch
+  // error or a kernel that ends without publishing is caught by querying the stream now and
+  // then), or a stream synchronize.
+  void wait() {
+    if (!polling_) {
+      stream_.synchronize();
+      return;
+    }
+    const volatile unsigned long long* done = host_done_.data();
+    for (unsigned spins = 1; *done != seq_; ++spins) {
+      if (spins % 4096 != 0) continue;
+      const cudaError_t e = cudaStreamQuery(stream_);
+      if (e == cudaSuccess && *done != seq_) throw Error("musr cuda: the kernel ended without publishing its result");
+      if (e != cudaSuccess && e != cudaErrorNotReady) TOMO_CUDA_CHECK(e);
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);  // the results were written before seq
+  }
+
+  CudaEvaluatorVariant variant_;
   EvaluatorOptions options_;
   cuda::Stream stream_;
   int num_params_ = 0, ns_ = 1, blocks_ = 0, nruns_ = 0;
-  bool single_ = false;
+  bool single_ = false, v2_ = false, polling_ = false;
   cudaKernel_t value_kernel_ = nullptr, gradient_kernel_ = nullptr;
   cuda::DeviceBuffer<CudaRunInfo> runs_;
   cuda::DeviceBuffer<int> block_run_, param_map_, param_ptr_, param_entry_;
@@ -152,12 +205,36 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   cuda::DeviceBuffer<unsigned> counter_;
   cuda::PinnedBuffer<double> host_out_;
   double* mapped_out_ = nullptr;  // device address of host_out_ (mapped pinned memory) or null
+  cuda::PinnedBuffer<unsigned long long> host_done_;  // v2: the last published sequence number
+  unsigned long long* mapped_done_ = nullptr;         // its device address, or null
+  unsigned long long seq_ = 0;
   std::vector<double> args_;
 };
 
 const BackendRegistrar<Chi2Evaluator> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
-                                                     [] { return std::make_unique<CudaChi2Evaluator>(); }});
+                                                     [] { return std::make_unique<CudaChi2Evaluator>(CudaEvaluatorVariant{}); }});
 
 }  // namespace
+
+std::string CudaEvaluatorVariant::label() const {
+  if (version == CudaKernelVersion::v1) return "v1";
+  return str_cat("v2 ", fast_math ? "fast" : "ieee", poll ? " poll" : " sync");
+}
+
+std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant) {
+  return std::make_unique<CudaChi2Evaluator>(variant);
+}
+
+double cuda_kernel_us(Chi2Evaluator& ev, std::span<const double> params, bool gradient, int launches) {
+  auto* c = dynamic_cast<CudaChi2Evaluator*>(&ev);
+  if (c == nullptr) throw Error("musr cuda_kernel_us: not a cuda evaluator");
+  launches = std::max(launches, 1);
+  c->synchronize();
+  cuda::Event start, stop;
+  start.record(c->stream());
+  for (int i = 0; i < launches; ++i) c->enqueue(params, gradient);
+  stop.record(c->stream());
+  return static_cast<double>(start.elapsed_ms(stop)) * 1e3 / launches;
+}
 
 }  // namespace tomo::musr

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -28,13 +29,15 @@ struct ProgramHandle {
 
 }  // namespace
 
-std::vector<char> nvrtc_compile(const std::string& source, const std::string& name, int cc_major, int cc_minor, bool cubin) {
+std::vector<char> nvrtc_compile(const std::string& source, const std::string& name, int cc_major, int cc_minor, bool cubin,
+                                const std::vector<std::string>& extra) {
   ProgramHandle prog;
   nvrtc_check(nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
   const std::string arch = str_cat(cubin ? "--gpu-architecture=sm_" : "--gpu-architecture=compute_", cc_major, cc_minor);
   // IEEE division and square root (the double path is compared with the cpu at 1e-9), no headers.
-  const char* options[] = {arch.c_str(), "--std=c++17", "--fmad=true", "--device-as-default-execution-space"};
-  const nvrtcResult r = nvrtcCompileProgram(prog.p, 4, options);
+  std::vector<const char*> options = {arch.c_str(), "--std=c++17", "--fmad=true", "--device-as-default-execution-space"};
+  for (const auto& o : extra) options.push_back(o.c_str());
+  const nvrtcResult r = nvrtcCompileProgram(prog.p, static_cast<int>(options.size()), options.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(prog.p, &log_size);
   std::string log(log_size, '\0');
@@ -55,13 +58,14 @@ std::vector<char> nvrtc_compile(const std::string& source, const std::string& na
   return image;
 }
 
-std::vector<cudaKernel_t> load_kernels(const std::string& source, const std::string& name, const std::vector<std::string>& names) {
+std::vector<cudaKernel_t> load_kernels(const std::string& source, const std::string& name, const std::vector<std::string>& names,
+                                       const std::vector<std::string>& options) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, std::string>, cudaLibrary_t> cache;  // (device, source) → library
+  static std::map<std::tuple<int, std::string, std::vector<std::string>>, cudaLibrary_t> cache;  // (device, source, options) → library
   int device = 0;
   TOMO_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard lock(mutex);
-  auto key = std::make_tuple(device, source);
+  auto key = std::make_tuple(device, source, options);
   auto it = cache.find(key);
   if (it == cache.end()) {
     int major = 0, minor = 0;
@@ -70,10 +74,10 @@ std::vector<cudaKernel_t> load_kernels(const std::string& source, const std::str
     // A CUBIN for the exact device when this NVRTC knows it, else PTX for the driver to finish.
     std::vector<char> image;
     try {
-      image = nvrtc_compile(source, name, major, minor, true);
+      image = nvrtc_compile(source, name, major, minor, true, options);
     } catch (const Error& e) {
       log_info(str_cat(name, ": no CUBIN for sm_", major, minor, " (", e.what(), "); trying PTX"));
-      image = nvrtc_compile(source, name, major, minor, false);
+      image = nvrtc_compile(source, name, major, minor, false, options);
     }
     cudaLibrary_t lib = nullptr;
     TOMO_CUDA_CHECK(cudaLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));

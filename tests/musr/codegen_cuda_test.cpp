@@ -3,12 +3,14 @@
 // generated kernels to PTX, which needs no device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <regex>
 #include <string>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/musr/codegen_common.hpp"
 #include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_setup.hpp"
@@ -139,31 +141,117 @@ TEST(MusrCodegen, TooManyParametersForKernelArgumentsIsAnInputError) {
   EXPECT_THROW(cuda_chi2_source(data, false), InputError);
 }
 
+CudaCodegenOptions v2_options(bool single, bool fast) {
+  CudaCodegenOptions o;
+  o.single_precision = single;
+  o.version = CudaKernelVersion::v2;
+  o.fast_math = fast;
+  return o;
+}
+
+TEST(MusrCodegen, V2PadsRunsToGroupsOfFourAndSizesOneWave) {
+  FitData data = eq5_data(4, 50001);
+  data.runs[2].t.resize(3), data.runs[2].y.resize(3), data.runs[2].sigma.resize(3);
+  const CudaSource src = cuda_chi2_source(data, v2_options(true, true));
+  EXPECT_EQ(src.group, 4);
+  EXPECT_EQ(src.min_blocks, 4);
+  EXPECT_EQ(cuda_chi2_source(data, v2_options(false, true)).min_blocks, 2);
+  const int resident = 40;
+  const CudaTables t = cuda_tables(data, src, cuda_bins_per_block_v2(data, resident));
+  EXPECT_LE(t.blocks, resident) << "one wave";
+  long long offset = 0;
+  for (std::size_t r = 0; r < t.runs.size(); ++r) {
+    EXPECT_EQ(t.runs[r].offset, offset) << r;
+    EXPECT_EQ(t.runs[r].offset % 4, 0) << r;
+    EXPECT_EQ(t.runs[r].count, static_cast<long long>(data.runs[r].t.size()));
+    offset += (t.runs[r].count + 3) / 4 * 4;
+  }
+  EXPECT_EQ(t.device_bins, offset);
+  EXPECT_EQ(t.runs[2].blocks, 1);
+  // v1 keeps the unpadded layout.
+  const CudaTables t1 = cuda_tables(data, cuda_chi2_source(data, false), 1000);
+  EXPECT_EQ(t1.runs[3].offset, 50001 + 50001 + 3);
+}
+
+TEST(MusrCodegen, V2HoistsReciprocalsAndUsesFastFunctionsOnlyInFastFloat) {
+  const FitData data = eq5_data(2, 50);
+  const CudaSource fast = cuda_chi2_source(data, v2_options(true, true));
+  const CudaSource ieee = cuda_chi2_source(data, v2_options(true, false));
+  const CudaSource dbl = cuda_chi2_source(data, v2_options(false, true));
+  for (const char* f : {"__expf(", "__cosf(", "__fdividef("}) {
+    EXPECT_NE(fast.text.find(f), std::string::npos) << f;
+    EXPECT_EQ(ieee.text.find(f), std::string::npos) << f;
+    EXPECT_EQ(dbl.text.find(f), std::string::npos) << f;
+  }
+  EXPECT_EQ(fast.nvrtc_options, (std::vector<std::string>{"--ftz=true"}));
+  EXPECT_TRUE(ieee.nvrtc_options.empty());
+  EXPECT_TRUE(dbl.nvrtc_options.empty());
+  EXPECT_NE(dbl.text.find("__drcp_rn("), std::string::npos);
+  EXPECT_NE(fast.text.find("unsigned long long* __restrict__ done, unsigned long long seq"), std::string::npos);
+  // θ = exp(−t/p1)/p2 + 1/(1 + t): the divisions by parameters become products with reciprocals
+  // computed once outside the bin loop, with their derivatives; 1/(1 + t) stays a division.
+  ProgramBuilder b(3);
+  const auto t = b.time();
+  const auto e = b.unary(OpCode::exp, b.unary(OpCode::neg, b.binary(OpCode::div, t, b.param(1))));
+  const Program p = b.finish(b.add(b.binary(OpCode::div, e, b.param(2)), b.binary(OpCode::div, b.constant(1.0), b.add(b.constant(1.0), t))));
+  Dialect d = cuda_dialect(false);
+  d.hoist_reciprocals = true;
+  const auto param = [](int i, int) { return "real(a.p[" + std::to_string(i) + "])"; };
+  const ModelCode m = emit_model(p, d, true, "q_", param, "t");
+  EXPECT_EQ(std::count(m.invariant.begin(), m.invariant.end(), '/'), 2) << m.invariant;
+  EXPECT_EQ(std::count(m.per_bin.begin(), m.per_bin.end(), '/'), 1) << "1/(1+t) alone " << m.per_bin;
+  EXPECT_NE(m.per_bin.find("* q_r"), std::string::npos) << m.per_bin;
+  const ModelCode plain = emit_model(p, cuda_dialect(false), true, "q_", param, "t");
+  EXPECT_EQ(plain.invariant.find('/'), std::string::npos);
+}
+
 #ifdef TOMO_HAVE_CUDA
 TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   struct Case {
     const char* name;
     FitData data;
-    bool single;
+    CudaCodegenOptions options;
   };
+  CudaCodegenOptions v1;
+  v1.version = CudaKernelVersion::v1;
+  CudaCodegenOptions v1f = v1;
+  v1f.single_precision = true;
   std::vector<Case> cases;
-  cases.push_back({"eq5 16 detectors, double", eq5_data(16, 20), false});
-  cases.push_back({"eq5 16 detectors, float", eq5_data(16, 20), true});
-  cases.push_back({"eq5 max-likelihood", eq5_data(2, 20, Statistic::max_likelihood), false});
-  cases.push_back({"every op, double", every_op_data(8), false});
+  cases.push_back({"v1 eq5 16 detectors, double", eq5_data(16, 20), v1});
+  cases.push_back({"v1 eq5 16 detectors, float", eq5_data(16, 20), v1f});
+  cases.push_back({"v1 eq5 max-likelihood", eq5_data(2, 20, Statistic::max_likelihood), v1});
+  cases.push_back({"v1 every op, double", every_op_data(8), v1});
+  cases.push_back({"v2 eq5 16 detectors, double", eq5_data(16, 20), v2_options(false, true)});
+  cases.push_back({"v2 eq5 16 detectors, float fast", eq5_data(16, 20), v2_options(true, true)});
+  cases.push_back({"v2 eq5 max-likelihood, float ieee", eq5_data(2, 20, Statistic::max_likelihood), v2_options(true, false)});
+  cases.push_back({"v2 every op, float fast", every_op_data(8), v2_options(true, true)});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const CudaSource src = cuda_chi2_source(c.data, c.single);
+    const CudaSource src = cuda_chi2_source(c.data, c.options);
     std::vector<char> ptx;
-    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false));
+    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false, src.nvrtc_options));
     const std::string text(ptx.begin(), ptx.end());
     EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
     EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
-    // The double path must stay double: no single-precision transcendental in its PTX.
-    if (!c.single) {
-      EXPECT_EQ(text.find("ex2.approx.f32"), std::string::npos);
+    const bool v2 = c.options.version == CudaKernelVersion::v2;
+    if (v2) {
+      EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
+    }
+    const bool fast = v2 && c.options.single_precision && c.options.fast_math;
+    // cos.approx only in fast float; the double path stays double: no single-precision
+    // transcendental (IEEE float's expf is built on ex2.approx itself, so only cos tells fast
+    // from IEEE float).
+    EXPECT_EQ(text.find("cos.approx") != std::string::npos, fast) << "cos.approx";
+    if (!c.options.single_precision) {
+      EXPECT_EQ(text.find("ex2.approx.f32"), std::string::npos) << "ex2.approx.f32 in double";
+    }
+    if (fast) {
+      EXPECT_NE(text.find("ex2.approx.ftz.f32"), std::string::npos) << "__expf with denormals flushed";
     }
   }
+  // The GPU machine's driver gets a CUBIN for its sm_90.
+  const CudaSource fast = cuda_chi2_source(cases[5].data, cases[5].options);
+  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(fast.text, "musr_test.cu", 9, 0, true, fast.nvrtc_options));
 }
 
 TEST(MusrCodegen, NvrtcReportsTheLogOfBrokenSource) {

@@ -1,16 +1,20 @@
 // The cuda musr::Chi2Evaluator (label gpu; skips without a CUDA device) against the double
 // reference: χ² and max-likelihood within 1e-9 (double) and 1e-5 (float), gradients, every op,
 // uneven times, the seed's 16 × 85 320 bins, determinism over repeated calls, and the cpu and
-// gl-compute backends where they are registered.
+// gl-compute backends where they are registered; every kernel design bench_musr compares (v1, v2
+// with IEEE or fast float functions, waiting by stream synchronize or by polling) to the same
+// tolerances, on runs whose lengths are not multiples of v2's groups of 4 bins.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
+#include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/musr/fit_problem.hpp"
 #include "cuda/core/device.hpp"
+#include "cuda/musr/cuda_chi2_evaluator.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 
 namespace tomo::musr::test {
@@ -102,6 +106,71 @@ TEST_F(MusrCuda, AgreesWithCpuAndGlComputeWhereRegistered) {
     EXPECT_NEAR(vo, vc, tol * vc);
     for (std::size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(go[i], gc[i], 1e-8 * max_abs(gc)) << i;
   }
+}
+
+// The designs of cuda_chi2_evaluator.hpp, configured for `single` and uploaded.
+std::unique_ptr<Chi2Evaluator> make_design(const CudaEvaluatorVariant& v, const FitData& data, bool single) {
+  auto ev = make_cuda_chi2_evaluator(v);
+  EvaluatorOptions o;
+  o.single_precision = single;
+  ev->configure(o);
+  ev->upload(data);
+  return ev;
+}
+const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, {CudaKernelVersion::v2, false, false},
+                                         {CudaKernelVersion::v2, false, true}, {CudaKernelVersion::v2, true, false},
+                                         {CudaKernelVersion::v2, true, true}};
+
+TEST_F(MusrCuda, EveryKernelDesignMatchesReference) {
+  FitData data = eq5_data(16, 20001);
+  data.runs[3].t.resize(19998), data.runs[3].y.resize(19998), data.runs[3].sigma.resize(19998);  // 4·n + 2 bins
+  const auto p = perturbed(eq5_truth(16));
+  for (const auto& v : kDesigns) {
+    SCOPED_TRACE(v.label());
+    auto d = make_design(v, data, false);
+    EXPECT_NE(d->describe().find(v.label()), std::string::npos) << d->describe();
+    expect_matches_reference(*d, data, p, 1e-9, 1e-8);
+    expect_matches_reference(*make_design(v, data, true), data, p, 1e-5, 2e-4);
+  }
+}
+
+TEST_F(MusrCuda, KernelDesignsHandleTinyUnevenAndLikelihoodRuns) {
+  FitData tiny = eq5_data(3, 3);  // fewer bins than a group
+  FitData uneven = eq5_data(3, 4001);
+  for (std::size_t k = 0; k < uneven.runs[1].t.size(); ++k) uneven.runs[1].t[k] += 0.002 * std::sin(0.1 * static_cast<double>(k));
+  FitData ml = eq5_data(4, 5003, Statistic::max_likelihood);
+  for (auto& r : ml.runs) r.scale = 0.5;
+  FitData sigma = eq5_data(2, 3001);  // σ not the Poisson rule: (y, 1/σ²) pairs
+  for (auto& r : sigma.runs)
+    for (auto& s : r.sigma) s *= 1.1;
+  for (const auto& v : kDesigns) {
+    SCOPED_TRACE(v.label());
+    for (const FitData* data : {&tiny, &uneven, &ml, &sigma}) {
+      const auto p = perturbed(eq5_truth(static_cast<int>(data->runs.size())));
+      expect_matches_reference(*make_design(v, *data, false), *data, p, 1e-9, 1e-8);
+      expect_matches_reference(*make_design(v, *data, true), *data, p, 1e-5, 2e-4);
+    }
+  }
+}
+
+TEST_F(MusrCuda, BackToBackLaunchesThenCallsStayCorrect) {
+  const FitData data = eq5_data(16, 30000);
+  const auto p = perturbed(eq5_truth(16));
+  for (const auto& v : kDesigns) {
+    SCOPED_TRACE(v.label());
+    auto d = make_design(v, data, true);
+    std::vector<double> g0(p.size()), g1(p.size());
+    const double f0 = d->evaluate(p);
+    const double v0 = d->evaluate_with_gradient(p, g0);
+    EXPECT_GT(cuda_kernel_us(*d, p, false, 20), 0.0);
+    EXPECT_GT(cuda_kernel_us(*d, p, true, 20), 0.0);
+    EXPECT_EQ(d->evaluate(p), f0);  // the ticket and the sequence number survived 40 unwaited launches
+    EXPECT_EQ(d->evaluate_with_gradient(p, g1), v0);
+    EXPECT_EQ(g0, g1);
+    EXPECT_NEAR(f0, v0, 1e-6 * v0);
+  }
+  auto cpu = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
+  EXPECT_THROW(cuda_kernel_us(*cpu, p, false, 1), Error);
 }
 
 }  // namespace
