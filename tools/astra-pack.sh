@@ -40,8 +40,8 @@ download() {  # wheel name==version, for CPython 3.12 on x86-64 Linux
 }
 download "astra-toolbox==$astra_version"
 download "nvidia-cuda-runtime-cu12==$cudart_version"
-astra_whl=$(ls "$cache"/astra_toolbox-"$astra_version"-cp312-*.whl | head -n1)
-cudart_whl=$(ls "$cache"/nvidia_cuda_runtime_cu12-"$cudart_version"-*.whl | head -n1)
+astra_whl=$(find "$cache" -maxdepth 1 -name "astra_toolbox-$astra_version-cp312-*.whl" | head -n1)
+cudart_whl=$(find "$cache" -maxdepth 1 -name "nvidia_cuda_runtime_cu12-$cudart_version-*.whl" | head -n1)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -60,8 +60,8 @@ imports=$(nm -D --undefined-only "$lib" | awk '/@libcufft\.so\.11/{sub(/@.*/, ""
 stub_src=tools/stubs/cufft_stub.c
 defined=$(grep -oE '^cufftResult (cufft[A-Za-z0-9_]+)\(' "$stub_src" | sed -E 's/^cufftResult (.*)\(/\1/' | sort)
 if [ "$imports" != "$defined" ]; then
-  echo "astra-pack: libastra.so.0 imports these cuFFT symbols:" $imports >&2
-  echo "            $stub_src defines:" $defined >&2
+  echo "astra-pack: libastra.so.0 imports these cuFFT symbols: $(echo "$imports" | tr '\n' ' ')" >&2
+  echo "            $stub_src defines: $(echo "$defined" | tr '\n' ' ')" >&2
   exit 1
 fi
 { echo 'libcufft.so.11 {'; echo '  global:'; for s in $imports; do echo "    $s;"; done; echo '  local: *;'; echo '};'; } > "$work/cufft.map"
@@ -81,7 +81,7 @@ tar -C "$work" -cJf "$out/astra-cp312.tar.xz" site
   echo "libcufft.so.11: stub from $stub_src (filtering fails; BP3D_CUDA does not use it)"
   echo "libastra.so.0 NEEDED: $needed"
   echo "libastra.so.0 RUNPATH: $(readelf -d "$lib" | sed -n 's/.*RUNPATH.*\[\(.*\)\]/\1/p')"
-  echo "cuFFT imports: $(echo $imports)"
+  echo "cuFFT imports: $(echo "$imports" | tr '\n' ' ')"
   echo "files (bytes, after strip --strip-debug):"
   (cd "$work" && find site -type f -printf '%s %p\n' | sort -rn | head -n 20)
   echo "packed: $(stat -c %s "$out/astra-cp312.tar.xz") bytes"
