@@ -127,19 +127,20 @@ def ours_call(tomoraster, xp, L, voxel, origin, backend, interpolation, proj, ma
     the module takes GPU arrays (the python helper's work), else one host copy made up front."""
     bp = tomoraster.fdk.Backprojector([L] * 3, [voxel] * 3, [origin] * 3, backend=backend,
                                       interpolation=interpolation)
+    desc = getattr(bp, "backend", backend)
     if xp is np:
-        return (lambda: bp.backproject(proj, mats)), "numpy", bp.backend
+        return (lambda: bp.backproject(proj, mats)), "numpy", desc
     errors = []
     for name, p, m in (("cupy projections, numpy matrices", proj, mats),
                        ("cupy projections, cupy matrices", proj, xp.asarray(mats))):
         try:
             bp.backproject(p, m)  # also the first (warm-up) call
-            return (lambda p=p, m=m: bp.backproject(p, m)), name, bp.backend
+            return (lambda p=p, m=m: bp.backproject(p, m)), name, desc
         except (TypeError, ValueError) as e:
             errors.append(f"{name}: {e}")
     host = xp.asnumpy(proj)
     note = "host round trip (GPU arrays refused: " + "; ".join(errors) + ")"
-    return (lambda: bp.backproject(host, mats)), note, bp.backend
+    return (lambda: bp.backproject(host, mats)), note, desc
 
 
 def astra_call(astra, xp, L, vecs, proj_astra):
@@ -286,7 +287,7 @@ def setup(a):
         sys.exit("astra_side_by_side: full sizes need a GPU and CuPy; use --small on a CPU")
     try:
         import tomoraster
-        tomoraster.quiet()
+        getattr(tomoraster, "quiet", lambda: None)()
         tomo_note = f"tomoraster {tomoraster.__version__} from {os.path.dirname(tomoraster.__file__)}"
     except Exception as e:  # noqa: BLE001
         tomoraster, tomo_note = None, f"import tomoraster failed ({type(e).__name__}: {e}): ASTRA alone"
@@ -308,6 +309,7 @@ def setup(a):
     device = "cpu"
     if xp is not np:
         device = xp.cuda.runtime.getDeviceProperties(xp.cuda.Device().id)["name"].decode()
+        device += f" (CuPy {getattr(xp, '__version__', '?')})"
     ctx = dict(xp=xp, timer=Timer(xp), tomoraster=tomoraster, astra=astra, P=P, vecs=vecs, proj=proj,
                proj_astra=proj_astra)
     info = dict(device=device, arrays="cupy" if xp is not np else "numpy", tomoraster=tomo_note,
