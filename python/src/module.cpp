@@ -23,23 +23,23 @@
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
 #include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
 
 namespace tomo::py {
-namespace {
 
-// A scene from a file path, an embedded scene name, or TOML text (the Python side turns dicts
-// into TOML), with key=value overrides.
-Scene load(const std::string& scene, bool is_text, const std::vector<std::string>& sets) {
+Scene load_scene(const std::string& scene, bool is_text, const std::vector<std::string>& sets) {
   if (!is_text) return cli::load_scene_arg(scene, sets);
   Scene s = Scene::load_string(scene, "<python dict>");
   for (const auto& kv : sets) s.apply_override(kv);
   return s;
 }
 
+namespace {
+
 // `tomoraster run` for Python: returns (report JSON text, output folder).
 std::pair<std::string, std::string> run(const std::string& scene_arg, bool is_text, const std::string& backend_arg,
                                         const std::string& output, const std::vector<std::string>& sets, bool force) {
-  Scene scene = load(scene_arg, is_text, sets);
+  Scene scene = load_scene(scene_arg, is_text, sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
   std::string backend = scene.get<std::string>("backend", "auto");
   if (!backend_arg.empty()) backend = backend_arg;
@@ -69,7 +69,7 @@ std::string info_json() {
 class GlpetProjector {
  public:
   GlpetProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend) {
-    const Scene s = load(scene, is_text, sets);
+    const Scene s = load_scene(scene, is_text, sets);
     const glpet::GlpetScene g = glpet::read_glpet_scene(s);
     sys_ = g.system;
     auto& reg = BackendRegistry<glpet::Projector>::instance();
@@ -206,4 +206,8 @@ NB_MODULE(_core, m) {
            nb::arg("backend"), nb::arg("voxels"), nb::arg("voxel_mm"), nb::arg("origin_mm"), nb::arg("interpolation"))
       .def("backproject", &FdkBackprojector::backproject, nb::arg("projections"), nb::arg("matrices"))
       .def("describe", &FdkBackprojector::describe);
+  bind_strip(m);
+  bind_oat(m);
+  bind_safir(m);
+  bind_musr(m);
 }
