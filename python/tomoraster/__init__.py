@@ -52,6 +52,12 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
     return report
 
 
+def set_cuda_device(device: int) -> None:
+    """The CUDA device of operators created from now on (the CLI's --cuda-device); their GPU
+    arrays must live there."""
+    _core.set_cuda_device(int(device))
+
+
 def read_nifti(path: str):
     """A NIfTI volume as (array (z, y, x) float32, voxel_mm (x, y, z), origin_mm (x, y, z))."""
     return _core.read_nifti(str(path))
@@ -59,5 +65,5 @@ def read_nifti(path: str):
 
 from . import fdk, glpet, musr, oat, safir, strip  # noqa: E402  (they use the names above)
 
-__all__ = ["info", "run", "read_nifti", "quiet", "glpet", "fdk", "strip", "oat", "safir", "musr", "UnavailableError",
+__all__ = ["info", "run", "read_nifti", "quiet", "set_cuda_device", "glpet", "fdk", "strip", "oat", "safir", "musr", "UnavailableError",
            "__version__"]

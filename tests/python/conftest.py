@@ -18,3 +18,24 @@ def cli():
     if not path or not os.path.exists(path):
         pytest.fail("the tomoraster CLI is needed for the CLI cross-checks: set TOMORASTER_CLI (tools/test.sh does)")
     return path
+
+
+def _gpu_missing():
+    """Why the gpu-marked tests cannot run here, or None."""
+    backends = tomoraster.info()["problems"]["glpet"]["backends"]
+    if not backends.get("cuda", {}).get("available"):
+        return "no CUDA device (or a module built without CUDA): run with -m gpu on the GPU machine"
+    for name in ("cupy", "torch"):
+        try:
+            __import__(name)
+            return None
+        except ImportError:
+            pass
+    return "neither CuPy nor PyTorch is installed"
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [item for item in items if "gpu" in item.keywords]
+    why = _gpu_missing() if gpu_items else None
+    for item in gpu_items if why else []:
+        item.add_marker(pytest.mark.skip(reason=why))
