@@ -89,7 +89,6 @@ class GlpetProjector {
     if (!dev_) dev_ = std::make_unique<glpet::DeviceProjection>(*op_, sys_.voxel_count(), sys_.lor_count(), device_);
     return *dev_;
   }
-  std::unique_ptr<glpet::DeviceProjection> dev_;
 #else
   struct NoDevice {
     void forward(const float*, float*) {}
@@ -102,6 +101,9 @@ class GlpetProjector {
   std::unique_ptr<glpet::Projector> op_;
   int device_ = 0;
   std::vector<std::size_t> image_shape_;
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<glpet::DeviceProjection> dev_;  // uses *op_: declared after it, destroyed before it
+#endif
 };
 
 }  // namespace
