@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}
 venv=$root/build/venv312
-build=$root/build/py312-cuda
+build=$root/build-py312  # beside build/: the same relative paths, so ccache reuses its objects
 out=$root/.pygpu
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
 "$venv/bin/pip" install -q nanobind scikit-build-core numpy pytest

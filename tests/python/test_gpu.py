@@ -68,8 +68,8 @@ def test_glpet_forward_and_back_on_gpu_arrays(kind, glpet_pair):
     assert tuple(fx.shape) == (cpu.lor_count,) and tuple(by.shape) == cpu.image_shape
     assert rel(kind.to_numpy(fx), cpu.forward(x)) <= 1e-4  # docs/glpet.md: float twins ≤ 1e-4
     assert rel(kind.to_numpy(by), cpu.back(y)) <= 1e-4
-    # the NumPy path of the same cuda projector gives the same numbers
-    np.testing.assert_allclose(kind.to_numpy(fx), gpu.forward(x), rtol=1e-6, atol=1e-6 * float(gpu.forward(x).max()))
+    # the NumPy path of the same cuda projector: the same kernels (float atomics: sums in any order)
+    assert rel(kind.to_numpy(fx), gpu.forward(x)) <= 1e-5
 
 
 def test_glpet_out_is_written_in_place(kind, glpet_pair):
@@ -79,7 +79,7 @@ def test_glpet_out_is_written_in_place(kind, glpet_pair):
     before = kind.ptr(out)
     r = gpu.forward(x, out=out)
     assert r is out and kind.ptr(r) == before
-    np.testing.assert_allclose(kind.to_numpy(out), kind.to_numpy(gpu.forward(x)), rtol=1e-6, atol=1e-7)
+    assert rel(kind.to_numpy(out), kind.to_numpy(gpu.forward(x))) <= 1e-5
 
 
 def test_fdk_backprojects_gpu_stacks(kind):
