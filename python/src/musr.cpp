@@ -10,6 +10,7 @@
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/minimizer.hpp"
 #include "compute/musr/msr.hpp"
+#include "compute/musr/printout.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 
@@ -44,35 +45,19 @@ class MusrFit {
     }
     return {v, to_numpy(std::move(g), {std::size_t(setup_.data.num_params)})};
   }
-  // The msr's COMMANDS (MIGRAD, HESSE, MINOS, FIX, ...): parameters with value, error, MINOS
-  // errors, and the minimum.
-  nb::dict fit() {
+  // The msr's COMMANDS (MIGRAD, HESSE, MINOS, FIX, ...), as JSON text: the report's "fit" entry
+  // (printout.hpp fit_json) with the minimum, the covariance of the free parameters and the log.
+  std::string fit() {
     musr::FitResult r;
     {
       nb::gil_scoped_release release;
       r = musr::run_fit(*ev_, msr_, setup_.used, setup_.data.statistic);
     }
-    nb::dict params;
-    for (const auto& s : r.params) {
-      nb::dict p;
-      p["value"] = s.value;
-      p["error"] = s.free ? nb::cast(s.error) : nb::none();
-      p["free"] = s.free;
-      p["minos_minus"] = s.minos_minus ? nb::cast(*s.minos_minus) : nb::none();
-      p["minos_plus"] = s.minos_plus ? nb::cast(*s.minos_plus) : nb::none();
-      params[s.name.c_str()] = p;
-    }
-    nb::dict out;
-    out["parameters"] = params;
-    out["fmin"] = r.fmin;
-    out["edm"] = r.edm;
-    out["up"] = r.up;
-    out["converged"] = r.converged;
-    out["hesse_ok"] = r.hesse_ok;
-    out["evaluations"] = r.evaluations;
-    out["covariance"] = r.covariance;
-    out["log"] = r.log;
-    return out;
+    nlohmann::json j = musr::fit_json(r, musr::statistic_of(r, setup_, ""), setup_);
+    j["fmin"] = r.fmin;
+    j["covariance"] = r.covariance;
+    j["log"] = r.log;
+    return j.dump();
   }
   std::vector<std::string> names() const {
     std::vector<std::string> n;

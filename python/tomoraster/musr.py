@@ -1,6 +1,7 @@
 """musr (seed 002 §4): μSR histogram fits of an msr file and its data (PSI-BIN beside it)."""
 from __future__ import annotations
 
+import json
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -61,6 +62,11 @@ class Fit:
         return self._op.chi2_with_gradient(self._params(params))
 
     def fit(self) -> dict:
-        """{"parameters": {name: {"value", "error", "free", "minos_minus", "minos_plus"}},
-        "fmin", "edm", "up", "converged", "hesse_ok", "evaluations", "covariance", "log"}."""
-        return self._op.fit()
+        """Runs the msr's COMMANDS; returns the CLI report's "fit" entry ("parameters": a list of
+        {"name", "value", "free", "error", "minos_minus", "minos_plus"}, "statistic", "value",
+        "ndf", "edm", "converged", ...) with "fmin", "covariance" (free parameters), "log", and
+        "values" / "errors": {name: value} and {name: HESSE error} of every (free) parameter."""
+        res = json.loads(self._op.fit())
+        res["values"] = {p["name"]: p["value"] for p in res["parameters"]}
+        res["errors"] = {p["name"]: p["error"] for p in res["parameters"] if "error" in p}
+        return res

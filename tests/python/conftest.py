@@ -2,10 +2,12 @@
 (TOMORASTER_CLI, set by tools/test.sh to build/apps/tomoraster)."""
 import os
 import shutil
+import subprocess
 
 import pytest
 
 import tomoraster
+from tomoraster._scene import to_toml
 
 
 def pytest_configure(config):
@@ -18,6 +20,18 @@ def cli():
     if not path or not os.path.exists(path):
         pytest.fail("the tomoraster CLI is needed for the CLI cross-checks: set TOMORASTER_CLI (tools/test.sh does)")
     return path
+
+
+@pytest.fixture(scope="session")
+def cli_run_scene(cli, tmp_path_factory):
+    """run(scene dict, name): the CLI runs the scene into a fresh folder; (scene path, output folder)."""
+    def run(scene, name):
+        d = tmp_path_factory.mktemp(name)
+        path = d / "scene.toml"
+        path.write_text(to_toml(scene))
+        subprocess.run([cli, "-q", "run", str(path), "-o", str(d / "out")], check=True, stdout=subprocess.DEVNULL)
+        return path, d / "out"
+    return run
 
 
 def _gpu_missing():

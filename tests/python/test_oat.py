@@ -1,12 +1,9 @@
 """oat's model and reconstructions from Python: FBP and PLS equal the CLI on the same scene, the
 adjoint identity of H, gl-compute against cpu, keyword geometry, bad arrays."""
-import subprocess
-
 import numpy as np
 import pytest
 
 import tomoraster
-from tomoraster._scene import to_toml
 
 OAT = {"grid": [14, 14, 14], "voxel_mm": 1.0, "rings": 6, "views": 12, "radius_mm": 25.0,
        "pls": {"iterations": 3}}
@@ -14,12 +11,8 @@ SCENE = {"problem": "oat", "backend": "cpu", "oat": OAT}
 
 
 @pytest.fixture(scope="module")
-def cli_run(tmp_path_factory, cli):
-    d = tmp_path_factory.mktemp("oat")
-    scene = d / "scene.toml"
-    scene.write_text(to_toml(SCENE))
-    subprocess.run([cli, "-q", "run", str(scene), "-o", str(d / "out")], check=True)
-    return str(scene), d / "out"
+def cli_run(cli_run_scene):
+    return cli_run_scene(SCENE, "oat")
 
 
 @pytest.fixture(scope="module")

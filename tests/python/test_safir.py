@@ -1,12 +1,9 @@
 """safir's list-mode operator from Python: ML-EM equals the CLI on the same events, forward/back
 are an adjoint pair, gl-compute equals cpu, bad event arrays raise."""
-import subprocess
-
 import numpy as np
 import pytest
 
 import tomoraster
-from tomoraster._scene import to_toml
 
 SAFIR = {"rings": 8, "crystals": 64, "image": [16, 16, 8], "voxel_mm": 1.0, "events": 20000, "iterations": 3,
          "phantom": {"cylinder_radius_mm": 8.0, "cylinder_length_mm": 8.0, "mu_per_mm": 0.0, "background": 1.0,
@@ -15,12 +12,8 @@ SCENE = {"problem": "safir", "backend": "cpu", "safir": SAFIR}
 
 
 @pytest.fixture(scope="module")
-def cli_run(tmp_path_factory, cli):
-    d = tmp_path_factory.mktemp("safir")
-    scene = d / "scene.toml"
-    scene.write_text(to_toml(SCENE))
-    subprocess.run([cli, "-q", "run", str(scene), "-o", str(d / "out")], check=True)
-    return str(scene), d / "out"
+def cli_run(cli_run_scene):
+    return cli_run_scene(SCENE, "safir")
 
 
 @pytest.fixture(scope="module")

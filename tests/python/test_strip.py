@@ -1,24 +1,17 @@
 """strip's list-mode operator from Python: ML-EM equals the CLI on the same events, forward/back
 are an adjoint pair and make the backends' EM step, gl-compute equals cpu, bad arrays raise."""
-import subprocess
-
 import numpy as np
 import pytest
 
 import tomoraster
-from tomoraster._scene import to_toml
 
 SCENE = {"problem": "strip", "backend": "cpu",
          "strip": {"events": 20000, "iterations": 3, "write_events": True, "R": 100.0, "L": 200.0, "pixel_size": 5.0}}
 
 
 @pytest.fixture(scope="module")
-def cli_run(tmp_path_factory, cli):
-    d = tmp_path_factory.mktemp("strip")
-    scene = d / "scene.toml"
-    scene.write_text(to_toml(SCENE))
-    subprocess.run([cli, "-q", "run", str(scene), "-o", str(d / "out")], check=True)
-    return scene, d / "out"
+def cli_run(cli_run_scene):
+    return cli_run_scene(SCENE, "strip")
 
 
 @pytest.fixture(scope="module")
