@@ -123,21 +123,26 @@ def timed(timer, fn, reps):
 
 
 def ours_call(tomoraster, xp, L, voxel, origin, backend, interpolation, proj, mats):
-    """A zero-argument call of our back-projector and how its arrays go in: CuPy in place when
-    the module takes GPU arrays (the python helper's work), else one host copy made up front."""
+    """A zero-argument call of our back-projector and how its arrays go in: CuPy in place into a
+    preallocated CuPy volume (out=, as ASTRA's direct_BP3D writes into one), else CuPy in and a
+    new CuPy volume out, else (a module without GPU arrays) one host copy made up front."""
     bp = tomoraster.fdk.Backprojector([L] * 3, [voxel] * 3, [origin] * 3, backend=backend,
                                       interpolation=interpolation)
     desc = getattr(bp, "backend", backend)
     if xp is np:
         return (lambda: bp.backproject(proj, mats)), "numpy", desc
+    vol = xp.empty((L, L, L), dtype=xp.float32)
     errors = []
-    for name, p, m in (("cupy projections, numpy matrices", proj, mats),
-                       ("cupy projections, cupy matrices", proj, xp.asarray(mats))):
+    for name, call in (("cupy in place, into a preallocated cupy volume (out=)",
+                        lambda: bp.backproject(proj, mats, out=vol)),
+                       ("cupy projections, numpy matrices", lambda: bp.backproject(proj, mats)),
+                       ("cupy projections, cupy matrices", lambda: bp.backproject(proj, xp.asarray(mats)))):
         try:
-            bp.backproject(p, m)  # also the first (warm-up) call
-            return (lambda p=p, m=m: bp.backproject(p, m)), name, desc
+            call()  # also the first (warm-up) call
+            return call, name, desc
         except (TypeError, ValueError) as e:
             errors.append(f"{name}: {e}")
+    del vol
     host = xp.asnumpy(proj)
     note = "host round trip (GPU arrays refused: " + "; ".join(errors) + ")"
     return (lambda: bp.backproject(host, mats)), note, desc
