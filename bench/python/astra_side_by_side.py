@@ -284,6 +284,23 @@ def print_table(a, rows, astra_note):
         print(f"reference on one H200 at {L}^3: ASTRA 2.5 {ref['astra']:.0f} ms, our bench_fdk {ref['bench_fdk']:.0f} ms")
 
 
+def astra_geometry_check(P, vecs, a):
+    """Rows of a few points as ASTRA's own geometry code projects them (CPU; runs wherever
+    `import astra` works) vs ours; None without ASTRA. Exits on a disagreement."""
+    try:
+        import astra
+        import astra.experimental  # noqa: F401
+    except Exception:  # noqa: BLE001  (reported by load_astra)
+        return None
+    if not hasattr(astra.experimental, "getProjectedBBox"):
+        return None
+    err = geo.check_with_astra(astra, P, vecs, a.cols, a.rows)
+    print(f"geometry: ASTRA's getProjectedBBox on the cone_vec rows vs our matrices (rows): max {err:.1e} px")
+    if err > 1e-3:
+        sys.exit(f"astra_side_by_side: ASTRA projects points {err} px away from our matrices")
+    return err
+
+
 def setup(a):
     """Arrays, geometry and the two back-projectors' modules; prints what was found."""
     xp, xp_note = array_module(a.small)
@@ -306,6 +323,7 @@ def setup(a):
           f"on 30 points: max {err:.1e} px")
     if err > 1e-6:
         sys.exit(f"astra_side_by_side: cone_vec rows disagree with the matrices by {err} px")
+    astra_err = astra_geometry_check(P, vecs, a)
     t0 = time.perf_counter()
     proj = geo.ball_projections(xp, vecs, a.cols, a.rows)  # (n, rows, cols): ours
     proj_astra = xp.ascontiguousarray(proj.transpose(1, 0, 2))  # (rows, n, cols): ASTRA's layout
@@ -318,7 +336,8 @@ def setup(a):
     ctx = dict(xp=xp, timer=Timer(xp), tomoraster=tomoraster, astra=astra, P=P, vecs=vecs, proj=proj,
                proj_astra=proj_astra)
     info = dict(device=device, arrays="cupy" if xp is not np else "numpy", tomoraster=tomo_note,
-                astra=(astra.__version__ if astra else None), astra_not_run=astra_note, geometry_max_px=err)
+                astra=(astra.__version__ if astra else None), astra_not_run=astra_note, geometry_max_px=err,
+                astra_geometry_max_px=astra_err)
     return ctx, info
 
 
