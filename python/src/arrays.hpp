@@ -1,11 +1,12 @@
 // NumPy arrays in and out of the Python module: inputs are used in place when they are
-// float32/float64 C-contiguous CPU arrays of the expected shape, else one ValueError/TypeError
+// C-contiguous CPU arrays of the expected dtype and shape, else one ValueError/TypeError
 // naming the argument; outputs own their memory through a capsule.
 #pragma once
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,14 +14,37 @@ namespace tomo::py {
 
 namespace nb = nanobind;
 using FloatArray = nb::ndarray<nb::numpy, float>;
+using DoubleArray = nb::ndarray<nb::numpy, double>;
 using AnyArray = nb::ndarray<nb::ro>;
 
-// The array's float32 data in place (C-contiguous float32 on the CPU, of `count` elements or of
-// exactly `shape` where given), else TypeError/ValueError naming `name` and what it got.
-const float* float_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape);
-const double* double_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape);
+// A shape entry that matches any size (the event count of a list, the N of a stack).
+inline constexpr std::size_t kAnySize = static_cast<std::size_t>(-1);
 
-// A new NumPy float32 array of `shape` holding `data` (moved, no copy).
-FloatArray to_numpy(std::vector<float>&& data, const std::vector<std::size_t>& shape);
+// The array's data in place (C-contiguous T on the CPU of exactly `shape`, kAnySize entries
+// free), else TypeError/ValueError naming `name` and what it got. T: float, double, uint32.
+template <class T>
+const T* host_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape);
+
+inline const float* float_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) {
+  return host_input<float>(a, name, shape);
+}
+inline const double* double_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) {
+  return host_input<double>(a, name, shape);
+}
+
+// "(2, 3)" / "(4,)": shapes in messages, as NumPy prints them.
+std::string shape_text(const std::vector<std::size_t>& s);
+// The array's shape as a vector.
+std::vector<std::size_t> shape_of(const AnyArray& a);
+// ValueError unless C-contiguous (the last stride 1, each outer one the product of the inner sizes).
+void require_c_contiguous(const AnyArray& a, const std::string& name);
+
+// A new NumPy array of `shape` holding `data` (moved, no copy).
+template <class T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& data, const std::vector<std::size_t>& shape);
+
+inline FloatArray to_numpy(std::vector<float>&& data, const std::vector<std::size_t>& shape) {
+  return to_numpy<float>(std::move(data), shape);
+}
 
 }  // namespace tomo::py

@@ -1,6 +1,7 @@
 """tomoraster: tomographic reconstruction on the graphics pipeline (OpenGL, CUDA, CPU).
 
-The operators of each problem work on NumPy arrays (``tomoraster.glpet``, ``tomoraster.fdk``),
+The operators of each problem work on NumPy arrays (``tomoraster.glpet``, ``fdk``, ``strip``,
+``oat``, ``safir``, ``musr``; glpet's and fdk's cuda backends also on CuPy/PyTorch arrays in place),
 scenes run as the CLI runs them (``tomoraster.run``), and ``tomoraster.info()`` says what this
 machine offers. See docs/python.md.
 """
@@ -51,11 +52,18 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
     return report
 
 
+def set_cuda_device(device: int) -> None:
+    """The CUDA device of operators created from now on (the CLI's --cuda-device); their GPU
+    arrays must live there."""
+    _core.set_cuda_device(int(device))
+
+
 def read_nifti(path: str):
     """A NIfTI volume as (array (z, y, x) float32, voxel_mm (x, y, z), origin_mm (x, y, z))."""
     return _core.read_nifti(str(path))
 
 
-from . import fdk, glpet  # noqa: E402  (they use the names above)
+from . import fdk, glpet, musr, oat, safir, strip  # noqa: E402  (they use the names above)
 
-__all__ = ["info", "run", "read_nifti", "quiet", "glpet", "fdk", "UnavailableError", "__version__"]
+__all__ = ["info", "run", "read_nifti", "quiet", "set_cuda_device", "glpet", "fdk", "strip", "oat", "safir", "musr", "UnavailableError",
+           "__version__"]

@@ -58,3 +58,20 @@ def scene_arguments(scene, overrides):
     if isinstance(scene, Mapping):
         return to_toml(scene), True, sets
     return str(scene), False, sets
+
+
+def problem_scene(problem: str, scene, overrides, keys: Mapping[str, Any]):
+    """Arguments for an operator of `problem`: its scene (None: the problem's defaults), with
+    `set=` overrides and keyword arguments as keys of the problem's table (voxels=[8, 8, 8] →
+    "<problem>.voxels"; a dict value is a sub-table: pls={"iterations": 3} → "<problem>.pls.iterations"),
+    the same keys as its TOML section (docs/<problem>.md)."""
+    sets = dict(overrides or {})
+
+    def add(prefix, table):
+        for k, v in table.items():
+            if isinstance(v, Mapping):
+                add(f"{prefix}.{k}", v)
+            elif v is not None:
+                sets[f"{prefix}.{k}"] = v
+    add(problem, keys)
+    return scene_arguments({"problem": problem} if scene is None else scene, sets)

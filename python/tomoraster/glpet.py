@@ -10,6 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
+from ._gpu import empty_like_kind, is_cuda_array
 from ._scene import scene_arguments
 
 
@@ -17,6 +18,8 @@ class Projector:
     """The system matrix A of a glpet scene on one backend (cpu, gl, gl-compute, cuda, auto).
 
     ``forward(x)`` = A x, ``back(y)`` = Aᵀ y (its exact adjoint up to float rounding).
+    With backend="cuda", x and y may be CUDA arrays (CuPy, PyTorch, anything with DLPack): they
+    are used on the GPU and the result is the same kind of array (or ``out=``, written in place).
     """
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
@@ -36,14 +39,32 @@ class Projector:
     def backend(self) -> str:
         return self._op.describe()
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        return self._op.forward(x)
+    def forward(self, x, out=None):
+        if is_cuda_array(x) or is_cuda_array(out):
+            out = empty_like_kind(x, (self.lor_count,), "x") if out is None else out
+            self._op.forward_device(x, out)
+            return out
+        return _into(self._op.forward(x), out)
 
-    def back(self, y: np.ndarray) -> np.ndarray:
-        return self._op.back(y)
+    def back(self, y, out=None):
+        if is_cuda_array(y) or is_cuda_array(out):
+            out = empty_like_kind(y, self.image_shape, "y") if out is None else out
+            self._op.back_device(y, out)
+            return out
+        return _into(self._op.back(y), out)
 
     def sensitivity(self) -> np.ndarray:
         return self._op.sensitivity()
+
+
+def _into(result: np.ndarray, out):
+    """NumPy results into the caller's out= array (one copy), or as they are."""
+    if out is None:
+        return result
+    if not isinstance(out, np.ndarray) or out.shape != result.shape or out.dtype != result.dtype:
+        raise ValueError(f"out: a NumPy float32 array of shape {result.shape} is needed here")
+    out[...] = result
+    return out
 
 
 def mlem(projector: Projector, y: np.ndarray, iterations: int = 10, x0: np.ndarray | None = None, callback=None):

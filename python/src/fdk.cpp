@@ -1,0 +1,124 @@
+// tomoraster.fdk: the cone-beam back-projector (RabbitCT's update rule) on a user's projection
+// stack: NumPy arrays on any backend, CUDA arrays in place on cuda (cuda/fdk/device_arrays.hpp).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/fdk/backprojector.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+#include "python/src/device.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/fdk/device_arrays.hpp"
+#endif
+
+namespace tomo::py {
+namespace {
+
+class FdkBackprojector {
+ public:
+  FdkBackprojector(const std::string& backend, std::vector<int> voxels, std::vector<double> voxel_mm,
+                   std::vector<double> origin_mm, const std::string& interpolation) {
+    if (voxels.size() != 3 || voxel_mm.size() != 3 || origin_mm.size() != 3)
+      throw nb::value_error("voxels, voxel_mm and origin_mm take three values each (x, y, z)");
+    for (int a = 0; a < 3; ++a) {
+      if (voxels[a] < 1 || !(voxel_mm[a] > 0)) throw nb::value_error("voxels must be >= 1 and voxel_mm > 0");
+      grid_.dims[a] = voxels[a];
+      grid_.voxel_mm[a] = voxel_mm[a];
+      grid_.origin_mm[a] = origin_mm[a];
+    }
+    auto& reg = BackendRegistry<fdk::ConeBeamBackprojector>::instance();
+    backend_ = reg.resolve(backend);
+    op_ = reg.create(backend_);
+    if (interpolation == "exact") options_.interpolation = fdk::Interpolation::exact;
+    else if (interpolation != "hardware") throw nb::value_error("interpolation must be 'hardware' or 'exact'");
+    op_->configure(options_);
+    device_ = runtime_options().cuda_device;
+  }
+  // projections (N, rows, cols) float32, matrices (N, 3, 4) float64: f += Σ_n bilinear(I_n)/w_n².
+  FloatArray backproject(const AnyArray& projections, const AnyArray& matrices) {
+    require_host(projections, "projections", backend_);
+    const auto [n, rows, cols] = stack_shape(projections);
+    const float* pix = float_input(projections, "projections", {n, rows, cols});
+    const std::vector<fdk::Mat34> mats = matrices_of(matrices, n);
+    VolumeF v;
+    {
+      nb::gil_scoped_release release;
+      const fdk::ProjectionView all{int(cols), int(rows), int(n), mats.data(), pix};
+      op_->reset(grid_);
+      op_->prepare(all);
+      op_->backproject(all);
+      v = op_->volume();
+    }
+    return to_numpy(std::move(v.data), volume_shape());
+  }
+  // CUDA projections into the CUDA volume `out` (written in place, or added to with accumulate).
+  void backproject_device(const AnyArray& projections, const AnyArray& matrices, const OutArray& out, bool accumulate) {
+    require_cuda_build("fdk: CUDA arrays");
+    if (backend_ != "cuda")
+      throw nb::type_error(("projections: a GPU array was given to the " + backend_ +
+                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
+                               .c_str());
+    const auto [n, rows, cols] = stack_shape(projections);
+    const float* pix = cuda_input(projections, "projections", {n, rows, cols}, device_);
+    float* vol = cuda_output(out, "out", volume_shape(), device_);
+    const std::vector<fdk::Mat34> mats = matrices_of(matrices, n);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    if (!dev_) dev_ = std::make_unique<fdk::DeviceBackprojector>(options_, device_);
+    dev_->backproject(grid_, {pix, int(cols), int(rows), int(n)}, mats, vol, accumulate);
+#else
+    (void)pix, (void)vol, (void)accumulate;
+#endif
+  }
+  std::string describe() const { return op_->describe(); }
+  std::string backend() const { return backend_; }
+  int device() const { return device_; }
+  std::vector<std::size_t> volume_shape() const {
+    const auto& d = grid_.dims;
+    return {std::size_t(d[2]), std::size_t(d[1]), std::size_t(d[0])};
+  }
+
+ private:
+  static std::array<std::size_t, 3> stack_shape(const AnyArray& p) {
+    if (p.ndim() != 3) throw nb::value_error("projections: shape (N, rows, cols) expected");
+    return {p.shape(0), p.shape(1), p.shape(2)};
+  }
+  static std::vector<fdk::Mat34> matrices_of(const AnyArray& matrices, std::size_t n) {
+    const double* m = double_input(matrices, "matrices", {n, 3, 4});
+    std::vector<fdk::Mat34> mats(n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) mats[i].at(r, c) = m[i * 12 + r * 4 + c];
+    return mats;
+  }
+
+  Grid3 grid_;
+  std::string backend_;
+  fdk::BackprojectorOptions options_;
+  std::unique_ptr<fdk::ConeBeamBackprojector> op_;
+  int device_ = 0;
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<fdk::DeviceBackprojector> dev_;
+#endif
+};
+
+}  // namespace
+
+void bind_fdk(nb::module_& m) {
+  nb::class_<FdkBackprojector>(m, "FdkBackprojector")
+      .def(nb::init<const std::string&, std::vector<int>, std::vector<double>, std::vector<double>, const std::string&>(),
+           nb::arg("backend"), nb::arg("voxels"), nb::arg("voxel_mm"), nb::arg("origin_mm"), nb::arg("interpolation"))
+      .def("backproject", &FdkBackprojector::backproject, nb::arg("projections"), nb::arg("matrices"))
+      .def("backproject_device", &FdkBackprojector::backproject_device, nb::arg("projections"), nb::arg("matrices"),
+           nb::arg("out"), nb::arg("accumulate"))
+      .def("describe", &FdkBackprojector::describe)
+      .def_prop_ro("backend_name", &FdkBackprojector::backend)
+      .def_prop_ro("device", &FdkBackprojector::device)
+      .def_prop_ro("volume_shape", &FdkBackprojector::volume_shape);
+}
+
+}  // namespace tomo::py

@@ -1,0 +1,128 @@
+// tomoraster.glpet: the projector of a glpet scene on NumPy arrays (any backend) and, for the
+// cuda backend, on CUDA arrays in place (cuda/glpet/device_arrays.hpp).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/glpet/projector.hpp"
+#include "compute/glpet/scene_model.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+#include "python/src/device.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/glpet/device_arrays.hpp"
+#endif
+
+namespace tomo::py {
+namespace {
+
+class GlpetProjector {
+ public:
+  GlpetProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend) {
+    const Scene s = load_scene(scene, is_text, sets);
+    const glpet::GlpetScene g = glpet::read_glpet_scene(s);
+    sys_ = g.system;
+    auto& reg = BackendRegistry<glpet::Projector>::instance();
+    backend_ = reg.resolve(backend);
+    op_ = reg.create(backend_);
+    op_->configure(sys_, g.projector);
+    device_ = g.projector.device >= 0 ? g.projector.device : runtime_options().cuda_device;
+    const auto& d = sys_.grid.dims;
+    image_shape_ = {std::size_t(d[2]), std::size_t(d[1]), std::size_t(d[0])};
+  }
+  FloatArray forward(const AnyArray& x) {
+    require_host(x, "x", backend_);
+    const float* p = float_input(x, "x", image_shape_);
+    std::vector<float> out;
+    {
+      nb::gil_scoped_release release;
+      out = glpet::forward_host(*op_, {p, sys_.voxel_count()});
+    }
+    return to_numpy(std::move(out), {sys_.lor_count()});
+  }
+  FloatArray back(const AnyArray& y) {
+    require_host(y, "y", backend_);
+    const float* p = float_input(y, "y", {sys_.lor_count()});
+    std::vector<float> out;
+    {
+      nb::gil_scoped_release release;
+      out = glpet::back_host(*op_, {p, sys_.lor_count()});
+    }
+    return to_numpy(std::move(out), image_shape_);
+  }
+  // CUDA arrays in place: out = A x / out = Aᵀ y (out allocated by the caller on the same device).
+  void forward_device(const AnyArray& x, const OutArray& out) {
+    require_cuda_backend("x");
+    const float* in = cuda_input(x, "x", image_shape_, device_);
+    float* o = cuda_output(out, "out", {sys_.lor_count()}, device_);
+    nb::gil_scoped_release release;
+    device_path().forward(in, o);
+  }
+  void back_device(const AnyArray& y, const OutArray& out) {
+    require_cuda_backend("y");
+    const float* in = cuda_input(y, "y", {sys_.lor_count()}, device_);
+    float* o = cuda_output(out, "out", image_shape_, device_);
+    nb::gil_scoped_release release;
+    device_path().back(in, o);
+  }
+  FloatArray sensitivity() { return to_numpy(glpet::sensitivity_host(*op_), image_shape_); }
+  std::string describe() const { return op_->describe(); }
+  std::string backend() const { return backend_; }
+  int device() const { return device_; }
+  std::vector<std::size_t> image_shape() const { return image_shape_; }
+  std::size_t lor_count() const { return sys_.lor_count(); }
+  std::vector<double> voxel_mm() const { return {sys_.grid.voxel_mm.begin(), sys_.grid.voxel_mm.end()}; }
+
+ private:
+  void require_cuda_backend(const char* name) const {
+    require_cuda_build("glpet: CUDA arrays");
+    if (backend_ != "cuda")
+      throw nb::type_error((std::string(name) + ": a GPU array was given to the " + backend_ +
+                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
+                               .c_str());
+  }
+#ifdef TOMO_HAVE_CUDA
+  glpet::DeviceProjection& device_path() {
+    if (!dev_) dev_ = std::make_unique<glpet::DeviceProjection>(*op_, sys_.voxel_count(), sys_.lor_count(), device_);
+    return *dev_;
+  }
+#else
+  struct NoDevice {
+    void forward(const float*, float*) {}
+    void back(const float*, float*) {}
+  };
+  NoDevice device_path() { return {}; }
+#endif
+  glpet::SystemModel sys_;
+  std::string backend_;
+  std::unique_ptr<glpet::Projector> op_;
+  int device_ = 0;
+  std::vector<std::size_t> image_shape_;
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<glpet::DeviceProjection> dev_;  // uses *op_: declared after it, destroyed before it
+#endif
+};
+
+}  // namespace
+
+void bind_glpet(nb::module_& m) {
+  nb::class_<GlpetProjector>(m, "GlpetProjector")
+      .def(nb::init<const std::string&, bool, const std::vector<std::string>&, const std::string&>(), nb::arg("scene"),
+           nb::arg("is_text"), nb::arg("sets"), nb::arg("backend"))
+      .def("forward", &GlpetProjector::forward, nb::arg("x"))
+      .def("back", &GlpetProjector::back, nb::arg("y"))
+      .def("forward_device", &GlpetProjector::forward_device, nb::arg("x"), nb::arg("out"))
+      .def("back_device", &GlpetProjector::back_device, nb::arg("y"), nb::arg("out"))
+      .def("sensitivity", &GlpetProjector::sensitivity)
+      .def("describe", &GlpetProjector::describe)
+      .def_prop_ro("backend_name", &GlpetProjector::backend)
+      .def_prop_ro("device", &GlpetProjector::device)
+      .def_prop_ro("image_shape", &GlpetProjector::image_shape)
+      .def_prop_ro("lor_count", &GlpetProjector::lor_count)
+      .def_prop_ro("voxel_mm", &GlpetProjector::voxel_mm);
+}
+
+}  // namespace tomo::py

@@ -1,0 +1,170 @@
+// tomoraster.safir: seed 002 §5's list-mode operator on NumPy arrays: events (N, 2) uint32
+// crystal ids, images (z, y, x) float64; forward/back over the events, the sensitivity, ML-EM.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+
+#include "compute/core/registry.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/safir/config.hpp"
+#include "compute/safir/list_io.hpp"
+#include "compute/safir/mlem.hpp"
+#include "compute/safir/sensitivity.hpp"
+#include "compute/safir/simulator.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+
+namespace tomo::py {
+namespace {
+
+using safir::Event;
+static_assert(sizeof(Event) == 8, "safir::Event is two packed uint32");
+
+class SafirProjector {
+ public:
+  SafirProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
+      : c_(safir::SafirConfig::from_scene(load_scene(scene, is_text, sets))) {
+    auto& reg = BackendRegistry<safir::ListModeOperator>::instance();
+    op_ = reg.create(reg.resolve(backend));
+    op_->configure(c_.scanner, c_.box, c_.options);
+  }
+
+  std::vector<std::size_t> image_shape() const { return {std::size_t(c_.box.n[2]), std::size_t(c_.box.n[1]), std::size_t(c_.box.n[0])}; }
+
+  void set_events(const AnyArray& events) {
+    const auto* p = host_input<std::uint32_t>(events, "events", {kAnySize, 2});
+    const std::size_t n = events.shape(0);
+    const std::uint32_t crystals = c_.scanner.crystal_count();
+    for (std::size_t i = 0; i < 2 * n; ++i)
+      if (p[i] >= crystals)
+        throw nb::value_error(("events: crystal id " + std::to_string(p[i]) + " in row " + std::to_string(i / 2) +
+                               " is not below the scanner's " + std::to_string(crystals) + " crystals")
+                                  .c_str());
+    events_.assign(reinterpret_cast<const Event*>(p), reinterpret_cast<const Event*>(p) + n);
+    nb::gil_scoped_release release;
+    upload_events();
+  }
+
+  // ȳ_l = Σ_j a_lj x_j + n of every event (event order).
+  DoubleArray forward(const AnyArray& x) {
+    const double* img = double_input(x, "x", image_shape());
+    require_events();
+    std::vector<double> y;
+    {
+      nb::gil_scoped_release release;
+      op_->set_image({img, c_.box.count()});
+      y = op_->forward();
+    }
+    return to_numpy(std::move(y), {events_.size()});
+  }
+  // Σ_l a_lj v_l.
+  DoubleArray back(const AnyArray& v) {
+    require_events();
+    const double* p = double_input(v, "v", {events_.size()});
+    std::vector<double> b;
+    {
+      nb::gil_scoped_release release;
+      b = op_->back({p, events_.size()});
+    }
+    return to_numpy(std::move(b), image_shape());
+  }
+  // Σ_i a_ij over all crystal pairs (the scene's sensitivity mode), computed once.
+  DoubleArray sensitivity() {
+    {
+      nb::gil_scoped_release release;
+      ensure_sensitivity();
+    }
+    return to_numpy(std::vector<double>(*s_), image_shape());
+  }
+  void set_randoms_per_lor(double n) {
+    if (!(n >= 0)) throw nb::value_error("randoms_per_lor: must be >= 0");
+    op_->set_randoms_per_lor(n);
+  }
+  // run_mlem over all events from f = 1; callback(t, image) per iteration, False stops.
+  DoubleArray mlem(int iterations, bool halve_events, nb::object callback) {
+    require_events();
+    safir::MlemOptions o = c_.mlem;
+    if (iterations >= 0) o.iterations = iterations;
+    o.halve_events = halve_events;
+    std::vector<double> img;
+    try {
+      nb::gil_scoped_release release;
+      ensure_sensitivity();
+      safir::run_mlem(*op_, c_.box.count(), 0, events_.size(), o, [&](int t, std::size_t) {
+        if (!callback.is_none()) {
+          std::vector<double> now = op_->image();
+          call_python([&] { return callback(t, to_numpy(std::move(now), image_shape())); });
+        }
+      });
+    } catch (const PythonRaised&) {
+      rethrow_python();
+    } catch (const StopLoop&) {
+    }
+    img = op_->image();
+    return to_numpy(std::move(img), image_shape());
+  }
+  std::string describe() const { return op_->describe(); }
+  int iterations() const { return c_.mlem.iterations; }
+
+ private:
+  void require_events() const {
+    if (events_.empty()) throw nb::value_error("safir.Projector: set_events(events) first");
+  }
+  void upload_events() {
+    op_->set_events(events_);
+    op_->set_window(0, events_.size());
+  }
+  void ensure_sensitivity() {
+    if (s_) return;
+    s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
+    op_->set_sensitivity(*s_);
+    if (!events_.empty()) upload_events();
+  }
+
+  safir::SafirConfig c_;
+  std::unique_ptr<safir::ListModeOperator> op_;
+  std::vector<Event> events_;
+  std::optional<std::vector<double>> s_;
+};
+
+// The scene's events as a run gets them (read from safir.events_file or simulated):
+// (events (N, 2) uint32, time_s (N,) float64, delayed count).
+nb::tuple events_py(const std::string& scene, bool is_text, const std::vector<std::string>& sets) {
+  const safir::SafirConfig c = safir::SafirConfig::from_scene(load_scene(scene, is_text, sets));
+  safir::ListMode lm;
+  {
+    nb::gil_scoped_release release;
+    lm = c.events_file.empty() ? safir::simulate(c.scanner, c.phantom, c.simulation)
+                               : safir::read_list_mode(c.events_file, c.scanner);
+  }
+  const std::size_t n = lm.events.size();
+  std::vector<std::uint32_t> flat(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    flat[2 * i] = lm.events[i].a;
+    flat[2 * i + 1] = lm.events[i].b;
+  }
+  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(lm.time_s), {lm.time_s.size()}),
+                        lm.delayed);
+}
+
+}  // namespace
+
+void bind_safir(nb::module_& m) {
+  m.def("safir_events", &events_py, nb::arg("scene"), nb::arg("is_text"), nb::arg("sets"));
+  nb::class_<SafirProjector>(m, "SafirProjector")
+      .def(nb::init<const std::string&, bool, const std::vector<std::string>&, const std::string&>(), nb::arg("scene"),
+           nb::arg("is_text"), nb::arg("sets"), nb::arg("backend"))
+      .def("set_events", &SafirProjector::set_events, nb::arg("events"))
+      .def("forward", &SafirProjector::forward, nb::arg("x"))
+      .def("back", &SafirProjector::back, nb::arg("v"))
+      .def("sensitivity", &SafirProjector::sensitivity)
+      .def("set_randoms_per_lor", &SafirProjector::set_randoms_per_lor, nb::arg("n"))
+      .def("mlem", &SafirProjector::mlem, nb::arg("iterations"), nb::arg("halve_events"), nb::arg("callback").none())
+      .def("describe", &SafirProjector::describe)
+      .def_prop_ro("iterations", &SafirProjector::iterations)
+      .def_prop_ro("image_shape", &SafirProjector::image_shape);
+}
+
+}  // namespace tomo::py

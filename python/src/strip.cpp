@@ -1,0 +1,181 @@
+// tomoraster.strip: seed 000's list-mode operator on NumPy event arrays (N, 3) float32
+// (z̃u, z̃d, Δl̃ in mm). forward/back evaluate P(ẽ_j|i) of eq. (7) in double on the host (the
+// backends expose only the fused ML-EM step, eq. (5), which iterate() and mlem() run).
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <span>
+
+#include "compute/core/registry.hpp"
+#include "compute/strip/config.hpp"
+#include "compute/strip/event_io.hpp"
+#include "compute/strip/mlem.hpp"
+#include "python/src/arrays.hpp"
+#include "python/src/bindings.hpp"
+
+namespace tomo::py {
+namespace {
+
+using strip::Event;
+
+std::span<const Event> events_input(const AnyArray& a) {
+  const float* p = host_input<float>(a, "events", {kAnySize, 3});
+  return {reinterpret_cast<const Event*>(p), a.shape(0)};
+}
+
+class StripProjector {
+ public:
+  StripProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend) {
+    c_ = strip::StripConfig::from_scene(load_scene(scene, is_text, sets));
+    auto& reg = BackendRegistry<strip::ListModeProjector>::instance();
+    op_ = reg.create(reg.resolve(backend));
+    op_->configure(c_.geometry, c_.resolution, c_.options);
+    kp_ = strip::make_kernel_params<double>(c_.geometry.R, c_.resolution.sigma_z, c_.resolution.sigma_dl, c_.options.nsigma);
+    grid_ = c_.geometry.grid<double>();
+  }
+
+  std::vector<std::size_t> image_shape() const { return {std::size_t(c_.geometry.n_y), std::size_t(c_.geometry.n_z)}; }
+
+  // y_j = Σ_i P(ẽ_j|i) x_i over the 3σ ellipse of each event (the cpu backend's pixels).
+  DoubleArray forward(const AnyArray& x, const AnyArray& events) {
+    const double* img = double_input(x, "x", image_shape());
+    const auto ev = events_input(events);
+    std::vector<double> y(ev.size(), 0.0);
+    {
+      nb::gil_scoped_release release;
+#pragma omp parallel for schedule(dynamic, 256)
+      for (std::int64_t e = 0; e < std::int64_t(ev.size()); ++e)
+        visit(ev[e], [&](std::size_t i, double p) { y[e] += p * img[i]; });
+    }
+    return to_numpy(std::move(y), {ev.size()});
+  }
+
+  // b_i = Σ_j P(ẽ_j|i) w_j, the transpose of forward().
+  DoubleArray back(const AnyArray& w, const AnyArray& events) {
+    const auto ev = events_input(events);
+    const double* v = double_input(w, "w", {ev.size()});
+    std::vector<double> b(c_.geometry.pixel_count(), 0.0);
+    {
+      nb::gil_scoped_release release;
+      for (std::size_t e = 0; e < ev.size(); ++e)
+        if (v[e] != 0.0) visit(ev[e], [&](std::size_t i, double p) { b[i] += p * v[e]; });
+    }
+    return to_numpy(std::move(b), image_shape());
+  }
+
+  void set_events(const AnyArray& events) {
+    const auto ev = events_input(events);
+    if (ev.empty()) throw nb::value_error("events: the list is empty");
+    nb::gil_scoped_release release;
+    op_->set_events(ev);
+    event_count_ = ev.size();
+  }
+
+  // One step of eq. (5) on the backend from ρ' = rho_prime (events from set_events).
+  DoubleArray iterate(const AnyArray& rho_prime) {
+    const double* p = double_input(rho_prime, "rho_prime", image_shape());
+    require_events();
+    std::vector<double> out;
+    {
+      nb::gil_scoped_release release;
+      op_->set_image({p, c_.geometry.pixel_count()});
+      op_->iterate();
+      out = op_->image();
+    }
+    return to_numpy(std::move(out), image_shape());
+  }
+
+  // run_mlem from ρ' = 1: (ρ, ρ') after `iterations` (or where callback(t, ρ) returned False).
+  std::pair<DoubleArray, DoubleArray> mlem(int iterations, nb::object callback) {
+    if (iterations < 0) throw nb::value_error("iterations: must be >= 0");
+    require_events();
+    const std::vector<double> s = strip::sensitivity_image(c_.geometry);
+    std::vector<double> last;
+    const bool has_cb = !callback.is_none();
+    try {
+      nb::gil_scoped_release release;
+      last = strip::run_mlem(*op_, c_.geometry.pixel_count(), iterations, [&](int t, const std::vector<double>& rp) {
+        last = rp;
+        if (has_cb) call_python([&] { return callback(t, rho_of(rp, s)); });
+      });
+    } catch (const PythonRaised&) {
+      rethrow_python();
+    } catch (const StopLoop&) {
+    }
+    std::vector<double> rho = strip::rho_from_rho_prime(last, s, c_.sensitivity_threshold);
+    return {to_numpy(std::move(rho), image_shape()), to_numpy(std::move(last), image_shape())};
+  }
+
+  DoubleArray sensitivity() const { return to_numpy(strip::sensitivity_image(c_.geometry), image_shape()); }
+  std::string describe() const { return op_->describe(); }
+  int iterations() const { return c_.iterations; }
+  std::vector<double> pixel_mm() const { return {c_.geometry.pixel_y, c_.geometry.pixel_z}; }
+
+ private:
+  DoubleArray rho_of(const std::vector<double>& rp, const std::vector<double>& s) const {
+    return to_numpy(strip::rho_from_rho_prime(rp, s, c_.sensitivity_threshold), image_shape());
+  }
+  void require_events() const {
+    if (event_count_ == 0) throw nb::value_error("strip.Projector: set_events(events) first");
+  }
+  // Every pixel of the event's ellipse with P(ẽ|i): the cpu backend's row-wise walk.
+  template <class F>
+  void visit(const Event& ev, F&& f) const {
+    const auto fr = strip::make_frame<double>(ev.z_u, ev.z_d, ev.dl, kp_);
+    const strip::PixelBox b = strip::pixel_box(fr, grid_);
+    for (int j = b.j0; j <= b.j1; ++j) {
+      const auto row = strip::make_row(fr, kp_, grid_.y0 + j * grid_.py - fr.y);
+      if (row.b1_half < 0.0) continue;
+      const double zc = fr.z + row.dy * fr.tan;
+      const int k0 = std::max(b.k0, int(std::ceil((zc - row.b1_half - grid_.z0) / grid_.pz)));
+      const int k1 = std::min(b.k1, int(std::floor((zc + row.b1_half - grid_.z0) / grid_.pz)));
+      for (int k = k0; k <= k1; ++k) {
+        const double b1 = grid_.z0 + k * grid_.pz - fr.z - row.dy * fr.tan;
+        f(std::size_t(j) * grid_.nz + k, strip::kernel_row_value(row, kp_, b1));
+      }
+    }
+  }
+
+  strip::StripConfig c_;
+  std::unique_ptr<strip::ListModeProjector> op_;
+  strip::KernelParams<double> kp_{};
+  strip::GridParams<double> grid_{};
+  std::size_t event_count_ = 0;
+};
+
+nb::ndarray<nb::numpy, float> read_events_py(const std::string& path) {
+  std::vector<Event> ev = strip::read_events(path);
+  std::vector<float> flat(ev.size() * 3);
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    flat[3 * i] = ev[i].z_u;
+    flat[3 * i + 1] = ev[i].z_d;
+    flat[3 * i + 2] = ev[i].dl;
+  }
+  return to_numpy(std::move(flat), {ev.size(), 3});
+}
+
+}  // namespace
+
+void bind_strip(nb::module_& m) {
+  m.def("strip_read_events", &read_events_py, nb::arg("path"));
+  nb::class_<StripProjector>(m, "StripProjector")
+      .def(nb::init<const std::string&, bool, const std::vector<std::string>&, const std::string&>(), nb::arg("scene"),
+           nb::arg("is_text"), nb::arg("sets"), nb::arg("backend"))
+      .def("forward", &StripProjector::forward, nb::arg("x"), nb::arg("events"))
+      .def("back", &StripProjector::back, nb::arg("w"), nb::arg("events"))
+      .def("set_events", &StripProjector::set_events, nb::arg("events"))
+      .def("iterate", &StripProjector::iterate, nb::arg("rho_prime"))
+      .def("mlem", &StripProjector::mlem, nb::arg("iterations"), nb::arg("callback").none())
+      .def("sensitivity", &StripProjector::sensitivity)
+      .def("describe", &StripProjector::describe)
+      .def_prop_ro("iterations", &StripProjector::iterations)
+      .def_prop_ro("image_shape", &StripProjector::image_shape)
+      .def_prop_ro("pixel_mm", &StripProjector::pixel_mm);
+}
+
+}  // namespace tomo::py

@@ -1,0 +1,72 @@
+"""musr (seed 002 §4): μSR histogram fits of an msr file and its data (PSI-BIN beside it)."""
+from __future__ import annotations
+
+import json
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from . import _core
+
+
+class Fit:
+    """The msr's fit problem on one backend (cpu, gl-compute, cuda, auto).
+
+    ``chi2(params)`` is χ² (or musrfit's −2 ln L with MAX_LIKELIHOOD) over all runs at a full
+    parameter vector (every PAR of the msr, in order; a dict {name: value} fills the rest from
+    the msr), ``chi2_with_gradient`` adds ∂/∂params, ``fit()`` runs the msr's COMMANDS as
+    ``tomoraster fit`` does and returns the values and errors.
+    """
+
+    def __init__(self, msr: str, backend: str = "auto", single_precision: bool = False):
+        self._op = _core.MusrFit(str(msr), backend, single_precision)
+
+    @property
+    def names(self) -> list:
+        return list(self._op.names)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The start values of the msr's parameters."""
+        return np.array(self._op.values, dtype=np.float64)
+
+    @property
+    def statistic(self) -> str:
+        return self._op.statistic
+
+    @property
+    def bins(self) -> int:
+        return self._op.bins
+
+    @property
+    def backend(self) -> str:
+        return self._op.describe()
+
+    def _params(self, params) -> np.ndarray:
+        if isinstance(params, Mapping):
+            unknown = set(params) - set(self.names)
+            if unknown:
+                raise ValueError(f"params: no parameter named {sorted(unknown)} in the msr (it has {self.names})")
+            p = self.values
+            for k, v in params.items():
+                p[self.names.index(k)] = v
+            return p
+        if isinstance(params, np.ndarray):
+            return params
+        return np.asarray(params, dtype=np.float64)
+
+    def chi2(self, params: Sequence[float] | Mapping[str, float] | np.ndarray) -> float:
+        return self._op.chi2(self._params(params))
+
+    def chi2_with_gradient(self, params):
+        return self._op.chi2_with_gradient(self._params(params))
+
+    def fit(self) -> dict:
+        """Runs the msr's COMMANDS; returns the CLI report's "fit" entry ("parameters": a list of
+        {"name", "value", "free", "error", "minos_minus", "minos_plus"}, "statistic", "value",
+        "ndf", "edm", "converged", ...) with "fmin", "covariance" (free parameters), "log", and
+        "values" / "errors": {name: value} and {name: HESSE error} of every (free) parameter."""
+        res = json.loads(self._op.fit())
+        res["values"] = {p["name"]: p["value"] for p in res["parameters"]}
+        res["errors"] = {p["name"]: p["error"] for p in res["parameters"] if "error" in p}
+        return res

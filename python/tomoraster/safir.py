@@ -1,0 +1,70 @@
+"""safir (seed 002 §5): list-mode PET for a cylindrical scanner on NumPy arrays.
+
+Events are (N, 2) uint32 arrays of crystal ids (ring·crystals + detector); images are
+(z, y, x) float64 arrays on the scene's image box.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import _core
+from ._scene import problem_scene
+from .strip import _progress
+
+
+class Projector:
+    """The slice-wise system matrix of seed 002 eq. (12) over a list of events, on one backend
+    (cpu, gl-compute, cuda, auto). Geometry from a scene, ``set=`` overrides, or keyword
+    arguments named as the [safir] keys (``rings=8, crystals=64, image=[24, 24, 8]``...).
+
+    ``set_events(events)`` first; then ``forward(x)`` = ȳ_l = Σ_j a_lj x_j + n per event,
+    ``back(v)`` = Σ_l a_lj v_l (its adjoint when n = 0), ``sensitivity()`` = Σ_i a_ij over all
+    crystal pairs.
+    """
+
+    def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
+                 set: Mapping[str, Any] | None = None, **safir_keys):
+        self._op = _core.SafirProjector(*problem_scene("safir", scene, set, safir_keys), backend)
+
+    @property
+    def image_shape(self) -> tuple:
+        return tuple(self._op.image_shape)
+
+    @property
+    def backend(self) -> str:
+        return self._op.describe()
+
+    def set_events(self, events: np.ndarray) -> None:
+        self._op.set_events(events)
+
+    def set_randoms_per_lor(self, n: float) -> None:
+        """Mean randoms per LOR (n of eq. (9)); the CLI uses delayed / (C(C−1)/2)."""
+        self._op.set_randoms_per_lor(float(n))
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return self._op.forward(x)
+
+    def back(self, v: np.ndarray) -> np.ndarray:
+        return self._op.back(v)
+
+    def sensitivity(self) -> np.ndarray:
+        return self._op.sensitivity()
+
+
+def events(scene: str | Mapping[str, Any] | None = None, set: Mapping[str, Any] | None = None, **safir_keys):
+    """The scene's events as a run gets them (safir.events_file, or simulated with its seed):
+    (events (N, 2) uint32, time_s (N,) float64, delayed coincidences)."""
+    return _core.safir_events(*problem_scene("safir", scene, set, safir_keys))
+
+
+def mlem(projector: Projector, events: np.ndarray, iterations: int | None = None, halve_events: bool = False,
+         randoms_per_lor: float = 0.0, callback=None) -> np.ndarray:
+    """List-mode ML-EM (eq. (10)) from f = 1 on the projector's backend; the sensitivity is
+    computed once per projector. callback(iteration, image) after each iteration; return False
+    to stop. iterations: None = the scene's safir.iterations."""
+    projector.set_events(events)
+    projector.set_randoms_per_lor(randoms_per_lor)
+    n = projector._op.iterations if iterations is None else int(iterations)
+    return projector._op.mlem(n, halve_events, _progress(callback, n, "safir ML-EM"))

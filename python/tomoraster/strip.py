@@ -1,0 +1,95 @@
+"""strip (seed 000): J-PET two-strip TOF list-mode ML-EM on NumPy event arrays.
+
+Events are (N, 3) float32 arrays of (z̃u, z̃d, Δl̃) in mm (the columns of the .lm files);
+images are (n_y, n_z) float64 arrays on the scene's pixel grid (y across the strips, z along).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import _core
+from ._scene import problem_scene
+
+
+class Projector:
+    """P(ẽ_j|i) of seed 000 eq. (7) for a strip scene on one backend (cpu, gl-compute, cuda, auto).
+
+    Geometry from a scene (path, embedded name or dict), ``set=`` overrides, or keyword arguments
+    named as the [strip] keys: ``Projector(R=130, L=300, pixel_size=4, sigma_z=10, sigma_dl=40)``.
+    ``forward(x, events)`` = Σ_i P(ẽ_j|i) x_i per event and ``back(w, events)`` its transpose are
+    evaluated on the host in double (the backends fuse them into the ML-EM step, ``iterate``).
+    """
+
+    def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
+                 set: Mapping[str, Any] | None = None, **strip_keys):
+        self._op = _core.StripProjector(*problem_scene("strip", scene, set, strip_keys), backend)
+
+    @property
+    def image_shape(self) -> tuple:
+        return tuple(self._op.image_shape)
+
+    @property
+    def pixel_mm(self) -> tuple:
+        return tuple(self._op.pixel_mm)
+
+    @property
+    def backend(self) -> str:
+        return self._op.describe()
+
+    def forward(self, x: np.ndarray, events: np.ndarray) -> np.ndarray:
+        return self._op.forward(x, events)
+
+    def back(self, w: np.ndarray, events: np.ndarray) -> np.ndarray:
+        return self._op.back(w, events)
+
+    def sensitivity(self) -> np.ndarray:
+        """s(y, z) of eq. (4) at the pixel centres."""
+        return self._op.sensitivity()
+
+    def set_events(self, events: np.ndarray) -> None:
+        """Copies the events into the backend (onto the GPU for cuda) for iterate() and mlem()."""
+        self._op.set_events(events)
+
+    def iterate(self, rho_prime: np.ndarray) -> np.ndarray:
+        """One ML-EM step of eq. (5) on the backend: ρ' ← ρ' · Σ_j P(ẽ_j|·) / Σ_i P(ẽ_j|i) ρ'_i."""
+        return self._op.iterate(rho_prime)
+
+
+def read_events(path: str) -> np.ndarray:
+    """A .lm (binary) or text event file as an (N, 3) float32 array."""
+    return _core.strip_read_events(str(path))
+
+
+def mlem(projector: Projector, events: np.ndarray, iterations: int | None = None, callback=None,
+         return_rho_prime: bool = False):
+    """List-mode ML-EM (eqs. 5–6) on the projector's backend from ρ' = 1; returns ρ = ρ'/s in the
+    field of view (as the CLI's rho.nii), and ρ' too with return_rho_prime=True.
+
+    iterations: None = the scene's strip.iterations. callback(iteration, rho) after each
+    iteration; return False from it to stop. Without a callback and with tqdm installed, a
+    progress bar is shown.
+    """
+    projector.set_events(events)
+    n = projector._op.iterations if iterations is None else int(iterations)
+    callback = _progress(callback, n, "strip ML-EM")
+    rho, rho_prime = projector._op.mlem(n, callback)
+    return (rho, rho_prime) if return_rho_prime else rho
+
+
+def _progress(callback, total, desc):
+    """The user's callback, or a tqdm bar when tqdm is installed and no callback was given."""
+    if callback is not None:
+        return callback
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    bar = tqdm(total=total, desc=desc)
+
+    def step(it, *_):
+        bar.update(1)
+        if it >= total:
+            bar.close()
+    return step
