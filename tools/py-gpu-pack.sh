@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the Python package for the GPU machine, which has CPython 3.12, CUDA 13 and no package
 # registry: the tomoraster module for CPython 3.12 WITH CUDA (sm_90) from pyenv's 3.12 here,
-# into .pygpu/tomoraster (the package and _core*.so), plus pytest (pure Python) in .pygpu.
-# On the GPU machine, from the repository root (carry .pygpu and .gl):
+# into .pygpu/tomoraster (the package and _core*.so), pytest (pure Python) in .pygpu, and in
+# .pygpu/lib the Debian libraries _core links that the CUDA image lacks (as tools/gpu-pack.sh
+# does for the executables). On the GPU machine, from the repository root (carry .pygpu, .gl):
 #   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
-#   PYTHONPATH=.pygpu python3.12 -m pytest -q -m gpu -p no:cacheprovider tests/python
-# _core links libcufft/libnvrtc of /usr/local/cuda (the GPU machine's CUDA 13) and the Debian
-# libraries the CLI links; everything of ours is inside the .so.
+#   LD_LIBRARY_PATH=$PWD/.pygpu/lib:/usr/local/cuda/lib64 PYTHONPATH=.pygpu \
+#     python3.12 -m pytest -q -m gpu -p no:cacheprovider tests/python
+# Everything of ours is inside the .so; libcufft/libnvrtc come from the machine's CUDA 13, the
+# C and C++ runtimes and OpenSSL from its image.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}
@@ -29,5 +31,9 @@ mkdir -p "$out/tomoraster"
 cp "$root"/python/tomoraster/*.py "$out/tomoraster/"
 cp "$build"/python/_core*.so "$out/tomoraster/"
 "$venv/bin/pip" install -q --no-compile --target "$out" pytest
+mkdir -p "$out/lib"
+ldd "$out"/tomoraster/_core*.so | awk '/=> \//{print $3}' |
+  grep -vE '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libssl|libcrypto|libresolv|libcufft|libnvrtc|libcuda)[.-]' |
+  xargs -r cp -L -t "$out/lib"
 du -sh "$out"
-echo "On the GPU machine: PYTHONPATH=.pygpu python3.12 -m pytest -q -m gpu -p no:cacheprovider tests/python"
+echo "On the GPU machine: LD_LIBRARY_PATH=\$PWD/.pygpu/lib:/usr/local/cuda/lib64 PYTHONPATH=.pygpu python3.12 -m pytest -q -m gpu -p no:cacheprovider tests/python"

@@ -47,3 +47,14 @@ def to_host(a, argument: str) -> np.ndarray:
     if hasattr(a, "detach"):  # PyTorch
         return a.detach().cpu().numpy()
     raise TypeError(f"{argument}: pass a NumPy array (or a CuPy/PyTorch one)")
+
+
+def array_module(a, argument: str):
+    """NumPy for host arrays, CuPy for CuPy arrays: the module an algorithm's vector arithmetic uses."""
+    if not is_cuda_array(a):
+        return np
+    if _framework(a) == "cupy":
+        import cupy
+        return cupy
+    raise TypeError(f"{argument}: this algorithm runs on NumPy or CuPy arrays; with {type(a).__name__} call "
+                    f"forward/back in your own loop (examples/gpu_arrays.py)")

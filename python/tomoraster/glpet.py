@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
-from ._gpu import empty_like_kind, is_cuda_array
+from ._gpu import array_module, empty_like_kind, is_cuda_array
 from ._scene import scene_arguments
 
 
@@ -67,15 +67,18 @@ def _into(result: np.ndarray, out):
     return out
 
 
-def mlem(projector: Projector, y: np.ndarray, iterations: int = 10, x0: np.ndarray | None = None, callback=None):
-    """ML-EM (seed 004 eq. (3)) on the host around the projector: x ← x · Aᵀ(y/Ax) / Aᵀ1.
+def mlem(projector: Projector, y, iterations: int = 10, x0=None, callback=None):
+    """ML-EM (seed 004 eq. (3)) around the projector: x ← x · Aᵀ(y/Ax) / Aᵀ1.
 
-    callback(iteration, x) after each iteration; return False from it to stop. With tqdm
-    installed and no callback, a progress bar is shown.
+    y: a NumPy array, or a CuPy array with backend="cuda" (then every vector stays on the GPU
+    and x comes back as a CuPy array). callback(iteration, x) after each iteration; return
+    False from it to stop. With tqdm installed and no callback, a progress bar is shown.
     """
-    y = np.ascontiguousarray(y, dtype=np.float32)
-    s = projector.sensitivity()
-    x = np.where(s > 0, 1.0, 0.0).astype(np.float32) if x0 is None else np.array(x0, dtype=np.float32)
+    xp = array_module(y, "y")
+    y = xp.ascontiguousarray(y, dtype=xp.float32)
+    s = projector.sensitivity() if xp is np else projector.back(xp.ones(projector.lor_count, dtype=xp.float32))
+    x = xp.where(s > 0, 1.0, 0.0).astype(xp.float32) if x0 is None else xp.array(x0, dtype=xp.float32)
+    b = xp.empty_like(x)
     steps = range(1, iterations + 1)
     if callback is None:
         try:
@@ -85,9 +88,9 @@ def mlem(projector: Projector, y: np.ndarray, iterations: int = 10, x0: np.ndarr
             pass
     for it in steps:
         yt = projector.forward(x)
-        ratio = np.where(yt > 0, y / np.where(yt > 0, yt, 1), 0).astype(np.float32)
-        b = projector.back(ratio)
-        x = np.where(s > 0, x * b / np.where(s > 0, s, 1), 0).astype(np.float32)
+        ratio = xp.where(yt > 0, y / xp.where(yt > 0, yt, 1), 0).astype(xp.float32)
+        b = projector.back(ratio, out=b)
+        x = xp.where(s > 0, x * b / xp.where(s > 0, s, 1), 0).astype(xp.float32)
         if callback is not None and callback(it, x) is False:
             break
     return x

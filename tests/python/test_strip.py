@@ -40,6 +40,18 @@ def test_callback_false_stops(cli_run, events):
     np.testing.assert_allclose(rp, two, rtol=1e-12)  # OpenMP sums in any order
 
 
+def test_callback_exceptions_reach_the_caller(events):
+    p = tomoraster.strip.Projector(SCENE, backend="cpu")
+
+    class Stop(Exception):
+        pass
+
+    def cb(it, rho):
+        raise Stop(f"at {it}")
+    with pytest.raises(Stop, match="at 1"):
+        tomoraster.strip.mlem(p, events[:2000], iterations=3, callback=cb)
+
+
 def test_adjoint_identity_and_the_em_step(events):
     p = tomoraster.strip.Projector(SCENE, backend="cpu")
     ev = np.ascontiguousarray(events[:3000])
