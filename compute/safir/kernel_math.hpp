@@ -173,35 +173,42 @@ SAFIR_HD void clip_slices(T c, T s, int kc, int lo, int hi, int& k_lo, int& k_hi
   else if (kb < T(k_hi)) k_hi = int(ceil(kb)) + 1 < k_hi ? int(ceil(kb)) + 1 : k_hi;
 }
 
-// The weights of eq. (12) of a recorded line inside the tile [lo, hi) (image voxel indices per
-// axis): visit((i − lo) · stride summed over the axes, a) for every weight > 0, the same set and
-// (up to rounding) the same weights as walk_line restricted to the tile, so the tiles of a
-// partition of the image together give walk_line. Slices are walked in increasing k.
-template <class T, class F>
-SAFIR_HD void walk_record(const LineRecord<T>& r, int label, const BoxParams<T>& g, const int lo[3], const int hi[3],
-                          const int stride[3], F&& visit) {
+// A tile [lo, hi) (image voxel indices per axis, local index Σ (i − lo) · stride) as walk_record
+// sees it for one label: in the line's axes m, u, w, with the records' centre slice kc. Built once
+// per tile (GPU: once per block), so the walk indexes no array by the runtime axis.
+struct TileSpan {
+  int lo_m, hi_m, lo_u, hi_u, lo_w, hi_w, st_m, st_u, st_w, kc;
+};
+SAFIR_HD TileSpan tile_span(int label, const int n[3], const int lo[3], const int hi[3], const int stride[3]) {
   const WalkAxes x = walk_axes(label);
-  const int kc = g.n[x.m] / 2;
-  int k0 = lo[x.m], k1 = hi[x.m] - 1;
-  clip_slices(r.cu, r.su, kc, lo[x.u], hi[x.u], k0, k1);
-  clip_slices(r.cw, r.sw, kc, lo[x.w], hi[x.w], k0, k1);
+  return {lo[x.m], hi[x.m], lo[x.u], hi[x.u], lo[x.w], hi[x.w], stride[x.m], stride[x.u], stride[x.w], n[x.m] / 2};
+}
+
+// The weights of eq. (12) of a recorded line inside a tile: visit(local index, a) for every
+// weight > 0, the same set and (up to rounding) the same weights as walk_line restricted to the
+// tile, so the tiles of a partition of the image together give walk_line. Slices in increasing k.
+template <class T, class F>
+SAFIR_HD void walk_record(const LineRecord<T>& r, T md, const TileSpan& t, F&& visit) {
+  int k0 = t.lo_m, k1 = t.hi_m - 1;
+  clip_slices(r.cu, r.su, t.kc, t.lo_u, t.hi_u, k0, k1);
+  clip_slices(r.cw, r.sw, t.kc, t.lo_w, t.hi_w, k0, k1);
   if (k0 > k1) return;
   const T scale = sqrt(T(1) + r.su * r.su + r.sw * r.sw);
   for (int k = k0; k <= k1; ++k) {
-    const T dk = T(k - kc);
+    const T dk = T(k - t.kc);
     const T fu = r.cu + dk * r.su, fw = r.cw + dk * r.sw;
     const int iu = int(floor(fu)), iw = int(floor(fw));
-    const int base = (k - lo[x.m]) * stride[x.m];
+    const int base = (k - t.lo_m) * t.st_m;
     for (int du = 0; du < 2; ++du) {
       const int ju = iu + du;
-      if (ju < lo[x.u] || ju >= hi[x.u]) continue;
+      if (ju < t.lo_u || ju >= t.hi_u) continue;
       const T eu = fu - T(ju);
       for (int dw = 0; dw < 2; ++dw) {
         const int jw = iw + dw;
-        if (jw < lo[x.w] || jw >= hi[x.w]) continue;
+        if (jw < t.lo_w || jw >= t.hi_w) continue;
         const T ew = fw - T(jw);
-        const T weight = (g.md - sqrt(eu * eu + ew * ew)) * scale;
-        if (weight > 0) visit(base + (ju - lo[x.u]) * stride[x.u] + (jw - lo[x.w]) * stride[x.w], weight);
+        const T weight = (md - sqrt(eu * eu + ew * ew)) * scale;
+        if (weight > 0) visit(base + (ju - t.lo_u) * t.st_u + (jw - t.lo_w) * t.st_w, weight);
       }
     }
   }

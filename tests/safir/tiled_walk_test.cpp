@@ -35,7 +35,7 @@ Weights tiled_weights(const LineRecord<T>& r, int label, const BoxParams<T>& g, 
         stride[0] = 1;
         stride[1] = hi[0] - lo[0];
         stride[2] = stride[1] * (hi[1] - lo[1]);
-        walk_record(r, label, g, lo, hi, stride, [&](int local, T v) {
+        walk_record(r, g.md, tile_span(label, g.n, lo, hi, stride), [&](int local, T v) {
           const int i = local % stride[1], j = (local / stride[1]) % (hi[1] - lo[1]), k = local / stride[2];
           const int global = (lo[0] + i) * image_stride[0] + (lo[1] + j) * image_stride[1] + (lo[2] + k) * image_stride[2];
           EXPECT_EQ(w.count(global), 0u) << "a voxel in two tiles or twice in a walk";
