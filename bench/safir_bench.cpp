@@ -200,18 +200,19 @@ nlohmann::json ceilings(const std::vector<Row>& rows, const ImageBox& box, std::
   return out;
 }
 
-// The cuda passes side by side (safir.pass, safir.tile_blocks_per_sm): the same events and
+// A GPU backend's passes side by side (safir.pass, safir.tile_blocks_per_sm): the same events and
 // sensitivity, the iterations with the final image download, the image against the first.
-nlohmann::json cuda_passes(const Scanner& sc, const ImageBox& box, const ListMode& lm, int iterations,
-                           const std::vector<double>& s) {
-  if (!BackendRegistry<ListModeOperator>::instance().available("cuda").ok || s.empty()) return nullptr;
+nlohmann::json pass_variants(const std::string& backend, const Scanner& sc, const ImageBox& box, const ListMode& lm,
+                             int iterations, const std::vector<double>& s) {
+  if (!BackendRegistry<ListModeOperator>::instance().available(backend).ok || s.empty()) return nullptr;
   struct Variant {
-    const char* name;
-    std::string pass;
+    std::string name, pass;
     int per_sm;
   };
-  const Variant variants[] = {{"tiled, 2 blocks/SM (default)", "tiled", 2}, {"tiled, 1 block/SM", "tiled", 1}, {"fused", "fused", 2}};
-  std::printf("\n| cuda pass | %d iterations | per iteration | vs fused | image vs default |\n|---|---|---|---|---|\n", iterations);
+  std::vector<Variant> variants = {{"tiled", "tiled", 2}, {"fused", "fused", 2}};
+  if (backend == "cuda") variants = {{"tiled, 2 blocks/SM (default)", "tiled", 2}, {"tiled, 1 block/SM", "tiled", 1}, {"fused", "fused", 2}};
+  std::printf("\n| %s pass | %d iterations | per iteration | vs fused | image vs default |\n|---|---|---|---|---|\n",
+              backend.c_str(), iterations);
   nlohmann::json out = nlohmann::json::array();
   std::vector<double> first;
   std::vector<double> ms;
@@ -219,7 +220,7 @@ nlohmann::json cuda_passes(const Scanner& sc, const ImageBox& box, const ListMod
     ProjectorOptions o;
     o.pass = v.pass;
     o.tile_blocks_per_sm = v.per_sm;
-    auto op = BackendRegistry<ListModeOperator>::instance().create("cuda");
+    auto op = BackendRegistry<ListModeOperator>::instance().create(backend);
     op->configure(sc, box, o);
     op->set_sensitivity(s);
     op->set_events(lm.events);
@@ -358,7 +359,7 @@ int main(int argc, char** argv) {
               "15 iterations <= 500 ms, analysis <= 20 ms)\n");
   report["rows"] = jrows;
   report["ceilings"] = ceilings(rows, box, lm.events.size(), w, a.small);
-  report["cuda_passes"] = cuda_passes(sc, box, lm, a.iterations, s_ref);
+  for (const std::string name : {"cuda", "gl-compute"}) report["passes"][name] = pass_variants(name, sc, box, lm, a.iterations, s_ref);
   report["cuda_breakdown"] = tomo::safir::bench::cuda_breakdown(sc, box, lm.events, w, a.iterations);
   double per_event = 0;
   for (const Row& r : rows)

@@ -136,7 +136,7 @@ nlohmann::json cuda_breakdown(const Scanner& sc, const ImageBox& box, const std:
     TileConfig cfg;
     cfg.blocks_per_sm = per_sm;
     TiledArgs t;
-    t.plan = plan_tiles(g, counts, dev, cfg);
+    t.plan = plan_for_device(g, counts, dev, cfg);
     t.records = b.records.data();
     t.box = g;
     t.f = b.f.data();

@@ -3,6 +3,7 @@
 // GLSL has the same arithmetic in shaders/safir/raytrace.glsl.
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -235,6 +236,58 @@ inline void tile_extent(const int n[3], int label, long long cap, int ext[3]) {
     ext[x.w] = 1;
     ext[x.u] = static_cast<int>(cap);
   }
+}
+
+// The work groups of one label in a tiled pass: its sorted events [begin, end) in chunks of
+// `chunk`, times the tiles (extent `ext` per image axis, `tiles` per axis); blocks = chunks × tiles.
+struct LabelTiles {
+  unsigned long long begin = 0, end = 0, chunk = 1;
+  int ext[3] = {1, 1, 1}, tiles[3] = {1, 1, 1};
+  int blocks = 0;
+};
+
+struct TilePlan {
+  LabelTiles label[3];  // predominant axis x, y, z (labels 1, 2, 3)
+  int blocks = 0;       // all labels, one launch
+  int smem_floats = 0;  // the largest tile
+};
+
+// Tiles of at most `cap` voxels; chunks as large as `target_blocks` groups allow, never below
+// `min_chunk` events (each group flushes its whole tile once) nor so small that the group count
+// overflows an int. counts: the window's label histogram [skip, x, y, z], sorted in that order.
+inline TilePlan plan_tiles(const int n[3], const std::size_t counts[4], long long cap, double target_blocks,
+                           std::size_t min_chunk) {
+  TilePlan p;
+  unsigned long long at = counts[0];
+  double work = 0;  // event × tile visits of a pass
+  long long tiles[3] = {0, 0, 0};
+  for (int l = 0; l < 3; ++l) {
+    LabelTiles& t = p.label[l];
+    t.begin = at;
+    t.end = at + counts[l + 1];
+    at = t.end;
+    tile_extent(n, l + 1, cap, t.ext);
+    tiles[l] = 1;
+    for (int i = 0; i < 3; ++i) {
+      t.tiles[i] = (n[i] + t.ext[i] - 1) / t.ext[i];
+      tiles[l] *= t.tiles[i];
+    }
+    const int size = t.ext[0] * t.ext[1] * t.ext[2];
+    p.smem_floats = size > p.smem_floats ? size : p.smem_floats;
+    work += double(counts[l + 1]) * double(tiles[l]);
+  }
+  double chunk = std::ceil(work / (target_blocks < 1 ? 1 : target_blocks));
+  chunk = chunk < double(min_chunk) ? double(min_chunk) : chunk;
+  chunk = chunk < std::ceil(work / 1e9) ? std::ceil(work / 1e9) : chunk;
+  chunk = chunk < 1 ? 1 : chunk;
+  for (int l = 0; l < 3; ++l) {
+    LabelTiles& t = p.label[l];
+    t.chunk = static_cast<unsigned long long>(chunk);
+    const unsigned long long events = t.end - t.begin, chunks = (events + t.chunk - 1) / t.chunk;
+    t.blocks = static_cast<int>(chunks * tiles[l]);
+    p.blocks += t.blocks;
+  }
+  return p;
 }
 
 }  // namespace tomo::safir

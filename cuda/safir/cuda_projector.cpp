@@ -39,8 +39,9 @@ class CudaProjector final : public ListModeOperator {
   void synchronize() override { stream_->synchronize(); }
 
   void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
-    if (o.pass != "tiled" && o.pass != "fused") throw Error(str_cat("safir cuda: unknown pass '", o.pass, "' (tiled, fused)"));
-    tiled_ = o.pass == "tiled";
+    if (o.pass != "auto" && o.pass != "tiled" && o.pass != "fused")
+      throw Error(str_cat("safir cuda: unknown pass '", o.pass, "' (auto, tiled, fused)"));
+    tiled_ = o.pass != "fused";
     config_.blocks_per_sm = std::max(1, o.tile_blocks_per_sm);
     cuda::select_device(runtime_options().cuda_device);
     const int dev = cuda::current_device();
@@ -121,7 +122,7 @@ class CudaProjector final : public ListModeOperator {
     order_valid_ = false;
     if (tiled_) {
       launch_records(sorted_.data(), host_counts_[0], count_, crystals_d_.data(), params_d_, records_.data(), *stream_);
-      plan_ = plan_tiles(params_, host_counts_, device_shape_, config_);
+      plan_ = plan_for_device(params_, host_counts_, device_shape_, config_);
     }
   }
 

@@ -179,42 +179,14 @@ TileDevice tile_device() {
   return d;
 }
 
-TilePlan plan_tiles(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
-                    const TileConfig& config) {
+TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
+                         const TileConfig& config) {
   const int per_sm = std::max(1, config.blocks_per_sm);
   // Shared memory per block: the SM's share less the runtime's reserve, at most the opt-in limit.
   const long long bytes = std::min<long long>(dev.smem_per_block_optin, dev.smem_per_sm / per_sm - dev.smem_reserved_per_block);
   const long long cap = std::max<long long>(256, bytes / 4);
-  TilePlan p;
-  unsigned long long at = counts[0];
-  double work = 0;  // event × tile visits of the pass
-  long long tiles[3] = {0, 0, 0};
-  for (int l = 0; l < 3; ++l) {
-    LabelTiles& t = p.label[l];
-    t.begin = at;
-    t.end = at + counts[l + 1];
-    at = t.end;
-    tile_extent(box.n, l + 1, cap, t.ext);
-    tiles[l] = 1;
-    for (int i = 0; i < 3; ++i) {
-      t.tiles[i] = (box.n[i] + t.ext[i] - 1) / t.ext[i];
-      tiles[l] *= t.tiles[i];
-    }
-    p.smem_floats = std::max(p.smem_floats, t.ext[0] * t.ext[1] * t.ext[2]);
-    work += double(counts[l + 1]) * double(tiles[l]);
-  }
-  const double target = std::max(1.0, double(config.waves) * dev.sms * per_sm);
-  // Chunks as large as the waves allow, never below min_chunk (each block flushes its tile once)
-  // and never so small that the grid overflows an int.
-  const double chunk = std::max({double(std::max<std::size_t>(1, config.min_chunk)), std::ceil(work / target), std::ceil(work / 1e9)});
-  for (int l = 0; l < 3; ++l) {
-    LabelTiles& t = p.label[l];
-    t.chunk = static_cast<unsigned long long>(chunk);
-    const unsigned long long n = t.end - t.begin, chunks = (n + t.chunk - 1) / t.chunk;
-    t.blocks = static_cast<int>(chunks * tiles[l]);
-    p.blocks += t.blocks;
-  }
-  return p;
+  const std::size_t c[4] = {counts[0], counts[1], counts[2], counts[3]};
+  return plan_tiles(box.n, c, cap, double(config.waves) * dev.sms * per_sm, config.min_chunk);
 }
 
 void launch_records(const uint2* sorted, std::size_t first, std::size_t n, const double* crystals,

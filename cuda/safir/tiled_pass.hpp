@@ -31,23 +31,9 @@ struct TileConfig {
   std::size_t min_chunk = 8192;
 };
 
-// The blocks of one label: its sorted events [begin, end) in chunks of `chunk`, times the tiles
-// (extent `ext` per image axis, `tiles` per axis); blocks = chunks × tiles.
-struct LabelTiles {
-  unsigned long long begin = 0, end = 0, chunk = 1;
-  int ext[3] = {1, 1, 1}, tiles[3] = {1, 1, 1};
-  int blocks = 0;
-};
-
-struct TilePlan {
-  LabelTiles label[3];   // predominant axis x, y, z (labels 1, 2, 3)
-  int blocks = 0;        // all labels, one launch
-  int smem_floats = 0;   // the largest tile
-};
-
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
-TilePlan plan_tiles(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
-                    const TileConfig& config);
+TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
+                         const TileConfig& config);
 
 enum class BackValues : int { ones = 0, values = 1, ratio = 2 };
 

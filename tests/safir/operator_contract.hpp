@@ -25,7 +25,13 @@ inline std::vector<std::pair<std::string, ProjectorOptions>> variants_of(const s
   portable.portable = true;
   ProjectorOptions one_thread;
   one_thread.threads = 1;
-  if (backend == "gl-compute") return {{"float atomics", {}}, {"portable", portable}};
+  if (backend == "gl-compute") {
+    ProjectorOptions tiled, tiled_portable, fused, fused_portable;
+    tiled.pass = tiled_portable.pass = "tiled";
+    fused.pass = fused_portable.pass = "fused";
+    tiled_portable.portable = fused_portable.portable = true;
+    return {{"tiled, float atomics", tiled}, {"tiled, portable", tiled_portable}, {"fused, float atomics", fused}, {"fused, portable", fused_portable}};
+  }
   if (backend == "cpu") return {{"1 thread", one_thread}};
   if (backend == "cuda") {
     // The tiled pass (default), with deeper tiles, with tiles so small that planes are cut (a
