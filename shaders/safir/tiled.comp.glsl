@@ -19,36 +19,19 @@ void add_value(uint l, float v) { atomicAdd(values[l], v); }
 void add_acc(uint i, float v) { atomicAdd(acc[i], v); }
 #else
 // Exact compare-and-swap loops on the floats' bits (no float atomics in the driver).
+#include "cas_add.glsl"
 layout(std430, binding = 3) buffer Values { uint values[]; };
 layout(std430, binding = 4) buffer Acc { uint acc[]; };
 float value_at(uint l) { return uintBitsToFloat(values[l]); }
-void add_value(uint l, float v) {
-  uint old = values[l], assumed;
-  do {
-    assumed = old;
-    old = atomicCompSwap(values[l], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
-  } while (old != assumed);
-}
-void add_acc(uint i, float v) {
-  uint old = acc[i], assumed;
-  do {
-    assumed = old;
-    old = atomicCompSwap(acc[i], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
-  } while (old != assumed);
-}
+void add_value(uint l, float v) { CAS_ADD(values[l], v); }
+void add_acc(uint i, float v) { CAS_ADD(acc[i], v); }
 #endif
 
 #if MODE == 1 && !defined(FLOAT_ATOMICS)
 shared uint tile[TILE];
 float tile_at(int i) { return uintBitsToFloat(tile[i]); }
 void tile_set(int i, float v) { tile[i] = floatBitsToUint(v); }
-void tile_add(int i, float v) {
-  uint old = tile[i], assumed;
-  do {
-    assumed = old;
-    old = atomicCompSwap(tile[i], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
-  } while (old != assumed);
-}
+void tile_add(int i, float v) { CAS_ADD(tile[i], v); }
 #else
 shared float tile[TILE];
 float tile_at(int i) { return tile[i]; }
