@@ -151,3 +151,37 @@ TEST(SafirTiledWalk, TileExtentFitsTheCapAndCoversPlanes) {
 
 }  // namespace
 }  // namespace tomo::safir
+
+namespace tomo::safir {
+namespace {
+
+TEST(SafirTiledWalk, PlanCoversEveryEventOncePerTile) {
+  const int n[3] = {90, 90, 50};
+  const std::size_t counts[4] = {1000, 5000000, 4000000, 1300001};
+  // H200 shares: 2 blocks of 28928 floats per SM, 132 SMs, 8 waves; and a tiny window.
+  const TilePlan p = plan_tiles(n, counts, 28928, 8.0 * 132 * 2, 8192);
+  EXPECT_EQ(p.smem_floats, 27000);  // 6 planes of 90 × 50
+  int blocks = 0;
+  unsigned long long at = counts[0];
+  for (int l = 0; l < 3; ++l) {
+    const LabelTiles& t = p.label[l];
+    EXPECT_EQ(t.begin, at);
+    EXPECT_EQ(t.end - t.begin, counts[l + 1]);
+    at = t.end;
+    const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
+    const unsigned long long chunks = (t.end - t.begin + t.chunk - 1) / t.chunk;
+    EXPECT_EQ(static_cast<unsigned long long>(t.blocks), chunks * tiles);
+    EXPECT_GE(t.chunk, 8192u);
+    for (int i = 0; i < 3; ++i) EXPECT_GE(t.tiles[i] * t.ext[i], n[i]);
+    blocks += t.blocks;
+  }
+  EXPECT_EQ(p.blocks, blocks);
+  EXPECT_GT(p.blocks, 132 * 2 * 4);  // several waves for load balance
+  const std::size_t few[4] = {3, 10, 0, 5};
+  const TilePlan q = plan_tiles(n, few, 28928, 8.0 * 132 * 2, 8192);
+  EXPECT_EQ(q.label[1].blocks, 0);  // no events, no blocks
+  EXPECT_EQ(q.label[0].blocks, q.label[0].tiles[0] * q.label[0].tiles[1] * q.label[0].tiles[2]);
+}
+
+}  // namespace
+}  // namespace tomo::safir
