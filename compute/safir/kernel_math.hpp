@@ -3,6 +3,7 @@
 // GLSL has the same arithmetic in shaders/safir/raytrace.glsl.
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -120,6 +121,173 @@ SAFIR_HD void walk_line(const T a[3], const T b[3], int label, const BoxParams<T
       }
     }
   }
+}
+
+// The tiled CUDA pass (cuda/safir/kernels.cu) stores each labelled line once per window as a
+// 16-byte record: in the slice k of the main axis m its intersection is (fu, fw) =
+// (cu + (k − kc)·su, cw + (k − kc)·sw) in voxel units of the other two axes, kc = n_m / 2 (so the
+// float rounding is that of a coordinate inside the image, as in walk_line), su, sw the slopes.
+// The label is not stored: the events are sorted by label, so a block knows it.
+template <class T>
+struct LineRecord {
+  T cu, su, cw, sw;
+};
+
+// Axes of a labelled line: m main (the slices), u and w the other two (u < w).
+struct WalkAxes {
+  int m, u, w;
+};
+SAFIR_HD WalkAxes walk_axes(int label) {
+  const int m = label - 1;
+  return {m, m == 0 ? 1 : 0, m == 2 ? 1 : 2};
+}
+
+// The record of a labelled line a→b (label != 0); computed in double, stored in float on the GPU.
+template <class T>
+SAFIR_HD LineRecord<T> line_record(const T a[3], const T b[3], int label, const BoxParams<T>& g) {
+  const WalkAxes x = walk_axes(label);
+  const T d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const int kc = g.n[x.m] / 2;
+  const T t = (g.origin[x.m] + kc * g.voxel - a[x.m]) / d[x.m];
+  return {(a[x.u] + t * d[x.u] - g.origin[x.u]) / g.voxel, d[x.u] / d[x.m], (a[x.w] + t * d[x.w] - g.origin[x.w]) / g.voxel,
+          d[x.w] / d[x.m]};
+}
+
+// Narrows the slices [k_lo, k_hi] to those where c + (k − kc)·s lies in [lo − 1, hi] (where a
+// 2×2 block around the intersection can reach cells lo..hi−1), with one slice of margin so float
+// rounding never drops a slice; the per-cell checks of walk_record decide exactly.
+template <class T>
+SAFIR_HD void clip_slices(T c, T s, int kc, int lo, int hi, int& k_lo, int& k_hi) {
+  if (s == 0) {
+    if (!(c >= T(lo - 1) && c <= T(hi))) k_hi = k_lo - 1;
+    return;
+  }
+  T ka = kc + (T(lo - 1) - c) / s, kb = kc + (T(hi) - c) / s;
+  if (ka > kb) {
+    const T q = ka;
+    ka = kb;
+    kb = q;
+  }
+  if (!(ka < T(k_hi) + 2)) k_hi = k_lo - 1;  // also NaN
+  else if (ka > T(k_lo)) k_lo = int(floor(ka)) - 1 > k_lo ? int(floor(ka)) - 1 : k_lo;
+  if (!(kb > T(k_lo) - 2)) k_hi = k_lo - 1;
+  else if (kb < T(k_hi)) k_hi = int(ceil(kb)) + 1 < k_hi ? int(ceil(kb)) + 1 : k_hi;
+}
+
+// A tile [lo, hi) (image voxel indices per axis, local index Σ (i − lo) · stride) as walk_record
+// sees it for one label: in the line's axes m, u, w, with the records' centre slice kc. Built once
+// per tile (GPU: once per block), so the walk indexes no array by the runtime axis.
+struct TileSpan {
+  int lo_m, hi_m, lo_u, hi_u, lo_w, hi_w, st_m, st_u, st_w, kc;
+};
+SAFIR_HD TileSpan tile_span(int label, const int n[3], const int lo[3], const int hi[3], const int stride[3]) {
+  const WalkAxes x = walk_axes(label);
+  return {lo[x.m], hi[x.m], lo[x.u], hi[x.u], lo[x.w], hi[x.w], stride[x.m], stride[x.u], stride[x.w], n[x.m] / 2};
+}
+
+// The weights of eq. (12) of a recorded line inside a tile: visit(local index, a) for every
+// weight > 0, the same set and (up to rounding) the same weights as walk_line restricted to the
+// tile, so the tiles of a partition of the image together give walk_line. Slices in increasing k.
+template <class T, class F>
+SAFIR_HD void walk_record(const LineRecord<T>& r, T md, const TileSpan& t, F&& visit) {
+  int k0 = t.lo_m, k1 = t.hi_m - 1;
+  clip_slices(r.cu, r.su, t.kc, t.lo_u, t.hi_u, k0, k1);
+  clip_slices(r.cw, r.sw, t.kc, t.lo_w, t.hi_w, k0, k1);
+  if (k0 > k1) return;
+  const T scale = sqrt(T(1) + r.su * r.su + r.sw * r.sw);
+  for (int k = k0; k <= k1; ++k) {
+    const T dk = T(k - t.kc);
+    const T fu = r.cu + dk * r.su, fw = r.cw + dk * r.sw;
+    const int iu = int(floor(fu)), iw = int(floor(fw));
+    const int base = (k - t.lo_m) * t.st_m;
+    for (int du = 0; du < 2; ++du) {
+      const int ju = iu + du;
+      if (ju < t.lo_u || ju >= t.hi_u) continue;
+      const T eu = fu - T(ju);
+      for (int dw = 0; dw < 2; ++dw) {
+        const int jw = iw + dw;
+        if (jw < t.lo_w || jw >= t.hi_w) continue;
+        const T ew = fw - T(jw);
+        const T weight = (md - sqrt(eu * eu + ew * ew)) * scale;
+        if (weight > 0) visit(base + (ju - t.lo_u) * t.st_u + (jw - t.lo_w) * t.st_w, weight);
+      }
+    }
+  }
+}
+
+// Tile shape of a label for the tiled pass: whole planes across the main axis when one fits in
+// `cap` voxels (the default image: 90 × 50 or 90 × 90 voxels per plane), as many planes as fit;
+// otherwise one plane cut along w, then u. Returns the tile extent per image axis.
+inline void tile_extent(const int n[3], int label, long long cap, int ext[3]) {
+  const WalkAxes x = walk_axes(label);
+  cap = cap < 1 ? 1 : cap;
+  ext[x.u] = n[x.u];
+  ext[x.w] = n[x.w];
+  const long long plane = static_cast<long long>(n[x.u]) * n[x.w];
+  if (plane <= cap) {
+    const long long planes = cap / plane;
+    ext[x.m] = planes < n[x.m] ? static_cast<int>(planes) : n[x.m];
+    return;
+  }
+  ext[x.m] = 1;
+  if (n[x.u] <= cap) {
+    ext[x.w] = static_cast<int>(cap / n[x.u]);
+  } else {
+    ext[x.w] = 1;
+    ext[x.u] = static_cast<int>(cap);
+  }
+}
+
+// The work groups of one label in a tiled pass: its sorted events [begin, end) in chunks of
+// `chunk`, times the tiles (extent `ext` per image axis, `tiles` per axis); blocks = chunks × tiles.
+struct LabelTiles {
+  unsigned long long begin = 0, end = 0, chunk = 1;
+  int ext[3] = {1, 1, 1}, tiles[3] = {1, 1, 1};
+  int blocks = 0;
+};
+
+struct TilePlan {
+  LabelTiles label[3];  // predominant axis x, y, z (labels 1, 2, 3)
+  int blocks = 0;       // all labels, one launch
+  int smem_floats = 0;  // the largest tile
+};
+
+// Tiles of at most `cap` voxels; chunks as large as `target_blocks` groups allow, never below
+// `min_chunk` events (each group flushes its whole tile once) nor so small that the group count
+// overflows an int. counts: the window's label histogram [skip, x, y, z], sorted in that order.
+inline TilePlan plan_tiles(const int n[3], const std::size_t counts[4], long long cap, double target_blocks,
+                           std::size_t min_chunk) {
+  TilePlan p;
+  unsigned long long at = counts[0];
+  double work = 0;  // event × tile visits of a pass
+  long long tiles[3] = {0, 0, 0};
+  for (int l = 0; l < 3; ++l) {
+    LabelTiles& t = p.label[l];
+    t.begin = at;
+    t.end = at + counts[l + 1];
+    at = t.end;
+    tile_extent(n, l + 1, cap, t.ext);
+    tiles[l] = 1;
+    for (int i = 0; i < 3; ++i) {
+      t.tiles[i] = (n[i] + t.ext[i] - 1) / t.ext[i];
+      tiles[l] *= t.tiles[i];
+    }
+    const int size = t.ext[0] * t.ext[1] * t.ext[2];
+    p.smem_floats = size > p.smem_floats ? size : p.smem_floats;
+    work += double(counts[l + 1]) * double(tiles[l]);
+  }
+  double chunk = std::ceil(work / (target_blocks < 1 ? 1 : target_blocks));
+  chunk = chunk < double(min_chunk) ? double(min_chunk) : chunk;
+  chunk = chunk < std::ceil(work / 1e9) ? std::ceil(work / 1e9) : chunk;
+  chunk = chunk < 1 ? 1 : chunk;
+  for (int l = 0; l < 3; ++l) {
+    LabelTiles& t = p.label[l];
+    t.chunk = static_cast<unsigned long long>(chunk);
+    const unsigned long long events = t.end - t.begin, chunks = (events + t.chunk - 1) / t.chunk;
+    t.blocks = static_cast<int>(chunks * tiles[l]);
+    p.blocks += t.blocks;
+  }
+  return p;
 }
 
 }  // namespace tomo::safir

@@ -16,6 +16,12 @@ namespace tomo::safir {
 struct ProjectorOptions {
   int threads = 0;        // cpu: OpenMP threads, 0 = all
   bool portable = false;  // gl-compute: ignore the float-atomic extension (test the CAS fallback)
+  // GPU ML-EM pass: "tiled" (image tiles in shared memory, one global atomic per touched tile
+  // voxel), "fused" (one thread per event, a global atomicAdd per walked voxel: the seed's scheme)
+  // or "auto" (tiled, except fused on a software GL renderer, where shared memory is plain memory
+  // and walking each event once per tile only costs).
+  std::string pass = "auto";
+  int tile_blocks_per_sm = 2;  // cuda tiled pass: resident blocks per SM, each a share of its shared memory
 };
 
 // Per-voxel sums of the analysis: inner sphere (voxel centres within r_in) and shell

@@ -1,7 +1,9 @@
 // The `cuda` backend of the safir operator (float32): all events uploaded once and resident on
 // the GPU; a window (frame, or code sample 4's halving) is labelled and sorted by key on the GPU
-// (CUB radix sort); forward = gather, back = atomicAdd; image, sensitivity and accumulator stay on
-// the GPU for all iterations and frames (the seed copied the image back every iteration).
+// (CUB radix sort); the ML-EM pass is tiled (tiled_pass.hpp: forward gathers and back atomics in
+// shared-memory tiles of the image, default) or fused (one thread per event, forward = gather,
+// back = global atomicAdd); image, sensitivity and accumulator stay on the GPU for all iterations
+// and frames (the seed copied the image back every iteration).
 #include <cuda_runtime_api.h>
 #include <vector_functions.h>
 
@@ -19,6 +21,7 @@
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/safir/kernels.hpp"
+#include "cuda/safir/tiled_pass.hpp"
 
 namespace tomo::safir {
 
@@ -28,10 +31,18 @@ using namespace tomo::safir::cuda_impl;
 
 class CudaProjector final : public ListModeOperator {
  public:
-  std::string describe() const override { return str_cat("cuda (float32, CUB sort by label): ", device_); }
+  std::string describe() const override {
+    if (!tiled_) return str_cat("cuda (float32, CUB sort by label, fused pass, global atomics): ", device_);
+    return str_cat("cuda (float32, CUB sort by label, tiled pass: ", config_.blocks_per_sm, " blocks/SM, tiles up to ",
+                   plan_.smem_floats, " voxels): ", device_);
+  }
   void synchronize() override { stream_->synchronize(); }
 
-  void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions&) override {
+  void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
+    if (o.pass != "auto" && o.pass != "tiled" && o.pass != "fused")
+      throw Error(str_cat("safir cuda: unknown pass '", o.pass, "' (auto, tiled, fused)"));
+    tiled_ = o.pass != "fused";
+    config_.blocks_per_sm = std::max(1, o.tile_blocks_per_sm);
     cuda::select_device(runtime_options().cuda_device);
     const int dev = cuda::current_device();
     for (const auto& d : cuda::list_devices())
@@ -43,6 +54,12 @@ class CudaProjector final : public ListModeOperator {
     std::vector<float4> pos;
     for (const auto& p : sc.positions()) pos.push_back(make_float4(float(p[0]), float(p[1]), float(p[2]), 0.f));
     crystals_ = cuda::DeviceBuffer<float4>(std::span<const float4>(pos));
+    std::vector<double> pos_d;  // the records are computed in double
+    for (const auto& p : sc.positions()) pos_d.insert(pos_d.end(), {p[0], p[1], p[2]});
+    crystals_d_ = cuda::DeviceBuffer<double>(std::span<const double>(pos_d));
+    params_d_ = box.params<double>();
+    device_shape_ = tile_device();
+    plan_ = TilePlan{};
     cuda::require_device_memory(4.0 * 3 * double(box.count()), "safir cuda: 3 float images (safir.image)");
     f_.resize(box.count());
     acc_.resize(box.count());
@@ -61,8 +78,9 @@ class CudaProjector final : public ListModeOperator {
       if (events[i].a >= scanner_.crystal_count() || events[i].b >= scanner_.crystal_count())
         throw InputError(str_cat("safir: event ", i, " names a crystal beyond the scanner's ", scanner_.crystal_count()));
     stream_->synchronize();
-    // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B).
-    const double need = 30.0 * double(events.size()) - 30.0 * double(total_);
+    // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B).
+    const double per_event = tiled_ ? 46.0 : 30.0;
+    const double need = per_event * double(events.size()) - per_event * double(total_);
     if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
     total_ = events.size();
     events_.resize(total_);
@@ -73,6 +91,7 @@ class CudaProjector final : public ListModeOperator {
     order_out_.resize(total_);
     sorted_.resize(total_);
     values_.resize(total_);
+    records_.resize(tiled_ ? total_ : 0);
     temp_.resize(std::max<std::size_t>(1, sort_temp_bytes(std::max<std::size_t>(1, total_))));
     set_window(0, total_);
   }
@@ -101,6 +120,10 @@ class CudaProjector final : public ListModeOperator {
     stream_->synchronize();
     for (int l = 0; l < 4; ++l) host_counts_[l] = c[l];
     order_valid_ = false;
+    if (tiled_) {
+      launch_records(sorted_.data(), host_counts_[0], count_, crystals_d_.data(), params_d_, records_.data(), *stream_);
+      plan_ = plan_for_device(params_, host_counts_, device_shape_, config_);
+    }
   }
 
   std::array<std::size_t, 4> label_counts() const override { return host_counts_; }
@@ -111,7 +134,13 @@ class CudaProjector final : public ListModeOperator {
   void set_randoms_per_lor(double n) override { randoms_ = n; }
 
   std::vector<double> forward() override {
-    launch_forward(args(), *stream_);
+    if (tiled_) {
+      zero_values();
+      launch_forward_tiled(tiled_args(), *stream_);
+      launch_add(values_.data(), host_counts_[0], count_, static_cast<float>(randoms_), *stream_);
+    } else {
+      launch_forward(args(), *stream_);
+    }
     std::vector<float> y(count_);
     values_.download_async(y.data(), count_, *stream_);
     stream_->synchronize();
@@ -134,13 +163,28 @@ class CudaProjector final : public ListModeOperator {
       for (std::size_t i = 0; i < count_; ++i) sorted[i] = static_cast<float>(v[order[i]]);
       values_.upload_async(sorted.data(), count_, *stream_);
     }
-    launch_back(a, *stream_);
+    if (tiled_) {
+      TiledArgs t = tiled_args();
+      t.mode = v.empty() ? BackValues::ones : BackValues::values;
+      launch_back_tiled(t, *stream_);
+    } else {
+      launch_back(a, *stream_);
+    }
     return download(acc_);
   }
 
   void iterate() override {
     acc_.fill_zero(*stream_);
-    launch_mlem(args(), *stream_);
+    if (tiled_) {
+      // ȳ by the tiled forward pass into values_, then a_lj / ȳ_l by the tiled back pass.
+      zero_values();
+      TiledArgs t = tiled_args();
+      launch_forward_tiled(t, *stream_);
+      t.mode = BackValues::ratio;
+      launch_back_tiled(t, *stream_);
+    } else {
+      launch_mlem(args(), *stream_);
+    }
     launch_update(f_.data(), acc_.data(), s_.data(), box_.count(), *stream_);
   }
 
@@ -182,6 +226,23 @@ class CudaProjector final : public ListModeOperator {
     return a;
   }
 
+  TiledArgs tiled_args() {
+    TiledArgs t;
+    t.plan = plan_;
+    t.records = records_.data();
+    t.box = params_;
+    t.f = f_.data();
+    t.ybar = values_.data();
+    t.values = values_.data();
+    t.randoms = static_cast<float>(randoms_);
+    t.acc = acc_.data();
+    return t;
+  }
+
+  void zero_values() {
+    if (count_) TOMO_CUDA_CHECK(cudaMemsetAsync(values_.data(), 0, count_ * sizeof(float), *stream_));
+  }
+
   const std::vector<std::uint32_t>& host_order() {
     if (!order_valid_) {
       order_.resize(count_);
@@ -210,9 +271,15 @@ class CudaProjector final : public ListModeOperator {
   Scanner scanner_;
   ImageBox box_;
   BoxParams<float> params_{};
+  BoxParams<double> params_d_{};
+  bool tiled_ = true;
+  TileConfig config_;
+  TileDevice device_shape_;
+  TilePlan plan_;
   std::string device_ = "no device";
   std::unique_ptr<cuda::Stream> stream_;
-  cuda::DeviceBuffer<float4> crystals_;
+  cuda::DeviceBuffer<float4> crystals_, records_;
+  cuda::DeviceBuffer<double> crystals_d_;
   cuda::DeviceBuffer<uint2> events_, sorted_;
   cuda::DeviceBuffer<std::uint8_t> keys_in_, keys_out_, temp_;
   cuda::DeviceBuffer<std::uint32_t> order_in_, order_out_;

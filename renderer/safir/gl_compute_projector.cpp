@@ -2,7 +2,9 @@
 // shaders (shaders/safir/), float32; events, image, sensitivity and accumulator resident in
 // SSBOs for all iterations and frames. Labels and the sort by label are computed on the host
 // (compute/safir/labels.hpp) when the window changes; GL has no sort primitive. Float atomics
-// where the driver has GL_NV_shader_atomic_float, an exact CAS loop otherwise.
+// where the driver has GL_NV_shader_atomic_float, an exact CAS loop otherwise. The ML-EM pass is
+// tiled (safir.pass = "tiled", default: tiled.comp.glsl, the twin of the cuda tiled pass, with line
+// records computed on the host) or one invocation per event with global atomics ("fused").
 #include <algorithm>
 #include <memory>
 
@@ -10,6 +12,7 @@
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/safir/analysis.hpp"
+#include "compute/safir/kernel_math.hpp"
 #include "compute/safir/labels.hpp"
 #include "compute/safir/projector.hpp"
 #include "renderer/gl/engine.hpp"
@@ -24,8 +27,9 @@ constexpr int kMaxGroups = 65535;
 class GlComputeProjector final : public ListModeOperator {
  public:
   std::string describe() const override {
-    return str_cat("gl-compute (float32", float_atomics_ ? ", float atomics" : ", CAS atomics", "): ",
-                   gl::shared_context().info().summary());
+    return str_cat("gl-compute (float32", float_atomics_ ? ", float atomics" : ", CAS atomics",
+                   tiled_ ? str_cat(", tiled pass, tiles up to ", tile_floats_, " voxels") : std::string(", fused pass"),
+                   "): ", gl::shared_context().info().summary());
   }
   void synchronize() override {
     gl::shared_context().make_current();
@@ -46,6 +50,29 @@ class GlComputeProjector final : public ListModeOperator {
       project_[mode] = &gl::shaders().compute("safir/project.comp.glsl", d);
     }
     update_ = &gl::shaders().compute("safir/update.comp.glsl");
+    if (o.pass != "auto" && o.pass != "tiled" && o.pass != "fused")
+      throw Error(str_cat("safir gl-compute: unknown pass '", o.pass, "' (auto, tiled, fused)"));
+    // auto: on llvmpipe shared memory is ordinary memory and the tiles only add walks (measured 3x slower).
+    const bool software = ctx.info().gl_renderer.find("llvmpipe") != std::string::npos ||
+                          ctx.info().gl_renderer.find("softpipe") != std::string::npos;
+    tiled_ = o.pass == "tiled" || (o.pass == "auto" && !software);
+    if (tiled_) {
+      GLint bytes = 0;
+      glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &bytes);
+      tile_cap_ = std::max<long long>(256, bytes / 4 - 64);  // a little room for the driver's own shared use
+      tile_floats_ = 0;
+      for (int l = 1; l < 4; ++l) {
+        int ext[3];
+        tile_extent(box.n.data(), l, tile_cap_, ext);
+        tile_floats_ = std::max(tile_floats_, ext[0] * ext[1] * ext[2]);
+      }
+      for (int mode = 0; mode < 2; ++mode) {
+        gl::Defines d = defs;
+        d.emplace_back("MODE", std::to_string(mode));
+        d.emplace_back("TILE", std::to_string(tile_floats_));
+        tiled_pass_[mode] = &gl::shaders().compute("safir/tiled.comp.glsl", d);
+      }
+    }
     spheres_ = &gl::shaders().compute("safir/spheres.comp.glsl");
     std::vector<float> pos;
     for (const auto& p : sc.positions()) pos.insert(pos.end(), {float(p[0]), float(p[1]), float(p[2]), 0.0f});
@@ -83,6 +110,7 @@ class GlComputeProjector final : public ListModeOperator {
       }
     events_ = gl::Buffer::from(packed);
     values_ = gl::Buffer(sizeof(float) * std::max<std::size_t>(1, window_.events.size()));
+    if (tiled_) set_records();
   }
 
   std::array<std::size_t, 4> label_counts() const override {
@@ -96,10 +124,17 @@ class GlComputeProjector final : public ListModeOperator {
   void set_randoms_per_lor(double n) override { randoms_ = n; }
 
   std::vector<double> forward() override {
-    run_pass(0);
+    if (tiled_) {
+      gl::shared_context().make_current();
+      values_.clear_zero();
+      run_tiled(0, 0);
+    } else {
+      run_pass(0);
+    }
     const auto y = values_.read<float>();
+    const double add = tiled_ ? randoms_ : 0.0;  // the tiled pass sums the image part only
     std::vector<double> out(count_, 0.0);
-    for (std::size_t i = 0; i < window_.order.size(); ++i) out[window_.order[i]] = y[i];
+    for (std::size_t i = 0; i < window_.order.size(); ++i) out[window_.order[i]] = double(y[i]) + add;
     return out;
   }
 
@@ -110,12 +145,25 @@ class GlComputeProjector final : public ListModeOperator {
     for (std::size_t i = 0; i < window_.order.size(); ++i) sorted[i] = v.empty() ? 1.0f : float(v[window_.order[i]]);
     gl::shared_context().make_current();
     values_.upload(sorted.data(), sorted.size() * sizeof(float));
-    run_pass(1);
+    if (tiled_) {
+      acc_.clear_zero();
+      run_tiled(1, 1);
+    } else {
+      run_pass(1);
+    }
     return download(acc_);
   }
 
   void iterate() override {
-    run_pass(2);
+    if (tiled_) {
+      gl::shared_context().make_current();
+      values_.clear_zero();
+      acc_.clear_zero();
+      run_tiled(0, 0);
+      run_tiled(1, 2);  // v = 1 / ȳ
+    } else {
+      run_pass(2);
+    }
     const gl::Program& p = *update_;
     p.use();
     p.set("u_voxels", static_cast<unsigned>(box_.count()));
@@ -160,6 +208,58 @@ class GlComputeProjector final : public ListModeOperator {
   }
 
  private:
+  // Line records of the window's sorted events (double, stored in float) and the tile plan.
+  void set_records() {
+    const auto pos = scanner_.positions();
+    const auto g = box_.params<double>();
+    const auto& o = window_.offsets;
+    std::vector<float> rec(4 * std::max<std::size_t>(1, window_.events.size()));
+    for (int l = 1; l < 4; ++l)
+      for (std::size_t i = o[l]; i < o[l + 1]; ++i) {
+        const auto r = line_record(pos[window_.events[i].a].data(), pos[window_.events[i].b].data(), l, g);
+        rec[4 * i] = float(r.cu);
+        rec[4 * i + 1] = float(r.su);
+        rec[4 * i + 2] = float(r.cw);
+        rec[4 * i + 3] = float(r.sw);
+      }
+    records_ = gl::Buffer::from(rec);
+    const std::size_t counts[4] = {0, o[2] - o[1], o[3] - o[2], o[4] - o[3]};
+    // About 2048 groups per pass: enough to fill a large GPU, few enough that flushes stay small.
+    plan_ = plan_tiles(box_.n.data(), counts, tile_cap_, 2048.0, 4096);
+  }
+
+  // One tiled pass (tiled.comp.glsl): mode 0 forward into values_, 1 back into acc_ with
+  // back_mode 1 (values_) or 2 (1 / (values_ + n)). The caller clears what it accumulates into.
+  void run_tiled(int mode, int back_mode) {
+    if (plan_.blocks <= 0) return;
+    const gl::Program& p = *tiled_pass_[mode];
+    p.use();
+    p.set("u_n", box_.n[0], box_.n[1], box_.n[2]);
+    p.set("u_md", static_cast<float>(box_.md));
+    p.set("u_back_mode", back_mode);
+    p.set("u_randoms", static_cast<float>(randoms_));
+    for (int l = 0; l < 3; ++l) {
+      const LabelTiles& t = plan_.label[l];
+      const std::string i = str_cat("[", l, "]");
+      p.set(("u_begin" + i).c_str(), static_cast<unsigned>(t.begin));
+      p.set(("u_end" + i).c_str(), static_cast<unsigned>(t.end));
+      p.set(("u_chunk" + i).c_str(), static_cast<unsigned>(t.chunk));
+      p.set(("u_ext" + i).c_str(), t.ext[0], t.ext[1], t.ext[2]);
+      p.set(("u_tiles" + i).c_str(), t.tiles[0], t.tiles[1], t.tiles[2]);
+      p.set(("u_blocks" + i).c_str(), t.blocks);
+    }
+    records_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    values_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    // Groups on a 2D grid (at most 65535 per dimension); the shader numbers them row by row.
+    const int gx = std::min(plan_.blocks, kMaxGroups), gy = (plan_.blocks + gx - 1) / gx;
+    const int local = p.work_group_size()[0];
+    p.dispatch(gx * local, gy);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+  }
+
   // One pass of project.comp.glsl over the window's labelled events (mode 0 forward, 1 back,
   // 2 ML-EM); modes 1 and 2 clear the accumulator first.
   void run_pass(int mode) {
@@ -201,7 +301,12 @@ class GlComputeProjector final : public ListModeOperator {
 
   Scanner scanner_;
   ImageBox box_;
-  bool float_atomics_ = false;
+  bool float_atomics_ = false, tiled_ = true;
+  long long tile_cap_ = 0;
+  int tile_floats_ = 0;
+  TilePlan plan_;
+  const gl::Program* tiled_pass_[2] = {};
+  gl::Buffer records_;
   const gl::Program* project_[3] = {};
   const gl::Program* update_ = nullptr;
   const gl::Program* spheres_ = nullptr;

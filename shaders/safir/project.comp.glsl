@@ -16,14 +16,9 @@ layout(std430, binding = 3) buffer Values { float values[]; };
 layout(std430, binding = 4) buffer Acc { float acc[]; };
 void add_acc(int i, float v) { atomicAdd(acc[i], v); }
 #else
+#include "cas_add.glsl"
 layout(std430, binding = 4) buffer Acc { uint acc[]; };
-void add_acc(int i, float v) {  // exact compare-and-swap on the float's bits
-  uint old = acc[i], assumed;
-  do {
-    assumed = old;
-    old = atomicCompSwap(acc[i], assumed, floatBitsToUint(uintBitsToFloat(assumed) + v));
-  } while (old != assumed);
-}
+void add_acc(int i, float v) { CAS_ADD(acc[i], v); }
 #endif
 uniform uint u_count;
 uniform float u_randoms;

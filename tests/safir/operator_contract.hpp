@@ -25,8 +25,23 @@ inline std::vector<std::pair<std::string, ProjectorOptions>> variants_of(const s
   portable.portable = true;
   ProjectorOptions one_thread;
   one_thread.threads = 1;
-  if (backend == "gl-compute") return {{"float atomics", {}}, {"portable", portable}};
+  if (backend == "gl-compute") {
+    ProjectorOptions tiled, tiled_portable, fused, fused_portable;
+    tiled.pass = tiled_portable.pass = "tiled";
+    fused.pass = fused_portable.pass = "fused";
+    tiled_portable.portable = fused_portable.portable = true;
+    return {{"tiled, float atomics", tiled}, {"tiled, portable", tiled_portable}, {"fused, float atomics", fused}, {"fused, portable", fused_portable}};
+  }
   if (backend == "cpu") return {{"1 thread", one_thread}};
+  if (backend == "cuda") {
+    // The tiled pass (default), with deeper tiles, with tiles so small that planes are cut (a
+    // 1/32 share of an SM's shared memory: under 1600 floats, the 40 × 40 z planes here), and the fused pass.
+    ProjectorOptions deep, cut, fused;
+    deep.tile_blocks_per_sm = 1;
+    cut.tile_blocks_per_sm = 32;
+    fused.pass = "fused";
+    return {{"tiled", {}}, {"tiled, 1 block/SM", deep}, {"tiled, planes cut", cut}, {"fused", fused}};
+  }
   return {{"default", {}}};
 }
 

@@ -1,0 +1,230 @@
+// Kernels of the tiled safir pass (tiled_pass.hpp): line records once per window, then per
+// iteration a forward pass (gathers from a shared-memory tile of the image) and a back pass
+// (shared-memory atomics, one global atomic per touched tile voxel at the end of the block).
+// The walk is kernel_math.hpp's walk_record, tested on the host against walk_line.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "cuda/core/check.hpp"
+#include "cuda/safir/tiled_pass.hpp"
+
+namespace tomo::safir::cuda_impl {
+
+namespace {
+
+constexpr std::uint32_t kIdMask = 0x3fffffffu;
+
+int grid_for(std::size_t n, int threads) {
+  const std::size_t b = (n + threads - 1) / threads;
+  return static_cast<int>(std::clamp<std::size_t>(b, 1, 65535 * 8));
+}
+
+__global__ void records_kernel(const uint2* sorted, std::size_t first, std::size_t n, const double* c,
+                               BoxParams<double> box, float4* rec) {
+  for (std::size_t l = first + blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; l < n; l += std::size_t(gridDim.x) * blockDim.x) {
+    const uint2 e = sorted[l];
+    const int label = static_cast<int>(e.x >> 30);
+    if (label == kLabelSkip) {  // never after `first` (label 0 sorts first); a zero record walks nothing harmful
+      rec[l] = make_float4(0.f, 0.f, 0.f, 0.f);
+      continue;
+    }
+    const std::size_t ia = 3 * std::size_t(e.x & kIdMask), ib = 3 * std::size_t(e.y);
+    const double a[3] = {c[ia], c[ia + 1], c[ia + 2]}, b[3] = {c[ib], c[ib + 1], c[ib + 2]};
+    const LineRecord<double> r = line_record(a, b, label, box);
+    rec[l] = make_float4(float(r.cu), float(r.su), float(r.cw), float(r.sw));
+  }
+}
+
+__global__ void add_kernel(float* y, std::size_t first, std::size_t n, float v) {
+  for (std::size_t l = first + blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; l < n; l += std::size_t(gridDim.x) * blockDim.x)
+    y[l] += v;
+}
+
+// This block's label, tile and chunk of events (blocks: label by label, tile fastest, so
+// neighbouring blocks read the same events and share them in L2).
+struct TileBlock {
+  int size;
+  int lo[3], hi[3], stride[3];
+  TileSpan span;
+  unsigned long long e0, e1;
+};
+
+__device__ __forceinline__ LabelTiles pick(const TilePlan& p, int l) { return l == 0 ? p.label[0] : (l == 1 ? p.label[1] : p.label[2]); }
+
+__device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
+  int b = static_cast<int>(blockIdx.x), l = 0;
+  if (b >= p.label[0].blocks) {
+    b -= p.label[0].blocks;
+    l = 1;
+    if (b >= p.label[1].blocks) {
+      b -= p.label[1].blocks;
+      l = 2;
+    }
+  }
+  const LabelTiles t = pick(p, l);
+  const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
+  const int tile = b % tiles, chunk = b / tiles;
+  const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
+  TileBlock k;
+  for (int i = 0; i < 3; ++i) {
+    k.lo[i] = tid[i] * t.ext[i];
+    k.hi[i] = min(k.lo[i] + t.ext[i], g.n[i]);
+  }
+  k.stride[0] = 1;
+  k.stride[1] = k.hi[0] - k.lo[0];
+  k.stride[2] = k.stride[1] * (k.hi[1] - k.lo[1]);
+  k.size = k.stride[2] * (k.hi[2] - k.lo[2]);
+  k.span = tile_span(l + 1, g.n, k.lo, k.hi, k.stride);
+  k.e0 = t.begin + static_cast<unsigned long long>(chunk) * t.chunk;
+  k.e1 = min(k.e0 + t.chunk, t.end);
+  return k;
+}
+
+// Image index of tile voxel i (x fastest in the tile as in the image: coalesced loads and flushes).
+__device__ __forceinline__ std::size_t image_index(const TileBlock& k, const BoxParams<float>& g, int i) {
+  const int x = k.lo[0] + i % k.stride[1], y = k.lo[1] + (i / k.stride[1]) % (k.hi[1] - k.lo[1]), z = k.lo[2] + i / k.stride[2];
+  return std::size_t(x) + std::size_t(g.n[0]) * (std::size_t(y) + std::size_t(g.n[1]) * std::size_t(z));
+}
+
+struct TileGather {
+  const float* tile;
+  float sum;
+  bool hit;
+  __device__ void operator()(int j, float w) {
+    sum += w * tile[j];
+    hit = true;
+  }
+};
+
+struct TileScatter {
+  float* tile;
+  float v;
+  __device__ void operator()(int j, float w) { atomicAdd(tile + j, w * v); }
+};
+
+__global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = __ldg(a.f + image_index(k, a.box, i));
+  __syncthreads();
+  for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
+    const float4 r = __ldg(a.records + l);
+    TileGather g{tile, 0.f, false};
+    walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, g);
+    if (g.hit) atomicAdd(a.ybar + l, g.sum);  // result unused: compiles to a reduction (RED)
+  }
+}
+
+__global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  __syncthreads();
+  for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
+    float v = 1.0f;
+    if (a.mode == BackValues::values) {
+      v = a.values[l];
+    } else if (a.mode == BackValues::ratio) {
+      const float y = a.ybar[l] + a.randoms;  // ȳ_l of eq. (9)
+      if (!(y > 0.0f)) continue;
+      v = 1.0f / y;
+    }
+    if (v == 0.0f) continue;
+    const float4 r = __ldg(a.records + l);
+    TileScatter s{tile, v};
+    walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, s);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) {
+    const float v = tile[i];
+    if (v != 0.0f) atomicAdd(a.acc + image_index(k, a.box, i), v);
+  }
+}
+
+__global__ void __launch_bounds__(kTileThreads) probe_shared_kernel(float* f, std::size_t voxels, int tile_floats, int row,
+                                                                    std::size_t per_block) {
+  extern __shared__ float tile[];
+  for (int i = threadIdx.x; i < tile_floats; i += blockDim.x) tile[i] = 0.f;
+  __syncthreads();
+  const std::uint32_t room = static_cast<std::uint32_t>(max(1, tile_floats - row - 1));
+  for (std::size_t i = threadIdx.x; i < per_block; i += blockDim.x) {
+    const std::uint32_t j = (static_cast<std::uint32_t>(i + per_block * blockIdx.x) * 2654435761u) % room;
+    atomicAdd(tile + j, 1.0f);
+    atomicAdd(tile + j + 1, 1.0f);
+    atomicAdd(tile + j + row, 1.0f);
+    atomicAdd(tile + j + row + 1, 1.0f);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < tile_floats; i += blockDim.x) {
+    const float v = tile[i];
+    if (v != 0.0f) atomicAdd(f + (std::size_t(blockIdx.x) * tile_floats + i) % voxels, v);
+  }
+}
+
+void allow_shared(const void* kernel, int bytes) {
+  TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
+}  // namespace
+
+TileDevice tile_device() {
+  int dev = 0;
+  TOMO_CUDA_CHECK(cudaGetDevice(&dev));
+  TileDevice d;
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&d.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&d.smem_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&d.smem_reserved_per_block, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+  return d;
+}
+
+TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
+                         const TileConfig& config) {
+  const int per_sm = std::max(1, config.blocks_per_sm);
+  // Shared memory per block: the SM's share less the runtime's reserve, at most the opt-in limit.
+  const long long bytes = std::min<long long>(dev.smem_per_block_optin, dev.smem_per_sm / per_sm - dev.smem_reserved_per_block);
+  const long long cap = std::max<long long>(256, bytes / 4);
+  const std::size_t c[4] = {counts[0], counts[1], counts[2], counts[3]};
+  return plan_tiles(box.n, c, cap, double(config.waves) * dev.sms * per_sm, config.min_chunk);
+}
+
+void launch_records(const uint2* sorted, std::size_t first, std::size_t n, const double* crystals,
+                    const BoxParams<double>& box, float4* records, cudaStream_t stream) {
+  if (n <= first) return;
+  records_kernel<<<grid_for(n - first, 256), 256, 0, stream>>>(sorted, first, n, crystals, box, records);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_add(float* ybar, std::size_t first, std::size_t n, float randoms, cudaStream_t stream) {
+  if (n <= first) return;
+  add_kernel<<<grid_for(n - first, 256), 256, 0, stream>>>(ybar, first, n, randoms);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
+  if (a.plan.blocks <= 0) return;
+  const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
+  allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
+  forward_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {
+  if (a.plan.blocks <= 0) return;
+  const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
+  allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
+  back_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_probe_shared_atomics(float* f, std::size_t voxels, int tile_floats, int nx, std::size_t blocks4, int blocks,
+                                 cudaStream_t stream) {
+  blocks = std::max(1, blocks);
+  const int bytes = tile_floats * static_cast<int>(sizeof(float));
+  allow_shared(reinterpret_cast<const void*>(&probe_shared_kernel), bytes);
+  probe_shared_kernel<<<blocks, kTileThreads, bytes, stream>>>(f, voxels, tile_floats, nx, (blocks4 + blocks - 1) / blocks);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+}  // namespace tomo::safir::cuda_impl
