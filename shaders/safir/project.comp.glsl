@@ -12,14 +12,9 @@ layout(std430, binding = 0) readonly buffer Crystals { vec4 crystal[]; };
 layout(std430, binding = 1) readonly buffer Events { uvec2 events[]; };  // a | label << 30, b
 layout(std430, binding = 2) readonly buffer Image { float f[]; };
 layout(std430, binding = 3) buffer Values { float values[]; };
-#ifdef FLOAT_ATOMICS
-layout(std430, binding = 4) buffer Acc { float acc[]; };
-void add_acc(int i, float v) { atomicAdd(acc[i], v); }
-#else
-#include "cas_add.glsl"
-layout(std430, binding = 4) buffer Acc { uint acc[]; };
-void add_acc(int i, float v) { CAS_ADD(acc[i], v); }
-#endif
+#define FLOAT_ADD_BINDING 4
+#define FLOAT_ADD_NAME acc
+#include "common/float_add.glsl"
 uniform uint u_count;
 uniform float u_randoms;
 
@@ -47,7 +42,7 @@ void main() {
 #endif
 #if MODE != 0
     Walk s2 = walk_begin(a, b, label);
-    while (walk_next(s2, j, w)) add_acc(j, w * v);
+    while (walk_next(s2, j, w)) float_add(j, w * v);
 #endif
   }
 }

@@ -19,7 +19,7 @@ void add_value(uint l, float v) { atomicAdd(values[l], v); }
 void add_acc(uint i, float v) { atomicAdd(acc[i], v); }
 #else
 // Exact compare-and-swap loops on the floats' bits (no float atomics in the driver).
-#include "cas_add.glsl"
+#include "common/float_add.glsl"
 layout(std430, binding = 3) buffer Values { uint values[]; };
 layout(std430, binding = 4) buffer Acc { uint acc[]; };
 float value_at(uint l) { return uintBitsToFloat(values[l]); }
