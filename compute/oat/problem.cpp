@@ -23,6 +23,7 @@
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
+#include "compute/oat/sph_run.hpp"
 
 namespace tomo::oat {
 
@@ -104,6 +105,8 @@ void run(RunContext& ctx) {
       auto timer = ctx.report.time("fbp");
       op->reconstruct(p, img);
       op->synchronize();
+    } else if (c.model.kind == ModelKind::sph) {
+      img = run_pls_sph(ctx, c, g, acq.data, BackendRegistry<SphModel>::instance().resolve(ctx.backend));
     } else {
       img = run_pls_reported(ctx, c, g, acq.data, backend);
     }
@@ -136,6 +139,11 @@ int crosscheck(CrosscheckContext& ctx) {
     fbp->reconstruct(p, img);
     return std::array<std::vector<double>, 3>{hx, hty, img};
   };
+  if (c.model.kind == ModelKind::sph) {  // H_sph's rows (FBP is H_int's crosscheck)
+    CrosscheckTable table("oat", str_cat(g.transducer_count(), " transducers, ", g.grid.count(), " voxels: H_sph, H_sphᵀ"));
+    crosscheck_sph(table, c, g, x, acq.data);
+    return table.finish(ctx.report);
+  }
   const auto ref = evaluate("cpu", Interpolation::exact);
   auto& reg = BackendRegistry<Model>::instance();
   CrosscheckTable table("oat", str_cat(g.transducer_count(), " transducers × ", g.time.samples, " samples, ",
