@@ -14,6 +14,7 @@
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
@@ -78,6 +79,8 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
 
 void run(RunContext& ctx) {
   const OatConfig c = OatConfig::from_scene(ctx.scene);
+  if (!runtime_options().gpus.empty() && c.model.kind != ModelKind::sph)
+    throw UnavailableError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
   require_host_memory(estimate_memory(c), "oat");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
@@ -175,7 +178,8 @@ const ProblemRegistrar kRegister({"oat",
                                     auto& reg = BackendRegistry<Model>::instance();
                                     for (const auto& n : reg.names()) out.emplace_back(n, reg.available(n));
                                     return out;
-                                  }});
+                                  },
+                                  /*multi_device=*/true});  // H_sph only (sph_run.hpp)
 
 }  // namespace
 

@@ -35,6 +35,15 @@ const SphMultiFactory* find_sph_multi(const std::string& backend) {
   return it == multi_factories().end() ? nullptr : &it->second;
 }
 
+SphShare sph_share(std::size_t voxels, int transducers, int rank, int ranks) {
+  SphShare s;
+  s.voxel_begin = std::int64_t(voxels * std::size_t(rank) / std::size_t(ranks));
+  s.voxel_end = std::int64_t(voxels * std::size_t(rank + 1) / std::size_t(ranks));
+  s.transducer_begin = int(std::int64_t(transducers) * rank / ranks);
+  s.transducer_end = int(std::int64_t(transducers) * (rank + 1) / ranks);
+  return s;
+}
+
 std::unique_ptr<SphModel> make_sph_model(const std::string& backend, const std::string& gpus, const OatGeometry& g,
                                          const SphOptions& o) {
   std::unique_ptr<SphModel> m;

@@ -20,6 +20,9 @@ using SphMultiFactory = std::function<std::unique_ptr<SphModel>(const std::strin
 void register_sph_multi(const std::string& backend, SphMultiFactory factory);
 const SphMultiFactory* find_sph_multi(const std::string& backend);
 
+// Rank `rank` of `ranks`: an equal slice of the voxels (forward) and of the transducers (adjoint).
+SphShare sph_share(std::size_t voxels, int transducers, int rank, int ranks);
+
 // The backend by name ("auto" resolved), on several devices when `gpus` is not empty
 // (UnavailableError when the backend cannot), configured for `g`.
 std::unique_ptr<SphModel> make_sph_model(const std::string& backend, const std::string& gpus, const OatGeometry& g,
