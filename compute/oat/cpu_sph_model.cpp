@@ -71,7 +71,9 @@ class CpuSphModel final : public SphModel {
       for (int q = q0_; q < q1_; ++q)
         for (int p = 0; p < P_; ++p)
           visit(points_[std::size_t(q) * P_ + p], voxels_[n],
-                [&](int l, cd e) { a += (w[std::size_t(q) * L_ + l] * std::conj(e)).real(); });
+                [&, wq = w.data() + std::size_t(q) * L_](int l, cd e) {
+                  a += wq[l].real() * e.real() + wq[l].imag() * e.imag();  // Re{w·conj(e)}
+                });
       alpha[n] = a;
     }
   }
@@ -88,11 +90,18 @@ class CpuSphModel final : public SphModel {
   template <class F>
   void visit(const Vec3d& s, const Vec3d& r, F&& f) const {
     const double d = std::hypot(s[0] - r[0], s[1] - r[1], s[2] - r[2]);
-    const cd step = std::polar(1.0, -dk_ * d);
-    cd e;
+    const double sr = std::cos(dk_ * d), si = -std::sin(dk_ * d);
+    double er = 0, ei = 0;
     for (int l = 0; l < L_; ++l) {
-      e = l % kAnchor == 0 ? std::polar(1.0 / d, -(k0_ + l * dk_) * d) : e * step;
-      f(l, e);
+      if (l % kAnchor == 0) {
+        const double a = (k0_ + l * dk_) * d;
+        er = std::cos(a) / d, ei = -std::sin(a) / d;
+      } else {  // e·step written out: std::complex's operator* checks for NaN/∞ (a libgcc call)
+        const double r = er * sr - ei * si;
+        ei = er * si + ei * sr;
+        er = r;
+      }
+      f(l, cd(er, ei));
     }
   }
 

@@ -1,9 +1,9 @@
 // H_sph CUDA kernels. Forward: the seed's layout (a block per transducer, threads over
 // frequencies, voxel chunks staged on chip: shared memory here, constant memory in the seed)
-// changed in two ways: each thread owns kSphFreqPerThread frequencies whose phases follow by
-// recurrence (a complex multiply instead of a sine and a cosine each), and the voxels are also
-// split over blockIdx.z (partial sums added by atomics) so that a few hundred transducers fill
-// the GPU. Adjoint: one thread per voxel, the weighted data of one transducer in shared memory,
+// changed in three ways: each thread owns kSphFreqPerThread frequencies whose phases follow by
+// recurrence (a complex multiply instead of a sine and a cosine each), a block serves several
+// transducers when the spectrum is short, and the voxels are also split over blockIdx.z (partial
+// sums added by atomics) so that a few hundred transducers fill the GPU. Adjoint: one thread per voxel, the weighted data of one transducer in shared memory,
 // every frequency of a (face point, voxel) pair by recurrence, re-anchored every kSphAnchor.
 // Phases in turns, reduced to [−½, ½] before __sincosf (2^-21 absolute there).
 #include <cuda_runtime.h>
@@ -40,12 +40,23 @@ __device__ __forceinline__ float4 voxel(const GridParams<float>& g, const float*
   return make_float4(g.x0 + i * g.ds, g.y0 + j * g.ds, g.z0 + k * g.ds, alpha ? alpha[n] : 0.f);
 }
 
+// lanes = ⌈L/F⌉ threads per transducer. With lanes ≥ blockDim a block serves one transducer and
+// blockIdx.y the lane chunks; with fewer, a block serves per_block = blockDim/lanes transducers
+// (all sharing the staged voxels), so short spectra (L = 128: 16 lanes) still fill whole warps.
 __global__ void sph_forward(SphParams p, const float* __restrict__ alpha, std::int64_t v0, std::int64_t v1,
-                            std::int64_t per_slab, float2* __restrict__ u) {
+                            std::int64_t per_slab, int lanes, int per_block, float2* __restrict__ u) {
   __shared__ float4 vox[kSphVoxelChunk];
-  const int q = blockIdx.x;
-  const int lbase = (blockIdx.y * blockDim.x + threadIdx.x) * kSphFreqPerThread;
-  const bool active = lbase < p.frequencies;
+  int q, lane;
+  if (per_block <= 1) {
+    q = blockIdx.x;
+    lane = blockIdx.y * blockDim.x + threadIdx.x;
+  } else {
+    q = blockIdx.x * per_block + static_cast<int>(threadIdx.x) / lanes;
+    lane = static_cast<int>(threadIdx.x) % lanes;
+  }
+  const int lbase = lane * kSphFreqPerThread;
+  const bool active = q < p.transducers && lane < lanes && lbase < p.frequencies &&
+                      (per_block <= 1 || static_cast<int>(threadIdx.x) < per_block * lanes);
   const std::int64_t vs = v0 + static_cast<std::int64_t>(blockIdx.z) * per_slab;
   const std::int64_t ve = min(v1, vs + per_slab);
   const float f_first = fmaf(static_cast<float>(lbase), p.df_over_c0, p.f0_over_c0);
@@ -158,18 +169,21 @@ void launch_sph_forward(const SphParams& p, const float* alpha, std::int64_t v0,
   const std::size_t n = static_cast<std::size_t>(p.transducers) * p.frequencies;
   TOMO_CUDA_CHECK(cudaMemsetAsync(u, 0, n * sizeof(float2), stream));
   if (v1 <= v0 || n == 0) return;
+  constexpr int kThreads = 128;
   const int lanes = (p.frequencies + kSphFreqPerThread - 1) / kSphFreqPerThread;
-  const int threads = std::min(128, std::max(32, (lanes + 31) / 32 * 32));
-  const int ychunks = (lanes + threads - 1) / threads;
+  const int per_block = lanes >= kThreads ? 1 : kThreads / lanes;
+  const int threads = per_block == 1 ? kThreads : (per_block * lanes + 31) / 32 * 32;
+  const int ychunks = per_block == 1 ? (lanes + kThreads - 1) / kThreads : 1;
+  const int xblocks = (p.transducers + per_block - 1) / per_block;
   if (ychunks > 65535) throw Error("oat cuda H_sph: too many frequencies for one launch");
   // Voxel slabs: enough blocks to fill the GPU (≈ 4096), each slab at least one chunk.
   const std::int64_t chunks = (v1 - v0 + kSphVoxelChunk - 1) / kSphVoxelChunk;
-  const std::int64_t blocks_xy = static_cast<std::int64_t>(p.transducers) * ychunks;
+  const std::int64_t blocks_xy = static_cast<std::int64_t>(xblocks) * ychunks;
   const std::int64_t slabs = std::clamp<std::int64_t>((4096 + blocks_xy - 1) / blocks_xy, 1, std::min<std::int64_t>(chunks, 65535));
   const std::int64_t per_slab = (chunks + slabs - 1) / slabs * kSphVoxelChunk;
   const std::int64_t used = (v1 - v0 + per_slab - 1) / per_slab;
-  const dim3 grid(static_cast<unsigned>(p.transducers), static_cast<unsigned>(ychunks), static_cast<unsigned>(used));
-  sph_forward<<<grid, threads, 0, stream>>>(p, alpha, v0, v1, per_slab, u);
+  const dim3 grid(static_cast<unsigned>(xblocks), static_cast<unsigned>(ychunks), static_cast<unsigned>(used));
+  sph_forward<<<grid, threads, 0, stream>>>(p, alpha, v0, v1, per_slab, lanes, per_block, u);
   TOMO_CUDA_CHECK_LAST();
 }
 
