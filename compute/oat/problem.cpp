@@ -84,6 +84,7 @@ void run(RunContext& ctx) {
   require_host_memory(estimate_memory(c), "oat");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
+  if (c.model.kind == ModelKind::sph) (void)resolved_sph_setup(c, g);  // bad oat.sph keys fail before any output
   ctx.report.set("geometry", {{"transducers", g.transducer_count()}, {"rings", g.rings}, {"views", g.views},
                               {"samples", g.time.samples}, {"fs_mhz", g.time.fs_mhz}, {"t_min_us", g.time.t_min_us},
                               {"c0_mm_per_us", g.c0_mm_per_us}, {"radius_mm", g.radius_mm},

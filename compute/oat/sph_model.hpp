@@ -46,8 +46,7 @@ struct SphShare {
 struct SphOptions {
   SphSetup setup;
   SphShare share;
-  int threads = 0;        // cpu: OpenMP threads, 0 = all
-  int device = -1;        // cuda: the device (−1: runtime_options().cuda_device)
+  int threads = 0;        // cpu: OpenMP threads, 0 = all (cuda: runtime_options().cuda_device)
 };
 
 class SphModel {

@@ -5,20 +5,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <numbers>
 
 #include "compute/core/error.hpp"
+#include "compute/core/fftw_planner.hpp"
 #include "compute/core/log.hpp"
 
 namespace tomo::oat {
 
 namespace {
 constexpr double kPi = std::numbers::pi;
-std::mutex& planner_mutex() {  // FFTW's planner is not thread-safe
-  static std::mutex m;
-  return m;
-}
 int power_of_two_at_least(int n) {
   int m = 1;
   while (m < n) m *= 2;
@@ -108,7 +104,7 @@ std::vector<std::complex<double>> frequency_data(const OatGeometry& g, const Sph
   fftw_complex* X = fftw_alloc_complex(N / 2 + 1);
   fftw_plan plan;
   {
-    std::lock_guard lock(planner_mutex());
+    std::lock_guard lock(fftw_planner_mutex());
     plan = fftw_plan_dft_r2c_1d(N, x, X, FFTW_ESTIMATE);
   }
   // Δt·e^{−ĵ2πf t_min}: the continuous transform of a trace that starts at t_min.
@@ -125,7 +121,7 @@ std::vector<std::complex<double>> frequency_data(const OatGeometry& g, const Sph
     }
   }
   {
-    std::lock_guard lock(planner_mutex());
+    std::lock_guard lock(fftw_planner_mutex());
     fftw_destroy_plan(plan);
   }
   fftw_free(x);

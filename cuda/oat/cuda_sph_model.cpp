@@ -2,6 +2,8 @@
 // per device, each with an SphDevice; rank r forwards its slice of the voxels and transposes its
 // slice of the transducers, and the partial ũ (2QL floats) or α (N floats) are summed in device
 // memory by NCCL all-reduce (the seed: pthreads per GPU, partial vectors summed on the host).
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <memory>
 
@@ -55,6 +57,10 @@ class CudaSphModel final : public SphModel {
 class CudaSphTeam final : public SphModel {
  public:
   explicit CudaSphTeam(std::vector<int> devices) : team_(std::move(devices)) {}
+  ~CudaSphTeam() override {  // each rank's buffers and stream are freed on its own device
+    for (int r = 0; r < int(ranks_.size()); ++r)
+      if (ranks_[r] && cudaSetDevice(team_.device(r)) == cudaSuccess) ranks_[r].reset();
+  }
   std::string describe() const override { return "cuda (H_sph, float) on " + team_.describe(); }
 
   void configure(const OatGeometry& g, const SphOptions& o) override {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <complex>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,15 @@ inline std::vector<SphOptions> sph_contract_options(const OatGeometry& g) {
   face.aperture_points = 4;
   out[1].setup = SphSetup::resolve(g, face, 0);
   return out;
+}
+
+// The cpu backend configured for setup `s`.
+inline std::unique_ptr<SphModel> cpu_sph(const OatGeometry& g, const SphSetup& s) {
+  auto m = BackendRegistry<SphModel>::instance().create("cpu");
+  SphOptions o;
+  o.setup = s;
+  m->configure(g, o);
+  return m;
 }
 
 inline double rel_l2(const std::vector<std::complex<double>>& a, const std::vector<std::complex<double>>& ref) {

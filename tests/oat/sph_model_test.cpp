@@ -14,7 +14,7 @@
 #include "compute/oat/phantom.hpp"
 #include "compute/oat/sph_model.hpp"
 #include "compute/oat/sph_spectrum.hpp"
-#include "tests/oat/small_geometry.hpp"
+#include "tests/oat/sph_fixtures.hpp"
 
 namespace tomo::oat::test {
 
@@ -36,13 +36,6 @@ cd taps_spectrum(const OatGeometry& g, double f) {
   return g.eir.taps.empty() ? cd(1.0) : s;
 }
 
-std::unique_ptr<SphModel> cpu_sph(const OatGeometry& g, const SphSetup& s) {
-  auto m = BackendRegistry<SphModel>::instance().create("cpu");
-  SphOptions o;
-  o.setup = s;
-  m->configure(g, o);
-  return m;
-}
 
 double dist(const Vec3d& a, const std::array<double, 3>& b) { return std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]); }
 }  // namespace

@@ -15,7 +15,7 @@
 #include "compute/oat/pls.hpp"
 #include "compute/oat/sph_model.hpp"
 #include "compute/oat/sph_spectrum.hpp"
-#include "tests/oat/small_geometry.hpp"
+#include "tests/oat/sph_fixtures.hpp"
 
 namespace tomo::oat::test {
 
@@ -27,22 +27,10 @@ double rmse(const std::vector<double>& a, const std::vector<double>& b) {
   for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
   return std::sqrt(s / a.size());
 }
-double rel_l2(const std::vector<cd>& a, const std::vector<cd>& ref) {
-  double e = 0, n = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) e += std::norm(a[i] - ref[i]), n += std::norm(ref[i]);
-  return std::sqrt(e / n);
-}
 OatPhantom two_spheres() {
   OatPhantom ph;
   ph.spheres = {{{1.5, -1.0, 0.5}, 3.0, 1.0, 0.7}, {{-3.0, 2.5, -1.5}, 1.8, 1.5, 0.6}};
   return ph;
-}
-std::unique_ptr<SphModel> cpu_sph(const OatGeometry& g, const SphSetup& s) {
-  auto m = BackendRegistry<SphModel>::instance().create("cpu");
-  SphOptions o;
-  o.setup = s;
-  m->configure(g, o);
-  return m;
 }
 }  // namespace
 
