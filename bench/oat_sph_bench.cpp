@@ -2,7 +2,8 @@
 // scene (64³ voxels of 0.4 mm, 32×64 point transducers on Rˢ = 65 mm, 20 MHz, 128 frequencies;
 // the seed's sizes are masked): per-call time on one GPU with the vectors resident, in phasor
 // updates/s (one per face point × voxel × frequency) against the compute ceiling probed in the
-// same run (__sincosf + complex multiply-adds in the kernel's mix); one and two GPUs through the
+// same run (__sincosf + complex multiply-adds in the kernel's mix) and against the seed's layout
+// (a thread per frequency, a __sincosf per term) timed beside it; one and two GPUs through the
 // SphModel interface (host copies included in both) and the two-GPU speed-up (target ≥ 1.8×);
 // every backend against our cpu reference on all cores (a transducer subset, exactly linear in
 // the transducers, extrapolated) beside the seed's ≈ 250× (PLS-sph on 8 GPUs vs its CPU code).
@@ -137,6 +138,10 @@ int main(int argc, char** argv) {
     std::printf("compute ceiling (probe): %.1f G phasor updates/s\n", t.probe_updates / (t.probe_ms * 1e-3) * 1e-9);
     row("cuda forward (1 GPU, resident)", t.forward_ms, ceiling_ms, cpu_f, {{"seed_speedup", kSeedPlsSphSpeedup}});
     row("cuda adjoint (1 GPU, resident)", t.adjoint_ms, ceiling_ms, cpu_b, {{"seed_speedup", kSeedPlsSphSpeedup}});
+    row("cuda forward, seed's layout", t.seed_forward_ms, ceiling_ms, cpu_f, {{"rel_l2_vs_ours", t.seed_rel_l2}});
+    row("cuda adjoint, seed's layout", t.seed_adjoint_ms, ceiling_ms, cpu_b);
+    std::printf("ours vs the seed's layout: forward %.2fx, adjoint %.2fx faster (forward results differ by %.2g)\n",
+                t.seed_forward_ms / t.forward_ms, t.seed_adjoint_ms / t.adjoint_ms, t.seed_rel_l2);
     rows.push_back({{"row", "probe"}, {"updates_per_s", t.probe_updates / (t.probe_ms * 1e-3)}});
   }
 #endif

@@ -2,6 +2,8 @@
 #include "cuda/oat/sph_bench.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/event.hpp"
@@ -37,8 +39,16 @@ CudaSphTimes time_cuda_sph(const OatGeometry& g, const SphOptions& o, std::span<
   dev.upload_alpha(alpha);
   CudaSphTimes t;
   t.forward_ms = best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
+  std::vector<std::complex<double>> ours(dev.samples()), seed(dev.samples());
+  dev.download_data(ours);
+  t.seed_forward_ms = best_event_ms(dev.stream(), reps, [&] { dev.forward_seed_layout(); });
+  dev.download_data(seed);
+  double e = 0, n = 0;
+  for (std::size_t i = 0; i < ours.size(); ++i) e += std::norm(ours[i] - seed[i]), n += std::norm(seed[i]);
+  t.seed_rel_l2 = n > 0 ? std::sqrt(e / n) : 0.0;
   dev.upload_data(u);
   t.adjoint_ms = best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
+  t.seed_adjoint_ms = best_event_ms(dev.stream(), reps, [&] { dev.adjoint_seed_layout(); });
   tomo::cuda::DeviceBuffer<float> out(kProbeThreads);
   t.probe_ms = best_event_ms(dev.stream(), reps, [&] {
     cuda_detail::launch_sph_probe(kProbeThreads, kProbeIterations, kProbePerSincos, out.data(), dev.stream());

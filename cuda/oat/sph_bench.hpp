@@ -11,6 +11,8 @@ namespace tomo::oat {
 
 struct CudaSphTimes {
   double forward_ms = 0, adjoint_ms = 0;  // best of reps, CUDA events
+  double seed_forward_ms = 0, seed_adjoint_ms = 0;  // the seed's layout of the same sums
+  double seed_rel_l2 = 0;                 // |ours − seed layout| / |seed layout| of the forward
   double probe_ms = 0;                    // the probe's kernel time
   double probe_updates = 0;               // phasor updates the probe did (its rate is the ceiling)
 };

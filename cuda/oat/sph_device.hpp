@@ -23,6 +23,9 @@ class SphDevice {
   // ũ = H_sph α over the share's voxels (all of ũ written) / α = H_sphᵀ ũ over its transducers.
   void forward();
   void adjoint();
+  // The seed's layout of the same sums (bench baselines; whole ranges, not the share).
+  void forward_seed_layout();
+  void adjoint_seed_layout();
   void download_data(std::span<std::complex<double>> u) const;  // waits for the stream
   void download_alpha(std::span<double> alpha) const;
 

@@ -109,6 +109,8 @@ __global__ void sph_weigh(SphParams p, const float2* __restrict__ u, float2* __r
   w[i] = cmul(make_float2(c.x, -c.y), u[i]);
 }
 
+// kRecurrence = false: every phase by its own __sincosf (the seed's way; bench baseline).
+template <bool kRecurrence>
 __global__ void sph_adjoint(SphParams p, const float2* __restrict__ w, int q0, int q1, float* __restrict__ alpha) {
   extern __shared__ float2 ws[];
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
@@ -133,15 +135,48 @@ __global__ void sph_adjoint(SphParams p, const float2* __restrict__ w, int q0, i
         float2 e = phasor(fmaf(static_cast<float>(l0), p.df_over_c0, p.f0_over_c0) * d);
         const int l1 = min(L, l0 + kSphAnchor);
         for (int l = l0; l < l1; ++l) {
+          if (!kRecurrence) e = phasor(fmaf(static_cast<float>(l), p.df_over_c0, p.f0_over_c0) * d);
           const float2 x = ws[l];  // Re{x·conj(e)}
           sum = fmaf(x.x, e.x, fmaf(x.y, e.y, sum));
-          e = cmul(e, step);
+          if (kRecurrence) e = cmul(e, step);
         }
       }
       a = fmaf(sum, inv, a);
     }
   }
   if (active) alpha[n] = a;
+}
+
+// The seed's forward layout (bench baseline): a block per transducer, a thread per frequency,
+// voxel chunks staged on chip, one __sincosf per (voxel, frequency), no split of the voxels.
+__global__ void sph_forward_seed(SphParams p, const float* __restrict__ alpha, std::int64_t voxels,
+                                 float2* __restrict__ u) {
+  __shared__ float4 vox[kSphVoxelChunk];
+  const int q = blockIdx.x, l = blockIdx.y * blockDim.x + threadIdx.x;
+  const bool active = l < p.frequencies;
+  const float f = fmaf(static_cast<float>(l), p.df_over_c0, p.f0_over_c0);
+  float2 acc = make_float2(0.f, 0.f);
+  for (std::int64_t c = 0; c < voxels; c += kSphVoxelChunk) {
+    const int m = static_cast<int>(min(static_cast<std::int64_t>(kSphVoxelChunk), voxels - c));
+    for (int i = threadIdx.x; i < m; i += blockDim.x) vox[i] = voxel(p.grid, alpha, c + i);
+    __syncthreads();
+    if (active)
+      for (int pp = 0; pp < p.points_per_face; ++pp) {
+        const float4 s = __ldg(p.points + static_cast<std::int64_t>(q) * p.points_per_face + pp);
+        for (int i = 0; i < m; ++i) {
+          const float4 v = vox[i];
+          if (v.w == 0.f) continue;
+          const float dx = s.x - v.x, dy = s.y - v.y, dz = s.z - v.z;
+          const float d2 = fmaf(dx, dx, fmaf(dy, dy, dz * dz));
+          const float inv = rsqrtf(d2);
+          const float2 e = phasor(f * d2 * inv);
+          acc.x = fmaf(v.w * inv, e.x, acc.x);
+          acc.y = fmaf(v.w * inv, e.y, acc.y);
+        }
+      }
+    __syncthreads();
+  }
+  if (active) u[static_cast<std::int64_t>(q) * p.frequencies + l] = cmul(p.weights[l], acc);
 }
 
 __global__ void sph_probe(int threads, int iterations, int per_sincos, float* out) {
@@ -188,7 +223,7 @@ void launch_sph_forward(const SphParams& p, const float* alpha, std::int64_t v0,
 }
 
 void launch_sph_adjoint(const SphParams& p, const float2* u, float2* w, int q0, int q1, float* alpha,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, bool seed_layout) {
   if (p.frequencies > kSphMaxFrequencies) throw Error("oat cuda H_sph: more than 4096 frequencies");
   const std::int64_t n = static_cast<std::int64_t>(p.transducers) * p.frequencies;
   if (n > 0) {
@@ -197,8 +232,19 @@ void launch_sph_adjoint(const SphParams& p, const float2* u, float2* w, int q0, 
   }
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
   const int threads = 128;
-  sph_adjoint<<<static_cast<unsigned>((N + threads - 1) / threads), threads,
-                static_cast<std::size_t>(p.frequencies) * sizeof(float2), stream>>>(p, w, q0, q1, alpha);
+  const unsigned blocks = static_cast<unsigned>((N + threads - 1) / threads);
+  const std::size_t shared = static_cast<std::size_t>(p.frequencies) * sizeof(float2);
+  if (seed_layout)
+    sph_adjoint<false><<<blocks, threads, shared, stream>>>(p, w, q0, q1, alpha);
+  else
+    sph_adjoint<true><<<blocks, threads, shared, stream>>>(p, w, q0, q1, alpha);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_sph_forward_seed(const SphParams& p, const float* alpha, float2* u, cudaStream_t stream) {
+  const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
+  const dim3 grid(static_cast<unsigned>(p.transducers), static_cast<unsigned>((p.frequencies + 127) / 128));
+  sph_forward_seed<<<grid, 128, 0, stream>>>(p, alpha, N, u);
   TOMO_CUDA_CHECK_LAST();
 }
 

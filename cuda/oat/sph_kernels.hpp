@@ -37,8 +37,12 @@ void launch_sph_forward(const SphParams& p, const float* alpha, std::int64_t v0,
                         cudaStream_t stream);
 // alpha[n] = Σ over transducers [q0, q1) of Re{w·conj(e^{−ĵθ}/d)}, w = conj(c_l)·u (all of α written).
 // `w` is scratch of Q·L float2.
+// seed_layout: every phase by its own __sincosf instead of the recurrence (bench baseline).
 void launch_sph_adjoint(const SphParams& p, const float2* u, float2* w, int q0, int q1, float* alpha,
-                        cudaStream_t stream);
+                        cudaStream_t stream, bool seed_layout = false);
+// The seed's forward layout, the bench's baseline: a block per transducer, a thread per frequency,
+// one __sincosf per (voxel, frequency), all voxels (u fully written).
+void launch_sph_forward_seed(const SphParams& p, const float* alpha, float2* u, cudaStream_t stream);
 // The ceiling: `threads` threads each doing `iterations` × (one __sincosf + `per_sincos` complex
 // multiply-adds), the mix of the forward's inner loop; out gets one float per thread.
 void launch_sph_probe(int threads, int iterations, int per_sincos, float* out, cudaStream_t stream);
