@@ -5,8 +5,9 @@
 // same run (__sincosf + complex multiply-adds in the kernel's mix) and against the seed's layout
 // (a thread per frequency, a __sincosf per term) timed beside it; one and two GPUs through the
 // SphModel interface (host copies included in both) and the two-GPU speed-up (target ≥ 1.8×);
-// every backend against our cpu reference on all cores (a transducer subset, exactly linear in
-// the transducers, extrapolated) beside the seed's ≈ 250× (PLS-sph on 8 GPUs vs its CPU code).
+// every backend against our cpu reference on all cores and on one core (transducer subsets, the
+// work is exactly linear in the transducers, extrapolated) beside the seed's ≈ 250× (PLS-sph on
+// 8 GPUs vs its sequential CPU code).
 // Flags: --small (12³ voxels, 4×8 transducers, 32 frequencies: cpu + llvmpipe, the two-rank row
 //        on host threads), --reps 3, --gpus 2, --json FILE.
 #include <algorithm>
@@ -105,15 +106,19 @@ int main(int argc, char** argv) {
               "(%.3f..%.3f MHz), point faces: %.3g phasor updates per call\n",
               a.n, a.voxel, a.rings, a.views, o.setup.frequencies, o.setup.f_mhz(g, 0),
               o.setup.f_mhz(g, o.setup.frequencies - 1), updates);
-  std::printf("%-42s %10s %12s %10s %10s\n", "row", "ms", "G upd/s", "vs ceiling", "vs cpu");
-  auto row = [&](const std::string& name, double ms, double ceiling_ms, double cpu_ms, nlohmann::json extra = {}) {
+  std::printf("%-42s %10s %12s %10s %10s %10s\n", "row", "ms", "G upd/s", "vs ceiling", "vs cpu", "vs 1 core");
+  // cpu_ms: our cpu reference on all cores; cpu1_ms: on one core (the seed's CPU code was sequential).
+  auto row = [&](const std::string& name, double ms, double ceiling_ms, double cpu_ms, double cpu1_ms,
+                 nlohmann::json extra = {}) {
     const double rate = updates / (ms * 1e-3);
-    std::printf("%-42s %10.3f %12.3g %10s %10s\n", name.c_str(), ms, rate * 1e-9,
-                ceiling_ms > 0 ? str_cat(int(100 * ceiling_ms / ms + 0.5), " %").c_str() : "-",
-                cpu_ms > 0 ? str_cat(int(cpu_ms / ms + 0.5), "x").c_str() : "-");
+    auto ratio = [&](double ref) { return ref > 0 ? str_cat(int(ref / ms + 0.5), "x") : std::string("-"); };
+    std::printf("%-42s %10.3f %12.3g %10s %10s %10s\n", name.c_str(), ms, rate * 1e-9,
+                ceiling_ms > 0 ? str_cat(int(100 * ceiling_ms / ms + 0.5), " %").c_str() : "-", ratio(cpu_ms).c_str(),
+                ratio(cpu1_ms).c_str());
     nlohmann::json r = {{"row", name}, {"ms", ms}, {"updates_per_s", rate}};
     if (ceiling_ms > 0) r["fraction_of_ceiling"] = ceiling_ms / ms;
     if (cpu_ms > 0) r["speedup_vs_cpu"] = cpu_ms / ms;
+    if (cpu1_ms > 0) r["speedup_vs_cpu_one_core"] = cpu1_ms / ms;
     if (extra.is_object()) r.update(extra);
     rows.push_back(r);
   };
@@ -127,8 +132,19 @@ int main(int argc, char** argv) {
   const auto [cf, cb] = time_model(*cpu, x, ys, a.reps);
   const double scale = double(g.transducer_count()) / gs.transducer_count();
   const double cpu_f = cf * scale, cpu_b = cb * scale;
-  row("cpu forward (all cores, extrap.)", cpu_f, 0, 0, {{"describe", cpu->describe()}});
-  row("cpu adjoint (all cores, extrap.)", cpu_b, 0, 0);
+  // and on one core, on the first 2 transducers of the subset
+  const OatGeometry g1 = scene(a, 1, 2);
+  SphOptions o1 = os;
+  o1.threads = 1;
+  auto cpu1 = make_sph_model("cpu", "", g1, o1);
+  std::vector<cd> y1(o1.setup.data_size(g1), cd(1.0, -0.5));
+  const auto [c1f, c1b] = time_model(*cpu1, x, y1, 1);
+  const double cpu1_f = c1f * double(g.transducer_count()) / g1.transducer_count();
+  const double cpu1_b = c1b * double(g.transducer_count()) / g1.transducer_count();
+  row("cpu forward (all cores, extrap.)", cpu_f, 0, 0, cpu1_f, {{"describe", cpu->describe()}});
+  row("cpu adjoint (all cores, extrap.)", cpu_b, 0, 0, cpu1_b);
+  row("cpu forward (1 core, extrap.)", cpu1_f, 0, 0, 0);
+  row("cpu adjoint (1 core, extrap.)", cpu1_b, 0, 0, 0);
 
   double cuda_1f = 0, cuda_1b = 0;
 #ifdef TOMO_HAVE_CUDA
@@ -136,10 +152,10 @@ int main(int argc, char** argv) {
     const CudaSphTimes t = time_cuda_sph(g, o, x, y, a.reps);
     const double ceiling_ms = updates / (t.probe_updates / (t.probe_ms * 1e-3)) * 1e3;
     std::printf("compute ceiling (probe): %.1f G phasor updates/s\n", t.probe_updates / (t.probe_ms * 1e-3) * 1e-9);
-    row("cuda forward (1 GPU, resident)", t.forward_ms, ceiling_ms, cpu_f, {{"seed_speedup", kSeedPlsSphSpeedup}});
-    row("cuda adjoint (1 GPU, resident)", t.adjoint_ms, ceiling_ms, cpu_b, {{"seed_speedup", kSeedPlsSphSpeedup}});
-    row("cuda forward, seed's layout", t.seed_forward_ms, ceiling_ms, cpu_f, {{"rel_l2_vs_ours", t.seed_rel_l2}});
-    row("cuda adjoint, seed's layout", t.seed_adjoint_ms, ceiling_ms, cpu_b);
+    row("cuda forward (1 GPU, resident)", t.forward_ms, ceiling_ms, cpu_f, cpu1_f, {{"seed_speedup", kSeedPlsSphSpeedup}});
+    row("cuda adjoint (1 GPU, resident)", t.adjoint_ms, ceiling_ms, cpu_b, cpu1_b, {{"seed_speedup", kSeedPlsSphSpeedup}});
+    row("cuda forward, seed's layout", t.seed_forward_ms, ceiling_ms, cpu_f, cpu1_f, {{"rel_l2_vs_ours", t.seed_rel_l2}});
+    row("cuda adjoint, seed's layout", t.seed_adjoint_ms, ceiling_ms, cpu_b, cpu1_b);
     std::printf("ours vs the seed's layout: forward %.2fx, adjoint %.2fx faster (forward results differ by %.2g)\n",
                 t.seed_forward_ms / t.forward_ms, t.seed_adjoint_ms / t.adjoint_ms, t.seed_rel_l2);
     rows.push_back({{"row", "probe"}, {"updates_per_s", t.probe_updates / (t.probe_ms * 1e-3)}});
@@ -149,8 +165,8 @@ int main(int argc, char** argv) {
     if (name == "cpu") continue;
     auto m = make_sph_model(name, "", g, o);
     const auto [f, b] = time_model(*m, x, y, a.reps);
-    row(name + " forward (1 device, host io)", f, 0, cpu_f);
-    row(name + " adjoint (1 device, host io)", b, 0, cpu_b);
+    row(name + " forward (1 device, host io)", f, 0, cpu_f, cpu1_f);
+    row(name + " adjoint (1 device, host io)", b, 0, cpu_b, cpu1_b);
     if (name == "cuda") cuda_1f = f, cuda_1b = b;
   }
   // Several devices: cuda over NCCL; with --small and no GPU, the cpu ranks stand in.
@@ -160,8 +176,8 @@ int main(int argc, char** argv) {
       auto m = make_sph_model(multi, a.gpus, g, o);
       const auto [f, b] = time_model(*m, x, y, a.reps);
       const double f1 = multi == "cuda" ? cuda_1f : cf * scale, b1 = multi == "cuda" ? cuda_1b : cb * scale;
-      row(multi + " forward (--gpus " + a.gpus + ", host io)", f, 0, cpu_f, {{"speedup_vs_one", f1 / f}});
-      row(multi + " adjoint (--gpus " + a.gpus + ", host io)", b, 0, cpu_b, {{"speedup_vs_one", b1 / b}});
+      row(multi + " forward (--gpus " + a.gpus + ", host io)", f, 0, cpu_f, cpu1_f, {{"speedup_vs_one", f1 / f}});
+      row(multi + " adjoint (--gpus " + a.gpus + ", host io)", b, 0, cpu_b, cpu1_b, {{"speedup_vs_one", b1 / b}});
       std::printf("several devices (%s): speed-up over one %.2fx forward, %.2fx adjoint (target >= 1.8x)\n",
                   m->describe().c_str(), f1 / f, b1 / b);
     } catch (const std::exception& e) {
