@@ -10,6 +10,25 @@
 
 namespace tomo::oat {
 
+namespace {
+
+// oat.sph.*: the H_sph frequency samples and transducer faces (docs/oat.md "H_sph").
+void read_sph_keys(const Scene& s, OatConfig& c) {
+  c.sph.fft_length = s.get_int_in_range("oat.sph.fft_length", 0, 0, 1 << 24);
+  c.sph.first_bin = s.get_int_in_range("oat.sph.first_bin", 1, 0, 1 << 23);
+  c.sph.frequencies = s.get_int_in_range("oat.sph.frequencies", 0, 0, 1 << 23);
+  c.sph_f_max_mhz = s.get_in_range("oat.sph.f_max_mhz", 0.0, 0.0, 1e6);
+  const auto ap = s.get<std::vector<double>>("oat.sph.aperture_mm", {0.0, 0.0});
+  if (ap.size() != 2 || !(ap[0] >= 0) || !(ap[1] >= 0) || !std::isfinite(ap[0]) || !std::isfinite(ap[1]) ||
+      ap[0] > 1e3 || ap[1] > 1e3)
+    throw InputError(s.where("oat.sph.aperture_mm") + ": expected [width, height] in mm, each in 0..1000 (0 = point)");
+  c.sph.aperture_width_mm = ap[0];
+  c.sph.aperture_height_mm = ap[1];
+  c.sph.aperture_points = s.get_int_in_range("oat.sph.aperture_points", 0, 0, 64);
+}
+
+}  // namespace
+
 OatConfig OatConfig::from_scene(const Scene& s) {
   OatConfig c;
   c.geometry = geometry_from_scene(s);
@@ -52,6 +71,7 @@ OatConfig OatConfig::from_scene(const Scene& s) {
   c.pls.mu = s.get_in_range("oat.pls.mu", 0.0, 0.0, 1e30);
   c.deconvolution_cutoff_mhz = s.get_in_range("oat.fbp.cutoff_mhz", 0.0, 0.0, 1e6);
   c.write_data = s.get<bool>("oat.write_data", true);
+  read_sph_keys(s, c);
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include "compute/oat/model.hpp"
 #include "compute/oat/phantom.hpp"
 #include "compute/oat/pls.hpp"
+#include "compute/oat/sph_model.hpp"
 
 namespace tomo {
 class Scene;
@@ -37,6 +38,8 @@ struct OatConfig {
   ModelOptions model;
   FbpOptions fbp;
   PlsOptions pls;
+  SphSetup sph;                // oat.sph.*: frequencies and apertures (model.kind = "sph")
+  double sph_f_max_mhz = 0;    // oat.sph.f_max_mhz (0: min(fs/2, c₀/Δs))
   double deconvolution_cutoff_mhz = 0;  // 0: default_cutoff_mhz (only with an EIR)
   bool write_data = true;               // simulated data as data.npy + transducers.npy
 

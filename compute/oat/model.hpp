@@ -13,10 +13,11 @@
 namespace tomo::oat {
 
 // interpolation: H_int = H_eir·D·H_srt (trilinear voxels, spherical shells cut into patches).
-// A second model (spherical voxels, issue 14) adds its kind here; a backend that lacks a kind
-// throws UnavailableError from configure().
-enum class ModelKind { interpolation };
-inline constexpr std::array<EnumName<ModelKind>, 1> kModelKindNames{{{"interpolation", ModelKind::interpolation}}};
+// sph: the spherical-voxel model in the temporal-frequency domain (sph_model.hpp, its own
+// registry: complex data); a Model backend asked for it throws UnavailableError from configure().
+enum class ModelKind { interpolation, sph };
+inline constexpr std::array<EnumName<ModelKind>, 2> kModelKindNames{
+    {{"interpolation", ModelKind::interpolation}, {"sph", ModelKind::sph}}};
 
 // GPU trilinear fetches: hardware = the texture unit (8-bit weights, fast, adjoint not exactly
 // matched); exact = eight point fetches with fp32 weights (matches cpu, adjoint to fp32).

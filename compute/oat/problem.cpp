@@ -14,6 +14,7 @@
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
@@ -23,6 +24,7 @@
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
+#include "compute/oat/sph_run.hpp"
 
 namespace tomo::oat {
 
@@ -77,9 +79,12 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
 
 void run(RunContext& ctx) {
   const OatConfig c = OatConfig::from_scene(ctx.scene);
+  if (!runtime_options().gpus.empty() && c.model.kind != ModelKind::sph)
+    throw UnavailableError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
   require_host_memory(estimate_memory(c), "oat");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
+  if (c.model.kind == ModelKind::sph) (void)resolved_sph_setup(c, g);  // bad oat.sph keys fail before any output
   ctx.report.set("geometry", {{"transducers", g.transducer_count()}, {"rings", g.rings}, {"views", g.views},
                               {"samples", g.time.samples}, {"fs_mhz", g.time.fs_mhz}, {"t_min_us", g.time.t_min_us},
                               {"c0_mm_per_us", g.c0_mm_per_us}, {"radius_mm", g.radius_mm},
@@ -104,6 +109,8 @@ void run(RunContext& ctx) {
       auto timer = ctx.report.time("fbp");
       op->reconstruct(p, img);
       op->synchronize();
+    } else if (c.model.kind == ModelKind::sph) {
+      img = run_pls_sph(ctx, c, g, acq.data, BackendRegistry<SphModel>::instance().resolve(ctx.backend));
     } else {
       img = run_pls_reported(ctx, c, g, acq.data, backend);
     }
@@ -136,6 +143,11 @@ int crosscheck(CrosscheckContext& ctx) {
     fbp->reconstruct(p, img);
     return std::array<std::vector<double>, 3>{hx, hty, img};
   };
+  if (c.model.kind == ModelKind::sph) {  // H_sph's rows (FBP is H_int's crosscheck)
+    CrosscheckTable table("oat", str_cat(g.transducer_count(), " transducers, ", g.grid.count(), " voxels: H_sph, H_sphᵀ"));
+    crosscheck_sph(table, c, g, x, acq.data);
+    return table.finish(ctx.report);
+  }
   const auto ref = evaluate("cpu", Interpolation::exact);
   auto& reg = BackendRegistry<Model>::instance();
   CrosscheckTable table("oat", str_cat(g.transducer_count(), " transducers × ", g.time.samples, " samples, ",
@@ -167,7 +179,8 @@ const ProblemRegistrar kRegister({"oat",
                                     auto& reg = BackendRegistry<Model>::instance();
                                     for (const auto& n : reg.names()) out.emplace_back(n, reg.available(n));
                                     return out;
-                                  }});
+                                  },
+                                  /*multi_device=*/true});  // H_sph only (sph_run.hpp)
 
 }  // namespace
 
