@@ -10,15 +10,12 @@
 #include <numbers>
 
 #include "compute/core/error.hpp"
+#include "compute/core/fftw_planner.hpp"
 #include "compute/core/log.hpp"
 
 namespace tomo::fdk {
 
 namespace {
-std::mutex& fftw_planner_mutex() {
-  static std::mutex m;
-  return m;
-}
 // Smallest 2^a·3^b·5^c >= n.
 int nice_size(int n) {
   for (int m = n;; ++m) {
@@ -83,7 +80,7 @@ FdkFilter::FdkFilter(const CArmGeometry& g, FilterOptions o) : g_(g), o_(o) {
       }
 
   // FFTW's planner is not thread-safe; execution with new arrays is.
-  std::lock_guard lock(fftw_planner_mutex());
+  std::lock_guard lock(tomo::fftw_planner_mutex());
   double* in = fftw_alloc_real(P);
   fftw_complex* spec = fftw_alloc_complex(P / 2 + 1);
   plan_forward_ = fftw_plan_dft_r2c_1d(P, in, spec, FFTW_ESTIMATE);
@@ -94,7 +91,7 @@ FdkFilter::FdkFilter(const CArmGeometry& g, FilterOptions o) : g_(g), o_(o) {
 }
 
 FdkFilter::~FdkFilter() {
-  std::lock_guard lock(fftw_planner_mutex());
+  std::lock_guard lock(tomo::fftw_planner_mutex());
   if (plan_forward_) fftw_destroy_plan(static_cast<fftw_plan>(plan_forward_));
   if (plan_inverse_) fftw_destroy_plan(static_cast<fftw_plan>(plan_inverse_));
 }

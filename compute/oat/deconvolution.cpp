@@ -10,15 +10,12 @@
 #include <numbers>
 
 #include "compute/core/error.hpp"
+#include "compute/core/fftw_planner.hpp"
 #include "compute/core/log.hpp"
 
 namespace tomo::oat {
 
 namespace {
-std::mutex& planner_mutex() {  // FFTW's planner is not thread-safe
-  static std::mutex m;
-  return m;
-}
 int padded_size(int n) {
   int m = 1;
   while (m < n) m *= 2;
@@ -63,7 +60,7 @@ std::vector<double> deconvolve_eir(const OatGeometry& g, std::span<const double>
   fftw_complex* X = fftw_alloc_complex(F);
   fftw_plan fwd, inv;
   {
-    std::lock_guard lock(planner_mutex());
+    std::lock_guard lock(tomo::fftw_planner_mutex());
     fwd = fftw_plan_dft_r2c_1d(N, x, X, FFTW_ESTIMATE);
     inv = fftw_plan_dft_c2r_1d(N, X, x, FFTW_ESTIMATE);
   }
@@ -96,7 +93,7 @@ std::vector<double> deconvolve_eir(const OatGeometry& g, std::span<const double>
     std::copy(x, x + K, out.begin() + static_cast<std::size_t>(q) * K);
   }
   {
-    std::lock_guard lock(planner_mutex());
+    std::lock_guard lock(tomo::fftw_planner_mutex());
     fftw_destroy_plan(fwd);
     fftw_destroy_plan(inv);
   }
