@@ -1,0 +1,123 @@
+// `mpirun -np 2 tomoraster run …`: the MPI path of the CLI (docs/multigpu.md, "Cluster").
+// Two processes of one cpu rank each reconstruct what one process with two ranks does, bit for
+// bit; only rank 0 writes; a process that fails ends the job with one message and a non-zero exit.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/apps/cli_run.hpp"
+
+namespace tomo {
+namespace {
+
+using test::CliResult;
+using test::TempDir;
+
+std::string mpiexec() {
+  if (const char* e = std::getenv("TOMO_MPIEXEC"); e && *e) return e;  // a carried runtime (tools/mpi-pack.sh)
+#ifdef TOMO_MPIEXEC
+  return TOMO_MPIEXEC;
+#else
+  return "";
+#endif
+}
+
+// `mpirun <launch>` where launch names the binary as {bin}; output is stdout + stderr.
+CliResult mpirun(const std::string& launch, const std::filesystem::path& cwd) {
+  std::string line = launch;
+  for (std::size_t at; (at = line.find("{bin}")) != std::string::npos;)
+    line.replace(at, 5, std::string(TOMO_BINARY) + " --no-progress");
+  std::string cmd = "cd '" + cwd.string() + "' && ";
+  cmd.append("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ");
+  cmd.append(mpiexec()).append(" ").append(line).append(" 2>&1");
+  CliResult r{0, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The embedded ring made tiny: 16x16x8 voxels, 3 iterations (about a second per run here).
+const std::string kSmall =
+    " run default.toml --backend cpu --set glpet.voxels=[16,16,8] --set glpet.voxel_mm=[2,2,2]"
+    " --set glpet.iterations=3 --set glpet.mc.histories=200000";
+
+#define REQUIRE_MPI()                                                                         \
+  if (mpiexec().empty())                                                                      \
+  GTEST_SKIP() << "built without MPI (TOMO_WITH_MPI off or Open MPI's mpi.h/mpirun not found)"
+
+TEST(MpiRun, TwoProcessesEqualOneProcessWithTwoRanksBitForBit) {
+  REQUIRE_MPI();
+  TempDir t;
+  for (const std::string mode : {"exact", "seed"}) {
+    const std::string set = " --set glpet.multi_gpu='\"" + mode + "\"'";
+    const CliResult one = test::run_cli(kSmall + set + " --gpus 2 -o one-" + mode, t.dir);
+    ASSERT_EQ(one.status, 0) << one.output;
+    const CliResult two = mpirun("-np 2 {bin}" + kSmall + set + " --gpus 1 -o two-" + mode, t.dir);
+    ASSERT_EQ(two.status, 0) << two.output;
+    EXPECT_EQ(count(two.output, "wrote "), 1) << two.output;  // rank 0 alone writes and reports
+    for (const char* file : {"activity.nii", "sensitivity.nii"}) {
+      const std::string a = slurp(t.dir / ("one-" + mode) / file), b = slurp(t.dir / ("two-" + mode) / file);
+      EXPECT_GT(a.size(), 352u) << file;
+      EXPECT_TRUE(a == b) << mode << ": " << file << " differs between 1 process x 2 ranks and 2 processes x 1";
+    }
+    const auto rep = nlohmann::json::parse(slurp(t.dir / ("two-" + mode) / "report.json"));
+    EXPECT_EQ(rep["multi_gpu"]["processes"], 2);
+    EXPECT_EQ(rep["multi_gpu"]["ranks"], 2);
+    EXPECT_EQ(rep["multi_gpu"]["devices"].size(), 2u);
+    const auto rep1 = nlohmann::json::parse(slurp(t.dir / ("one-" + mode) / "report.json"));
+    EXPECT_EQ(rep["metrics"]["nrmse"], rep1["metrics"]["nrmse"]);
+    if (mode == "seed") {
+      EXPECT_EQ(rep["multi_gpu"]["alpha"], rep1["multi_gpu"]["alpha"]);
+    }
+  }
+  // Nothing but the two outputs per mode: no staging or helper folders left behind.
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t.dir)) entries += e.is_directory();
+  EXPECT_EQ(entries, 4);
+}
+
+TEST(MpiRun, AFailingProcessEndsTheJobWithOneMessage) {
+  REQUIRE_MPI();
+  TempDir t;
+  // Rank 0 runs a good scene and waits in the team's first collective; rank 1's scene is missing.
+  const CliResult r = mpirun("-np 1 {bin}" + kSmall + " --gpus 1 -o out : -np 1 {bin} run nope.toml -o out", t.dir);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count(r.output, "nope.toml: scene file not found"), 1) << r.output;
+  EXPECT_EQ(count(r.output, "tomoraster:"), 1) << r.output;  // no "interrupted" line from rank 0
+  EXPECT_FALSE(std::filesystem::exists(t.dir / "out")) << r.output;
+  EXPECT_TRUE(std::filesystem::is_empty(t.dir)) << "a staging folder was left behind";
+}
+
+TEST(MpiRun, BadInputOnEveryProcessIsOneMessage) {
+  REQUIRE_MPI();
+  TempDir t;
+  const CliResult r = mpirun("-np 2 {bin} run nope.toml -o out", t.dir);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count(r.output, "nope.toml: scene file not found"), 1) << r.output;
+  const CliResult info = mpirun("-np 2 {bin} info", t.dir);
+  EXPECT_EQ(info.status, 2) << info.output;
+  EXPECT_EQ(count(info.output, "only `tomoraster run` runs"), 1) << info.output;
+}
+
+}  // namespace
+}  // namespace tomo
