@@ -56,10 +56,10 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The embedded ring made tiny: 16x16x8 voxels, 3 iterations (about a second per run here).
+// The embedded ring made tiny: 12x12x6 voxels, 3 iterations (about a second per run here).
 const std::string kSmall =
-    " run default.toml --backend cpu --set glpet.voxels=[16,16,8] --set glpet.voxel_mm=[2,2,2]"
-    " --set glpet.iterations=3 --set glpet.mc.histories=200000";
+    " run default.toml --backend cpu --set glpet.voxels=[12,12,6] --set glpet.voxel_mm=[2.5,2.5,2.5]"
+    " --set glpet.iterations=3 --set glpet.mc.histories=100000";
 
 #define REQUIRE_MPI()                                                                         \
   if (mpiexec().empty())                                                                      \
