@@ -101,9 +101,9 @@ int main(int argc, char** argv) {
   // Started by mpirun with several processes: MPI first (docs/multigpu.md, "Cluster").
   try {
     start_processes();
-  } catch (const UnavailableError& e) {
+  } catch (const std::exception& e) {  // no MPI here, or it did not start: every process exits 3
     if (process_rank() == 0) std::fprintf(stderr, "tomoraster: unavailable: %s\n", e.what());
-    return cli::kExitUnavailable;  // every process exits 3; mpirun ends the job
+    return cli::kExitUnavailable;  // mpirun ends the job when a process exits non-zero
   }
   if (process_group()) set_interrupt_notice(false);  // mpirun's SIGTERM: another process failed and said why
   if (process_group() && process_rank() != 0 && !verbose) {

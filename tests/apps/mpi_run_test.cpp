@@ -19,41 +19,19 @@ namespace {
 using test::CliResult;
 using test::TempDir;
 
-std::string mpiexec() {
-  if (const char* e = std::getenv("TOMO_MPIEXEC"); e && *e) return e;  // a carried runtime (tools/mpi-pack.sh)
-#ifdef TOMO_MPIEXEC
-  return TOMO_MPIEXEC;
-#else
-  return "";
-#endif
-}
-
 // `mpirun <launch>` where launch names the binary as {bin}; output is stdout + stderr.
 CliResult mpirun(const std::string& launch, const std::filesystem::path& cwd) {
   std::string line = launch;
   for (std::size_t at; (at = line.find("{bin}")) != std::string::npos;)
     line.replace(at, 5, std::string(TOMO_BINARY) + " --no-progress");
   std::string cmd = "cd '" + cwd.string() + "' && ";
-  cmd.append("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ");
-  cmd.append(mpiexec()).append(" ").append(line).append(" 2>&1");
-  CliResult r{0, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  cmd.append(test::kMpirunEnv).append(test::mpiexec()).append(" ").append(line).append(" 2>&1");
+  return test::run_command(cmd);
 }
 
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
-}
-
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // The embedded ring made tiny: 12x12x6 voxels, 3 iterations (about a second per run here).
@@ -62,7 +40,7 @@ const std::string kSmall =
     " --set glpet.iterations=3 --set glpet.mc.histories=100000";
 
 #define REQUIRE_MPI()                                                                         \
-  if (mpiexec().empty())                                                                      \
+  if (test::mpiexec().empty())                                                                      \
   GTEST_SKIP() << "built without MPI (TOMO_WITH_MPI off or Open MPI's mpi.h/mpirun not found)"
 
 TEST(MpiRun, TwoProcessesEqualOneProcessWithTwoRanksBitForBit) {
@@ -74,7 +52,7 @@ TEST(MpiRun, TwoProcessesEqualOneProcessWithTwoRanksBitForBit) {
     ASSERT_EQ(one.status, 0) << one.output;
     const CliResult two = mpirun("-np 2 {bin}" + kSmall + set + " --gpus 1 -o two-" + mode, t.dir);
     ASSERT_EQ(two.status, 0) << two.output;
-    EXPECT_EQ(count(two.output, "wrote "), 1) << two.output;  // rank 0 alone writes and reports
+    EXPECT_EQ(test::count_occurrences(two.output, "wrote "), 1) << two.output;  // rank 0 alone writes and reports
     for (const char* file : {"activity.nii", "sensitivity.nii"}) {
       const std::string a = slurp(t.dir / ("one-" + mode) / file), b = slurp(t.dir / ("two-" + mode) / file);
       EXPECT_GT(a.size(), 352u) << file;
@@ -102,8 +80,8 @@ TEST(MpiRun, AFailingProcessEndsTheJobWithOneMessage) {
   // Rank 0 runs a good scene and waits in the team's first collective; rank 1's scene is missing.
   const CliResult r = mpirun("-np 1 {bin}" + kSmall + " --gpus 1 -o out : -np 1 {bin} run nope.toml -o out", t.dir);
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_EQ(count(r.output, "nope.toml: scene file not found"), 1) << r.output;
-  EXPECT_EQ(count(r.output, "tomoraster:"), 1) << r.output;  // no "interrupted" line from rank 0
+  EXPECT_EQ(test::count_occurrences(r.output, "nope.toml: scene file not found"), 1) << r.output;
+  EXPECT_EQ(test::count_occurrences(r.output, "tomoraster:"), 1) << r.output;  // no "interrupted" line from rank 0
   EXPECT_FALSE(std::filesystem::exists(t.dir / "out")) << r.output;
   EXPECT_TRUE(std::filesystem::is_empty(t.dir)) << "a staging folder was left behind";
 }
@@ -113,10 +91,10 @@ TEST(MpiRun, BadInputOnEveryProcessIsOneMessage) {
   TempDir t;
   const CliResult r = mpirun("-np 2 {bin} run nope.toml -o out", t.dir);
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_EQ(count(r.output, "nope.toml: scene file not found"), 1) << r.output;
+  EXPECT_EQ(test::count_occurrences(r.output, "nope.toml: scene file not found"), 1) << r.output;
   const CliResult info = mpirun("-np 2 {bin} info", t.dir);
   EXPECT_EQ(info.status, 2) << info.output;
-  EXPECT_EQ(count(info.output, "only `tomoraster run` runs"), 1) << info.output;
+  EXPECT_EQ(test::count_occurrences(info.output, "only `tomoraster run` runs"), 1) << info.output;
 }
 
 }  // namespace

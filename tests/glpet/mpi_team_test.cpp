@@ -2,7 +2,6 @@
 // `mpirun -np 2 <this binary>` on the MpiChild.* cases (which skip unless mpirun started them)
 // and check that every process passed, or that a failing rank ended the job with one message.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -16,79 +15,50 @@
 #include "compute/core/error.hpp"
 #include "compute/core/mpi_world.hpp"
 #include "compute/core/team.hpp"
+#include "tests/support/run_command.hpp"
 
 namespace tomo {
 namespace {
 
-struct Ran {
-  int status;
-  std::string output;
-};
-
-// mpirun from the build (TOMO_MPIEXEC), or the one named by $TOMO_MPIEXEC (tools/mpi-pack.sh
-// checks a carried runtime that way); empty when neither exists.
-std::string mpiexec() {
-  if (const char* e = std::getenv("TOMO_MPIEXEC"); e && *e) return e;
-#ifdef TOMO_MPIEXEC
-  return TOMO_MPIEXEC;
-#else
-  return "";
-#endif
-}
-
-Ran mpirun_self(int np, const std::string& filter) {
+test::CommandResult mpirun_self(int np, const std::string& filter) {
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ";
-  cmd.append(mpiexec()).append(" -np ").append(std::to_string(np)).append(" ").append(exe);
+  std::string cmd = test::kMpirunEnv;
+  cmd.append(test::mpiexec()).append(" -np ").append(std::to_string(np)).append(" ").append(exe);
   cmd.append(" --gtest_color=no --gtest_filter=").append(filter).append(" 2>&1");
-  Ran r{0, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return test::run_command(cmd);
 }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-void require_mpi() {
-  if (!built_with_mpi() || mpiexec().empty())
-    GTEST_SKIP() << "built without MPI (TOMO_WITH_MPI off or Open MPI's mpi.h/mpirun not found)";
-}
+// Macros, not functions: GTEST_SKIP and ASSERT_* return from the function they are written in.
+#define REQUIRE_MPI_LAUNCHER()                                                                     \
+  if (!built_with_mpi() || test::mpiexec().empty())                                                \
+    GTEST_SKIP() << "built without MPI (TOMO_WITH_MPI off or Open MPI's mpi.h/mpirun not found)"; \
+  if (launch_environment().size > 1) GTEST_SKIP() << "already under mpirun"
 
 TEST(MpiTeam, CollectivesAcrossTwoProcesses) {
-  require_mpi();
-  if (launch_environment().size > 1) GTEST_SKIP() << "already under mpirun";
-  const Ran r = mpirun_self(2, "MpiChild.*");
+  REQUIRE_MPI_LAUNCHER();
+  const test::CommandResult r = mpirun_self(2, "MpiChild.*");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(count(r.output, "[  PASSED  ] 4 tests"), 2) << r.output;  // both processes, all four cases
-  EXPECT_EQ(count(r.output, "SKIPPED"), 0) << r.output;
+  EXPECT_EQ(test::count_occurrences(r.output, "[  PASSED  ] 4 tests"), 2) << r.output;  // both processes, all four cases
+  EXPECT_EQ(test::count_occurrences(r.output, "SKIPPED"), 0) << r.output;
 }
 
 TEST(MpiTeam, FailingRankEndsTheJobWithOneMessage) {
-  require_mpi();
-  if (launch_environment().size > 1) GTEST_SKIP() << "already under mpirun";
-  const Ran r = mpirun_self(2, "MpiFailChild.*");
+  REQUIRE_MPI_LAUNCHER();
+  const test::CommandResult r = mpirun_self(2, "MpiFailChild.*");
   EXPECT_EQ(r.status, 5) << r.output;  // the code the failing process gave MPI_Abort
-  EXPECT_EQ(count(r.output, "rank 3 failed on purpose"), 1) << r.output;
-  EXPECT_EQ(count(r.output, "PASSED"), 0) << r.output;  // rank 0's process did not go on
+  EXPECT_EQ(test::count_occurrences(r.output, "rank 3 failed on purpose"), 1) << r.output;
+  EXPECT_EQ(test::count_occurrences(r.output, "PASSED"), 0) << r.output;  // rank 0's process did not go on
 }
 
 // --- run by the tests above, one copy per process ---
 
-void child() {
-  if (launch_environment().size < 2) GTEST_SKIP() << "runs under mpirun (MpiTeam.* start it)";
-  start_processes();
-  ASSERT_NE(process_group(), nullptr);
-}
+#define MPI_CHILD()                                                                                 \
+  if (launch_environment().size < 2) GTEST_SKIP() << "runs under mpirun (MpiTeam.* start it)"; \
+  start_processes();                                                                              \
+  ASSERT_NE(process_group(), nullptr)
 
 TEST(MpiChild, WorldMatchesTheLauncher) {
-  child();
+  MPI_CHILD();
   ProcessGroup& g = *process_group();
   EXPECT_EQ(g.size(), 2);
   EXPECT_EQ(g.rank(), launch_environment().rank);
@@ -105,7 +75,7 @@ TEST(MpiChild, WorldMatchesTheLauncher) {
 }
 
 TEST(MpiChild, BroadcastCarriesAnOpaqueIdBitForBit) {
-  child();
+  MPI_CHILD();
   ProcessGroup& g = *process_group();
   // An NCCL unique id is 128 opaque bytes made by process 0: every process must get the same.
   std::array<unsigned char, 128> expected{};
@@ -125,7 +95,7 @@ TEST(MpiChild, BroadcastCarriesAnOpaqueIdBitForBit) {
 std::vector<float> rank_values(int rank) { return {1e8f * float(rank % 2 ? -1 : 1), 0.1f * float(rank + 1), 3.0f}; }
 
 TEST(MpiChild, HostCollectivesSumInGlobalRankOrder) {
-  child();
+  MPI_CHILD();
   ProcessGroup& g = *process_group();
   HostTeam team(2, &g);  // two threads here: four ranks in all
   ASSERT_EQ(team.size(), 4);
@@ -160,7 +130,7 @@ TEST(MpiChild, HostCollectivesSumInGlobalRankOrder) {
 }
 
 TEST(MpiChild, LargeVectorsGoInChunks) {
-  child();
+  MPI_CHILD();
   HostTeam team(1, process_group());
   std::vector<float> v(3'000'000);
   team.run([&](int r) {
@@ -172,7 +142,7 @@ TEST(MpiChild, LargeVectorsGoInChunks) {
 }
 
 TEST(MpiFailChild, RankThrowsInsideACollective) {
-  child();
+  MPI_CHILD();
   HostTeam team(2, process_group());
   try {
     team.run([&](int r) {
