@@ -206,10 +206,13 @@ std::vector<int> process_devices(const std::string& spec, int available, const s
     return out;
   }
   const int count = int(out.size());
+  if (available >= 0 && n * count > available) {
+    // Each process sees only its own devices (CUDA_VISIBLE_DEVICES per process, as Slurm binds them).
+    if (count == available) return out;
+    throw UnavailableError(str_cat("--gpus ", spec, ": ", n, " processes on this host would take ", n * count,
+                                   " devices; ", what_is_there));
+  }
   for (int& d : out) d += k * count;  // the k-th process of this host takes the k-th block
-  if (available >= 0 && out.back() >= available)
-    throw UnavailableError(str_cat("--gpus ", spec, ": process ", k, " of ", n, " on this host would take devices ",
-                                   out.front(), "..", out.back(), "; ", what_is_there));
   return out;
 }
 

@@ -38,7 +38,8 @@ class ProcessGroup {
 
 // The --gpus text for this process: as parse_device_spec, but where several processes of a
 // job share a host, a count N gives the k-th of them devices kN…kN+N−1 and "all" an equal
-// slice of the host's devices (a list is taken as written). group == nullptr: parse_device_spec.
+// slice of the host's devices (a list is taken as written); where a process sees exactly N
+// devices (bound to it by CUDA_VISIBLE_DEVICES), N gives it those. group == nullptr: parse_device_spec.
 std::vector<int> process_devices(const std::string& spec, int available, const std::string& what_is_there,
                                  const ProcessGroup* group);
 // Every process's strings, in process order (`mine` alone without a group).
