@@ -3,7 +3,9 @@
 // bit; only rank 0 writes; a process that fails ends the job with one message and a non-zero exit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -72,6 +74,31 @@ TEST(MpiRun, TwoProcessesEqualOneProcessWithTwoRanksBitForBit) {
   int entries = 0;
   for (const auto& e : std::filesystem::directory_iterator(t.dir)) entries += e.is_directory();
   EXPECT_EQ(entries, 4);
+}
+
+// GL ranks in two processes: a context each (on llvmpipe here), host sums over MPI. Float
+// atomics make GL's back-projection order-dependent, so equal within rounding, not bit for bit.
+TEST(MpiRun, GlComputeRanksInTwoProcessesEqualOneProcess) {
+  REQUIRE_MPI();
+  TempDir t;
+  std::string small = kSmall;
+  small.replace(small.find("--backend cpu"), 13, "--backend gl-compute");
+  const CliResult one = test::run_cli(small + " --gpus 2 -o one", t.dir);
+  ASSERT_EQ(one.status, 0) << one.output;
+  const CliResult two = mpirun("-np 2 {bin}" + small + " --gpus 1 -o two", t.dir);
+  ASSERT_EQ(two.status, 0) << two.output;
+  const std::string a = slurp(t.dir / "one" / "activity.nii"), b = slurp(t.dir / "two" / "activity.nii");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_GT(a.size(), 352u);
+  double num = 0, den = 0;
+  for (std::size_t at = 352; at + 4 <= a.size(); at += 4) {
+    float x = 0, y = 0;
+    std::memcpy(&x, a.data() + at, 4);
+    std::memcpy(&y, b.data() + at, 4);
+    num += (double(x) - y) * (double(x) - y);
+    den += double(x) * x;
+  }
+  EXPECT_LT(std::sqrt(num / den), 1e-5) << "gl-compute: 2 processes x 1 rank vs 1 process x 2";
 }
 
 TEST(MpiRun, AFailingProcessEndsTheJobWithOneMessage) {
