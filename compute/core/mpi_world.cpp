@@ -63,7 +63,7 @@ class MpiWorld final : public ProcessGroup {
   }
   void finalize() {
     int done = 0;
-    if (finalized_(&done) == MPI_SUCCESS && !done) finalize_(); 
+    if (finalized_(&done) == MPI_SUCCESS && !done) finalize_();
   }
 
  private:
