@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "apps/tomoraster/command.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/mpi_world.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
@@ -36,15 +39,35 @@ CLI::App* setup(CLI::App& root) {
   return sub;
 }
 
+// Under mpirun, processes other than rank 0 compute their ranks' shares and write nothing the
+// user sees: their outputs go to a private folder under the temp directory, removed at once.
+int run_as_helper(const ProblemInfo& problem, const Scene& scene, const std::string& backend) {
+  const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
+                                        str_cat("tomoraster-rank", process_rank(), "-", ::getpid());
+  struct Remove {
+    std::filesystem::path p;
+    ~Remove() {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+    }
+  } remove{scratch};
+  OutputDir out(scratch / "out", false);
+  run_into(problem, scene, backend, out);
+  return kExitOk;
+}
+
 int run() {
   Scene scene = load_scene_arg(args.scene, args.sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
   if (!runtime_options().gpus.empty() && !problem.multi_device)
     throw InputError("--gpus: problem " + problem.name + " runs on one device (several GPUs: docs/multigpu.md)");
+  if (process_group() && !problem.multi_device)
+    throw InputError("problem " + problem.name + " runs in one process; start it without mpirun (docs/multigpu.md)");
   std::string backend = scene.get<std::string>("backend", "auto");
   if (!args.backend.empty()) backend = args.backend;
   std::filesystem::path dir = args.output.empty() ? default_output(scene_stem(args.scene)) : std::filesystem::path(args.output);
 
+  if (process_rank() != 0) return run_as_helper(problem, scene, backend);
   OutputDir out(dir, args.force);
   run_into(problem, scene, backend, out);
   std::printf("wrote %zu files to %s\n", out.files().size(), out.final_dir().string().c_str());

@@ -2,15 +2,18 @@
 // global options, subcommand dispatch, and one clear line for every failure.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "apps/tomoraster/command.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/mpi_world.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/shutdown.hpp"
 
@@ -53,6 +56,15 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   return kExitBadInput;
 }
 
+// One line for a failure; under mpirun the job ends on every process (docs/multigpu.md). A
+// process other than rank 0 waits a little first: when rank 0 fails too (bad input fails on
+// every process alike), its MPI_Abort ends this one before a second copy of the line is printed.
+int fail(const char* kind, const char* what, int code) {
+  if (process_group() && process_rank() != 0) std::this_thread::sleep_for(std::chrono::seconds(2));
+  if (kind) std::fprintf(stderr, "tomoraster: %s: %s\n", kind, what);
+  return abort_processes(code);
+}
+
 }  // namespace tomo::cli
 
 int main(int argc, char** argv) {
@@ -86,24 +98,37 @@ int main(int argc, char** argv) {
   opt.shader_dir = shader_dir;
   opt.progress = !no_progress && !quiet;
   set_log_level(verbose ? LogLevel::Debug : quiet ? LogLevel::Warn : LogLevel::Info);
+  // Started by mpirun with several processes: MPI first (docs/multigpu.md, "Cluster").
+  try {
+    start_processes();
+  } catch (const std::exception& e) {  // no MPI here, or it did not start: every process exits 3
+    if (process_rank() == 0) std::fprintf(stderr, "tomoraster: unavailable: %s\n", e.what());
+    return cli::kExitUnavailable;  // mpirun ends the job when a process exits non-zero
+  }
+  if (process_group()) set_interrupt_notice(false);  // mpirun's SIGTERM: another process failed and said why
+  if (process_group() && process_rank() != 0 && !verbose) {
+    set_log_level(LogLevel::Error);  // rank 0 speaks for the job
+    opt.progress = false;
+  }
 
   struct Shutdown {
     ~Shutdown() { run_shutdown_hooks(); }  // GPU contexts go before the drivers unload
   } shutdown;
   try {
     for (auto& [sub, cmd] : subs)
+      if (sub->parsed() && process_group() && sub->get_name() != "run")
+        throw InputError(str_cat("under mpirun (", process_group()->size(), " processes) only `tomoraster run` runs; '",
+                                 sub->get_name(), "' is a one-process command"));
+    for (auto& [sub, cmd] : subs)
       if (sub->parsed()) return cmd->run();
   } catch (const Interrupted& e) {
-    return 128 + e.signal();  // the shell's convention (130 for Ctrl-C); the watcher said why
+    return cli::fail(nullptr, nullptr, 128 + e.signal());  // the shell's convention (130 for Ctrl-C); the watcher said why
   } catch (const InputError& e) {
-    std::fprintf(stderr, "tomoraster: error: %s\n", e.what());
-    return cli::kExitBadInput;
+    return cli::fail("error", e.what(), cli::kExitBadInput);
   } catch (const UnavailableError& e) {
-    std::fprintf(stderr, "tomoraster: unavailable: %s\n", e.what());
-    return cli::kExitUnavailable;
+    return cli::fail("unavailable", e.what(), cli::kExitUnavailable);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tomoraster: failed: %s\n", e.what());
-    return cli::kExitFailure;
+    return cli::fail("failed", e.what(), cli::kExitFailure);
   }
   return cli::kExitFailure;
 }

@@ -46,11 +46,13 @@ sigset_t guarded_signals() {
   ::_exit(128 + sig);
 }
 
+std::atomic<bool> g_notice{true};
+
 void watch(sigset_t set) {
   int sig = 0;
   if (sigwait(&set, &sig) != 0) return;
   g_signal.store(sig);
-  std::fprintf(stderr, "\ntomoraster: interrupted (signal %d): stopping\n", sig);
+  if (g_notice.load()) std::fprintf(stderr, "\ntomoraster: interrupted (signal %d): stopping\n", sig);
   // The program polls the flag and unwinds (its destructors clean up). If it is still running
   // after the grace period, or a second signal comes, end it here.
   std::thread([sig] {
@@ -74,6 +76,8 @@ void install_interrupt_guard() {
     std::thread(watch, set).detach();
   });
 }
+
+void set_interrupt_notice(bool on) { g_notice.store(on); }
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
 

@@ -21,6 +21,9 @@ class Interrupted : public Error {
 // Blocks SIGINT/SIGTERM/SIGHUP in this and every later thread and starts the watcher.
 // Call first in main(), before any other thread exists.
 void install_interrupt_guard();
+// Whether the watcher prints its "interrupted" line (default on). Off under mpirun, where a
+// signal usually means that mpirun ends the job because another process failed and said why.
+void set_interrupt_notice(bool on);
 // The signal received, or 0.
 int interrupt_signal();
 inline bool interrupted() { return interrupt_signal() != 0; }

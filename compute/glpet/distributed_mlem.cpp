@@ -11,6 +11,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/mpi_world.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 
@@ -59,6 +60,16 @@ struct RankTimer {
   }
 };
 
+// The global ỹ from each rank's share: disjoint LORs, so in one process every rank writes its
+// own entries; across processes each rank's vector (zero elsewhere) is summed, which is exact.
+void gather_estimate(Shared& sh, int r, const LorShare& share, const std::vector<float>& mine) {
+  if (!sh.md.team->process_group()) return scatter_share(share, mine, sh.estimate);
+  std::vector<float> all(sh.estimate.size(), 0.0f);
+  scatter_share(share, mine, all);
+  sh.md.team->allreduce_sum(r, std::span<float>(all));
+  if (r == sh.md.team->first_local_rank()) sh.estimate = std::move(all);
+}
+
 void exact_rank(Shared& sh, int r) {
   const LorShare& share = sh.shares[r];
   auto op = sh.md.make_projector(r, share_model(sh.sys, share));
@@ -86,8 +97,8 @@ void exact_rank(Shared& sh, int r) {
   }
   // ỹ = A x of the final image, so the data misfit belongs to what is returned.
   op->forward(*bx, *bt);
-  scatter_share(share, download(*bt), sh.estimate);  // disjoint LORs: no two ranks write one
-  if (r == 0) {
+  gather_estimate(sh, r, share, download(*bt));
+  if (r == sh.md.team->first_local_rank()) {  // x is the same on every rank: each process keeps one
     sh.res.mlem.x = download(*bx);
     sh.res.mlem.sensitivity = start.sensitivity;
     sh.res.mlem.masked = start.masked;
@@ -131,10 +142,10 @@ void seed_rank(Shared& sh, int r) {
   std::vector<float> est(yr.size(), 0.0f);
   for (int g = 0; g < G; ++g)
     for (std::size_t l = 0; l < est.size(); ++l) est[l] += float(alpha[g] * yt[g][l]);
-  scatter_share(share, est, sh.estimate);
+  gather_estimate(sh, r, share, est);
   std::vector<float> sens = mine.sensitivity;  // Σ_l A_lv over all shares, for the report
   sh.md.team->allreduce_sum(r, std::span<float>(sens));
-  if (r != 0) return;
+  if (r != sh.md.team->first_local_rank()) return;  // α, B, b and every x[g] are alike on every rank
   double misfit = sums.back();  // ‖y − Σ α_g ỹ_g‖² = yᵀy − 2αᵀb + αᵀBα
   for (int k = 0; k < G; ++k) {
     misfit -= 2 * alpha[k] * b[k];
@@ -183,16 +194,20 @@ DistributedResult run_distributed_mlem(MultiDevice& md, const SystemModel& sys, 
   if (opt.mlem.iterations < 0) throw InputError(str_cat("glpet: iterations must be >= 0, got ", opt.mlem.iterations));
   if (y.size() != sys.lor_count())
     throw InputError(str_cat("glpet: ", y.size(), " measured LORs, the scanner has ", sys.lor_count()));
-  for (float v : y)
+  std::vector<float> measured(y.begin(), y.end());
+  if (ProcessGroup* g = md.team->process_group())  // before the value check: every process checks the same data
+    g->broadcast(measured.data(), measured.size() * sizeof(float), 0);
+  for (float v : measured)
     if (!std::isfinite(v) || v < 0) throw InputError(str_cat("glpet: measured count ", v, " is not finite and >= 0"));
-  Shared sh{md, sys, opt, std::vector<float>(y.begin(), y.end()), partition_lors(sys, md.team->size()), {},
+  Shared sh{md, sys, opt, std::move(measured), partition_lors(sys, md.team->size()), {},
             std::vector<float>(sys.lor_count(), 0.0f), {}};
   for (const auto& s : sh.shares) sh.res.share_nonzeros.push_back(s.nonzeros);
   md.team->run([&](int r) { opt.mode == MultiMode::exact ? exact_rank(sh, r) : seed_rank(sh, r); });
   sh.res.mlem.estimate = std::move(sh.estimate);
   if (opt.mode == MultiMode::exact) {
     double misfit = 0;
-    for (std::size_t l = 0; l < y.size(); ++l) misfit += (double(y[l]) - sh.res.mlem.estimate[l]) * (double(y[l]) - sh.res.mlem.estimate[l]);
+    for (std::size_t l = 0; l < sh.y.size(); ++l)
+      misfit += (double(sh.y[l]) - sh.res.mlem.estimate[l]) * (double(sh.y[l]) - sh.res.mlem.estimate[l]);
     sh.res.data_misfit = misfit;
   }
   return std::move(sh.res);
@@ -239,14 +254,14 @@ const bool kRegisterCpuRanks = [] {
     // Host threads: "N" ranks, or as many as a list names; "all" is one.
     const int n = int(parse_device_spec(gpus, -1, "").size());
     MultiDevice md;
-    md.team = std::make_unique<HostTeam>(n);
+    md.team = std::make_unique<HostTeam>(n, process_group());  // under mpirun: n threads in each process
     md.collectives = host_collectives(*md.team);
     md.make_projector = [options](int, const SystemModel& share) {
       auto op = BackendRegistry<Projector>::instance().create("cpu");
       op->configure(share, options);
       return op;
     };
-    for (int r = 0; r < n; ++r) md.devices.push_back(str_cat("cpu rank ", r));
+    for (int r = 0; r < n; ++r) md.devices.push_back(str_cat("cpu rank ", md.team->first_local_rank() + r));
     return md;
   });
   return true;

@@ -36,7 +36,7 @@ struct MultiDevice {
   // Makes and configures rank r's projector for its share's model, on the rank's device;
   // called on the rank's own thread, which then makes every call of that projector.
   std::function<std::unique_ptr<Projector>(int rank, const SystemModel& share)> make_projector;
-  std::vector<std::string> devices;  // what each rank runs on, for the report
+  std::vector<std::string> devices;  // what each rank of this process runs on, for the report
 };
 // gpus: "all", a count "N" or a list "0,2" of device indices (the --gpus flag). Throws
 // UnavailableError (exit 3) naming what is there when more are asked than exist, InputError
@@ -59,6 +59,8 @@ struct DistributedResult {
   double data_misfit = 0;                // ‖y − A x‖² of the final image
 };
 
+// Every process of a team that spans several (MPI) gets the whole result; the measured y of
+// process 0 is the one reconstructed (broadcast first, so every process works on the same data).
 DistributedResult run_distributed_mlem(MultiDevice& md, const SystemModel& sys, std::span<const float> y,
                                        const DistributedOptions& opt);
 

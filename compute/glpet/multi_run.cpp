@@ -4,6 +4,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/metrics.hpp"
+#include "compute/core/mpi_world.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
@@ -13,7 +14,8 @@ namespace tomo::glpet {
 
 std::string requested_gpus(const Scene& scene) {
   if (!runtime_options().gpus.empty()) return runtime_options().gpus;
-  return scene.get<std::string>("glpet.gpus", "");
+  // Under mpirun every process is a part of one team: one device each unless told otherwise.
+  return scene.get<std::string>("glpet.gpus", process_group() ? "1" : "");
 }
 
 void check_multi_device(const std::string& backend, const std::string& gpus) {
@@ -35,7 +37,8 @@ MlemResult reconstruct_on_devices(RunContext& ctx, const GlpetScene& g, std::spa
   nlohmann::json rep = {{"mode", std::string(enum_name(kMultiModeNames, dopt.mode))},
                         {"ranks", md.team->size()},
                         {"team", md.team->describe()},
-                        {"devices", md.devices},
+                        {"devices", allgather_strings(md.team->process_group(), md.devices)},
+                        {"processes", md.team->process_group() ? md.team->process_group()->size() : 1},
                         {"share_nonzeros", res.share_nonzeros},
                         {"data_misfit", res.data_misfit}};
   if (dopt.mode == MultiMode::seed) {

@@ -1,8 +1,10 @@
-// glpet's cuda backend on several GPUs of this process: one NcclTeam rank per device, each
+// glpet's cuda backend on several GPUs of this process (and of the other processes mpirun
+// started): one NcclTeam rank per device, each
 // rank's projector on its device (plain device memory),
 // the ML-EM sums all-reduced in device memory through NCCL (compute/glpet/distributed_mlem).
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/mpi_world.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/glpet/distributed_mlem.hpp"
 #include "cuda/core/device.hpp"
@@ -19,8 +21,9 @@ cuda_impl::CudaBuffer& device_buffer(BackendBuffer& b) {
 }
 
 MultiDevice make_cuda_ranks(const std::string& gpus, const ProjectorOptions& options) {
-  const std::vector<int> devices = cuda::resolve_gpus(gpus);
-  auto team = std::make_unique<cuda::NcclTeam>(devices);
+  // Under mpirun: this process's devices, in a team over all processes (NCCL id over MPI).
+  const std::vector<int> devices = cuda::resolve_gpus(gpus, process_group());
+  auto team = std::make_unique<cuda::NcclTeam>(devices, process_group());
   cuda::NcclTeam* t = team.get();
   MultiDevice md;
   md.collectives.allreduce_sum = [t](int rank, BackendBuffer& b) {

@@ -6,6 +6,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/mpi_world.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/glpet/distributed_mlem.hpp"
 #include "renderer/gl/engine.hpp"
@@ -19,17 +20,20 @@ thread_local std::unique_ptr<gl::ThreadEngine> t_engine;
 
 MultiDeviceFactory gl_ranks(const std::string& backend) {
   return [backend](const std::string& gpus, const ProjectorOptions& options) {
-    const std::vector<int> devices = parse_device_spec(gpus, -1, "");
+    // Under mpirun the processes of a host take successive blocks of its devices.
+    const std::vector<int> devices = process_devices(gpus, -1, "", process_group());
     MultiDevice md;
-    md.team = std::make_unique<HostTeam>(int(devices.size()));
+    md.team = std::make_unique<HostTeam>(int(devices.size()), process_group());
     md.collectives = host_collectives(*md.team);
-    md.make_projector = [backend, devices, options](int rank, const SystemModel& share) {
-      if (!t_engine) t_engine = std::make_unique<gl::ThreadEngine>(devices[rank]);
+    const int first = md.team->first_local_rank();
+    md.make_projector = [backend, devices, options, first](int rank, const SystemModel& share) {
+      const int device = devices[std::size_t(rank - first)];  // the process's own ranks index `devices`
+      if (!t_engine) t_engine = std::make_unique<gl::ThreadEngine>(device);
       gl::shared_context();  // this thread's context, on the rank's device where EGL has it
       const int got = t_engine->device();
-      if (got >= 0 && got != devices[rank])
+      if (got >= 0 && got != device)
         throw UnavailableError(str_cat("glpet ", backend, " rank ", rank, ": EGL offers no context on CUDA device ",
-                                       devices[rank], " (got device ", got, ")"));
+                                       device, " (got device ", got, ")"));
       auto op = BackendRegistry<Projector>::instance().create(backend);
       op->configure(share, options);
       return op;

@@ -12,14 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace tomo::test {
 
-struct CliResult {
-  int status;
-  std::string output;  // stdout + stderr
-};
+using CliResult = CommandResult;
 
 // `tomoraster --no-progress ARGS`, through the shell (ARGS may redirect or quote), in the
 // folder `cwd` when one is given, after `env` (e.g. "DISPLAY=:7" or "env -u DISPLAY").
@@ -29,13 +27,7 @@ inline CliResult run_cli(const std::string& args, const std::filesystem::path& c
   if (!cwd.empty()) cmd.append("cd '").append(cwd.string()).append("' && ");
   if (!env.empty()) cmd.append(env).append(" ");
   cmd.append(TOMO_BINARY).append(" --no-progress ").append(args).append(" 2>&1");
-  CliResult r{0, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return run_command(cmd);
 }
 
 inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }

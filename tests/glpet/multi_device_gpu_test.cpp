@@ -13,23 +13,13 @@
 #include "compute/glpet/monte_carlo.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/multi/nccl_team.hpp"
-#include "tests/glpet/small_system.hpp"
+#include "tests/glpet/cuda_ranks.hpp"
 
 namespace tomo::glpet {
 namespace {
 
-struct Data {
-  SystemModel sys = test::small_system(16, 2.0, 2, 16);
-  std::vector<float> y = test::hot_ball_counts(sys, 1'000'000, 7);
-};
-
-DistributedResult run_on(const std::string& gpus, MultiMode mode, const Data& d) {
-  MultiDevice md = (*find_multi_device("cuda"))(gpus, {});
-  DistributedOptions opt;
-  opt.mode = mode;
-  opt.mlem.iterations = 5;
-  return run_distributed_mlem(md, d.sys, d.y, opt);
-}
+using test::Data;
+using test::run_on;
 
 TEST(GlpetMultiGpu, ExactOnAllGpusEqualsOneGpu) {
   if (!cuda::have_device()) GTEST_SKIP() << "no CUDA device";
