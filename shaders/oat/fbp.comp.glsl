@@ -1,8 +1,8 @@
 #version 450 core
 // oat: the fused discrete FBP (notes "FBP", kernel_math.hpp fbp_term rearranged as in
 // cuda/oat/fbp_kernels.hpp): one invocation per voxel, transducers staged through shared memory,
-// the data (P_k, D_k) = w_q·(p_k, p_{k+1} − p_k) in an RG32F texture, K − 1 wide, Q high, read by
-// texelFetch at ⌊k̃⌋ with fp32 f. The held difference D_k jumps where k̃ crosses an integer:
+// the data (M_k, D_k) = w_q·(½(p_k + p_{k+1}), p_{k+1} − p_k) in an RG32F texture, K − 1 wide, Q
+// high, read by texelFetch at ⌊k̃⌋ with fp32 f (M + (f − ½)·D = P_k + f·D_k). The held difference D_k jumps where k̃ crosses an integer:
 // pairs with k̃ within u_eps of one recompute k̃ in double from double positions (the cpu's side).
 layout(local_size_x = 8, local_size_y = 4, local_size_z = 4) in;
 layout(std430, binding = 0) readonly buffer Transducers { vec4 transducers[]; };  // xyz − voxel 0
@@ -44,7 +44,7 @@ void main() {
       int k = int(kf);
       if (k < 0 || k >= u_width) continue;  // fbp_term's 0 where k or k + 1 is outside the data
       vec2 T = texelFetch(u_table, ivec2(k, q0 + t), 0).rg;
-      a1 += (T.x + f * T.y) * inv;
+      a1 += (T.x + (f - 0.5) * T.y) * inv;
       a2 += T.y;
     }
   }

@@ -1,0 +1,119 @@
+// The cuda FBP variants (label gpu; skip without a device): texture, ldg and the shared-memory
+// windows with 4 and 8 voxels per thread each equal to the cpu (double) on simulated blurred
+// spheres, also where the grid is not a multiple of the 8×8×16 block box, the transducers sit
+// close to the grid (curved, wide windows) and a tile is left half full; the out-of-window path
+// (forced with an 8-sample window) gives the same image; bench_oat's shared rows all run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "compute/core/metrics.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/oat/model.hpp"
+#include "compute/oat/phantom.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/oat/cuda_bench.hpp"
+#include "cuda/oat/fbp_device.hpp"
+#include "tests/oat/gpu_checks.hpp"
+#include "tests/oat/small_geometry.hpp"
+
+namespace tomo::oat::test {
+
+class OatCudaFbp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+// A grid of 13 × 11 × 19 voxels of 0.5 mm (partial block boxes), 7 × 13 transducers on a 9.13 mm
+// sphere (the grid's corners at 6 mm), 19 MHz: windows of 128 samples, tiles of 16. Radius and rate
+// avoid voxels at an integer k̃ from many transducers (where fp64 rounding alone picks the sample).
+OatGeometry close_geometry() {
+  OatGeometry g;
+  g.grid = Grid3::centred({13, 11, 19}, {0.5, 0.5, 0.5});
+  set_rings_views(g, 7, 13, 9.13);
+  g.c0_mm_per_us = 1.5;
+  g.gruneisen = 0.8;
+  g.time = covering_time_axis(g, 19.0, 1.0);
+  return g;
+}
+
+struct FbpCase {
+  OatGeometry g;
+  std::vector<double> p, ref;
+};
+
+FbpCase make_case(const OatGeometry& g) {
+  OatPhantom ph;
+  ph.spheres = {{{1.0, -0.5, 0.5}, 1.5, 1.0, 0.3}, {{-1.5, 1.0, -1.0}, 1.0, 2.0, 0.25}};
+  FbpCase c{g, simulate_pressure(g, ph, Noise{}), std::vector<double>(g.grid.count())};
+  auto cpu = BackendRegistry<Fbp>::instance().create("cpu");
+  cpu->configure(g, FbpOptions{});
+  cpu->reconstruct(c.p, c.ref);
+  return c;
+}
+
+// Every variant (and the shared one with a forced window length) against the cpu.
+void check_variants(const FbpCase& c, const char* what) {
+  FbpDevice dev(c.g);
+  dev.upload(c.p);
+  struct Run {
+    const char* name;
+    FbpChoice choice;
+    int slot;
+  };
+  const Run runs[] = {{"texture", {FbpVariant::texture, 8}, 0}, {"ldg", {FbpVariant::ldg, 8}, 0},
+                      {"shared-4", {FbpVariant::shared, 4}, 0}, {"shared-8", {FbpVariant::shared, 8}, 0},
+                      {"shared-8, 8-sample windows", {FbpVariant::shared, 8}, 8},
+                      {"shared-4, 8-sample windows", {FbpVariant::shared, 4}, 8}};
+  ASSERT_TRUE(dev.available(FbpVariant::shared));
+  std::vector<double> texture;
+  for (const Run& r : runs) {
+    if (r.slot > 0)
+      dev.run_shared(cuda_detail::FbpSharedMode::exact, r.choice.voxels_per_thread, r.slot);
+    else
+      dev.run(r.choice);
+    const std::vector<float> f = dev.image();
+    const std::vector<double> img(f.begin(), f.end());
+    if (texture.empty()) texture = img;
+    const double e = relative_l2(img, c.ref), e_tex = relative_l2(img, texture);
+    std::printf("%s: cuda fbp %s (window %d): rel. L2 vs cpu %.3g, vs texture %.3g\n", what, r.name,
+                r.slot > 0 ? r.slot : dev.shared_shape(8).slot, e, e_tex);
+    EXPECT_LT(e, kFbpExactTolerance) << r.name;
+    EXPECT_LT(e_tex, 1e-6) << r.name << ": the same arithmetic, the same image";
+  }
+}
+
+TEST_F(OatCudaFbp, EveryVariantEqualsCpu) {
+  check_variants(make_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0)), "16^3 x 0.75 mm, 8x16 on 30 mm");
+}
+
+TEST_F(OatCudaFbp, SharedWindowsHoldOnPartialBoxesAndCloseTransducers) {
+  const FbpCase c = make_case(close_geometry());
+  FbpDevice dev(c.g);
+  EXPECT_EQ(dev.shared_shape(8).slot, 128);
+  EXPECT_EQ(dev.shared_shape(8).tile, 16);
+  check_variants(c, "13x11x19 x 0.5 mm, 7x13 on 9.13 mm, 19 MHz");
+}
+
+TEST_F(OatCudaFbp, BackendRunsTheDefaultVariant) {
+  check_fbp("cuda", Interpolation::exact, kFbpExactTolerance);
+  FbpDevice dev(small_geometry(16, 0.75, 8, 16, 30.0, 10.0));
+  EXPECT_EQ(dev.best().variant, kDefaultFbpVariant.variant);
+}
+
+TEST_F(OatCudaFbp, BenchTimesEverySharedRowAndProbe) {
+  const OatGeometry g = small_geometry(16, 1.0, 4, 8, 20.0, 5.0);
+  const CudaFbpTimes f = time_cuda_fbp(g, random_positive(g.data_size(), 1), 1);
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_GT(f.shared_ms[s], 0);
+    EXPECT_GT(f.shared_probe_ms[s], 0);
+    EXPECT_GT(f.shared_compute_ms[s], 0);
+  }
+  EXPECT_GE(f.slot, 8);
+  EXPECT_FALSE(f.default_variant.empty());
+}
+
+}  // namespace tomo::oat::test
