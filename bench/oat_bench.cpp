@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
+#include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/oat/geometry.hpp"
@@ -171,16 +172,20 @@ nlohmann::json row_json(const Row& r) {
 // GPU rows through the operator interfaces (host transfers included): gl-compute and others.
 void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, const OatGeometry& gm, double updates,
                     double patches, std::vector<Row>& rows) {
-  {
-    FbpOptions fo;
-    auto fbp = BackendRegistry<Fbp>::instance().create(b);
-    fbp->configure(gf, fo);
-    const auto p = pattern(gf.data_size(), 0.37);
-    std::vector<double> img(gf.grid.count());
-    fbp->reconstruct(p, img);  // warm-up: shader compilation
-    const double ms = best_ms(a.reps, [&] { fbp->reconstruct(p, img); }, [&] { fbp->synchronize(); });
-    rows.push_back({"FBP", b, "exact*", ms, updates / (ms * 1e-3)});
-  }
+  for (FbpRead read : {FbpRead::texture, FbpRead::shared}) try {  // both reads side by side
+      FbpOptions fo;
+      fo.read = read;
+      auto fbp = BackendRegistry<Fbp>::instance().create(b);
+      fbp->configure(gf, fo);
+      const auto p = pattern(gf.data_size(), 0.37);
+      std::vector<double> img(gf.grid.count());
+      fbp->reconstruct(p, img);  // warm-up: shader compilation
+      const double ms = best_ms(a.reps, [&] { fbp->reconstruct(p, img); }, [&] { fbp->synchronize(); });
+      rows.push_back({"FBP", b, std::string(enum_name(kFbpReadNames, read)) + "*", ms, updates / (ms * 1e-3)});
+    } catch (const UnavailableError& e) {
+      std::printf("%s FBP read %s: unavailable (%s)\n", b.c_str(), std::string(enum_name(kFbpReadNames, read)).c_str(),
+                  e.what());
+    }
   ModelOptions mo;
   auto model = BackendRegistry<Model>::instance().create(b);
   model->configure(gm, mo);
