@@ -52,13 +52,17 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   params_.inv_c0dt_d = 1.0 / (c0 * dt);
   params_.tau0_d = g.time.t_min_us / dt;
   // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
-  std::vector<float4> tr(Q);
+  params_.voxel_samples = static_cast<float>(g.voxel_mm() * params_.inv_c0dt_d);
+  std::vector<float4> tr(Q), tr_samples(Q);  // the latter in samples (c₀Δt), for the shared kernel
   std::vector<double> pos(3 * static_cast<std::size_t>(Q));
   double d_max = 0;  // the largest transducer-voxel distance
   for (int q = 0; q < Q; ++q) {
     for (int a = 0; a < 3; ++a) pos[3 * q + a] = g.transducers[q][a] - gr.origin_mm[a];
     tr[q] = make_float4(static_cast<float>(pos[3 * q]), static_cast<float>(pos[3 * q + 1]),
                         static_cast<float>(pos[3 * q + 2]), static_cast<float>(q) + 0.5f);
+    const double a = params_.inv_c0dt_d;
+    tr_samples[q] = make_float4(static_cast<float>(pos[3 * q] * a), static_cast<float>(pos[3 * q + 1] * a),
+                                static_cast<float>(pos[3 * q + 2] * a), 0.0f);
     double far = 0;
     for (int a = 0; a < 3; ++a) {
       const double e = (gr.dims[a] - 1) * g.voxel_mm();
@@ -68,6 +72,8 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   }
   transducers_.resize(Q);
   transducers_.upload(tr);
+  transducers_samples_.resize(Q);
+  transducers_samples_.upload(tr_samples);
   positions_.resize(pos.size());
   positions_.upload(pos);
   params_.positions = positions_.data();
@@ -134,7 +140,7 @@ void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_threa
     throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
   cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
   if (slot > 0) s.slot = slot;
-  cuda_detail::launch_fbp_shared(params_, s, transducers_.data(), linear_table_.data(), image_.data(), mode,
+  cuda_detail::launch_fbp_shared(params_, s, transducers_samples_.data(), linear_table_.data(), image_.data(), mode,
                                  stream_);
 }
 

@@ -63,7 +63,7 @@ class FbpDevice {
   cuda_detail::FbpParams params_{};
   std::vector<double> weights_;
   tomo::cuda::Stream stream_;
-  tomo::cuda::DeviceBuffer<float4> transducers_;
+  tomo::cuda::DeviceBuffer<float4> transducers_, transducers_samples_;
   tomo::cuda::DeviceBuffer<double> positions_;
   tomo::cuda::DeviceBuffer<float> image_;
   tomo::cuda::DeviceBuffer<float2> linear_table_;  // the table again, for FbpMode::exact_ldg

@@ -12,6 +12,7 @@ namespace tomo::oat::cuda_detail {
 struct FbpParams {
   int nx = 0, ny = 0, nz = 0;
   float voxel = 1;          // Δs (mm), cubic voxels
+  float voxel_samples = 1;  // Δs/(c₀Δt): the shared kernel works in units of samples (see below)
   float inv_c0dt = 1;       // 1/(c₀Δt): samples per mm of distance
   float tau0h = 0.5f;       // t_min/Δt + ½: k̃ − ½ = d/(c₀Δt) − tau0h (the midpoint split below)
   float lin_scale = 1;      // c₀Δt: the interpolated term P(t̃)/(t̃/Δt) = c₀Δt·P/d
@@ -65,7 +66,9 @@ void launch_fbp_fetch_probe(const FbpParams& p, const float4* transducers, cudaT
 // margin), then loads that transducer's window of `slot` consecutive table entries into shared
 // memory with coalesced loads (`slot` ≥ the box diagonal in samples + 7, a power of two), and
 // every voxel-transducer update reads its (M_k, D_k) from there: one fetch per ~1000 updates
-// leaves the texture/L1 path, shared memory serves the rest. An index outside the window (never
+// leaves the texture/L1 path, shared memory serves the rest. The bound is then instruction issue,
+// so lengths are in samples (c₀Δt): k̃ − ½ = fma(d², 1/d, −tau0h) in one op, and 1/d is already
+// the c₀Δt/d of the interpolated term. `transducers` there holds positions in samples. An index outside the window (never
 // met when the bound holds; forced by tests with a small slot) reads the table in global memory,
 // so the image never depends on the bound.
 //

@@ -32,15 +32,20 @@ __device__ __forceinline__ FbpSplit fbp_split(float kh) {
 
 // The split of voxel (i, j, kz) and transducer q in double, as the cpu computes k̃ (rare: see
 // fbp_kernels.hpp). By value, not a reference to the kernel's parameters: that would copy them
-// to local memory; not inlined, so the fast path keeps its registers.
-static __device__ __noinline__ FbpSplit fbp_refine(const double* positions, double voxel, double inv_c0dt,
-                                                   double tau0, int q, int i, int j, int kz) {
+// to local memory.
+__device__ __forceinline__ FbpSplit fbp_refine_inline(const double* positions, double voxel, double inv_c0dt,
+                                                      double tau0, int q, int i, int j, int kz) {
   const double* s = positions + 3 * static_cast<size_t>(q);
   const double dx = i * voxel - s[0], dy = j * voxel - s[1], dz = kz * voxel - s[2];
   const double kt = sqrt(dx * dx + dy * dy + dz * dz) * inv_c0dt - tau0;
   const double kf = floor(kt);
   const int k = static_cast<int>(kf);
   return {static_cast<float>(kt - kf - 0.5), static_cast<float>(kf), k, k + __float_as_int(kFbpMagic)};
+}
+// The same as a call: the kernels' fast paths keep fewer registers so (fbp_shared_kernels.cu).
+static __device__ __noinline__ FbpSplit fbp_refine(const double* positions, double voxel, double inv_c0dt,
+                                                   double tau0, int q, int i, int j, int kz) {
+  return fbp_refine_inline(positions, voxel, inv_c0dt, tau0, q, i, j, kz);
 }
 
 }  // namespace tomo::oat::cuda_detail
