@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
         const float kh = fmaf(d2 * inv, p.inv_c0dt, -p.tau0h);  // k̃ − ½ = (d/c₀ − t_min)/Δt − ½
         FbpSplit sp = fbp_split(kh);
         if constexpr (kMode != FbpMode::no_fetch)
-          if (fabsf(sp.g) > near)
+          if (!(fabsf(sp.g) <= near))
             sp = fbp_refine(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, i, j, kb + v);
         float2 T;
         if constexpr (kMode == FbpMode::exact)

@@ -19,7 +19,8 @@ __device__ __forceinline__ float fbp_rsqrt(float x) {
 }
 
 // k = round(k̃ − ½) (as int and float) and g = k̃ − ½ − k ∈ [−½, ½] from kh = k̃ − ½; bits = k +
-// bits(kFbpMagic), so that k − k₀ is one add of a constant hoisted per transducer.
+// bits(kFbpMagic), so that k − k₀ is one add of a constant hoisted per transducer. Callers take
+// the double refinement unless |g| ≤ ½ − eps, which a NaN (a voxel centre on a transducer) fails.
 struct FbpSplit {
   float g, kf;
   int k, bits;
@@ -27,7 +28,8 @@ struct FbpSplit {
 __device__ __forceinline__ FbpSplit fbp_split(float kh) {
   const float r = __fadd_rn(kh, kFbpMagic);
   const float kf = __fadd_rn(r, -kFbpMagic);
-  return {__fsub_rn(kh, kf), kf, __float_as_int(r) - __float_as_int(kFbpMagic), __float_as_int(r)};
+  const unsigned bits = __float_as_uint(r);  // unsigned: no overflow whatever kh was (NaN, ±inf)
+  return {__fsub_rn(kh, kf), kf, static_cast<int>(bits - __float_as_uint(kFbpMagic)), static_cast<int>(bits)};
 }
 
 // The split of voxel (i, j, kz) and transducer q in double, as the cpu computes k̃ (rare: see

@@ -42,7 +42,7 @@ __device__ __forceinline__ int window_start(const FbpParams& p, float4 s) {
   const float ny = fminf(fmaxf(s.y, y0), y0 + (kFbpBoxY - 1) * v) - s.y;
   const float nz = fminf(fmaxf(s.z, z0), z0 + (kFbpBoxZ - 1) * v) - s.z;
   const float kt = sqrtf(nx * nx + ny * ny + nz * nz) - p.tau0h + 0.5f;
-  return static_cast<int>(fminf(fmaxf(floorf(kt) - 2.0f, -1e9f), 1e9f));
+  return static_cast<int>(fminf(fmaxf(floorf(kt) - 2.0f, -1e8f), 1e8f));  // finite even for a NaN kt
 }
 
 // The slow path of one update (k̃ within eps of an integer, or an index outside the window):
@@ -54,7 +54,7 @@ __device__ __forceinline__ float3 slow_entry(const double* positions, double vox
                                           int q, int i, int j, int kz, float g, int k, float near, int kmin,
                                           const float2* window, int slot, const float2* row, int width) {
   FbpSplit sp{g, 0.0f, k};
-  if (fabsf(g) > near) sp = fbp_refine(positions, voxel, inv_c0dt, tau0, q, i, j, kz);
+  if (!(fabsf(g) <= near)) sp = fbp_refine(positions, voxel, inv_c0dt, tau0, q, i, j, kz);
   const int idx = sp.k - kmin;
   float2 T = make_float2(0.0f, 0.0f);
   if (static_cast<unsigned>(idx) < static_cast<unsigned>(slot))
@@ -106,7 +106,8 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     load_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, win);
     for (int t = 0; t < n; ++t) {
       const float4 s = rec[t];  // a broadcast: every thread reads the same transducer
-      const int kmin = __float_as_int(s.w), off = -__float_as_int(kFbpMagic) - kmin;  // idx = bits + off
+      const int kmin = __float_as_int(s.w);
+      const unsigned off = 0u - __float_as_uint(kFbpMagic) - static_cast<unsigned>(kmin);  // idx = bits + off
       const float2* w = win + (t << shift);
       const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
       const float dxy2 = fmaf(dx, dx, dy * dy);
@@ -127,11 +128,11 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
         const float d2 = fmaf(dz, dz, dxy2);
         const float inv = fbp_rsqrt(d2);                       // c₀Δt/d
         FbpSplit sp = fbp_split(fmaf(d2, inv, -p.tau0h));      // k̃ − ½ = d/(c₀Δt) − tau0h
-        const int idx = sp.bits + off;
+        const unsigned idx = static_cast<unsigned>(sp.bits) + off;  // k − kmin
         float2 T;
         if constexpr (kMode == FbpSharedMode::no_lds) {
-          T = make_float2(__int_as_float(idx) * 1e-30f, sp.g * s.w);  // compute probe: no shared read
-        } else if (fabsf(sp.g) > near || static_cast<unsigned>(idx) >= static_cast<unsigned>(sh.slot)) {
+          T = make_float2(__uint_as_float(idx) * 1e-30f, sp.g * s.w);  // compute probe: no shared read
+        } else if (!(fabsf(sp.g) <= near) || idx >= static_cast<unsigned>(sh.slot)) {
           const float3 e = slow_entry(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, c.x, c.y, c.z + v,
                                       sp.g, sp.k, near, kmin, w, sh.slot,
                                       table + static_cast<size_t>(q0 + t) * p.width, p.width);

@@ -68,7 +68,11 @@ void main() {
           f = float(ktd - kfd);
         }
         int k = int(kf), idx = k - kmin;
-        vec2 T = (idx >= 0 && idx < SLOT) ? win[t * SLOT + idx] : table_entry(k, q0 + t);
+        vec2 T;  // a branch, not a select: the texel fetch must not run for every update
+        if (idx >= 0 && idx < SLOT)
+          T = win[t * SLOT + idx];
+        else
+          T = table_entry(k, q0 + t);
         a1[v] += (T.x + (f - 0.5) * T.y) * inv;
         a2[v] += T.y;
       }
