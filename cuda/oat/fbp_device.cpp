@@ -21,6 +21,24 @@ const OatGeometry& validated(const OatGeometry& g) {
   g.validate("oat cuda fbp");
   return g;
 }
+
+// eps of the shared kernel, whose k̃ − ½ = fma(d², rsqrt(d²), −tau0h) runs in samples (a = 1/(c₀Δt)),
+// from a worst-case sum (u = 2⁻²⁴, lengths in samples): coordinates rounded at |s| (S), the voxel
+// position i·Δs (2X) and the difference (D) give u·(S + 2X + D) in d; d² in three roundings 1.5u·D;
+// rsqrt's 2 ulp 4u·D; the fma and tau0h u·(D + 2·tau0h). 1.25× that (8.9e-4 on the paper scene,
+// against 1.4e-3 for the texture kernel's 2× of a looser bound): fewer pairs take the double path.
+float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
+  const double u = std::ldexp(1.0, -24);
+  double S = 0, X = 0;
+  for (std::size_t q = 0; 3 * q < pos.size(); ++q)
+    S = std::max(S, a * std::sqrt(pos[3 * q] * pos[3 * q] + pos[3 * q + 1] * pos[3 * q + 1] +
+                                  pos[3 * q + 2] * pos[3 * q + 2]));
+  for (int k = 0; k < 3; ++k) X += std::pow((g.grid.dims[k] - 1) * g.voxel_mm() * a, 2);
+  X = std::sqrt(X);
+  const double D = d_max_mm * a;
+  const double bound = u * (S + 2 * X + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
+  return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
+}
 }  // namespace
 
 FbpDevice::FbpDevice(const OatGeometry& g)
@@ -81,6 +99,7 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   // ~4.5e-7·d, the final fma k̃ to an ulp; eps is twice that (~1e-3 on the paper-sized scene).
   const double bound = d_max * 4.5e-7 * params_.inv_c0dt_d + std::abs(d_max * params_.inv_c0dt_d) * 1.2e-7;
   params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
+  params_.eps_shared = shared_eps(pos, g, d_max, params_.inv_c0dt_d, params_.tau0h);
   // The shared variant's window: the distances from one transducer to the voxel centres of a block's
   // box span at most its diagonal; window_start() keeps two entries of margin below, so
   // ⌈diagonal/(c₀Δt)⌉ + 7 entries cover every k the box can ask for (fbp_shared_kernels.cu).

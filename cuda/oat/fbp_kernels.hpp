@@ -21,7 +21,8 @@ struct FbpParams {
   int width = 0;            // K − 1 entries per transducer
   // The same in double for the rare pairs whose k̃ lies within `eps` of an integer (see below).
   double voxel_d = 1, inv_c0dt_d = 1, tau0_d = 0;
-  float eps = 1e-3f;
+  float eps = 1e-3f;         // texture kernel
+  float eps_shared = 1e-3f;  // shared kernel (its arithmetic in samples: fbp_device.cpp shared_eps)
   const double* positions = nullptr;  // Q × 3 doubles, relative to voxel 0 (device memory)
 };
 

@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
   const int tid = static_cast<int>(threadIdx.x), shift = __ffs(sh.slot) - 1;
   const int3 c = shared_column<kV>(tid);
   const float x = c.x * p.voxel_samples, y = c.y * p.voxel_samples, z0 = c.z * p.voxel_samples;
-  const float near = 0.5f - p.eps;  // |g| beyond: k̃ within eps of an integer
+  const float near = 0.5f - p.eps_shared;  // |g| beyond: k̃ within eps of an integer
   float a1[kV], a2[kV];
 #pragma unroll
   for (int v = 0; v < kV; ++v) a1[v] = a2[v] = 0.0f;

@@ -164,6 +164,7 @@ const Probe kProbes[] = {
     {"run oat_default.toml --set oat.eir.kind=file -o out", 2, "needs oat.eir.file"},
     {"run oat_default.toml --set 'oat.algorithms=[\"sart\"]' -o out", 2, "unknown algorithm 'sart'"},
     {"run oat_default.toml --set oat.grid=[4096,4096,4096] -o out", 2, "of host memory (oat.grid"},
+    {"run oat_default.toml --set oat.fbp.read=nosuch -o out", 2, "'oat.fbp.read' (from --set) must be one of auto"},
     {"fit no-such.msr", 2, "msr file 'no-such.msr' does not exist"},
     {"fit bad.msr -o out", 2, "bad.msr:3: value: '1O' is not a finite number"},
     {"fit nodata.msr -o out", 2, "data file 'missing.bin' not found"},

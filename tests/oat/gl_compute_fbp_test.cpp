@@ -54,6 +54,8 @@ std::string check_read(const OatGeometry& g, FbpRead how, const char* what) {
   op->configure(g, o);
   op->reconstruct(p, got);
   const double e = relative_l2(got, ref);
+  std::printf("%s: gl-compute fbp read %s: rel. L2 vs cpu %.3g (%s)\n", what,
+              std::string(enum_name(kFbpReadNames, how)).c_str(), e, op->describe().c_str());
   EXPECT_LT(e, kFbpExactTolerance) << enum_name(kFbpReadNames, how);
   return op->describe();
 }
