@@ -204,7 +204,9 @@ void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, 
 void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::vector<Row>& rows, nlohmann::json& out) {
   CudaFbpRequest req;
   if (!a.fbp_variants.empty()) {
-    auto has = [&](const char* n) { return std::find(a.fbp_variants.begin(), a.fbp_variants.end(), n) != a.fbp_variants.end(); };
+    auto has = [&](const char* n) {
+      return std::find(a.fbp_variants.begin(), a.fbp_variants.end(), n) != a.fbp_variants.end();
+    };
     req = {has("texture"), has("ldg"), has("shared4"), has("shared8")};
   }
   const CudaFbpTimes f = time_cuda_fbp(gf, pattern(gf.data_size(), 0.37), a.reps, req);

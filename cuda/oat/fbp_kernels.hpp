@@ -69,9 +69,9 @@ void launch_fbp_fetch_probe(const FbpParams& p, const float4* transducers, cudaT
 // every voxel-transducer update reads its (M_k, D_k) from there: one fetch per ~1000 updates
 // leaves the texture/L1 path, shared memory serves the rest. The bound is then instruction issue,
 // so lengths are in samples (c₀Δt): k̃ − ½ = fma(d², 1/d, −tau0h) in one op, and 1/d is already
-// the c₀Δt/d of the interpolated term. `transducers` there holds positions in samples. An index outside the window (never
-// met when the bound holds; forced by tests with a small slot) reads the table in global memory,
-// so the image never depends on the bound.
+// the c₀Δt/d of the interpolated term; `transducers` holds positions in samples there. An index
+// outside the window (never met when the bound holds; forced by tests with a small slot) reads the
+// table in global memory, so the image never depends on the bound.
 //
 // exact: the formula; no_lds: the arithmetic with the shared-memory read replaced (the compute
 // probe); lds_only: the shared-memory reads (same tiles, window loads and address spread, indices

@@ -123,27 +123,27 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
         }
       } else {
 #pragma unroll
-      for (int v = 0; v < kV; ++v) {
-        const float dz = v == 0 ? dz0 : fmaf(static_cast<float>(v), p.voxel_samples, dz0);
-        const float d2 = fmaf(dz, dz, dxy2);
-        const float inv = fbp_rsqrt(d2);                       // c₀Δt/d
-        FbpSplit sp = fbp_split(fmaf(d2, inv, -p.tau0h));      // k̃ − ½ = d/(c₀Δt) − tau0h
-        const unsigned idx = static_cast<unsigned>(sp.bits) + off;  // k − kmin
-        float2 T;
-        if constexpr (kMode == FbpSharedMode::no_lds) {
-          T = make_float2(__uint_as_float(idx) * 1e-30f, sp.g * s.w);  // compute probe: no shared read
-        } else if (!(fabsf(sp.g) <= near) || idx >= static_cast<unsigned>(sh.slot)) {
-          const float3 e = slow_entry(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, c.x, c.y, c.z + v,
-                                      sp.g, sp.k, near, kmin, w, sh.slot,
-                                      table + static_cast<size_t>(q0 + t) * p.width, p.width);
-          sp.g = e.x;
-          T = make_float2(e.y, e.z);
-        } else {
-          T = w[idx];
+        for (int v = 0; v < kV; ++v) {
+          const float dz = v == 0 ? dz0 : fmaf(static_cast<float>(v), p.voxel_samples, dz0);
+          const float d2 = fmaf(dz, dz, dxy2);
+          const float inv = fbp_rsqrt(d2);                   // c₀Δt/d
+          FbpSplit sp = fbp_split(fmaf(d2, inv, -p.tau0h));  // k̃ − ½ = d/(c₀Δt) − tau0h
+          const unsigned idx = static_cast<unsigned>(sp.bits) + off;  // k − kmin
+          float2 T;
+          if constexpr (kMode == FbpSharedMode::no_lds) {
+            T = make_float2(__uint_as_float(idx) * 1e-30f, sp.g * s.w);  // compute probe: no shared read
+          } else if (!(fabsf(sp.g) <= near) || idx >= static_cast<unsigned>(sh.slot)) {
+            const float3 e = slow_entry(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, c.x, c.y, c.z + v,
+                                        sp.g, sp.k, near, kmin, w, sh.slot,
+                                        table + static_cast<size_t>(q0 + t) * p.width, p.width);
+            sp.g = e.x;
+            T = make_float2(e.y, e.z);
+          } else {
+            T = w[idx];
+          }
+          a1[v] = fmaf(fmaf(sp.g, T.y, T.x), inv, a1[v]);
+          a2[v] += T.y;
         }
-        a1[v] = fmaf(fmaf(sp.g, T.y, T.x), inv, a1[v]);
-        a2[v] += T.y;
-      }
       }
     }
   }
@@ -181,9 +181,9 @@ void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& sh, const float
   const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
   if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) > 48 * 1024 ||
       (sh.voxels_per_thread != 4 && sh.voxels_per_thread != 8))
-    throw Error(str_cat("oat cuda fbp (shared): bad shape: ", sh.voxels_per_thread, " voxels per thread (4 or 8), slot ",
-                        sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile, " (1 ... ", kFbpSharedMaxTile,
-                        "), at most 48 KiB of shared memory"));
+    throw Error(str_cat("oat cuda fbp (shared): bad shape: ", sh.voxels_per_thread,
+                        " voxels per thread (4 or 8), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
+                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory"));
   if (sh.voxels_per_thread == 4)
     launch_mode<4>(p, sh, transducers, table, image, mode, stream);
   else

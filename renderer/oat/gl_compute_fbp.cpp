@@ -23,8 +23,8 @@ namespace {
 class GlComputeFbp final : public Fbp {
  public:
   std::string describe() const override {
-    return str_cat("gl-compute (exact fused formula, float, ", shared_ ? "time windows in shared memory" : "texel fetches",
-                   ", k̃ refined in double next to samples): ",
+    const char* how = shared_ ? "time windows in shared memory" : "texel fetches";
+    return str_cat("gl-compute (exact fused formula, float, ", how, ", k̃ refined in double next to samples): ",
                    gl::shared_context().info().summary());
   }
 
