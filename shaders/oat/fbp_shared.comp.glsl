@@ -10,14 +10,7 @@
 #define ZGROUPS (16 / VPT)
 #define THREADS (64 * ZGROUPS)
 layout(local_size_x = THREADS) in;
-layout(std430, binding = 0) readonly buffer Transducers { vec4 transducers[]; };  // xyz − voxel 0
-layout(std430, binding = 1) writeonly buffer Image { float image[]; };
-layout(std430, binding = 2) readonly buffer Positions { double positions[]; };   // the same, 3 doubles each
-uniform sampler2D u_table;
-uniform ivec3 u_dims;
-uniform float u_voxel, u_inv_c0dt, u_tau0, u_lin_scale, u_diff_scale, u_eps;
-uniform double u_voxel_d, u_inv_c0dt_d, u_tau0_d;
-uniform int u_transducers, u_width;  // Q, K − 1
+#include "fbp_common.glsl"
 
 shared vec4 rec[TILE];  // x, y, z, first window entry (int bits)
 shared vec2 win[TILE * SLOT];
@@ -60,12 +53,9 @@ void main() {
         float kt = d2 * inv * u_inv_c0dt - u_tau0;
         float kf = floor(kt), f = kt - kf;
         if (f < u_eps || f > 1.0 - u_eps) {
-          int b = 3 * (q0 + t);
-          dvec3 dd = dvec3(v0.x, v0.y, v0.z + v) * u_voxel_d - dvec3(positions[b], positions[b + 1], positions[b + 2]);
-          double ktd = sqrt(dot(dd, dd)) * u_inv_c0dt_d - u_tau0_d;
-          double kfd = floor(ktd);
-          kf = float(kfd);
-          f = float(ktd - kfd);
+          vec2 rf = fbp_refine(v0 + ivec3(0, 0, v), q0 + t);
+          kf = rf.x;
+          f = rf.y;
         }
         int k = int(kf), idx = k - kmin;
         vec2 T;  // a branch, not a select: the texel fetch must not run for every update

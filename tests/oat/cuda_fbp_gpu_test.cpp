@@ -15,6 +15,7 @@
 #include "cuda/core/device.hpp"
 #include "cuda/oat/cuda_bench.hpp"
 #include "cuda/oat/fbp_device.hpp"
+#include "tests/oat/fbp_checks.hpp"
 #include "tests/oat/gpu_checks.hpp"
 #include "tests/oat/small_geometry.hpp"
 
@@ -26,34 +27,6 @@ class OatCudaFbp : public ::testing::Test {
     if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   }
 };
-
-// A grid of 13 × 11 × 19 voxels of 0.5 mm (partial block boxes), 7 × 13 transducers on a 9.13 mm
-// sphere (the grid's corners at 6 mm), 19 MHz: windows of 128 samples, tiles of 16. Radius and rate
-// avoid voxels at an integer k̃ from many transducers (where fp64 rounding alone picks the sample).
-OatGeometry close_geometry() {
-  OatGeometry g;
-  g.grid = Grid3::centred({13, 11, 19}, {0.5, 0.5, 0.5});
-  set_rings_views(g, 7, 13, 9.13);
-  g.c0_mm_per_us = 1.5;
-  g.gruneisen = 0.8;
-  g.time = covering_time_axis(g, 19.0, 1.0);
-  return g;
-}
-
-struct FbpCase {
-  OatGeometry g;
-  std::vector<double> p, ref;
-};
-
-FbpCase make_case(const OatGeometry& g) {
-  OatPhantom ph;
-  ph.spheres = {{{1.0, -0.5, 0.5}, 1.5, 1.0, 0.3}, {{-1.5, 1.0, -1.0}, 1.0, 2.0, 0.25}};
-  FbpCase c{g, simulate_pressure(g, ph, Noise{}), std::vector<double>(g.grid.count())};
-  auto cpu = BackendRegistry<Fbp>::instance().create("cpu");
-  cpu->configure(g, FbpOptions{});
-  cpu->reconstruct(c.p, c.ref);
-  return c;
-}
 
 // Every variant (and the shared one with a forced window length) against the cpu.
 void check_variants(const FbpCase& c, const char* what) {
@@ -87,11 +60,11 @@ void check_variants(const FbpCase& c, const char* what) {
 }
 
 TEST_F(OatCudaFbp, EveryVariantEqualsCpu) {
-  check_variants(make_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0)), "16^3 x 0.75 mm, 8x16 on 30 mm");
+  check_variants(make_fbp_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0)), "16^3 x 0.75 mm, 8x16 on 30 mm");
 }
 
 TEST_F(OatCudaFbp, SharedWindowsHoldOnPartialBoxesAndCloseTransducers) {
-  const FbpCase c = make_case(close_geometry());
+  const FbpCase c = make_fbp_case(close_geometry(7, 13));
   FbpDevice dev(c.g);
   EXPECT_EQ(dev.shared_shape(8).slot, 128);
   EXPECT_EQ(dev.shared_shape(8).tile, 16);
