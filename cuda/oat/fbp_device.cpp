@@ -158,6 +158,8 @@ void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_threa
   if (slot_ == 0 && slot <= 0)
     throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
   cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
+  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpSharedMode::checked)
+    throw Error(str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
   if (slot > 0) s.slot = slot;
   cuda_detail::launch_fbp_shared(params_, s, transducers_samples_.data(), linear_table_.data(), image_.data(), mode,
                                  stream_);

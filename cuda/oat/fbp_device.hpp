@@ -40,7 +40,7 @@ class FbpDevice {
   void run(cuda_detail::FbpMode mode);  // texture kernel: image = FBP (or its compute probe's output)
   void run_fetch_probe();
   // Shared-memory kernel with the shape of shared_shape(voxels_per_thread); slot > 0 overrides its
-  // window length (tests force the out-of-window path with a small one).
+  // window length, shorter only with mode checked (tests force the out-of-window path so).
   void run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot = 0);
   void run(const FbpChoice& c);  // the exact formula through variant c
   void run_default() { run(best()); }

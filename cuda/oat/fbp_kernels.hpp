@@ -69,15 +69,20 @@ void launch_fbp_fetch_probe(const FbpParams& p, const float4* transducers, cudaT
 // every voxel-transducer update reads its (M_k, D_k) from there: one fetch per ~1000 updates
 // leaves the texture/L1 path, shared memory serves the rest. The bound is then instruction issue,
 // so lengths are in samples (c₀Δt): k̃ − ½ = fma(d², 1/d, −tau0h) in one op, and 1/d is already
-// the c₀Δt/d of the interpolated term; `transducers` holds positions in samples there. An index
-// outside the window (never met when the bound holds; forced by tests with a small slot) reads the
-// table in global memory, so the image never depends on the bound.
+// the c₀Δt/d of the interpolated term; `transducers` holds positions in samples there.
 //
-// exact: the formula; no_lds: the arithmetic with the shared-memory read replaced (the compute
-// probe); lds_only: the shared-memory reads (same tiles, window loads and address spread, indices
-// from one distance per thread and transducer expanded along z) with the arithmetic mostly gone
-// (the shared-memory probe).
-enum class FbpSharedMode { exact, no_lds, lds_only };
+// Why the window holds every k a box asks for: for voxels r, r' of the box, |d(r) − d(r')| ≤
+// |r − r'| ≤ the box diagonal (triangle inequality), the nearest point of the box gives the
+// smallest k̃, and the fp32 k̃ (and its double refinement) differ from the exact one by far less
+// than the two entries of margin on each side.
+//
+// exact: the formula, reading the window without a range test (a clamp keeps any index inside
+// the allocation); checked: the same with the range test, an index outside the window reading the
+// table in global memory (tests: equal to exact, also with windows forced too short); no_lds: the
+// arithmetic with the shared-memory read replaced (the compute probe); lds_only: the shared-memory
+// reads (same tiles, window loads and address spread, indices from one distance per thread and
+// transducer expanded along z) with the arithmetic mostly gone (the shared-memory probe).
+enum class FbpSharedMode { exact, checked, no_lds, lds_only };
 
 inline constexpr int kFbpBoxX = 8, kFbpBoxY = 8, kFbpBoxZ = 16;
 

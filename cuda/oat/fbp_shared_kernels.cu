@@ -45,7 +45,7 @@ __device__ __forceinline__ int window_start(const FbpParams& p, float4 s) {
   return static_cast<int>(fminf(fmaxf(floorf(kt) - 2.0f, -1e8f), 1e8f));  // finite even for a NaN kt
 }
 
-// The slow path of one update (k̃ within eps of an integer, or an index outside the window):
+// The slow path of one update (k̃ within eps of an integer, or, checked, an index outside the window):
 // the split refined in double where needed, the entry from the window or else from the table in
 // global memory. Returns (g, M_k, D_k). Inlined, with the double refinement a call: 48 / 56
 // registers for 4 / 8 voxels per thread (ptxas), where a called slow path took 64 / 72 and an
@@ -97,6 +97,7 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
   const int3 c = shared_column<kV>(tid);
   const float x = c.x * p.voxel_samples, y = c.y * p.voxel_samples, z0 = c.z * p.voxel_samples;
   const float near = 0.5f - p.eps_shared;  // |g| beyond: k̃ within eps of an integer
+  const unsigned last8 = static_cast<unsigned>(sh.tile * sh.slot - 1) * 8u;  // the last entry's byte offset
   float a1[kV], a2[kV];
 #pragma unroll
   for (int v = 0; v < kV; ++v) a1[v] = a2[v] = 0.0f;
@@ -107,7 +108,9 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     for (int t = 0; t < n; ++t) {
       const float4 s = rec[t];  // a broadcast: every thread reads the same transducer
       const int kmin = __float_as_int(s.w);
-      const unsigned off = 0u - __float_as_uint(kFbpMagic) - static_cast<unsigned>(kmin);  // idx = bits + off
+      // k − kmin = bits + off; bits·8 + off8 = the byte offset of entry k in the tile's windows.
+      const unsigned off = 0u - __float_as_uint(kFbpMagic) - static_cast<unsigned>(kmin);
+      const unsigned off8 = (off + (static_cast<unsigned>(t) << shift)) * 8u;
       const float2* w = win + (t << shift);
       const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
       const float dxy2 = fmaf(dx, dx, dy * dy);
@@ -129,17 +132,27 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
           const float inv = fbp_rsqrt(d2);                   // c₀Δt/d
           FbpSplit sp = fbp_split(fmaf(d2, inv, -p.tau0h));  // k̃ − ½ = d/(c₀Δt) − tau0h
           const unsigned idx = static_cast<unsigned>(sp.bits) + off;  // k − kmin
+          bool slow = !(fabsf(sp.g) <= near);
           float2 T;
           if constexpr (kMode == FbpSharedMode::no_lds) {
             T = make_float2(__uint_as_float(idx) * 1e-30f, sp.g * s.w);  // compute probe: no shared read
-          } else if (!(fabsf(sp.g) <= near) || idx >= static_cast<unsigned>(sh.slot)) {
+            slow = false;
+          } else if constexpr (kMode == FbpSharedMode::exact) {
+            // The window holds every k of the box (window_start), so no range test: the byte offset
+            // in one IMAD, clamped to the allocation (a NaN k̃, a voxel centre on a transducer, takes
+            // the slow path but must not read outside shared memory meanwhile).
+            T = *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(win) +
+                                                 min(static_cast<unsigned>(sp.bits) * 8u + off8, last8));
+          } else {  // checked
+            slow = slow || idx >= static_cast<unsigned>(sh.slot);
+            T = w[min(idx, static_cast<unsigned>(sh.slot - 1))];
+          }
+          if (slow) {
             const float3 e = slow_entry(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, c.x, c.y, c.z + v,
                                         sp.g, sp.k, near, kmin, w, sh.slot,
                                         table + static_cast<size_t>(q0 + t) * p.width, p.width);
             sp.g = e.x;
             T = make_float2(e.y, e.z);
-          } else {
-            T = w[idx];
           }
           a1[v] = fmaf(fmaf(sp.g, T.y, T.x), inv, a1[v]);
           a2[v] += T.y;
@@ -168,6 +181,7 @@ void launch_mode(const FbpParams& p, const FbpSharedShape& sh, const float4* tr,
                  FbpSharedMode mode, cudaStream_t stream) {
   switch (mode) {
     case FbpSharedMode::exact: launch<kV, FbpSharedMode::exact>(p, sh, tr, table, image, stream); break;
+    case FbpSharedMode::checked: launch<kV, FbpSharedMode::checked>(p, sh, tr, table, image, stream); break;
     case FbpSharedMode::no_lds: launch<kV, FbpSharedMode::no_lds>(p, sh, tr, table, image, stream); break;
     case FbpSharedMode::lds_only: launch<kV, FbpSharedMode::lds_only>(p, sh, tr, table, image, stream); break;
   }
