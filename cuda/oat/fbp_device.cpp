@@ -39,6 +39,20 @@ float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_
   const double bound = u * (S + 2 * X + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }
+
+// The shared variant's window (voxel pitch in samples): the distances from one transducer to the
+// voxel centres of a block's box span at most its diagonal; window_start() keeps two entries of
+// margin below, so ⌈diagonal/(c₀Δt)⌉ + 7 entries cover every k the box can ask for
+// (fbp_kernels.hpp), rounded up to a power of two; 0 beyond 2048.
+int shared_slot(double voxel_samples) {
+  using namespace cuda_detail;
+  const int bx = kFbpBoxX - 1, by = kFbpBoxY - 1, bz = kFbpBoxZ - 1;
+  const double diag = voxel_samples * std::sqrt(double(bx * bx + by * by + bz * bz));
+  const double need = std::ceil(diag) + 7;
+  int slot = 8;
+  while (slot < need && slot <= 2048) slot *= 2;
+  return slot > 2048 ? 0 : slot;
+}
 }  // namespace
 
 FbpDevice::FbpDevice(const OatGeometry& g)
@@ -69,8 +83,8 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   params_.voxel_d = g.voxel_mm();
   params_.inv_c0dt_d = 1.0 / (c0 * dt);
   params_.tau0_d = g.time.t_min_us / dt;
-  // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
   params_.voxel_samples = static_cast<float>(g.voxel_mm() * params_.inv_c0dt_d);
+  // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
   std::vector<float4> tr(Q), tr_samples(Q);  // the latter in samples (c₀Δt), for the shared kernel
   std::vector<double> pos(3 * static_cast<std::size_t>(Q));
   double d_max = 0;  // the largest transducer-voxel distance
@@ -100,20 +114,10 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   const double bound = d_max * 4.5e-7 * params_.inv_c0dt_d + std::abs(d_max * params_.inv_c0dt_d) * 1.2e-7;
   params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
   params_.eps_shared = shared_eps(pos, g, d_max, params_.inv_c0dt_d, params_.tau0h);
-  // The shared variant's window: the distances from one transducer to the voxel centres of a block's
-  // box span at most its diagonal; window_start() keeps two entries of margin below, so
-  // ⌈diagonal/(c₀Δt)⌉ + 7 entries cover every k the box can ask for (fbp_shared_kernels.cu).
-  const double diag = g.voxel_mm() * std::sqrt(double((cuda_detail::kFbpBoxX - 1) * (cuda_detail::kFbpBoxX - 1) +
-                                                      (cuda_detail::kFbpBoxY - 1) * (cuda_detail::kFbpBoxY - 1) +
-                                                      (cuda_detail::kFbpBoxZ - 1) * (cuda_detail::kFbpBoxZ - 1)));
-  const double need = std::ceil(diag * params_.inv_c0dt_d) + 7;
-  slot_ = 8;
-  while (slot_ < need && slot_ <= 2048) slot_ *= 2;
-  if (slot_ > 2048) {
-    slot_ = 0;
+  slot_ = shared_slot(g.voxel_mm() * params_.inv_c0dt_d);
+  if (slot_ == 0)
     log_info("oat cuda fbp: a block's time window would exceed 2048 samples (voxels of ", g.voxel_mm(),
-             " mm at ", g.c0_mm_per_us * dt, " mm per sample); no shared-memory variant");
-  }
+             " mm at ", c0 * dt, " mm per sample); no shared-memory variant");
   image_.resize(gr.count());
   linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
   if (texture_) {
@@ -159,7 +163,8 @@ void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_threa
     throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
   cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
   if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpSharedMode::checked)
-    throw Error(str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
+    throw Error(
+        str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
   if (slot > 0) s.slot = slot;
   cuda_detail::launch_fbp_shared(params_, s, transducers_samples_.data(), linear_table_.data(), image_.data(), mode,
                                  stream_);
