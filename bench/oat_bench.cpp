@@ -6,8 +6,12 @@
 // against their probes (loads or texture fetches for H_int, atomics for H_intᵀ); every GPU figure
 // against our cpu reference on one core and on all cores (measured on a transducer subset, exactly
 // linear in the transducers, and extrapolated) beside the seed's ≈ 1000× (FBP) and ≈ 125× (PLS-int).
+// FBP variants side by side (the same exact formula, data read differently): cuda texture and ldg
+// (one fetch per update, against the texture-fetch and arithmetic probes of their kernel) and
+// shared-4/-8 (per-block time windows in shared memory, 4 or 8 voxels per thread, against the
+// shared-read and arithmetic probes of theirs); the fastest is named beside the backend's default.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
-//        --reps 2, --backends cuda,gl-compute, --json FILE.
+//        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8, --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
+#include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/oat/geometry.hpp"
@@ -39,6 +44,7 @@ struct Args {
   bool small = false;
   int reps = 2;
   std::vector<std::string> backends;
+  std::vector<std::string> fbp_variants;  // cuda FBP variants to time (empty: all)
   std::string json;
   std::array<int, 3> dims{128, 128, 160};
   double voxel = 0.2, radius = 65.0, fs = 20.0;
@@ -53,6 +59,9 @@ Args parse_args(int argc, char** argv) {
   app.add_flag("--small", a.small, "24^3 voxels of 1 mm, 8x16 / 4x8 transducers (cpu + software GL)");
   app.add_option("--reps", a.reps, "timed repetitions (best kept)")->capture_default_str();
   app.add_option("--backends", a.backends, "GPU backends (default: every available non-cpu)")->delimiter(',');
+  app.add_option("--fbp-variants", a.fbp_variants, "cuda FBP variants to time (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8"}));
   cli.parse(argc, argv);
   if (a.small) {
     a.dims = {24, 24, 24};
@@ -163,16 +172,20 @@ nlohmann::json row_json(const Row& r) {
 // GPU rows through the operator interfaces (host transfers included): gl-compute and others.
 void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, const OatGeometry& gm, double updates,
                     double patches, std::vector<Row>& rows) {
-  {
-    FbpOptions fo;
-    auto fbp = BackendRegistry<Fbp>::instance().create(b);
-    fbp->configure(gf, fo);
-    const auto p = pattern(gf.data_size(), 0.37);
-    std::vector<double> img(gf.grid.count());
-    fbp->reconstruct(p, img);  // warm-up: shader compilation
-    const double ms = best_ms(a.reps, [&] { fbp->reconstruct(p, img); }, [&] { fbp->synchronize(); });
-    rows.push_back({"FBP", b, "exact*", ms, updates / (ms * 1e-3)});
-  }
+  for (FbpRead read : {FbpRead::texture, FbpRead::shared}) try {  // both reads side by side
+      FbpOptions fo;
+      fo.read = read;
+      auto fbp = BackendRegistry<Fbp>::instance().create(b);
+      fbp->configure(gf, fo);
+      const auto p = pattern(gf.data_size(), 0.37);
+      std::vector<double> img(gf.grid.count());
+      fbp->reconstruct(p, img);  // warm-up: shader compilation
+      const double ms = best_ms(a.reps, [&] { fbp->reconstruct(p, img); }, [&] { fbp->synchronize(); });
+      rows.push_back({"FBP", b, std::string(enum_name(kFbpReadNames, read)) + "*", ms, updates / (ms * 1e-3)});
+    } catch (const UnavailableError& e) {
+      std::printf("%s FBP read %s: unavailable (%s)\n", b.c_str(), std::string(enum_name(kFbpReadNames, read)).c_str(),
+                  e.what());
+    }
   ModelOptions mo;
   auto model = BackendRegistry<Model>::instance().create(b);
   model->configure(gm, mo);
@@ -186,15 +199,53 @@ void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, 
 }
 
 #ifdef TOMO_HAVE_CUDA
+// One FBP row per timed cuda variant, each against the slower of its kernel's two probes (the one
+// that bounds it); the fastest variant and the backend's default go to `out`.
+void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::vector<Row>& rows, nlohmann::json& out) {
+  CudaFbpRequest req;
+  if (!a.fbp_variants.empty()) {
+    auto has = [&](const char* n) {
+      return std::find(a.fbp_variants.begin(), a.fbp_variants.end(), n) != a.fbp_variants.end();
+    };
+    req = {has("texture"), has("ldg"), has("shared4"), has("shared8")};
+  }
+  const CudaFbpTimes f = time_cuda_fbp(gf, pattern(gf.data_size(), 0.37), a.reps, req);
+  auto add = [&](const char* mode, double ms, double fetch_ms, double compute_ms, const char* fetch_name) {
+    if (ms <= 0) return;
+    const bool fetch_bound = fetch_ms >= compute_ms;
+    rows.push_back({"FBP", "cuda", mode, ms, updates / (ms * 1e-3), std::max(fetch_ms, compute_ms),
+                    fetch_bound ? fetch_name : "arithmetic probe"});
+  };
+  if (f.fetch_probe_ms > 0)
+    std::printf("FBP texture kernel probes: texture fetches %.2f ms (%.3g fetches/s), arithmetic without fetches "
+                "%.2f ms (%.3g updates/s)\n",
+                f.fetch_probe_ms, updates / (f.fetch_probe_ms * 1e-3), f.compute_probe_ms,
+                updates / (f.compute_probe_ms * 1e-3));
+  for (int s = 0; s < 2; ++s)
+    if (f.shared_ms[s] > 0)
+      std::printf("FBP shared kernel, %d voxels/thread (windows of %d samples, %d transducers per tile) probes: shared "
+                  "reads %.2f ms (%.3g reads/s), arithmetic without shared reads %.2f ms (%.3g updates/s)\n",
+                  s == 0 ? 4 : 8, f.slot, f.tile, f.shared_probe_ms[s], updates / (f.shared_probe_ms[s] * 1e-3),
+                  f.shared_compute_ms[s], updates / (f.shared_compute_ms[s] * 1e-3));
+  add("texture", f.exact_ms, f.fetch_probe_ms, f.compute_probe_ms, "texture probe");
+  add("ldg", f.exact_ldg_ms, f.fetch_probe_ms, f.compute_probe_ms, "texture probe");
+  add("shared-4", f.shared_ms[0], f.shared_probe_ms[0], f.shared_compute_ms[0], "shared probe");
+  add("shared-8", f.shared_ms[1], f.shared_probe_ms[1], f.shared_compute_ms[1], "shared probe");
+  const Row* best = nullptr;
+  for (const Row& r : rows)
+    if (r.what == "FBP" && r.backend == "cuda" && (!best || r.ms < best->ms)) best = &r;
+  if (!best) return;
+  std::printf("FBP cuda: fastest variant %s, %.3g updates/s (%.2fx GAPAT, target 1e12: %s); the backend runs %s\n",
+              best->mode.c_str(), best->rate, best->rate / kGapatUpdatesPerS, best->rate >= 1e12 ? "met" : "missed",
+              f.default_variant.c_str());
+  out["fbp_cuda"] = {{"fastest_variant", best->mode}, {"fastest_rate_per_s", best->rate},
+                     {"default_variant", f.default_variant}, {"shared_slot", f.slot}, {"shared_tile", f.tile},
+                     {"target_rate_per_s", 1e12}};
+}
+
 void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
-               std::vector<Row>& rows) {
-  const CudaFbpTimes f = time_cuda_fbp(gf, pattern(gf.data_size(), 0.37), a.reps);
-  const double bound = std::max(f.fetch_probe_ms, f.compute_probe_ms);
-  const std::string which = f.fetch_probe_ms >= f.compute_probe_ms ? "texture probe" : "arithmetic probe";
-  std::printf("FBP probes: texture fetches %.2f ms (%.3g fetches/s), arithmetic without fetches %.2f ms\n",
-              f.fetch_probe_ms, updates / (f.fetch_probe_ms * 1e-3), f.compute_probe_ms);
-  rows.push_back({"FBP", "cuda", "exact", f.exact_ms, updates / (f.exact_ms * 1e-3), bound, which});
-  rows.push_back({"FBP", "cuda", "exact-ldg", f.exact_ldg_ms, updates / (f.exact_ldg_ms * 1e-3), bound, which});
+               std::vector<Row>& rows, nlohmann::json& out) {
+  cuda_fbp_rows(a, gf, updates, rows, out);
   ModelOptions mo;
   const CudaModelTimes m =
       time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps);
@@ -233,7 +284,7 @@ int main(int argc, char** argv) {
   for (const std::string& b : gpu_backends(a)) try {
 #ifdef TOMO_HAVE_CUDA
       if (b == "cuda") {
-        cuda_rows(a, gf, gm, updates, patches, rows);
+        cuda_rows(a, gf, gm, updates, patches, rows, out);
         continue;
       }
 #endif

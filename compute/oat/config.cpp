@@ -67,6 +67,7 @@ OatConfig OatConfig::from_scene(const Scene& s) {
   c.model.patch_factor = s.get_in_range("oat.model.patch_factor", 1.0, 0.1, 4.0);
   c.fbp.interpolation = s.get_enum("oat.fbp.interpolation", Interpolation::exact, kInterpolationNames);
   c.fbp.threads = c.model.threads;
+  c.fbp.read = s.get_enum("oat.fbp.read", FbpRead::automatic, kFbpReadNames);
   c.pls.iterations = s.get_int_in_range("oat.pls.iterations", 20, 0, 100000);
   c.pls.mu = s.get_in_range("oat.pls.mu", 0.0, 0.0, 1e30);
   c.deconvolution_cutoff_mhz = s.get_in_range("oat.fbp.cutoff_mhz", 0.0, 0.0, 1e6);

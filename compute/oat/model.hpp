@@ -52,9 +52,20 @@ class Model {
   virtual void synchronize() {}
 };
 
+// How a GPU FBP reads its data table (the same exact formula every way): automatic = the
+// backend's fastest where it fits; texture = one texture fetch per voxel-transducer update; ldg =
+// cuda's read-only data cache; shared = per-block time windows staged in shared memory. cpu
+// ignores it; a backend without the way asked for throws UnavailableError from configure().
+enum class FbpRead { automatic, texture, ldg, shared };
+inline constexpr std::array<EnumName<FbpRead>, 4> kFbpReadNames{{{"auto", FbpRead::automatic},
+                                                                 {"texture", FbpRead::texture},
+                                                                 {"ldg", FbpRead::ldg},
+                                                                 {"shared", FbpRead::shared}}};
+
 struct FbpOptions {
   Interpolation interpolation = Interpolation::exact;  // GPU: texture-unit or fp32 linear in time
   int threads = 0;                                     // cpu: OpenMP threads, 0 = all
+  FbpRead read = FbpRead::automatic;                   // GPU: see FbpRead
 };
 
 // The fused discrete FBP (notes "FBP"): one voxel from two samples per transducer.

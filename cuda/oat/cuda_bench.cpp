@@ -29,15 +29,34 @@ double best_ms(cudaStream_t stream, int reps, F&& work) {
 
 }  // namespace
 
-CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps) {
+CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
+                           const CudaFbpRequest& request) {
   using cuda_detail::FbpMode;
+  using cuda_detail::FbpSharedMode;
   FbpDevice dev(g);
   dev.upload(pressure);
   CudaFbpTimes t;
-  t.exact_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
-  t.exact_ldg_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
-  t.fetch_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
-  t.compute_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
+  const FbpChoice best = dev.best();
+  t.default_variant = best.variant == FbpVariant::shared    ? "shared-" + std::to_string(best.voxels_per_thread)
+                      : best.variant == FbpVariant::texture ? "texture"
+                                                            : "ldg";
+  if (request.texture && dev.available(FbpVariant::texture)) {
+    t.exact_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
+    t.fetch_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
+    t.compute_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
+  }
+  if (request.ldg) t.exact_ldg_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
+  if (dev.available(FbpVariant::shared)) {
+    t.slot = dev.shared_shape(8).slot;
+    t.tile = dev.shared_shape(8).tile;
+    for (int s = 0; s < 2; ++s) {
+      if (!(s == 0 ? request.shared4 : request.shared8)) continue;
+      const int v = s == 0 ? 4 : 8;
+      t.shared_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v); });
+      t.shared_probe_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::lds_only, v); });
+      t.shared_compute_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::no_lds, v); });
+    }
+  }
   dev.synchronize();
   return t;
 }

@@ -3,18 +3,29 @@
 // the ceiling each is bound by, in the same run and on the same workload.
 #pragma once
 #include <span>
+#include <string>
 
 #include "compute/oat/geometry.hpp"
 #include "compute/oat/model.hpp"
 
 namespace tomo::oat {
 
-// Best-of-`reps` kernel times (ms, CUDA events) of one FBP: the table read by the texture unit
-// and by __ldg, the fetch-only probe (texture ceiling) and the no-fetch probe (arithmetic ceiling).
+// Best-of-`reps` kernel times (ms, CUDA events) of one FBP in every variant, each beside the
+// probes of its kernel: the texture kernel read by the texture unit and by __ldg, its fetch-only
+// probe (texture ceiling) and no-fetch probe (arithmetic ceiling); the shared-memory kernel with
+// 4 and 8 voxels per thread ([0], [1]), its shared-read-only probe (shared-memory ceiling) and
+// no-shared-read probe (arithmetic ceiling). 0: not requested or unavailable on this geometry.
 struct CudaFbpTimes {
   double exact_ms = 0, exact_ldg_ms = 0, fetch_probe_ms = 0, compute_probe_ms = 0;
+  double shared_ms[2] = {0, 0}, shared_probe_ms[2] = {0, 0}, shared_compute_ms[2] = {0, 0};
+  int slot = 0, tile = 0;           // the shared kernel's window length and transducers per tile
+  std::string default_variant;      // what the cuda backend runs (FbpDevice::best())
 };
-CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps);
+struct CudaFbpRequest {
+  bool texture = true, ldg = true, shared4 = true, shared8 = true;
+};
+CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
+                           const CudaFbpRequest& request = {});
 
 // Best-of-`reps` times (ms) of one u = H_int α (exact and hardware fetch) and one α = H_intᵀ u,
 // and of their probes: the forward with fast patch positions and only the loads (exact) or only

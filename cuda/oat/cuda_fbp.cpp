@@ -1,6 +1,8 @@
 // The `cuda` backend of the oat FBP (float): the fused discrete formula with one thread per
-// z-column of voxels and the data in a texture (seed 001 Algs. fbp/k_fbp), see fbp_kernels.hpp.
-// FbpOptions::interpolation has no effect: the texture unit's filter cannot hold the difference.
+// z-column of voxels (seed 001 Algs. fbp/k_fbp), the data read the way FbpOptions::read asks
+// (automatic: FbpDevice::best(), per-block time windows in shared memory where they fit), see
+// fbp_kernels.hpp. FbpOptions::interpolation has no effect: the texture unit's filter cannot
+// hold the difference.
 #include <algorithm>
 #include <memory>
 
@@ -17,8 +19,12 @@ namespace {
 class CudaFbp final : public Fbp {
  public:
   std::string describe() const override {
-    return str_cat("cuda (exact fused formula, float, k̃ refined in double next to samples): ",
-                   dev_ ? dev_->device() : std::string("not configured"));
+    if (!dev_) return "cuda (exact fused formula, float): not configured";
+    const FbpChoice c = choice_;
+    const char* how = c.variant == FbpVariant::shared ? "time windows in shared memory"
+                      : c.variant == FbpVariant::texture ? "texture fetches" : "__ldg reads";
+    return str_cat("cuda (exact fused formula, float, ", how, ", k̃ refined in double next to samples): ",
+                   dev_->device());
   }
 
   void configure(const OatGeometry& g, const FbpOptions& o) override {
@@ -26,6 +32,15 @@ class CudaFbp final : public Fbp {
     dev_.reset();
     dev_ = std::make_unique<FbpDevice>(g);
     voxels_ = g.grid.count();
+    choice_ = dev_->best();
+    if (o.read != FbpRead::automatic) {
+      choice_.variant = o.read == FbpRead::texture ? FbpVariant::texture
+                        : o.read == FbpRead::ldg   ? FbpVariant::ldg
+                                                   : FbpVariant::shared;
+      if (!dev_->available(choice_.variant))
+        throw UnavailableError(str_cat("oat cuda fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, o.read),
+                                       "\" is not available on this geometry (see the log)"));
+    }
   }
 
   void reconstruct(std::span<const double> pressure, std::span<double> image) override {
@@ -33,7 +48,7 @@ class CudaFbp final : public Fbp {
     if (image.size() != voxels_)
       throw Error(str_cat("oat cuda fbp: image of ", image.size(), " voxels, the grid has ", voxels_));
     dev_->upload(pressure);
-    dev_->run(dev_->mode());
+    dev_->run(choice_);
     const std::vector<float> f = dev_->image();
     std::copy(f.begin(), f.end(), image.begin());
   }
@@ -45,6 +60,7 @@ class CudaFbp final : public Fbp {
  private:
   FbpOptions opt_;
   std::unique_ptr<FbpDevice> dev_;
+  FbpChoice choice_;
   std::size_t voxels_ = 0;
 };
 

@@ -21,23 +21,52 @@ const OatGeometry& validated(const OatGeometry& g) {
   g.validate("oat cuda fbp");
   return g;
 }
+
+// eps of the shared kernel, whose k̃ − ½ = fma(d², rsqrt(d²), −tau0h) runs in samples (a = 1/(c₀Δt)),
+// from a worst-case sum (u = 2⁻²⁴, lengths in samples): coordinates rounded at |s| (S), the voxel
+// position i·Δs (2X) and the difference (D) give u·(S + 2X + D) in d; d² in three roundings 1.5u·D;
+// rsqrt's 2 ulp 4u·D; the fma and tau0h u·(D + 2·tau0h). 1.25× that (8.9e-4 on the paper scene,
+// against 1.4e-3 for the texture kernel's 2× of a looser bound): fewer pairs take the double path.
+float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
+  const double u = std::ldexp(1.0, -24);
+  double S = 0, X = 0;
+  for (std::size_t q = 0; 3 * q < pos.size(); ++q)
+    S = std::max(S, a * std::sqrt(pos[3 * q] * pos[3 * q] + pos[3 * q + 1] * pos[3 * q + 1] +
+                                  pos[3 * q + 2] * pos[3 * q + 2]));
+  for (int k = 0; k < 3; ++k) X += std::pow((g.grid.dims[k] - 1) * g.voxel_mm() * a, 2);
+  X = std::sqrt(X);
+  const double D = d_max_mm * a;
+  const double bound = u * (S + 2 * X + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
+  return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
+}
+
+// The shared variant's window (voxel pitch in samples): the distances from one transducer to the
+// voxel centres of a block's box span at most its diagonal; window_start() keeps two entries of
+// margin below, so ⌈diagonal/(c₀Δt)⌉ + 7 entries cover every k the box can ask for
+// (fbp_kernels.hpp), rounded up to a power of two; 0 beyond 2048.
+int shared_slot(double voxel_samples) {
+  using namespace cuda_detail;
+  const int bx = kFbpBoxX - 1, by = kFbpBoxY - 1, bz = kFbpBoxZ - 1;
+  const double diag = voxel_samples * std::sqrt(double(bx * bx + by * by + bz * bz));
+  const double need = std::ceil(diag) + 7;
+  int slot = 8;
+  while (slot < need && slot <= 2048) slot *= 2;
+  return slot > 2048 ? 0 : slot;
+}
 }  // namespace
 
 FbpDevice::FbpDevice(const OatGeometry& g)
     : device_(select_cuda_device()),
       g_(validated(g)),
-      mode_(cuda_detail::FbpMode::exact),
       weights_(fbp_weights<double>(g_)) {
   const int Q = g.transducer_count(), K = g.time.samples;
   cudaDeviceProp prop{};
   TOMO_CUDA_CHECK(cudaGetDeviceProperties(&prop, current_device()));
-  // Beyond the 2D texture limits (K − 1 wide, Q high) the table is read by __ldg instead.
-  const bool texture = K - 1 <= prop.maxTexture2D[0] && Q <= prop.maxTexture2D[1];
-  if (!texture) {
-    mode_ = cuda_detail::FbpMode::exact_ldg;
+  // Beyond the 2D texture limits (K − 1 wide, Q high) the table is read from linear memory only.
+  texture_ = K - 1 <= prop.maxTexture2D[0] && Q <= prop.maxTexture2D[1];
+  if (!texture_)
     log_info("oat cuda fbp: a data table of ", K - 1, " x ", Q, " exceeds the 2D texture limit of ",
-             prop.maxTexture2D[0], " x ", prop.maxTexture2D[1], "; reading it through __ldg");
-  }
+             prop.maxTexture2D[0], " x ", prop.maxTexture2D[1], "; no texture variant");
   const Grid3& gr = g.grid;
   require_device_memory(16.0 * (K - 1) * Q + 4.0 * gr.count() + 16.0 * Q, "oat cuda fbp: data table and image");
   const double dt = g.time.dt_us(), c0 = g.c0_mm_per_us;
@@ -46,7 +75,7 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   params_.nz = gr.dims[2];
   params_.voxel = static_cast<float>(g.voxel_mm());
   params_.inv_c0dt = static_cast<float>(1.0 / (c0 * dt));
-  params_.tau0 = static_cast<float>(g.time.t_min_us / dt);
+  params_.tau0h = static_cast<float>(g.time.t_min_us / dt + 0.5);
   params_.lin_scale = static_cast<float>(c0 * dt);
   params_.diff_scale = 0.5f;
   params_.transducers = Q;
@@ -54,14 +83,18 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   params_.voxel_d = g.voxel_mm();
   params_.inv_c0dt_d = 1.0 / (c0 * dt);
   params_.tau0_d = g.time.t_min_us / dt;
+  params_.voxel_samples = static_cast<float>(g.voxel_mm() * params_.inv_c0dt_d);
   // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
-  std::vector<float4> tr(Q);
+  std::vector<float4> tr(Q), tr_samples(Q);  // the latter in samples (c₀Δt), for the shared kernel
   std::vector<double> pos(3 * static_cast<std::size_t>(Q));
   double d_max = 0;  // the largest transducer-voxel distance
   for (int q = 0; q < Q; ++q) {
     for (int a = 0; a < 3; ++a) pos[3 * q + a] = g.transducers[q][a] - gr.origin_mm[a];
     tr[q] = make_float4(static_cast<float>(pos[3 * q]), static_cast<float>(pos[3 * q + 1]),
                         static_cast<float>(pos[3 * q + 2]), static_cast<float>(q) + 0.5f);
+    const double a = params_.inv_c0dt_d;
+    tr_samples[q] = make_float4(static_cast<float>(pos[3 * q] * a), static_cast<float>(pos[3 * q + 1] * a),
+                                static_cast<float>(pos[3 * q + 2] * a), 0.0f);
     double far = 0;
     for (int a = 0; a < 3; ++a) {
       const double e = (gr.dims[a] - 1) * g.voxel_mm();
@@ -71,6 +104,8 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   }
   transducers_.resize(Q);
   transducers_.upload(tr);
+  transducers_samples_.resize(Q);
+  transducers_samples_.upload(tr_samples);
   positions_.resize(pos.size());
   positions_.upload(pos);
   params_.positions = positions_.data();
@@ -78,9 +113,14 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   // ~4.5e-7·d, the final fma k̃ to an ulp; eps is twice that (~1e-3 on the paper-sized scene).
   const double bound = d_max * 4.5e-7 * params_.inv_c0dt_d + std::abs(d_max * params_.inv_c0dt_d) * 1.2e-7;
   params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
+  params_.eps_shared = shared_eps(pos, g, d_max, params_.inv_c0dt_d, params_.tau0h);
+  slot_ = shared_slot(g.voxel_mm() * params_.inv_c0dt_d);
+  if (slot_ == 0)
+    log_info("oat cuda fbp: a block's time window would exceed 2048 samples (voxels of ", g.voxel_mm(),
+             " mm at ", c0 * dt, " mm per sample); no shared-memory variant");
   image_.resize(gr.count());
   linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
-  if (texture) {
+  if (texture_) {
     table_ = CudaArray::of<float2>(ArrayExtent{static_cast<std::size_t>(K - 1), static_cast<std::size_t>(Q), 0});
     point_ = TextureObject(table_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
   }
@@ -96,20 +136,61 @@ void FbpDevice::upload(std::span<const double> p) {
     const double* row = p.data() + q * K;
     const double w = weights_[q];
     for (std::size_t k = 0; k + 1 < K; ++k)
-      host_table_[q * (K - 1) + k] = make_float2(static_cast<float>(w * row[k]), static_cast<float>(w * (row[k + 1] - row[k])));
+      host_table_[q * (K - 1) + k] = make_float2(static_cast<float>(w * 0.5 * (row[k] + row[k + 1])),
+                                                 static_cast<float>(w * (row[k + 1] - row[k])));
   }
-  if (table_.get()) table_.copy_from_host(host_table_.data(), stream_);
+  if (texture_) table_.copy_from_host(host_table_.data(), stream_);
   linear_table_.upload_async(host_table_.data(), host_table_.size(), stream_);
 }
 
 void FbpDevice::run(cuda_detail::FbpMode mode) {
-  if (mode == cuda_detail::FbpMode::exact && !table_.get())
-    throw UnavailableError("oat cuda fbp: the data table exceeds the texture limits; only exact_ldg runs");
+  if (mode != cuda_detail::FbpMode::exact_ldg && !texture_)
+    throw UnavailableError("oat cuda fbp: the data table exceeds the texture limits; no texture variant");
   cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(), mode, stream_);
 }
 
+cuda_detail::FbpSharedShape FbpDevice::shared_shape(int voxels_per_thread) const {
+  cuda_detail::FbpSharedShape s;
+  s.voxels_per_thread = voxels_per_thread;
+  s.slot = slot_;
+  // 16 KiB of windows per block: several blocks per SM, tiles long enough to amortise the barriers.
+  s.tile = std::clamp(16384 / (8 * std::max(slot_, 8)), 1, cuda_detail::kFbpSharedMaxTile);
+  return s;
+}
+
+void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot) {
+  if (slot_ == 0 && slot <= 0)
+    throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
+  cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
+  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpSharedMode::checked)
+    throw Error(
+        str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
+  if (slot > 0) s.slot = slot;
+  cuda_detail::launch_fbp_shared(params_, s, transducers_samples_.data(), linear_table_.data(), image_.data(), mode,
+                                 stream_);
+}
+
+bool FbpDevice::available(FbpVariant v) const {
+  return v == FbpVariant::ldg || (v == FbpVariant::texture && texture_) || (v == FbpVariant::shared && slot_ > 0);
+}
+
+FbpChoice FbpDevice::best() const {
+  if (available(kDefaultFbpVariant.variant)) return kDefaultFbpVariant;
+  for (FbpVariant v : {FbpVariant::shared, FbpVariant::texture})
+    if (available(v)) return {v, 8};
+  return {FbpVariant::ldg, 8};
+}
+
+void FbpDevice::run(const FbpChoice& c) {
+  switch (c.variant) {
+    case FbpVariant::texture: run(cuda_detail::FbpMode::exact); break;
+    case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
+    case FbpVariant::shared: run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread); break;
+  }
+}
+
 void FbpDevice::run_fetch_probe() {
-  if (!table_.get()) throw UnavailableError("oat cuda fbp: no data texture (beyond the limits) to probe");
+  if (!texture_) throw UnavailableError("oat cuda fbp: no data texture (beyond the limits) to probe");
   cuda_detail::launch_fbp_fetch_probe(params_, transducers_.data(), point_, image_.data(), stream_);
 }
 

@@ -1,22 +1,18 @@
-// oat FBP CUDA kernels: the fused discrete formula (notes "FBP"), one thread per column of
-// kFbpVoxelsPerThread z-voxels, transducers staged through shared memory in tiles, the data
-// (P_k, D_k) read through the texture path with one float2 fetch per voxel and transducer, k̃
-// recomputed in double for the pairs next to a sample boundary.
+// oat FBP CUDA kernels read through the texture path: the fused discrete formula (notes "FBP"), one
+// thread per column of kFbpVoxelsPerThread z-voxels, transducers staged through shared memory in
+// tiles, the data (M_k, D_k) read with one float2 fetch per voxel and transducer, k̃ recomputed in
+// double for the pairs next to a sample boundary.
 #include <cuda_runtime.h>
 
 #include "cuda/core/check.hpp"
 #include "cuda/oat/fbp_kernels.hpp"
+#include "cuda/oat/fbp_math.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
 
 constexpr int kThreads = kFbpBlockX * kFbpBlockY * kFbpBlockZ;
 constexpr int kV = kFbpVoxelsPerThread;
-// x + 1.5·2²³ rounds x to an integer in fp32 (|x| < 2²²): ⌊k̃⌋ as round(k̃ − ½) in two full-rate
-// adds, where floorf would be a quarter-rate conversion. (At an exact integer k̃ the tie may give
-// k̃ − 1 with f = 1: such pairs are within eps of an integer and recomputed in double.)
-constexpr float kMagic = 12582912.0f;
-
 // Loads transducers [q0, q0 + n) into `tile` (all threads of the block take part).
 __device__ __forceinline__ void load_tile(float4* tile, const float4* __restrict__ tr, int q0, int n, int tid) {
   __syncthreads();  // the previous tile is no longer read
@@ -34,28 +30,6 @@ __device__ __forceinline__ Column column(const FbpParams&) {
           static_cast<int>(threadIdx.x + kFbpBlockX * (threadIdx.y + kFbpBlockY * threadIdx.z))};
 }
 
-// ⌊k̃⌋ (as float and int) and f = k̃ − ⌊k̃⌋ from the magic-number sum's bits.
-struct Split {
-  float kf, f;
-  int k;
-};
-__device__ __forceinline__ Split split(float kt) {
-  const float r = __fadd_rn(__fadd_rn(kt, -0.5f), kMagic);
-  const float kf = __fadd_rn(r, -kMagic);
-  return {kf, kt - kf, __float_as_int(r) - __float_as_int(kMagic)};
-}
-
-// k̃ of voxel (i, j, kz) and transducer q in double, as the cpu computes it (rare: see the header).
-// (By value, not a reference to the kernel's parameters: that would copy them to local memory.)
-__device__ __noinline__ Split refine(const double* positions, double voxel, double inv_c0dt, double tau0, int q, int i,
-                                     int j, int kz) {
-  const double* s = positions + 3 * static_cast<size_t>(q);
-  const double dx = i * voxel - s[0], dy = j * voxel - s[1], dz = kz * voxel - s[2];
-  const double kt = sqrt(dx * dx + dy * dy + dz * dz) * inv_c0dt - tau0;
-  const double kf = floor(kt);
-  return {static_cast<float>(kf), static_cast<float>(kt - kf), static_cast<int>(kf)};
-}
-
 template <FbpMode kMode>
 __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4* __restrict__ tr,
                                                         cudaTextureObject_t tex, const float2* __restrict__ table,
@@ -64,6 +38,7 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
   const Column c = column(p);
   const int i = c.i, j = c.j, kb = c.kb, tid = c.tid;
   const float x = i * p.voxel, y = j * p.voxel, z0 = kb * p.voxel;
+  const float near = 0.5f - p.eps;  // |g| beyond: k̃ within eps of an integer
   float a1[kV], a2[kV];
 #pragma unroll
   for (int v = 0; v < kV; ++v) a1[v] = a2[v] = 0.0f;
@@ -80,12 +55,12 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
       for (int v = 0; v < kV; ++v) {
         const float dz = fmaf(static_cast<float>(v), p.voxel, dz0);
         const float d2 = fmaf(dz, dz, dxy2);
-        const float inv = rsqrtf(d2);  // 1/d (and d = d²/d): one special-function op per update
-        const float kt = fmaf(d2 * inv, p.inv_c0dt, -p.tau0);  // k̃ = (d/c₀ − t_min)/Δt
-        Split sp = split(kt);
+        const float inv = fbp_rsqrt(d2);  // 1/d (and d = d²/d): one special-function op per update
+        const float kh = fmaf(d2 * inv, p.inv_c0dt, -p.tau0h);  // k̃ − ½ = (d/c₀ − t_min)/Δt − ½
+        FbpSplit sp = fbp_split(kh);
         if constexpr (kMode != FbpMode::no_fetch)
-          if (sp.f < p.eps || sp.f > 1.0f - p.eps)
-            sp = refine(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, i, j, kb + v);
+          if (!(fabsf(sp.g) <= near))
+            sp = fbp_refine(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q0 + t, i, j, kb + v);
         float2 T;
         if constexpr (kMode == FbpMode::exact)
           T = tex2D<float2>(tex, sp.kf + 0.5f, s.w);  // border: 0 outside k = 0..K−2
@@ -93,8 +68,8 @@ __global__ void __launch_bounds__(kThreads) fbp_kernel(FbpParams p, const float4
           T = static_cast<unsigned>(sp.k) < static_cast<unsigned>(p.width) ? __ldg(row + sp.k)
                                                                            : make_float2(0.0f, 0.0f);
         else
-          T = make_float2(sp.kf * 1e-30f, sp.f * s.w);  // compute probe: keeps the arithmetic, no fetch
-        a1[v] = fmaf(fmaf(sp.f, T.y, T.x), inv, a1[v]);
+          T = make_float2(sp.kf * 1e-30f, sp.g * s.w);  // compute probe: keeps the arithmetic, no fetch
+        a1[v] = fmaf(fmaf(sp.g, T.y, T.x), inv, a1[v]);
         a2[v] += T.y;
       }
     }
@@ -122,12 +97,12 @@ __global__ void __launch_bounds__(kThreads) fetch_probe_kernel(FbpParams p, cons
       const float4 s = tile[t];
       const float dx = x - s.x, dy = y - s.y, dz = z0 - s.z;
       const float d2 = fmaf(dz, dz, fmaf(dx, dx, dy * dy));
-      const float inv = rsqrtf(d2);
-      const float k0 = fmaf(d2 * inv, p.inv_c0dt, -p.tau0);
+      const float inv = fbp_rsqrt(d2);
+      const float k0 = fmaf(d2 * inv, p.inv_c0dt, -p.tau0h);
       const float slope = dz * inv * p.voxel * p.inv_c0dt;  // ∂k̃/∂k along z, first order
 #pragma unroll
       for (int v = 0; v < kV; ++v) {
-        const float2 T = tex2D<float2>(tex, split(fmaf(static_cast<float>(v), slope, k0)).kf + 0.5f, s.w);
+        const float2 T = tex2D<float2>(tex, fbp_split(fmaf(static_cast<float>(v), slope, k0)).kf + 0.5f, s.w);
         acc[v] += T.x + T.y;
       }
     }

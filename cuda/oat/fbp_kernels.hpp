@@ -1,6 +1,7 @@
-// Host-callable launchers of the oat FBP CUDA kernels (fbp_kernels.cu): the fused discrete FBP
-// (notes "FBP"; seed 001 Algs. fbp/k_fbp: one thread per voxel, data in a texture) and the two
-// probes bench_oat measures it against (texture-fetch-only and arithmetic-only twins).
+// Host-callable launchers of the oat FBP CUDA kernels: the fused discrete FBP (notes "FBP"; seed
+// 001 Algs. fbp/k_fbp: one thread per voxel, data in a texture) read through the texture unit or
+// __ldg (fbp_kernels.cu) or from per-block time windows staged in shared memory
+// (fbp_shared_kernels.cu), and the probes bench_oat measures each against.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -10,35 +11,37 @@ namespace tomo::oat::cuda_detail {
 // double on the host, so fp32 keeps the sub-µm resolution a 65 mm radius would otherwise eat).
 struct FbpParams {
   int nx = 0, ny = 0, nz = 0;
-  float voxel = 1;        // Δs (mm), cubic voxels
-  float inv_c0dt = 1;     // 1/(c₀Δt): samples per mm of distance
-  float tau0 = 0;         // t_min/Δt
-  float lin_scale = 1;    // c₀Δt: the interpolated term P(t̃)/(t̃/Δt) = c₀Δt·P/d
+  float voxel = 1;          // Δs (mm), cubic voxels
+  float voxel_samples = 1;  // Δs/(c₀Δt): the shared kernel works in units of samples (see below)
+  float inv_c0dt = 1;       // 1/(c₀Δt): samples per mm of distance
+  float tau0h = 0.5f;       // t_min/Δt + ½: k̃ − ½ = d/(c₀Δt) − tau0h (the midpoint split below)
+  float lin_scale = 1;      // c₀Δt: the interpolated term P(t̃)/(t̃/Δt) = c₀Δt·P/d
   float diff_scale = 0.5f;  // ½: the difference term
-  int transducers = 0;    // Q
-  int width = 0;          // K − 1 texels per transducer
+  int transducers = 0;      // Q
+  int width = 0;            // K − 1 entries per transducer
   // The same in double for the rare pairs whose k̃ lies within `eps` of an integer (see below).
   double voxel_d = 1, inv_c0dt_d = 1, tau0_d = 0;
-  float eps = 1e-3f;
+  float eps = 1e-3f;         // texture kernel
+  float eps_shared = 1e-3f;  // shared kernel (its arithmetic in samples: fbp_device.cpp shared_eps)
   const double* positions = nullptr;  // Q × 3 doubles, relative to voxel 0 (device memory)
 };
 
-// The texel layout of the data texture (float2, K−1 wide, Q high): texel (k, q) holds
-// (P_k, D_k) = w_q·(p_k, p_{k+1} − p_k) for k = 0…K−2, w_q = fbp_weight of transducer q; the
-// border reads 0, which is kernel_math.hpp fbp_term's "0 where k or k + 1 is outside 0..K−1".
-// Then the voxel's value is Σ_q c₀Δt·(P_k + f·D_k)/d + ½D_k, k = ⌊k̃⌋, f = k̃ − k: fbp_term
-// rearranged so that one float2 fetch and one reciprocal square root serve a voxel-transducer pair.
+// The data table (float2, K−1 per transducer, Q rows; a texture and/or linear memory): entry
+// (k, q) holds (M_k, D_k) = w_q·(½(p_k + p_{k+1}), p_{k+1} − p_k), k = 0…K−2, w_q = fbp_weight of
+// transducer q; outside 0…K−2 it reads 0 (kernel_math.hpp fbp_term's "0 where k or k + 1 is
+// outside 0..K−1"). With k = ⌊k̃⌋ taken as round(k̃ − ½) and g = k̃ − ½ − k ∈ [−½, ½), the
+// voxel's value is Σ_q c₀Δt·(M_k + g·D_k)/d + ½D_k: fbp_term rearranged so that one float2 read
+// and one reciprocal square root serve a voxel-transducer pair (M_k + g·D_k = P_k + f·D_k).
 //
 // The held difference D_k makes the formula jump where k̃ crosses an integer, so an fp32 k̃ on the
-// wrong side of one (|δk̃| ~ 1e-5) would cost O(p'') for that voxel. Pairs with k̃ within `eps`
-// of an integer (a fraction ~2·eps of them) recompute k̃ in double from double positions: the
-// image then equals the cpu's to fp32 accumulation. (No "hardware" variant: the texture unit's
-// filter would lerp D as well, a different discretisation; FbpOptions::interpolation is unused.)
+// wrong side of one (|δk̃| ~ 1e-4) would cost O(p'') for that voxel. Pairs with k̃ within `eps`
+// of an integer (|g| > ½ − eps, a fraction ~2·eps of them) recompute k̃ in double from double
+// positions: the image then equals the cpu's to fp32 accumulation. (No "hardware" variant: the
+// texture unit's filter would lerp D as well, a different discretisation.)
 //
-// exact: point fetch of the texture, fp32 f;
-// exact_ldg: the same table read from linear memory through the read-only data cache (__ldg; on
-// sm_90 the same unified L1/texture cache, without the texture unit's quad rate);
-// no_fetch: the arithmetic of exact with the fetch replaced (the compute probe).
+// exact: point fetch of the texture (one fetch per update); exact_ldg: the same table read from
+// linear memory through the read-only data cache (__ldg); no_fetch: the arithmetic of exact with
+// the fetch replaced (the compute probe of the texture kernel).
 enum class FbpMode { exact, exact_ldg, no_fetch };
 
 inline constexpr int kFbpBlockX = 8, kFbpBlockY = 4, kFbpBlockZ = 4;  // one warp = 8×4 voxels in x, y
@@ -46,9 +49,8 @@ inline constexpr int kFbpVoxelsPerThread = 4;                          // z regi
 inline constexpr int kFbpTile = 256;                                   // transducers per shared tile
 
 // image[n] (grid order, x fastest) = the FBP sum over all transducers. `transducers` holds Q
-// float4 (x, y, z relative to voxel 0, q + 0.5). no_fetch replaces the fetch by arithmetic on
-// k̃ (the compute probe; its image is meaningless).
-// `table` is the texture's content in linear memory (Q rows of `width` float2), for exact_ldg.
+// float4 (x, y, z relative to voxel 0, q + 0.5). `table` is the texture's content in linear memory
+// (Q rows of `width` float2), for exact_ldg.
 void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, const float2* table,
                 float* image, FbpMode mode, cudaStream_t stream);
 
@@ -57,5 +59,45 @@ void launch_fbp(const FbpParams& p, const float4* transducers, cudaTextureObject
 // same locality), i.e. what the texture path allows with the arithmetic mostly gone.
 void launch_fbp_fetch_probe(const FbpParams& p, const float4* transducers, cudaTextureObject_t data, float* image,
                             cudaStream_t stream);
+
+// ---- The shared-memory variant (fbp_shared_kernels.cu) ----
+// A block covers a box of 8 × 8 × 16 voxels (kFbpBoxX/Y/Z); each thread a z-run of
+// voxels_per_thread (4 or 8) of them. For a tile of transducers the block first computes, per
+// transducer, the first sample its box can need (from the box's nearest point, two samples of
+// margin), then loads that transducer's window of `slot` consecutive table entries into shared
+// memory with coalesced loads (`slot` ≥ the box diagonal in samples + 7, a power of two), and
+// every voxel-transducer update reads its (M_k, D_k) from there: one fetch per ~1000 updates
+// leaves the texture/L1 path, shared memory serves the rest. The bound is then instruction issue,
+// so lengths are in samples (c₀Δt): k̃ − ½ = fma(d², 1/d, −tau0h) in one op, and 1/d is already
+// the c₀Δt/d of the interpolated term; `transducers` holds positions in samples there.
+//
+// Why the window holds every k a box asks for: for voxels r, r' of the box, |d(r) − d(r')| ≤
+// |r − r'| ≤ the box diagonal (triangle inequality), the nearest point of the box gives the
+// smallest k̃, and the fp32 k̃ (and its double refinement) differ from the exact one by far less
+// than the two entries of margin on each side.
+//
+// exact: the formula, reading the window without a range test (a clamp keeps any index inside
+// the allocation); checked: the same with the range test, an index outside the window reading the
+// table in global memory (tests: equal to exact, also with windows forced too short); no_lds: the
+// arithmetic with the shared-memory read replaced (the compute probe); lds_only: the shared-memory
+// reads (same tiles, window loads and address spread, indices from one distance per thread and
+// transducer expanded along z) with the arithmetic mostly gone (the shared-memory probe).
+enum class FbpSharedMode { exact, checked, no_lds, lds_only };
+
+inline constexpr int kFbpBoxX = 8, kFbpBoxY = 8, kFbpBoxZ = 16;
+
+struct FbpSharedShape {
+  int voxels_per_thread = 8;  // 4 or 8 (256 or 128 threads per block)
+  int slot = 64;              // table entries per transducer window (power of two, 8 … 2048)
+  int tile = 32;              // transducers per shared tile (1 … kFbpSharedMaxTile)
+};
+inline constexpr int kFbpSharedMaxTile = 64;
+
+// Dynamic shared memory of one block (bytes).
+inline int fbp_shared_bytes(const FbpSharedShape& s) { return s.tile * s.slot * 8; }
+
+// Same output as launch_fbp(exact) for mode exact. Throws tomo::Error on a bad shape.
+void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& shape, const float4* transducers,
+                       const float2* table, float* image, FbpSharedMode mode, cudaStream_t stream);
 
 }  // namespace tomo::oat::cuda_detail

@@ -1,6 +1,8 @@
-// The `gl-compute` backend of the oat FBP (float): shaders/oat/fbp.comp.glsl, one invocation per
-// voxel, the data (P_k, D_k) in an RG32F texture (the layout of cuda/oat/fbp_kernels.hpp), the
-// transducers staged through shared memory, k̃ refined in double next to sample boundaries.
+// The `gl-compute` backend of the oat FBP (float), the data (M_k, D_k) in an RG32F texture (the
+// layout of cuda/oat/fbp_kernels.hpp), k̃ refined in double next to sample boundaries, read one of
+// two ways (FbpOptions::read): texture = shaders/oat/fbp.comp.glsl, one invocation per voxel and
+// one texel fetch per update; shared (automatic's choice where it fits) =
+// shaders/oat/fbp_shared.comp.glsl, per-workgroup time windows in shared memory.
 // FbpOptions::interpolation has no effect: a filtered fetch would lerp the held difference too.
 #include <algorithm>
 #include <cmath>
@@ -21,7 +23,8 @@ namespace {
 class GlComputeFbp final : public Fbp {
  public:
   std::string describe() const override {
-    return str_cat("gl-compute (exact fused formula, float, k̃ refined in double next to samples): ",
+    const char* how = shared_ ? "time windows in shared memory" : "texel fetches";
+    return str_cat("gl-compute (exact fused formula, float, ", how, ", k̃ refined in double next to samples): ",
                    gl::shared_context().info().summary());
   }
 
@@ -34,11 +37,8 @@ class GlComputeFbp final : public Fbp {
     if (K - 1 > caps.max_texture_size || Q > caps.max_texture_size)
       throw UnavailableError(str_cat("oat gl-compute fbp: a data texture of ", K - 1, " x ", Q,
                                      " exceeds GL_MAX_TEXTURE_SIZE (", caps.max_texture_size, ")"));
-    // Software GL cuts a loop after caps.max_loop_iterations: the transducer loop must fit.
-    if (caps.max_loop_iterations > 0 && Q > caps.max_loop_iterations)
-      throw UnavailableError(str_cat("oat gl-compute fbp: ", Q, " transducers need as many shader loop iterations ",
-                                     "per voxel, beyond the ", caps.max_loop_iterations, " this software OpenGL (",
-                                     ctx.info().gl_renderer, ") runs before cutting loops short"));
+    if (o.read == FbpRead::ldg) throw UnavailableError("oat gl-compute fbp: oat.fbp.read = \"ldg\" is cuda's");
+    choose_program(g, o, ctx);
     g_ = g;
     opt_ = o;
     weights_ = fbp_weights<double>(g);
@@ -63,7 +63,6 @@ class GlComputeFbp final : public Fbp {
     image_ = gl::Buffer(g.grid.count() * sizeof(float));
     table_ = gl::Texture::create_2d(GL_RG32F, K - 1, Q);
     table_.set_filter(GL_NEAREST, GL_NEAREST);
-    program_ = &gl::shaders().compute("oat/fbp.comp.glsl");
   }
 
   void reconstruct(std::span<const double> p, std::span<double> image) override {
@@ -77,7 +76,7 @@ class GlComputeFbp final : public Fbp {
     for (std::size_t q = 0; q < Q; ++q)
       for (std::size_t k = 0; k + 1 < K; ++k) {
         const double* row = p.data() + q * K;
-        table[2 * (q * (K - 1) + k)] = static_cast<float>(weights_[q] * row[k]);
+        table[2 * (q * (K - 1) + k)] = static_cast<float>(weights_[q] * 0.5 * (row[k] + row[k + 1]));
         table[2 * (q * (K - 1) + k) + 1] = static_cast<float>(weights_[q] * (row[k + 1] - row[k]));
       }
     table_.upload_float(table.data(), 2);
@@ -88,7 +87,7 @@ class GlComputeFbp final : public Fbp {
     prog.set("u_dims", gr.dims[0], gr.dims[1], gr.dims[2]);
     prog.set("u_voxel", static_cast<float>(g_.voxel_mm()));
     prog.set("u_inv_c0dt", static_cast<float>(1.0 / (c0 * dt)));
-    prog.set("u_tau0", static_cast<float>(g_.time.t_min_us / dt));
+    prog.set("u_tau0", static_cast<float>(g_.time.t_min_us / dt));  // (M, D) read as M + (f − ½)·D
     prog.set("u_lin_scale", static_cast<float>(c0 * dt));
     prog.set("u_diff_scale", 0.5f);
     prog.set("u_transducers", static_cast<int>(Q));
@@ -103,7 +102,10 @@ class GlComputeFbp final : public Fbp {
     image_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
     positions_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
     TOMO_GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT));
-    prog.dispatch(gr.dims[0], gr.dims[1], gr.dims[2]);
+    if (shared_)  // one workgroup per box of 8 × 8 × 16 voxels
+      TOMO_GL_CHECK(glDispatchCompute((gr.dims[0] + 7) / 8, (gr.dims[1] + 7) / 8, (gr.dims[2] + 15) / 16));
+    else
+      prog.dispatch(gr.dims[0], gr.dims[1], gr.dims[2]);
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     const std::vector<float> f = image_.read<float>();
     std::copy(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(image.size()), image.begin());
@@ -115,10 +117,49 @@ class GlComputeFbp final : public Fbp {
   }
 
  private:
+  // The shared variant where asked for or (automatic) on hardware GL where its window fits in 2048
+  // samples; the texture variant otherwise. Software GL cuts a shader's loops after
+  // caps.max_loop_iterations (counted over all loops of an invocation): both must fit there.
+  void choose_program(const OatGeometry& g, const FbpOptions& o, gl::Context& ctx) {
+    const gl::Capabilities& caps = ctx.info().caps;
+    const long long Q = g.transducer_count(), limit = caps.max_loop_iterations;
+    const double diag = g.voxel_mm() * std::sqrt(7.0 * 7.0 + 7.0 * 7.0 + 15.0 * 15.0);  // the box's centres
+    const double need = std::ceil(diag / (g.c0_mm_per_us * g.time.dt_us())) + 7;   // as the cuda kernel
+    int slot = 8;
+    while (slot < need && slot <= 2048) slot *= 2;
+    constexpr int kVpt = 4, kThreads = 64 * (16 / kVpt);
+    const int tile = std::clamp(16384 / (8 * slot), 1, 64);
+    const long long shared_loops = Q * (kVpt + 1) + (Q / tile + 1) * (1 + tile * slot / kThreads) + 2 * kVpt;
+    std::string why;
+    if (slot > 2048) why = "a workgroup's time window would exceed 2048 samples";
+    else if (limit > 0 && shared_loops > limit)
+      why = str_cat(shared_loops, " loop iterations per invocation, beyond the ", limit, " this software OpenGL (",
+                    ctx.info().gl_renderer, ") runs before cutting loops short");
+    // automatic: shared on hardware; on software GL (the one with a loop limit: llvmpipe) the texel
+    // fetches are cheaper than its emulated barriers and shared arrays (bench_oat --small --reps 3
+    // here: 21–23 ms texture, 31–45 ms shared over three runs), so texture there.
+    if (why.empty() && o.read == FbpRead::automatic && limit > 0) why = "software GL reads texels faster";
+    shared_ = why.empty() && o.read != FbpRead::texture;
+    if (o.read == FbpRead::shared && !shared_)
+      throw UnavailableError(str_cat("oat gl-compute fbp: oat.fbp.read = \"shared\": ", why));
+    if (shared_) {
+      program_ = &gl::shaders().compute("oat/fbp_shared.comp.glsl", {{"SLOT", std::to_string(slot)},
+                                                                     {"TILE", std::to_string(tile)},
+                                                                     {"VPT", std::to_string(kVpt)}});
+      return;
+    }
+    if (limit > 0 && Q > limit)
+      throw UnavailableError(str_cat("oat gl-compute fbp: ", Q, " transducers need as many shader loop iterations ",
+                                     "per voxel, beyond the ", limit, " this software OpenGL (",
+                                     ctx.info().gl_renderer, ") runs before cutting loops short"));
+    program_ = &gl::shaders().compute("oat/fbp.comp.glsl");
+  }
+
   OatGeometry g_;
   FbpOptions opt_;
   std::vector<double> weights_;
   const gl::Program* program_ = nullptr;
+  bool shared_ = false;
   float eps_ = 1e-3f;
   gl::Buffer transducers_, positions_, image_;
   gl::Texture table_;

@@ -1,18 +1,12 @@
 #version 450 core
 // oat: the fused discrete FBP (notes "FBP", kernel_math.hpp fbp_term rearranged as in
 // cuda/oat/fbp_kernels.hpp): one invocation per voxel, transducers staged through shared memory,
-// the data (P_k, D_k) = w_q·(p_k, p_{k+1} − p_k) in an RG32F texture, K − 1 wide, Q high, read by
-// texelFetch at ⌊k̃⌋ with fp32 f. The held difference D_k jumps where k̃ crosses an integer:
-// pairs with k̃ within u_eps of one recompute k̃ in double from double positions (the cpu's side).
+// the data (M_k, D_k) = w_q·(½(p_k + p_{k+1}), p_{k+1} − p_k) in an RG32F texture, K − 1 wide, Q
+// high, read by texelFetch at ⌊k̃⌋ with fp32 f (M + (f − ½)·D = P_k + f·D_k). The held difference
+// D_k jumps where k̃ crosses an integer: pairs with k̃ within u_eps of one recompute k̃ in double
+// from double positions (the cpu's side).
 layout(local_size_x = 8, local_size_y = 4, local_size_z = 4) in;
-layout(std430, binding = 0) readonly buffer Transducers { vec4 transducers[]; };  // xyz − voxel 0
-layout(std430, binding = 1) writeonly buffer Image { float image[]; };
-layout(std430, binding = 2) readonly buffer Positions { double positions[]; };   // the same, 3 doubles each
-uniform sampler2D u_table;
-uniform ivec3 u_dims;
-uniform float u_voxel, u_inv_c0dt, u_tau0, u_lin_scale, u_diff_scale, u_eps;
-uniform double u_voxel_d, u_inv_c0dt_d, u_tau0_d;
-uniform int u_transducers, u_width;  // Q, K − 1
+#include "fbp_common.glsl"
 
 const int TILE = 128;
 shared vec4 tile[TILE];
@@ -34,17 +28,14 @@ void main() {
       float kt = d2 * inv * u_inv_c0dt - u_tau0;
       float kf = floor(kt), f = kt - kf;
       if (f < u_eps || f > 1.0 - u_eps) {
-        int b = 3 * (q0 + t);
-        dvec3 dd = dvec3(v) * u_voxel_d - dvec3(positions[b], positions[b + 1], positions[b + 2]);
-        double ktd = sqrt(dot(dd, dd)) * u_inv_c0dt_d - u_tau0_d;
-        double kfd = floor(ktd);
-        kf = float(kfd);
-        f = float(ktd - kfd);
+        vec2 rf = fbp_refine(v, q0 + t);
+        kf = rf.x;
+        f = rf.y;
       }
       int k = int(kf);
       if (k < 0 || k >= u_width) continue;  // fbp_term's 0 where k or k + 1 is outside the data
       vec2 T = texelFetch(u_table, ivec2(k, q0 + t), 0).rg;
-      a1 += (T.x + f * T.y) * inv;
+      a1 += (T.x + (f - 0.5) * T.y) * inv;
       a2 += T.y;
     }
   }
