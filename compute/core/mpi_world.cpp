@@ -8,6 +8,7 @@
 #include "compute/core/mpi_world.hpp"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -179,6 +181,13 @@ void start_processes() {
   if (world()->size() != env.size)
     throw UnavailableError(str_cat(env.variable, " says ", env.size, " processes, MPI_COMM_WORLD has ",
                                    world()->size(), ": was this process started by Open MPI's mpirun?"));
+  // Open MPI binds each process to one core when it starts two or fewer: the cpu stages
+  // (Monte-Carlo simulation, system set-up) then run on one core and take minutes. Say so.
+  cpu_set_t mask;
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0 && cores > 1 && static_cast<unsigned>(CPU_COUNT(&mask)) * 4 <= cores)
+    log_warn("mpirun bound this process to ", CPU_COUNT(&mask), " of ", cores,
+             " cores: the cpu stages will be slow; start it with `mpirun --bind-to none` (docs/multigpu.md)");
   // Finalize on every normal exit (an error ends the job through abort_processes instead).
   std::atexit([] {
     if (world()) world()->finalize();
