@@ -86,7 +86,50 @@ __device__ __forceinline__ void load_tile(const FbpParams& p, const FbpSharedSha
   __syncthreads();
 }
 
-template <int kV, FbpSharedMode kMode>
+// One transducer's updates of a thread's kV voxels, batched (FbpSharedShape::batched, mode exact
+// only): first every voxel's split and its shared read, with no branch between them, so the kV
+// reads are in flight together and overlap the arithmetic (the unbatched loop ends each voxel in
+// the slow-path branch, which keeps the next read behind it: shared-8's time was the sum of its
+// read and arithmetic probes); then one branch per thread and transducer to the slow path, which
+// refines only the voxels that need it; then the sums. The same operations on the same operands
+// as the unbatched exact kernel, so the same image bit for bit (tests).
+template <int kV>
+__device__ __forceinline__ void batched_updates(const FbpParams& p, int q, int3 c, float dxy2, float dz0,
+                                                float near, unsigned off8, unsigned last8, int kmin,
+                                                const float2* win, const float2* w, int slot,
+                                                const float2* row, float* a1, float* a2) {
+  float inv[kV], g[kV];
+  float2 T[kV];
+  bool any = false;
+#pragma unroll
+  for (int v = 0; v < kV; ++v) {
+    const float dz = v == 0 ? dz0 : fmaf(static_cast<float>(v), p.voxel_samples, dz0);
+    const float d2 = fmaf(dz, dz, dxy2);
+    inv[v] = fbp_rsqrt(d2);                                   // c₀Δt/d
+    const FbpSplit sp = fbp_split(fmaf(d2, inv[v], -p.tau0h));  // k̃ − ½ = d/(c₀Δt) − tau0h
+    g[v] = sp.g;
+    T[v] = *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(win) +
+                                            min(static_cast<unsigned>(sp.bits) * 8u + off8, last8));
+    any |= !(fabsf(sp.g) <= near);
+  }
+  if (any) {
+#pragma unroll
+    for (int v = 0; v < kV; ++v)
+      if (!(fabsf(g[v]) <= near)) {  // refined in double (k from the refinement, so 0 passed)
+        const float3 e = slow_entry(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q, c.x, c.y, c.z + v, g[v], 0,
+                                    near, kmin, w, slot, row, p.width);
+        g[v] = e.x;
+        T[v] = make_float2(e.y, e.z);
+      }
+  }
+#pragma unroll
+  for (int v = 0; v < kV; ++v) {
+    a1[v] = fmaf(fmaf(g[v], T[v].y, T[v].x), inv[v], a1[v]);
+    a2[v] += T[v].y;
+  }
+}
+
+template <int kV, FbpSharedMode kMode, bool kBatch = false>
 __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     fbp_shared_kernel(FbpParams p, FbpSharedShape sh, const float4* __restrict__ tr, const float2* __restrict__ table,
                       float* __restrict__ image) {
@@ -124,6 +167,10 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
           const float2 T = w[min(static_cast<unsigned>(i0 + v * step), static_cast<unsigned>(sh.slot - 1))];
           a1[v] = fmaf(T.x, T.y, a1[v]);
         }
+      } else if constexpr (kBatch) {
+        static_assert(kMode == FbpSharedMode::exact, "batched: the exact kernel only");
+        batched_updates<kV>(p, q0 + t, c, dxy2, dz0, near, off8, last8, kmin, win, w, sh.slot,
+                            table + static_cast<size_t>(q0 + t) * p.width, a1, a2);
       } else {
 #pragma unroll
         for (int v = 0; v < kV; ++v) {
@@ -167,18 +214,22 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
       image[(static_cast<size_t>(c.z + v) * p.ny + c.y) * p.nx + c.x] = fmaf(p.diff_scale, a2[v], a1[v]);
 }
 
-template <int kV, FbpSharedMode kMode>
+template <int kV, FbpSharedMode kMode, bool kBatch = false>
 void launch(const FbpParams& p, const FbpSharedShape& sh, const float4* tr, const float2* table, float* image,
             cudaStream_t stream) {
   const dim3 grid((p.nx + kFbpBoxX - 1) / kFbpBoxX, (p.ny + kFbpBoxY - 1) / kFbpBoxY,
                   (p.nz + kFbpBoxZ - 1) / kFbpBoxZ);
-  fbp_shared_kernel<kV, kMode>
+  fbp_shared_kernel<kV, kMode, kBatch>
       <<<grid, SharedShape<kV>::kThreads, fbp_shared_bytes(sh), stream>>>(p, sh, tr, table, image);
 }
 
 template <int kV>
 void launch_mode(const FbpParams& p, const FbpSharedShape& sh, const float4* tr, const float2* table, float* image,
                  FbpSharedMode mode, cudaStream_t stream) {
+  if (sh.batched) {  // launch_fbp_shared admits it with mode exact only
+    launch<kV, FbpSharedMode::exact, true>(p, sh, tr, table, image, stream);
+    return;
+  }
   switch (mode) {
     case FbpSharedMode::exact: launch<kV, FbpSharedMode::exact>(p, sh, tr, table, image, stream); break;
     case FbpSharedMode::checked: launch<kV, FbpSharedMode::checked>(p, sh, tr, table, image, stream); break;
@@ -194,10 +245,11 @@ void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& sh, const float
   if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
   const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
   if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) > 48 * 1024 ||
-      (sh.voxels_per_thread != 4 && sh.voxels_per_thread != 8))
+      (sh.voxels_per_thread != 4 && sh.voxels_per_thread != 8) || (sh.batched && mode != FbpSharedMode::exact))
     throw Error(str_cat("oat cuda fbp (shared): bad shape: ", sh.voxels_per_thread,
                         " voxels per thread (4 or 8), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
-                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory"));
+                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory",
+                        sh.batched ? ", batched with the exact mode only" : ""));
   if (sh.voxels_per_thread == 4)
     launch_mode<4>(p, sh, transducers, table, image, mode, stream);
   else
