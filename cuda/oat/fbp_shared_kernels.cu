@@ -139,6 +139,21 @@ __device__ __forceinline__ void batched_updates(const FbpParams& p, int q, int3 
   }
 }
 
+// The shared-read probe's updates of one transducer (FbpSharedMode::lds_only): one distance per
+// thread and transducer, the indices expanded to first order along z.
+template <int kV>
+__device__ __forceinline__ void lds_probe_updates(const FbpParams& p, float dxy2, float dz0, int kmin, const float2* w,
+                                                  int slot, float* a1) {
+  const float d2 = fmaf(dz0, dz0, dxy2), inv = fbp_rsqrt(d2);
+  const int i0 = fbp_split(fmaf(d2, inv, -p.tau0h)).k - kmin;
+  const int step = __float2int_rn(dz0 * inv * p.voxel_samples);
+#pragma unroll
+  for (int v = 0; v < kV; ++v) {
+    const float2 T = w[min(static_cast<unsigned>(i0 + v * step), static_cast<unsigned>(slot - 1))];
+    a1[v] = fmaf(T.x, T.y, a1[v]);
+  }
+}
+
 template <int kV, FbpSharedMode kMode, bool kBatch = false>
 __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     fbp_shared_kernel(FbpParams p, FbpSharedShape sh, const float4* __restrict__ tr, const float2* __restrict__ table,
@@ -169,15 +184,7 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
       const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
       const float dxy2 = fmaf(dx, dx, dy * dy);
       if constexpr (kMode == FbpSharedMode::lds_only) {
-        // One distance per thread and transducer, the indices expanded to first order along z.
-        const float d2 = fmaf(dz0, dz0, dxy2), inv = fbp_rsqrt(d2);
-        const int i0 = fbp_split(fmaf(d2, inv, -p.tau0h)).k - kmin;
-        const int step = __float2int_rn(dz0 * inv * p.voxel_samples);
-#pragma unroll
-        for (int v = 0; v < kV; ++v) {
-          const float2 T = w[min(static_cast<unsigned>(i0 + v * step), static_cast<unsigned>(sh.slot - 1))];
-          a1[v] = fmaf(T.x, T.y, a1[v]);
-        }
+        lds_probe_updates<kV>(p, dxy2, dz0, kmin, w, sh.slot, a1);
       } else if constexpr (kBatch) {
         static_assert(kMode == FbpSharedMode::exact, "batched: the exact kernel only");
         const float2* row = table + static_cast<size_t>(q0 + t) * p.width;
