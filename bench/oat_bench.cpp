@@ -9,9 +9,11 @@
 // FBP variants side by side (the same exact formula, data read differently): cuda texture and ldg
 // (one fetch per update, against the texture-fetch and arithmetic probes of their kernel) and
 // shared-4/-8 (per-block time windows in shared memory, 4 or 8 voxels per thread, against the
-// shared-read and arithmetic probes of theirs); the fastest is named beside the backend's default.
+// shared-read and arithmetic probes of theirs) and shared-4b/-8b (the same, each thread's reads of
+// a transducer batched: same probes); the fastest is named beside the backend's default.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
-//        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8, --json FILE.
+//        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8,shared4b,shared8b,
+//        --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -61,7 +63,7 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--backends", a.backends, "GPU backends (default: every available non-cpu)")->delimiter(',');
   app.add_option("--fbp-variants", a.fbp_variants, "cuda FBP variants to time (default: all)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8"}));
+      ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8", "shared4b", "shared8b"}));
   cli.parse(argc, argv);
   if (a.small) {
     a.dims = {24, 24, 24};
@@ -207,7 +209,7 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
     auto has = [&](const char* n) {
       return std::find(a.fbp_variants.begin(), a.fbp_variants.end(), n) != a.fbp_variants.end();
     };
-    req = {has("texture"), has("ldg"), has("shared4"), has("shared8")};
+    req = {has("texture"), has("ldg"), has("shared4"), has("shared8"), has("shared4b"), has("shared8b")};
   }
   const CudaFbpTimes f = time_cuda_fbp(gf, pattern(gf.data_size(), 0.37), a.reps, req);
   auto add = [&](const char* mode, double ms, double fetch_ms, double compute_ms, const char* fetch_name) {
@@ -222,7 +224,7 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
                 f.fetch_probe_ms, updates / (f.fetch_probe_ms * 1e-3), f.compute_probe_ms,
                 updates / (f.compute_probe_ms * 1e-3));
   for (int s = 0; s < 2; ++s)
-    if (f.shared_ms[s] > 0)
+    if (f.shared_probe_ms[s] > 0)
       std::printf("FBP shared kernel, %d voxels/thread (windows of %d samples, %d transducers per tile) probes: shared "
                   "reads %.2f ms (%.3g reads/s), arithmetic without shared reads %.2f ms (%.3g updates/s)\n",
                   s == 0 ? 4 : 8, f.slot, f.tile, f.shared_probe_ms[s], updates / (f.shared_probe_ms[s] * 1e-3),
@@ -231,6 +233,8 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
   add("ldg", f.exact_ldg_ms, f.fetch_probe_ms, f.compute_probe_ms, "texture probe");
   add("shared-4", f.shared_ms[0], f.shared_probe_ms[0], f.shared_compute_ms[0], "shared probe");
   add("shared-8", f.shared_ms[1], f.shared_probe_ms[1], f.shared_compute_ms[1], "shared probe");
+  add("shared-4b", f.batched_ms[0], f.shared_probe_ms[0], f.shared_compute_ms[0], "shared probe");
+  add("shared-8b", f.batched_ms[1], f.shared_probe_ms[1], f.shared_compute_ms[1], "shared probe");
   const Row* best = nullptr;
   for (const Row& r : rows)
     if (r.what == "FBP" && r.backend == "cuda" && (!best || r.ms < best->ms)) best = &r;

@@ -37,7 +37,8 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
   dev.upload(pressure);
   CudaFbpTimes t;
   const FbpChoice best = dev.best();
-  t.default_variant = best.variant == FbpVariant::shared    ? "shared-" + std::to_string(best.voxels_per_thread)
+  t.default_variant = best.variant == FbpVariant::shared
+                          ? "shared-" + std::to_string(best.voxels_per_thread) + (best.batched ? "b" : "")
                       : best.variant == FbpVariant::texture ? "texture"
                                                             : "ldg";
   if (request.texture && dev.available(FbpVariant::texture)) {
@@ -50,9 +51,12 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
     t.slot = dev.shared_shape(8).slot;
     t.tile = dev.shared_shape(8).tile;
     for (int s = 0; s < 2; ++s) {
-      if (!(s == 0 ? request.shared4 : request.shared8)) continue;
+      const bool plain = s == 0 ? request.shared4 : request.shared8, batched = s == 0 ? request.shared4b : request.shared8b;
+      if (!plain && !batched) continue;
       const int v = s == 0 ? 4 : 8;
-      t.shared_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v); });
+      if (plain) t.shared_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v); });
+      if (batched)
+        t.batched_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
       t.shared_probe_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::lds_only, v); });
       t.shared_compute_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::no_lds, v); });
     }

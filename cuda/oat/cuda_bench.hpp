@@ -14,15 +14,17 @@ namespace tomo::oat {
 // probes of its kernel: the texture kernel read by the texture unit and by __ldg, its fetch-only
 // probe (texture ceiling) and no-fetch probe (arithmetic ceiling); the shared-memory kernel with
 // 4 and 8 voxels per thread ([0], [1]), its shared-read-only probe (shared-memory ceiling) and
-// no-shared-read probe (arithmetic ceiling). 0: not requested or unavailable on this geometry.
+// no-shared-read probe (arithmetic ceiling), and the batched kernels (batched_ms, the same reads
+// and arithmetic, so the same probes). 0: not requested or unavailable on this geometry.
 struct CudaFbpTimes {
   double exact_ms = 0, exact_ldg_ms = 0, fetch_probe_ms = 0, compute_probe_ms = 0;
   double shared_ms[2] = {0, 0}, shared_probe_ms[2] = {0, 0}, shared_compute_ms[2] = {0, 0};
+  double batched_ms[2] = {0, 0};
   int slot = 0, tile = 0;           // the shared kernel's window length and transducers per tile
   std::string default_variant;      // what the cuda backend runs (FbpDevice::best())
 };
 struct CudaFbpRequest {
-  bool texture = true, ldg = true, shared4 = true, shared8 = true;
+  bool texture = true, ldg = true, shared4 = true, shared8 = true, shared4b = true, shared8b = true;
 };
 CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
                            const CudaFbpRequest& request = {});

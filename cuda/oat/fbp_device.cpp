@@ -158,7 +158,7 @@ cuda_detail::FbpSharedShape FbpDevice::shared_shape(int voxels_per_thread) const
   return s;
 }
 
-void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot) {
+void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot, bool batched) {
   if (slot_ == 0 && slot <= 0)
     throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
   cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
@@ -166,6 +166,7 @@ void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_threa
     throw Error(
         str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
   if (slot > 0) s.slot = slot;
+  s.batched = batched;
   cuda_detail::launch_fbp_shared(params_, s, transducers_samples_.data(), linear_table_.data(), image_.data(), mode,
                                  stream_);
 }
@@ -185,7 +186,7 @@ void FbpDevice::run(const FbpChoice& c) {
   switch (c.variant) {
     case FbpVariant::texture: run(cuda_detail::FbpMode::exact); break;
     case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
-    case FbpVariant::shared: run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread); break;
+    case FbpVariant::shared: run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread, 0, c.batched); break;
   }
 }
 

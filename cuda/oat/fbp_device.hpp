@@ -18,12 +18,14 @@ namespace tomo::oat {
 
 // How the FBP reads its data table (every variant computes the same exact formula):
 // texture (point fetches), ldg (read-only data cache), shared (per-block windows in shared
-// memory, `voxels_per_thread` 4 or 8 along z). kDefaultFbpVariant is what the backend runs; it
-// was chosen from bench_oat's side-by-side rows on the H200 (docs/oat.md).
+// memory, `voxels_per_thread` 4 or 8 along z; `batched`: each thread's reads of a transducer
+// issued together, FbpSharedShape::batched). kDefaultFbpVariant is what the backend runs; it was
+// chosen from bench_oat's side-by-side rows on the H200 (docs/oat.md).
 enum class FbpVariant { texture, ldg, shared };
 struct FbpChoice {
   FbpVariant variant = FbpVariant::shared;
   int voxels_per_thread = 8;  // shared only
+  bool batched = false;       // shared only
 };
 inline constexpr FbpChoice kDefaultFbpVariant{FbpVariant::shared, 8};
 
@@ -40,8 +42,9 @@ class FbpDevice {
   void run(cuda_detail::FbpMode mode);  // texture kernel: image = FBP (or its compute probe's output)
   void run_fetch_probe();
   // Shared-memory kernel with the shape of shared_shape(voxels_per_thread); slot > 0 overrides its
-  // window length, shorter only with mode checked (tests force the out-of-window path so).
-  void run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot = 0);
+  // window length, shorter only with mode checked (tests force the out-of-window path so);
+  // batched only with mode exact.
+  void run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot = 0, bool batched = false);
   void run(const FbpChoice& c);  // the exact formula through variant c
   void run_default() { run(best()); }
   std::vector<float> image() const;  // waits for the stream

@@ -90,6 +90,9 @@ struct FbpSharedShape {
   int voxels_per_thread = 8;  // 4 or 8 (256 or 128 threads per block)
   int slot = 64;              // table entries per transducer window (power of two, 8 … 2048)
   int tile = 32;              // transducers per shared tile (1 … kFbpSharedMaxTile)
+  // Mode exact only: each thread issues its kV shared reads of a transducer together, then one
+  // slow-path branch (fbp_shared_kernels.cu batched_updates); the same image bit for bit.
+  bool batched = false;
 };
 inline constexpr int kFbpSharedMaxTile = 64;
 

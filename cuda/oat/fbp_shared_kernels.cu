@@ -35,13 +35,17 @@ __device__ __forceinline__ int3 shared_column(int tid) {
 // The first table entry this block's box can need from a transducer at s: the nearest point of
 // the box of voxel centres gives the smallest k̃, less two entries of margin (fp32 k̃ and its
 // double refinement differ from the exact one by far less than one entry).
-__device__ __forceinline__ int window_start(const FbpParams& p, float4 s) {
+// box_dist2: the squared distance (samples²) from s to that nearest point.
+__device__ __forceinline__ float box_dist2(const FbpParams& p, float4 s) {
   const float v = p.voxel_samples;
   const float x0 = blockIdx.x * kFbpBoxX * v, y0 = blockIdx.y * kFbpBoxY * v, z0 = blockIdx.z * kFbpBoxZ * v;
   const float nx = fminf(fmaxf(s.x, x0), x0 + (kFbpBoxX - 1) * v) - s.x;
   const float ny = fminf(fmaxf(s.y, y0), y0 + (kFbpBoxY - 1) * v) - s.y;
   const float nz = fminf(fmaxf(s.z, z0), z0 + (kFbpBoxZ - 1) * v) - s.z;
-  const float kt = sqrtf(nx * nx + ny * ny + nz * nz) - p.tau0h + 0.5f;
+  return nx * nx + ny * ny + nz * nz;
+}
+__device__ __forceinline__ int window_start(const FbpParams& p, float4 s, float dist2) {
+  const float kt = sqrtf(dist2) - p.tau0h + 0.5f;
   return static_cast<int>(fminf(fmaxf(floorf(kt) - 2.0f, -1e8f), 1e8f));  // finite even for a NaN kt
 }
 
@@ -65,15 +69,18 @@ __device__ __forceinline__ float3 slow_entry(const double* positions, double vox
 }
 
 // Phases 1 and 2 of a tile: the transducers' records (x, y, z and the window's first entry) and
-// their windows of `slot` entries (0 outside the table), loaded coalesced by the whole block.
+// their windows of `slot` entries (0 outside the table), loaded coalesced by the whole block;
+// `far` (batched kernels, else null): 1 where the transducer is at least one sample from the box.
 template <int kThreads>
 __device__ __forceinline__ void load_tile(const FbpParams& p, const FbpSharedShape& sh, int shift,
                                           const float4* __restrict__ tr, const float2* __restrict__ table, int q0,
-                                          int n, int tid, float4* rec, float2* win) {
+                                          int n, int tid, float4* rec, float2* win, bool* far = nullptr) {
   __syncthreads();  // the previous tile is no longer read
   if (tid < n) {
     const float4 s = tr[q0 + tid];
-    rec[tid] = make_float4(s.x, s.y, s.z, __int_as_float(window_start(p, s)));
+    const float dist2 = box_dist2(p, s);
+    rec[tid] = make_float4(s.x, s.y, s.z, __int_as_float(window_start(p, s, dist2)));
+    if (far) far[tid] = dist2 >= 1.0f;
   }
   __syncthreads();
   for (int e = tid; e < n * sh.slot; e += kThreads) {
@@ -86,13 +93,75 @@ __device__ __forceinline__ void load_tile(const FbpParams& p, const FbpSharedSha
   __syncthreads();
 }
 
-template <int kV, FbpSharedMode kMode>
+// One transducer's updates of a thread's kV voxels, batched (FbpSharedShape::batched, mode exact
+// only): first every voxel's split and its shared read, with no branch between them, so the kV
+// reads are in flight together and overlap the arithmetic (the unbatched loop ends each voxel in
+// the slow-path branch, which keeps the next read behind it: shared-8's time was the sum of its
+// read and arithmetic probes); then one branch per thread and transducer to the slow path, which
+// refines only the voxels that need it; then the sums. The same operations on the same operands
+// as the unbatched exact kernel, so the same image bit for bit (tests). kClamp false: the
+// transducer is at least one sample from the block's box, so every d² ≥ ~1, k̃ is finite and its
+// entry lies in the window (window_start): the clamp of the byte offset, there only for a NaN k̃
+// (a voxel centre on a transducer), is left out.
+template <int kV, bool kClamp>
+__device__ __forceinline__ void batched_updates(const FbpParams& p, int q, int3 c, float dxy2, float dz0,
+                                                float near, unsigned off8, unsigned last8, int kmin,
+                                                const float2* win, const float2* w, int slot,
+                                                const float2* row, float* a1, float* a2) {
+  float inv[kV], g[kV];
+  float2 T[kV];
+  bool any = false;
+#pragma unroll
+  for (int v = 0; v < kV; ++v) {
+    const float dz = v == 0 ? dz0 : fmaf(static_cast<float>(v), p.voxel_samples, dz0);
+    const float d2 = fmaf(dz, dz, dxy2);
+    inv[v] = fbp_rsqrt(d2);                                   // c₀Δt/d
+    const FbpSplit sp = fbp_split(fmaf(d2, inv[v], -p.tau0h));  // k̃ − ½ = d/(c₀Δt) − tau0h
+    g[v] = sp.g;
+    const unsigned byte = static_cast<unsigned>(sp.bits) * 8u + off8;
+    T[v] = *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(win) + (kClamp ? min(byte, last8) : byte));
+    any |= !(fabsf(sp.g) <= near);
+  }
+  if (any) {
+#pragma unroll
+    for (int v = 0; v < kV; ++v)
+      if (!(fabsf(g[v]) <= near)) {  // refined in double (k from the refinement, so 0 passed)
+        const float3 e = slow_entry(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q, c.x, c.y, c.z + v, g[v], 0,
+                                    near, kmin, w, slot, row, p.width);
+        g[v] = e.x;
+        T[v] = make_float2(e.y, e.z);
+      }
+  }
+#pragma unroll
+  for (int v = 0; v < kV; ++v) {
+    a1[v] = fmaf(fmaf(g[v], T[v].y, T[v].x), inv[v], a1[v]);
+    a2[v] += T[v].y;
+  }
+}
+
+// The shared-read probe's updates of one transducer (FbpSharedMode::lds_only): one distance per
+// thread and transducer, the indices expanded to first order along z.
+template <int kV>
+__device__ __forceinline__ void lds_probe_updates(const FbpParams& p, float dxy2, float dz0, int kmin, const float2* w,
+                                                  int slot, float* a1) {
+  const float d2 = fmaf(dz0, dz0, dxy2), inv = fbp_rsqrt(d2);
+  const int i0 = fbp_split(fmaf(d2, inv, -p.tau0h)).k - kmin;
+  const int step = __float2int_rn(dz0 * inv * p.voxel_samples);
+#pragma unroll
+  for (int v = 0; v < kV; ++v) {
+    const float2 T = w[min(static_cast<unsigned>(i0 + v * step), static_cast<unsigned>(slot - 1))];
+    a1[v] = fmaf(T.x, T.y, a1[v]);
+  }
+}
+
+template <int kV, FbpSharedMode kMode, bool kBatch = false>
 __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     fbp_shared_kernel(FbpParams p, FbpSharedShape sh, const float4* __restrict__ tr, const float2* __restrict__ table,
                       float* __restrict__ image) {
   constexpr int kThreads = SharedShape<kV>::kThreads;
   extern __shared__ float2 win[];  // tile × slot entries
   __shared__ float4 rec[kFbpSharedMaxTile];
+  __shared__ bool far[kFbpSharedMaxTile];  // batched only
   const int tid = static_cast<int>(threadIdx.x), shift = __ffs(sh.slot) - 1;
   const int3 c = shared_column<kV>(tid);
   const float x = c.x * p.voxel_samples, y = c.y * p.voxel_samples, z0 = c.z * p.voxel_samples;
@@ -104,7 +173,7 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
   // Threads outside the grid compute too (they load tiles, their box is the block's) but write nothing.
   for (int q0 = 0; q0 < p.transducers; q0 += sh.tile) {
     const int n = min(sh.tile, p.transducers - q0);
-    load_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, win);
+    load_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, win, kBatch ? far : nullptr);
     for (int t = 0; t < n; ++t) {
       const float4 s = rec[t];  // a broadcast: every thread reads the same transducer
       const int kmin = __float_as_int(s.w);
@@ -115,15 +184,14 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
       const float dx = x - s.x, dy = y - s.y, dz0 = z0 - s.z;
       const float dxy2 = fmaf(dx, dx, dy * dy);
       if constexpr (kMode == FbpSharedMode::lds_only) {
-        // One distance per thread and transducer, the indices expanded to first order along z.
-        const float d2 = fmaf(dz0, dz0, dxy2), inv = fbp_rsqrt(d2);
-        const int i0 = fbp_split(fmaf(d2, inv, -p.tau0h)).k - kmin;
-        const int step = __float2int_rn(dz0 * inv * p.voxel_samples);
-#pragma unroll
-        for (int v = 0; v < kV; ++v) {
-          const float2 T = w[min(static_cast<unsigned>(i0 + v * step), static_cast<unsigned>(sh.slot - 1))];
-          a1[v] = fmaf(T.x, T.y, a1[v]);
-        }
+        lds_probe_updates<kV>(p, dxy2, dz0, kmin, w, sh.slot, a1);
+      } else if constexpr (kBatch) {
+        static_assert(kMode == FbpSharedMode::exact, "batched: the exact kernel only");
+        const float2* row = table + static_cast<size_t>(q0 + t) * p.width;
+        if (far[t])  // block-uniform
+          batched_updates<kV, false>(p, q0 + t, c, dxy2, dz0, near, off8, last8, kmin, win, w, sh.slot, row, a1, a2);
+        else
+          batched_updates<kV, true>(p, q0 + t, c, dxy2, dz0, near, off8, last8, kmin, win, w, sh.slot, row, a1, a2);
       } else {
 #pragma unroll
         for (int v = 0; v < kV; ++v) {
@@ -167,18 +235,22 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
       image[(static_cast<size_t>(c.z + v) * p.ny + c.y) * p.nx + c.x] = fmaf(p.diff_scale, a2[v], a1[v]);
 }
 
-template <int kV, FbpSharedMode kMode>
+template <int kV, FbpSharedMode kMode, bool kBatch = false>
 void launch(const FbpParams& p, const FbpSharedShape& sh, const float4* tr, const float2* table, float* image,
             cudaStream_t stream) {
   const dim3 grid((p.nx + kFbpBoxX - 1) / kFbpBoxX, (p.ny + kFbpBoxY - 1) / kFbpBoxY,
                   (p.nz + kFbpBoxZ - 1) / kFbpBoxZ);
-  fbp_shared_kernel<kV, kMode>
+  fbp_shared_kernel<kV, kMode, kBatch>
       <<<grid, SharedShape<kV>::kThreads, fbp_shared_bytes(sh), stream>>>(p, sh, tr, table, image);
 }
 
 template <int kV>
 void launch_mode(const FbpParams& p, const FbpSharedShape& sh, const float4* tr, const float2* table, float* image,
                  FbpSharedMode mode, cudaStream_t stream) {
+  if (sh.batched) {  // launch_fbp_shared admits it with mode exact only
+    launch<kV, FbpSharedMode::exact, true>(p, sh, tr, table, image, stream);
+    return;
+  }
   switch (mode) {
     case FbpSharedMode::exact: launch<kV, FbpSharedMode::exact>(p, sh, tr, table, image, stream); break;
     case FbpSharedMode::checked: launch<kV, FbpSharedMode::checked>(p, sh, tr, table, image, stream); break;
@@ -194,10 +266,11 @@ void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& sh, const float
   if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
   const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
   if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) > 48 * 1024 ||
-      (sh.voxels_per_thread != 4 && sh.voxels_per_thread != 8))
+      (sh.voxels_per_thread != 4 && sh.voxels_per_thread != 8) || (sh.batched && mode != FbpSharedMode::exact))
     throw Error(str_cat("oat cuda fbp (shared): bad shape: ", sh.voxels_per_thread,
                         " voxels per thread (4 or 8), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
-                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory"));
+                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory",
+                        sh.batched ? ", batched with the exact mode only" : ""));
   if (sh.voxels_per_thread == 4)
     launch_mode<4>(p, sh, transducers, table, image, mode, stream);
   else

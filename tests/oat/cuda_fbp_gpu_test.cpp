@@ -2,7 +2,8 @@
 // windows with 4 and 8 voxels per thread each equal to the cpu (double) on simulated blurred
 // spheres, also where the grid is not a multiple of the 8×8×16 block box, the transducers sit
 // close to the grid (curved, wide windows) and a tile is left half full; the out-of-window path
-// (forced with an 8-sample window) gives the same image; bench_oat's shared rows all run.
+// (forced with an 8-sample window) gives the same image, and so do the batched kernels, bit for
+// bit; bench_oat's shared rows all run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,7 +51,9 @@ void check_variants(const FbpCase& c, const char* what) {
                       {"shared-4 checked", {FbpVariant::shared, 4}, true, 0},
                       {"shared-8 checked", {FbpVariant::shared, 8}, true, 0},
                       {"shared-8 checked, 8-entry windows", {FbpVariant::shared, 8}, true, 8},
-                      {"shared-4 checked, 8-entry windows", {FbpVariant::shared, 4}, true, 8}};
+                      {"shared-4 checked, 8-entry windows", {FbpVariant::shared, 4}, true, 8},
+                      {"shared-4 batched", {FbpVariant::shared, 4, true}, false, 0},
+                      {"shared-8 batched", {FbpVariant::shared, 8, true}, false, 0}};
   std::vector<double> texture, shared[2];
   for (const Run& r : runs) {
     if (r.checked)
@@ -61,16 +64,16 @@ void check_variants(const FbpCase& c, const char* what) {
     const std::vector<double> img(f.begin(), f.end());
     if (texture.empty()) texture = img;
     const int s = r.choice.voxels_per_thread == 4 ? 0 : 1;
-    if (r.choice.variant == FbpVariant::shared && !r.checked) shared[s] = img;
+    if (r.choice.variant == FbpVariant::shared && !r.checked && !r.choice.batched) shared[s] = img;
     const double e = relative_l2(img, c.ref), e_tex = relative_l2(img, texture);
     std::printf("%s: cuda fbp %s (window %d): rel. L2 vs cpu %.3g, vs texture %.3g\n", what, r.name,
                 r.slot > 0 ? r.slot : dev.shared_shape(8).slot, e, e_tex);
     EXPECT_LT(e, kFbpExactTolerance) << r.name;
     EXPECT_LT(e_tex, 1e-6) << r.name << ": the same formula, fp32 rounding apart (shared runs in samples)";
-    if (r.checked && r.slot == 0) {
+    if ((r.checked && r.slot == 0) || r.choice.batched) {  // batched: the same operations, the same bits
       double diff = 0;
       for (std::size_t i = 0; i < img.size(); ++i) diff = std::max(diff, std::abs(img[i] - shared[s][i]));
-      EXPECT_EQ(diff, 0.0) << r.name << ": an index left its window";
+      EXPECT_EQ(diff, 0.0) << r.name << (r.checked ? ": an index left its window" : ": differs from unbatched");
     }
   }
 }
@@ -87,6 +90,11 @@ TEST_F(OatCudaFbp, SharedWindowsHoldOnPartialBoxesAndCloseTransducers) {
   check_variants(c, "13x11x19 x 0.5 mm, 7x13 on 9.13 mm, 19 MHz");
 }
 
+TEST_F(OatCudaFbp, BatchedOnlyWithTheExactKernel) {
+  FbpDevice dev(small_geometry(16, 0.75, 8, 16, 30.0, 10.0));
+  EXPECT_THROW(dev.run_shared(cuda_detail::FbpSharedMode::checked, 8, 0, true), Error);
+}
+
 TEST_F(OatCudaFbp, BackendRunsTheDefaultVariant) {
   check_fbp("cuda", Interpolation::exact, kFbpExactTolerance);
   FbpDevice dev(small_geometry(16, 0.75, 8, 16, 30.0, 10.0));
@@ -100,6 +108,7 @@ TEST_F(OatCudaFbp, BenchTimesEverySharedRowAndProbe) {
     EXPECT_GT(f.shared_ms[s], 0);
     EXPECT_GT(f.shared_probe_ms[s], 0);
     EXPECT_GT(f.shared_compute_ms[s], 0);
+    EXPECT_GT(f.batched_ms[s], 0);
   }
   EXPECT_GE(f.slot, 8);
   EXPECT_FALSE(f.default_variant.empty());
