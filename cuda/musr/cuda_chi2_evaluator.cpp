@@ -78,6 +78,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     if (counts16_) upload_counts16(data, tables);
     if (single) upload_bins(data, tables, src.y_only, yw_f_, t_f_);
     else upload_bins(data, tables, src.y_only, yw_d_, t_d_);
+    if (counts16_) yw_f_.clear(), yw_d_.clear();  // the kernels read the counts; keep only the times
     partials_.resize(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(ns_));
     runsum_.resize(data.runs.size() * static_cast<std::size_t>(ns_));
     counter_.resize(1);
