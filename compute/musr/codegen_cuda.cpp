@@ -55,7 +55,7 @@ std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, 
   out += "        for (; g < g_hi; g += BLOCK) {\n          Pack nxt = cur;\n          if (g + BLOCK < g_hi) nxt = P[g + BLOCK];\n";
   out += "          real part[NS];\n#pragma unroll\n          for (int j = 0; j < NS; ++j) part[j] = real(0);\n";
   out += "#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n            if (k >= count) break;\n";
-  out += "            real2 yw;\n            yw.x = cur.v[W * j];\n";
+  out += "            real2 yw;\n            yw.x = real(cur.v[W * j]);\n";
   if (y_only) {
     const std::string w = f ? (d.fast_math ? "__fdividef(sc, yw.x)" : "sc / yw.x") : "sc * __drcp_rn(yw.x)";
     out += "            yw.y = yw.x > real(0) ? " + w + " : sc2;\n";
@@ -80,7 +80,7 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads,
                             v2 ? str_cat(", ", src.min_blocks) : std::string(), ") ", name,
                             "(const __grid_constant__ Args a, const RunInfo* __restrict__ runs, int nruns, const int* __restrict__ param_map,\n"
-                            "    const int* __restrict__ block_run, const real* __restrict__ bins, const real* __restrict__ tarr,\n"
+                            "    const int* __restrict__ block_run, const bin_t* __restrict__ bins, const real* __restrict__ tarr,\n"
                             "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
                             "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out",
                             v2 ? ",\n    unsigned long long* __restrict__ done, unsigned long long seq" : "", ") {\n");
@@ -210,11 +210,16 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
   if (v2) {
     if (data.bins() > (std::size_t{1} << 30))
       throw InputError(str_cat("musr cuda: ", data.bins(), " bins; the cuda backend takes at most 2^30"));
-    s += str_cat("#define W ", src.y_only ? 1 : 2, "\nstruct __align__(16) Pack { real v[4 * W]; };\n");
+    src.counts16 = options.counts16 && src.y_only && counts16_fit(data);
+    // A Pack is 4 bins: 8 bytes of 16-bit counts, else 16 or 32 bytes of reals.
+    s += src.counts16 ? "typedef unsigned short bin_t;\n" : "typedef real bin_t;\n";
+    s += str_cat("#define W ", src.y_only ? 1 : 2, "\nstruct __align__(", src.counts16 ? 8 : 16, ") Pack { bin_t v[4 * W]; };\n");
     s += single_precision ? "__device__ __forceinline__ float mu_keep(float x) { asm volatile(\"\" : \"+f\"(x)); return x; }\n"
                           : "__device__ __forceinline__ double mu_keep(double x) { asm volatile(\"\" : \"+d\"(x)); return x; }\n";
     // Fast float: flush denormals, so __expf and __fdividef are one hardware op and a multiply.
     if (d.fast_math) src.nvrtc_options.push_back("--ftz=true");
+  } else {
+    s += "typedef real bin_t;\n";
   }
   s += kernel(data, d, false, src.value_kernel, src);
   s += kernel(data, d, true, src.gradient_kernel, src);
@@ -231,6 +236,13 @@ bool poisson_errors(const FitData& data) {
       if (!(r.y[k] >= 0.0) || !(std::fabs(w - expect) <= 1e-12 * expect)) return false;
     }
   }
+  return true;
+}
+
+bool counts16_fit(const FitData& data) {
+  for (const RunBins& r : data.runs)
+    for (const double y : r.y)
+      if (!(y >= 0.0 && y <= 65535.0 && y == std::floor(y))) return false;
   return true;
 }
 

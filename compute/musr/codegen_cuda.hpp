@@ -38,6 +38,9 @@ struct CudaCodegenOptions {
   bool single_precision = false;
   CudaKernelVersion version = CudaKernelVersion::v2;
   bool fast_math = true;  // v2 float only
+  // v2 with y alone (poisson_errors): bins stored as 16-bit counts where counts16_fit(data),
+  // half the bytes a call reads (the bound of a χ² call); else the real type as before.
+  bool counts16 = false;
 };
 
 struct CudaSource {
@@ -47,6 +50,7 @@ struct CudaSource {
   int slots = 0;  // 1 + max_slots(data): values per block in the gradient kernel's partials
   int np = 0;     // length of the by-value parameter array (≥ num_params)
   bool y_only = false;  // bins hold y alone (1/σ² derived in the kernel), else (y, 1/σ²) pairs
+  bool counts16 = false;  // bins are unsigned 16-bit counts (`bin_t`), else the real type
   CudaKernelVersion version = CudaKernelVersion::v1;
   int group = 1;       // bins a thread reads at once; runs start at multiples of it (v2: 4)
   int min_blocks = 0;  // v2: blocks of kCudaBlockThreads an SM is sized for (__launch_bounds__)
@@ -73,6 +77,8 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
 // for its run's scale n (σ² = y/n, or 1/n² for an empty bin, so 1/σ² = n/y or n²). The kernels
 // then read y alone: half the bytes of (y, 1/σ²), and a χ² evaluation is bound by those bytes.
 bool poisson_errors(const FitData& data);
+// True when every bin's y is an integer count in [0, 65535], so 16-bit storage is exact.
+bool counts16_fit(const FitData& data);
 
 // Everything the kernels read besides the bins and parameters, built on the host: the run table,
 // each block's run, the parameter maps and the gradient scatter (padded to NP rows).

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -39,7 +40,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     const auto devices = cuda::list_devices();
     const int d = cuda::current_device();
     return str_cat("cuda (", (blocks_ ? single_ : options_.single_precision) ? "float32" : "float64", ", NVRTC-generated theory, kernel ",
-                   variant_.label(), blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), "): ",
+                   variant_.label(), counts16_ ? ", 16-bit counts" : "", blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), "): ",
                    d >= 0 && d < static_cast<int>(devices.size()) ? cuda::describe(devices[d]) : std::string("no device"));
   }
   void synchronize() override { stream_.synchronize(); }
@@ -54,6 +55,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     co.single_precision = single;
     co.version = variant_.version;
     co.fast_math = variant_.fast_math;
+    co.counts16 = variant_.counts16;
     const CudaSource src = cuda_chi2_source(data, co);
     v2_ = src.version == CudaKernelVersion::v2;
     ns_ = src.slots;
@@ -71,9 +73,12 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     param_map_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_map));
     param_ptr_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_ptr));
     param_entry_ = cuda::DeviceBuffer<int>(std::span<const int>(tables.param_entry));
-    yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear();
+    yw_d_.clear(), t_d_.clear(), yw_f_.clear(), t_f_.clear(), yw_h_.clear();
+    counts16_ = src.counts16;
+    if (counts16_) upload_counts16(data, tables);
     if (single) upload_bins(data, tables, src.y_only, yw_f_, t_f_);
     else upload_bins(data, tables, src.y_only, yw_d_, t_d_);
+    if (counts16_) yw_f_.clear(), yw_d_.clear();  // the kernels read the counts; keep only the times
     partials_.resize(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(ns_));
     runsum_.resize(data.runs.size() * static_cast<std::size_t>(ns_));
     counter_.resize(1);
@@ -134,6 +139,17 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     t = cuda::DeviceBuffer<Real>(std::span<const Real>(times));
   }
 
+  // 16-bit counts (exact: counts16_fit) at the tables' run offsets, padded with zeros; the
+  // real-typed arrays stay for the times of uneven runs.
+  void upload_counts16(const FitData& data, const CudaTables& tables) {
+    std::vector<std::uint16_t> host(std::max<std::size_t>(4, static_cast<std::size_t>(tables.device_bins)), 0);
+    for (std::size_t r = 0; r < data.runs.size(); ++r)
+      std::transform(data.runs[r].y.begin(), data.runs[r].y.end(), host.begin() + tables.runs[r].offset,
+                     [](double y) { return static_cast<std::uint16_t>(y); });
+    cuda::require_device_memory(static_cast<double>(host.size() * sizeof(std::uint16_t)), "musr cuda: histograms");
+    yw_h_ = cuda::DeviceBuffer<std::uint16_t>(std::span<const std::uint16_t>(host));
+  }
+
   double run(std::span<const double> params, std::span<double> grad, bool gradient) {
     enqueue(params, gradient);
     wait();
@@ -153,7 +169,8 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     const void* runs = runs_.data();
     const void* block_run = block_run_.data();
     const void* param_map = param_map_.data();
-    const void* yw = single_ ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
+    const void* yw = counts16_ ? static_cast<const void*>(yw_h_.data())
+                               : single_ ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
     const void* t = single_ ? static_cast<const void*>(t_f_.data()) : t_d_.data();
     int nruns = nruns_;
     void* partials = partials_.data();
@@ -196,12 +213,13 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   EvaluatorOptions options_;
   cuda::Stream stream_;
   int num_params_ = 0, ns_ = 1, blocks_ = 0, nruns_ = 0;
-  bool single_ = false, v2_ = false, polling_ = false;
+  bool single_ = false, v2_ = false, polling_ = false, counts16_ = false;
   cudaKernel_t value_kernel_ = nullptr, gradient_kernel_ = nullptr;
   cuda::DeviceBuffer<CudaRunInfo> runs_;
   cuda::DeviceBuffer<int> block_run_, param_map_, param_ptr_, param_entry_;
   cuda::DeviceBuffer<double> yw_d_, t_d_, partials_, runsum_, out_;
   cuda::DeviceBuffer<float> yw_f_, t_f_;
+  cuda::DeviceBuffer<std::uint16_t> yw_h_;  // counts16: the bins as 16-bit counts
   cuda::DeviceBuffer<unsigned> counter_;
   cuda::PinnedBuffer<double> host_out_;
   double* mapped_out_ = nullptr;  // device address of host_out_ (mapped pinned memory) or null
@@ -218,7 +236,7 @@ const BackendRegistrar<Chi2Evaluator> kRegisterCuda({"cuda", kPriorityCuda, [] {
 
 std::string CudaEvaluatorVariant::label() const {
   if (version == CudaKernelVersion::v1) return "v1";
-  return str_cat("v2 ", fast_math ? "fast" : "ieee", poll ? " poll" : " sync");
+  return str_cat("v2 ", fast_math ? "fast" : "ieee", poll ? " poll" : " sync", counts16 ? " u16" : "");
 }
 
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant) {

@@ -16,7 +16,9 @@ struct CudaEvaluatorVariant {
   // v2: wait for a call by polling the sequence number the kernel stores in mapped host memory
   // (else, and where the device cannot map host memory, a stream synchronize).
   bool poll = true;
-  std::string label() const;  // e.g. "v2 fast poll"
+  // v2: 16-bit counts where exact (codegen_cuda.hpp, CudaCodegenOptions::counts16).
+  bool counts16 = false;
+  std::string label() const;  // e.g. "v2 fast poll", "v2 fast poll u16"
 };
 
 // An unconfigured cuda evaluator of `variant` (configure() and upload() as any Chi2Evaluator).

@@ -54,6 +54,32 @@ TEST(MusrCodegen, InvariantNodesAreHoistedAndGradientSlotsAreSparse) {
   EXPECT_FALSE(std::regex_search(m.invariant, neg_slot1)) << m.invariant;
 }
 
+// 16-bit counts only where exact and asked for: v2, y alone, integer counts in [0, 65535].
+TEST(MusrCodegen, Counts16OnlyWhereExact) {
+  FitData data = eq5_data(2, 50);
+  EXPECT_TRUE(counts16_fit(data));
+  CudaCodegenOptions o;
+  o.single_precision = true;
+  EXPECT_FALSE(cuda_chi2_source(data, o).counts16);
+  o.counts16 = true;
+  const CudaSource u16 = cuda_chi2_source(data, o);
+  EXPECT_TRUE(u16.counts16);
+  EXPECT_NE(u16.text.find("typedef unsigned short bin_t;"), std::string::npos);
+  EXPECT_NE(u16.text.find("__align__(8) Pack"), std::string::npos);
+  FitData big = data;
+  big.runs[1].y[7] = 65536.0;
+  big.runs[1].sigma[7] = std::sqrt(65536.0 / big.runs[1].scale);
+  EXPECT_FALSE(counts16_fit(big));
+  EXPECT_FALSE(cuda_chi2_source(big, o).counts16);
+  FitData frac = data;
+  frac.runs[0].y[3] += 0.5;
+  frac.runs[0].sigma[3] = std::sqrt(frac.runs[0].y[3] / frac.runs[0].scale);
+  EXPECT_FALSE(counts16_fit(frac));
+  EXPECT_NE(cuda_chi2_source(frac, o).text.find("typedef real bin_t;"), std::string::npos);
+  o.version = CudaKernelVersion::v1;
+  EXPECT_FALSE(cuda_chi2_source(data, o).counts16);
+}
+
 TEST(MusrCodegen, SourceHasNoIntegerDivision) {
   const FitData data = eq5_data(2, 50);
   const std::string src = cuda_chi2_source(data, false).text;
@@ -225,6 +251,12 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   cases.push_back({"v2 eq5 16 detectors, float fast", eq5_data(16, 20), v2_options(true, true)});
   cases.push_back({"v2 eq5 max-likelihood, float ieee", eq5_data(2, 20, Statistic::max_likelihood), v2_options(true, false)});
   cases.push_back({"v2 every op, float fast", every_op_data(8), v2_options(true, true)});
+  CudaCodegenOptions u16 = v2_options(true, true);
+  u16.counts16 = true;
+  cases.push_back({"v2 eq5 16 detectors, float fast, 16-bit counts", eq5_data(16, 20), u16});
+  CudaCodegenOptions u16ml = v2_options(true, false);
+  u16ml.counts16 = true;
+  cases.push_back({"v2 eq5 max-likelihood, float ieee, 16-bit counts", eq5_data(2, 20, Statistic::max_likelihood), u16ml});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const CudaSource src = cuda_chi2_source(c.data, c.options);
@@ -237,6 +269,8 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
     if (v2) {
       EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
     }
+    // 16-bit counts: one 8-byte vector load of 4 counts (ld.global.nc.v4.u16), never 16 bytes.
+    EXPECT_EQ(text.find("v4.u16") != std::string::npos, c.options.counts16) << "16-bit count loads";
     const bool fast = v2 && c.options.single_precision && c.options.fast_math;
     // cos.approx only in fast float; the double path stays double: no single-precision
     // transcendental (IEEE float's expf is built on ex2.approx itself, so only cos tells fast

@@ -119,7 +119,9 @@ std::unique_ptr<Chi2Evaluator> make_design(const CudaEvaluatorVariant& v, const 
 }
 const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, {CudaKernelVersion::v2, false, false},
                                          {CudaKernelVersion::v2, false, true}, {CudaKernelVersion::v2, true, false},
-                                         {CudaKernelVersion::v2, true, true}};
+                                         {CudaKernelVersion::v2, true, true},
+                                         {CudaKernelVersion::v2, true, true, true},
+                                         {CudaKernelVersion::v2, false, false, true}};
 
 TEST_F(MusrCuda, EveryKernelDesignMatchesReference) {
   FitData data = eq5_data(16, 20001);
@@ -171,6 +173,26 @@ TEST_F(MusrCuda, BackToBackLaunchesThenCallsStayCorrect) {
   }
   auto cpu = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
   EXPECT_THROW(cuda_kernel_us(*cpu, p, false, 1), Error);
+}
+
+// 16-bit counts: used on Poisson counts (describe says so), exact against the reference, and a
+// count over 65535 falls back to float bins with the same result.
+TEST_F(MusrCuda, Counts16DesignUsesCountsOnlyWhereExact) {
+  FitData data = eq5_data(16, 20001);
+  const auto p = perturbed(eq5_truth(16));
+  const CudaEvaluatorVariant u16{CudaKernelVersion::v2, true, true, true};
+  auto d = make_design(u16, data, true);
+  EXPECT_NE(d->describe().find("16-bit counts"), std::string::npos) << d->describe();
+  expect_matches_reference(*d, data, p, 1e-5, 2e-4);
+  FitData big = data;
+  big.runs[2].y[11] = 70000.0;
+  big.runs[2].sigma[11] = std::sqrt(70000.0 / big.runs[2].scale);
+  auto f = make_design(u16, big, true);
+  EXPECT_EQ(f->describe().find("16-bit counts"), std::string::npos) << f->describe();
+  expect_matches_reference(*f, big, p, 1e-5, 2e-4);
+  std::vector<double> g0(p.size()), g1(p.size());
+  EXPECT_EQ(d->evaluate_with_gradient(p, g0), d->evaluate_with_gradient(p, g1));  // repeated calls bitwise equal
+  EXPECT_EQ(g0, g1);
 }
 
 }  // namespace
