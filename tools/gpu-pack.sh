@@ -22,7 +22,7 @@ if [ "${GPU_PACK_ALL:-0}" != 1 ]; then
 fi
 # The Python build trees and venv never travel; GPU_PACK_EXCLUDE adds tar patterns of your own
 # (e.g. "bench_engine tomoraster-view") for a run that does not need them.
-for p in python python-wheel venv ${GPU_PACK_EXCLUDE:-}; do skip+=("--exclude=$p"); done
+for p in python python-wheel venv venv312 ${GPU_PACK_EXCLUDE:-}; do skip+=("--exclude=$p"); done
 # xz -9: a 64 MiB dictionary, so the CUDA fat binaries that every executable links (~10 MB each,
 # more than -6's 8 MiB window) compress once across files instead of once per file.
 XZ_OPT=${XZ_OPT:--9} tar -cJf .gpu/build.tar.xz --exclude=CMakeFiles --exclude='*.o' --exclude='*.a' --exclude='*.cpp' "${skip[@]}" "$build"
