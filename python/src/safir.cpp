@@ -159,12 +159,7 @@ class SafirProjector {
   }
 
   const float* device_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) const {
-    require_cuda_build("safir: CUDA arrays");
-    if (backend_ != "cuda")
-      throw nb::type_error((name + ": a GPU array was given to the " + backend_ +
-                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
-                               .c_str());
-    return cuda_input(a, name, shape, device_);
+    return cuda_backend_input(a, name, shape, backend_, device_, "safir: CUDA arrays");
   }
 #ifdef TOMO_HAVE_CUDA
   safir::DeviceArrayProjector& device_projector() {
