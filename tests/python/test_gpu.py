@@ -1,5 +1,6 @@
 """GPU arrays in place (marker gpu; the GPU machine runs them with `-m gpu`, docs/python.md):
-CuPy and PyTorch CUDA arrays into glpet's cuda projector and fdk's cuda back-projector, the
+CuPy and PyTorch CUDA arrays into glpet's cuda projector, fdk's cuda back-projector and fdk.fdk,
+oat's H_int and safir's list-mode forward/back (cuda/<p>/device_arrays), the
 result the same kind of array on the same device, equal to the NumPy/cpu result, out= written
 in place (pointer identity), and the named errors of wrong devices, dtypes, shapes, layouts."""
 import numpy as np
