@@ -23,6 +23,12 @@ float* cuda_output(const OutArray& a, const std::string& name, const std::vector
 // TypeError naming `name` when `a` is a CUDA array but `backend` takes host arrays only.
 void require_host(const AnyArray& a, const std::string& name, const std::string& backend);
 
+// The float32 data of CUDA array `a` for a device-array path that only the cuda backend has:
+// UnavailableError without CUDA (`what`), TypeError as require_host's when `backend` is another,
+// else cuda_input's checks.
+const float* cuda_backend_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape,
+                                const std::string& backend, int device, const std::string& what);
+
 // UnavailableError unless this module was built with CUDA.
 void require_cuda_build(const std::string& what);
 

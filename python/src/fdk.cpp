@@ -8,6 +8,8 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/fdk/backprojector.hpp"
+#include "compute/fdk/orbit.hpp"
+#include "compute/fdk/projection_filter.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/device.hpp"
@@ -106,6 +108,61 @@ class FdkBackprojector {
 #endif
 };
 
+// FDK's pre-processing of a user's stack as the CLI's raw path does it (compute/fdk/raw_input.cpp,
+// pipeline.cpp preprocess_raw): the orbit fitted to the matrices gives the cosine, Parker and ramp
+// weights; apply() filters a chunk of line integrals, so Python can call back between chunks.
+class FdkPreprocessor {
+ public:
+  FdkPreprocessor(const AnyArray& matrices, int rows, int cols, const std::string& window, bool parker, bool cosine,
+                  const std::string& backend, const std::string& backproject_backend) {
+    if (matrices.ndim() != 3) throw nb::value_error("matrices: shape (N, 3, 4) expected");
+    const std::size_t n = matrices.shape(0);
+    const double* m = double_input(matrices, "matrices", {n, 3, 4});
+    std::vector<fdk::Mat34> mats(n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) mats[i].at(r, c) = m[i * 12 + r * 4 + c];
+    options_.window = fdk::ramp_window_from_name(window, "window");
+    options_.parker = parker;
+    options_.cosine = cosine;
+    orbit_ = fdk::fit_orbit(mats, cols, rows, parker, "matrices");
+    name_ = fdk::resolve_filter_backend(backend, backproject_backend);
+    op_ = BackendRegistry<fdk::ProjectionFilter>::instance().create(name_);
+    nb::gil_scoped_release release;
+    op_->setup(orbit_.geometry, options_);
+  }
+  // Line integrals of projections n0 … n0+count−1 ((count, rows, cols) float32) → filtered, new array.
+  FloatArray apply(int n0, const AnyArray& raw) {
+    const auto& g = orbit_.geometry;
+    if (raw.ndim() != 3) throw nb::value_error("projections: shape (N, rows, cols) expected");
+    const std::size_t count = raw.shape(0);
+    if (n0 < 0 || n0 + count > std::size_t(g.projections))
+      throw nb::value_error("projections: chunk outside the stack of the matrices");
+    const float* in = float_input(raw, "projections", {count, std::size_t(g.sy), std::size_t(g.sx)});
+    std::vector<float> out(in, in + count * std::size_t(g.sx) * std::size_t(g.sy));
+    {
+      nb::gil_scoped_release release;
+      op_->apply(n0, int(count), out.data(), out.data());
+    }
+    return to_numpy(std::move(out), {count, std::size_t(g.sy), std::size_t(g.sx)});
+  }
+  // The matrices scaled to w = 1 at the origin (FDK's distance weight is then RabbitCT's 1/w²).
+  DoubleArray matrices() const {
+    std::vector<double> m;
+    for (const auto& a : orbit_.matrices)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) m.push_back(a.at(r, c));
+    return to_numpy<double>(std::move(m), {orbit_.matrices.size(), 3, 4});
+  }
+  std::string describe() const { return op_->describe(); }
+
+ private:
+  fdk::FilterOptions options_;
+  fdk::FittedOrbit orbit_;
+  std::string name_;
+  std::unique_ptr<fdk::ProjectionFilter> op_;
+};
+
 }  // namespace
 
 void bind_fdk(nb::module_& m) {
@@ -119,6 +176,13 @@ void bind_fdk(nb::module_& m) {
       .def_prop_ro("backend_name", &FdkBackprojector::backend)
       .def_prop_ro("device", &FdkBackprojector::device)
       .def_prop_ro("volume_shape", &FdkBackprojector::volume_shape);
+  nb::class_<FdkPreprocessor>(m, "FdkPreprocessor")
+      .def(nb::init<const AnyArray&, int, int, const std::string&, bool, bool, const std::string&, const std::string&>(),
+           nb::arg("matrices"), nb::arg("rows"), nb::arg("cols"), nb::arg("window"), nb::arg("parker"),
+           nb::arg("cosine"), nb::arg("backend"), nb::arg("backproject_backend"))
+      .def("apply", &FdkPreprocessor::apply, nb::arg("n0"), nb::arg("projections"))
+      .def("matrices", &FdkPreprocessor::matrices)
+      .def("describe", &FdkPreprocessor::describe);
 }
 
 }  // namespace tomo::py

@@ -7,12 +7,17 @@
 #include <memory>
 
 #include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/oat/acquisition.hpp"
 #include "compute/oat/config.hpp"
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/pls.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/device.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/oat/device_arrays.hpp"
+#endif
 
 namespace tomo::py {
 namespace {
@@ -50,10 +55,33 @@ class OatModel {
            const std::string& interpolation)
       : s_(scene, is_text, sets) {
     auto& reg = BackendRegistry<oat::Model>::instance();
-    op_ = reg.create(reg.resolve(backend));
-    oat::ModelOptions o = s_.config.model;
-    o.interpolation = interpolation_of(interpolation);
-    op_->configure(s_.geometry, o);
+    backend_ = reg.resolve(backend);
+    op_ = reg.create(backend_);
+    options_ = s_.config.model;
+    options_.interpolation = interpolation_of(interpolation);
+    op_->configure(s_.geometry, options_);
+    device_ = runtime_options().cuda_device;
+  }
+  // CUDA arrays in place (cuda backend): u (Q, K) float32 = H α (z, y, x) float32, or α = Hᵀ u.
+  void forward_device(const AnyArray& alpha, const OutArray& out) {
+    const float* a = device_input(alpha, "alpha", s_.image_shape());
+    float* u = cuda_output(out, "out", s_.data_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_model().forward(a, u);
+#else
+    (void)a, (void)u;
+#endif
+  }
+  void adjoint_device(const AnyArray& data, const OutArray& out) {
+    const float* u = device_input(data, "u", s_.data_shape());
+    float* a = cuda_output(out, "out", s_.image_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_model().adjoint(u, a);
+#else
+    (void)a, (void)u;
+#endif
   }
   DoubleArray forward(const AnyArray& alpha) {
     const double* a = double_input(alpha, "alpha", s_.image_shape());
@@ -97,8 +125,21 @@ class OatModel {
   std::vector<std::size_t> data_shape() const { return s_.data_shape(); }
 
  private:
+  const float* device_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) const {
+    return cuda_backend_input(a, name, shape, backend_, device_, "oat: CUDA arrays");
+  }
+#ifdef TOMO_HAVE_CUDA
+  oat::DeviceArrayModel& device_model() {
+    if (!dev_) dev_ = std::make_unique<oat::DeviceArrayModel>(s_.geometry, options_, device_);
+    return *dev_;
+  }
+  std::unique_ptr<oat::DeviceArrayModel> dev_;  // its own buffers, independent of op_
+#endif
   OatSetup s_;
+  std::string backend_;
+  oat::ModelOptions options_;
   std::unique_ptr<oat::Model> op_;
+  int device_ = 0;
 };
 
 class OatFbp {
@@ -160,6 +201,8 @@ void bind_oat(nb::module_& m) {
            nb::arg("scene"), nb::arg("is_text"), nb::arg("sets"), nb::arg("backend"), nb::arg("interpolation"))
       .def("forward", &OatModel::forward, nb::arg("alpha"))
       .def("adjoint", &OatModel::adjoint, nb::arg("u"))
+      .def("forward_device", &OatModel::forward_device, nb::arg("alpha"), nb::arg("out"))
+      .def("adjoint_device", &OatModel::adjoint_device, nb::arg("u"), nb::arg("out"))
       .def("pls", &OatModel::pls, nb::arg("u"), nb::arg("iterations"), nb::arg("mu"), nb::arg("callback").none())
       .def("describe", &OatModel::describe)
       .def_prop_ro("image_shape", &OatModel::image_shape)

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
@@ -15,6 +16,10 @@
 #include "compute/safir/simulator.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/device.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/safir/device_arrays.hpp"
+#endif
 
 namespace tomo::py {
 namespace {
@@ -27,8 +32,10 @@ class SafirProjector {
   SafirProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
       : c_(safir::SafirConfig::from_scene(load_scene(scene, is_text, sets))) {
     auto& reg = BackendRegistry<safir::ListModeOperator>::instance();
-    op_ = reg.create(reg.resolve(backend));
+    backend_ = reg.resolve(backend);
+    op_ = reg.create(backend_);
     op_->configure(c_.scanner, c_.box, c_.options);
+    device_ = runtime_options().cuda_device;
   }
 
   std::vector<std::size_t> image_shape() const { return {std::size_t(c_.box.n[2]), std::size_t(c_.box.n[1]), std::size_t(c_.box.n[0])}; }
@@ -43,6 +50,9 @@ class SafirProjector {
                                " is not below the scanner's " + std::to_string(crystals) + " crystals")
                                   .c_str());
     events_.assign(reinterpret_cast<const Event*>(p), reinterpret_cast<const Event*>(p) + n);
+#ifdef TOMO_HAVE_CUDA
+    dev_.reset();  // sorted again for these events on the next GPU-array call
+#endif
     nb::gil_scoped_release release;
     upload_events();
   }
@@ -81,6 +91,31 @@ class SafirProjector {
   void set_randoms_per_lor(double n) {
     if (!(n >= 0)) throw nb::value_error("randoms_per_lor: must be >= 0");
     op_->set_randoms_per_lor(n);
+    randoms_ = n;
+  }
+  // CUDA arrays in place (cuda backend): y (N,) float32 = A x + n for x (z, y, x) float32; or the
+  // image Aᵀ v for v (N,) float32 — the fused pass of the cuda backend on the caller's memory.
+  void forward_device(const AnyArray& x, const OutArray& out) {
+    require_events();
+    const float* img = device_input(x, "x", image_shape());
+    float* y = cuda_output(out, "out", {events_.size()}, device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_projector().forward(img, y, static_cast<float>(randoms_));
+#else
+    (void)img, (void)y;
+#endif
+  }
+  void back_device(const AnyArray& v, const OutArray& out) {
+    require_events();
+    const float* val = device_input(v, "v", {events_.size()});
+    float* img = cuda_output(out, "out", image_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_projector().back(val, img);
+#else
+    (void)val, (void)img;
+#endif
   }
   // run_mlem over all events from f = 1; callback(t, image) per iteration, False stops.
   DoubleArray mlem(int iterations, bool halve_events, nb::object callback) {
@@ -123,10 +158,26 @@ class SafirProjector {
     if (!events_.empty()) upload_events();
   }
 
+  const float* device_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) const {
+    return cuda_backend_input(a, name, shape, backend_, device_, "safir: CUDA arrays");
+  }
+#ifdef TOMO_HAVE_CUDA
+  safir::DeviceArrayProjector& device_projector() {
+    if (!dev_) dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, events_, device_);
+    return *dev_;
+  }
+#endif
+
   safir::SafirConfig c_;
+  std::string backend_;
   std::unique_ptr<safir::ListModeOperator> op_;
   std::vector<Event> events_;
   std::optional<std::vector<double>> s_;
+  double randoms_ = 0;
+  int device_ = 0;
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<safir::DeviceArrayProjector> dev_;  // its own buffers, independent of op_
+#endif
 };
 
 // The scene's events as a run gets them (read from safir.events_file or simulated):
@@ -159,6 +210,8 @@ void bind_safir(nb::module_& m) {
       .def("set_events", &SafirProjector::set_events, nb::arg("events"))
       .def("forward", &SafirProjector::forward, nb::arg("x"))
       .def("back", &SafirProjector::back, nb::arg("v"))
+      .def("forward_device", &SafirProjector::forward_device, nb::arg("x"), nb::arg("out"))
+      .def("back_device", &SafirProjector::back_device, nb::arg("v"), nb::arg("out"))
       .def("sensitivity", &SafirProjector::sensitivity)
       .def("set_randoms_per_lor", &SafirProjector::set_randoms_per_lor, nb::arg("n"))
       .def("mlem", &SafirProjector::mlem, nb::arg("iterations"), nb::arg("halve_events"), nb::arg("callback").none())

@@ -49,3 +49,72 @@ class Backprojector:
 def backproject(projections, matrices, voxels, voxel_mm, origin_mm=None, backend="auto", interpolation="exact"):
     """One call: a Backprojector on this grid, applied to this stack (CUDA arrays: backend="cuda")."""
     return Backprojector(voxels, voxel_mm, origin_mm, backend, interpolation).backproject(projections, matrices)
+
+
+def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = "auto",
+        interpolation: str = "exact", window: str = "ram-lak", parker: bool = True, cosine: bool = True,
+        filter_backend: str = "auto", intensity: bool = False, i0: float | None = None, chunk: int = 16,
+        callback=None):
+    """FDK on a user's stack, as the CLI's raw path ([fdk.raw]) does it: (intensities → ln(i0/I),)
+    cosine and Parker weights and the ramp filter (window "ram-lak" | "shepp-logan" | "hann") with
+    the orbit fitted to the matrices, then the back-projection with the matrices scaled to w = 1
+    at the origin. Returns attenuation (mm⁻¹) as (z, y, x) float32.
+
+    projections: (N, rows, cols) float32 line integrals (or intensities with intensity=True),
+    NumPy, or CuPy/PyTorch with backend="cuda" (the filter runs on the host copy of each chunk;
+    the back-projection runs where the result lies, accumulated chunk by chunk on the GPU).
+    callback(done, total) after each chunk of `chunk` projections is filtered and back-projected;
+    returning False stops and returns the partial volume."""
+    if len(getattr(projections, "shape", ())) != 3:
+        raise ValueError("projections: shape (N, rows, cols) expected")
+    total = int(projections.shape[0])
+    if chunk < 1:
+        raise ValueError("chunk must be >= 1")
+    if intensity and not (i0 is not None and i0 > 0):
+        raise ValueError("i0 must be > 0 with intensity=True (the unattenuated intensity)")
+    on_gpu = is_cuda_array(projections)
+    bp = Backprojector(voxels, voxel_mm, origin_mm, backend, interpolation)
+    rows, cols = int(projections.shape[1]), int(projections.shape[2])
+    pre = _core.FdkPreprocessor(to_host(matrices, "matrices"), rows, cols, window, parker, cosine, filter_backend,
+                                bp._op.backend_name)
+    mats = pre.matrices()
+    out = empty_like_kind(projections, bp.volume_shape, "projections") if on_gpu else None
+    volume = None
+    for n0 in range(0, total, chunk):
+        raw = np.ascontiguousarray(to_host(projections[n0:n0 + chunk], "projections"))
+        if intensity:
+            raw = _line_integrals(raw, float(i0), n0)
+        filtered = pre.apply(n0, raw)
+        part = np.ascontiguousarray(mats[n0:n0 + chunk])
+        if on_gpu:
+            bp._op.backproject_device(_same_kind(filtered, projections), part, out, n0 > 0)
+        elif volume is None:
+            volume = bp.backproject(filtered, part)
+        else:
+            volume += bp.backproject(filtered, part)
+        done = min(n0 + chunk, total)
+        if callback is not None and callback(done, total) is False:
+            break
+    if on_gpu:
+        return out
+    return volume if volume is not None else np.zeros(bp.volume_shape, np.float32)
+
+
+def _line_integrals(raw: np.ndarray, i0: float, n0: int) -> np.ndarray:
+    """I → ln(i0/I) as the CLI's fdk.raw.intensity: I = 0 is taken as i0·1e-6, I < 0 is refused."""
+    bad = ~np.isfinite(raw) | (raw < 0)
+    if bad.any():
+        n, j, i = np.argwhere(bad)[0]
+        raise ValueError(f"projections: projection {n0 + n}, row {j}, column {i} is {raw[n, j, i]}: intensities must "
+                         f"be finite and >= 0")
+    return np.log(i0 / np.where(raw > 0, raw, i0 * 1e-6).astype(np.float64)).astype(np.float32)
+
+
+def _same_kind(host: np.ndarray, like):
+    """`host` copied to the device and framework of the GPU array `like`."""
+    if type(like).__module__.split(".")[0] == "torch":
+        import torch
+        return torch.as_tensor(host, device=like.device)
+    import cupy
+    with cupy.cuda.Device(like.device.id):
+        return cupy.asarray(host)

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
+from ._gpu import empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 
 
@@ -36,10 +37,26 @@ class Model:
     def backend(self) -> str:
         return self._op.describe()
 
-    def forward(self, alpha: np.ndarray) -> np.ndarray:
+    def forward(self, alpha, out=None):
+        """u = Hα. NumPy α (float64): a new NumPy array. CUDA α (CuPy, PyTorch; float32,
+        backend="cuda"): computed on the GPU where it lies, into a new array of the same kind or
+        into ``out=`` (float32 (Q, K))."""
+        if is_cuda_array(alpha) or is_cuda_array(out):
+            out = empty_like_kind(alpha, self.data_shape, "alpha") if out is None else out
+            self._op.forward_device(alpha, out)
+            return out
+        if out is not None:
+            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
         return self._op.forward(alpha)
 
-    def adjoint(self, u: np.ndarray) -> np.ndarray:
+    def adjoint(self, u, out=None):
+        """α = Hᵀu; CUDA u (float32, backend="cuda") as forward, ``out=`` float32 (z, y, x)."""
+        if is_cuda_array(u) or is_cuda_array(out):
+            out = empty_like_kind(u, self.image_shape, "u") if out is None else out
+            self._op.adjoint_device(u, out)
+            return out
+        if out is not None:
+            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
         return self._op.adjoint(u)
 
 

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
+from ._gpu import empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 from .strip import _progress
 
@@ -38,15 +39,32 @@ class Projector:
 
     def set_events(self, events: np.ndarray) -> None:
         self._op.set_events(events)
+        self._events = len(events)
 
     def set_randoms_per_lor(self, n: float) -> None:
         """Mean randoms per LOR (n of eq. (9)); the CLI uses delayed / (C(C−1)/2)."""
         self._op.set_randoms_per_lor(float(n))
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
+    def forward(self, x, out=None):
+        """ȳ = A x + n per event. NumPy x (float64): a new NumPy array. CUDA x (CuPy, PyTorch;
+        float32, backend="cuda"): on the GPU where it lies (the events stay as set, uploaded and
+        sorted once), into a new array of the same kind or ``out=`` (float32 (N,))."""
+        if is_cuda_array(x) or is_cuda_array(out):
+            out = empty_like_kind(x, (getattr(self, "_events", 0),), "x") if out is None else out
+            self._op.forward_device(x, out)
+            return out
+        if out is not None:
+            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
         return self._op.forward(x)
 
-    def back(self, v: np.ndarray) -> np.ndarray:
+    def back(self, v, out=None):
+        """Aᵀ v; CUDA v (float32 (N,), backend="cuda") as forward, ``out=`` float32 (z, y, x)."""
+        if is_cuda_array(v) or is_cuda_array(out):
+            out = empty_like_kind(v, self.image_shape, "v") if out is None else out
+            self._op.back_device(v, out)
+            return out
+        if out is not None:
+            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
         return self._op.back(v)
 
     def sensitivity(self) -> np.ndarray:

@@ -1,0 +1,45 @@
+// The permutations between the caller's event order and the label-sorted order of the safir
+// device-array path (device_arrays.cpp): values out to event order, values in to sorted order.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/core/check.hpp"
+#include "cuda/safir/device_arrays_kernels.hpp"
+
+namespace tomo::safir::cuda_impl {
+
+namespace {
+constexpr int kPermuteThreads = 256;
+
+// y[order[i]] = i < first ? 0 : sorted[i]: label-0 events (outside the box) get 0.
+__global__ void scatter_to_events(const float* sorted, const std::uint32_t* order, std::size_t first, std::size_t n,
+                                  float* y) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[order[i]] = i < first ? 0.0f : sorted[i];
+}
+
+__global__ void gather_from_events(const float* v, const std::uint32_t* order, std::size_t n, float* sorted) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) sorted[i] = v[order[i]];
+}
+
+unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kPermuteThreads - 1) / kPermuteThreads); }
+}  // namespace
+
+void launch_scatter_to_events(const float* sorted, const std::uint32_t* order, std::size_t first, std::size_t n,
+                              float* y, cudaStream_t stream) {
+  if (n == 0) return;
+  scatter_to_events<<<blocks_for(n), kPermuteThreads, 0, stream>>>(sorted, order, first, n, y);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_gather_from_events(const float* v, const std::uint32_t* order, std::size_t n, float* sorted,
+                               cudaStream_t stream) {
+  if (n == 0) return;
+  gather_from_events<<<blocks_for(n), kPermuteThreads, 0, stream>>>(v, order, n, sorted);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace tomo::safir::cuda_impl

@@ -1,0 +1,17 @@
+// Launchers of the event-order permutations of safir's device-array path (device_arrays_kernels.cu).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tomo::safir::cuda_impl {
+
+// y[order[i]] = sorted[i] for i ≥ first, 0 for i < first (n events).
+void launch_scatter_to_events(const float* sorted, const std::uint32_t* order, std::size_t first, std::size_t n,
+                              float* y, cudaStream_t stream);
+// sorted[i] = v[order[i]] (n events).
+void launch_gather_from_events(const float* v, const std::uint32_t* order, std::size_t n, float* sorted,
+                               cudaStream_t stream);
+
+}  // namespace tomo::safir::cuda_impl
