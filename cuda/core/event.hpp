@@ -2,6 +2,8 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 namespace tomo::cuda {
 
 class Event {
@@ -28,5 +30,22 @@ class Event {
  private:
   cudaEvent_t event_ = nullptr;
 };
+
+// The shortest of `reps` (at least one) timings of work() on `stream` by a pair of events, after
+// one untimed warm-up call: how the benches time a kernel or a short sequence of them.
+template <class F>
+double best_event_ms(cudaStream_t stream, int reps, F&& work) {
+  work();
+  Event a, b;
+  double best = 1e300;
+  for (int r = 0; r < std::max(1, reps); ++r) {
+    a.record(stream);
+    work();
+    b.record(stream);
+    b.synchronize();
+    best = std::min(best, static_cast<double>(a.elapsed_ms(b)));
+  }
+  return best;
+}
 
 }  // namespace tomo::cuda

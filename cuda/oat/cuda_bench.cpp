@@ -9,26 +9,6 @@
 
 namespace tomo::oat {
 
-namespace {
-
-// Best of `reps` event-timed runs of `work` on `stream` after one warm-up run.
-template <class F>
-double best_ms(cudaStream_t stream, int reps, F&& work) {
-  work();
-  tomo::cuda::Event a, b;
-  double best = 1e300;
-  for (int r = 0; r < std::max(1, reps); ++r) {
-    a.record(stream);
-    work();
-    b.record(stream);
-    b.synchronize();
-    best = std::min(best, static_cast<double>(a.elapsed_ms(b)));
-  }
-  return best;
-}
-
-}  // namespace
-
 CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
                            const CudaFbpRequest& request) {
   using cuda_detail::FbpMode;
@@ -42,11 +22,11 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
                       : best.variant == FbpVariant::texture ? "texture"
                                                             : "ldg";
   if (request.texture && dev.available(FbpVariant::texture)) {
-    t.exact_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
-    t.fetch_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
-    t.compute_probe_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
+    t.exact_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
+    t.fetch_probe_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
+    t.compute_probe_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
   }
-  if (request.ldg) t.exact_ldg_ms = best_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
+  if (request.ldg) t.exact_ldg_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
   if (dev.available(FbpVariant::shared)) {
     t.slot = dev.shared_shape(8).slot;
     t.tile = dev.shared_shape(8).tile;
@@ -54,11 +34,11 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
       const bool plain = s == 0 ? request.shared4 : request.shared8, batched = s == 0 ? request.shared4b : request.shared8b;
       if (!plain && !batched) continue;
       const int v = s == 0 ? 4 : 8;
-      if (plain) t.shared_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v); });
+      if (plain) t.shared_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v); });
       if (batched)
-        t.batched_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
-      t.shared_probe_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::lds_only, v); });
-      t.shared_compute_ms[s] = best_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::no_lds, v); });
+        t.batched_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
+      t.shared_probe_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::lds_only, v); });
+      t.shared_compute_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::no_lds, v); });
     }
   }
   dev.synchronize();
@@ -71,13 +51,13 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   ModelDevice dev(g, o);
   dev.upload_alpha(alpha);
   CudaModelTimes t;
-  t.forward_exact_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::exact); });
-  t.forward_hardware_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::hardware); });
-  t.probe_loads_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::probe_loads); });
-  t.probe_texture_ms = best_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::probe_texture); });
+  t.forward_exact_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::exact); });
+  t.forward_hardware_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::hardware); });
+  t.probe_loads_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::probe_loads); });
+  t.probe_texture_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(SrtFetch::probe_texture); });
   dev.upload_data(u);
-  t.adjoint_ms = best_ms(dev.stream(), reps, [&] { dev.adjoint(false); });
-  t.probe_atomics_ms = best_ms(dev.stream(), reps, [&] { dev.adjoint(true); });
+  t.adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(false); });
+  t.probe_atomics_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(true); });
   dev.synchronize();
   return t;
 }

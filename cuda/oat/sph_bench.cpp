@@ -17,20 +17,6 @@ namespace {
 // step), the forward's 2 phasors per 8 frequencies.
 constexpr int kProbeThreads = 1 << 20, kProbeIterations = 512, kProbePerSincos = 4;
 
-template <class F>
-double best_event_ms(cudaStream_t stream, int reps, F&& work) {
-  work();  // warm-up
-  tomo::cuda::Event a, b;
-  double best = 1e300;
-  for (int r = 0; r < std::max(1, reps); ++r) {
-    a.record(stream);
-    work();
-    b.record(stream);
-    b.synchronize();
-    best = std::min(best, static_cast<double>(a.elapsed_ms(b)));
-  }
-  return best;
-}
 }  // namespace
 
 CudaSphTimes time_cuda_sph(const OatGeometry& g, const SphOptions& o, std::span<const double> alpha,
@@ -38,19 +24,19 @@ CudaSphTimes time_cuda_sph(const OatGeometry& g, const SphOptions& o, std::span<
   SphDevice dev(g, o);
   dev.upload_alpha(alpha);
   CudaSphTimes t;
-  t.forward_ms = best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
+  t.forward_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
   std::vector<std::complex<double>> ours(dev.samples()), seed(dev.samples());
   dev.download_data(ours);
-  t.seed_forward_ms = best_event_ms(dev.stream(), reps, [&] { dev.forward_seed_layout(); });
+  t.seed_forward_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward_seed_layout(); });
   dev.download_data(seed);
   double e = 0, n = 0;
   for (std::size_t i = 0; i < ours.size(); ++i) e += std::norm(ours[i] - seed[i]), n += std::norm(seed[i]);
   t.seed_rel_l2 = n > 0 ? std::sqrt(e / n) : 0.0;
   dev.upload_data(u);
-  t.adjoint_ms = best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
-  t.seed_adjoint_ms = best_event_ms(dev.stream(), reps, [&] { dev.adjoint_seed_layout(); });
+  t.adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
+  t.seed_adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint_seed_layout(); });
   tomo::cuda::DeviceBuffer<float> out(kProbeThreads);
-  t.probe_ms = best_event_ms(dev.stream(), reps, [&] {
+  t.probe_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] {
     cuda_detail::launch_sph_probe(kProbeThreads, kProbeIterations, kProbePerSincos, out.data(), dev.stream());
   });
   t.probe_updates = double(kProbeThreads) * kProbeIterations * kProbePerSincos;
