@@ -2,6 +2,7 @@
 // its own (gl::ThreadEngine: a context on its GPU's EGL device), the ML-EM sums go through
 // host memory (download, team sum, upload: 4 bytes a voxel per iteration and rank). Without
 // NVIDIA EGL devices (llvmpipe) the ranks share the software device: the test path of CI.
+#include <atomic>
 #include <memory>
 
 #include "compute/core/error.hpp"
@@ -17,6 +18,19 @@ namespace {
 // The rank thread's engine: made with its first projector, ended when the thread ends (after
 // the rank's projector and buffers, which are locals of the rank's function).
 thread_local std::unique_ptr<gl::ThreadEngine> t_engine;
+
+// Several real GPUs driven from one process: NVIDIA's GL driver runs part of the contexts' work
+// one after the other (two H200s, gl-compute ring 128x128x48: forward 1654 -> 1519 ms in one
+// process, 1654 -> 761 ms with one process per GPU; docs/multigpu.md), so say how to get the
+// speed-up. Once per run.
+void warn_one_process(const std::string& backend, int gpus) {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  log_warn("glpet ", backend, ": ", gpus, " GPUs in one process: NVIDIA's GL driver serialises part of the ",
+           "contexts' work (the forward projection does not speed up); for the full speed-up start one process ",
+           "per GPU: mpirun --bind-to none -np ", gpus, " tomoraster run ... --backend ", backend,
+           " --gpus 1 (docs/multigpu.md)");
+}
 
 MultiDeviceFactory gl_ranks(const std::string& backend) {
   return [backend](const std::string& gpus, const ProjectorOptions& options) {
@@ -34,6 +48,7 @@ MultiDeviceFactory gl_ranks(const std::string& backend) {
       if (got >= 0 && got != device)
         throw UnavailableError(str_cat("glpet ", backend, " rank ", rank, ": EGL offers no context on CUDA device ",
                                        device, " (got device ", got, ")"));
+      if (got >= 0 && rank > first) warn_one_process(backend, int(devices.size()));
       auto op = BackendRegistry<Projector>::instance().create(backend);
       op->configure(share, options);
       return op;
