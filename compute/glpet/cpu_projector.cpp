@@ -4,6 +4,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
@@ -19,13 +21,14 @@ HostBuffer& host(BackendBuffer& b) {
 const HostBuffer& host(const BackendBuffer& b) { return host(const_cast<BackendBuffer&>(b)); }
 
 // Gathers b_v = Σ_l A_lv·z(l) (when b) and s_v = Σ_l A_lv (when s), one voxel per task.
+// Voxels [begin, end) only (restrict_voxels): the others are left unwritten.
 template <class Z>
-void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, Z z, double* b, double* s) {
+void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, long begin, long end, Z z, double* b,
+            double* s) {
   const Extinction ext(sys.sigma_t);
   const auto& d = sys.grid.dims;
-  const long nvox = long(sys.voxel_count());
 #pragma omp parallel for schedule(dynamic, 16)
-  for (long idx = 0; idx < nvox; ++idx) {
+  for (long idx = begin; idx < end; ++idx) {
     const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
     double sb = 0, ss = 0;
     for_each_line(sys, ext, offsets, i, j, k, [&](std::size_t l, double a) {
@@ -45,6 +48,17 @@ void CpuProjector::configure(const SystemModel& system, const ProjectorOptions&)
   system.validate();
   sys_ = system;
   offsets_ = sample_offsets(sys_.N);
+  first_ = count_ = 0;
+}
+
+bool CpuProjector::restrict_voxels(std::size_t first, std::size_t count) {
+  first_ = first;
+  count_ = count;
+  return true;
+}
+long CpuProjector::begin() const { return count_ ? long(std::min(first_, sys_.voxel_count())) : 0; }
+long CpuProjector::end() const {
+  return count_ ? long(std::min(sys_.voxel_count(), first_ + count_)) : long(sys_.voxel_count());
 }
 
 std::unique_ptr<BackendBuffer> CpuProjector::make_image() { return std::make_unique<HostBuffer>(sys_.voxel_count()); }
@@ -56,13 +70,13 @@ void CpuProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
   if (x.size() != sys_.voxel_count() || y.size() != sys_.lor_count()) throw Error("glpet cpu forward: size mismatch");
   const Extinction ext(sys_.sigma_t);
   const auto& d = sys_.grid.dims;
-  const long nvox = long(sys_.voxel_count());
+  const long first = begin(), last = end();
   std::fill(y.begin(), y.end(), 0.0);
 #pragma omp parallel
   {
     std::vector<double> local(y.size(), 0.0);  // per-thread atlas: the scatter has no races
 #pragma omp for schedule(dynamic, 16)
-    for (long idx = 0; idx < nvox; ++idx) {
+    for (long idx = first; idx < last; ++idx) {
       const double xv = x[idx];
       if (xv == 0) continue;  // exact: the voxel adds nothing
       const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
@@ -76,7 +90,7 @@ void CpuProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
 void CpuProjector::back(const BackendBuffer& zb, BackendBuffer& bb) {
   const auto& z = host(zb).data;
   if (z.size() != sys_.lor_count() || bb.size() != sys_.voxel_count()) throw Error("glpet cpu back: size mismatch");
-  gather(sys_, offsets_, [&](std::size_t l) { return z[l]; }, host(bb).data.data(), nullptr);
+  gather(sys_, offsets_, begin(), end(), [&](std::size_t l) { return z[l]; }, host(bb).data.data(), nullptr);
 }
 
 void CpuProjector::back_ratio(const BackendBuffer& yb, const BackendBuffer& tb, BackendBuffer& bb, BackendBuffer* sens) {
@@ -86,13 +100,13 @@ void CpuProjector::back_ratio(const BackendBuffer& yb, const BackendBuffer& tb, 
     throw Error("glpet cpu back_ratio: size mismatch");
   std::vector<double> ratio(y.size());
   for (std::size_t l = 0; l < y.size(); ++l) ratio[l] = t[l] > 0 ? y[l] / t[l] : 0.0;
-  gather(sys_, offsets_, [&](std::size_t l) { return ratio[l]; }, host(bb).data.data(),
+  gather(sys_, offsets_, begin(), end(), [&](std::size_t l) { return ratio[l]; }, host(bb).data.data(),
          sens ? host(*sens).data.data() : nullptr);
 }
 
 void CpuProjector::sensitivity(BackendBuffer& sens) {
   if (sens.size() != sys_.voxel_count()) throw Error("glpet cpu sensitivity: size mismatch");
-  gather(sys_, offsets_, [](std::size_t) { return 0.0; }, nullptr, host(sens).data.data());
+  gather(sys_, offsets_, begin(), end(), [](std::size_t) { return 0.0; }, nullptr, host(sens).data.data());
 }
 
 void CpuProjector::mlem_update(BackendBuffer& xb, const BackendBuffer& bb, const BackendBuffer& sb) {

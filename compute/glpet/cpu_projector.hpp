@@ -38,10 +38,14 @@ class CpuProjector final : public Projector {
   void sensitivity(BackendBuffer& sens) override;
   void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens) override;
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
+  bool restrict_voxels(std::size_t first, std::size_t count) override;
 
  private:
   SystemModel sys_;
   std::vector<Vec3> offsets_;
+  std::size_t first_ = 0, count_ = 0;  // the voxel range (restrict_voxels; count 0: all)
+  long begin() const;
+  long end() const;
 };
 
 }  // namespace tomo::glpet

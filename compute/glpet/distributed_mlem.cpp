@@ -33,7 +33,8 @@ struct Shared {
   const SystemModel& sys;
   const DistributedOptions& opt;
   std::vector<float> y;
-  std::vector<LorShare> shares;
+  MultiSplit split;              // lors or voxels
+  std::vector<LorShare> shares;  // the LOR split's shares (empty for the voxel split)
   DistributedResult res;
   std::vector<float> estimate;
   std::mutex report_mutex;
@@ -70,22 +71,48 @@ void gather_estimate(Shared& sh, int r, const LorShare& share, const std::vector
   if (r == sh.md.team->first_local_rank()) sh.estimate = std::move(all);
 }
 
+// Rank r's slab of the voxel split: [first, last) of the x-fastest voxel order (z-slabs).
+std::array<std::size_t, 2> voxel_range(std::size_t voxels, int r, int ranks) {
+  return {voxels * std::size_t(r) / std::size_t(ranks), voxels * std::size_t(r + 1) / std::size_t(ranks)};
+}
+
+// The rank's projector: its LOR share's scanner (LOR split), or every LOR restricted to its
+// slab of voxels (voxel split).
+std::unique_ptr<Projector> rank_projector(Shared& sh, int r) {
+  if (sh.split == MultiSplit::lors) return sh.md.make_projector(r, share_model(sh.sys, sh.shares[r]));
+  auto op = sh.md.make_projector(r, sh.sys);
+  const auto [first, last] = voxel_range(sh.sys.voxel_count(), r, sh.md.team->size());
+  if (!op->restrict_voxels(first, last - first))
+    throw UnavailableError(str_cat("glpet ", op->describe(), ": this backend cannot split the voxels across devices; ",
+                                   "set glpet.multi_gpu_split = \"lors\""));
+  return op;
+}
+
 void exact_rank(Shared& sh, int r) {
-  const LorShare& share = sh.shares[r];
-  auto op = sh.md.make_projector(r, share_model(sh.sys, share));
+  const bool by_voxels = sh.split == MultiSplit::voxels;
+  auto op = rank_projector(sh, r);
   const RankTimer timed{sh, r, *op};
   auto by = op->make_lors(), bt = op->make_lors();
   auto bx = op->make_image(), bb = op->make_image(), bs = op->make_image();
-  by->upload(gather_share(share, sh.y));
+  by->upload(by_voxels ? sh.y : gather_share(sh.shares[r], sh.y));
   timed("sensitivity", [&] {
+    bs->zero();  // the voxel split writes its slab only; the sum over ranks fills the rest
     op->sensitivity(*bs);
     sh.md.collectives.allreduce_sum(r, *bs);
   });
   const MaskedStart start = mask_and_start(*bs, *bx, {}, sh.opt.mlem.sensitivity_threshold);
+  // The voxel split's ỹ: each rank projects its slab into every LOR; the sum is A x.
+  auto forward = [&] {
+    op->forward(*bx, *bt);
+    if (by_voxels) sh.md.collectives.allreduce_sum(r, *bt);
+  };
   int done = 0;
   for (int it = 1; it <= sh.opt.mlem.iterations; ++it) {
-    timed("forward", [&] { op->forward(*bx, *bt); });
-    timed("back_ratio", [&] { op->back_ratio(*by, *bt, *bb, nullptr); });
+    timed("forward", forward);
+    timed("back_ratio", [&] {
+      if (by_voxels) bb->zero();
+      op->back_ratio(*by, *bt, *bb, nullptr);
+    });
     timed("allreduce", [&] { sh.md.collectives.allreduce_sum(r, *bb); });
     timed("update", [&] { op->mlem_update(*bx, *bb, *bs); });
     done = it;
@@ -96,8 +123,12 @@ void exact_rank(Shared& sh, int r) {
     if (stop > 0) break;
   }
   // ỹ = A x of the final image, so the data misfit belongs to what is returned.
-  op->forward(*bx, *bt);
-  gather_estimate(sh, r, share, download(*bt));
+  forward();
+  if (by_voxels) {
+    if (r == sh.md.team->first_local_rank()) sh.estimate = download(*bt);  // already summed over every rank
+  } else {
+    gather_estimate(sh, r, sh.shares[r], download(*bt));
+  }
   if (r == sh.md.team->first_local_rank()) {  // x is the same on every rank: each process keeps one
     sh.res.mlem.x = download(*bx);
     sh.res.mlem.sensitivity = start.sensitivity;
@@ -199,9 +230,23 @@ DistributedResult run_distributed_mlem(MultiDevice& md, const SystemModel& sys, 
     g->broadcast(measured.data(), measured.size() * sizeof(float), 0);
   for (float v : measured)
     if (!std::isfinite(v) || v < 0) throw InputError(str_cat("glpet: measured count ", v, " is not finite and >= 0"));
-  Shared sh{md, sys, opt, std::move(measured), partition_lors(sys, md.team->size()), {},
+  const int ranks = md.team->size();
+  MultiSplit split = opt.split;
+  if (opt.mode == MultiMode::seed && split == MultiSplit::voxels)
+    throw InputError("glpet: glpet.multi_gpu_split = \"voxels\" needs glpet.multi_gpu = \"exact\" (the seed's scheme "
+                     "splits the LORs)");
+  if (split == MultiSplit::automatic)
+    split = opt.mode == MultiMode::exact && sys.scanner.pairs.size() < std::size_t(ranks) ? MultiSplit::voxels
+                                                                                         : MultiSplit::lors;
+  if (split == MultiSplit::voxels && sys.voxel_count() < std::size_t(ranks))
+    throw InputError(str_cat("glpet: ", sys.voxel_count(), " voxels cannot be split across ", ranks, " devices"));
+  Shared sh{md, sys, opt, std::move(measured), split,
+            split == MultiSplit::lors ? partition_lors(sys, ranks) : std::vector<LorShare>{}, {},
             std::vector<float>(sys.lor_count(), 0.0f), {}};
+  sh.res.split = split;
   for (const auto& s : sh.shares) sh.res.share_nonzeros.push_back(s.nonzeros);
+  if (split == MultiSplit::voxels)
+    for (int r = 0; r < ranks; ++r) sh.res.voxel_ranges.push_back(voxel_range(sys.voxel_count(), r, ranks));
   md.team->run([&](int r) { opt.mode == MultiMode::exact ? exact_rank(sh, r) : seed_rank(sh, r); });
   sh.res.mlem.estimate = std::move(sh.estimate);
   if (opt.mode == MultiMode::exact) {

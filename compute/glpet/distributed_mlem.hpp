@@ -5,6 +5,7 @@
 //  - seed: the paper's scheme: independent ML-EM per share for all iterations, then the
 //    estimates x[g] combined as Σ α_g x[g] with the α that minimise ‖y − A x‖² under Σα = 1.
 #pragma once
+#include <array>
 #include <functional>
 #include <memory>
 #include <span>
@@ -20,6 +21,14 @@ namespace tomo::glpet {
 
 enum class MultiMode { exact, seed };
 inline constexpr std::array<EnumName<MultiMode>, 2> kMultiModeNames{{{"exact", MultiMode::exact}, {"seed", MultiMode::seed}}};
+// What the exact mode splits across the ranks (glpet.multi_gpu_split): the LORs (module pairs,
+// or row blocks of them: what the seed mode always uses), or the voxels (every rank holds all
+// LORs and one slab of voxels; ỹ and the back-projection are summed over the ranks each
+// iteration). auto: voxels when the scanner has fewer module pairs than ranks, where cutting
+// pairs into row blocks saves no work (docs/multigpu.md), else the LORs.
+enum class MultiSplit { automatic, lors, voxels };
+inline constexpr std::array<EnumName<MultiSplit>, 3> kMultiSplitNames{
+    {{"auto", MultiSplit::automatic}, {"lors", MultiSplit::lors}, {"voxels", MultiSplit::voxels}}};
 
 // Collectives on a backend's buffers, called by every rank with its own buffer. The host
 // form downloads, reduces through the team and uploads; the cuda layer supplies NCCL ones.
@@ -48,13 +57,16 @@ const MultiDeviceFactory* find_multi_device(const std::string& backend);
 
 struct DistributedOptions {
   MultiMode mode = MultiMode::exact;
+  MultiSplit split = MultiSplit::automatic;  // exact mode only; seed mode splits the LORs
   MlemOptions mlem;  // iterations, threshold, on_iteration (called on rank 0), report (rank 0's timings)
 };
 
 struct DistributedResult {
   MlemResult mlem;                       // x, sensitivity (exact: all LORs), estimate ỹ = A x (global)
   std::vector<double> alpha;             // seed: the combination weights (Σ = 1); exact: empty
-  std::vector<double> share_nonzeros;    // per rank, the balancing weights
+  MultiSplit split = MultiSplit::lors;   // what was split (never automatic)
+  std::vector<double> share_nonzeros;    // per rank, the balancing weights (LOR split)
+  std::vector<std::array<std::size_t, 2>> voxel_ranges;  // per rank, [first, last) (voxel split)
   std::vector<std::vector<float>> partial;  // seed: each rank's own estimate x[g]
   double data_misfit = 0;                // ‖y − A x‖² of the final image
 };

@@ -31,10 +31,15 @@ MlemResult reconstruct_on_devices(RunContext& ctx, const GlpetScene& g, std::spa
   MultiDevice md = (*find_multi_device(backend))(gpus, g.projector);
   DistributedOptions dopt;
   dopt.mode = ctx.scene.get_enum("glpet.multi_gpu", MultiMode::exact, kMultiModeNames);
+  dopt.split = ctx.scene.get_enum("glpet.multi_gpu_split", MultiSplit::automatic, kMultiSplitNames);
   dopt.mlem = opt;
   log_info("glpet: ", md.team->describe(), ", mode ", std::string(enum_name(kMultiModeNames, dopt.mode)));
   DistributedResult res = run_distributed_mlem(md, g.system, counts, dopt);
+  log_info("glpet: split the ", res.split == MultiSplit::voxels ? "voxels" : "LORs", " across ", md.team->size(),
+           " ranks");
   nlohmann::json rep = {{"mode", std::string(enum_name(kMultiModeNames, dopt.mode))},
+                        {"split", std::string(enum_name(kMultiSplitNames, res.split))},
+                        {"voxel_ranges", res.voxel_ranges},
                         {"ranks", md.team->size()},
                         {"team", md.team->describe()},
                         {"devices", allgather_strings(md.team->process_group(), md.devices)},

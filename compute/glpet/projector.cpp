@@ -22,6 +22,8 @@ void HostBuffer::download(std::span<float> host) const {
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = float(data[i]);
 }
 
+void BackendBuffer::zero() { upload(std::vector<float>(size(), 0.0f)); }
+
 std::vector<float> download(const BackendBuffer& b) {
   std::vector<float> out(b.size());
   b.download(out);

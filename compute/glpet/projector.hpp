@@ -38,6 +38,8 @@ class BackendBuffer {
   virtual std::size_t size() const = 0;
   virtual void upload(std::span<const float> host) = 0;     // host.size() == size()
   virtual void download(std::span<float> host) const = 0;   // host.size() == size()
+  // Sets every value to 0 (the default uploads zeros; device buffers clear in place).
+  virtual void zero();
   // The GL buffer object (in the GL engine's shared context) holding the size() floats
   // tightly packed from offset 0, or 0 when this buffer is not a GL object. GL may read it
   // between operator calls without a host copy: after glMemoryBarrier for the GL backends;
@@ -86,9 +88,10 @@ class Projector {
   }
   // Waits for queued device work (timings). Default: nothing to wait for.
   virtual void synchronize() {}
-  // For benches timing part of a large grid: forward and back-projections then process only
-  // voxels [first, first + count) (the others add nothing and are left unwritten); count 0
-  // restores the whole grid. Returns false when the backend cannot.
+  // Forward and back-projections (and the sensitivity) then process only voxels
+  // [first, first + count): the others add nothing and are left unwritten; count 0 restores the
+  // whole grid. The benches time part of a large grid so, and the multi-device exact mode
+  // splits the voxels so (docs/multigpu.md). Returns false when the backend cannot.
   virtual bool restrict_voxels(std::size_t first, std::size_t count) { return false; }
 };
 

@@ -16,9 +16,8 @@ using namespace device;
 
 
 __global__ void span_kernel(SystemDesc s, PairDesc p, int* span) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
+  size_t vox, idx;
+  if (!block_voxel(s, vox, idx)) return;
   int local = 0;
   for (int n = 0; n < s.N; ++n) {
     double v[3];
@@ -47,16 +46,15 @@ __global__ void span_kernel(SystemDesc s, PairDesc p, int* span) {
 inline constexpr int kMaxB = 4;
 
 __global__ void cache_fill_kernel(SystemDesc s, PairDesc p, CacheDesc c, int* overflow) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
+  size_t vox, local;
+  if (!block_voxel(s, vox, local)) return;
   const int BB = c.B * c.B;
   for (int n = 0; n < s.N; ++n) {
     double v[3];
     sample_pos(s, vox, n, v);
     const Frame f = make_frame(p, v, s.R);
     const int na = p.m[f.primary].n_a, macro = macro_count(p, f.primary);
-    const size_t row = vox * s.N + n;
+    const size_t row = local * s.N + n;
     for (int mp = threadIdx.x; mp < c.M; mp += blockDim.x) {
       float acc[kMaxB * kMaxB];
       for (int k = 0; k < BB; ++k) acc[k] = 0.f;
@@ -87,17 +85,19 @@ __global__ void cache_fill_kernel(SystemDesc s, PairDesc p, CacheDesc c, int* ov
   }
 }
 
-// Calls f(lor, w) for every non-zero cached weight of voxel `vox` (all its samples), lor
-// relative to the pair's atlas; threads of the block split the macropixels.
+// Calls f(lor, w) for every non-zero cached weight of voxel `vox` (all its samples; `local`: its
+// index in the visited range, which picks the cache rows), lor relative to the pair's atlas;
+// threads of the block split the macropixels.
 template <class F>
-__device__ inline void for_each_cached(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, size_t vox, F&& f) {
+__device__ inline void for_each_cached(const SystemDesc& s, const PairDesc& p, const CacheDesc& c, size_t vox,
+                                       size_t local, F&& f) {
   const int BB = c.B * c.B;
   for (int n = 0; n < s.N; ++n) {
     double v[3];
     sample_pos(s, vox, n, v);
     const int primary = make_frame(p, v, s.R).primary;
     const int na = p.m[primary].n_a, macro = macro_count(p, primary);
-    const size_t row = vox * s.N + n;
+    const size_t row = local * s.N + n;
     for (int mp = threadIdx.x; mp < macro; mp += blockDim.x) {
       const unsigned a = __ldg(c.anchor + row * c.M + mp);
       if (a == kNoLines) continue;
@@ -112,23 +112,21 @@ __device__ inline void for_each_cached(const SystemDesc& s, const PairDesc& p, c
 
 __global__ void cached_forward_kernel(SystemDesc s, PairDesc p, CacheDesc c, const float* __restrict__ x,
                                       float* __restrict__ yt) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
+  size_t vox, local;
+  if (!block_voxel(s, vox, local)) return;
   const float xv = x[vox];
   if (xv == 0.f) return;
   const float scale = xv / s.N;
-  for_each_cached(s, p, c, vox, [&](size_t lor, float w) { atomicAdd(yt + p.lor_offset + lor, w * scale); });
+  for_each_cached(s, p, c, vox, local, [&](size_t lor, float w) { atomicAdd(yt + p.lor_offset + lor, w * scale); });
 }
 
 __global__ void cached_gather_kernel(SystemDesc s, PairDesc p, CacheDesc c, const float* __restrict__ y,
                                      const float* __restrict__ t, bool ratio, float* __restrict__ b,
                                      float* __restrict__ sens, bool accumulate) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
+  size_t vox, local;
+  if (!block_voxel(s, vox, local)) return;
   float sb = 0.f, ss = 0.f;
-  for_each_cached(s, p, c, vox, [&](size_t lor, float w) {
+  for_each_cached(s, p, c, vox, local, [&](size_t lor, float w) {
     ss += w;
     if (!y) return;
     const size_t l = p.lor_offset + lor;

@@ -82,6 +82,11 @@ void CudaBuffer::upload(std::span<const float> host) {
   TOMO_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+void CudaBuffer::zero() {
+  MapScope scope{this};
+  TOMO_CUDA_CHECK(cudaMemsetAsync(data(), 0, n_ * sizeof(float), stream_));
+}
+
 void CudaBuffer::download(std::span<float> host) const {
   if (host.size() != n_) throw Error(str_cat("glpet cuda: download of ", n_, " values into ", host.size()));
   MapScope scope{this};

@@ -30,6 +30,7 @@ class CudaBuffer final : public BackendBuffer {
   std::size_t size() const override { return n_; }
   void upload(std::span<const float> host) override;
   void download(std::span<float> host) const override;
+  void zero() override;
   unsigned gl_name() const override { return gl_; }
 
   // Device pointer: always for plain memory; for a GL buffer only while mapped (else throws).

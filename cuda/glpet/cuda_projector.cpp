@@ -65,6 +65,7 @@ class CudaProjector final : public Projector {
     for (const Vec3& o : sample_offsets(sys.N)) off.insert(off.end(), o.begin(), o.end());
     offsets_ = cuda::DeviceBuffer<double>(std::span<const double>(off));
     desc_ = {};
+    empty_range_ = false;
     for (int a = 0; a < 3; ++a) {
       desc_.vol.n[a] = sys.grid.dims[a];
       desc_.vol.origin[a] = sys.grid.origin_mm[a];
@@ -99,6 +100,7 @@ class CudaProjector final : public Projector {
     CudaBuffer &xb = dev(x, sys_.voxel_count()), &out = dev(yt, sys_.lor_count());
     MapScope mapped{&xb, &out};
     TOMO_CUDA_CHECK(cudaMemsetAsync(out.data(), 0, out.size() * sizeof(float), stream()));
+    if (empty_range_) return;
     const float* xd = xb.data();
     ensure_cache();
     for (std::size_t i = 0; i < pairs_.size(); ++i) {
@@ -145,6 +147,21 @@ class CudaProjector final : public Projector {
   void synchronize() override {
     if (stream_) stream_->synchronize();
   }
+  // The passes then visit only these voxels, and the cache (rebuilt at the next pass) holds
+  // only their rows: the multi-device exact mode gives each GPU a slab (docs/multigpu.md).
+  bool restrict_voxels(std::size_t first, std::size_t count) override {
+    const std::size_t n = sys_.voxel_count(), lo = std::min(first, n), hi = std::min(n, first + count);
+    empty_range_ = count > 0 && hi <= lo;
+    const bool whole = count == 0 || empty_range_ || (lo == 0 && hi == n);
+    const std::size_t new_first = whole ? 0 : lo, new_count = whole ? 0 : hi - lo;
+    if (new_first != desc_.first || new_count != desc_.count) {
+      desc_.first = new_first;
+      desc_.count = new_count;
+      cache_.clear();
+      cache_tried_ = false;
+    }
+    return true;
+  }
 
  private:
   cudaStream_t stream() {
@@ -185,6 +202,7 @@ class CudaProjector final : public Projector {
     return std::make_unique<CudaBuffer>(n, stream());
   }
   void gather(const float* y, const float* t, bool ratio, float* b, float* s) {
+    if (empty_range_) return;
     ensure_cache();
     for (std::size_t i = 0; i < pairs_.size(); ++i) {
       if (cache_.empty())
@@ -200,7 +218,7 @@ class CudaProjector final : public Projector {
     cache_tried_ = true;
     if (options_.system_cache == Use::off) return;
     const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t rows = sys_.voxel_count() * std::size_t(sys_.N);
+    const std::size_t rows = (desc_.count ? desc_.count : sys_.voxel_count()) * std::size_t(sys_.N);
     std::vector<CacheDesc> plan;
     std::size_t bytes = 0;
     for (const PairDesc& p : pairs_) {
@@ -252,6 +270,7 @@ class CudaProjector final : public Projector {
   };
   std::vector<PairCache> cache_;
   bool cache_tried_ = false;
+  bool empty_range_ = false;  // restrict_voxels named no voxel of the grid
   enum class Interop { Undecided, On, Off };
   Interop interop_ = Interop::Undecided;
 };

@@ -168,6 +168,18 @@ inline dim3 voxel_grid(size_t nvox) {
   return dim3(unsigned(gx), unsigned((nvox + gx - 1) / gx));
 }
 
-inline size_t voxels(const SystemDesc& s) { return size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2]; }
+// The number of voxels the passes visit (SystemDesc::first/count).
+__host__ __device__ inline size_t voxels(const SystemDesc& s) {
+  return s.count ? s.count : size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
+}
+
+// This block's voxel and its index in the visited range (the cache row's voxel part); false
+// for blocks past the range.
+__device__ inline bool block_voxel(const SystemDesc& s, size_t& vox, size_t& local) {
+  local = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
+  if (local >= voxels(s)) return false;
+  vox = s.first + local;
+  return true;
+}
 
 }  // namespace tomo::glpet::cuda_impl::device

@@ -13,9 +13,8 @@ namespace {
 using namespace device;
 
 __global__ void forward_kernel(SystemDesc s, PairDesc p, const float* __restrict__ x, float* __restrict__ yt) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
+  size_t vox, local;
+  if (!block_voxel(s, vox, local)) return;
   const float xv = x[vox];
   if (xv == 0.f) return;
   const float scale = xv / s.N;
@@ -49,9 +48,8 @@ __global__ void forward_kernel(SystemDesc s, PairDesc p, const float* __restrict
 
 __global__ void gather_kernel(SystemDesc s, PairDesc p, const float* __restrict__ y, const float* __restrict__ t,
                               bool ratio, float* __restrict__ b, float* __restrict__ sens, bool accumulate) {
-  const size_t vox = blockIdx.x + size_t(blockIdx.y) * gridDim.x;
-  const size_t nvox = size_t(s.vol.n[0]) * s.vol.n[1] * s.vol.n[2];
-  if (vox >= nvox) return;
+  size_t vox, local;
+  if (!block_voxel(s, vox, local)) return;
   float sb = 0.f, ss = 0.f;
   for (int n = 0; n < s.N; ++n) {
     double v[3];

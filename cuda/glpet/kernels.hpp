@@ -31,6 +31,9 @@ struct SystemDesc {
   VolumeDesc vol;                // also the voxel grid of x
   const double* offsets = nullptr;  // N × 3 sample offsets (voxel units), device memory
   int N = 1, R = 1, K = 1;
+  // The voxels the passes visit: [first, first + count) (Projector::restrict_voxels); count 0:
+  // the whole grid. The cache holds the range's rows only (row = (v − first)·N + n).
+  std::size_t first = 0, count = 0;
 };
 
 inline constexpr int kThreads = 128;

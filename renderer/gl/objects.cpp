@@ -21,6 +21,11 @@ void Buffer::download(void* data, std::size_t bytes, std::size_t offset) const {
 void Buffer::clear_zero() {
   TOMO_GL_CHECK(glClearNamedBufferData(id_, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr));
 }
+void Buffer::clear_zero(std::size_t offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  TOMO_GL_CHECK(glClearNamedBufferSubData(id_, GL_R32UI, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes),
+                                          GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr));
+}
 void Buffer::bind_base(GLenum target, GLuint index) const { TOMO_GL_CHECK(glBindBufferBase(target, index, id_)); }
 
 // ---- Fence ----

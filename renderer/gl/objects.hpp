@@ -81,6 +81,7 @@ class Buffer : public Handle<BufferTraits> {
   void upload(const void* data, std::size_t bytes, std::size_t offset = 0);
   void download(void* data, std::size_t bytes, std::size_t offset = 0) const;
   void clear_zero();
+  void clear_zero(std::size_t offset, std::size_t bytes);  // a 4-byte-aligned range
   template <class T> std::vector<T> read() const {
     std::vector<T> out(bytes_ / sizeof(T));
     download(out.data(), out.size() * sizeof(T));

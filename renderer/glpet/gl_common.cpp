@@ -34,6 +34,10 @@ void GlBuffer::download(std::span<float> host) const {
 }
 
 void GlBuffer::clear() { buf_.clear_zero(); }
+void GlBuffer::clear(std::size_t first, std::size_t count) {
+  first = std::min(first, n_);
+  buf_.clear_zero(first * sizeof(float), std::min(count, n_ - first) * sizeof(float));
+}
 
 GlBuffer& gl_buffer(BackendBuffer& b, const char* who) {
   auto* g = dynamic_cast<GlBuffer*>(&b);

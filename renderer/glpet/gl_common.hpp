@@ -21,6 +21,8 @@ class GlBuffer final : public BackendBuffer {
   unsigned gl_name() const override { return buf_.id(); }
   const gl::Buffer& buffer() const { return buf_; }
   void clear();
+  void clear(std::size_t first, std::size_t count);  // values [first, first + count)
+  void zero() override { clear(); }
 
  private:
   std::size_t n_;

@@ -283,8 +283,12 @@ void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, G
   if ((z && z->size() != sys_.lor_count()) || (t && t->size() != sys_.lor_count()) ||
       (b && b->size() != sys_.voxel_count()) || (s && s->size() != sys_.voxel_count()))
     throw Error("glpet gl back-projection: size mismatch");
-  if (b) b->clear();
-  if (s) s->clear();
+  // The collect pass adds into b and s: clear what this pass visits (restrict_voxels leaves
+  // the other voxels as they were).
+  const std::size_t first_voxel = std::size_t(record_begin() / sys_.N);
+  const std::size_t voxels = std::size_t(record_end() / sys_.N) - first_voxel;
+  if (b) b->clear(first_voxel, voxels);
+  if (s) s->clear(first_voxel, voxels);
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
   const gl::Program& terms = gl::layered_program("glpet/ratio.frag.glsl");
   const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");

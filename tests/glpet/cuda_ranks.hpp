@@ -14,10 +14,12 @@ struct Data {
   std::vector<float> y = hot_ball_counts(sys, 1'000'000, 7);
 };
 
-inline DistributedResult run_on(const std::string& gpus, MultiMode mode, const Data& d) {
+inline DistributedResult run_on(const std::string& gpus, MultiMode mode, const Data& d,
+                                MultiSplit split = MultiSplit::automatic) {
   MultiDevice md = (*find_multi_device("cuda"))(gpus, {});
   DistributedOptions opt;
   opt.mode = mode;
+  opt.split = split;
   opt.mlem.iterations = 5;
   return run_distributed_mlem(md, d.sys, d.y, opt);
 }

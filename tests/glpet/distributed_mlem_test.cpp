@@ -63,6 +63,7 @@ struct SmallData {
   std::vector<float> y = test::hot_ball_counts(sys, 400'000, 5);
 };
 
+// Both splits of the exact mode (LOR shares; voxel slabs with ỹ summed over the ranks).
 TEST(GlpetMultiDevice, ExactModeOnTwoRanksEqualsSingleDeviceMlem) {
   SmallData d;
   CpuProjector single;
@@ -70,17 +71,49 @@ TEST(GlpetMultiDevice, ExactModeOnTwoRanksEqualsSingleDeviceMlem) {
   MlemOptions o;
   o.iterations = 5;
   const MlemResult ref = run_mlem(single, d.y, {}, o);
-  MultiDevice md = (*find_multi_device("cpu"))("2", {});
-  DistributedOptions opt;
-  opt.mlem = o;
-  const DistributedResult res = run_distributed_mlem(md, d.sys, d.y, opt);
-  ASSERT_EQ(res.mlem.x.size(), ref.x.size());
-  // The shares' sums are formed in float between ranks: equal within float rounding.
-  EXPECT_LT(relative_l2(res.mlem.x, ref.x), 1e-5);
-  EXPECT_LT(relative_l2(res.mlem.sensitivity, ref.sensitivity), 1e-6);
-  EXPECT_EQ(res.mlem.masked, ref.masked);
-  EXPECT_TRUE(res.alpha.empty());
-  EXPECT_EQ(res.share_nonzeros.size(), 2u);
+  const auto ref_estimate = forward_host(single, ref.x);
+  for (MultiSplit split : {MultiSplit::lors, MultiSplit::voxels}) {
+    const char* name = split == MultiSplit::lors ? "lors" : "voxels";
+    MultiDevice md = (*find_multi_device("cpu"))("2", {});
+    DistributedOptions opt;
+    opt.mlem = o;
+    opt.split = split;
+    const DistributedResult res = run_distributed_mlem(md, d.sys, d.y, opt);
+    ASSERT_EQ(res.mlem.x.size(), ref.x.size()) << name;
+    // The shares' sums are formed in float between ranks: equal within float rounding.
+    EXPECT_LT(relative_l2(res.mlem.x, ref.x), 1e-5) << name;
+    EXPECT_LT(relative_l2(res.mlem.sensitivity, ref.sensitivity), 1e-6) << name;
+    EXPECT_LT(relative_l2(res.mlem.estimate, ref_estimate), 1e-5) << name;
+    EXPECT_EQ(res.mlem.masked, ref.masked) << name;
+    EXPECT_TRUE(res.alpha.empty()) << name;
+    EXPECT_EQ(res.split, split) << name;
+    EXPECT_EQ(res.share_nonzeros.size(), split == MultiSplit::lors ? 2u : 0u) << name;
+    if (split == MultiSplit::voxels) {  // two slabs that tile the grid
+      ASSERT_EQ(res.voxel_ranges.size(), 2u);
+      EXPECT_EQ(res.voxel_ranges[0][0], 0u);
+      EXPECT_EQ(res.voxel_ranges[0][1], res.voxel_ranges[1][0]);
+      EXPECT_EQ(res.voxel_ranges[1][1], d.sys.voxel_count());
+    }
+  }
+}
+
+// auto: the voxels where the scanner has fewer module pairs than ranks (one pair here), the
+// LORs otherwise and always in seed mode; the voxel split with seed mode is refused.
+TEST(GlpetMultiDevice, SplitChoice) {
+  SmallData d;
+  auto run = [&](const char* ranks, MultiMode mode, MultiSplit split) {
+    MultiDevice md = (*find_multi_device("cpu"))(ranks, {});
+    DistributedOptions opt;
+    opt.mode = mode;
+    opt.split = split;
+    opt.mlem.iterations = 1;
+    return run_distributed_mlem(md, d.sys, d.y, opt).split;
+  };
+  ASSERT_EQ(d.sys.scanner.pairs.size(), 1u);
+  EXPECT_EQ(run("2", MultiMode::exact, MultiSplit::automatic), MultiSplit::voxels);
+  EXPECT_EQ(run("1", MultiMode::exact, MultiSplit::automatic), MultiSplit::lors);
+  EXPECT_EQ(run("2", MultiMode::seed, MultiSplit::automatic), MultiSplit::lors);
+  EXPECT_THROW(run("2", MultiMode::seed, MultiSplit::voxels), InputError);
 }
 
 TEST(GlpetMultiDevice, SeedModeAlphaSumsToOneAndFitsNoWorseThanAnyShare) {

@@ -1,4 +1,4 @@
-// glpet ML-EM on several GPUs (issue 15): `exact` on every GPU here equals one GPU within float
+// glpet ML-EM on several GPUs (issue 15): `exact` (LOR and voxel splits) on every GPU here equals one GPU within float
 // rounding, `seed`'s α sum to one, and asking for more GPUs than exist is UnavailableError.
 // Skips without a CUDA device; the two-GPU cases skip with one device (run on the x2 machine).
 #include <gtest/gtest.h>
@@ -27,10 +27,15 @@ TEST(GlpetMultiGpu, ExactOnAllGpusEqualsOneGpu) {
   if (n < 2) GTEST_SKIP() << "needs 2 CUDA devices, " << n << " here";
   Data d;
   const auto one = run_on("1", MultiMode::exact, d);
-  const auto many = run_on("all", MultiMode::exact, d);
-  const double err = relative_l2(many.mlem.x, one.mlem.x);
-  std::printf("[ multi-gpu ] exact on %d GPUs vs 1: relative L2 %.3g\n", n, err);
-  EXPECT_LT(err, 1e-5);
+  for (MultiSplit split : {MultiSplit::lors, MultiSplit::voxels}) {
+    const auto many = run_on("all", MultiMode::exact, d, split);
+    const double err = relative_l2(many.mlem.x, one.mlem.x), est = relative_l2(many.mlem.estimate, one.mlem.estimate);
+    std::printf("[ multi-gpu ] exact on %d GPUs vs 1, %s split: image relative L2 %.3g, estimate %.3g\n", n,
+                split == MultiSplit::lors ? "LOR" : "voxel", err, est);
+    EXPECT_EQ(many.split, split);
+    EXPECT_LT(err, 1e-5);
+    EXPECT_LT(est, 1e-5);
+  }
   // One rank is single-device ML-EM itself.
   auto op = BackendRegistry<Projector>::instance().create("cuda");
   op->configure(d.sys);

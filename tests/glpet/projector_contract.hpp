@@ -1,10 +1,12 @@
 // The glpet::Projector contract every backend passes (included by projector_contract_test.cpp
 // for cpu/gl/gl-compute and projector_contract_gpu_test.cpp for cuda): forward, back,
 // back_ratio (+ sensitivity), sensitivity and the ML-EM update against the cpu reference, and
-// the adjoint identity ⟨Ax, z⟩ = ⟨x, Aᵀz⟩ of the backend's own forward/back pair.
+// the adjoint identity ⟨Ax, z⟩ = ⟨x, Aᵀz⟩ of the backend's own forward/back pair, and
+// restrict_voxels (what the multi-device voxel split and the benches use).
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -147,6 +149,50 @@ TEST_P(GlpetProjectorContract, RingOfModulesMatchesCpuAndIsAdjoint) {
     for (std::size_t l = sys.scanner.lor_offset(p); l < sys.scanner.lor_offset(p + 1); ++l) sum += y_ref[l];
     EXPECT_GT(sum, 0) << "pair " << p;
   }
+}
+
+// restrict_voxels: over a voxel range the forward projection equals the cpu forward projection
+// of the image zeroed outside it; the back-projection and the sensitivity write the range as
+// the full ones have it and leave the other voxels as they were (the multi-device voxel split
+// sums the ranks' images); count 0 restores the whole grid.
+TEST_P(GlpetProjectorContract, VoxelRangeProjectsOnlyThoseVoxels) {
+  const ProjectorTolerance tol = projector_tolerance(backend());
+  SystemModel sys = attenuating_system(6, 2, 8);
+  add_side_pair(sys);
+  CpuProjector cpu;
+  cpu.configure(sys);
+  auto op = contract_projector(backend(), sys);
+  const auto x = test_image(sys), z = test_lors(sys);
+  const std::size_t first = 36 * 2, count = 36 * 3;  // z-slices 2..4 of 6³
+  std::vector<float> masked(x.size(), 0.0f);
+  std::copy(x.begin() + first, x.begin() + first + count, masked.begin() + first);
+  const auto want_fwd = forward_host(cpu, masked), want_back = back_host(cpu, z), want_sens = sensitivity_host(cpu);
+  ASSERT_TRUE(op->restrict_voxels(first, count)) << backend();
+  const double ef = rel_l2(forward_host(*op, x), want_fwd);
+  auto bz = op->make_lors(), bb = op->make_image(), bs = op->make_image();
+  bz->upload(z);
+  const std::vector<float> sentinel(sys.voxel_count(), -7.0f);
+  bb->upload(sentinel);
+  bs->upload(sentinel);
+  op->back(*bz, *bb);
+  op->sensitivity(*bs);
+  const auto b = download(*bb), s = download(*bs);
+  auto inside = [&](const std::vector<float>& v) {
+    return std::vector<float>(v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(first + count));
+  };
+  const double eb = rel_l2(inside(b), inside(want_back)), es = rel_l2(inside(s), inside(want_sens));
+  std::size_t touched = 0;
+  for (std::size_t v = 0; v < b.size(); ++v)
+    if ((v < first || v >= first + count) && (b[v] != -7.0f || s[v] != -7.0f)) ++touched;
+  ASSERT_TRUE(op->restrict_voxels(0, 0)) << backend();
+  const double ew = rel_l2(forward_host(*op, x), forward_host(cpu, x));
+  std::printf("%s voxel range: forward %.3g  back %.3g  sensitivity %.3g  outside written %zu  whole again %.3g\n",
+              backend().c_str(), ef, eb, es, touched, ew);
+  EXPECT_LT(ef, tol.operator_rel);
+  EXPECT_LT(eb, tol.operator_rel);
+  EXPECT_LT(es, tol.operator_rel);
+  EXPECT_EQ(touched, 0u);
+  EXPECT_LT(ew, tol.operator_rel);
 }
 
 }  // namespace tomo::glpet::test
