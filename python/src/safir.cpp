@@ -254,7 +254,10 @@ class SafirProjector {
   }
 #ifdef TOMO_HAVE_CUDA
   safir::DeviceArrayProjector& device_projector() {
-    if (!dev_) dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, events_, device_);
+    if (!dev_) {
+      dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, events_, device_);
+      dev_sensitivity_ = false;
+    }
     return *dev_;
   }
 #endif

@@ -148,12 +148,13 @@ def test_strip_device_mismatch_is_one_clear_error(kind, strip_pair):
 def gpu_uint32(kind, a):
     """A uint32 CUDA array, or a skip where the framework cannot export one through DLPack
     (PyTorch's uint32 is a limited dtype)."""
-    g = kind.to_gpu(a)
-    if kind.name == "torch":
-        try:
-            kind.mod.utils.dlpack.to_dlpack(g)
-        except Exception as e:  # noqa: BLE001
-            pytest.skip(f"PyTorch exports no uint32 through DLPack here: {e}")
+    if kind.name != "torch":
+        return kind.to_gpu(a)
+    try:
+        g = kind.to_gpu(a)
+        kind.mod.utils.dlpack.to_dlpack(g)
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"PyTorch makes or exports no uint32 CUDA tensor through DLPack here: {e}")
     return g
 
 
