@@ -167,11 +167,7 @@ class SafirProjector {
   // uploaded once); callback(t) after iteration t with the image written; False stops.
   void mlem_device(int iterations, bool halve_events, nb::object callback, const OutArray& out) {
     require_events();
-    require_cuda_build("safir: CUDA arrays");
-    if (backend_ != "cuda")
-      throw nb::type_error(("events: a GPU array was given to the " + backend_ +
-                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
-                               .c_str());
+    require_cuda_backend("events");
     float* img = cuda_output(out, "out", image_shape(), device_);
     const int n_it = iterations >= 0 ? iterations : c_.mlem.iterations;
 #ifdef TOMO_HAVE_CUDA
@@ -219,12 +215,15 @@ class SafirProjector {
     host_events_ = true;
     upload_events();
   }
-  const std::uint32_t* device_events_input(const AnyArray& a) const {
+  void require_cuda_backend(const std::string& name) const {
     require_cuda_build("safir: CUDA arrays");
     if (backend_ != "cuda")
-      throw nb::type_error(("events: a GPU array was given to the " + backend_ +
+      throw nb::type_error((name + ": a GPU array was given to the " + backend_ +
                             " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
                                .c_str());
+  }
+  const std::uint32_t* device_events_input(const AnyArray& a) const {
+    require_cuda_backend("events");
     if (!is_cuda(a)) throw nb::type_error("events: a CUDA array is needed here");
     if (a.device_id() != device_)
       throw nb::value_error(("events: on CUDA device " + std::to_string(a.device_id()) +

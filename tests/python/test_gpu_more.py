@@ -1,9 +1,12 @@
 """GPU arrays in place, third round (marker gpu; the GPU machine runs them with `-m gpu`,
 docs/python.md): strip's Projector forward/back/iterate and strip.mlem on CUDA events and images
 (cuda/strip/device_arrays), safir.mlem with CUDA events (every vector on the GPU across
-iterations, cuda/safir/device_arrays). Each result is the caller's kind of array, equal to the
-NumPy/cpu (double) result within the stated tolerance; out= keeps its pointer; wrong backend,
-dtype, shape and device raise the documented exception."""
+iterations, cuda/safir/device_arrays), musr's χ² reading CUDA bins in place
+(cuda/musr/device_arrays). Each result is the caller's kind of array, equal to the NumPy/cpu
+(double) result within the stated tolerance; out= keeps its pointer; wrong backend, dtype, shape
+and device raise the documented exception."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -206,3 +209,47 @@ def test_safir_gpu_event_errors(kind, safir_events):
     ev[3, 1] = 8 * 64  # one past the scanner's last crystal
     with pytest.raises(ValueError, match="events: row 3 names a crystal id not below the scanner's 512 crystals"):
         gpu.set_events(gpu_uint32(kind, ev))
+
+
+MUSR = {"problem": "musr", "backend": "cpu", "musr": {"detectors": 4, "bins": 3000, "fit_end": 4.0, "plots": False}}
+
+
+@pytest.fixture(scope="module")
+def musr_msr(tmp_path_factory):
+    """An msr and its PSI-BIN data, simulated and fitted by tomoraster.run (no CLI needed)."""
+    rep = tomoraster.run(MUSR, out=str(tmp_path_factory.mktemp("musr")), force=True, load=False)
+    return str(Path(rep["output_dir"]) / "musr_eq5.msr")
+
+
+def test_musr_chi2_reads_gpu_bins_in_place(kind, musr_msr):
+    """Fit.chi2/chi2_with_gradient with bins= a CUDA array (cuda/musr/device_arrays: the cuda
+    backend's generated kernel reading the caller's bins) equal the cpu evaluator on the msr's own
+    bins (data()) within 1e-9 (double; the cuda evaluator's own tolerance) and 1e-5 (float, with
+    single_precision); other bins give another value (the array is what is read)."""
+    cpu = tomoraster.musr.Fit(musr_msr, backend="cpu")
+    gpu = tomoraster.musr.Fit(musr_msr, backend="cuda")
+    y, p = cpu.data(), cpu.values
+    assert y.shape == (cpu.bins,) and y.dtype == np.float64
+    ref, gref = cpu.chi2_with_gradient(p)
+    b = kind.to_gpu(y)
+    assert gpu.chi2(p, bins=b) == pytest.approx(ref, rel=1e-9)
+    v, g = gpu.chi2_with_gradient(p, bins=b)
+    assert v == pytest.approx(ref, rel=1e-9)
+    np.testing.assert_allclose(g, gref, rtol=0, atol=1e-8 * np.abs(gref).max())
+    assert abs(gpu.chi2(p, bins=kind.to_gpu(1.5 * y)) - ref) > 1e-3 * ref
+    single = tomoraster.musr.Fit(musr_msr, backend="cuda", single_precision=True)
+    assert single.chi2(p, bins=kind.to_gpu(y.astype(np.float32))) == pytest.approx(ref, rel=1e-5)
+
+
+def test_musr_gpu_bins_errors(kind, musr_msr):
+    cpu = tomoraster.musr.Fit(musr_msr, backend="cpu")
+    gpu = tomoraster.musr.Fit(musr_msr, backend="cuda")
+    y, p = cpu.data(), cpu.values
+    with pytest.raises(TypeError, match="bins: a GPU array was given to the cpu backend"):
+        cpu.chi2(p, bins=kind.to_gpu(y))
+    with pytest.raises(TypeError, match="bins: a CUDA array is needed here"):
+        gpu.chi2(p, bins=y)
+    with pytest.raises(TypeError, match="bins: dtype must be float64"):
+        gpu.chi2(p, bins=kind.to_gpu(y.astype(np.float32)))
+    with pytest.raises(ValueError, match=r"bins: shape \(10,\), expected"):
+        gpu.chi2(p, bins=kind.to_gpu(y[:10]))

@@ -23,24 +23,34 @@
 namespace tomo::safir {
 namespace {
 
+struct SmallScene {
+  Scanner sc;
+  ImageBox box;
+  ListMode lm;
+  explicit SmallScene(std::size_t events = 8000, std::uint64_t seed = 9, double hot = 3.0) {
+    sc.rings = 8;
+    sc.crystals = 64;
+    box.n = {16, 16, 8};
+    box.voxel_mm = 1.0;
+    Phantom ph;
+    ph.spheres = {{{1.0, -2.0, 0.0}, 4.0, hot}};
+    ph.cylinder_radius_mm = 8.0;
+    ph.cylinder_half_length_mm = 4.0;
+    ph.background = 1.0;
+    ph.mu_per_mm = 0.0;
+    SimulationOptions so;
+    so.events = events;
+    so.seed = seed;
+    lm = simulate(sc, ph, so);
+  }
+};
+
 TEST(SafirDeviceArrays, ForwardAndBackEqualCpuInEventOrder) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  Scanner sc;
-  sc.rings = 8;
-  sc.crystals = 64;
-  ImageBox box;
-  box.n = {16, 16, 8};
-  box.voxel_mm = 1.0;
-  Phantom ph;
-  ph.spheres = {{{1.0, -2.0, 0.0}, 4.0, 1.0}};
-  ph.cylinder_radius_mm = 8.0;
-  ph.cylinder_half_length_mm = 4.0;
-  ph.background = 1.0;
-  ph.mu_per_mm = 0.0;
-  SimulationOptions so;
-  so.events = 5000;
-  so.seed = 5;
-  ListMode lm = simulate(sc, ph, so);
+  SmallScene scene(5000, 5, 1.0);
+  const Scanner& sc = scene.sc;
+  const ImageBox& box = scene.box;
+  ListMode& lm = scene.lm;
   lm.events.push_back({0, 1});  // neighbours on one ring: a LOR that misses the box (label 0)
   const std::size_t n = lm.events.size();
   auto cpu = BackendRegistry<ListModeOperator>::instance().create("cpu");
@@ -72,28 +82,6 @@ TEST(SafirDeviceArrays, ForwardAndBackEqualCpuInEventOrder) {
   EXPECT_LT(e_back, 1e-4);
   EXPECT_EQ(y.back(), 0.0f);
 }
-
-struct SmallScene {
-  Scanner sc;
-  ImageBox box;
-  ListMode lm;
-  SmallScene() {
-    sc.rings = 8;
-    sc.crystals = 64;
-    box.n = {16, 16, 8};
-    box.voxel_mm = 1.0;
-    Phantom ph;
-    ph.spheres = {{{1.0, -2.0, 0.0}, 4.0, 3.0}};
-    ph.cylinder_radius_mm = 8.0;
-    ph.cylinder_half_length_mm = 4.0;
-    ph.background = 1.0;
-    ph.mu_per_mm = 0.0;
-    SimulationOptions so;
-    so.events = 8000;
-    so.seed = 9;
-    lm = simulate(sc, ph, so);
-  }
-};
 
 std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 
