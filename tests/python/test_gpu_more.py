@@ -47,8 +47,9 @@ def strip_pair():
 
 def test_strip_forward_and_back_on_gpu_arrays(kind, strip_pair):
     """A x and Aᵀ w on CUDA float32 arrays (one thread per event, float) equal the host's double
-    evaluation within 1e-5 relative L2 (__expf/rsqrtf ~2 ulp, float sums); ⟨Ax, w⟩ = ⟨x, Aᵀw⟩
-    on the GPU within 1e-5; out= is written in place."""
+    evaluation within 5e-5 relative L2 (float: 2e-6 on 1.8e5 events emulated on the host, but a
+    pixel on an ellipse's edge may fall in or out, up to 6e-4 of that event); ⟨Ax, w⟩ = ⟨x, Aᵀw⟩
+    on the GPU within 2e-5; out= is written in place."""
     cpu, gpu = strip_pair
     ev = strip_events(4000)
     rng = np.random.default_rng(31)
@@ -58,15 +59,15 @@ def test_strip_forward_and_back_on_gpu_arrays(kind, strip_pair):
     y = gpu.forward(kind.to_gpu(x.astype(np.float32)), ev_d)
     assert kind.is_kind(y) and tuple(y.shape) == (len(ev),)
     y_ref = cpu.forward(x, ev)
-    assert rel(kind.to_numpy(y), y_ref) <= 1e-5
+    assert rel(kind.to_numpy(y), y_ref) <= 5e-5
     out = kind.empty(cpu.image_shape)
     before = kind.ptr(out)
     assert gpu.back(kind.to_gpu(w.astype(np.float32)), ev_d, out=out) is out and kind.ptr(out) == before
     b = kind.to_numpy(out)
-    assert rel(b, cpu.back(w, ev)) <= 1e-5
+    assert rel(b, cpu.back(w, ev)) <= 5e-5
     lhs = float(kind.to_numpy(y).astype(np.float64) @ w.astype(np.float32))
     rhs = float(np.sum(x.astype(np.float32) * b.astype(np.float64)))
-    assert abs(lhs - rhs) <= 1e-5 * abs(lhs)
+    assert abs(lhs - rhs) <= 2e-5 * abs(lhs)
 
 
 def test_strip_iterate_on_gpu_arrays_in_place(kind, strip_pair):

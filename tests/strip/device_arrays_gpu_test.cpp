@@ -1,6 +1,7 @@
 // strip's operator on caller-owned device memory (cuda/strip/device_arrays.hpp, the Python
 // module's path for CuPy/PyTorch arrays; label gpu): A x and Aᵀ w over device events equal the
-// double walk of kernel_math.hpp (the Python binding's host reference) within 1e-5 relative L2,
+// double walk of kernel_math.hpp (the Python binding's host reference) within 5e-5 relative L2
+// (float: ~2e-6, plus a pixel on an ellipse's edge that float puts in or out, ≤ 6e-4 of an event),
 // one EM step and three ML-EM iterations equal the cpu backend's within 1e-4 / 1e-3.
 #include <gtest/gtest.h>
 
@@ -76,8 +77,8 @@ TEST(StripDeviceArrays, ForwardAndBackEqualTheDoubleWalk) {
   const auto y = widen(y_d.to_host()), b = widen(b_d.to_host());
   const double e_fwd = relative_l2(y, y_ref), e_back = relative_l2(b, b_ref);
   std::printf("strip device arrays: %zu events, forward rel. L2 vs double %.3g, back %.3g\n", n, e_fwd, e_back);
-  EXPECT_LT(e_fwd, 1e-5);
-  EXPECT_LT(e_back, 1e-5);
+  EXPECT_LT(e_fwd, 5e-5);
+  EXPECT_LT(e_back, 5e-5);
   EXPECT_EQ(y.back(), 0.0);  // the event off the grid
 }
 
