@@ -1,5 +1,6 @@
 // The permutations between the caller's event order and the label-sorted order of the safir
-// device-array path (device_arrays.cpp): values out to event order, values in to sorted order.
+// device-array path (device_arrays.cpp): values out to event order, values in to sorted order;
+// the check of events given in device memory, and the image fill of its ML-EM.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -25,6 +26,19 @@ __global__ void gather_from_events(const float* v, const std::uint32_t* order, s
   if (i < n) sorted[i] = v[order[i]];
 }
 
+// The lowest row with an id beyond the scanner: label_and_sort reads crystals[id] unchecked.
+__global__ void find_bad_events(const std::uint32_t* ids, std::size_t n, std::uint32_t crystals,
+                                unsigned long long* first_bad) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n && (ids[2 * i] >= crystals || ids[2 * i + 1] >= crystals))
+    atomicMin(first_bad, static_cast<unsigned long long>(i));
+}
+
+__global__ void fill(float* f, std::size_t n, float value) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) f[i] = value;
+}
+
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kPermuteThreads - 1) / kPermuteThreads); }
 }  // namespace
 
@@ -39,6 +53,19 @@ void launch_gather_from_events(const float* v, const std::uint32_t* order, std::
                                cudaStream_t stream) {
   if (n == 0) return;
   gather_from_events<<<blocks_for(n), kPermuteThreads, 0, stream>>>(v, order, n, sorted);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_find_bad_events(const std::uint32_t* ids, std::size_t n, std::uint32_t crystals,
+                            unsigned long long* first_bad, cudaStream_t stream) {
+  if (n == 0) return;
+  find_bad_events<<<blocks_for(n), kPermuteThreads, 0, stream>>>(ids, n, crystals, first_bad);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_fill(float* f, std::size_t n, float value, cudaStream_t stream) {
+  if (n == 0) return;
+  fill<<<blocks_for(n), kPermuteThreads, 0, stream>>>(f, n, value);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 

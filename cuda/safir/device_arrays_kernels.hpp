@@ -1,4 +1,5 @@
-// Launchers of the event-order permutations of safir's device-array path (device_arrays_kernels.cu).
+// Launchers of the event-order permutations, the event check and the image fill of safir's
+// device-array path (device_arrays_kernels.cu).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -13,5 +14,11 @@ void launch_scatter_to_events(const float* sorted, const std::uint32_t* order, s
 // sorted[i] = v[order[i]] (n events).
 void launch_gather_from_events(const float* v, const std::uint32_t* order, std::size_t n, float* sorted,
                                cudaStream_t stream);
+// *first_bad = the lowest row whose crystal ids (2 per row) are not both below `crystals`; the
+// caller sets *first_bad to n (or more) before.
+void launch_find_bad_events(const std::uint32_t* ids, std::size_t n, std::uint32_t crystals,
+                            unsigned long long* first_bad, cudaStream_t stream);
+// f[i] = value (n voxels).
+void launch_fill(float* f, std::size_t n, float value, cudaStream_t stream);
 
 }  // namespace tomo::safir::cuda_impl

@@ -1,5 +1,6 @@
 // tomoraster.safir: seed 002 §5's list-mode operator on NumPy arrays: events (N, 2) uint32
 // crystal ids, images (z, y, x) float64; forward/back over the events, the sensitivity, ML-EM.
+// With the cuda backend, CUDA events, images and values stay on the GPU (cuda/safir/device_arrays).
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -50,11 +51,29 @@ class SafirProjector {
                                " is not below the scanner's " + std::to_string(crystals) + " crystals")
                                   .c_str());
     events_.assign(reinterpret_cast<const Event*>(p), reinterpret_cast<const Event*>(p) + n);
+    host_events_ = true;
 #ifdef TOMO_HAVE_CUDA
     dev_.reset();  // sorted again for these events on the next GPU-array call
 #endif
     nb::gil_scoped_release release;
     upload_events();
+  }
+  // A CUDA (N, 2) uint32 list (cuda backend): checked and sorted on the GPU, copied device to
+  // device; the backend's own copy comes from the GPU only if a NumPy call needs it.
+  void set_events_device(const AnyArray& events) {
+    const std::uint32_t* p = device_events_input(events);
+#ifdef TOMO_HAVE_CUDA
+    {
+      nb::gil_scoped_release release;
+      dev_.reset();
+      dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, p, events.shape(0), device_);
+    }
+    dev_sensitivity_ = false;
+#else
+    (void)p;
+#endif
+    events_.clear();
+    host_events_ = false;
   }
 
   // ȳ_l = Σ_j a_lj x_j + n of every event (event order).
@@ -64,18 +83,20 @@ class SafirProjector {
     std::vector<double> y;
     {
       nb::gil_scoped_release release;
+      ensure_host_events();
       op_->set_image({img, c_.box.count()});
       y = op_->forward();
     }
-    return to_numpy(std::move(y), {events_.size()});
+    return to_numpy(std::move(y), {event_count()});
   }
   // Σ_l a_lj v_l.
   DoubleArray back(const AnyArray& v) {
     require_events();
-    const double* p = double_input(v, "v", {events_.size()});
+    const double* p = double_input(v, "v", {event_count()});
     std::vector<double> b;
     {
       nb::gil_scoped_release release;
+      ensure_host_events();
       b = op_->back({p, events_.size()});
     }
     return to_numpy(std::move(b), image_shape());
@@ -98,7 +119,7 @@ class SafirProjector {
   void forward_device(const AnyArray& x, const OutArray& out) {
     require_events();
     const float* img = device_input(x, "x", image_shape());
-    float* y = cuda_output(out, "out", {events_.size()}, device_);
+    float* y = cuda_output(out, "out", {event_count()}, device_);
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
     device_projector().forward(img, y, static_cast<float>(randoms_));
@@ -108,7 +129,7 @@ class SafirProjector {
   }
   void back_device(const AnyArray& v, const OutArray& out) {
     require_events();
-    const float* val = device_input(v, "v", {events_.size()});
+    const float* val = device_input(v, "v", {event_count()});
     float* img = cuda_output(out, "out", image_shape(), device_);
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
@@ -126,6 +147,7 @@ class SafirProjector {
     std::vector<double> img;
     try {
       nb::gil_scoped_release release;
+      ensure_host_events();
       ensure_sensitivity();
       safir::run_mlem(*op_, c_.box.count(), 0, events_.size(), o, [&](int t, std::size_t) {
         if (!callback.is_none()) {
@@ -140,12 +162,80 @@ class SafirProjector {
     img = op_->image();
     return to_numpy(std::move(img), image_shape());
   }
+  // ML-EM with every vector on the GPU (cuda backend): f = 1 in the caller's float32 image, then
+  // eq. (10) by the fused pass per iteration (the sensitivity computed once, as mlem's, and
+  // uploaded once); callback(t) after iteration t with the image written; False stops.
+  void mlem_device(int iterations, bool halve_events, nb::object callback, const OutArray& out) {
+    require_events();
+    require_cuda_backend("events");
+    float* img = cuda_output(out, "out", image_shape(), device_);
+    const int n_it = iterations >= 0 ? iterations : c_.mlem.iterations;
+#ifdef TOMO_HAVE_CUDA
+    const bool has_cb = !callback.is_none();
+    try {
+      nb::gil_scoped_release release;
+      ensure_sensitivity();
+      safir::DeviceArrayProjector& d = device_projector();
+      if (!dev_sensitivity_) d.set_sensitivity(*s_);
+      dev_sensitivity_ = true;
+      d.fill(img, 1.0f);
+      std::size_t active = event_count();  // code sample 4's halving, as run_mlem
+      for (int t = 1; t <= n_it; ++t) {
+        d.iterate(img, active, static_cast<float>(randoms_));
+        if (has_cb) call_python([&] { return callback(t); });
+        if (halve_events && t < n_it && active > 1) active /= 2;
+      }
+    } catch (const PythonRaised&) {
+      rethrow_python();
+    } catch (const StopLoop&) {
+    }
+#else
+    (void)img, (void)n_it, (void)halve_events, (void)callback;
+#endif
+  }
   std::string describe() const { return op_->describe(); }
   int iterations() const { return c_.mlem.iterations; }
+  std::size_t event_count() const {
+#ifdef TOMO_HAVE_CUDA
+    if (!host_events_ && dev_) return dev_->events();
+#endif
+    return events_.size();
+  }
 
  private:
   void require_events() const {
-    if (events_.empty()) throw nb::value_error("safir.Projector: set_events(events) first");
+    if (event_count() == 0) throw nb::value_error("safir.Projector: set_events(events) first");
+  }
+  // Events given as a CUDA array, brought to the host once when a NumPy call needs them.
+  void ensure_host_events() {
+    if (host_events_) return;
+#ifdef TOMO_HAVE_CUDA
+    if (dev_) events_ = dev_->events_to_host();
+#endif
+    host_events_ = true;
+    upload_events();
+  }
+  void require_cuda_backend(const std::string& name) const {
+    require_cuda_build("safir: CUDA arrays");
+    if (backend_ != "cuda")
+      throw nb::type_error((name + ": a GPU array was given to the " + backend_ +
+                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
+                               .c_str());
+  }
+  const std::uint32_t* device_events_input(const AnyArray& a) const {
+    require_cuda_backend("events");
+    if (!is_cuda(a)) throw nb::type_error("events: a CUDA array is needed here");
+    if (a.device_id() != device_)
+      throw nb::value_error(("events: on CUDA device " + std::to_string(a.device_id()) +
+                             ", but the operator runs on CUDA device " + std::to_string(device_))
+                                .c_str());
+    if (a.dtype() != nb::dtype<std::uint32_t>()) throw nb::type_error("events: dtype must be uint32");
+    const std::vector<std::size_t> got = shape_of(a);
+    if (got.size() != 2 || got[1] != 2)
+      throw nb::value_error(("events: shape " + shape_text(got) + ", expected " + shape_text({kAnySize, 2})).c_str());
+    if (got[0] == 0) throw nb::value_error("events: the list is empty");
+    require_c_contiguous(a, "events");
+    return static_cast<const std::uint32_t*>(a.data());
   }
   void upload_events() {
     op_->set_events(events_);
@@ -155,7 +245,7 @@ class SafirProjector {
     if (s_) return;
     s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
     op_->set_sensitivity(*s_);
-    if (!events_.empty()) upload_events();
+    if (host_events_ && !events_.empty()) upload_events();
   }
 
   const float* device_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) const {
@@ -163,7 +253,10 @@ class SafirProjector {
   }
 #ifdef TOMO_HAVE_CUDA
   safir::DeviceArrayProjector& device_projector() {
-    if (!dev_) dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, events_, device_);
+    if (!dev_) {
+      dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, events_, device_);
+      dev_sensitivity_ = false;
+    }
     return *dev_;
   }
 #endif
@@ -172,6 +265,8 @@ class SafirProjector {
   std::string backend_;
   std::unique_ptr<safir::ListModeOperator> op_;
   std::vector<Event> events_;
+  bool host_events_ = false;  // events_ (and the backend's copy) hold the current list
+  bool dev_sensitivity_ = false;
   std::optional<std::vector<double>> s_;
   double randoms_ = 0;
   int device_ = 0;
@@ -208,6 +303,9 @@ void bind_safir(nb::module_& m) {
       .def(nb::init<const std::string&, bool, const std::vector<std::string>&, const std::string&>(), nb::arg("scene"),
            nb::arg("is_text"), nb::arg("sets"), nb::arg("backend"))
       .def("set_events", &SafirProjector::set_events, nb::arg("events"))
+      .def("set_events_device", &SafirProjector::set_events_device, nb::arg("events"))
+      .def("mlem_device", &SafirProjector::mlem_device, nb::arg("iterations"), nb::arg("halve_events"),
+           nb::arg("callback").none(), nb::arg("out"))
       .def("forward", &SafirProjector::forward, nb::arg("x"))
       .def("back", &SafirProjector::back, nb::arg("v"))
       .def("forward_device", &SafirProjector::forward_device, nb::arg("x"), nb::arg("out"))
@@ -217,6 +315,7 @@ void bind_safir(nb::module_& m) {
       .def("mlem", &SafirProjector::mlem, nb::arg("iterations"), nb::arg("halve_events"), nb::arg("callback").none())
       .def("describe", &SafirProjector::describe)
       .def_prop_ro("iterations", &SafirProjector::iterations)
+      .def_prop_ro("event_count", &SafirProjector::event_count)
       .def_prop_ro("image_shape", &SafirProjector::image_shape);
 }
 

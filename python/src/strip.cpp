@@ -1,6 +1,7 @@
 // tomoraster.strip: seed 000's list-mode operator on NumPy event arrays (N, 3) float32
 // (z̃u, z̃d, Δl̃ in mm). forward/back evaluate P(ẽ_j|i) of eq. (7) in double on the host (the
-// backends expose only the fused ML-EM step, eq. (5), which iterate() and mlem() run).
+// backends expose only the fused ML-EM step, eq. (5), which iterate() and mlem() run); with the
+// cuda backend, CUDA arrays run on the GPU in place (cuda/strip/device_arrays.hpp).
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -15,8 +16,13 @@
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/mlem.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/device.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include "cuda/strip/device_arrays.hpp"
+#endif
 
 namespace tomo::py {
 namespace {
@@ -33,8 +39,10 @@ class StripProjector {
   StripProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend) {
     c_ = strip::StripConfig::from_scene(load_scene(scene, is_text, sets));
     auto& reg = BackendRegistry<strip::ListModeProjector>::instance();
-    op_ = reg.create(reg.resolve(backend));
+    backend_ = reg.resolve(backend);
+    op_ = reg.create(backend_);
     op_->configure(c_.geometry, c_.resolution, c_.options);
+    device_ = runtime_options().cuda_device;
     kp_ = strip::make_kernel_params<double>(c_.geometry.R, c_.resolution.sigma_z, c_.resolution.sigma_dl, c_.options.nsigma);
     grid_ = c_.geometry.grid<double>();
   }
@@ -71,9 +79,13 @@ class StripProjector {
   void set_events(const AnyArray& events) {
     const auto ev = events_input(events);
     if (ev.empty()) throw nb::value_error("events: the list is empty");
+    // The cuda backend keeps a host copy for its device-array path (uploaded when first needed).
+    if (backend_ == "cuda") events_.assign(ev.begin(), ev.end());
     nb::gil_scoped_release release;
     op_->set_events(ev);
     event_count_ = ev.size();
+    op_events_ = true;
+    dev_events_ = false;
   }
 
   // One step of eq. (5) on the backend from ρ' = rho_prime (events from set_events).
@@ -83,6 +95,7 @@ class StripProjector {
     std::vector<double> out;
     {
       nb::gil_scoped_release release;
+      ensure_op_events();
       op_->set_image({p, c_.geometry.pixel_count()});
       op_->iterate();
       out = op_->image();
@@ -99,6 +112,7 @@ class StripProjector {
     const bool has_cb = !callback.is_none();
     try {
       nb::gil_scoped_release release;
+      ensure_op_events();
       last = strip::run_mlem(*op_, c_.geometry.pixel_count(), iterations, [&](int t, const std::vector<double>& rp) {
         last = rp;
         if (has_cb) call_python([&] { return callback(t, rho_of(rp, s)); });
@@ -113,6 +127,94 @@ class StripProjector {
 
   DoubleArray sensitivity() const { return to_numpy(strip::sensitivity_image(c_.geometry), image_shape()); }
   std::string describe() const { return op_->describe(); }
+  std::string backend() const { return backend_; }
+  int device() const { return device_; }
+  // CUDA arrays in place (cuda backend; float32): y (N,) = A x for x (n_y, n_z) and events (N, 3)
+  // on the GPU, b (n_y, n_z) = Aᵀ w; set_events of a CUDA list (copied device-to-device); one EM
+  // step ρ' → out (out may be rho_prime); ML-EM from ρ' = 1 into the caller's rho and rho_prime.
+  void forward_device(const AnyArray& x, const AnyArray& events, const OutArray& out) {
+    require_device_backend(is_cuda(x) ? "x" : "events");
+    const float* ev = cuda_input(events, "events", events_shape(events), device_);
+    const float* img = cuda_input(x, "x", image_shape(), device_);
+    float* y = cuda_output(out, "out", {events.shape(0)}, device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_path().forward(img, ev, events.shape(0), y);
+#else
+    (void)ev, (void)img, (void)y;
+#endif
+  }
+  void back_device(const AnyArray& w, const AnyArray& events, const OutArray& out) {
+    require_device_backend(is_cuda(w) ? "w" : "events");
+    const float* ev = cuda_input(events, "events", events_shape(events), device_);
+    const float* v = cuda_input(w, "w", {events.shape(0)}, device_);
+    float* b = cuda_output(out, "out", image_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_path().back(v, ev, events.shape(0), b);
+#else
+    (void)ev, (void)v, (void)b;
+#endif
+  }
+  void set_events_device(const AnyArray& events) {
+    require_device_backend("events");
+    const float* ev = cuda_input(events, "events", events_shape(events), device_);
+    if (events.shape(0) == 0) throw nb::value_error("events: the list is empty");
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    device_path().set_events(ev, events.shape(0));
+#else
+    (void)ev;
+#endif
+    event_count_ = events.shape(0);
+    events_.clear();
+    op_events_ = false;  // the backend gets them from the GPU if a NumPy call needs them
+    dev_events_ = true;
+  }
+  void iterate_device(const AnyArray& rho_prime, const OutArray& out) {
+    require_device_backend("rho_prime");
+    const float* in = cuda_input(rho_prime, "rho_prime", image_shape(), device_);
+    float* o = cuda_output(out, "out", image_shape(), device_);
+    require_events();
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    ensure_device_events();
+    device_path().iterate(in, o);
+#else
+    (void)in, (void)o;
+#endif
+  }
+  // callback(t) after iteration t with rho written (the Python side passes rho on); False stops.
+  void mlem_device(int iterations, nb::object callback, const OutArray& rho, const OutArray& rho_prime) {
+    if (iterations < 0) throw nb::value_error("iterations: must be >= 0");
+    require_device_backend("events");
+    float* r = cuda_output(rho, "rho", image_shape(), device_);
+    float* rp = cuda_output(rho_prime, "rho_prime", image_shape(), device_);
+    require_events();
+#ifdef TOMO_HAVE_CUDA
+    const bool has_cb = !callback.is_none();
+    try {
+      nb::gil_scoped_release release;
+      ensure_device_events();
+      strip::DeviceArrayProjector& d = device_path();
+      d.fill_ones(rp);
+      for (int t = 1; t <= iterations; ++t) {
+        d.iterate(rp, rp);
+        if (has_cb) {
+          d.rho(rp, r);
+          call_python([&] { return callback(t); });
+        }
+      }
+      d.rho(rp, r);
+    } catch (const PythonRaised&) {
+      rethrow_python();
+    } catch (const StopLoop&) {
+    }
+#else
+    (void)r, (void)rp, (void)callback;
+#endif
+  }
+
   int iterations() const { return c_.iterations; }
   std::vector<double> pixel_mm() const { return {c_.geometry.pixel_y, c_.geometry.pixel_z}; }
 
@@ -122,6 +224,37 @@ class StripProjector {
   }
   void require_events() const {
     if (event_count_ == 0) throw nb::value_error("strip.Projector: set_events(events) first");
+  }
+  static std::vector<std::size_t> events_shape(const AnyArray& a) { return {a.ndim() ? a.shape(0) : 0, 3}; }
+  void require_device_backend(const char* name) const {
+    require_cuda_build("strip: CUDA arrays");
+    if (backend_ != "cuda")
+      throw nb::type_error((std::string(name) + ": a GPU array was given to the " + backend_ +
+                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
+                               .c_str());
+  }
+#ifdef TOMO_HAVE_CUDA
+  strip::DeviceArrayProjector& device_path() {
+    if (!dev_)
+      dev_ = std::make_unique<strip::DeviceArrayProjector>(c_.geometry, c_.resolution, c_.options,
+                                                          c_.sensitivity_threshold, device_);
+    return *dev_;
+  }
+  // The device path's copy of events given as a NumPy array (uploaded once, on first use).
+  void ensure_device_events() {
+    if (dev_events_) return;
+    device_path().set_events(events_);
+    dev_events_ = true;
+  }
+#endif
+  // The backend's copy of events given as a CUDA array (brought to the host once, on first use).
+  void ensure_op_events() {
+    if (op_events_) return;
+#ifdef TOMO_HAVE_CUDA
+    events_ = device_path().events_to_host();
+#endif
+    op_->set_events(events_);
+    op_events_ = true;
   }
   // Every pixel of the event's ellipse with P(ẽ|i): the cpu backend's row-wise walk.
   template <class F>
@@ -146,6 +279,13 @@ class StripProjector {
   strip::KernelParams<double> kp_{};
   strip::GridParams<double> grid_{};
   std::size_t event_count_ = 0;
+  std::string backend_;
+  int device_ = 0;
+  std::vector<Event> events_;  // cuda backend: host copy of NumPy events for the device path
+  bool op_events_ = false, dev_events_ = false;  // where the current events are
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<strip::DeviceArrayProjector> dev_;
+#endif
 };
 
 nb::ndarray<nb::numpy, float> read_events_py(const std::string& path) {
@@ -171,8 +311,16 @@ void bind_strip(nb::module_& m) {
       .def("set_events", &StripProjector::set_events, nb::arg("events"))
       .def("iterate", &StripProjector::iterate, nb::arg("rho_prime"))
       .def("mlem", &StripProjector::mlem, nb::arg("iterations"), nb::arg("callback").none())
+      .def("forward_device", &StripProjector::forward_device, nb::arg("x"), nb::arg("events"), nb::arg("out"))
+      .def("back_device", &StripProjector::back_device, nb::arg("w"), nb::arg("events"), nb::arg("out"))
+      .def("set_events_device", &StripProjector::set_events_device, nb::arg("events"))
+      .def("iterate_device", &StripProjector::iterate_device, nb::arg("rho_prime"), nb::arg("out"))
+      .def("mlem_device", &StripProjector::mlem_device, nb::arg("iterations"), nb::arg("callback").none(),
+           nb::arg("rho"), nb::arg("rho_prime"))
       .def("sensitivity", &StripProjector::sensitivity)
       .def("describe", &StripProjector::describe)
+      .def_prop_ro("backend_name", &StripProjector::backend)
+      .def_prop_ro("device", &StripProjector::device)
       .def_prop_ro("iterations", &StripProjector::iterations)
       .def_prop_ro("image_shape", &StripProjector::image_shape)
       .def_prop_ro("pixel_mm", &StripProjector::pixel_mm);

@@ -16,6 +16,12 @@ class Fit:
     parameter vector (every PAR of the msr, in order; a dict {name: value} fills the rest from
     the msr), ``chi2_with_gradient`` adds ∂/∂params, ``fit()`` runs the msr's COMMANDS as
     ``tomoraster fit`` does and returns the values and errors.
+
+    With backend="cuda", ``chi2(params, bins=b)`` / ``chi2_with_gradient(params, bins=b)`` read
+    the fitted bins from the caller's CUDA array b (CuPy, PyTorch; float64, or float32 with
+    single_precision=True) in place instead of the msr's data: b holds every run's bins
+    concatenated, as ``data()`` returns the msr's own. The errors follow from the bins (Poisson),
+    so the fit must be a χ² of counts or MAX_LIKELIHOOD (else ValueError).
     """
 
     def __init__(self, msr: str, backend: str = "auto", single_precision: bool = False):
@@ -55,10 +61,18 @@ class Fit:
             return params
         return np.asarray(params, dtype=np.float64)
 
-    def chi2(self, params: Sequence[float] | Mapping[str, float] | np.ndarray) -> float:
+    def data(self) -> np.ndarray:
+        """The msr's fitted bins of every run, concatenated (float64; the layout of ``bins=``)."""
+        return self._op.data()
+
+    def chi2(self, params: Sequence[float] | Mapping[str, float] | np.ndarray, bins=None) -> float:
+        if bins is not None:
+            return self._op.chi2_device(self._params(params), bins)
         return self._op.chi2(self._params(params))
 
-    def chi2_with_gradient(self, params):
+    def chi2_with_gradient(self, params, bins=None):
+        if bins is not None:
+            return self._op.chi2_with_gradient_device(self._params(params), bins)
         return self._op.chi2_with_gradient(self._params(params))
 
     def fit(self) -> dict:

@@ -1,7 +1,9 @@
 """safir (seed 002 §5): list-mode PET for a cylindrical scanner on NumPy arrays.
 
 Events are (N, 2) uint32 arrays of crystal ids (ring·crystals + detector); images are
-(z, y, x) float64 arrays on the scene's image box.
+(z, y, x) float64 arrays on the scene's image box. With backend="cuda", events, images and
+per-event values may be CUDA arrays (CuPy, PyTorch; float32 images and values): used on the GPU
+in place, results as the same kind of array.
 """
 from __future__ import annotations
 
@@ -37,8 +39,13 @@ class Projector:
     def backend(self) -> str:
         return self._op.describe()
 
-    def set_events(self, events: np.ndarray) -> None:
-        self._op.set_events(events)
+    def set_events(self, events) -> None:
+        """The events of forward/back/mlem. A CUDA (N, 2) uint32 array (backend="cuda") is checked
+        and sorted on the GPU and never passes the host (unless a NumPy call needs it later)."""
+        if is_cuda_array(events):
+            self._op.set_events_device(events)
+        else:
+            self._op.set_events(events)
         self._events = len(events)
 
     def set_randoms_per_lor(self, n: float) -> None:
@@ -77,12 +84,24 @@ def events(scene: str | Mapping[str, Any] | None = None, set: Mapping[str, Any] 
     return _core.safir_events(*problem_scene("safir", scene, set, safir_keys))
 
 
-def mlem(projector: Projector, events: np.ndarray, iterations: int | None = None, halve_events: bool = False,
-         randoms_per_lor: float = 0.0, callback=None) -> np.ndarray:
+def mlem(projector: Projector, events, iterations: int | None = None, halve_events: bool = False,
+         randoms_per_lor: float = 0.0, callback=None):
     """List-mode ML-EM (eq. (10)) from f = 1 on the projector's backend; the sensitivity is
     computed once per projector. callback(iteration, image) after each iteration; return False
-    to stop. iterations: None = the scene's safir.iterations."""
+    to stop. iterations: None = the scene's safir.iterations.
+
+    events as a CUDA array (CuPy, PyTorch; backend="cuda"): events and image stay on the GPU for
+    all iterations (the cuda backend's fused pass on the caller's memory; only the sensitivity,
+    computed once, is uploaded) and the image comes back as a float32 array of the events' kind;
+    the image given to the callback is that array, rewritten each iteration (copy it to keep it).
+    """
     projector.set_events(events)
     projector.set_randoms_per_lor(randoms_per_lor)
     n = projector._op.iterations if iterations is None else int(iterations)
-    return projector._op.mlem(n, halve_events, _progress(callback, n, "safir ML-EM"))
+    callback = _progress(callback, n, "safir ML-EM")
+    if is_cuda_array(events):
+        image = empty_like_kind(events, projector.image_shape, "events")
+        step = None if callback is None else (lambda it: callback(it, image))
+        projector._op.mlem_device(n, halve_events, step, image)
+        return image
+    return projector._op.mlem(n, halve_events, callback)

@@ -2,6 +2,8 @@
 
 Events are (N, 3) float32 arrays of (z̃u, z̃d, Δl̃) in mm (the columns of the .lm files);
 images are (n_y, n_z) float64 arrays on the scene's pixel grid (y across the strips, z along).
+With backend="cuda", events and images may be CUDA arrays (CuPy, PyTorch; float32 images):
+they are used on the GPU in place and results come back as the same kind of array.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
+from ._gpu import empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 
 
@@ -20,6 +23,8 @@ class Projector:
     named as the [strip] keys: ``Projector(R=130, L=300, pixel_size=4, sigma_z=10, sigma_dl=40)``.
     ``forward(x, events)`` = Σ_i P(ẽ_j|i) x_i per event and ``back(w, events)`` its transpose are
     evaluated on the host in double (the backends fuse them into the ML-EM step, ``iterate``).
+    With backend="cuda" and CUDA arrays (float32 images (n_y, n_z), events (N, 3), w (N,)) they
+    run on the GPU (one thread per event) into a new array of the caller's kind or ``out=``.
     """
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
@@ -38,22 +43,43 @@ class Projector:
     def backend(self) -> str:
         return self._op.describe()
 
-    def forward(self, x: np.ndarray, events: np.ndarray) -> np.ndarray:
+    def forward(self, x, events, out=None):
+        if is_cuda_array(x) or is_cuda_array(events) or is_cuda_array(out):
+            out = empty_like_kind(_first_cuda(x, events), (len(events),), "x") if out is None else out
+            self._op.forward_device(x, events, out)
+            return out
+        _no_host_out(out)
         return self._op.forward(x, events)
 
-    def back(self, w: np.ndarray, events: np.ndarray) -> np.ndarray:
+    def back(self, w, events, out=None):
+        if is_cuda_array(w) or is_cuda_array(events) or is_cuda_array(out):
+            out = empty_like_kind(_first_cuda(w, events), self.image_shape, "w") if out is None else out
+            self._op.back_device(w, events, out)
+            return out
+        _no_host_out(out)
         return self._op.back(w, events)
 
     def sensitivity(self) -> np.ndarray:
         """s(y, z) of eq. (4) at the pixel centres."""
         return self._op.sensitivity()
 
-    def set_events(self, events: np.ndarray) -> None:
-        """Copies the events into the backend (onto the GPU for cuda) for iterate() and mlem()."""
-        self._op.set_events(events)
+    def set_events(self, events) -> None:
+        """Copies the events into the backend (onto the GPU for cuda) for iterate() and mlem().
+        A CUDA array (backend="cuda") is copied device to device and never passes the host."""
+        if is_cuda_array(events):
+            self._op.set_events_device(events)
+        else:
+            self._op.set_events(events)
 
-    def iterate(self, rho_prime: np.ndarray) -> np.ndarray:
-        """One ML-EM step of eq. (5) on the backend: ρ' ← ρ' · Σ_j P(ẽ_j|·) / Σ_i P(ẽ_j|i) ρ'_i."""
+    def iterate(self, rho_prime, out=None):
+        """One ML-EM step of eq. (5) on the backend: ρ' ← ρ' · Σ_j P(ẽ_j|·) / Σ_i P(ẽ_j|i) ρ'_i.
+        A CUDA ρ' (float32, backend="cuda") gives a new array of its kind, or ``out=`` (which
+        may be rho_prime itself: the step reads ρ' from a texture copied first)."""
+        if is_cuda_array(rho_prime) or is_cuda_array(out):
+            out = empty_like_kind(rho_prime, self.image_shape, "rho_prime") if out is None else out
+            self._op.iterate_device(rho_prime, out)
+            return out
+        _no_host_out(out)
         return self._op.iterate(rho_prime)
 
 
@@ -62,7 +88,7 @@ def read_events(path: str) -> np.ndarray:
     return _core.strip_read_events(str(path))
 
 
-def mlem(projector: Projector, events: np.ndarray, iterations: int | None = None, callback=None,
+def mlem(projector: Projector, events, iterations: int | None = None, callback=None,
          return_rho_prime: bool = False):
     """List-mode ML-EM (eqs. 5–6) on the projector's backend from ρ' = 1; returns ρ = ρ'/s in the
     field of view (as the CLI's rho.nii), and ρ' too with return_rho_prime=True.
@@ -70,12 +96,32 @@ def mlem(projector: Projector, events: np.ndarray, iterations: int | None = None
     iterations: None = the scene's strip.iterations. callback(iteration, rho) after each
     iteration; return False from it to stop. Without a callback and with tqdm installed, a
     progress bar is shown.
+
+    events as a CUDA array (CuPy, PyTorch; backend="cuda"): events, ρ' and ρ stay on the GPU for
+    all iterations and come back as float32 arrays of the events' kind; the ρ given to the
+    callback is one array rewritten each iteration (copy it to keep it).
     """
     projector.set_events(events)
     n = projector._op.iterations if iterations is None else int(iterations)
     callback = _progress(callback, n, "strip ML-EM")
-    rho, rho_prime = projector._op.mlem(n, callback)
+    if is_cuda_array(events):
+        rho = empty_like_kind(events, projector.image_shape, "events")
+        rho_prime = empty_like_kind(events, projector.image_shape, "events")
+        step = None if callback is None else (lambda it: callback(it, rho))
+        projector._op.mlem_device(n, step, rho, rho_prime)
+    else:
+        rho, rho_prime = projector._op.mlem(n, callback)
     return (rho, rho_prime) if return_rho_prime else rho
+
+
+def _first_cuda(*arrays):
+    """The first CUDA array of the arguments: results are allocated as its kind."""
+    return next((a for a in arrays if is_cuda_array(a)), arrays[0])
+
+
+def _no_host_out(out):
+    if out is not None:
+        raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
 
 
 def _progress(callback, total, desc):
