@@ -1,7 +1,8 @@
 // DeviceArrayModel (see device_arrays.hpp): ModelDevice's launch sequence (model_device.cpp) with
 // the caller's α and u in place of ModelDevice's private buffers, which it cannot be handed.
 // DeviceArrayFbp: FbpDevice's table built on the GPU (FbpDevice::upload builds it on the host) and
-// its kernels launched on the caller's image.
+// its kernels launched on the caller's image; the EIR deconvolution as a direct convolution with
+// deconvolve_eir's own kernel (taken once from its impulse responses) on the GPU.
 #include "cuda/oat/device_arrays.hpp"
 
 #include <cuda_runtime.h>
@@ -12,6 +13,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/runtime_options.hpp"
+#include "compute/oat/deconvolution.hpp"
 #include "compute/oat/params.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/cuda_array.hpp"
@@ -139,10 +141,35 @@ __global__ void fbp_table_kernel(const float* __restrict__ p, const double* __re
   }
 }
 
+// p[q·K + k] = Σ_j u[q·K + j]·h_{k−j} in double (hd[K − 1 + m] = h_m): one thread per output sample,
+// the trace staged through shared memory a tile at a time; rows q strided over gridDim.y.
+template <int kTile>
+__global__ void deconvolve_kernel(const float* __restrict__ u, const double* __restrict__ hd, int Q, int K,
+                                  float* __restrict__ p) {
+  __shared__ float tile[kTile];
+  const int k = blockIdx.x * kTile + threadIdx.x;
+  for (int q = blockIdx.y; q < Q; q += gridDim.y) {
+    const float* row = u + static_cast<std::size_t>(q) * K;
+    double acc = 0;
+    for (int j0 = 0; j0 < K; j0 += kTile) {
+      __syncthreads();  // the previous tile is read by every thread
+      tile[threadIdx.x] = j0 + threadIdx.x < K ? row[j0 + threadIdx.x] : 0.0f;
+      __syncthreads();
+      if (k < K) {
+        const int n = min(kTile, K - j0);
+        const double* h = hd + (K - 1 + k - j0);  // h_{k − j0 − jj} = h[−jj]
+        for (int jj = 0; jj < n; ++jj) acc += static_cast<double>(tile[jj]) * __ldg(h - jj);
+      }
+    }
+    if (k < K) p[static_cast<std::size_t>(q) * K + k] = static_cast<float>(acc);
+  }
+}
+
 }  // namespace
 
 struct DeviceArrayFbp::State {
-  explicit State(const OatGeometry& g) : fbp(g) {}
+  explicit State(const OatGeometry& g) : geometry(g), fbp(g) {}
+  OatGeometry geometry;
   FbpDevice fbp;  // the kernel parameters, positions (params().positions) and variant choice
   FbpChoice choice;
   int Q = 0, K = 0;
@@ -151,7 +178,9 @@ struct DeviceArrayFbp::State {
   cuda::DeviceBuffer<float4> transducers, transducers_samples;
   cuda::DeviceBuffer<double> weights;
   cuda::DeviceBuffer<float2> table;
-  cuda::DeviceBuffer<float> staging;  // host pressure as float (the reconstruct(span) overload)
+  cuda::DeviceBuffer<float> staging;  // p: host pressure as float, or the deconvolved pressure
+  cuda::DeviceBuffer<double> kernel;  // the deconvolution's h (deconvolution_kernel), for kernel_cutoff
+  double kernel_cutoff = 0;
 };
 
 DeviceArrayFbp::DeviceArrayFbp(const OatGeometry& g) {
@@ -233,6 +262,47 @@ void DeviceArrayFbp::reconstruct(std::span<const double> p, float* image) {
   s.staging.resize(f.size());
   s.staging.upload(f);
   reconstruct(s.staging.data(), image);
+}
+
+namespace {
+
+// deconvolve_eir's response to unit impulses at samples 0 and K − 1: its kernel h_m, m = −(K−1) … K−1
+// (hd[K − 1 + m]). deconvolve_eir is a circular convolution over N ≥ 2K + J samples cropped to K, so
+// output k of a trace u is exactly Σ_j u_j·h_{k−j} with |k − j| < K: the same filter, no FFT needed.
+std::vector<double> deconvolution_kernel(const OatGeometry& g, double cutoff_mhz) {
+  const std::size_t K = static_cast<std::size_t>(g.time.samples);
+  OatGeometry two = g;
+  two.transducers.resize(2);
+  std::vector<double> impulses(2 * K, 0.0);
+  impulses[0] = 1.0;          // row 0: h_k, k = 0 … K − 1
+  impulses[K + K - 1] = 1.0;  // row 1: h_{k − (K − 1)}
+  const std::vector<double> out = deconvolve_eir(two, impulses, cutoff_mhz);
+  std::vector<double> hd(2 * K - 1);
+  for (std::size_t k = 0; k < K; ++k) hd[K - 1 + k] = out[k];
+  for (std::size_t k = 0; k + 1 < K; ++k) hd[k] = out[K + k];
+  return hd;
+}
+
+}  // namespace
+
+void DeviceArrayFbp::reconstruct_deconvolved(const float* u, double cutoff_mhz, float* image) {
+  State& s = *s_;
+  if (!s.geometry.eir.active() && !(cutoff_mhz > 0)) return reconstruct(u, image);  // deconvolve_eir: u itself
+  if (!u || !image) throw Error("oat device arrays: null pressure or image");
+  cuda::select_device(device_);
+  if (s.kernel.empty() || s.kernel_cutoff != cutoff_mhz) {
+    const std::vector<double> hd = deconvolution_kernel(s.geometry, cutoff_mhz);
+    s.kernel.resize(hd.size());
+    s.kernel.upload(hd);
+    s.kernel_cutoff = cutoff_mhz;
+  }
+  s.staging.resize(data_samples());
+  TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the caller's writes of u, on any stream
+  constexpr int kThreads = 256;
+  const dim3 grid((s.K + kThreads - 1) / kThreads, std::min(s.Q, 65535));
+  deconvolve_kernel<kThreads><<<grid, kThreads, 0, s.stream.get()>>>(u, s.kernel.data(), s.Q, s.K, s.staging.data());
+  TOMO_CUDA_CHECK(cudaGetLastError());
+  reconstruct(s.staging.data(), image);  // orders after the convolution on the same stream
 }
 
 }  // namespace tomo::oat

@@ -55,8 +55,14 @@ class DeviceArrayFbp {
   // image (grid order, x fastest, device floats) = FBP of p (Q·K device floats, p[q·K + k], the
   // EIR-free pressure). Waits for the device's queued work first; returns when image is written.
   void reconstruct(const float* p, float* image);
-  // The same from host pressure (a host step's output, e.g. the EIR deconvolution), rounded to float.
+  // The same from host pressure (a host step's output), rounded to float.
   void reconstruct(std::span<const double> p, float* image);
+  // reconstruct() of deconvolve_eir(g, u, cutoff_mhz) (compute/oat/deconvolution.hpp: EIR and Hann
+  // window; u itself when there is no EIR and cutoff ≤ 0), u (Q·K) device floats, all on the GPU:
+  // deconvolve_eir is a cropped circular convolution, so its kernel h_m (|m| < K, from its response
+  // to two impulses, on the host once per cutoff) applied directly (Q·K² multiply-adds in double)
+  // gives its output to rounding.
+  void reconstruct_deconvolved(const float* u, double cutoff_mhz, float* image);
   std::size_t voxels() const;
   std::size_t data_samples() const;
   int device() const { return device_; }

@@ -84,7 +84,7 @@ class Fbp:
         (cutoff_mhz None: the scene's oat.deconvolution_cutoff_mhz). NumPy u (float64): a new NumPy
         image. CUDA u (CuPy, PyTorch; float32 (Q, K), backend="cuda"): the FBP runs on the GPU where
         u lies, into a new array of the same kind or into ``out=`` (float32 (z, y, x)); the EIR
-        deconvolution, where the scene has an EIR or a cutoff, passes through the host (FFTW)."""
+        deconvolution too (a direct convolution with the host deconvolution's own kernel)."""
         cutoff = -1.0 if cutoff_mhz is None else float(cutoff_mhz)
         if is_cuda_array(u) or is_cuda_array(out):
             out = empty_like_kind(u, self.image_shape, "u") if out is None else out
