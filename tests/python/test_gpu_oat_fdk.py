@@ -145,3 +145,23 @@ def test_fdk_gpu_stack_errors(kind):
     bad[2, 3, 5] = -1.0
     with pytest.raises(ValueError, match="projections: projection 2, row 3, column 5 is -1.0"):
         tomoraster.fdk.fdk(kind.to_gpu(bad), mats, *FDK_GRID, backend="cuda", intensity=True, i0=10.0)
+
+
+def test_device_mismatch_is_one_clear_error(kind, oat_data):
+    """u on another GPU than the FBP's (device 0), or a stack on another GPU than fdk.fdk's."""
+    n = kind.mod.cuda.runtime.getDeviceCount() if kind.name == "cupy" else kind.mod.cuda.device_count()
+    if n < 2:
+        pytest.skip("one CUDA device: no second device to put an array on")
+
+    def on_device_1(a):
+        if kind.name == "cupy":
+            with kind.mod.cuda.Device(1):
+                return kind.mod.asarray(a)
+        return kind.mod.from_numpy(np.ascontiguousarray(a)).to("cuda:1")
+
+    fbp = tomoraster.oat.Fbp(backend="cuda", **OAT_SMALL)
+    with pytest.raises(ValueError, match="u: on CUDA device 1, but the operator runs on CUDA device 0"):
+        fbp.reconstruct(on_device_1(oat_data.astype(np.float32)))
+    mats = circular_geometry(4, pixel=4.0)
+    with pytest.raises(ValueError, match="projections: on CUDA device 1, but the operator runs on CUDA device 0"):
+        tomoraster.fdk.fdk(on_device_1(np.ones((4, 40, 48), np.float32)), mats, *FDK_GRID, backend="cuda")
