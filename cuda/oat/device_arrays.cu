@@ -153,7 +153,8 @@ __global__ void deconvolve_kernel(const float* __restrict__ u, const double* __r
     double acc = 0;
     for (int j0 = 0; j0 < K; j0 += kTile) {
       __syncthreads();  // the previous tile is read by every thread
-      tile[threadIdx.x] = j0 + threadIdx.x < K ? row[j0 + threadIdx.x] : 0.0f;
+      const int j = j0 + static_cast<int>(threadIdx.x);
+      tile[threadIdx.x] = j < K ? row[j] : 0.0f;
       __syncthreads();
       if (k < K) {
         const int n = min(kTile, K - j0);
