@@ -1,5 +1,6 @@
 // DeviceBackprojector: the cuda back-projection kernel (kernels.cu) on caller-owned device
-// memory, one stream, one layered projection buffer reused across batches and calls.
+// memory, one stream, one layered projection buffer reused across batches and calls; DeviceFilter:
+// CufftFilter on caller-owned memory.
 #include "cuda/fdk/device_arrays.hpp"
 
 #include <cuda_runtime.h>
@@ -8,12 +9,14 @@
 #include <array>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/core/texture.hpp"
+#include "cuda/fdk/cufft_filter.hpp"
 #include "cuda/fdk/kernels.hpp"
 
 namespace tomo::fdk {
@@ -95,6 +98,41 @@ void DeviceBackprojector::backproject(const Grid3& grid, const DeviceStack& stac
     cd::launch_backproject(slab, exact ? b.point.get() : b.linear.get(), m.data(), cnt, exact, s);
   }
   b.stream.synchronize();
+}
+
+struct DeviceFilter::State {
+  CArmGeometry g;
+  cuda::Stream stream;
+  std::unique_ptr<CufftFilter> filter;
+};
+
+DeviceFilter::DeviceFilter(const CArmGeometry& g, const FilterOptions& options, int device) {
+  device_ = device >= 0 ? device : runtime_options().cuda_device;
+  cuda::select_device(device_);
+  s_ = std::make_unique<State>();
+  s_->g = g;
+  s_->filter = std::make_unique<CufftFilter>(g, options);
+}
+
+DeviceFilter::~DeviceFilter() {
+  if (s_) TOMO_CUDA_LOG(cudaStreamSynchronize(s_->stream.get()));
+}
+
+std::string DeviceFilter::describe() const {
+  return str_cat("cuda device arrays (CUDA ", device_, ", cuFFT, padded length ", s_->filter->padded_size(), ")");
+}
+
+void DeviceFilter::apply(int n0, const DeviceStack& raw, float* out) {
+  const CArmGeometry& g = s_->g;
+  if (raw.count == 0) return;
+  if (!raw.pixels || !out) throw Error("fdk device filter: null projections or output");
+  if (raw.sx != g.sx || raw.sy != g.sy)
+    throw Error(str_cat("fdk device filter: images of ", raw.sx, " x ", raw.sy, ", the orbit's are ", g.sx, " x ", g.sy));
+  cuda::select_device(device_);
+  // The caller's arrays may have been written on any stream of this device (CuPy's, PyTorch's).
+  TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+  s_->filter->apply_device(n0, raw.count, raw.pixels, out, s_->stream.get());  // range-checked there
+  s_->stream.synchronize();
 }
 
 }  // namespace tomo::fdk

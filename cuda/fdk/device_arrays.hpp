@@ -1,5 +1,5 @@
-// fdk's cuda back-projection on memory the caller owns on the GPU (CuPy/PyTorch arrays through
-// DLPack in the Python module): the projections are read and the volume written where they lie.
+// fdk's cuda filtering and back-projection on memory the caller owns on the GPU (CuPy/PyTorch arrays
+// through DLPack in the Python module): projections are read and results written where they lie.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -7,6 +7,8 @@
 
 #include "compute/core/volume.hpp"
 #include "compute/fdk/backprojector.hpp"
+#include "compute/fdk/filter.hpp"
+#include "compute/fdk/geometry.hpp"
 #include "compute/fdk/matrix.hpp"
 
 namespace tomo::fdk {
@@ -40,6 +42,30 @@ class DeviceBackprojector {
   BackprojectorOptions options_;
   int device_ = 0;
   std::unique_ptr<Buffers> buffers_;
+};
+
+// FDK's pre-processing (cosine and Parker/arc weights, ramp filter, Δβ/P scale) of device stacks:
+// CufftFilter, the cuda ProjectionFilter's engine, on the caller's memory.
+class DeviceFilter {
+ public:
+  // On CUDA device `device` (the runtime's when < 0); the cuFFT plans and scratch are made here.
+  DeviceFilter(const CArmGeometry& g, const FilterOptions& options, int device);
+  ~DeviceFilter();
+  DeviceFilter(const DeviceFilter&) = delete;
+  DeviceFilter& operator=(const DeviceFilter&) = delete;
+
+  // out = the filtered raw projections n0 … n0 + raw.count − 1 of the orbit (raw.count × sy × sx
+  // device floats each; out may equal raw.pixels). Waits for the device's queued work first and
+  // returns when out is written. Error when the images are not sx × sy or the range is outside
+  // the orbit.
+  void apply(int n0, const DeviceStack& raw, float* out);
+  int device() const { return device_; }
+  std::string describe() const;
+
+ private:
+  struct State;
+  int device_ = 0;
+  std::unique_ptr<State> s_;
 };
 
 }  // namespace tomo::fdk

@@ -1,5 +1,6 @@
 // tomoraster.fdk: the cone-beam back-projector (RabbitCT's update rule) on a user's projection
-// stack: NumPy arrays on any backend, CUDA arrays in place on cuda (cuda/fdk/device_arrays.hpp).
+// stack: NumPy arrays on any backend, CUDA arrays in place on cuda (cuda/fdk/device_arrays.hpp:
+// the back-projection and FDK's filter).
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -128,8 +129,29 @@ class FdkPreprocessor {
     orbit_ = fdk::fit_orbit(mats, cols, rows, parker, "matrices");
     name_ = fdk::resolve_filter_backend(backend, backproject_backend);
     op_ = BackendRegistry<fdk::ProjectionFilter>::instance().create(name_);
+    device_ = runtime_options().cuda_device;
     nb::gil_scoped_release release;
     op_->setup(orbit_.geometry, options_);
+  }
+  // CUDA line integrals of projections n0 … n0+count−1 → filtered into the CUDA array `out` (same
+  // shape; may be the input), on the GPU with cuFFT (fdk::DeviceFilter), whatever the filter backend.
+  void apply_device(int n0, const AnyArray& raw, const OutArray& out) {
+    require_cuda_build("fdk: CUDA arrays");
+    const auto& g = orbit_.geometry;
+    if (raw.ndim() != 3) throw nb::value_error("projections: shape (N, rows, cols) expected");
+    const std::size_t count = raw.shape(0);
+    if (n0 < 0 || n0 + count > std::size_t(g.projections))
+      throw nb::value_error("projections: chunk outside the stack of the matrices");
+    const std::vector<std::size_t> shape{count, std::size_t(g.sy), std::size_t(g.sx)};
+    const float* in = cuda_input(raw, "projections", shape, device_);
+    float* o = cuda_output(out, "out", shape, device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    if (!dev_) dev_ = std::make_unique<fdk::DeviceFilter>(g, options_, device_);
+    dev_->apply(n0, {in, g.sx, g.sy, int(count)}, o);
+#else
+    (void)in, (void)o;
+#endif
   }
   // Line integrals of projections n0 … n0+count−1 ((count, rows, cols) float32) → filtered, new array.
   FloatArray apply(int n0, const AnyArray& raw) {
@@ -161,6 +183,10 @@ class FdkPreprocessor {
   fdk::FittedOrbit orbit_;
   std::string name_;
   std::unique_ptr<fdk::ProjectionFilter> op_;
+  int device_ = 0;
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<fdk::DeviceFilter> dev_;
+#endif
 };
 
 }  // namespace
@@ -181,6 +207,7 @@ void bind_fdk(nb::module_& m) {
            nb::arg("matrices"), nb::arg("rows"), nb::arg("cols"), nb::arg("window"), nb::arg("parker"),
            nb::arg("cosine"), nb::arg("backend"), nb::arg("backproject_backend"))
       .def("apply", &FdkPreprocessor::apply, nb::arg("n0"), nb::arg("projections"))
+      .def("apply_device", &FdkPreprocessor::apply_device, nb::arg("n0"), nb::arg("projections"), nb::arg("out"))
       .def("matrices", &FdkPreprocessor::matrices)
       .def("describe", &FdkPreprocessor::describe);
 }

@@ -1,5 +1,6 @@
 // tomoraster.oat: seed 001's interpolation model H (forward u = Hα, adjoint Hᵀu), the fused FBP
-// and PLS on NumPy arrays: images (z, y, x) float64, data (Q, K) float64 (u[q·K + k]).
+// and PLS on NumPy arrays: images (z, y, x) float64, data (Q, K) float64 (u[q·K + k]); H and the
+// FBP also on CUDA arrays in place (float32, cuda backend; cuda/oat/device_arrays.hpp).
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -120,6 +121,8 @@ class OatModel {
     }
     return to_numpy(std::move(alpha), s_.image_shape());
   }
+  // The scene's oat.pls.iterations and oat.pls.mu (the device PLS loop of oat.py runs in Python).
+  std::tuple<int, double> pls_options() const { return {s_.config.pls.iterations, s_.config.pls.mu}; }
   std::string describe() const { return op_->describe(); }
   std::vector<std::size_t> image_shape() const { return s_.image_shape(); }
   std::vector<std::size_t> data_shape() const { return s_.data_shape(); }
@@ -148,10 +151,29 @@ class OatFbp {
          const std::string& interpolation)
       : s_(scene, is_text, sets) {
     auto& reg = BackendRegistry<oat::Fbp>::instance();
-    op_ = reg.create(reg.resolve(backend));
+    backend_ = reg.resolve(backend);
+    op_ = reg.create(backend_);
     oat::FbpOptions o = s_.config.fbp;
     o.interpolation = interpolation_of(interpolation);
     op_->configure(s_.geometry, o);
+    device_ = runtime_options().cuda_device;
+  }
+  // CUDA u (Q, K) float32 → the image (z, y, x) float32 in `out`, on the GPU (cuda backend); the
+  // deconvolution as reconstruct()'s, by DeviceArrayFbp::reconstruct_deconvolved.
+  void reconstruct_device(const AnyArray& data, const OutArray& out, bool deconvolve, double cutoff_mhz) {
+    const float* u = cuda_backend_input(data, "u", s_.data_shape(), backend_, device_, "oat: CUDA arrays");
+    float* img = cuda_output(out, "out", s_.image_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+    nb::gil_scoped_release release;
+    const double cutoff = cutoff_mhz < 0 ? s_.config.deconvolution_cutoff_mhz : cutoff_mhz;
+    if (!dev_) dev_ = std::make_unique<oat::DeviceArrayFbp>(s_.geometry);
+    if (deconvolve)
+      dev_->reconstruct_deconvolved(u, cutoff, img);
+    else
+      dev_->reconstruct(u, img);
+#else
+    (void)u, (void)img, (void)deconvolve, (void)cutoff_mhz;
+#endif
   }
   // deconvolve: the run's EIR deconvolution first (cutoff < 0: the scene's, 0: the default).
   DoubleArray reconstruct(const AnyArray& data, bool deconvolve, double cutoff_mhz) {
@@ -167,10 +189,16 @@ class OatFbp {
     return to_numpy(std::move(img), s_.image_shape());
   }
   std::string describe() const { return op_->describe(); }
+  std::vector<std::size_t> image_shape() const { return s_.image_shape(); }
 
  private:
   OatSetup s_;
+  std::string backend_;
   std::unique_ptr<oat::Fbp> op_;
+  int device_ = 0;
+#ifdef TOMO_HAVE_CUDA
+  std::unique_ptr<oat::DeviceArrayFbp> dev_;  // its own table, independent of op_
+#endif
 };
 
 // The scene's data as a run acquires them: (u (Q, K), phantom (z, y, x) or None, positions (Q, 3)).
@@ -205,13 +233,17 @@ void bind_oat(nb::module_& m) {
       .def("adjoint_device", &OatModel::adjoint_device, nb::arg("u"), nb::arg("out"))
       .def("pls", &OatModel::pls, nb::arg("u"), nb::arg("iterations"), nb::arg("mu"), nb::arg("callback").none())
       .def("describe", &OatModel::describe)
+      .def_prop_ro("pls_options", &OatModel::pls_options)
       .def_prop_ro("image_shape", &OatModel::image_shape)
       .def_prop_ro("data_shape", &OatModel::data_shape);
   nb::class_<OatFbp>(m, "OatFbp")
       .def(nb::init<const std::string&, bool, const std::vector<std::string>&, const std::string&, const std::string&>(),
            nb::arg("scene"), nb::arg("is_text"), nb::arg("sets"), nb::arg("backend"), nb::arg("interpolation"))
       .def("reconstruct", &OatFbp::reconstruct, nb::arg("u"), nb::arg("deconvolve"), nb::arg("cutoff_mhz"))
-      .def("describe", &OatFbp::describe);
+      .def("reconstruct_device", &OatFbp::reconstruct_device, nb::arg("u"), nb::arg("out"), nb::arg("deconvolve"),
+           nb::arg("cutoff_mhz"))
+      .def("describe", &OatFbp::describe)
+      .def_prop_ro("image_shape", &OatFbp::image_shape);
 }
 
 }  // namespace tomo::py

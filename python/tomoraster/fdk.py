@@ -61,8 +61,10 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     at the origin. Returns attenuation (mm⁻¹) as (z, y, x) float32.
 
     projections: (N, rows, cols) float32 line integrals (or intensities with intensity=True),
-    NumPy, or CuPy/PyTorch with backend="cuda" (the filter runs on the host copy of each chunk;
-    the back-projection runs where the result lies, accumulated chunk by chunk on the GPU).
+    NumPy, or CuPy/PyTorch with backend="cuda": then every step runs on the GPU where the stack
+    lies (ln(i0/I) in float64, the weights and ramp filter with cuFFT into a scratch chunk, the
+    back-projection accumulated chunk by chunk); the stack is not modified. filter_backend="cpu"
+    (or any other than "auto"/"cuda") filters a host copy of each chunk instead.
     callback(done, total) after each chunk of `chunk` projections is filtered and back-projected;
     returning False stops and returns the partial volume."""
     if len(getattr(projections, "shape", ())) != 3:
@@ -78,20 +80,33 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     pre = _core.FdkPreprocessor(to_host(matrices, "matrices"), rows, cols, window, parker, cosine, filter_backend,
                                 bp._op.backend_name)
     mats = pre.matrices()
+    if on_gpu and bp._op.backend_name != "cuda":  # before any work: the back-projection would refuse it
+        raise TypeError(f"projections: a GPU array was given to the {bp._op.backend_name} backend, which takes "
+                        f"NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
     out = empty_like_kind(projections, bp.volume_shape, "projections") if on_gpu else None
+    device_filter = on_gpu and filter_backend in ("auto", "cuda")
+    scratch = empty_like_kind(projections, (min(chunk, total), rows, cols), "projections") if device_filter else None
     volume = None
     for n0 in range(0, total, chunk):
-        raw = np.ascontiguousarray(to_host(projections[n0:n0 + chunk], "projections"))
-        if intensity:
-            raw = _line_integrals(raw, float(i0), n0)
-        filtered = pre.apply(n0, raw)
         part = np.ascontiguousarray(mats[n0:n0 + chunk])
-        if on_gpu:
-            bp._op.backproject_device(_same_kind(filtered, projections), part, out, n0 > 0)
-        elif volume is None:
-            volume = bp.backproject(filtered, part)
+        if device_filter:  # everything on the GPU, the filtered chunk in `scratch`
+            raw = projections[n0:n0 + chunk]
+            if intensity:
+                raw = _line_integrals_device(raw, float(i0), n0)
+            filtered = scratch[:raw.shape[0]]
+            pre.apply_device(n0, raw, filtered)
+            bp._op.backproject_device(filtered, part, out, n0 > 0)
         else:
-            volume += bp.backproject(filtered, part)
+            raw = np.ascontiguousarray(to_host(projections[n0:n0 + chunk], "projections"))
+            if intensity:
+                raw = _line_integrals(raw, float(i0), n0)
+            filtered = pre.apply(n0, raw)
+            if on_gpu:
+                bp._op.backproject_device(_same_kind(filtered, projections), part, out, n0 > 0)
+            elif volume is None:
+                volume = bp.backproject(filtered, part)
+            else:
+                volume += bp.backproject(filtered, part)
         done = min(n0 + chunk, total)
         if callback is not None and callback(done, total) is False:
             break
@@ -108,6 +123,23 @@ def _line_integrals(raw: np.ndarray, i0: float, n0: int) -> np.ndarray:
         raise ValueError(f"projections: projection {n0 + n}, row {j}, column {i} is {raw[n, j, i]}: intensities must "
                          f"be finite and >= 0")
     return np.log(i0 / np.where(raw > 0, raw, i0 * 1e-6).astype(np.float64)).astype(np.float32)
+
+
+def _line_integrals_device(raw, i0: float, n0: int):
+    """_line_integrals on a CUDA chunk (CuPy or PyTorch), computed where it lies; a new float32 array."""
+    if type(raw).__module__.split(".")[0] == "torch":
+        import torch as xp
+        wide = raw.to(xp.float64)
+    else:
+        import cupy as xp
+        wide = raw.astype(xp.float64)
+    bad = ~xp.isfinite(raw) | (raw < 0)
+    if bool(bad.any()):
+        n, j, i = (int(v) for v in xp.argwhere(bad)[0])
+        raise ValueError(f"projections: projection {n0 + n}, row {j}, column {i} is {float(raw[n, j, i])}: "
+                         f"intensities must be finite and >= 0")
+    li = xp.log(i0 / xp.where(wide > 0, wide, xp.full_like(wide, i0 * 1e-6)))
+    return li.to(xp.float32) if xp.__name__ == "torch" else li.astype(xp.float32)
 
 
 def _same_kind(host: np.ndarray, like):

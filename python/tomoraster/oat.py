@@ -1,10 +1,14 @@
 """oat (seed 001): 3D optoacoustic tomography on NumPy arrays.
 
 Images are (z, y, x) float64 arrays on the scene's grid; data are (Q, K) float64 arrays, one
-row of K time samples per transducer (the layout of the CLI's data.npy).
+row of K time samples per transducer (the layout of the CLI's data.npy). With backend="cuda",
+Model.forward/adjoint, Fbp.reconstruct/fbp and pls also take CUDA arrays (CuPy, PyTorch; float32)
+and keep them on the GPU.
 """
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any, Mapping
 
 import numpy as np
@@ -71,10 +75,24 @@ class Fbp:
     def backend(self) -> str:
         return self._op.describe()
 
-    def reconstruct(self, u: np.ndarray, deconvolve: bool = True, cutoff_mhz: float | None = None) -> np.ndarray:
+    @property
+    def image_shape(self) -> tuple:
+        return tuple(self._op.image_shape)
+
+    def reconstruct(self, u, deconvolve: bool = True, cutoff_mhz: float | None = None, out=None):
         """The image from data u; deconvolve=True first removes the EIR as a run does
-        (cutoff_mhz None: the scene's oat.deconvolution_cutoff_mhz)."""
-        return self._op.reconstruct(u, deconvolve, -1.0 if cutoff_mhz is None else float(cutoff_mhz))
+        (cutoff_mhz None: the scene's oat.deconvolution_cutoff_mhz). NumPy u (float64): a new NumPy
+        image. CUDA u (CuPy, PyTorch; float32 (Q, K), backend="cuda"): the FBP runs on the GPU where
+        u lies, into a new array of the same kind or into ``out=`` (float32 (z, y, x)); the EIR
+        deconvolution too (a direct convolution with the host deconvolution's own kernel)."""
+        cutoff = -1.0 if cutoff_mhz is None else float(cutoff_mhz)
+        if is_cuda_array(u) or is_cuda_array(out):
+            out = empty_like_kind(u, self.image_shape, "u") if out is None else out
+            self._op.reconstruct_device(u, out, deconvolve, cutoff)
+            return out
+        if out is not None:
+            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
+        return self._op.reconstruct(u, deconvolve, cutoff)
 
 
 def acquire(scene: str | Mapping[str, Any] | None = None, set: Mapping[str, Any] | None = None, **oat_keys):
@@ -82,13 +100,118 @@ def acquire(scene: str | Mapping[str, Any] | None = None, set: Mapping[str, Any]
     return _core.oat_acquire(*problem_scene("oat", scene, set, oat_keys))
 
 
-def fbp(u: np.ndarray, scene=None, backend: str = "auto", set=None, deconvolve: bool = True, **oat_keys) -> np.ndarray:
-    """One call: Fbp on this scene, applied to u."""
-    return Fbp(scene, backend, set, **oat_keys).reconstruct(u, deconvolve)
+def fbp(u, scene=None, backend: str = "auto", set=None, deconvolve: bool = True, out=None, **oat_keys):
+    """One call: Fbp on this scene, applied to u (NumPy, or CUDA with backend="cuda": see
+    Fbp.reconstruct)."""
+    return Fbp(scene, backend, set, **oat_keys).reconstruct(u, deconvolve, out=out)
 
 
-def pls(model: Model, u: np.ndarray, iterations: int | None = None, mu: float | None = None, callback=None):
+def pls(model: Model, u, iterations: int | None = None, mu: float | None = None, callback=None):
     """Penalised least squares (seed 001 "PLS") by conjugate gradients from α = 0, as a run does:
     argmin ‖u − Hα‖² + μR(α). iterations/mu: None = the scene's oat.pls.* values.
-    callback(iteration, objective, residual) after each iteration (its result is ignored)."""
+    callback(iteration, objective, residual) after each iteration (its result is ignored).
+    NumPy u (float64): the C++ loop (compute/oat/pls.cpp) in double. CUDA u (CuPy, PyTorch;
+    float32 (Q, K); the model on backend="cuda"): the same CG in float32 on the GPU, dot products
+    summed in float64, α returned as u's kind of array (z, y, x)."""
+    if is_cuda_array(u):
+        return _pls_device(model, u, iterations, mu, callback)
     return model._op.pls(u, -1 if iterations is None else int(iterations), -1.0 if mu is None else float(mu), callback)
+
+
+class _DeviceOps:
+    """The few array operations the device CG needs, for CuPy arrays and PyTorch tensors."""
+
+    def __init__(self, like):
+        self.torch = type(like).__module__.split(".")[0] == "torch"
+        if self.torch:
+            import torch
+            self.f64 = torch.float64
+        else:
+            import cupy
+            self.f64 = cupy.float64
+
+    def dot(self, a, b) -> float:
+        return float((a * b).sum(dtype=self.f64))
+
+    def copy(self, a):
+        return a.clone() if self.torch else a.copy()
+
+    def zeros(self, like, shape):
+        z = empty_like_kind(like, shape, "u")
+        if self.torch:
+            z.zero_()
+        else:
+            z.fill(0)
+        return z
+
+
+def _axis_pairs(axis: int):
+    """Index tuples of the upper and lower voxel of every neighbouring pair along `axis`."""
+    hi = [slice(None)] * 3
+    lo = [slice(None)] * 3
+    hi[axis], lo[axis] = slice(1, None), slice(None, -1)
+    return tuple(hi), tuple(lo)
+
+
+def _penalty(ops: _DeviceOps, a) -> float:
+    """R(α) = Σ over neighbouring voxel pairs along x, y, z of (α_n − α_m)² (pls.cpp's)."""
+    total = 0.0
+    for axis in range(3):
+        hi, lo = _axis_pairs(axis)
+        d = a[hi] - a[lo]
+        total += ops.dot(d, d)
+    return total
+
+
+def _add_penalty_normal(mu: float, a, out) -> None:
+    """out += μ·LᵀLα: (LᵀLα)_n = Σ over the neighbours m of n of (α_n − α_m)."""
+    if mu == 0:
+        return
+    for axis in range(3):
+        hi, lo = _axis_pairs(axis)
+        d = (a[hi] - a[lo]) * mu
+        out[hi] += d
+        out[lo] -= d
+
+
+def _pls_device(model: Model, u, iterations, mu, callback):
+    """compute/oat/pls.cpp run_pls on CUDA arrays: one forward and one adjoint of the device model
+    per iteration (in place into reused buffers), Hα carried along for the objective. In Python
+    because every step is an array operation the caller's library already runs on the GPU; only
+    the dot products (scalars) come to the host."""
+    it_scene, mu_scene = model._op.pls_options
+    n_it = it_scene if iterations is None else int(iterations)
+    mu = mu_scene if mu is None else float(mu)
+    ops = _DeviceOps(u)
+    r = model.adjoint(u)  # r = Hᵀu − Aα with α = 0 (checks u: device, dtype, shape, backend)
+    alpha = ops.zeros(u, model.image_shape)
+    h_alpha = ops.zeros(u, model.data_shape)
+    hp = ops.zeros(u, model.data_shape)
+    ap = ops.zeros(u, model.image_shape)
+    rr = ops.dot(r, r)
+    b_norm = math.sqrt(rr)
+    p = ops.copy(r)
+    it = 1
+    while it <= n_it and rr > 0:
+        model.forward(p, out=hp)
+        model.adjoint(hp, out=ap)
+        _add_penalty_normal(mu, p, ap)
+        pap = ops.dot(p, ap)
+        if not pap > 0:
+            warnings.warn(f"oat PLS: pᵀAp = {pap} at iteration {it}: stopped (the normal matrix is singular there)")
+            break
+        a = rr / pap
+        alpha += a * p
+        r -= a * ap
+        h_alpha += a * hp
+        rr_new = ops.dot(r, r)
+        beta = rr_new / rr
+        rr = rr_new
+        p *= beta
+        p += r
+        if callback is not None:
+            e = u - h_alpha
+            objective = ops.dot(e, e) + (mu * _penalty(ops, alpha) if mu != 0 else 0.0)
+            callback(it, objective, math.sqrt(rr) / b_norm if b_norm > 0 else 0.0)
+        it += 1
+    return alpha
