@@ -2,8 +2,9 @@
 // reference: χ² and max-likelihood within 1e-9 (double) and 1e-5 (float), gradients, every op,
 // uneven times, the seed's 16 × 85 320 bins, determinism over repeated calls, and the cpu and
 // gl-compute backends where they are registered; every kernel design bench_musr compares (v1, v2
-// with IEEE or fast float functions, waiting by stream synchronize or by polling) to the same
-// tolerances, on runs whose lengths are not multiples of v2's groups of 4 bins.
+// with IEEE or fast float functions, waiting by stream synchronize or by polling, stepped
+// exp/cos, resident grids) to the same tolerances, on runs whose lengths are not multiples of
+// v2's groups of 4 bins. The resident grid's own cases are in resident_grid_gpu_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -121,7 +122,14 @@ const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, 
                                          {CudaKernelVersion::v2, false, true}, {CudaKernelVersion::v2, true, false},
                                          {CudaKernelVersion::v2, true, true},
                                          {CudaKernelVersion::v2, true, true, true},
-                                         {CudaKernelVersion::v2, false, false, true}};
+                                         {CudaKernelVersion::v2, false, false, true},
+                                         // stepped exp/cos (launch per call), then the resident grids
+                                         {CudaKernelVersion::v2, true, true, false, true},
+                                         {CudaKernelVersion::v2, false, true, false, true},
+                                         {CudaKernelVersion::v2, true, true, false, false, CudaResident::poll_one},
+                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::poll_one},
+                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::poll_all},
+                                         {CudaKernelVersion::v2, true, true, true, true, CudaResident::poll_one}};
 
 TEST_F(MusrCuda, EveryKernelDesignMatchesReference) {
   FitData data = eq5_data(16, 20001);
