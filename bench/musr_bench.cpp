@@ -142,6 +142,19 @@ const SeedRow* seed_row(int bins) {
 }
 
 #ifdef TOMO_HAVE_CUDA
+// A float evaluator of design `v` with `prob` uploaded and called once; p0: the msr's start values.
+std::unique_ptr<Chi2Evaluator> float_design(const CudaEvaluatorVariant& v, const Problem& prob, std::vector<double>& p0) {
+  p0.clear();
+  for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
+  auto ev = make_cuda_chi2_evaluator(v);
+  EvaluatorOptions o;
+  o.single_precision = true;
+  ev->configure(o);
+  ev->upload(prob.setup.data);
+  ev->evaluate(p0);
+  return ev;
+}
+
 // The value kernel's time as fixed + per-bin cost: the same design over N and N/4 bins a
 // detector, fixed = (4·k(N/4) − k(N)) / 3 (launch, tail and reduction latency).
 void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
@@ -152,15 +165,8 @@ void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
                                         CudaEvaluatorVariant{v2, true, true, false, true}, CudaEvaluatorVariant{v2, true, true, false, true, one}}) {
     double k[2] = {0.0, 0.0};
     for (int i = 0; i < 2; ++i) {
-      const Problem prob = make_problem(args.detectors, i == 0 ? bins : std::max(bins / 4, 16));
       std::vector<double> p0;
-      for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
-      auto ev = make_cuda_chi2_evaluator(v);
-      EvaluatorOptions o;
-      o.single_precision = true;
-      ev->configure(o);
-      ev->upload(prob.setup.data);
-      ev->evaluate(p0);
+      auto ev = float_design(v, make_problem(args.detectors, i == 0 ? bins : std::max(bins / 4, 16)), p0);
       k[i] = cuda_kernel_us(*ev, p0, false, args.launches);
     }
     const double fixed = (4.0 * k[1] - k[0]) / 3.0;
@@ -175,15 +181,8 @@ struct ResidentProbe {
   double call_us = 0, device_us = 0;
 };
 ResidentProbe resident_probe(int detectors, int reps) {
-  const Problem prob = make_problem(detectors, 64);
   std::vector<double> p0;
-  for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
-  auto ev = make_cuda_chi2_evaluator(kCudaDefaultVariant);
-  EvaluatorOptions o;
-  o.single_precision = true;
-  ev->configure(o);
-  ev->upload(prob.setup.data);
-  ev->evaluate(p0);
+  auto ev = float_design(kCudaDefaultVariant, make_problem(detectors, 64), p0);
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) t.push_back(bench::time_ms([&] { ev->evaluate(p0); }) * 1e3);
   return {bench::median_of(t), cuda_kernel_us(*ev, p0, false, reps)};

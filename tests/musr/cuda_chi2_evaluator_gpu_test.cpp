@@ -109,14 +109,8 @@ TEST_F(MusrCuda, AgreesWithCpuAndGlComputeWhereRegistered) {
   }
 }
 
-// The designs of cuda_chi2_evaluator.hpp, configured for `single` and uploaded.
 std::unique_ptr<Chi2Evaluator> make_design(const CudaEvaluatorVariant& v, const FitData& data, bool single) {
-  auto ev = make_cuda_chi2_evaluator(v);
-  EvaluatorOptions o;
-  o.single_precision = single;
-  ev->configure(o);
-  ev->upload(data);
-  return ev;
+  return make_cuda_design(v, data, single);
 }
 const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, {CudaKernelVersion::v2, false, false},
                                          {CudaKernelVersion::v2, false, true}, {CudaKernelVersion::v2, true, false},

@@ -26,12 +26,7 @@ class MusrResident : public ::testing::Test {
     if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   }
   static std::unique_ptr<Chi2Evaluator> make(const CudaEvaluatorVariant& v, const FitData& data, bool single) {
-    auto ev = make_cuda_chi2_evaluator(v);
-    EvaluatorOptions o;
-    o.single_precision = single;
-    ev->configure(o);
-    ev->upload(data);
-    return ev;
+    return make_cuda_design(v, data, single);
   }
 };
 
