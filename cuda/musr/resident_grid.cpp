@@ -122,14 +122,16 @@ bool ResidentGrid::call(std::span<const double> params, bool gradient) {
   return true;
 }
 
-// Spins on done[0]; now and then asks the stream whether the grid failed or ended without
-// answering (idle exit just before the command: relaunch once, it finds the command waiting).
+// Spins on done[0]; once a call takes longer than kQuietS, asks the stream now and then whether
+// the grid failed or ended without answering (idle exit just before the command: relaunch once,
+// it finds the command waiting). Quick calls make no driver call at all.
 void ResidentGrid::wait(unsigned long long seq) {
+  constexpr double kQuietS = 200e-6;
   const volatile unsigned long long* done = done_.data();
   auto t0 = std::chrono::steady_clock::now();
   int relaunches = 0;
   for (unsigned spins = 1; done[0] != seq; ++spins) {
-    if (spins % 4096 != 0) continue;
+    if (spins % 1024 != 0 || seconds_since(t0) < kQuietS) continue;
     const cudaError_t e = cudaStreamQuery(stream_);
     if (e == cudaErrorNotReady) {
       if (seconds_since(t0) < kCallTimeoutS) continue;
