@@ -314,7 +314,12 @@ int main(int argc, char** argv) {
       // Bytes one evaluation reads: y (cuda where σ follows the Poisson rule) or (y, 1/σ²) per
       // bin, in the kernel's real type.
       const double values = v.backend == "cuda" && poisson_errors(data) ? 1.0 : 2.0;
-      const double bytes = static_cast<double>(data.bins()) * values * (v.backend != "cpu" && !v.single ? 8.0 : 4.0);
+      double bytes = static_cast<double>(data.bins()) * values * (v.backend != "cpu" && !v.single ? 8.0 : 4.0);
+#ifdef TOMO_HAVE_CUDA
+      // The registry's cuda reads 16-bit counts where they are exact (kCudaDefaultVariant).
+      if (v.backend == "cuda" && kCudaDefaultVariant.counts16 && poisson_errors(data) && counts16_fit(data))
+        bytes = static_cast<double>(data.bins()) * 2.0;
+#endif
       const double bw = v.backend == "cuda" ? copy_gbps : v.backend == "gl-compute" ? gl_copy_gbps : 0.0;
       const double floor_us = bw > 0 ? bytes / (bw * 1e9) * 1e6 : 0.0;
       double fit_s = 0.0, chi2_ndf = 0.0;

@@ -295,7 +295,8 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   CudaCodegenOptions res = v2_options(true, true);
   res.step = true;
   res.resident = CudaResident::poll_one;
-  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, resident", eq5_data(16, 20), res});
+  res.counts16 = true;
+  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, resident, 16-bit counts (the registry's cuda)", eq5_data(16, 20), res});
   CudaCodegenOptions resd = v2_options(false, true);
   resd.step = true;
   resd.resident = CudaResident::poll_all;
