@@ -126,7 +126,7 @@ const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, 
                                          {CudaKernelVersion::v2, true, true, true, true, CudaResident::poll_one}};
 // The designs whose code differs by data shape (tiny, uneven, likelihood, (y, 1/σ²) runs): every
 // kernel family once (fewer NVRTC compiles than kDesigns × 8 shapes).
-const CudaEvaluatorVariant kShapeDesigns[] = {kDesigns[0], kDesigns[1], kDesigns[2], kDesigns[4], kDesigns[5], kDesigns[6],
+const CudaEvaluatorVariant kShapeDesigns[] = {kDesigns[0], kDesigns[1], kDesigns[2], kDesigns[3], kDesigns[4], kDesigns[5], kDesigns[6],
                                               kDesigns[7], kDesigns[10], kDesigns[11], kDesigns[12]};
 
 TEST_F(MusrCuda, EveryKernelDesignMatchesReference) {
