@@ -6,9 +6,11 @@
 // reads / the device's copy bandwidth measured in this run).
 // Then, at one size (the issue's 16 × 426 601 by default), one call of each cuda kernel design
 // (cuda_chi2_evaluator.hpp: v1, v2 with IEEE or fast float functions, waiting by stream
-// synchronize or by polling) split into its kernel (CUDA events over back-to-back launches) and
-// the rest, beside call probes with an empty kernel (launch + sync, the memcpy-based call, by-value
-// parameters with the result in mapped memory) and each design's error against the cpu χ².
+// synchronize or by polling, 16-bit counts, exp/cos stepped within a Pack, resident grids polled
+// by one block or by all) split into its kernel (CUDA events over back-to-back launches; resident
+// grids: command seen → result published, by the device's clock) and the rest, beside call probes
+// with an empty kernel (launch + sync, the memcpy-based call, by-value parameters with the result
+// in mapped memory; a resident grid over 16 × 64 bins) and each design's error against the cpu χ².
 // Flags: --sizes 85320,106650,142200,213300,426601 --detectors 16 --reps 30 --backends cpu,cuda
 //        --fit-sizes (GPU backends, default: all) --cpu-fit-sizes 85320 (cpu: at most 5 reps)
 //        --breakdown-size 426601 (0: none; default the largest size) --launches 200
@@ -140,23 +142,31 @@ const SeedRow* seed_row(int bins) {
 }
 
 #ifdef TOMO_HAVE_CUDA
+// A float evaluator of design `v` with `prob` uploaded and called once; p0: the msr's start values.
+std::unique_ptr<Chi2Evaluator> float_design(const CudaEvaluatorVariant& v, const Problem& prob, std::vector<double>& p0) {
+  p0.clear();
+  for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
+  auto ev = make_cuda_chi2_evaluator(v);
+  EvaluatorOptions o;
+  o.single_precision = true;
+  ev->configure(o);
+  ev->upload(prob.setup.data);
+  ev->evaluate(p0);
+  return ev;
+}
+
 // The value kernel's time as fixed + per-bin cost: the same design over N and N/4 bins a
 // detector, fixed = (4·k(N/4) − k(N)) / 3 (launch, tail and reduction latency).
 void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
   std::printf("# kernel time split, value kernel (µs): design | k(N) | k(N/4) | fixed | per-bin part at N\n");
   const CudaKernelVersion v2 = CudaKernelVersion::v2;
-  for (const CudaEvaluatorVariant& v : {CudaEvaluatorVariant{v2, true, true}, CudaEvaluatorVariant{v2, true, true, true}}) {
+  const CudaResident one = CudaResident::poll_one;
+  for (const CudaEvaluatorVariant& v : {CudaEvaluatorVariant{v2, true, true}, CudaEvaluatorVariant{v2, true, true, true},
+                                        CudaEvaluatorVariant{v2, true, true, false, true}, CudaEvaluatorVariant{v2, true, true, false, true, one}}) {
     double k[2] = {0.0, 0.0};
     for (int i = 0; i < 2; ++i) {
-      const Problem prob = make_problem(args.detectors, i == 0 ? bins : std::max(bins / 4, 16));
       std::vector<double> p0;
-      for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
-      auto ev = make_cuda_chi2_evaluator(v);
-      EvaluatorOptions o;
-      o.single_precision = true;
-      ev->configure(o);
-      ev->upload(prob.setup.data);
-      ev->evaluate(p0);
+      auto ev = float_design(v, make_problem(args.detectors, i == 0 ? bins : std::max(bins / 4, 16)), p0);
       k[i] = cuda_kernel_us(*ev, p0, false, args.launches);
     }
     const double fixed = (4.0 * k[1] - k[0]) / 3.0;
@@ -164,6 +174,18 @@ void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
     report["kernel_split"].push_back({{"design", v.label()}, {"bins_per_detector", bins}, {"kernel_us", k[0]},
                                       {"kernel_quarter_us", k[1]}, {"fixed_us", fixed}});
   }
+}
+
+// A resident grid's round trip with next to no work: the default design over 64 bins a detector.
+struct ResidentProbe {
+  double call_us = 0, device_us = 0;
+};
+ResidentProbe resident_probe(int detectors, int reps) {
+  std::vector<double> p0;
+  auto ev = float_design(kCudaDefaultVariant, make_problem(detectors, 64), p0);
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(bench::time_ms([&] { ev->evaluate(p0); }) * 1e3);
+  return {bench::median_of(t), cuda_kernel_us(*ev, p0, false, reps)};
 }
 
 // One call of each cuda kernel design at `bins` per detector: the call (median of reps), its
@@ -182,16 +204,21 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
   for (double x : gref) gmax = std::max(gmax, std::fabs(x));
   const int np = cuda_chi2_source(data, false).np;
   const CallProbe probe = measure_call_overhead(np, 300);
+  const ResidentProbe rprobe = resident_probe(args.detectors, 300);
   std::printf("\n# one χ² call at %d × %d bins by cuda kernel design (µs): kernel = device time a launch over %d back-to-back "
-              "launches, host = call − kernel; floor = bytes read / copy bandwidth; errors against the cpu (double)\n",
+              "launches (resident: command seen → result published, device clock, mean of as many calls), host = call − kernel; "
+              "floor = bytes read / copy bandwidth; errors against the cpu (double)\n",
               args.detectors, bins, args.launches);
   std::printf("# call probes, empty kernel (median of 300, µs): launch+sync %.1f | memcpy H2D + launch + memcpy D2H %.1f | "
               "by-value params + mapped result + sync %.1f | + poll instead of sync %.1f\n",
               probe.launch_sync_us, probe.memcpy_path_us, probe.args_sync_us, probe.args_poll_us);
-  std::printf("%-26s %8s %8s %7s %9s %9s %8s %8s %8s %10s %10s\n", "design", "call", "kernel", "host", "grad_call", "grad_kern",
+  std::printf("# resident grid over %d × 64 bins (float, %s): call %.1f µs, of which device %.1f µs (command seen → published)\n",
+              args.detectors, kCudaDefaultVariant.label().c_str(), rprobe.call_us, rprobe.device_us);
+  std::printf("%-36s %8s %8s %7s %9s %9s %8s %8s %8s %10s %10s\n", "design", "call", "kernel", "host", "grad_call", "grad_kern",
               "floor", "k/floor", "c/floor", "rel_err", "grad_err");
   report["call_probes_us"] = {{"launch_sync", probe.launch_sync_us}, {"memcpy_path", probe.memcpy_path_us},
-                              {"args_mapped_sync", probe.args_sync_us}, {"args_mapped_poll", probe.args_poll_us}, {"np", np}};
+                              {"args_mapped_sync", probe.args_sync_us}, {"args_mapped_poll", probe.args_poll_us}, {"np", np},
+                              {"resident_tiny_call", rprobe.call_us}, {"resident_tiny_device", rprobe.device_us}};
   struct Design {
     CudaEvaluatorVariant v;
     bool single;
@@ -199,7 +226,14 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
   const CudaKernelVersion v1 = CudaKernelVersion::v1, v2 = CudaKernelVersion::v2;
   const Design designs[] = {{{v1, false, false}, false}, {{v1, false, false}, true}, {{v2, false, false}, false}, {{v2, false, true}, false},
                             {{v2, false, true}, true},   {{v2, true, false}, true},  {{v2, true, true}, true},
-                            {{v2, true, true, true}, true}, {{v2, false, true, true}, true}, {{v2, true, false, true}, true}};
+                            {{v2, true, true, true}, true}, {{v2, false, true, true}, true}, {{v2, true, false, true}, true},
+                            // round three: stepped exp/cos, then the resident grids (docs/musr.md)
+                            {{v2, true, true, false, true}, true}, {{v2, true, true, false, false, CudaResident::poll_one}, true},
+                            {{v2, true, true, false, true, CudaResident::poll_one}, true},
+                            {{v2, true, true, false, true, CudaResident::poll_all}, true},
+                            {{v2, true, true, true, true, CudaResident::poll_one}, true},
+                            {{v2, false, true, false, true, CudaResident::poll_one}, false},
+                            {{v2, false, true, false, true, CudaResident::poll_one}, true}};
   for (const Design& d : designs) {
     auto ev = make_cuda_chi2_evaluator(d.v);
     EvaluatorOptions o;
@@ -220,7 +254,7 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
     const double bytes = static_cast<double>(data.bins()) * (u16 ? 2.0 : (y_only ? 1.0 : 2.0) * (d.single ? 4.0 : 8.0));
     const double floor_us = copy_gbps > 0 ? bytes / (copy_gbps * 1e9) * 1e6 : 0.0;
     const std::string label = str_cat(d.v.label(), d.single ? " (float)" : " (double)");
-    std::printf("%-26s %8.1f %8.1f %7.1f %9.1f %9.1f %8.1f %8.2f %8.2f %10.1e %10.1e\n", label.c_str(), call, kern, call - kern, gcall,
+    std::printf("%-36s %8.1f %8.1f %7.1f %9.1f %9.1f %8.1f %8.2f %8.2f %10.1e %10.1e\n", label.c_str(), call, kern, call - kern, gcall,
                 gkern, floor_us, floor_us > 0 ? kern / floor_us : 0.0, floor_us > 0 ? call / floor_us : 0.0, rel, grel);
     std::fflush(stdout);
     report["call_breakdown"].push_back({{"bins_per_detector", bins}, {"detectors", args.detectors}, {"design", label},
@@ -229,7 +263,8 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
                                         {"rel_err_chi2", rel}, {"rel_err_grad", grel}});
   }
   fixed_cost_split(args, bins, report);
-  std::printf("# issue 17 target: one χ² call (float) at 16 × 426601 bins ≤ 20 µs — the registry's cuda is v2 fast poll\n");
+  std::printf("# issue 17 target: one χ² call (float) at 16 × 426601 bins ≤ 20 µs — the registry's cuda is %s\n",
+              kCudaDefaultVariant.label().c_str());
 }
 #endif
 
@@ -279,7 +314,12 @@ int main(int argc, char** argv) {
       // Bytes one evaluation reads: y (cuda where σ follows the Poisson rule) or (y, 1/σ²) per
       // bin, in the kernel's real type.
       const double values = v.backend == "cuda" && poisson_errors(data) ? 1.0 : 2.0;
-      const double bytes = static_cast<double>(data.bins()) * values * (v.backend != "cpu" && !v.single ? 8.0 : 4.0);
+      double bytes = static_cast<double>(data.bins()) * values * (v.backend != "cpu" && !v.single ? 8.0 : 4.0);
+#ifdef TOMO_HAVE_CUDA
+      // The registry's cuda reads 16-bit counts where they are exact (kCudaDefaultVariant).
+      if (v.backend == "cuda" && kCudaDefaultVariant.counts16 && poisson_errors(data) && counts16_fit(data))
+        bytes = static_cast<double>(data.bins()) * 2.0;
+#endif
       const double bw = v.backend == "cuda" ? copy_gbps : v.backend == "gl-compute" ? gl_copy_gbps : 0.0;
       const double floor_us = bw > 0 ? bytes / (bw * 1e9) * 1e6 : 0.0;
       double fit_s = 0.0, chi2_ndf = 0.0;

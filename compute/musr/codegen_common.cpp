@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/musr/codegen_stepping.hpp"
 
 namespace tomo::musr {
 
@@ -100,9 +102,15 @@ struct Names {
 
 // d<i>_k = (∂v/∂a)·d<a>_k + (∂v/∂b)·d<b>_k for the slots of unary/binary node i.
 // `rcp`: the hoisted reciprocal of a division's time-independent divisor (else empty).
-void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d, const std::string& rcp, std::string& out) {
+// `partial`: ∂v/∂a of a stepped node (Stepper), else empty.
+void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d, const std::string& rcp, const std::string& partial,
+                std::string& out) {
   std::string expr_a, expr_b;  // per slot: multiplier of dA and dB
-  if (n.op == OpCode::div && !rcp.empty()) {
+  if (!partial.empty()) {
+    out += nm.decl + nm.prefix + "pa" + std::to_string(i) + " = " + partial + ";\n";
+    expr_a = nm.prefix + "pa" + std::to_string(i);
+  }
+  else if (n.op == OpCode::div && !rcp.empty()) {
     expr_a = rcp;
     out += nm.decl + nm.prefix + "pb" + std::to_string(i) + " = (-" + nm.V(i) + " * " + rcp + ");\n";
     expr_b = nm.prefix + "pb" + std::to_string(i);
@@ -134,7 +142,7 @@ void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d
 }  // namespace
 
 ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, const std::string& prefix,
-                     const ParamText& param_text, const std::string& time_var) {
+                     const ParamText& param_text, const std::string& time_var, const Stepping* stepping) {
   ModelCode code;
   code.used = p.params_used();
   std::vector<int> slot_of(static_cast<std::size_t>(std::max(p.num_params, 0)), -1);
@@ -145,6 +153,8 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
   auto D = [&](std::int32_t i, int k) { return nm.D(i, k); };
   auto has = [&](std::int32_t i, int k) { return nm.has(i, k); };
   auto& slots = nm.slots;
+  std::unique_ptr<Stepper> stepper;
+  if (stepping != nullptr && !d.glsl()) stepper = std::make_unique<Stepper>(p, d, prefix, *stepping, time_var);
 
   for (std::size_t ui = 0; ui < p.nodes.size(); ++ui) {
     const auto i = static_cast<std::int32_t>(ui);
@@ -172,7 +182,9 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       case OpCode::select: value = "(" + V(n.a) + " >= " + real_literal(0, d) + " ? " + V(n.b) + " : " + V(n.c) + ")"; break;
       default: value = unary_call(n.op, V(n.a), d);
     }
-    out += decl + V(i) + " = " + value + ";\n";
+    std::string partial;  // ∂v/∂a of a stepped cos/sin
+    if (!stepper || !stepper->emit(i, code, partial)) out += decl + V(i) + " = " + value + ";\n";
+    if (stepper) stepper->track(i, V(i), rcp, code);
     if (!with_gradient || n.op == OpCode::constant || n.op == OpCode::time) continue;
     if (n.op == OpCode::param) {
       out += decl + D(i, slots[ui][0]) + " = " + real_literal(1, d) + ";\n";
@@ -192,7 +204,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       for (int k : s) out += decl + D(i, k) + " = (" + V(n.a) + " >= " + zero + " ? " + Dor0(n.b, k) + " : " + Dor0(n.c, k) + ");\n";
       continue;
     }
-    chain_rule(n, i, nm, d, rcp, out);
+    chain_rule(n, i, nm, d, rcp, partial, out);
   }
   if (p.output < 0 || p.output >= static_cast<std::int32_t>(p.nodes.size())) throw Error("musr codegen: program has no output");
   code.value = V(p.output);

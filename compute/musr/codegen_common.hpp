@@ -44,13 +44,29 @@ std::string real_literal(double v, const Dialect& d);
 struct ModelCode {
   std::string invariant;
   std::string per_bin;
+  // Stepping (below) only: per-block constants after `invariant`, and the values carried from
+  // bin to bin, declared once per Pack before its bins.
+  std::string step_setup;
+  std::string step_state;
+  int stepped = 0;  // nodes computed by stepping
   std::string value;                  // the output's value expression
   std::vector<std::string> gradient;  // per slot: the output's derivative expression ("0" where none)
   std::vector<int> used;              // parameter index of each slot
 };
 using ParamText = std::function<std::string(int index, int slot)>;
+// Fewer hardware-function ops over consecutive, evenly spaced bins (CUDA v2, all runs affine):
+// exp(X) with X a polynomial in t of degree 1 is e₀·rʲ (r = e^(β·dt), one constant a block), of
+// degree 2 a second-order product (e_{j+1} = e_j·q_j, q_{j+1} = q_j·e^(2γ·dt²)); cos and sin of
+// a linear argument rotate by (cos ω·dt, sin ω·dt) (the derivative uses the other one). Where
+// `first` holds (a Pack's first bin) the functions are evaluated as before, so rounding errors
+// grow over at most the bins of one Pack. Degrees are found on the expression program: +, −, ×,
+// ÷ by a time-independent node of t and time-independent nodes.
+struct Stepping {
+  std::string first = "j == 0";  // true at the first bin of a run of consecutive bins
+  std::string step = "R.dt";     // the time between consecutive bins, a double expression
+};
 ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, const std::string& prefix,
-                     const ParamText& param_text, const std::string& time_var);
+                     const ParamText& param_text, const std::string& time_var, const Stepping* stepping = nullptr);
 
 // Runs whose programs differ only in which parameters they read share one generated case (the
 // seed's 16 detectors: one case), read through a per-run parameter map: smaller source, faster

@@ -9,6 +9,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/musr/codegen_resident.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -38,22 +39,26 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
 // v2: the block's groups of 4 bins [g_lo, g_hi), one Pack (4 bins, 16 bytes or more) a thread
 // per step, the next Pack loaded before this one's arithmetic; the 4 terms summed in `part`
 // (the real type), then added to the double accumulators.
-std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only) {
+std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only, bool step) {
   const std::string prefix = str_cat("k", kind, "_");
   // mu_keep: the per-block values stay in registers (the compiler would otherwise convert the
   // double parameters again in every bin to save registers).
+  const Stepping stepping;  // a Pack's bins j = 0…3 are consecutive, R.dt apart
   const ModelCode m = emit_model(run.model, d, gradient, prefix,
-                                 [](int, int slot) { return str_cat("mu_keep(real(a.p[pm[", slot, "]]))"); }, "t");
+                                 [](int, int slot) { return str_cat("mu_keep(real(a.p[pm[", slot, "]]))"); }, "t",
+                                 step ? &stepping : nullptr);
   const bool f = d.single();
   std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
   out += m.invariant;
   // Float times as t0 + k·(dt_hi + dt_lo): the split keeps dt's rounding from scaling the axis.
   out += f ? "        const real t0r = mu_keep(real(R.t0)), dth = mu_keep(real(R.dt)), dtl = mu_keep(real(R.dt - (double)dth));\n" : "";
+  out += m.step_setup;
   out += "        const real sc = mu_keep(real(R.scale)), sc2 = mu_keep(real(R.scale * R.scale));\n";
   out += "        const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
   out += "        int g = g_lo + (int)threadIdx.x;\n        Pack cur{};\n        if (g < g_hi) cur = P[g];\n";
   out += "        for (; g < g_hi; g += BLOCK) {\n          Pack nxt = cur;\n          if (g + BLOCK < g_hi) nxt = P[g + BLOCK];\n";
   out += "          real part[NS];\n#pragma unroll\n          for (int j = 0; j < NS; ++j) part[j] = real(0);\n";
+  out += m.step_state;
   out += "#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n            if (k >= count) break;\n";
   out += "            real2 yw;\n            yw.x = real(cur.v[W * j]);\n";
   if (y_only) {
@@ -73,18 +78,47 @@ std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, 
   return out;
 }
 
+// The kernels' common parameters after the parameter struct.
+constexpr const char* kCommonParams =
+    "const RunInfo* __restrict__ runs, int nruns, const int* __restrict__ param_map,\n"
+    "    const int* __restrict__ block_run, const bin_t* __restrict__ bins, const real* __restrict__ tarr,\n"
+    "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
+    "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out";
+
+std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src, bool resident);
+
 // One kernel: bins of the block's run, block reduction into partials, last block's final sum.
 std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, const CudaSource& src) {
   const bool v2 = src.version == CudaKernelVersion::v2;
-  const int ns = gradient ? src.slots : 1;
   std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads,
-                            v2 ? str_cat(", ", src.min_blocks) : std::string(), ") ", name,
-                            "(const __grid_constant__ Args a, const RunInfo* __restrict__ runs, int nruns, const int* __restrict__ param_map,\n"
-                            "    const int* __restrict__ block_run, const bin_t* __restrict__ bins, const real* __restrict__ tarr,\n"
-                            "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
-                            "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out",
-                            v2 ? ",\n    unsigned long long* __restrict__ done, unsigned long long seq" : "", ") {\n");
-  out += str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
+                            v2 ? str_cat(", ", src.min_blocks) : std::string(), ") ", name, "(const __grid_constant__ Args a, ",
+                            kCommonParams, v2 ? ",\n    unsigned long long* __restrict__ done, unsigned long long seq" : "", ") {\n");
+  out += kernel_body(data, d, gradient, src, false);
+  if (v2) {
+    // Every writer fences at system scope before the barrier, so the host that sees seq sees out.
+    out += R"(  if (done != nullptr) {
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) *(volatile unsigned long long*)done = seq;
+  }
+)";
+  }
+  out += "}\n\n";
+  return out;
+}
+
+// A call's pass as a device function of the resident kernel: true in the block that wrote out.
+std::string resident_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src) {
+  return str_cat("__device__ __forceinline__ bool musr_pass_", gradient ? "gradient" : "value", "(const Args& a, ", kCommonParams, ") {\n",
+                 kernel_body(data, d, gradient, src, true), "  return true;\n}\n\n");
+}
+
+// The statements of one pass: bins of the block's run, block reduction into partials, the last
+// block's final sum into out (`resident`: blocks that are not last return false).
+std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src, bool resident) {
+  const bool v2 = src.version == CudaKernelVersion::v2;
+  const int ns = gradient ? src.slots : 1;
+  std::string out = str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
   out += "  double acc[NS];\n  for (int j = 0; j < NS; ++j) acc[j] = 0.0;\n";
   out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
   if (v2) {
@@ -98,7 +132,8 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   const TheoryCases cases = group_theories(data);
   for (std::size_t k = 0; k < cases.first_run.size(); ++k) {
     const RunBins& first = data.runs[static_cast<std::size_t>(cases.first_run[k])];
-    out += v2 ? run_case_v2(k, first, d, data.statistic, gradient, src.y_only) : run_case(k, first, d, data.statistic, gradient, src.y_only);
+    out += v2 ? run_case_v2(k, first, d, data.statistic, gradient, src.y_only, src.stepped)
+              : run_case(k, first, d, data.statistic, gradient, src.y_only);
   }
   out += "    default: break;\n  }\n";
   out += R"(  // Block reduction: warp shuffles, then the warps' sums through shared memory.
@@ -122,8 +157,9 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (!last) return;
-  __threadfence();
+)";
+  out += resident ? "  if (!last) return false;\n" : "  if (!last) return;\n";
+  out += R"(  __threadfence();
   for (int r = warp; r < nruns; r += BLOCK / 32) {
     const RunInfo Q = runs[r];
     double s[NS];
@@ -153,16 +189,6 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   }
 )";
   }
-  if (v2) {
-    // Every writer fences at system scope before the barrier, so the host that sees seq sees out.
-    out += R"(  if (done != nullptr) {
-    __threadfence_system();
-    __syncthreads();
-    if (threadIdx.x == 0) *(volatile unsigned long long*)done = seq;
-  }
-)";
-  }
-  out += "}\n\n";
   return out;
 }
 
@@ -211,6 +237,11 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
     if (data.bins() > (std::size_t{1} << 30))
       throw InputError(str_cat("musr cuda: ", data.bins(), " bins; the cuda backend takes at most 2^30"));
     src.counts16 = options.counts16 && src.y_only && counts16_fit(data);
+    src.stepped = options.step;
+    for (const RunBins& r : data.runs) {
+      double t0 = 0.0, dt = 0.0;
+      src.stepped = src.stepped && affine_time(r.t, t0, dt);
+    }
     // A Pack is 4 bins: 8 bytes of 16-bit counts, else 16 or 32 bytes of reals.
     s += src.counts16 ? "typedef unsigned short bin_t;\n" : "typedef real bin_t;\n";
     s += str_cat("#define W ", src.y_only ? 1 : 2, "\nstruct __align__(", src.counts16 ? 8 : 16, ") Pack { bin_t v[4 * W]; };\n");
@@ -223,6 +254,12 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
   }
   s += kernel(data, d, false, src.value_kernel, src);
   s += kernel(data, d, true, src.gradient_kernel, src);
+  if (v2 && options.resident != CudaResident::none) {
+    src.resident_kernel = "musr_persist";
+    s += resident_body(data, d, false, src);
+    s += resident_body(data, d, true, src);
+    s += cuda_resident_kernel(src, options.resident == CudaResident::poll_all, kCommonParams);
+  }
   return src;
 }
 

@@ -34,6 +34,21 @@ enum class CudaKernelVersion {
   // sequence number in mapped host memory, so the host can poll it instead of a stream wait.
   v2,
 };
+// The resident (persistent) kernel's ways of hearing about a call (docs/musr.md, Round three).
+enum class CudaResident { none, poll_one, poll_all };
+// Its commands (CudaResidentCtl::cmd) and control words.
+inline constexpr unsigned long long kResidentValue = 0, kResidentGradient = 1, kResidentStop = 2;
+// Host → device, in mapped pinned host memory: u64 words [seq, cmd, params as double bits × NP].
+// The host writes cmd and the parameters, a release fence, then seq (one more than the last).
+inline constexpr int kResidentCtlHeader = 2;
+// Device state (device memory, zeroed before each launch): u64 words [bcast, cmd, t_cmd, exit,
+// params × NP]: poll_one's broadcast of the command, the command's arrival time (globaltimer
+// ns), the idle-exit flag, the parameters copied by block 0.
+inline constexpr int kResidentStateHeader = 4;
+// Device → host (mapped): u64 words [seq of the last published result, idle exit (1 when the
+// kernel ended by itself), device ns of the last call (arrival of the command → publish)].
+inline constexpr int kResidentDoneWords = 4;
+
 struct CudaCodegenOptions {
   bool single_precision = false;
   CudaKernelVersion version = CudaKernelVersion::v2;
@@ -41,6 +56,12 @@ struct CudaCodegenOptions {
   // v2 with y alone (poisson_errors): bins stored as 16-bit counts where counts16_fit(data),
   // half the bytes a call reads (the bound of a χ² call); else the real type as before.
   bool counts16 = false;
+  // v2: exp/cos/sin of polynomials in t stepped from bin to bin within a Pack (Stepping in
+  // codegen_common.hpp) where every run's times are evenly spaced; else ignored.
+  bool step = false;
+  // v2: also the resident kernel `musr_persist` (below): none, one block polls host memory and
+  // broadcasts through device memory, or every block polls host memory.
+  CudaResident resident = CudaResident::none;
 };
 
 struct CudaSource {
@@ -55,6 +76,8 @@ struct CudaSource {
   int group = 1;       // bins a thread reads at once; runs start at multiples of it (v2: 4)
   int min_blocks = 0;  // v2: blocks of kCudaBlockThreads an SM is sized for (__launch_bounds__)
   std::vector<std::string> nvrtc_options;  // besides the architecture and the defaults
+  bool stepped = false;  // the v2 kernels step exp/cos/sin within a Pack (options.step, runs affine)
+  std::string resident_kernel;  // "musr_persist" when options.resident != none, else empty
 };
 
 // Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
@@ -72,6 +95,15 @@ CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
 //   (..., out, unsigned long long* done, unsigned long long seq):
 // after writing out, the last block stores seq into *done (system-scope fence first; null: none).
 CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& options);
+// The resident kernel (options.resident, v2 only; launched cooperatively, one block per table
+// block, all co-resident):
+//   musr_persist(const u64* ctl, u64* state, u64 seen, u64 idle_ns, int npar, runs, nruns,
+//                param_map, block_run, bins, tarr, partials, runsum, param_ptr, param_entry,
+//                counter, out, u64* done)
+// waits for ctl's seq to pass `seen`, runs the value or gradient pass of musr_value /
+// musr_gradient on the parameters of ctl (npar of them), the last block writes out, fences at
+// system scope and stores seq into done[0] (device ns into done[2]); kResidentStop ends it, and
+// so does idle_ns without a command (done[1] = 1, state's exit flag for the other blocks).
 
 // True when no bin needs its σ stored: max-likelihood, or every σ follows musrfit's Poisson rule
 // for its run's scale n (σ² = y/n, or 1/n² for an empty bin, so 1/σ² = n/y or n²). The kernels

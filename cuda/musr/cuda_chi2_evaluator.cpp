@@ -3,8 +3,10 @@
 // A call is one kernel launch (parameters by value; bins, block and final reduction in one
 // pass, the gradient in the same pass) whose last block writes the 1 + N results into mapped
 // pinned host memory, then (v2) a sequence number the host polls for, or (v1) one stream
-// synchronize: no allocation, no memset, no copy. Double by default (cpu within 1e-9), float
-// data and arithmetic on request. bench_musr selects the kernel design (cuda_chi2_evaluator.hpp).
+// synchronize: no allocation, no memset, no copy. The resident designs launch one grid that
+// stays on the device and waits for calls (resident_grid.hpp). Double by default (cpu within
+// 1e-9), float data and arithmetic on request. bench_musr selects the kernel design
+// (cuda_chi2_evaluator.hpp).
 #include "cuda/musr/cuda_chi2_evaluator.hpp"
 
 #include <cuda_runtime_api.h>
@@ -28,6 +30,7 @@
 #include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/musr/nvrtc_module.hpp"
+#include "cuda/musr/resident_grid.hpp"
 
 namespace tomo::musr {
 
@@ -39,14 +42,24 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   std::string describe() const override {
     const auto devices = cuda::list_devices();
     const int d = cuda::current_device();
+    std::string resident;
+    if (resident_) resident = str_cat(", resident grid (idle exit ", variant_.idle_exit_s, " s)");
+    else if (!resident_why_.empty()) resident = str_cat(", no resident grid (", resident_why_, "): a launch per call");
     return str_cat("cuda (", (blocks_ ? single_ : options_.single_precision) ? "float32" : "float64", ", NVRTC-generated theory, kernel ",
-                   variant_.label(), counts16_ ? ", 16-bit counts" : "", blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), "): ",
+                   variant_.label(), counts16_ ? ", 16-bit counts" : "", stepped_ ? ", stepped exp/cos" : "",
+                   blocks_ ? str_cat(", ", blocks_, " blocks") : std::string(), resident, "): ",
                    d >= 0 && d < static_cast<int>(devices.size()) ? cuda::describe(devices[d]) : std::string("no device"));
   }
-  void synchronize() override { stream_.synchronize(); }
+  // A resident grid's calls have all returned (and it never ends by itself while in use).
+  void synchronize() override {
+    if (!resident_ || !resident_->running()) stream_.synchronize();
+  }
+  ResidentGrid* resident() { return resident_.get(); }
   void configure(const EvaluatorOptions& options) override { options_ = options; }
 
   void upload(const FitData& data) override {
+    resident_.reset();  // stops the grid before its buffers change
+    resident_why_.clear();
     check_fit_data(data, "musr cuda");
     num_params_ = data.num_params;
     nruns_ = static_cast<int>(data.runs.size());
@@ -56,10 +69,15 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     co.version = variant_.version;
     co.fast_math = variant_.fast_math;
     co.counts16 = variant_.counts16;
+    co.step = variant_.step;
+    co.resident = variant_.resident;
     const CudaSource src = cuda_chi2_source(data, co);
     v2_ = src.version == CudaKernelVersion::v2;
+    stepped_ = src.stepped;
     ns_ = src.slots;
-    const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", {src.value_kernel, src.gradient_kernel}, src.nvrtc_options);
+    std::vector<std::string> names{src.value_kernel, src.gradient_kernel};
+    if (!src.resident_kernel.empty()) names.push_back(src.resident_kernel);
+    const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", names, src.nvrtc_options);
     value_kernel_ = kernels[0];
     gradient_kernel_ = kernels[1];
     int sms = 0;
@@ -100,8 +118,11 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     polling_ = variant_.poll && mapped_done_ != nullptr;
     args_.assign(static_cast<std::size_t>(src.np), 0.0);
     // The uploads went through the legacy default stream (cudaMemcpy from pageable memory may
-    // return before its DMA ends) and stream_ does not wait for it: wait for the device once.
-    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    // return before its DMA ends) and stream_ does not wait for it: wait for that stream once
+    // (not the device: another evaluator's resident grid may be waiting on it).
+    TOMO_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    TOMO_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (kernels.size() > 2) make_resident(kernels[2], src);
   }
 
   double evaluate(std::span<const double> params) override { return run(params, {}, false); }
@@ -150,9 +171,32 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     yw_h_ = cuda::DeviceBuffer<std::uint16_t>(std::span<const std::uint16_t>(host));
   }
 
+  // The resident grid over this upload's buffers, or why there is none (then a launch per call).
+  void make_resident(cudaKernel_t kernel, const CudaSource& src) {
+    ResidentArgs a;
+    a.runs = runs_.data(), a.nruns = nruns_, a.param_map = param_map_.data(), a.block_run = block_run_.data();
+    a.bins = counts16_ ? static_cast<const void*>(yw_h_.data()) : single_ ? static_cast<const void*>(yw_f_.data()) : yw_d_.data();
+    a.t = single_ ? static_cast<const void*>(t_f_.data()) : t_d_.data();
+    a.partials = partials_.data(), a.runsum = runsum_.data(), a.param_ptr = param_ptr_.data(), a.param_entry = param_entry_.data();
+    a.counter = counter_.data(), a.out = mapped_out_;
+    auto grid = std::make_unique<ResidentGrid>(kernel, blocks_, src.np, num_params_, variant_.idle_exit_s, stream_.get(), a);
+    resident_why_ = grid->unavailable();
+    if (resident_why_.empty()) resident_ = std::move(grid);
+    else log_warn("musr cuda: no resident grid (", resident_why_, "); a kernel launch per call");
+  }
+
   double run(std::span<const double> params, std::span<double> grad, bool gradient) {
-    enqueue(params, gradient);
-    wait();
+    if (resident_ && static_cast<int>(params.size()) != num_params_)
+      throw Error(str_cat("musr cuda: ", params.size(), " parameters given, the fit has ", num_params_));
+    if (resident_ && !resident_->call(params, gradient)) {
+      resident_why_ = resident_->unavailable();
+      log_warn("musr cuda: the resident grid could not start (", resident_why_, "); a kernel launch per call");
+      resident_.reset();
+    }
+    if (!resident_) {
+      enqueue(params, gradient);
+      wait();
+    }
     if (gradient) std::copy(host_out_.begin() + 1, host_out_.begin() + 1 + num_params_, grad.begin());
     return host_out_[0];
   }
@@ -227,16 +271,26 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
   unsigned long long* mapped_done_ = nullptr;         // its device address, or null
   unsigned long long seq_ = 0;
   std::vector<double> args_;
+  bool stepped_ = false;
+  std::string resident_why_;               // why a resident design launches per call (empty: it does not)
+  std::unique_ptr<ResidentGrid> resident_;  // last member: stopped before the buffers are freed
 };
 
 const BackendRegistrar<Chi2Evaluator> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
-                                                     [] { return std::make_unique<CudaChi2Evaluator>(CudaEvaluatorVariant{}); }});
+                                                     [] { return std::make_unique<CudaChi2Evaluator>(kCudaDefaultVariant); }});
+
+CudaChi2Evaluator& as_cuda(Chi2Evaluator& ev, const char* who) {
+  auto* c = dynamic_cast<CudaChi2Evaluator*>(&ev);
+  if (c == nullptr) throw Error(str_cat("musr ", who, ": not a cuda evaluator"));
+  return *c;
+}
 
 }  // namespace
 
 std::string CudaEvaluatorVariant::label() const {
   if (version == CudaKernelVersion::v1) return "v1";
-  return str_cat("v2 ", fast_math ? "fast" : "ieee", poll ? " poll" : " sync", counts16 ? " u16" : "");
+  const char* wait = resident == CudaResident::poll_one ? " resident" : resident == CudaResident::poll_all ? " resident-all" : poll ? " poll" : " sync";
+  return str_cat("v2 ", fast_math ? "fast" : "ieee", wait, counts16 ? " u16" : "", step ? " step" : "");
 }
 
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant) {
@@ -244,15 +298,34 @@ std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVaria
 }
 
 double cuda_kernel_us(Chi2Evaluator& ev, std::span<const double> params, bool gradient, int launches) {
-  auto* c = dynamic_cast<CudaChi2Evaluator*>(&ev);
-  if (c == nullptr) throw Error("musr cuda_kernel_us: not a cuda evaluator");
+  auto* c = &as_cuda(ev, "cuda_kernel_us");
   launches = std::max(launches, 1);
+  if (c->resident() != nullptr) {
+    std::vector<double> g(params.size());
+    double sum = 0.0;
+    for (int i = 0; i < launches; ++i) {
+      if (gradient) ev.evaluate_with_gradient(params, g);
+      else ev.evaluate(params);
+      sum += c->resident() != nullptr ? c->resident()->last_device_us() : 0.0;
+    }
+    return sum / launches;
+  }
   c->synchronize();
   cuda::Event start, stop;
   start.record(c->stream());
   for (int i = 0; i < launches; ++i) c->enqueue(params, gradient);
   stop.record(c->stream());
   return static_cast<double>(start.elapsed_ms(stop)) * 1e3 / launches;
+}
+
+CudaResidentState cuda_resident_state(Chi2Evaluator& ev) {
+  ResidentGrid* g = as_cuda(ev, "cuda_resident_state").resident();
+  if (g == nullptr) return {};
+  return {true, g->launches(), g->running()};
+}
+
+void cuda_resident_stop(Chi2Evaluator& ev) {
+  if (ResidentGrid* g = as_cuda(ev, "cuda_resident_stop").resident()) g->stop();
 }
 
 }  // namespace tomo::musr

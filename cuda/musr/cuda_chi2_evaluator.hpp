@@ -18,14 +18,35 @@ struct CudaEvaluatorVariant {
   bool poll = true;
   // v2: 16-bit counts where exact (codegen_cuda.hpp, CudaCodegenOptions::counts16).
   bool counts16 = false;
-  std::string label() const;  // e.g. "v2 fast poll", "v2 fast poll u16"
+  // v2: exp/cos/sin of polynomials in t stepped within a Pack (CudaCodegenOptions::step).
+  bool step = false;
+  // v2: a resident grid (cuda/musr/resident_grid.hpp) instead of a launch per call; where the
+  // device cannot run it, a launch per call as above (describe() says why).
+  CudaResident resident = CudaResident::none;
+  double idle_exit_s = 1.0;  // the resident grid ends after this long without a call
+  std::string label() const;  // e.g. "v2 fast poll", "v2 fast poll u16", "v2 fast resident step"
 };
+// The registry's "cuda" (docs/musr.md, Performance, round three): resident grid, stepped exp/cos,
+// 16-bit counts where exact (else the real-typed bins, silently).
+inline const CudaEvaluatorVariant kCudaDefaultVariant{CudaKernelVersion::v2, true, true, true, true, CudaResident::poll_one};
 
 // An unconfigured cuda evaluator of `variant` (configure() and upload() as any Chi2Evaluator).
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant);
 
 // Device time of one evaluation's kernel in µs: `launches` launches back to back between two
 // CUDA events, no host wait in between. `ev` must be a cuda evaluator with data uploaded.
+// Resident designs: the device time of a call (command seen → result published, by the
+// device's clock), averaged over `launches` calls.
 double cuda_kernel_us(Chi2Evaluator& ev, std::span<const double> params, bool gradient, int launches);
+
+// The resident grid of a cuda evaluator, for tests and the bench: whether it is in use, how often
+// it was launched, whether it is on the device now; stop ends it (the next call relaunches).
+struct CudaResidentState {
+  bool resident = false;
+  int launches = 0;
+  bool running = false;
+};
+CudaResidentState cuda_resident_state(Chi2Evaluator& ev);
+void cuda_resident_stop(Chi2Evaluator& ev);
 
 }  // namespace tomo::musr

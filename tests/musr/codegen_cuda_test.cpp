@@ -231,6 +231,41 @@ TEST(MusrCodegen, V2HoistsReciprocalsAndUsesFastFunctionsOnlyInFastFloat) {
   EXPECT_EQ(plain.invariant.find('/'), std::string::npos);
 }
 
+// Stepping: eq. 5's three functions of t (e^(−t/τ): degree 1, exp(−½(σt)²): degree 2,
+// cos(φ + ωt): degree 1) are stepped; the same functions of t² or of a product of two
+// functions of t are not; nothing is stepped where a run's times are uneven.
+TEST(MusrCodegen, SteppingFindsPolynomialArgumentsOfExpAndCos) {
+  const FitData data = eq5_data(2, 50);
+  const Stepping st;
+  const auto param = [](int i, int) { return "real(a.p[" + std::to_string(i) + "])"; };
+  Dialect d = cuda_dialect(true);
+  d.fast_math = true;
+  const ModelCode m = emit_model(data.runs[0].model, d, true, "s_", param, "t", &st);
+  EXPECT_EQ(m.stepped, 3) << m.per_bin;
+  EXPECT_NE(m.step_setup.find("R.dt"), std::string::npos) << m.step_setup;
+  EXPECT_NE(m.per_bin.find("if (j == 0)"), std::string::npos) << m.per_bin;
+  EXPECT_EQ(std::count(m.per_bin.begin(), m.per_bin.end(), '\n') > 0, true);
+  // The gradient of the stepped cos uses the carried sine, no second MUFU.
+  EXPECT_EQ(m.per_bin.find("__sinf(") , m.per_bin.rfind("__sinf(")) << "one __sinf, at the Pack's first bin";
+  EXPECT_EQ(emit_model(data.runs[0].model, d, true, "s_", param, "t").stepped, 0);
+  ProgramBuilder b(2);
+  const auto t = b.time();
+  const auto t3 = b.mul(t, b.mul(t, t));
+  const auto e = b.unary(OpCode::exp, b.mul(b.param(0), t3));            // degree 3: no
+  const auto c = b.unary(OpCode::cos, b.mul(b.param(1), b.mul(t, t)));   // cos of t²: no
+  const auto x = b.unary(OpCode::exp, b.mul(b.param(0), b.unary(OpCode::exp, t)));  // exp of exp: inner only
+  const Program p = b.finish(b.add(b.add(e, c), x));
+  EXPECT_EQ(emit_model(p, d, false, "u_", param, "t", &st).stepped, 1);
+  CudaCodegenOptions o = v2_options(true, true);
+  o.step = true;
+  EXPECT_TRUE(cuda_chi2_source(data, o).stepped);
+  FitData uneven = data;
+  uneven.runs[1].t[3] += 0.001;
+  EXPECT_FALSE(cuda_chi2_source(uneven, o).stepped);
+  o.version = CudaKernelVersion::v1;
+  EXPECT_FALSE(cuda_chi2_source(data, o).stepped);
+}
+
 #ifdef TOMO_HAVE_CUDA
 TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   struct Case {
@@ -257,6 +292,19 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   CudaCodegenOptions u16ml = v2_options(true, false);
   u16ml.counts16 = true;
   cases.push_back({"v2 eq5 max-likelihood, float ieee, 16-bit counts", eq5_data(2, 20, Statistic::max_likelihood), u16ml});
+  CudaCodegenOptions res = v2_options(true, true);
+  res.step = true;
+  res.resident = CudaResident::poll_one;
+  res.counts16 = true;
+  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, resident, 16-bit counts (the registry's cuda)", eq5_data(16, 20), res});
+  CudaCodegenOptions resd = v2_options(false, true);
+  resd.step = true;
+  resd.resident = CudaResident::poll_all;
+  cases.push_back({"v2 eq5 max-likelihood, double, stepped, resident all-poll", eq5_data(2, 20, Statistic::max_likelihood), resd});
+  CudaCodegenOptions every = v2_options(true, true);
+  every.step = true;
+  every.resident = CudaResident::poll_one;
+  cases.push_back({"v2 every op, float fast, stepped, resident", every_op_data(8), every});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const CudaSource src = cuda_chi2_source(c.data, c.options);
@@ -265,6 +313,7 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
     const std::string text(ptx.begin(), ptx.end());
     EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
     EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
+    EXPECT_EQ(text.find(".entry musr_persist") != std::string::npos, c.options.resident != CudaResident::none);
     const bool v2 = c.options.version == CudaKernelVersion::v2;
     if (v2) {
       EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
@@ -286,6 +335,8 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   // The GPU machine's driver gets a CUBIN for its sm_90.
   const CudaSource fast = cuda_chi2_source(cases[5].data, cases[5].options);
   EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(fast.text, "musr_test.cu", 9, 0, true, fast.nvrtc_options));
+  const CudaSource resident = cuda_chi2_source(cases[10].data, cases[10].options);
+  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(resident.text, "musr_test.cu", 9, 0, true, resident.nvrtc_options));
 }
 
 TEST(MusrCodegen, NvrtcReportsTheLogOfBrokenSource) {
