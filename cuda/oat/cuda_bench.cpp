@@ -13,7 +13,8 @@ namespace {
 std::string variant_name(const FbpChoice& c) {
   if (c.variant == FbpVariant::texture) return "texture";
   if (c.variant == FbpVariant::ldg) return "ldg";
-  return "shared-" + std::to_string(c.voxels_per_thread) + (c.lean ? (c.fast ? "f" : "l") : c.batched ? "b" : "");
+  const char* kind = c.lean ? (c.fast ? "f" : c.pinned ? "p" : "l") : c.batched ? "b" : "";
+  return "shared-" + std::to_string(c.voxels_per_thread) + kind;
 }
 }  // namespace
 
@@ -54,11 +55,15 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
     }
     for (int s = 0; s < 2; ++s) {
       const bool lean = s == 0 ? request.lean8 : request.lean16, fast = s == 0 ? request.fast8 : request.fast16;
-      if (!lean && !fast) continue;
+      const bool pinned = s == 0 ? request.pinned8 : request.pinned16;
+      if (!lean && !fast && !pinned) continue;
       const int v = s == 0 ? 8 : 16;
-      if (lean) t.lean_ms[s] = timed(variant_name({FbpVariant::shared, v, false, true}), [&] { dev.run_lean(FbpLeanMode::exact, v); });
-      if (fast)
-        t.fast_ms[s] = timed(variant_name({FbpVariant::shared, v, false, true, true}), [&] { dev.run_lean(FbpLeanMode::fast, v); });
+      auto lean_row = [&](FbpLeanMode mode, bool f, bool pin) {
+        return timed(variant_name({FbpVariant::shared, v, false, true, f, pin}), [&] { dev.run_lean(mode, v); });
+      };
+      if (lean) t.lean_ms[s] = lean_row(FbpLeanMode::exact, false, false);
+      if (pinned) t.pinned_ms[s] = lean_row(FbpLeanMode::pinned, false, true);
+      if (fast) t.fast_ms[s] = lean_row(FbpLeanMode::fast, true, false);
       t.lean_probe_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::lds_only, v); });
       t.lean_compute_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::no_lds, v); });
     }

@@ -40,8 +40,10 @@ class CudaFbp final : public Fbp {
       choice_.variant = o.read == FbpRead::texture ? FbpVariant::texture
                         : o.read == FbpRead::ldg   ? FbpVariant::ldg
                                                    : FbpVariant::shared;
-      if (o.read == FbpRead::shared_lean || o.read == FbpRead::shared_fast)  // 16 voxels per thread
-        choice_ = {FbpVariant::shared, 16, false, true, o.read == FbpRead::shared_fast};
+      if (o.read == FbpRead::shared_lean)  // the pinned lean kernel, 16 voxels per thread
+        choice_ = {FbpVariant::shared, 16, false, true, false, true};
+      if (o.read == FbpRead::shared_fast)
+        choice_ = {FbpVariant::shared, 16, false, true, true};
       if (!dev_->available(choice_.variant))
         throw UnavailableError(str_cat("oat cuda fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, o.read),
                                        "\" is not available on this geometry (see the log)"));

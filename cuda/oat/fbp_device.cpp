@@ -47,7 +47,8 @@ float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_
 // terms at most A_m = d² + B, B = (V − 1)·h·|dz_c| the cross term, so δd ≤ 2.5u·(d + B/d), and
 // B/d ≤ (V − 1)·h·(1 + V·h/(2·d_min)) with d_min the nearest transducer-voxel distance (≥ 1
 // sample: the far transducers; nearer ones may take the double path more often, never less);
-// rsqrt 4u·D; the fma's result (|kr| ≤ slot) u·slot; −C rounded once u·(|tau0h| + K + 2).
+// rsqrt 4u·D; the fma's result (|kr| ≤ slot, or pinned z < 2·slot) 2u·slot; −C (+ the pinned
+// offset < slot + 1) rounded once u·(|tau0h| + K + slot + 3).
 float lean_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double d_min_mm, double a,
                float tau0h, int slot) {
   const double u = std::ldexp(1.0, -24), h = g.voxel_mm() * a, V = 16;
@@ -59,8 +60,8 @@ float lean_eps(const std::vector<double>& pos, const OatGeometry& g, double d_ma
   X = std::sqrt(X);
   const double D = d_max_mm * a, d_min = std::max(d_min_mm * a, 1.0);
   const double b_over_d = (V - 1) * h * (1 + V * h / (2 * d_min));
-  const double bound = u * (S + 2 * X + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D + u * slot +
-                       u * (std::abs(tau0h) + g.time.samples + 2);
+  const double bound = u * (S + 2 * X + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D + 2 * u * slot +
+                       u * (std::abs(tau0h) + g.time.samples + slot + 3);
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }
 
@@ -203,7 +204,8 @@ void FbpDevice::run_lean(cuda_detail::FbpLeanMode mode, int voxels_per_thread, i
   if (slot_ == 0 && slot <= 0)
     throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
   cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
-  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpLeanMode::checked)
+  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpLeanMode::checked &&
+      mode != cuda_detail::FbpLeanMode::pinned_checked)
     throw Error(
         str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
   if (slot > 0) s.slot = slot;
@@ -228,7 +230,10 @@ void FbpDevice::run(const FbpChoice& c) {
     case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
     case FbpVariant::shared:
       if (c.lean)
-        run_lean(c.fast ? cuda_detail::FbpLeanMode::fast : cuda_detail::FbpLeanMode::exact, c.voxels_per_thread);
+        run_lean(c.fast     ? cuda_detail::FbpLeanMode::fast
+                 : c.pinned ? cuda_detail::FbpLeanMode::pinned
+                            : cuda_detail::FbpLeanMode::exact,
+                 c.voxels_per_thread);
       else
         run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread, 0, c.batched);
       break;

@@ -21,7 +21,8 @@ namespace tomo::oat {
 // memory, `voxels_per_thread` 4 or 8 along z; `batched`: each thread's reads of a transducer
 // issued together, FbpSharedShape::batched; `lean`: the lean kernel, 8 or 16 voxels per thread,
 // fbp_kernels.hpp "The lean variant"; `fast`: lean without the double refinement, a looser
-// tolerance, never chosen silently). kDefaultFbpVariant is what the backend runs; it was chosen
+// tolerance, never chosen silently; `pinned`: lean exact with index and test from the bits of an
+// exponent-pinned z, FbpLeanMode::pinned). kDefaultFbpVariant is what the backend runs; it was chosen
 // from bench_oat's side-by-side rows on the H200 (docs/oat.md).
 enum class FbpVariant { texture, ldg, shared };
 struct FbpChoice {
@@ -30,6 +31,7 @@ struct FbpChoice {
   bool batched = false;       // shared only
   bool lean = false;          // shared only: the lean kernel (batched ignored)
   bool fast = false;          // lean only: FbpLeanMode::fast instead of exact
+  bool pinned = false;        // lean only: FbpLeanMode::pinned instead of exact
 };
 inline constexpr FbpChoice kDefaultFbpVariant{FbpVariant::shared, 8};
 

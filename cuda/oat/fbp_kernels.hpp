@@ -134,7 +134,12 @@ void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& shape, const fl
 // (a fraction ≈ 2·|δk̃|); a looser tolerance, stated by the tests and the bench. no_lds: fast's
 // arithmetic with the shared read replaced (the compute probe); lds_only: the shared-read probe of
 // the lean windows.
-enum class FbpLeanMode { exact, checked, fast, no_lds, lds_only };
+// pinned / pinned_checked: exact / checked with the index and the test taken from the bits of
+// z = kr + slot + ½ + tau, whose exponent the offset pins (slot ≤ kr + offset < 2·slot): two
+// integer ops for the byte offset and two for the test, instead of the magic-constant rounding,
+// the LEA and g (one issue slot fewer per update); the entries hold E − offset·F, a little
+// cancellation (offset·F against ½d_s·D, d_s ≳ slot).
+enum class FbpLeanMode { exact, checked, fast, no_lds, lds_only, pinned, pinned_checked };
 
 // Same windows as launch_fbp_shared (shape.slot, shape.tile; voxels_per_thread 8 or 16; batched is
 // ignored). eps_lean: the bound of fp32 kr for exact/checked (fbp_device.cpp). Throws tomo::Error

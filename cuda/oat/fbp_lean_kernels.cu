@@ -4,6 +4,8 @@
 // distances of a column's voxels taken in pairs about its centre, 8 or 16 voxels per thread.
 #include <cuda_runtime.h>
 
+#include <cmath>
+
 #include "compute/core/error.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/oat/fbp_kernels.hpp"
@@ -15,10 +17,18 @@ namespace {
 
 // Per-launch constants (kernel parameters: the FFMAs read them from the constant bank, no
 // registers): kq[m] = (2m+1)·Δs, cq[m] = ((m+½)·Δs)², zc = ((kV−1)/2)·Δs (samples); near = ½ − eps.
+// Pinned modes (fbp_kernels.hpp): z = kr + offset, offset = slot + ½ + tau (a float, tau ≥ eps),
+// lies in [slot, 2·slot) = 2^L·[1, 2), so its float bits are fixed above bit 23 − L: the window
+// byte offset is (bits >> (20 − L)) & ((slot − 1)·8) (sh, bmask), frac(z) is bits & fmask, and
+// floor(z) − slot is the cpu's k − kmin unless 1 + frac(z)·2^−L < thr, thr ≥ 1 + (eps + tau)·2^−L
+// (then z's error δ, |δ| ≤ eps, and tau cannot carry z − tau − δ across an integer); expo = 127 + L
+// (checked: z left [slot, 2·slot)).
 struct LeanConsts {
   float kq[8], cq[8];
   float zc;
   float near;
+  float offset, thr;
+  unsigned sh, bmask, fmask, expo;
 };
 
 // Window entry j of a transducer whose window starts at kmin, from the table's (M_k, D_k), k =
@@ -33,13 +43,15 @@ __device__ __forceinline__ float2 lean_entry(float2 md, float hc, int j) {
 }
 
 // Phases 1 and 2 of a tile (as fbp_shared_kernels.cu load_tile): the records (x, y, z, kmin),
-// −C in float, `far` (the transducer at least one sample from the box: no NaN k̃, so no clamp of
-// the shared address), then the windows of (E, F) (0 outside the table), loaded coalesced.
+// −C + offset and ½C − 1.5·offset in float (offset 0, or the pinned modes' slot + ½ + tau: then
+// (E, F) hold E − offset·F so that E + kr·F = E' + z·F), `far` (the transducer at least one sample
+// from the box: no NaN k̃, so no clamp of the shared address), then the windows of (E, F) (0
+// outside the table), loaded coalesced.
 template <int kThreads>
 __device__ __forceinline__ void load_lean_tile(const FbpParams& p, const FbpSharedShape& sh, int shift,
                                                const float4* __restrict__ tr, const float2* __restrict__ table,
                                                int q0, int n, int tid, float4* rec, float* negc, float* hc,
-                                               bool* far, float2* win) {
+                                               bool* far, float2* win, double offset) {
   const double tau0h = p.tau0_d + 0.5;
   __syncthreads();  // the previous tile is no longer read
   if (tid < n) {
@@ -47,8 +59,8 @@ __device__ __forceinline__ void load_lean_tile(const FbpParams& p, const FbpShar
     const float dist2 = box_dist2(p, s);
     const int kmin = window_start(p, s, dist2);
     rec[tid] = make_float4(s.x, s.y, s.z, __int_as_float(kmin));
-    negc[tid] = static_cast<float>(-(tau0h + kmin));
-    hc[tid] = static_cast<float>(0.5 * (tau0h + kmin));
+    negc[tid] = static_cast<float>(offset - (tau0h + kmin));
+    hc[tid] = static_cast<float>(0.5 * (tau0h + kmin) - 1.5 * offset);
     far[tid] = dist2 >= 1.0f;
   }
   __syncthreads();
@@ -172,6 +184,83 @@ __device__ __forceinline__ void exact_batch(const FbpParams& p, const LeanConsts
   }
 }
 
+// The slow path of one pinned update: z refined in double where k̃ lies within eps of a sample (z =
+// j + g + offset), or (checked) z outside [slot, 2·slot): the entry from the window or else from
+// the table in global memory. Returns (z, E', F).
+__device__ __forceinline__ float3 pinned_slow(const FbpParams& p, const LeanConsts& lc, int q, int3 c, int v, float z,
+                                             int kmin, int slot, const float* hp, const float2* w,
+                                             const float2* __restrict__ table) {
+  const unsigned bits = __float_as_uint(z);
+  int j;
+  if (__uint_as_float((bits & lc.fmask) | 0x3F800000u) < lc.thr) {
+    const FbpSplit r = fbp_refine(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q, c.x, c.y, c.z + v);
+    j = r.k - kmin;
+    z = static_cast<float>(static_cast<double>(j) + r.g + static_cast<double>(lc.offset));
+  } else {
+    j = static_cast<int>(fminf(fmaxf(floorf(z), -1e8f), 1e8f)) - slot;  // finite even for a NaN z
+  }
+  float2 T;
+  if (static_cast<unsigned>(j) < static_cast<unsigned>(slot)) {
+    T = w[j];
+  } else {
+    const int k = kmin + j;
+    const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
+                          ? __ldg(table + static_cast<size_t>(q) * p.width + k)
+                          : make_float2(0.0f, 0.0f);
+    T = lean_entry(md, *hp, j);
+  }
+  return make_float3(z, T.x, T.y);
+}
+
+// Eight pinned updates (pairs 4b … 4b + 3; FbpLeanMode::pinned / pinned_checked): the index and the
+// test straight from z's bits (no magic-constant rounding, no g): SHF + LOP3 for the byte offset,
+// LOP3 + FSETP for the test, where exact_batch spends FADD + LEA and FADD + FADD + FSETP. The
+// masked index always lies in the transducer's window, so no clamp either.
+template <int kV, bool kChecked>
+__device__ __forceinline__ void pinned_batch(const FbpParams& p, const LeanConsts& lc, int b, int q, int3 c,
+                                             float dz_c, float base, float negz, unsigned tbyte, int kmin,
+                                             const float* hp, const float2* win, const float2* w, int slot,
+                                             const float2* table, float* a) {
+  float inv[8], z[8];
+  float2 T[8];
+  bool any = false;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int m = 4 * b + (i >> 1);
+    const float A = base + lc.cq[m];
+    const float d2 = fmaf((i & 1) ? -lc.kq[m] : lc.kq[m], dz_c, A);
+    inv[i] = fbp_rsqrt(d2);
+    z[i] = fmaf(d2, inv[i], negz);
+    const unsigned bits = __float_as_uint(z[i]);
+    // | tbyte: the transducer's window starts at a multiple of slot·8, clear of the masked bits, so
+    // one LOP3 masks and places (an add of tbyte took another IMAD: t is not in a uniform register).
+    T[i] = *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(win) + (((bits >> lc.sh) & lc.bmask) | tbyte));
+    bool slow = __uint_as_float((bits & lc.fmask) | 0x3F800000u) < lc.thr;
+    if constexpr (kChecked) slow = slow || (bits >> 23) != lc.expo;
+    any |= slow;
+  }
+  if (any) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float zs = z[i];  // opaque copy: the test again here, not kept in predicates (exact_batch)
+      asm("" : "+f"(zs));
+      const unsigned bits = __float_as_uint(zs);
+      const bool out = kChecked && (bits >> 23) != lc.expo;
+      if (__uint_as_float((bits & lc.fmask) | 0x3F800000u) < lc.thr || out) {
+        const float3 e = pinned_slow(p, lc, q, c, pair_voxel<kV>(4 * b + (i >> 1), !(i & 1)), zs, kmin, slot, hp, w,
+                                     table);
+        z[i] = e.x;
+        T[i] = make_float2(e.y, e.z);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int v = pair_voxel<kV>(4 * b + (i >> 1), !(i & 1));
+    a[v] = fmaf(inv[i], fmaf(z[i], T[i].y, T[i].x), a[v]);
+  }
+}
+
 // One transducer's updates of a thread's kV voxels.
 template <int kV, FbpLeanMode kMode, bool kClamp>
 __device__ __forceinline__ void lean_updates(const FbpParams& p, const LeanConsts& lc, int q, int3 c, float dz_c,
@@ -186,6 +275,12 @@ __device__ __forceinline__ void lean_updates(const FbpParams& p, const LeanConst
       fast_update<kClamp, kProbe>(fmaf(lc.kq[m], dz_c, A), negc, off8, last8, win, a[pair_voxel<kV>(m, true)]);
       fast_update<kClamp, kProbe>(fmaf(-lc.kq[m], dz_c, A), negc, off8, last8, win, a[pair_voxel<kV>(m, false)]);
     }
+  } else if constexpr (kMode == FbpLeanMode::pinned || kMode == FbpLeanMode::pinned_checked) {
+    const unsigned tbyte = static_cast<unsigned>(w - win) * 8u;
+#pragma unroll
+    for (int b = 0; b < kV / 8; ++b)
+      pinned_batch<kV, kMode == FbpLeanMode::pinned_checked>(p, lc, b, q, c, dz_c, base, negc, tbyte, kmin, hc, win,
+                                                              w, slot, table, a);
   } else {
 #pragma unroll
     for (int b = 0; b < kV / 8; ++b)
@@ -214,7 +309,8 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
   // Threads outside the grid compute too (they load tiles, their box is the block's) but write nothing.
   for (int q0 = 0; q0 < p.transducers; q0 += sh.tile) {
     const int n = min(sh.tile, p.transducers - q0);
-    load_lean_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, negc_s, hc_s, far, win);
+    load_lean_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, negc_s, hc_s, far, win,
+                             kMode == FbpLeanMode::pinned || kMode == FbpLeanMode::pinned_checked ? lc.offset : 0.0);
     for (int t = 0; t < n; ++t) {
       const float4 s = rec[t];  // broadcasts: every thread reads the same transducer
       const float negc = negc_s[t];
@@ -261,6 +357,10 @@ void launch_mode(const FbpParams& p, const LeanConsts& lc, const FbpSharedShape&
     case FbpLeanMode::fast: launch<kV, FbpLeanMode::fast>(p, lc, sh, tr, table, image, stream); break;
     case FbpLeanMode::no_lds: launch<kV, FbpLeanMode::no_lds>(p, lc, sh, tr, table, image, stream); break;
     case FbpLeanMode::lds_only: launch<kV, FbpLeanMode::lds_only>(p, lc, sh, tr, table, image, stream); break;
+    case FbpLeanMode::pinned: launch<kV, FbpLeanMode::pinned>(p, lc, sh, tr, table, image, stream); break;
+    case FbpLeanMode::pinned_checked:
+      launch<kV, FbpLeanMode::pinned_checked>(p, lc, sh, tr, table, image, stream);
+      break;
   }
 }
 
@@ -283,6 +383,18 @@ void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& s
   }
   lc.zc = static_cast<float>(0.5 * (sh.voxels_per_thread - 1) * h);
   lc.near = 0.5f - eps_lean;
+  int L = 0;
+  while ((1 << L) < sh.slot) ++L;
+  const double eps = eps_lean, want = sh.slot + 0.5 + eps;  // offset rounded up: tau ≥ eps
+  lc.offset = static_cast<float>(want);
+  if (static_cast<double>(lc.offset) < want) lc.offset = std::nextafter(lc.offset, 1e30f);
+  const double tau = static_cast<double>(lc.offset) - sh.slot - 0.5, thr = 1.0 + (eps + tau) / sh.slot;
+  lc.thr = static_cast<float>(thr);
+  if (static_cast<double>(lc.thr) < thr) lc.thr = std::nextafter(lc.thr, 2.0f);
+  lc.sh = static_cast<unsigned>(20 - L);
+  lc.bmask = static_cast<unsigned>(sh.slot - 1) * 8u;
+  lc.fmask = (1u << (23 - L)) - 1u;
+  lc.expo = static_cast<unsigned>(127 + L);
   if (sh.voxels_per_thread == 8)
     launch_mode<8>(p, lc, sh, transducers, table, image, mode, stream);
   else
