@@ -22,12 +22,13 @@ namespace {
 // byte offset is (bits >> (20 − L)) & ((slot − 1)·8) (sh, bmask), frac(z) is bits & fmask, and
 // floor(z) − slot is the cpu's k − kmin unless 1 + frac(z)·2^−L < thr, thr ≥ 1 + (eps + tau)·2^−L
 // (then z's error δ, |δ| ≤ eps, and tau cannot carry z − tau − δ across an integer); expo = 127 + L
-// (checked: z left [slot, 2·slot)).
+// (checked: z left [slot, 2·slot)); band = (thr − 1)·2^L, the same test as z − ⌊z⌋ < band, for a
+// z outside the window too (slow path).
 struct LeanConsts {
   float kq[8], cq[8];
   float zc;
   float near;
-  float offset, thr;
+  float offset, thr, band;
   unsigned sh, bmask, fmask, expo;
 };
 
@@ -42,6 +43,15 @@ __device__ __forceinline__ float2 lean_entry(float2 md, float hc, int j) {
   return make_float2(fmaf(md.y, __fsub_rn(hc, jf), md.x), 1.5f * md.y);
 }
 
+// One transducer of a tile as every thread of the block reads it: one array (separate ones cost
+// an address computation each per transducer in SASS). Position in samples, negc = −C + offset,
+// hc = ½C − 1.5·offset, the window's first entry kmin, far (see load_lean_tile).
+struct __align__(16) LeanRecord {
+  float x, y, z, negc;
+  float hc;
+  int kmin, far, pad;
+};
+
 // Phases 1 and 2 of a tile (as fbp_shared_kernels.cu load_tile): the records (x, y, z, kmin),
 // −C + offset and ½C − 1.5·offset in float (offset 0, or the pinned modes' slot + ½ + tau: then
 // (E, F) hold E − offset·F so that E + kr·F = E' + z·F), `far` (the transducer at least one sample
@@ -50,26 +60,24 @@ __device__ __forceinline__ float2 lean_entry(float2 md, float hc, int j) {
 template <int kThreads>
 __device__ __forceinline__ void load_lean_tile(const FbpParams& p, const FbpSharedShape& sh, int shift,
                                                const float4* __restrict__ tr, const float2* __restrict__ table,
-                                               int q0, int n, int tid, float4* rec, float* negc, float* hc,
-                                               bool* far, float2* win, double offset) {
+                                               int q0, int n, int tid, LeanRecord* rec, float2* win,
+                                               double offset) {
   const double tau0h = p.tau0_d + 0.5;
   __syncthreads();  // the previous tile is no longer read
   if (tid < n) {
     const float4 s = tr[q0 + tid];
     const float dist2 = box_dist2(p, s);
     const int kmin = window_start(p, s, dist2);
-    rec[tid] = make_float4(s.x, s.y, s.z, __int_as_float(kmin));
-    negc[tid] = static_cast<float>(offset - (tau0h + kmin));
-    hc[tid] = static_cast<float>(0.5 * (tau0h + kmin) - 1.5 * offset);
-    far[tid] = dist2 >= 1.0f;
+    rec[tid] = {s.x, s.y, s.z, static_cast<float>(offset - (tau0h + kmin)),
+                static_cast<float>(0.5 * (tau0h + kmin) - 1.5 * offset), kmin, dist2 >= 1.0f, 0};
   }
   __syncthreads();
   for (int e = tid; e < n * sh.slot; e += kThreads) {
-    const int t = e >> shift, j = e & (sh.slot - 1), kmin = __float_as_int(rec[t].w), k = kmin + j;
+    const int t = e >> shift, j = e & (sh.slot - 1), kmin = rec[t].kmin, k = kmin + j;
     const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
                           ? __ldg(table + static_cast<size_t>(q0 + t) * p.width + k)
                           : make_float2(0.0f, 0.0f);
-    win[e] = lean_entry(md, hc[t], j);
+    win[e] = lean_entry(md, rec[t].hc, j);
   }
   __syncthreads();
 }
@@ -190,14 +198,14 @@ __device__ __forceinline__ void exact_batch(const FbpParams& p, const LeanConsts
 __device__ __forceinline__ float3 pinned_slow(const FbpParams& p, const LeanConsts& lc, int q, int3 c, int v, float z,
                                              int kmin, int slot, const float* hp, const float2* w,
                                              const float2* __restrict__ table) {
-  const unsigned bits = __float_as_uint(z);
+  const float fl = floorf(z);  // z − fl is exact: frac(z) wherever z lies
   int j;
-  if (__uint_as_float((bits & lc.fmask) | 0x3F800000u) < lc.thr) {
+  if (z - fl < lc.band) {
     const FbpSplit r = fbp_refine(p.positions, p.voxel_d, p.inv_c0dt_d, p.tau0_d, q, c.x, c.y, c.z + v);
     j = r.k - kmin;
     z = static_cast<float>(static_cast<double>(j) + r.g + static_cast<double>(lc.offset));
   } else {
-    j = static_cast<int>(fminf(fmaxf(floorf(z), -1e8f), 1e8f)) - slot;  // finite even for a NaN z
+    j = static_cast<int>(fminf(fmaxf(fl, -1e8f), 1e8f)) - slot;  // finite even for a NaN z
   }
   float2 T;
   if (static_cast<unsigned>(j) < static_cast<unsigned>(slot)) {
@@ -295,9 +303,8 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
                     const float2* __restrict__ table, float* __restrict__ image) {
   constexpr int kThreads = SharedShape<kV>::kThreads;
   extern __shared__ float2 win[];  // tile × slot entries (E, F)
-  __shared__ float4 rec[kFbpSharedMaxTile];
-  __shared__ float negc_s[kFbpSharedMaxTile], hc_s[kFbpSharedMaxTile];
-  __shared__ bool far[kFbpSharedMaxTile];
+  __shared__ LeanRecord rec[kFbpSharedMaxTile];
+  constexpr bool kPinned = kMode == FbpLeanMode::pinned || kMode == FbpLeanMode::pinned_checked;
   const int tid = static_cast<int>(threadIdx.x), shift = __ffs(sh.slot) - 1;
   const int3 c = shared_column<kV>(tid);
   const float x = c.x * p.voxel_samples, y = c.y * p.voxel_samples, z0 = c.z * p.voxel_samples;
@@ -309,12 +316,11 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
   // Threads outside the grid compute too (they load tiles, their box is the block's) but write nothing.
   for (int q0 = 0; q0 < p.transducers; q0 += sh.tile) {
     const int n = min(sh.tile, p.transducers - q0);
-    load_lean_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, negc_s, hc_s, far, win,
-                             kMode == FbpLeanMode::pinned || kMode == FbpLeanMode::pinned_checked ? lc.offset : 0.0);
+    load_lean_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, win, kPinned ? lc.offset : 0.0);
     for (int t = 0; t < n; ++t) {
-      const float4 s = rec[t];  // broadcasts: every thread reads the same transducer
-      const float negc = negc_s[t];
-      const int kmin = __float_as_int(s.w);
+      const LeanRecord s = rec[t];  // broadcasts: every thread reads the same transducer
+      const float negc = s.negc;
+      const int kmin = s.kmin;
       // bits(kr + magic)·8 + off8 = the byte offset of entry j = round(kr) in the tile's windows.
       const unsigned off8 = ((static_cast<unsigned>(t) << shift) - __float_as_uint(kFbpMagic)) * 8u;
       const float2* w = win + (t << shift);
@@ -324,12 +330,13 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
         lds_probe_updates<kV>(p, dxy2, z0 - s.z, kmin, w, sh.slot, a);
       } else {
         const float base = fmaf(dz_c, dz_c, dxy2);
-        if (far[t])  // block-uniform
-          lean_updates<kV, kMode, false>(p, lc, q0 + t, c, dz_c, base, negc, off8, last8, kmin, hc_s + t, win, w,
-                                         sh.slot, table, a);
+        const float* hc = &rec[t].hc;  // read on the slow path only
+        if (kPinned || s.far)  // block-uniform; pinned: the masked index needs no clamp
+          lean_updates<kV, kMode, false>(p, lc, q0 + t, c, dz_c, base, negc, off8, last8, kmin, hc, win, w, sh.slot,
+                                         table, a);
         else
-          lean_updates<kV, kMode, true>(p, lc, q0 + t, c, dz_c, base, negc, off8, last8, kmin, hc_s + t, win, w,
-                                        sh.slot, table, a);
+          lean_updates<kV, kMode, true>(p, lc, q0 + t, c, dz_c, base, negc, off8, last8, kmin, hc, win, w, sh.slot,
+                                        table, a);
       }
     }
   }
@@ -391,6 +398,7 @@ void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& s
   const double tau = static_cast<double>(lc.offset) - sh.slot - 0.5, thr = 1.0 + (eps + tau) / sh.slot;
   lc.thr = static_cast<float>(thr);
   if (static_cast<double>(lc.thr) < thr) lc.thr = std::nextafter(lc.thr, 2.0f);
+  lc.band = (lc.thr - 1.0f) * static_cast<float>(sh.slot);  // both steps exact
   lc.sh = static_cast<unsigned>(20 - L);
   lc.bmask = static_cast<unsigned>(sh.slot - 1) * 8u;
   lc.fmask = (1u << (23 - L)) - 1u;
