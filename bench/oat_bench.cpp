@@ -10,13 +10,14 @@
 // (one fetch per update, against the texture-fetch and arithmetic probes of their kernel) and
 // shared-4/-8 (per-block time windows in shared memory, 4 or 8 voxels per thread, against the
 // shared-read and arithmetic probes of theirs) and shared-4b/-8b (the same, each thread's reads of
-// a transducer batched: same probes) and shared-8l/-16l/-8p/-16p/-8f/-16f (the lean kernel, 8 or 16
-// voxels per thread, exact, pinned exact or fast, against its own two probes); the fastest is named beside the
+// a transducer batched: same probes) and shared-8l/-16l/-8p/-16p/-8u/-16u/-8f/-16f (the lean kernel,
+// 8 or 16 voxels per thread, exact, pinned exact (u: unrolled over two transducers) or fast,
+// against its own two probes); the fastest is named beside the
 // backend's default. Every cuda FBP row also states its image's rel. L2 against the cpu FBP
 // (double, all threads) of the middle z-slice on the same data.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8,shared4b,shared8b,
-//        shared8l,shared16l,shared8p,shared16p,shared8f,shared16f, --json FILE.
+//        shared8l,shared16l,shared8p,shared16p,shared8u,shared16u,shared8f,shared16f, --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -69,7 +70,7 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--fbp-variants", a.fbp_variants, "cuda FBP variants to time (default: all)")
       ->delimiter(',')
       ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8", "shared4b", "shared8b", "shared8l", "shared16l",
-                             "shared8p", "shared16p", "shared8f", "shared16f"}));
+                             "shared8p", "shared16p", "shared8u", "shared16u", "shared8f", "shared16f"}));
   cli.parse(argc, argv);
   if (a.small) {
     a.dims = {24, 24, 24};
@@ -242,6 +243,7 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
     req.shared4b = has("shared4b"), req.shared8b = has("shared8b"), req.lean8 = has("shared8l");
     req.lean16 = has("shared16l"), req.fast8 = has("shared8f"), req.fast16 = has("shared16f");
     req.pinned8 = has("shared8p"), req.pinned16 = has("shared16p");
+    req.unrolled8 = has("shared8u"), req.unrolled16 = has("shared16u");
   }
   const std::vector<double> p = pattern(gf.data_size(), 0.37);
   req.error = slice_error(gf, p);
@@ -279,6 +281,8 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
   add("shared-16l", f.lean_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
   add("shared-8p", f.pinned_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
   add("shared-16p", f.pinned_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  add("shared-8u", f.unrolled_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
+  add("shared-16u", f.unrolled_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
   add("shared-8f", f.fast_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
   add("shared-16f", f.fast_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
   for (Row& r : rows)

@@ -13,7 +13,7 @@ namespace {
 std::string variant_name(const FbpChoice& c) {
   if (c.variant == FbpVariant::texture) return "texture";
   if (c.variant == FbpVariant::ldg) return "ldg";
-  const char* kind = c.lean ? (c.fast ? "f" : c.pinned ? "p" : "l") : c.batched ? "b" : "";
+  const char* kind = c.lean ? (c.fast ? "f" : c.pinned ? (c.unrolled ? "u" : "p") : "l") : c.batched ? "b" : "";
   return "shared-" + std::to_string(c.voxels_per_thread) + kind;
 }
 }  // namespace
@@ -56,14 +56,16 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
     for (int s = 0; s < 2; ++s) {
       const bool lean = s == 0 ? request.lean8 : request.lean16, fast = s == 0 ? request.fast8 : request.fast16;
       const bool pinned = s == 0 ? request.pinned8 : request.pinned16;
-      if (!lean && !fast && !pinned) continue;
+      const bool unrolled = s == 0 ? request.unrolled8 : request.unrolled16;
+      if (!lean && !fast && !pinned && !unrolled) continue;
       const int v = s == 0 ? 8 : 16;
-      auto lean_row = [&](FbpLeanMode mode, bool f, bool pin) {
-        return timed(variant_name({FbpVariant::shared, v, false, true, f, pin}), [&] { dev.run_lean(mode, v); });
+      auto lean_row = [&](FbpLeanMode mode, bool f, bool pin, bool unr) {
+        return timed(variant_name({FbpVariant::shared, v, false, true, f, pin, unr}), [&] { dev.run_lean(mode, v); });
       };
-      if (lean) t.lean_ms[s] = lean_row(FbpLeanMode::exact, false, false);
-      if (pinned) t.pinned_ms[s] = lean_row(FbpLeanMode::pinned, false, true);
-      if (fast) t.fast_ms[s] = lean_row(FbpLeanMode::fast, true, false);
+      if (lean) t.lean_ms[s] = lean_row(FbpLeanMode::exact, false, false, false);
+      if (pinned) t.pinned_ms[s] = lean_row(FbpLeanMode::pinned, false, true, false);
+      if (unrolled) t.unrolled_ms[s] = lean_row(FbpLeanMode::pinned_unrolled, false, true, true);
+      if (fast) t.fast_ms[s] = lean_row(FbpLeanMode::fast, true, false, false);
       t.lean_probe_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::lds_only, v); });
       t.lean_compute_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::no_lds, v); });
     }

@@ -230,9 +230,10 @@ void FbpDevice::run(const FbpChoice& c) {
     case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
     case FbpVariant::shared:
       if (c.lean)
-        run_lean(c.fast     ? cuda_detail::FbpLeanMode::fast
-                 : c.pinned ? cuda_detail::FbpLeanMode::pinned
-                            : cuda_detail::FbpLeanMode::exact,
+        run_lean(c.fast                    ? cuda_detail::FbpLeanMode::fast
+                 : c.pinned && c.unrolled ? cuda_detail::FbpLeanMode::pinned_unrolled
+                 : c.pinned               ? cuda_detail::FbpLeanMode::pinned
+                                          : cuda_detail::FbpLeanMode::exact,
                  c.voxels_per_thread);
       else
         run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread, 0, c.batched);

@@ -32,6 +32,7 @@ struct FbpChoice {
   bool lean = false;          // shared only: the lean kernel (batched ignored)
   bool fast = false;          // lean only: FbpLeanMode::fast instead of exact
   bool pinned = false;        // lean only: FbpLeanMode::pinned instead of exact
+  bool unrolled = false;      // pinned only: FbpLeanMode::pinned_unrolled
 };
 inline constexpr FbpChoice kDefaultFbpVariant{FbpVariant::shared, 8};
 

@@ -141,7 +141,9 @@ void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& shape, const fl
 // integer ops for the byte offset and two for the test, instead of the magic-constant rounding,
 // the LEA and g (one issue slot fewer per update); the entries hold E − offset·F, a little
 // cancellation (offset·F against ½d_s·D, d_s ≳ slot).
-enum class FbpLeanMode { exact, checked, fast, no_lds, lds_only, pinned, pinned_checked };
+// pinned_unrolled: pinned with the transducer loop unrolled by two (the per-transducer uniform work
+// shared; 122 registers at 16 voxels instead of 96): the same operations, the same image.
+enum class FbpLeanMode { exact, checked, fast, no_lds, lds_only, pinned, pinned_checked, pinned_unrolled };
 
 // Same windows as launch_fbp_shared (shape.slot, shape.tile; voxels_per_thread 8 or 16; batched is
 // ignored). eps_lean: the bound of fp32 kr for exact/checked (fbp_device.cpp). Throws tomo::Error

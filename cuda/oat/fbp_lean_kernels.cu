@@ -34,8 +34,9 @@ struct LeanConsts {
 
 // Window entry j of a transducer whose window starts at kmin, from the table's (M_k, D_k), k =
 // kmin + j: (E, F) = (M + D·(½C − j), 1.5·D), C = t_min/Δt + ½ + kmin, hc = ½C rounded to float
-// once per transducer. hc − j is exact (an integer off a float of ulp ≤ 1), so E carries the
-// rounding of hc (u relative on the ½d_s·D it stands for) and its own: no double arithmetic, whose
+// once per transducer. hc − j rounds at most once (exact while |hc − j| ≤ |hc|), so E carries
+// the roundings of hc and hc − j (u relative on the ½d_s·D they stand for) and its own: no double
+// arithmetic, whose
 // conversions (quarter rate) would have cost ~20 % of a tile's update work at 16 voxels per
 // thread. j as a float by the magic constant (two full-rate adds, no I2F).
 __device__ __forceinline__ float2 lean_entry(float2 md, float hc, int j) {
@@ -297,7 +298,7 @@ __device__ __forceinline__ void lean_updates(const FbpParams& p, const LeanConst
   }
 }
 
-template <int kV, FbpLeanMode kMode>
+template <int kV, FbpLeanMode kMode, int kU>
 __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     fbp_lean_kernel(FbpParams p, LeanConsts lc, FbpSharedShape sh, const float4* __restrict__ tr,
                     const float2* __restrict__ table, float* __restrict__ image) {
@@ -317,6 +318,7 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
   for (int q0 = 0; q0 < p.transducers; q0 += sh.tile) {
     const int n = min(sh.tile, p.transducers - q0);
     load_lean_tile<kThreads>(p, sh, shift, tr, table, q0, n, tid, rec, win, kPinned ? lc.offset : 0.0);
+#pragma unroll kU  // pinned16u: two transducers per iteration share the loop's uniform work
     for (int t = 0; t < n; ++t) {
       const LeanRecord s = rec[t];  // broadcasts: every thread reads the same transducer
       const float negc = s.negc;
@@ -346,13 +348,13 @@ __global__ void __launch_bounds__(SharedShape<kV>::kThreads)
     if (c.z + v < p.nz) image[(static_cast<size_t>(c.z + v) * p.ny + c.y) * p.nx + c.x] = a[v];
 }
 
-template <int kV, FbpLeanMode kMode>
+template <int kV, FbpLeanMode kMode, int kU = 1>
 void launch(const FbpParams& p, const LeanConsts& lc, const FbpSharedShape& sh, const float4* tr, const float2* table,
             float* image, cudaStream_t stream) {
   const dim3 grid((p.nx + kFbpBoxX - 1) / kFbpBoxX, (p.ny + kFbpBoxY - 1) / kFbpBoxY,
                   (p.nz + kFbpBoxZ - 1) / kFbpBoxZ);
-  fbp_lean_kernel<kV, kMode><<<grid, SharedShape<kV>::kThreads, fbp_shared_bytes(sh), stream>>>(p, lc, sh, tr, table,
-                                                                                               image);
+  fbp_lean_kernel<kV, kMode, kU>
+      <<<grid, SharedShape<kV>::kThreads, fbp_shared_bytes(sh), stream>>>(p, lc, sh, tr, table, image);
 }
 
 template <int kV>
@@ -368,6 +370,7 @@ void launch_mode(const FbpParams& p, const LeanConsts& lc, const FbpSharedShape&
     case FbpLeanMode::pinned_checked:
       launch<kV, FbpLeanMode::pinned_checked>(p, lc, sh, tr, table, image, stream);
       break;
+    case FbpLeanMode::pinned_unrolled: launch<kV, FbpLeanMode::pinned, 2>(p, lc, sh, tr, table, image, stream); break;
   }
 }
 
@@ -377,7 +380,8 @@ void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& s
                      const float2* table, float* image, FbpLeanMode mode, cudaStream_t stream) {
   if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
   const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
-  if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) > 48 * 1024 ||
+  const int static_bytes = kFbpSharedMaxTile * static_cast<int>(sizeof(LeanRecord));  // 48 KiB: static + dynamic
+  if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) + static_bytes > 48 * 1024 ||
       (sh.voxels_per_thread != 8 && sh.voxels_per_thread != 16))
     throw Error(str_cat("oat cuda fbp (lean): bad shape: ", sh.voxels_per_thread,
                         " voxels per thread (8 or 16), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,

@@ -4,7 +4,8 @@
 // close to the grid (curved, wide windows) and a tile is left half full; the out-of-window path
 // (forced with an 8-sample window) gives the same image, and so do the batched kernels, bit for
 // bit; the lean kernels (8 and 16 voxels per thread, exact and pinned) equal the cpu with the
-// same tolerance and their checked twins bit for bit, the lean "fast" ones (no double refinement) within their own,
+// same tolerance and their checked twins bit for bit (the unrolled pinned ones the pinned), the
+// lean "fast" ones (no double refinement) within their own,
 // looser tolerance; bench_oat's shared and lean rows all run and state their errors.
 #include <gtest/gtest.h>
 
@@ -60,6 +61,8 @@ void check_variants(const FbpCase& c, const char* what) {
   const FbpChoice lean8{FbpVariant::shared, 8, false, true}, lean16{FbpVariant::shared, 16, false, true};
   const FbpChoice pin8{FbpVariant::shared, 8, false, true, false, true};
   const FbpChoice pin16{FbpVariant::shared, 16, false, true, false, true};
+  const FbpChoice unr8{FbpVariant::shared, 8, false, true, false, true, true};
+  const FbpChoice unr16{FbpVariant::shared, 16, false, true, false, true, true};
   const Run runs[] = {{"texture", {FbpVariant::texture, 8}, false, 0, nullptr},
                       {"ldg", {FbpVariant::ldg, 8}, false, 0, nullptr},
                       {"shared-4", {FbpVariant::shared, 4}, false, 0, nullptr},
@@ -78,6 +81,8 @@ void check_variants(const FbpCase& c, const char* what) {
                       {"shared-16l checked, 8-entry windows", lean16, true, 8, nullptr},
                       {"shared-8p", pin8, false, 0, nullptr},
                       {"shared-16p", pin16, false, 0, nullptr},
+                      {"shared-8u", unr8, false, 0, "shared-8p"},
+                      {"shared-16u", unr16, false, 0, "shared-16p"},
                       {"shared-8p checked", pin8, true, 0, "shared-8p"},
                       {"shared-16p checked", pin16, true, 0, "shared-16p"},
                       {"shared-8p checked, 8-entry windows", pin8, true, 8, nullptr},
@@ -180,12 +185,13 @@ TEST_F(OatCudaFbp, BenchTimesEverySharedRowAndProbe) {
     EXPECT_GT(f.lean_ms[s], 0);
     EXPECT_GT(f.fast_ms[s], 0);
     EXPECT_GT(f.pinned_ms[s], 0);
+    EXPECT_GT(f.unrolled_ms[s], 0);
     EXPECT_GT(f.lean_probe_ms[s], 0);
     EXPECT_GT(f.lean_compute_ms[s], 0);
   }
   EXPECT_GE(f.slot, 8);
   EXPECT_FALSE(f.default_variant.empty());
-  EXPECT_EQ(f.errors.size(), 12u);  // texture, ldg, shared-4/-8/-4b/-8b, shared-8l/-8p/-8f/-16l/-16p/-16f
+  EXPECT_EQ(f.errors.size(), 14u);  // texture, ldg, shared-4/-8/-4b/-8b, shared-{8,16}{l,p,u,f}
   for (const auto& [name, e] : f.errors) {
     std::printf("bench error path: %s rel. L2 vs cpu %.3g\n", name.c_str(), e);
     EXPECT_LT(e, name.back() == 'f' ? kFbpFastTolerance : kFbpExactTolerance) << name;
