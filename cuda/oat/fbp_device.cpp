@@ -27,16 +27,21 @@ const OatGeometry& validated(const OatGeometry& g) {
 // position i·Δs (2X) and the difference (D) give u·(S + 2X + D) in d; d² in three roundings 1.5u·D;
 // rsqrt's 2 ulp 4u·D; the fma and tau0h u·(D + 2·tau0h). 1.25× that (8.9e-4 on the paper scene,
 // against 1.4e-3 for the texture kernel's 2× of a looser bound): fewer pairs take the double path.
-float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
-  const double u = std::ldexp(1.0, -24);
+// S + 2X of the bounds below (samples): S the largest transducer position norm, X the grid's
+// diagonal (positions relative to voxel 0; a = 1/(c₀Δt)).
+double position_scale(const std::vector<double>& pos, const OatGeometry& g, double a) {
   double S = 0, X = 0;
   for (std::size_t q = 0; 3 * q < pos.size(); ++q)
     S = std::max(S, a * std::sqrt(pos[3 * q] * pos[3 * q] + pos[3 * q + 1] * pos[3 * q + 1] +
                                   pos[3 * q + 2] * pos[3 * q + 2]));
   for (int k = 0; k < 3; ++k) X += std::pow((g.grid.dims[k] - 1) * g.voxel_mm() * a, 2);
-  X = std::sqrt(X);
+  return S + 2 * std::sqrt(X);
+}
+
+float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
+  const double u = std::ldexp(1.0, -24);
   const double D = d_max_mm * a;
-  const double bound = u * (S + 2 * X + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
+  const double bound = u * (position_scale(pos, g, a) + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }
 
@@ -52,15 +57,9 @@ float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_
 float lean_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double d_min_mm, double a,
                float tau0h, int slot) {
   const double u = std::ldexp(1.0, -24), h = g.voxel_mm() * a, V = 16;
-  double S = 0, X = 0;
-  for (std::size_t q = 0; 3 * q < pos.size(); ++q)
-    S = std::max(S, a * std::sqrt(pos[3 * q] * pos[3 * q] + pos[3 * q + 1] * pos[3 * q + 1] +
-                                  pos[3 * q + 2] * pos[3 * q + 2]));
-  for (int k = 0; k < 3; ++k) X += std::pow((g.grid.dims[k] - 1) * g.voxel_mm() * a, 2);
-  X = std::sqrt(X);
   const double D = d_max_mm * a, d_min = std::max(d_min_mm * a, 1.0);
   const double b_over_d = (V - 1) * h * (1 + V * h / (2 * d_min));
-  const double bound = u * (S + 2 * X + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D + 2 * u * slot +
+  const double bound = u * (position_scale(pos, g, a) + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D + 2 * u * slot +
                        u * (std::abs(tau0h) + g.time.samples + slot + 3);
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }

@@ -125,6 +125,22 @@ __device__ __forceinline__ constexpr int pair_voxel(int m, bool hi) {
   return hi ? kV / 2 + m : kV / 2 - 1 - m;
 }
 
+// d² of update i (0 … 7) of batch b: pair m = 4b + i/2, the hi side for even i.
+__device__ __forceinline__ float batch_d2(const LeanConsts& lc, int b, int i, float base, float dz_c) {
+  const int m = 4 * b + (i >> 1);
+  return fmaf((i & 1) ? -lc.kq[m] : lc.kq[m], dz_c, base + lc.cq[m]);
+}
+
+// The sums of a batch: a[v] += inv·(E + x·F), x = kr or the pinned z.
+template <int kV>
+__device__ __forceinline__ void batch_sums(int b, const float* inv, const float* x, const float2* T, float* a) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int v = pair_voxel<kV>(4 * b + (i >> 1), !(i & 1));
+    a[v] = fmaf(inv[i], fmaf(x[i], T[i].y, T[i].x), a[v]);
+  }
+}
+
 // One fast (or, kProbe, compute-probe) update: a += inv·(E + kr·F).
 template <bool kClamp, bool kProbe>
 __device__ __forceinline__ void fast_update(float d2, float negc, unsigned off8, unsigned last8, const float2* win,
@@ -152,9 +168,7 @@ __device__ __forceinline__ void exact_batch(const FbpParams& p, const LeanConsts
   bool any = false;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const int m = 4 * b + (i >> 1);
-    const float A = base + lc.cq[m];
-    const float d2 = fmaf((i & 1) ? -lc.kq[m] : lc.kq[m], dz_c, A);
+    const float d2 = batch_d2(lc, b, i, base, dz_c);
     inv[i] = fbp_rsqrt(d2);
     kr[i] = fmaf(d2, inv[i], negc);
     const LeanSplit sp = lean_split(kr[i]);
@@ -186,11 +200,7 @@ __device__ __forceinline__ void exact_batch(const FbpParams& p, const LeanConsts
       }
     }
   }
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int v = pair_voxel<kV>(4 * b + (i >> 1), !(i & 1));
-    a[v] = fmaf(inv[i], fmaf(kr[i], T[i].y, T[i].x), a[v]);
-  }
+  batch_sums<kV>(b, inv, kr, T, a);
 }
 
 // The slow path of one pinned update: z refined in double where k̃ lies within eps of a sample (z =
@@ -235,9 +245,7 @@ __device__ __forceinline__ void pinned_batch(const FbpParams& p, const LeanConst
   bool any = false;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const int m = 4 * b + (i >> 1);
-    const float A = base + lc.cq[m];
-    const float d2 = fmaf((i & 1) ? -lc.kq[m] : lc.kq[m], dz_c, A);
+    const float d2 = batch_d2(lc, b, i, base, dz_c);
     inv[i] = fbp_rsqrt(d2);
     z[i] = fmaf(d2, inv[i], negz);
     const unsigned bits = __float_as_uint(z[i]);
@@ -263,11 +271,7 @@ __device__ __forceinline__ void pinned_batch(const FbpParams& p, const LeanConst
       }
     }
   }
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int v = pair_voxel<kV>(4 * b + (i >> 1), !(i & 1));
-    a[v] = fmaf(inv[i], fmaf(z[i], T[i].y, T[i].x), a[v]);
-  }
+  batch_sums<kV>(b, inv, z, T, a);
 }
 
 // One transducer's updates of a thread's kV voxels.
