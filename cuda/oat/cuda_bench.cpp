@@ -44,12 +44,15 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
     t.slot = dev.shared_shape(8).slot;
     t.tile = dev.shared_shape(8).tile;
     for (int s = 0; s < 2; ++s) {
-      const bool plain = s == 0 ? request.shared4 : request.shared8, batched = s == 0 ? request.shared4b : request.shared8b;
+      const bool plain = s == 0 ? request.shared4 : request.shared8;
+      const bool batched = s == 0 ? request.shared4b : request.shared8b;
       if (!plain && !batched) continue;
       const int v = s == 0 ? 4 : 8;
-      if (plain) t.shared_ms[s] = timed(variant_name({FbpVariant::shared, v}), [&] { dev.run_shared(FbpSharedMode::exact, v); });
+      if (plain)
+        t.shared_ms[s] = timed(variant_name({FbpVariant::shared, v}), [&] { dev.run_shared(FbpSharedMode::exact, v); });
       if (batched)
-        t.batched_ms[s] = timed(variant_name({FbpVariant::shared, v, true}), [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
+        t.batched_ms[s] = timed(variant_name({FbpVariant::shared, v, true}),
+                                [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
       t.shared_probe_ms[s] = probe([&] { dev.run_shared(FbpSharedMode::lds_only, v); });
       t.shared_compute_ms[s] = probe([&] { dev.run_shared(FbpSharedMode::no_lds, v); });
     }

@@ -59,8 +59,8 @@ float lean_eps(const std::vector<double>& pos, const OatGeometry& g, double d_ma
   const double u = std::ldexp(1.0, -24), h = g.voxel_mm() * a, V = 16;
   const double D = d_max_mm * a, d_min = std::max(d_min_mm * a, 1.0);
   const double b_over_d = (V - 1) * h * (1 + V * h / (2 * d_min));
-  const double bound = u * (position_scale(pos, g, a) + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D + 2 * u * slot +
-                       u * (std::abs(tau0h) + g.time.samples + slot + 3);
+  const double bound = u * (position_scale(pos, g, a) + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D +
+                       2 * u * slot + u * (std::abs(tau0h) + g.time.samples + slot + 3);
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }
 

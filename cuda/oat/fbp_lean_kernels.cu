@@ -192,7 +192,8 @@ __device__ __forceinline__ void pinned_batch(const FbpParams& p, const LeanConst
     const unsigned bits = __float_as_uint(z[i]);
     // | tbyte: the transducer's window starts at a multiple of slot·8, clear of the masked bits, so
     // one LOP3 masks and places (an add of tbyte took another IMAD: t is not in a uniform register).
-    T[i] = *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(win) + (((bits >> lc.sh) & lc.bmask) | tbyte));
+    const unsigned byte = ((bits >> lc.sh) & lc.bmask) | tbyte;
+    T[i] = *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(win) + byte);
     bool slow = __uint_as_float((bits & lc.fmask) | 0x3F800000u) < lc.thr;
     if constexpr (kChecked) slow = slow || (bits >> 23) != lc.expo;
     any |= slow;
