@@ -10,13 +10,18 @@
 // (one fetch per update, against the texture-fetch and arithmetic probes of their kernel) and
 // shared-4/-8 (per-block time windows in shared memory, 4 or 8 voxels per thread, against the
 // shared-read and arithmetic probes of theirs) and shared-4b/-8b (the same, each thread's reads of
-// a transducer batched: same probes); the fastest is named beside the backend's default.
+// a transducer batched: same probes) and shared-8l/-16l/-8p/-16p/-8u/-16u/-8f/-16f (the lean kernel,
+// 8 or 16 voxels per thread, exact, pinned exact (u: unrolled over two transducers) or fast,
+// against its own two probes); the fastest is named beside the
+// backend's default. Every cuda FBP row also states its image's rel. L2 against the cpu FBP
+// (double, all threads) of the middle z-slice on the same data.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8,shared4b,shared8b,
-//        --json FILE.
+//        shared8l,shared16l,shared8p,shared16p,shared8u,shared16u,shared8f,shared16f, --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@
 
 #include "bench/harness.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/oat/geometry.hpp"
@@ -63,7 +69,8 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--backends", a.backends, "GPU backends (default: every available non-cpu)")->delimiter(',');
   app.add_option("--fbp-variants", a.fbp_variants, "cuda FBP variants to time (default: all)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8", "shared4b", "shared8b"}));
+      ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8", "shared4b", "shared8b", "shared8l", "shared16l",
+                             "shared8p", "shared16p", "shared8u", "shared16u", "shared8f", "shared16f"}));
   cli.parse(argc, argv);
   if (a.small) {
     a.dims = {24, 24, 24};
@@ -155,20 +162,24 @@ struct Row {
   double ceiling_ms = 0;          // the probe's time on the same workload (0: none)
   std::string ceiling{};          // which probe
   double cpu1 = 0, cpu_all = 0;   // speed-ups over the extrapolated cpu reference
+  double error = -1;              // FBP: rel. L2 vs the cpu on the middle z-slice (-1: not measured)
 };
 
 void print_row(const Row& r) {
   char ceil[64] = "-";
   if (r.ceiling_ms > 0) std::snprintf(ceil, sizeof ceil, "%5.1f%% of %s", 100.0 * r.ceiling_ms / r.ms, r.ceiling.c_str());
-  std::printf("%-8s %-11s %-9s %10.2f %11.3g  %-28s %9.3gx %9.3gx\n", r.what.c_str(), r.backend.c_str(),
-              r.mode.c_str(), r.ms, r.rate, ceil, r.cpu1, r.cpu_all);
+  char err[32] = "-";
+  if (r.error >= 0) std::snprintf(err, sizeof err, "%.2e", r.error);
+  std::printf("%-8s %-11s %-10s %10.2f %11.3g  %-28s %9.3gx %9.3gx %10s\n", r.what.c_str(), r.backend.c_str(),
+              r.mode.c_str(), r.ms, r.rate, ceil, r.cpu1, r.cpu_all, err);
 }
 
 nlohmann::json row_json(const Row& r) {
   return {{"op", r.what},          {"backend", r.backend},  {"mode", r.mode},           {"ms", r.ms},
           {"rate_per_s", r.rate},  {"ceiling", r.ceiling},  {"ceiling_ms", r.ceiling_ms},
           {"fraction_of_ceiling", r.ceiling_ms > 0 ? r.ceiling_ms / r.ms : -1.0},
-          {"speedup_vs_cpu_1_thread", r.cpu1},              {"speedup_vs_cpu_all", r.cpu_all}};
+          {"speedup_vs_cpu_1_thread", r.cpu1},              {"speedup_vs_cpu_all", r.cpu_all},
+          {"rel_l2_vs_cpu_slice", r.error}};
 }
 
 // GPU rows through the operator interfaces (host transfers included): gl-compute and others.
@@ -201,6 +212,25 @@ void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, 
 }
 
 #ifdef TOMO_HAVE_CUDA
+// The cpu FBP (double, all threads) of the middle z-slice of `gf` on data p, and the rel. L2 of a
+// GPU image's same slice against it.
+std::function<double(const std::vector<float>&)> slice_error(const OatGeometry& gf, const std::vector<double>& p) {
+  OatGeometry g = gf;
+  const int kz = gf.grid.dims[2] / 2;
+  g.grid.dims[2] = 1;
+  g.grid.origin_mm[2] = gf.grid.origin_mm[2] + kz * gf.grid.voxel_mm[2];
+  auto cpu = BackendRegistry<Fbp>::instance().create("cpu");
+  cpu->configure(g, FbpOptions{});
+  std::vector<double> ref(g.grid.count());
+  const double ms = bench::time_ms([&] { cpu->reconstruct(p, ref); }, [] {});
+  std::printf("FBP error reference: cpu (double, all threads) on z-slice %d, %.0f ms\n", kz, ms);
+  return [ref, offset = static_cast<std::size_t>(kz) * ref.size()](const std::vector<float>& img) {
+    const std::vector<double> slice(img.begin() + static_cast<std::ptrdiff_t>(offset),
+                                    img.begin() + static_cast<std::ptrdiff_t>(offset + ref.size()));
+    return relative_l2(slice, ref);
+  };
+}
+
 // One FBP row per timed cuda variant, each against the slower of its kernel's two probes (the one
 // that bounds it); the fastest variant and the backend's default go to `out`.
 void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::vector<Row>& rows, nlohmann::json& out) {
@@ -209,9 +239,15 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
     auto has = [&](const char* n) {
       return std::find(a.fbp_variants.begin(), a.fbp_variants.end(), n) != a.fbp_variants.end();
     };
-    req = {has("texture"), has("ldg"), has("shared4"), has("shared8"), has("shared4b"), has("shared8b")};
+    req.texture = has("texture"), req.ldg = has("ldg"), req.shared4 = has("shared4"), req.shared8 = has("shared8");
+    req.shared4b = has("shared4b"), req.shared8b = has("shared8b"), req.lean8 = has("shared8l");
+    req.lean16 = has("shared16l"), req.fast8 = has("shared8f"), req.fast16 = has("shared16f");
+    req.pinned8 = has("shared8p"), req.pinned16 = has("shared16p");
+    req.unrolled8 = has("shared8u"), req.unrolled16 = has("shared16u");
   }
-  const CudaFbpTimes f = time_cuda_fbp(gf, pattern(gf.data_size(), 0.37), a.reps, req);
+  const std::vector<double> p = pattern(gf.data_size(), 0.37);
+  req.error = slice_error(gf, p);
+  const CudaFbpTimes f = time_cuda_fbp(gf, p, a.reps, req);
   auto add = [&](const char* mode, double ms, double fetch_ms, double compute_ms, const char* fetch_name) {
     if (ms <= 0) return;
     const bool fetch_bound = fetch_ms >= compute_ms;
@@ -235,15 +271,45 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
   add("shared-8", f.shared_ms[1], f.shared_probe_ms[1], f.shared_compute_ms[1], "shared probe");
   add("shared-4b", f.batched_ms[0], f.shared_probe_ms[0], f.shared_compute_ms[0], "shared probe");
   add("shared-8b", f.batched_ms[1], f.shared_probe_ms[1], f.shared_compute_ms[1], "shared probe");
-  const Row* best = nullptr;
+  for (int s = 0; s < 2; ++s)
+    if (f.lean_probe_ms[s] > 0)
+      std::printf("FBP lean kernel, %d voxels/thread probes: shared reads %.2f ms (%.3g reads/s), fast's arithmetic "
+                  "without shared reads %.2f ms (%.3g updates/s)\n",
+                  s == 0 ? 8 : 16, f.lean_probe_ms[s], updates / (f.lean_probe_ms[s] * 1e-3), f.lean_compute_ms[s],
+                  updates / (f.lean_compute_ms[s] * 1e-3));
+  add("shared-8l", f.lean_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
+  add("shared-16l", f.lean_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  add("shared-8p", f.pinned_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
+  add("shared-16p", f.pinned_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  add("shared-8u", f.unrolled_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
+  add("shared-16u", f.unrolled_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  add("shared-8f", f.fast_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
+  add("shared-16f", f.fast_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  for (Row& r : rows)
+    for (const auto& [name, e] : f.errors)
+      if (r.what == "FBP" && r.backend == "cuda" && r.mode == name) r.error = e;
+  // The fastest variant with the exact contract (every one but the lean "fast" ones, *f) and overall.
+  const Row *best = nullptr, *best_exact = nullptr;
   for (const Row& r : rows)
-    if (r.what == "FBP" && r.backend == "cuda" && (!best || r.ms < best->ms)) best = &r;
+    if (r.what == "FBP" && r.backend == "cuda") {
+      if (!best || r.ms < best->ms) best = &r;
+      if (r.mode.back() != 'f' && (!best_exact || r.ms < best_exact->ms)) best_exact = &r;
+    }
   if (!best) return;
-  std::printf("FBP cuda: fastest variant %s, %.3g updates/s (%.2fx GAPAT, target 1e12: %s); the backend runs %s\n",
-              best->mode.c_str(), best->rate, best->rate / kGapatUpdatesPerS, best->rate >= 1e12 ? "met" : "missed",
-              f.default_variant.c_str());
-  out["fbp_cuda"] = {{"fastest_variant", best->mode}, {"fastest_rate_per_s", best->rate},
-                     {"default_variant", f.default_variant}, {"shared_slot", f.slot}, {"shared_tile", f.tile},
+  for (const Row* r : {best_exact, best})
+    if (r)
+      std::printf("FBP cuda: fastest %s variant %s, %.3g updates/s (%.2fx GAPAT, target 1e12: %s), rel. L2 vs cpu "
+                  "%.2e\n",
+                  r == best_exact ? "exact" : "of all", r->mode.c_str(), r->rate, r->rate / kGapatUpdatesPerS,
+                  r->rate >= 1e12 ? "met" : "missed", r->error);
+  std::printf("FBP cuda: the backend runs %s\n", f.default_variant.c_str());
+  out["fbp_cuda"] = {{"fastest_variant", best->mode},
+                     {"fastest_rate_per_s", best->rate},
+                     {"fastest_exact_variant", best_exact ? best_exact->mode : ""},
+                     {"fastest_exact_rate_per_s", best_exact ? best_exact->rate : 0.0},
+                     {"default_variant", f.default_variant},
+                     {"shared_slot", f.slot},
+                     {"shared_tile", f.tile},
                      {"target_rate_per_s", 1e12}};
 }
 
@@ -303,12 +369,13 @@ int main(int argc, char** argv) {
     r.cpu_all = r.rate / c[1];
     out["runs"].push_back(row_json(r));
   }
-  std::printf("\n%-8s %-11s %-9s %10s %11s  %-28s %10s %10s\n", "op", "backend", "mode", "ms", "rate /s",
-              "of the ceiling it is bound by", "vs cpu 1t", "vs cpu all");
+  std::printf("\n%-8s %-11s %-10s %10s %11s  %-28s %10s %10s %10s\n", "op", "backend", "mode", "ms", "rate /s",
+              "of the ceiling it is bound by", "vs cpu 1t", "vs cpu all", "vs cpu");
   for (const Row& r : rows) print_row(r);
   std::printf("rate: FBP voxel-transducer updates/s (GAPAT ~%.1e per GPU), H_int/H_intT shell patches/s; cpu "
               "figures extrapolated from %dx%d transducers; * = through the operator interface (host transfers "
-              "included); seed: FBP ~%.0fx, PLS-int ~%.0fx over its CPU code\n",
+              "included); vs cpu: FBP image rel. L2 against the cpu on the middle z-slice; seed: FBP ~%.0fx, PLS-int "
+              "~%.0fx over its CPU code\n",
               kGapatUpdatesPerS, a.cpu_rings, a.cpu_views, kSeedFbpSpeedup, kSeedPlsIntSpeedup);
   for (const Row& r : rows)
     if (r.what == "FBP")

@@ -54,13 +54,18 @@ class Model {
 
 // How a GPU FBP reads its data table (the same exact formula every way): automatic = the
 // backend's fastest where it fits; texture = one texture fetch per voxel-transducer update; ldg =
-// cuda's read-only data cache; shared = per-block time windows staged in shared memory. cpu
-// ignores it; a backend without the way asked for throws UnavailableError from configure().
-enum class FbpRead { automatic, texture, ldg, shared };
-inline constexpr std::array<EnumName<FbpRead>, 4> kFbpReadNames{{{"auto", FbpRead::automatic},
+// cuda's read-only data cache; shared = per-block time windows staged in shared memory;
+// shared_lean = cuda's lean kernel on those windows (fewer instructions per update, same
+// contract); shared_fast = the lean kernel without the double refinement of k̃ next to a sample
+// (a looser, stated tolerance; never chosen by automatic). cpu ignores it; a backend without the
+// way asked for throws UnavailableError from configure().
+enum class FbpRead { automatic, texture, ldg, shared, shared_lean, shared_fast };
+inline constexpr std::array<EnumName<FbpRead>, 6> kFbpReadNames{{{"auto", FbpRead::automatic},
                                                                  {"texture", FbpRead::texture},
                                                                  {"ldg", FbpRead::ldg},
-                                                                 {"shared", FbpRead::shared}}};
+                                                                 {"shared", FbpRead::shared},
+                                                                 {"shared-lean", FbpRead::shared_lean},
+                                                                 {"shared-fast", FbpRead::shared_fast}}};
 
 struct FbpOptions {
   Interpolation interpolation = Interpolation::exact;  // GPU: texture-unit or fp32 linear in time

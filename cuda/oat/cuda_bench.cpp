@@ -9,36 +9,68 @@
 
 namespace tomo::oat {
 
+namespace {
+std::string variant_name(const FbpChoice& c) {
+  if (c.variant == FbpVariant::texture) return "texture";
+  if (c.variant == FbpVariant::ldg) return "ldg";
+  const char* kind = c.lean ? (c.fast ? "f" : c.pinned ? (c.unrolled ? "u" : "p") : "l") : c.batched ? "b" : "";
+  return "shared-" + std::to_string(c.voxels_per_thread) + kind;
+}
+}  // namespace
+
 CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
                            const CudaFbpRequest& request) {
+  using cuda_detail::FbpLeanMode;
   using cuda_detail::FbpMode;
   using cuda_detail::FbpSharedMode;
   FbpDevice dev(g);
   dev.upload(pressure);
   CudaFbpTimes t;
-  const FbpChoice best = dev.best();
-  t.default_variant = best.variant == FbpVariant::shared
-                          ? "shared-" + std::to_string(best.voxels_per_thread) + (best.batched ? "b" : "")
-                      : best.variant == FbpVariant::texture ? "texture"
-                                                            : "ldg";
+  t.default_variant = variant_name(dev.best());
+  // A variant's best time, then (request.error) its image's error.
+  auto timed = [&](const std::string& name, auto&& run) {
+    const double ms = tomo::cuda::best_event_ms(dev.stream(), reps, run);
+    if (request.error) t.errors.emplace_back(name, request.error(dev.image()));
+    return ms;
+  };
+  auto probe = [&](auto&& run) { return tomo::cuda::best_event_ms(dev.stream(), reps, run); };
   if (request.texture && dev.available(FbpVariant::texture)) {
-    t.exact_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact); });
-    t.fetch_probe_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_fetch_probe(); });
-    t.compute_probe_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(FbpMode::no_fetch); });
+    t.exact_ms = timed("texture", [&] { dev.run(FbpMode::exact); });
+    t.fetch_probe_ms = probe([&] { dev.run_fetch_probe(); });
+    t.compute_probe_ms = probe([&] { dev.run(FbpMode::no_fetch); });
   }
-  if (request.ldg) t.exact_ldg_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(FbpMode::exact_ldg); });
+  if (request.ldg) t.exact_ldg_ms = timed("ldg", [&] { dev.run(FbpMode::exact_ldg); });
   if (dev.available(FbpVariant::shared)) {
     t.slot = dev.shared_shape(8).slot;
     t.tile = dev.shared_shape(8).tile;
     for (int s = 0; s < 2; ++s) {
-      const bool plain = s == 0 ? request.shared4 : request.shared8, batched = s == 0 ? request.shared4b : request.shared8b;
+      const bool plain = s == 0 ? request.shared4 : request.shared8;
+      const bool batched = s == 0 ? request.shared4b : request.shared8b;
       if (!plain && !batched) continue;
       const int v = s == 0 ? 4 : 8;
-      if (plain) t.shared_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v); });
+      if (plain)
+        t.shared_ms[s] = timed(variant_name({FbpVariant::shared, v}), [&] { dev.run_shared(FbpSharedMode::exact, v); });
       if (batched)
-        t.batched_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
-      t.shared_probe_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::lds_only, v); });
-      t.shared_compute_ms[s] = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run_shared(FbpSharedMode::no_lds, v); });
+        t.batched_ms[s] = timed(variant_name({FbpVariant::shared, v, true}),
+                                [&] { dev.run_shared(FbpSharedMode::exact, v, 0, true); });
+      t.shared_probe_ms[s] = probe([&] { dev.run_shared(FbpSharedMode::lds_only, v); });
+      t.shared_compute_ms[s] = probe([&] { dev.run_shared(FbpSharedMode::no_lds, v); });
+    }
+    for (int s = 0; s < 2; ++s) {
+      const bool lean = s == 0 ? request.lean8 : request.lean16, fast = s == 0 ? request.fast8 : request.fast16;
+      const bool pinned = s == 0 ? request.pinned8 : request.pinned16;
+      const bool unrolled = s == 0 ? request.unrolled8 : request.unrolled16;
+      if (!lean && !fast && !pinned && !unrolled) continue;
+      const int v = s == 0 ? 8 : 16;
+      auto lean_row = [&](FbpLeanMode mode, bool f, bool pin, bool unr) {
+        return timed(variant_name({FbpVariant::shared, v, false, true, f, pin, unr}), [&] { dev.run_lean(mode, v); });
+      };
+      if (lean) t.lean_ms[s] = lean_row(FbpLeanMode::exact, false, false, false);
+      if (pinned) t.pinned_ms[s] = lean_row(FbpLeanMode::pinned, false, true, false);
+      if (unrolled) t.unrolled_ms[s] = lean_row(FbpLeanMode::pinned_unrolled, false, true, true);
+      if (fast) t.fast_ms[s] = lean_row(FbpLeanMode::fast, true, false, false);
+      t.lean_probe_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::lds_only, v); });
+      t.lean_compute_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::no_lds, v); });
     }
   }
   dev.synchronize();

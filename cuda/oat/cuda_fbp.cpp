@@ -21,10 +21,13 @@ class CudaFbp final : public Fbp {
   std::string describe() const override {
     if (!dev_) return "cuda (exact fused formula, float): not configured";
     const FbpChoice c = choice_;
-    const char* how = c.variant == FbpVariant::shared ? "time windows in shared memory"
-                      : c.variant == FbpVariant::texture ? "texture fetches" : "__ldg reads";
-    return str_cat("cuda (exact fused formula, float, ", how, ", k̃ refined in double next to samples): ",
-                   dev_->device());
+    const char* how = c.variant == FbpVariant::texture ? "texture fetches"
+                      : c.variant == FbpVariant::ldg   ? "__ldg reads"
+                      : c.lean                         ? "time windows in shared memory, lean kernel"
+                                                       : "time windows in shared memory";
+    return str_cat("cuda (exact fused formula, float, ", how, ", ",
+                   c.fast ? "fast: k̃ NOT refined next to samples, looser tolerance" : "k̃ refined in double next to samples",
+                   "): ", dev_->device());
   }
 
   void configure(const OatGeometry& g, const FbpOptions& o) override {
@@ -37,6 +40,10 @@ class CudaFbp final : public Fbp {
       choice_.variant = o.read == FbpRead::texture ? FbpVariant::texture
                         : o.read == FbpRead::ldg   ? FbpVariant::ldg
                                                    : FbpVariant::shared;
+      if (o.read == FbpRead::shared_lean)  // the pinned lean kernel, 16 voxels per thread
+        choice_ = {FbpVariant::shared, 16, false, true, false, true};
+      if (o.read == FbpRead::shared_fast)
+        choice_ = {FbpVariant::shared, 16, false, true, true};
       if (!dev_->available(choice_.variant))
         throw UnavailableError(str_cat("oat cuda fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, o.read),
                                        "\" is not available on this geometry (see the log)"));

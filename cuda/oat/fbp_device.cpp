@@ -27,16 +27,40 @@ const OatGeometry& validated(const OatGeometry& g) {
 // position i·Δs (2X) and the difference (D) give u·(S + 2X + D) in d; d² in three roundings 1.5u·D;
 // rsqrt's 2 ulp 4u·D; the fma and tau0h u·(D + 2·tau0h). 1.25× that (8.9e-4 on the paper scene,
 // against 1.4e-3 for the texture kernel's 2× of a looser bound): fewer pairs take the double path.
-float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
-  const double u = std::ldexp(1.0, -24);
+// S + 2X of the bounds below (samples): S the largest transducer position norm, X the grid's
+// diagonal (positions relative to voxel 0; a = 1/(c₀Δt)).
+double position_scale(const std::vector<double>& pos, const OatGeometry& g, double a) {
   double S = 0, X = 0;
   for (std::size_t q = 0; 3 * q < pos.size(); ++q)
     S = std::max(S, a * std::sqrt(pos[3 * q] * pos[3 * q] + pos[3 * q + 1] * pos[3 * q + 1] +
                                   pos[3 * q + 2] * pos[3 * q + 2]));
   for (int k = 0; k < 3; ++k) X += std::pow((g.grid.dims[k] - 1) * g.voxel_mm() * a, 2);
-  X = std::sqrt(X);
+  return S + 2 * std::sqrt(X);
+}
+
+float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
+  const double u = std::ldexp(1.0, -24);
   const double D = d_max_mm * a;
-  const double bound = u * (S + 2 * X + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
+  const double bound = u * (position_scale(pos, g, a) + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
+  return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
+}
+
+// eps of the lean kernel (fbp_kernels.hpp "The lean variant"), the same kind of worst-case sum
+// for its kr = fma(d², rsqrt(d²), −C) (u = 2⁻²⁴, lengths in samples, h the voxel pitch, V = 16 the
+// most voxels per thread): coordinates as shared_eps, u·(S + 2X + D + V·h) (the column centre is
+// up to V·h/2 from a voxel); d² in five roundings (dy², dxy², A_m's base, A_m, the final fma) of
+// terms at most A_m = d² + B, B = (V − 1)·h·|dz_c| the cross term, so δd ≤ 2.5u·(d + B/d), and
+// B/d ≤ (V − 1)·h·(1 + V·h/(2·d_min)) with d_min the nearest transducer-voxel distance (≥ 1
+// sample: the far transducers; nearer ones may take the double path more often, never less);
+// rsqrt 4u·D; the fma's result (|kr| ≤ slot, or pinned z < 2·slot) 2u·slot; −C (+ the pinned
+// offset < slot + 1) rounded once u·(|tau0h| + K + slot + 3).
+float lean_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double d_min_mm, double a,
+               float tau0h, int slot) {
+  const double u = std::ldexp(1.0, -24), h = g.voxel_mm() * a, V = 16;
+  const double D = d_max_mm * a, d_min = std::max(d_min_mm * a, 1.0);
+  const double b_over_d = (V - 1) * h * (1 + V * h / (2 * d_min));
+  const double bound = u * (position_scale(pos, g, a) + D + V * h) + 2.5 * u * (D + b_over_d) + 4 * u * D +
+                       2 * u * slot + u * (std::abs(tau0h) + g.time.samples + slot + 3);
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }
 
@@ -87,7 +111,7 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   // Positions relative to voxel 0's centre, subtracted in double; kept in double for refine().
   std::vector<float4> tr(Q), tr_samples(Q);  // the latter in samples (c₀Δt), for the shared kernel
   std::vector<double> pos(3 * static_cast<std::size_t>(Q));
-  double d_max = 0;  // the largest transducer-voxel distance
+  double d_max = 0, d_min = 1e300;  // the largest and smallest transducer-voxel distances
   for (int q = 0; q < Q; ++q) {
     for (int a = 0; a < 3; ++a) pos[3 * q + a] = g.transducers[q][a] - gr.origin_mm[a];
     tr[q] = make_float4(static_cast<float>(pos[3 * q]), static_cast<float>(pos[3 * q + 1]),
@@ -95,12 +119,15 @@ FbpDevice::FbpDevice(const OatGeometry& g)
     const double a = params_.inv_c0dt_d;
     tr_samples[q] = make_float4(static_cast<float>(pos[3 * q] * a), static_cast<float>(pos[3 * q + 1] * a),
                                 static_cast<float>(pos[3 * q + 2] * a), 0.0f);
-    double far = 0;
+    double far = 0, near = 0;  // to the farthest and the nearest point of the grid's box of voxel centres
     for (int a = 0; a < 3; ++a) {
       const double e = (gr.dims[a] - 1) * g.voxel_mm();
       far += std::max(pos[3 * q + a] * pos[3 * q + a], (pos[3 * q + a] - e) * (pos[3 * q + a] - e));
+      const double out = pos[3 * q + a] - std::clamp(pos[3 * q + a], 0.0, e);
+      near += out * out;
     }
     d_max = std::max(d_max, std::sqrt(far));
+    d_min = std::min(d_min, std::sqrt(near));
   }
   transducers_.resize(Q);
   transducers_.upload(tr);
@@ -115,6 +142,7 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
   params_.eps_shared = shared_eps(pos, g, d_max, params_.inv_c0dt_d, params_.tau0h);
   slot_ = shared_slot(g.voxel_mm() * params_.inv_c0dt_d);
+  eps_lean_ = lean_eps(pos, g, d_max, d_min, params_.inv_c0dt_d, params_.tau0h, slot_);
   if (slot_ == 0)
     log_info("oat cuda fbp: a block's time window would exceed 2048 samples (voxels of ", g.voxel_mm(),
              " mm at ", c0 * dt, " mm per sample); no shared-memory variant");
@@ -171,6 +199,19 @@ void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_threa
                                  stream_);
 }
 
+void FbpDevice::run_lean(cuda_detail::FbpLeanMode mode, int voxels_per_thread, int slot) {
+  if (slot_ == 0 && slot <= 0)
+    throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
+  cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
+  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpLeanMode::checked &&
+      mode != cuda_detail::FbpLeanMode::pinned_checked)
+    throw Error(
+        str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
+  if (slot > 0) s.slot = slot;
+  cuda_detail::launch_fbp_lean(params_, eps_lean_, s, transducers_samples_.data(), linear_table_.data(),
+                               image_.data(), mode, stream_);
+}
+
 bool FbpDevice::available(FbpVariant v) const {
   return v == FbpVariant::ldg || (v == FbpVariant::texture && texture_) || (v == FbpVariant::shared && slot_ > 0);
 }
@@ -186,7 +227,16 @@ void FbpDevice::run(const FbpChoice& c) {
   switch (c.variant) {
     case FbpVariant::texture: run(cuda_detail::FbpMode::exact); break;
     case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
-    case FbpVariant::shared: run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread, 0, c.batched); break;
+    case FbpVariant::shared:
+      if (c.lean)
+        run_lean(c.fast                    ? cuda_detail::FbpLeanMode::fast
+                 : c.pinned && c.unrolled ? cuda_detail::FbpLeanMode::pinned_unrolled
+                 : c.pinned               ? cuda_detail::FbpLeanMode::pinned
+                                          : cuda_detail::FbpLeanMode::exact,
+                 c.voxels_per_thread);
+      else
+        run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread, 0, c.batched);
+      break;
   }
 }
 

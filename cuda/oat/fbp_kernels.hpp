@@ -103,4 +103,52 @@ inline int fbp_shared_bytes(const FbpSharedShape& s) { return s.tile * s.slot * 
 void launch_fbp_shared(const FbpParams& p, const FbpSharedShape& shape, const float4* transducers,
                        const float2* table, float* image, FbpSharedMode mode, cudaStream_t stream);
 
+// ---- The lean variant (fbp_lean_kernels.cu): the shared-memory kernel with fewer instructions ----
+// The same windows and boxes, 8 or 16 voxels per thread (FbpSharedShape::voxels_per_thread), and
+// three changes to the update (issue 13: shared-8 spent ~13 issue slots per update, the sum of
+// its arithmetic and shared-read probes):
+//  * One accumulator, no split fraction g. The term c₀Δt·(M_k + g·D_k)/d + ½D_k equals
+//    inv·(E_j + kr·F_j) with inv = c₀Δt/d (lengths in samples: d_s = 1/inv), kr = k̃ − ½ − kmin
+//    = d_s − C (C = t_min/Δt + ½ + kmin, per transducer and block), j = k − kmin = round(kr) the
+//    window index, F_j = 1.5·D_k and E_j = M_k + D_k·(½C − j): the ½D_k = ½D_k·d_s·inv written
+//    under the one reciprocal. The block stores (E_j, F_j) in its windows (computed in fp32 from
+//    the table's (M, D) while loading them, ½C rounded once per transducer); an update is d², rsqrt,
+//    kr = fma(d², inv, −C), the rounding of kr (one add of the magic constant), the byte offset,
+//    the shared read, fma(kr, F, E) and fma(inv, ·, a): no −magic, no g, no second sum.
+//    Rounding: the ½D part now carries inv·d_s ≈ 1 + 2ε (ε ≤ 2⁻²² the error of rsqrt.approx)
+//    where the shared kernel added it exactly: ≈ 1e-7 relative on that part.
+//  * Symmetric distances: the column's voxels in pairs about its centre z_c:
+//    d²(z_c ± (m+½)Δs) = A_m ± (2m+1)Δs·dz_c with A_m = dxy² + dz_c² + (m+½)²Δs², three
+//    operations per pair instead of four (the constants come from the launch's constant bank).
+//  * 16 voxels per thread halve the per-transducer work of a thread (its record, dx, dy, offsets).
+// The fp32 kr has its own bound (fbp_device.cpp lean_eps: the symmetric d² cancels between A_m and
+// the cross term, so its rounding is bounded through the smallest transducer-voxel distance).
+// Modes: exact: pairs with kr within eps of a half-integer (k̃ next to a sample) recompute k̃ in
+// double (kr = j + g from the refinement), as every other kernel; a thread issues 8 voxels' reads,
+// then one branch to that slow path. checked: the same with the window range test (an index
+// outside reads the table in global memory, transformed as the window is): bit for bit exact's
+// image. fast: no refinement and no test at all: at an integer k̃ the interpolated part is
+// continuous (M_{k−1} + ½D_{k−1} = p_k = M_k − ½D_k), only the ½D part jumps, by ½(D_k − D_{k−1})
+// = ½Δ²p, so a pair whose fp32 k̃ lands on the other side of a sample than the exact k̃ is off by
+// at most w_q·½|p_{k+1} − 2p_k + p_{k−1}|, and only pairs within |δk̃| ≤ eps of a sample are
+// (a fraction ≈ 2·|δk̃|) — but scenes with symmetric geometry put many pairs at an exact
+// integer k̃ (host emulation on the GPU tests' scenes: up to 1.1e-3 rel. L2 vs cpu): a looser
+// tolerance, stated by the tests and the bench, never the default. no_lds: fast's
+// arithmetic with the shared read replaced (the compute probe); lds_only: the shared-read probe of
+// the lean windows.
+// pinned / pinned_checked: exact / checked with the index and the test taken from the bits of
+// z = kr + slot + ½ + tau, whose exponent the offset pins (slot ≤ kr + offset < 2·slot): two
+// integer ops for the byte offset and two for the test, instead of the magic-constant rounding,
+// the LEA and g (one issue slot fewer per update); the entries hold E − offset·F, a little
+// cancellation (offset·F against ½d_s·D, d_s ≳ slot).
+// pinned_unrolled: pinned with the transducer loop unrolled by two (the per-transducer uniform work
+// shared; 122 registers at 16 voxels instead of 96): the same operations, the same image.
+enum class FbpLeanMode { exact, checked, fast, no_lds, lds_only, pinned, pinned_checked, pinned_unrolled };
+
+// Same windows as launch_fbp_shared (shape.slot, shape.tile; voxels_per_thread 8 or 16; batched is
+// ignored). eps_lean: the bound of fp32 kr for exact/checked (fbp_device.cpp). Throws tomo::Error
+// on a bad shape.
+void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& shape, const float4* transducers,
+                     const float2* table, float* image, FbpLeanMode mode, cudaStream_t stream);
+
 }  // namespace tomo::oat::cuda_detail
