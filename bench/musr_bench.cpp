@@ -162,7 +162,9 @@ void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
   const CudaKernelVersion v2 = CudaKernelVersion::v2;
   const CudaResident one = CudaResident::poll_one;
   for (const CudaEvaluatorVariant& v : {CudaEvaluatorVariant{v2, true, true}, CudaEvaluatorVariant{v2, true, true, true},
-                                        CudaEvaluatorVariant{v2, true, true, false, true}, CudaEvaluatorVariant{v2, true, true, false, true, one}}) {
+                                        CudaEvaluatorVariant{v2, true, true, false, true},
+                                        CudaEvaluatorVariant{v2, true, true, true, true},
+                                        CudaEvaluatorVariant{v2, true, true, false, true, one}}) {
     double k[2] = {0.0, 0.0};
     for (int i = 0; i < 2; ++i) {
       std::vector<double> p0;
@@ -230,7 +232,9 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
                             {{v2, false, true}, true},   {{v2, true, false}, true},  {{v2, true, true}, true},
                             {{v2, true, true, true}, true}, {{v2, false, true, true}, true}, {{v2, true, false, true}, true},
                             // round three: stepped exp/cos, then the resident grids (docs/musr.md)
-                            {{v2, true, true, false, true}, true}, {{v2, true, true, false, false, CudaResident::poll_one}, true},
+                            {{v2, true, true, false, true}, true}, {{v2, true, true, true, true}, true},
+                            {{v2, false, true, false, true}, false},
+                            {{v2, true, true, false, false, CudaResident::poll_one}, true},
                             {{v2, true, true, false, true, CudaResident::poll_one}, true},
                             {{v2, true, true, false, true, CudaResident::poll_all}, true},
                             {{v2, true, true, true, true, CudaResident::poll_one}, true},
