@@ -1,5 +1,6 @@
 // Device definitions of the oat FBP lean kernel (fbp_lean_kernels.cu; fbp_kernels.hpp "The lean
-// variant"): its launch constants, window entries, per-transducer records and the pair geometry.
+// variant"), shared with the deferred one (fbp_deferred_kernels.cu): its launch constants, window
+// entries, per-transducer records, tile loads and the pair geometry.
 #pragma once
 #include <cuda_runtime.h>
 
