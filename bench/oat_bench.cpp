@@ -12,12 +12,15 @@
 // shared-read and arithmetic probes of theirs) and shared-4b/-8b (the same, each thread's reads of
 // a transducer batched: same probes) and shared-8l/-16l/-8p/-16p/-8u/-16u/-8f/-16f (the lean kernel,
 // 8 or 16 voxels per thread, exact, pinned exact (u: unrolled over two transducers) or fast,
-// against its own two probes); the fastest is named beside the
+// against its own two probes) and shared-8x/-16x (the deferred kernel: fast's loop, the pairs next
+// to a sample added exactly by a fix-up pass, timed alone too, with the list entries it used);
+// the fastest is named beside the
 // backend's default. Every cuda FBP row also states its image's rel. L2 against the cpu FBP
 // (double, all threads) of the middle z-slice on the same data.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8,shared4b,shared8b,
-//        shared8l,shared16l,shared8p,shared16p,shared8u,shared16u,shared8f,shared16f, --json FILE.
+//        shared8l,shared16l,shared8p,shared16p,shared8u,shared16u,shared8f,shared16f,shared8x,shared16x,
+//        --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -70,7 +73,8 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--fbp-variants", a.fbp_variants, "cuda FBP variants to time (default: all)")
       ->delimiter(',')
       ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8", "shared4b", "shared8b", "shared8l", "shared16l",
-                             "shared8p", "shared16p", "shared8u", "shared16u", "shared8f", "shared16f"}));
+                             "shared8p", "shared16p", "shared8u", "shared16u", "shared8f", "shared16f", "shared8x",
+                             "shared16x"}));
   cli.parse(argc, argv);
   if (a.small) {
     a.dims = {24, 24, 24};
@@ -231,6 +235,25 @@ std::function<double(const std::vector<float>&)> slice_error(const OatGeometry& 
   };
 }
 
+// The deferred kernels' lines: total (main + fix-up) and the fix-up pass alone, the list entries
+// used (per voxel-transducer update) against the capacity, and whether the lists overflowed.
+void deferred_lines(const CudaFbpTimes& f, double updates, nlohmann::json& out) {
+  for (int s = 0; s < 2; ++s) {
+    if (f.deferred_ms[s] <= 0) continue;
+    const int v = s == 0 ? 8 : 16;
+    std::printf("FBP deferred kernel shared-%dx: %.2f ms (%.3g updates/s), fix-up pass alone %.2f ms, main kernel "
+                "~%.2f ms; %zu list entries (%.3g per update, capacity %zu per block)%s\n",
+                v, f.deferred_ms[s], updates / (f.deferred_ms[s] * 1e-3), f.fixup_ms[s], f.deferred_ms[s] - f.fixup_ms[s],
+                f.deferred_entries[s], double(f.deferred_entries[s]) / updates, f.deferred_capacity,
+                f.deferred_overflow[s] ? ", OVERFLOWED: the time is the pinned kernel's" : "");
+    out["fbp_deferred"][std::to_string(v)] = {{"ms", f.deferred_ms[s]},
+                                              {"fixup_ms", f.fixup_ms[s]},
+                                              {"entries", f.deferred_entries[s]},
+                                              {"capacity_per_block", f.deferred_capacity},
+                                              {"overflow", f.deferred_overflow[s]}};
+  }
+}
+
 // One FBP row per timed cuda variant, each against the slower of its kernel's two probes (the one
 // that bounds it); the fastest variant and the backend's default go to `out`.
 void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::vector<Row>& rows, nlohmann::json& out) {
@@ -244,6 +267,7 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
     req.lean16 = has("shared16l"), req.fast8 = has("shared8f"), req.fast16 = has("shared16f");
     req.pinned8 = has("shared8p"), req.pinned16 = has("shared16p");
     req.unrolled8 = has("shared8u"), req.unrolled16 = has("shared16u");
+    req.deferred8 = has("shared8x"), req.deferred16 = has("shared16x");
   }
   const std::vector<double> p = pattern(gf.data_size(), 0.37);
   req.error = slice_error(gf, p);
@@ -285,6 +309,9 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
   add("shared-16u", f.unrolled_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
   add("shared-8f", f.fast_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
   add("shared-16f", f.fast_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  add("shared-8x", f.deferred_ms[0], f.lean_probe_ms[0], f.lean_compute_ms[0], "lean shared probe");
+  add("shared-16x", f.deferred_ms[1], f.lean_probe_ms[1], f.lean_compute_ms[1], "lean shared probe");
+  deferred_lines(f, updates, out);
   for (Row& r : rows)
     for (const auto& [name, e] : f.errors)
       if (r.what == "FBP" && r.backend == "cuda" && r.mode == name) r.error = e;

@@ -54,7 +54,8 @@ class Model {
 
 // How a GPU FBP reads its data table (the same exact formula every way): automatic = the
 // backend's fastest where it fits; texture = one texture fetch per voxel-transducer update; ldg =
-// cuda's read-only data cache; shared = per-block time windows staged in shared memory;
+// cuda's read-only data cache; shared = per-block time windows staged in shared memory (cuda: its
+// default kernel there, the deferred shared-8x);
 // shared_lean = cuda's lean kernel on those windows (fewer instructions per update, same
 // contract); shared_fast = the lean kernel without the double refinement of k̃ next to a sample
 // (a looser, stated tolerance; never chosen by automatic). cpu ignores it; a backend without the

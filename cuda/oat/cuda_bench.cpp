@@ -13,7 +13,9 @@ namespace {
 std::string variant_name(const FbpChoice& c) {
   if (c.variant == FbpVariant::texture) return "texture";
   if (c.variant == FbpVariant::ldg) return "ldg";
-  const char* kind = c.lean ? (c.fast ? "f" : c.pinned ? (c.unrolled ? "u" : "p") : "l") : c.batched ? "b" : "";
+  const char* kind = c.lean ? (c.deferred ? "x" : c.fast ? "f" : c.pinned ? (c.unrolled ? "u" : "p") : "l")
+                     : c.batched ? "b"
+                                 : "";
   return "shared-" + std::to_string(c.voxels_per_thread) + kind;
 }
 }  // namespace
@@ -71,6 +73,17 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
       if (fast) t.fast_ms[s] = lean_row(FbpLeanMode::fast, true, false, false);
       t.lean_probe_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::lds_only, v); });
       t.lean_compute_ms[s] = probe([&] { dev.run_lean(FbpLeanMode::no_lds, v); });
+    }
+    for (int s = 0; s < 2; ++s) {
+      if (!(s == 0 ? request.deferred8 : request.deferred16)) continue;
+      const int v = s == 0 ? 8 : 16;
+      FbpChoice c{FbpVariant::shared, v, false, true};
+      c.deferred = true;
+      t.deferred_ms[s] = timed(variant_name(c), [&] { dev.run_deferred(v); });
+      t.deferred_entries[s] = dev.deferred_entries();
+      t.deferred_overflow[s] = dev.deferred_overflowed();
+      t.deferred_capacity = dev.deferred_capacity();
+      if (!t.deferred_overflow[s]) t.fixup_ms[s] = probe([&] { dev.run_fixup(); });  // adds again: timing only
     }
   }
   dev.synchronize();

@@ -1,8 +1,8 @@
 // The `cuda` backend of the oat FBP (float): the fused discrete formula with one thread per
 // z-column of voxels (seed 001 Algs. fbp/k_fbp), the data read the way FbpOptions::read asks
-// (automatic: FbpDevice::best(), per-block time windows in shared memory where they fit), see
-// fbp_kernels.hpp. FbpOptions::interpolation has no effect: the texture unit's filter cannot
-// hold the difference.
+// (automatic and "shared": FbpDevice::best(), per-block time windows in shared memory where they
+// fit, the deferred kernel "shared-8x"), see fbp_kernels.hpp. FbpOptions::interpolation has no
+// effect: the texture unit's filter cannot hold the difference.
 #include <algorithm>
 #include <memory>
 
@@ -23,6 +23,8 @@ class CudaFbp final : public Fbp {
     const FbpChoice c = choice_;
     const char* how = c.variant == FbpVariant::texture ? "texture fetches"
                       : c.variant == FbpVariant::ldg   ? "__ldg reads"
+                      : c.lean && c.deferred           ? "time windows in shared memory, lean kernel, pairs next to a "
+                                                         "sample deferred to an exact fix-up pass"
                       : c.lean                         ? "time windows in shared memory, lean kernel"
                                                        : "time windows in shared memory";
     return str_cat("cuda (exact fused formula, float, ", how, ", ",

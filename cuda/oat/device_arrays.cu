@@ -195,7 +195,12 @@ DeviceArrayFbp::DeviceArrayFbp(const OatGeometry& g) {
   s.K = g.time.samples;
   s.voxels = g.grid.count();
   s.choice = s.fbp.best();
-  if (s.choice.variant != FbpVariant::shared) s.choice = {FbpVariant::ldg, 8};  // no texture here
+  // No texture here; and the plain shared kernel (launch_fbp_shared below) also where the backend's
+  // default is the deferred one (shared-8x: its fix-up pass and lists are FbpDevice's).
+  if (s.choice.variant != FbpVariant::shared)
+    s.choice = {FbpVariant::ldg, 8};
+  else
+    s.choice = {FbpVariant::shared, s.choice.voxels_per_thread == 4 ? 4 : 8};
   // The transducers as FbpDevice holds them (private there): relative to voxel 0's centre in mm
   // with q + ½, and in samples (c₀Δt) for the shared kernel.
   const double a = s.fbp.params().inv_c0dt_d;

@@ -212,6 +212,72 @@ void FbpDevice::run_lean(cuda_detail::FbpLeanMode mode, int voxels_per_thread, i
                                image_.data(), mode, stream_);
 }
 
+cuda_detail::FbpDeferredList FbpDevice::deferred_list() {
+  if (deferred_per_block_ == 0) {
+    // Entries ≲ the pairs next to a sample: a fraction ≈ the pinned band (eps_lean + tau ≤ 2·eps_lean
+    // + 1e-6 samples) of the 8·8·16 × Q pairs of a block; 4× that (symmetric scenes put whole
+    // voxels' transducer sets next to a sample), at least 4M entries in all, at most a quarter of
+    // the free memory (an overflow then costs the exact kernel, not a wrong image).
+    const std::size_t blocks = static_cast<std::size_t>(cuda_detail::fbp_deferred_blocks(params_));
+    const double pairs = double(cuda_detail::kFbpBoxX * cuda_detail::kFbpBoxY * cuda_detail::kFbpBoxZ) *
+                         params_.transducers;
+    double per_block = std::max(4.0 * (2.0 * eps_lean_ + 1e-6) * pairs, 4.0e6 / double(blocks));
+    std::size_t free_b = 0, total_b = 0;
+    TOMO_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    per_block = std::min({per_block, 0.25 * double(free_b) / (8.0 * double(blocks)), pairs, 4.0e9});
+    deferred_per_block_ = deferred_forced_ > 0 ? deferred_forced_ : static_cast<unsigned>(std::max(per_block, 1.0));
+    deferred_entries_.resize(blocks * deferred_per_block_);
+    deferred_counts_.resize(blocks);
+    deferred_flag_.resize(1);
+    log_debug("oat cuda fbp: deferred lists of ", deferred_per_block_, " entries per block, ", blocks, " blocks (",
+              8.0 * double(blocks) * deferred_per_block_ / 1048576.0, " MiB)");
+  }
+  return {deferred_entries_.data(), deferred_counts_.data(), deferred_flag_.data(), deferred_per_block_};
+}
+
+void FbpDevice::run_deferred(int voxels_per_thread) {
+  if (slot_ == 0)
+    throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
+  const cuda_detail::FbpDeferredList list = deferred_list();
+  const cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
+  TOMO_CUDA_CHECK(cudaMemsetAsync(list.overflow, 0, sizeof(unsigned), stream_.get()));
+  cuda_detail::launch_fbp_deferred(params_, eps_lean_, s, transducers_samples_.data(), linear_table_.data(),
+                                   image_.data(), list, stream_);
+  cuda_detail::launch_fbp_fixup(params_, voxels_per_thread, linear_table_.data(), image_.data(), list, stream_);
+  deferred_voxels_ = voxels_per_thread;
+  unsigned flag = 0;
+  TOMO_CUDA_CHECK(cudaMemcpyAsync(&flag, list.overflow, sizeof flag, cudaMemcpyDeviceToHost, stream_.get()));
+  synchronize();
+  deferred_overflow_ = flag != 0;
+  if (!deferred_overflow_) return;
+  if (!deferred_logged_)
+    log_debug("oat cuda fbp: the deferred lists overflowed (", deferred_per_block_,
+              " entries per block); the pinned lean kernel runs instead");
+  deferred_logged_ = true;
+  run_lean(cuda_detail::FbpLeanMode::pinned, voxels_per_thread);
+}
+
+void FbpDevice::set_deferred_capacity(unsigned per_block) {
+  synchronize();  // a run in flight may still use the lists
+  deferred_forced_ = per_block;
+  deferred_per_block_ = 0;
+  deferred_entries_.clear();
+}
+
+void FbpDevice::run_fixup() {
+  if (deferred_per_block_ == 0) throw Error("oat cuda fbp: run_fixup() before run_deferred()");
+  cuda_detail::launch_fbp_fixup(params_, deferred_voxels_, linear_table_.data(), image_.data(), deferred_list(),
+                                stream_);
+}
+
+std::size_t FbpDevice::deferred_entries() const {
+  if (deferred_per_block_ == 0) return 0;
+  synchronize();
+  std::size_t n = 0;
+  for (unsigned c : deferred_counts_.to_host()) n += c;
+  return n;
+}
+
 bool FbpDevice::available(FbpVariant v) const {
   return v == FbpVariant::ldg || (v == FbpVariant::texture && texture_) || (v == FbpVariant::shared && slot_ > 0);
 }
@@ -228,7 +294,9 @@ void FbpDevice::run(const FbpChoice& c) {
     case FbpVariant::texture: run(cuda_detail::FbpMode::exact); break;
     case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
     case FbpVariant::shared:
-      if (c.lean)
+      if (c.lean && c.deferred)
+        run_deferred(c.voxels_per_thread);
+      else if (c.lean)
         run_lean(c.fast                    ? cuda_detail::FbpLeanMode::fast
                  : c.pinned && c.unrolled ? cuda_detail::FbpLeanMode::pinned_unrolled
                  : c.pinned               ? cuda_detail::FbpLeanMode::pinned

@@ -22,8 +22,11 @@ namespace tomo::oat {
 // issued together, FbpSharedShape::batched; `lean`: the lean kernel, 8 or 16 voxels per thread,
 // fbp_kernels.hpp "The lean variant"; `fast`: lean without the double refinement, a looser
 // tolerance, never chosen silently; `pinned`: lean exact with index and test from the bits of an
-// exponent-pinned z, FbpLeanMode::pinned). kDefaultFbpVariant is what the backend runs; it was chosen
-// from bench_oat's side-by-side rows on the H200 (docs/oat.md).
+// exponent-pinned z, FbpLeanMode::pinned; `deferred`: the deferred kernel, "shared-8x": pinned's
+// update with the pairs next to a sample recorded and added exactly by a fix-up pass,
+// fbp_kernels.hpp "The deferred variant"). kDefaultFbpVariant is what the backend runs: shared-8x
+// (issue 13: the fast kernel's loop with the exact variants' contract; shared-8 before it, chosen
+// from bench_oat's side-by-side rows on the H200, docs/oat.md).
 enum class FbpVariant { texture, ldg, shared };
 struct FbpChoice {
   FbpVariant variant = FbpVariant::shared;
@@ -33,8 +36,9 @@ struct FbpChoice {
   bool fast = false;          // lean only: FbpLeanMode::fast instead of exact
   bool pinned = false;        // lean only: FbpLeanMode::pinned instead of exact
   bool unrolled = false;      // pinned only: FbpLeanMode::pinned_unrolled
+  bool deferred = false;      // lean only: the deferred kernel and its fix-up pass (fast, pinned ignored)
 };
-inline constexpr FbpChoice kDefaultFbpVariant{FbpVariant::shared, 8};
+inline constexpr FbpChoice kDefaultFbpVariant{FbpVariant::shared, 8, false, true, false, false, false, true};
 
 class FbpDevice {
  public:
@@ -55,6 +59,19 @@ class FbpDevice {
   // The lean kernel (8 or 16 voxels per thread), same windows; slot as run_shared's (shorter only
   // with mode checked).
   void run_lean(cuda_detail::FbpLeanMode mode, int voxels_per_thread, int slot = 0);
+  // The deferred kernel (8 or 16 voxels per thread) and its fix-up pass; where a block's list
+  // overflows (allocated on first use, deferred_capacity), the pinned lean kernel instead (logged
+  // once at debug level). Waits for the stream (it reads the overflow flag).
+  void run_deferred(int voxels_per_thread);
+  void run_fixup();  // the last run_deferred's fix-up pass again (bench_oat times it alone)
+  // Entries the last run_deferred recorded (one per thread and transducer with a voxel next to a
+  // sample) and whether its lists overflowed; per block capacity of the lists. Waits for the stream.
+  std::size_t deferred_entries() const;
+  bool deferred_overflowed() const { return deferred_overflow_; }
+  std::size_t deferred_capacity() const { return deferred_per_block_; }
+  // Lists of `per_block` entries per block from the next run_deferred on (0: the automatic size);
+  // tests force the overflow path so.
+  void set_deferred_capacity(unsigned per_block);
   void run(const FbpChoice& c);  // the exact formula through variant c
   void run_default() { run(best()); }
   std::vector<float> image() const;  // waits for the stream
@@ -85,6 +102,13 @@ class FbpDevice {
   tomo::cuda::CudaArray table_;
   tomo::cuda::TextureObject point_;
   std::vector<float2> host_table_;
+  // The deferred kernel's lists (fbp_kernels.hpp FbpDeferredList), allocated by run_deferred.
+  tomo::cuda::DeviceBuffer<unsigned long long> deferred_entries_;
+  tomo::cuda::DeviceBuffer<unsigned> deferred_counts_, deferred_flag_;
+  unsigned deferred_per_block_ = 0, deferred_forced_ = 0;
+  int deferred_voxels_ = 8;  // the last run_deferred's voxels per thread
+  bool deferred_overflow_ = false, deferred_logged_ = false;
+  cuda_detail::FbpDeferredList deferred_list();
 };
 
 }  // namespace tomo::oat

@@ -151,4 +151,34 @@ enum class FbpLeanMode { exact, checked, fast, no_lds, lds_only, pinned, pinned_
 void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& shape, const float4* transducers,
                      const float2* table, float* image, FbpLeanMode mode, cudaStream_t stream);
 
+// ---- The deferred variant (fbp_deferred_kernels.cu; "shared-8x"): exact by a fix-up pass ----
+// The lean kernel's pinned update without its slow path: a pair whose z = kr + offset lies within
+// the pinned band of an integer (k̃ within eps_lean of a sample, where fp32 may pick the other
+// neighbour than the cpu's double floor) adds nothing in the main loop (its 1/d selected to 0) and
+// is recorded instead; a second kernel computes exactly those pairs' terms in double (k̃, k, g and
+// d as the cpu does, (M_k, D_k) from the table) and adds them to the image with atomics. The
+// result is the exact variants' up to the order of the float sums.
+// The list: one segment of `per_block` 64-bit entries per main block (no global atomics: a
+// block counts its entries in shared memory, warp-aggregated by a ballot), an entry per thread and
+// transducer with any recorded voxel: q << 32 | thread << 16 | voxel bit mask (kV ≤ 16 bits).
+// counts[b] = the entries block b wanted (may exceed per_block); *overflow = 1 when any did: the
+// fix-up then adds nothing, and the caller must run an exact kernel instead.
+struct FbpDeferredList {
+  unsigned long long* entries = nullptr;  // blocks × per_block
+  unsigned* counts = nullptr;             // blocks
+  unsigned* overflow = nullptr;           // one flag, set to 0 by the caller before the main kernel
+  unsigned per_block = 0;
+};
+
+// Blocks of the main kernel (the list's segments) for this grid.
+int fbp_deferred_blocks(const FbpParams& p);
+
+// The main kernel (windows as launch_fbp_lean's, pinned; voxels_per_thread 8 or 16): image = the
+// sum without the recorded pairs; launch_fbp_fixup then adds them. Throws tomo::Error on a bad shape.
+void launch_fbp_deferred(const FbpParams& p, float eps_lean, const FbpSharedShape& shape, const float4* transducers,
+                         const float2* table, float* image, const FbpDeferredList& list, cudaStream_t stream);
+// The fix-up pass of launch_fbp_deferred's list (same p, shape.voxels_per_thread, table, image).
+void launch_fbp_fixup(const FbpParams& p, int voxels_per_thread, const float2* table, float* image,
+                      const FbpDeferredList& list, cudaStream_t stream);
+
 }  // namespace tomo::oat::cuda_detail

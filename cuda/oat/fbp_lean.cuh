@@ -1,9 +1,12 @@
 // Device definitions of the oat FBP lean kernel (fbp_lean_kernels.cu; fbp_kernels.hpp "The lean
-// variant"): its launch constants, window entries, per-transducer records and the pair geometry.
+// variant"), shared with the deferred one (fbp_deferred_kernels.cu): its launch constants, window
+// entries, per-transducer records, tile loads and the pair geometry.
 #pragma once
 #include <cuda_runtime.h>
 
+#include "cuda/oat/fbp_kernels.hpp"
 #include "cuda/oat/fbp_math.cuh"
+#include "cuda/oat/fbp_window.cuh"
 
 namespace tomo::oat::cuda_detail {
 
@@ -65,6 +68,40 @@ __device__ __forceinline__ void batch_sums(int b, const float* inv, const float*
     const int v = pair_voxel<kV>(4 * b + (i >> 1), !(i & 1));
     a[v] = fmaf(inv[i], fmaf(x[i], T[i].y, T[i].x), a[v]);
   }
+}
+
+// The launch constants of a lean launch (fbp_lean_kernels.cu): kq, cq, zc from the voxel pitch and
+// shape, near from eps_lean, and the pinned modes' offset, thr, band and bit masks.
+LeanConsts lean_consts(const FbpParams& p, float eps_lean, const FbpSharedShape& sh);
+
+// Phases 1 and 2 of a tile (as fbp_shared_kernels.cu load_tile): the records (x, y, z, kmin),
+// −C + offset and ½C − 1.5·offset in float (offset 0, or the pinned modes' slot + ½ + tau: then
+// (E, F) hold E − offset·F so that E + kr·F = E' + z·F), `far` (the transducer at least one sample
+// from the box: no NaN k̃, so no clamp of the shared address), then the windows of (E, F) (0
+// outside the table), loaded coalesced.
+template <int kThreads>
+__device__ __forceinline__ void load_lean_tile(const FbpParams& p, const FbpSharedShape& sh, int shift,
+                                               const float4* __restrict__ tr, const float2* __restrict__ table,
+                                               int q0, int n, int tid, LeanRecord* rec, float2* win,
+                                               double offset) {
+  const double tau0h = p.tau0_d + 0.5;
+  __syncthreads();  // the previous tile is no longer read
+  if (tid < n) {
+    const float4 s = tr[q0 + tid];
+    const float dist2 = box_dist2(p, s);
+    const int kmin = window_start(p, s, dist2);
+    rec[tid] = {s.x, s.y, s.z, static_cast<float>(offset - (tau0h + kmin)),
+                static_cast<float>(0.5 * (tau0h + kmin) - 1.5 * offset), kmin, dist2 >= 1.0f, 0};
+  }
+  __syncthreads();
+  for (int e = tid; e < n * sh.slot; e += kThreads) {
+    const int t = e >> shift, j = e & (sh.slot - 1), kmin = rec[t].kmin, k = kmin + j;
+    const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
+                          ? __ldg(table + static_cast<size_t>(q0 + t) * p.width + k)
+                          : make_float2(0.0f, 0.0f);
+    win[e] = lean_entry(md, rec[t].hc, j);
+  }
+  __syncthreads();
 }
 
 }  // namespace tomo::oat::cuda_detail

@@ -16,36 +16,6 @@
 namespace tomo::oat::cuda_detail {
 namespace {
 
-// Phases 1 and 2 of a tile (as fbp_shared_kernels.cu load_tile): the records (x, y, z, kmin),
-// −C + offset and ½C − 1.5·offset in float (offset 0, or the pinned modes' slot + ½ + tau: then
-// (E, F) hold E − offset·F so that E + kr·F = E' + z·F), `far` (the transducer at least one sample
-// from the box: no NaN k̃, so no clamp of the shared address), then the windows of (E, F) (0
-// outside the table), loaded coalesced.
-template <int kThreads>
-__device__ __forceinline__ void load_lean_tile(const FbpParams& p, const FbpSharedShape& sh, int shift,
-                                               const float4* __restrict__ tr, const float2* __restrict__ table,
-                                               int q0, int n, int tid, LeanRecord* rec, float2* win,
-                                               double offset) {
-  const double tau0h = p.tau0_d + 0.5;
-  __syncthreads();  // the previous tile is no longer read
-  if (tid < n) {
-    const float4 s = tr[q0 + tid];
-    const float dist2 = box_dist2(p, s);
-    const int kmin = window_start(p, s, dist2);
-    rec[tid] = {s.x, s.y, s.z, static_cast<float>(offset - (tau0h + kmin)),
-                static_cast<float>(0.5 * (tau0h + kmin) - 1.5 * offset), kmin, dist2 >= 1.0f, 0};
-  }
-  __syncthreads();
-  for (int e = tid; e < n * sh.slot; e += kThreads) {
-    const int t = e >> shift, j = e & (sh.slot - 1), kmin = rec[t].kmin, k = kmin + j;
-    const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
-                          ? __ldg(table + static_cast<size_t>(q0 + t) * p.width + k)
-                          : make_float2(0.0f, 0.0f);
-    win[e] = lean_entry(md, rec[t].hc, j);
-  }
-  __syncthreads();
-}
-
 // The split of kr = k̃ − ½ − kmin: j = round(kr) (its float bits less the magic's) and g = kr − j.
 struct LeanSplit {
   float g;
@@ -322,16 +292,7 @@ void launch_mode(const FbpParams& p, const LeanConsts& lc, const FbpSharedShape&
 
 }  // namespace
 
-void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& sh, const float4* transducers,
-                     const float2* table, float* image, FbpLeanMode mode, cudaStream_t stream) {
-  if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
-  const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
-  const int static_bytes = kFbpSharedMaxTile * static_cast<int>(sizeof(LeanRecord));  // 48 KiB: static + dynamic
-  if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) + static_bytes > 48 * 1024 ||
-      (sh.voxels_per_thread != 8 && sh.voxels_per_thread != 16))
-    throw Error(str_cat("oat cuda fbp (lean): bad shape: ", sh.voxels_per_thread,
-                        " voxels per thread (8 or 16), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
-                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory"));
+LeanConsts lean_consts(const FbpParams& p, float eps_lean, const FbpSharedShape& sh) {
   LeanConsts lc{};
   const double h = p.voxel_samples;  // the float pitch the voxel positions are computed with
   for (int m = 0; m < 8; ++m) {
@@ -353,6 +314,20 @@ void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& s
   lc.bmask = static_cast<unsigned>(sh.slot - 1) * 8u;
   lc.fmask = (1u << (23 - L)) - 1u;
   lc.expo = static_cast<unsigned>(127 + L);
+  return lc;
+}
+
+void launch_fbp_lean(const FbpParams& p, float eps_lean, const FbpSharedShape& sh, const float4* transducers,
+                     const float2* table, float* image, FbpLeanMode mode, cudaStream_t stream) {
+  if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
+  const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
+  const int static_bytes = kFbpSharedMaxTile * static_cast<int>(sizeof(LeanRecord));  // 48 KiB: static + dynamic
+  if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) + static_bytes > 48 * 1024 ||
+      (sh.voxels_per_thread != 8 && sh.voxels_per_thread != 16))
+    throw Error(str_cat("oat cuda fbp (lean): bad shape: ", sh.voxels_per_thread,
+                        " voxels per thread (8 or 16), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
+                        " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory"));
+  const LeanConsts lc = lean_consts(p, eps_lean, sh);
   if (sh.voxels_per_thread == 8)
     launch_mode<8>(p, lc, sh, transducers, table, image, mode, stream);
   else

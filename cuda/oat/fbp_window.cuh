@@ -21,13 +21,18 @@ struct SharedShape {
 // 4 × 4 squares, one per half-warp: a 64-bit shared load conflicts only between threads of one
 // half-warp, and a compact square keeps their window indices within a few consecutive entries.
 // Warps pair up along y, then stack along z.
+// (bx, by, bz): the block's box (the deferred fix-up pass names another kernel's blocks so).
 template <int kV>
-__device__ __forceinline__ int3 shared_column(int tid) {
+__device__ __forceinline__ int3 shared_column(int tid, int bx, int by, int bz) {
   const int lane = tid & 31, warp = tid >> 5;
   const int x = (lane & 3) | ((lane >> 4) << 2);
   const int y = ((lane >> 2) & 3) | ((warp & 1) << 2);
-  return make_int3(static_cast<int>(blockIdx.x) * kFbpBoxX + x, static_cast<int>(blockIdx.y) * kFbpBoxY + y,
-                   static_cast<int>(blockIdx.z) * kFbpBoxZ + (warp >> 1) * kV);
+  return make_int3(bx * kFbpBoxX + x, by * kFbpBoxY + y, bz * kFbpBoxZ + (warp >> 1) * kV);
+}
+template <int kV>
+__device__ __forceinline__ int3 shared_column(int tid) {
+  return shared_column<kV>(tid, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                           static_cast<int>(blockIdx.z));
 }
 
 // The first table entry this block's box can need from a transducer at s: the nearest point of

@@ -6,7 +6,10 @@
 // bit; the lean kernels (8 and 16 voxels per thread, exact and pinned) equal the cpu with the
 // same tolerance and their checked twins bit for bit (the unrolled pinned ones the pinned), the
 // lean "fast" ones (no double refinement) within their own,
-// looser tolerance; bench_oat's shared and lean rows all run and state their errors.
+// looser tolerance; the deferred kernels (shared-8x/-16x: fast's loop, the pairs next to a sample
+// added exactly by a fix-up pass) within the exact tolerance (1e-5), with list entries recorded,
+// and where their lists overflow the pinned kernel's image bit for bit; bench_oat's shared, lean
+// and deferred rows all run and state their errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,6 +66,8 @@ void check_variants(const FbpCase& c, const char* what) {
   const FbpChoice pin16{FbpVariant::shared, 16, false, true, false, true};
   const FbpChoice unr8{FbpVariant::shared, 8, false, true, false, true, true};
   const FbpChoice unr16{FbpVariant::shared, 16, false, true, false, true, true};
+  const FbpChoice def8{FbpVariant::shared, 8, false, true, false, false, false, true};
+  const FbpChoice def16{FbpVariant::shared, 16, false, true, false, false, false, true};
   const Run runs[] = {{"texture", {FbpVariant::texture, 8}, false, 0, nullptr},
                       {"ldg", {FbpVariant::ldg, 8}, false, 0, nullptr},
                       {"shared-4", {FbpVariant::shared, 4}, false, 0, nullptr},
@@ -88,7 +93,9 @@ void check_variants(const FbpCase& c, const char* what) {
                       {"shared-8p checked, 8-entry windows", pin8, true, 8, nullptr},
                       {"shared-16p checked, 8-entry windows", pin16, true, 8, nullptr},
                       {"shared-8f", {FbpVariant::shared, 8, false, true, true}, false, 0, nullptr},
-                      {"shared-16f", {FbpVariant::shared, 16, false, true, true}, false, 0, nullptr}};
+                      {"shared-16f", {FbpVariant::shared, 16, false, true, true}, false, 0, nullptr},
+                      {"shared-8x", def8, false, 0, nullptr},
+                      {"shared-16x", def16, false, 0, nullptr}};
   std::vector<double> texture;
   std::map<std::string, std::vector<double>> images;
   for (const Run& r : runs) {
@@ -103,6 +110,11 @@ void check_variants(const FbpCase& c, const char* what) {
     const std::vector<double> img(f.begin(), f.end());
     if (texture.empty()) texture = img;
     images[r.name] = img;
+    if (r.choice.deferred) {  // the fix-up pass ran (no overflow) on pairs it recorded
+      EXPECT_FALSE(dev.deferred_overflowed()) << r.name;
+      std::printf("%s: cuda fbp %s: %zu deferred list entries (capacity %zu per block)\n", what, r.name,
+                  dev.deferred_entries(), dev.deferred_capacity());
+    }
     const double e = relative_l2(img, c.ref), e_tex = relative_l2(img, texture);
     std::printf("%s: cuda fbp %s (window %d, eps %.3g / lean %.3g): rel. L2 vs cpu %.3g, vs texture %.3g\n", what,
                 r.name, r.slot > 0 ? r.slot : dev.shared_shape(8).slot, dev.params().eps_shared, dev.eps_lean(), e,
@@ -141,7 +153,7 @@ TEST_F(OatCudaFbp, BatchedOnlyWithTheExactKernel) {
 
 TEST_F(OatCudaFbp, BackendReadsSharedLeanAndSharedFast) {
   const FbpCase c = make_fbp_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0));
-  for (FbpRead read : {FbpRead::shared_lean, FbpRead::shared_fast}) {
+  for (FbpRead read : {FbpRead::shared, FbpRead::shared_lean, FbpRead::shared_fast}) {
     FbpOptions o;
     o.read = read;
     auto op = BackendRegistry<Fbp>::instance().create("cuda");
@@ -164,10 +176,42 @@ TEST_F(OatCudaFbp, LeanShapesAndShortWindowsOnlyChecked) {
   EXPECT_LT(dev.eps_lean(), 0.05f);
 }
 
+// The deferred kernel on the symmetric scenes (voxels at an integer k̃ from many transducers): list
+// entries recorded and the image within 1e-5 of the cpu; with lists of one entry per block they
+// overflow, and the pinned kernel's image comes back bit for bit.
+void check_deferred(const FbpCase& c, const char* what) {
+  FbpDevice dev(c.g);
+  dev.upload(c.p);
+  for (int v : {8, 16}) {
+    dev.set_deferred_capacity(0);
+    dev.run_deferred(v);
+    const std::vector<float> f = dev.image();
+    const double e = relative_l2(std::vector<double>(f.begin(), f.end()), c.ref);
+    const std::size_t entries = dev.deferred_entries();
+    std::printf("%s: shared-%dx rel. L2 vs cpu %.3g, %zu list entries of %zu per block\n", what, v, e, entries,
+                dev.deferred_capacity());
+    EXPECT_FALSE(dev.deferred_overflowed());
+    EXPECT_GT(entries, 0u) << "no pair next to a sample on a symmetric scene?";
+    EXPECT_LT(e, 1e-5) << v;
+    dev.set_deferred_capacity(1);
+    dev.run_deferred(v);
+    const std::vector<float> over = dev.image();
+    EXPECT_TRUE(dev.deferred_overflowed());
+    dev.run_lean(cuda_detail::FbpLeanMode::pinned, v);
+    EXPECT_EQ(over, dev.image()) << "the overflow path runs the pinned kernel";
+  }
+}
+
+TEST_F(OatCudaFbp, DeferredFixupIsExactAndOverflowFallsBack) {
+  check_deferred(make_fbp_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0)), "16^3 x 0.75 mm, 8x16 on 30 mm");
+  check_deferred(make_fbp_case(close_geometry(7, 13)), "13x11x19 x 0.5 mm, 7x13 on 9.13 mm");
+}
+
 TEST_F(OatCudaFbp, BackendRunsTheDefaultVariant) {
   check_fbp("cuda", Interpolation::exact, kFbpExactTolerance);
   FbpDevice dev(small_geometry(16, 0.75, 8, 16, 30.0, 10.0));
   EXPECT_EQ(dev.best().variant, kDefaultFbpVariant.variant);
+  EXPECT_EQ(dev.best().deferred, kDefaultFbpVariant.deferred);
 }
 
 TEST_F(OatCudaFbp, BenchTimesEverySharedRowAndProbe) {
@@ -191,7 +235,12 @@ TEST_F(OatCudaFbp, BenchTimesEverySharedRowAndProbe) {
   }
   EXPECT_GE(f.slot, 8);
   EXPECT_FALSE(f.default_variant.empty());
-  EXPECT_EQ(f.errors.size(), 14u);  // texture, ldg, shared-4/-8/-4b/-8b, shared-{8,16}{l,p,u,f}
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_GT(f.deferred_ms[s], 0);
+    EXPECT_GT(f.fixup_ms[s], 0);
+    EXPECT_FALSE(f.deferred_overflow[s]);
+  }
+  EXPECT_EQ(f.errors.size(), 16u);  // texture, ldg, shared-4/-8/-4b/-8b, shared-{8,16}{l,p,u,f,x}
   for (const auto& [name, e] : f.errors) {
     std::printf("bench error path: %s rel. L2 vs cpu %.3g\n", name.c_str(), e);
     EXPECT_LT(e, name.back() == 'f' ? kFbpFastTolerance : kFbpExactTolerance) << name;

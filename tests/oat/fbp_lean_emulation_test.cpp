@@ -2,7 +2,8 @@
 // symmetric pair distances, the magic-constant and the exponent-pinned index and tie test, the
 // double refinement) emulated on the host, step for step in float with std::fma, against the cpu
 // FBP (double) on the GPU tests' scenes: the numbers docs/oat.md quotes for the variants, and a
-// check of their algebra where no GPU runs. MUFU.RSQ is emulated as the correctly rounded 1/√x
+// check of their algebra where no GPU runs (also of the deferred kernel, fbp_deferred_kernels.cu:
+// pinned's test, the pairs next to a sample left out of the fp32 sum and added in double after). MUFU.RSQ is emulated as the correctly rounded 1/√x
 // times (1 + δ), δ a hash of x in ±1.3e-7 (about its documented error), or δ = 0; eps is 9e-4
 // (the paper scene's bound: wider than these small scenes need, so the same pairs or more refined).
 #include <gtest/gtest.h>
@@ -23,7 +24,7 @@ namespace tomo::oat::test {
 namespace {
 
 constexpr float kMagic = 12582912.0f;
-enum class Form { shared8, lean, pinned, fast };  // the kernels emulated
+enum class Form { shared8, lean, pinned, fast, deferred };  // the kernels emulated
 
 float rsqrt_emulated(float x, double err) {
   std::uint32_t h = std::bit_cast<std::uint32_t>(x) * 2654435761u;
@@ -41,6 +42,7 @@ struct Emulation {
   std::vector<float> M, D, sx, sy, sz;  // the table (fbp_device.cpp upload) and positions in samples
   std::vector<double> pos;               // relative to voxel 0, mm
   long outside = 0, refined = 0;
+  std::vector<float> fixups;  // deferred: the fix-up pass's terms of the current voxel
 
   explicit Emulation(const FbpCase& c) : g(c.g), Q(c.g.transducer_count()), K(c.g.time.samples) {
     const double dt = g.time.dt_us();
@@ -97,7 +99,8 @@ struct Emulation {
     double offset = 0;
     int L = 0;
     float thr = 0;
-    if (f == Form::pinned) {  // fbp_lean_kernels.cu launch_fbp_lean
+    const bool pinned = f == Form::pinned || f == Form::deferred;
+    if (pinned) {  // fbp_lean_kernels.cu launch_fbp_lean
       while ((1 << L) < slot) ++L;
       float off = float(slot + 0.5 + eps);
       if (double(off) < slot + 0.5 + eps) off = std::nextafter(off, 1e30f);
@@ -110,7 +113,7 @@ struct Emulation {
     float x = std::fma(d2, inv, negc);  // kr, or the pinned z
     int jj;
     bool tie;
-    if (f == Form::pinned) {
+    if (pinned) {
       const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
       jj = int(((bits >> (20 - L)) & std::uint32_t((slot - 1) * 8)) >> 3);
       outside += (bits >> 23) != std::uint32_t(127 + L);
@@ -121,13 +124,23 @@ struct Emulation {
       tie = !(std::fabs(x - (r - kMagic)) <= 0.5f - eps);
       outside += jj < 0 || jj >= slot;
     }
+    if (tie && f == Form::deferred) {  // fbp_deferred_kernels.cu deferred_term, added by the fix-up pass
+      const double* s = &pos[3 * q];
+      const double dx = i * g.voxel_mm() - s[0], dy = j * g.voxel_mm() - s[1], dz = kz * g.voxel_mm() - s[2];
+      const double ds = std::sqrt(dx * dx + dy * dy + dz * dz) * a, kt = ds - tau0, kf = std::floor(kt);
+      float mm, dd;
+      entry(q, int(kf), mm, dd);
+      fixups.push_back(float((mm + (kt - kf - 0.5) * dd) / ds + 0.5 * dd));
+      ++refined;
+      return {0.0f, 0.0f};
+    }
     if (tie && f != Form::fast) {
       int k;
       float gg;
       refine(q, i, j, kz, k, gg);
       ++refined;
       jj = k - kmin;
-      x = f == Form::pinned ? float(double(jj) + gg + offset) : float(jj) + gg;
+      x = pinned ? float(double(jj) + gg + offset) : float(jj) + gg;
     }
     float mm, dd;
     entry(q, kmin + jj, mm, dd);
@@ -142,6 +155,7 @@ struct Emulation {
       for (int j = 0; j < gr.dims[1]; ++j)
         for (int i = 0; i < gr.dims[0]; ++i) {
           float a1 = 0, a2 = 0;
+          fixups.clear();
           for (int q = 0; q < Q; ++q) {
             if (f != Form::shared8) {
               const auto [inv, t] = lean_term(f, q, i, j, kz, kV, rerr, eps);
@@ -161,6 +175,7 @@ struct Emulation {
             a1 = std::fma(std::fma(gg, dd, mm), inv, a1);
             a2 += dd;
           }
+          for (float t : fixups) a1 += t;  // the fix-up pass's atomics, after the main kernel's store
           img[gr.index(i, j, kz)] = f == Form::shared8 ? std::fma(0.5f, a2, a1) : a1;
         }
     return img;
@@ -169,9 +184,9 @@ struct Emulation {
 
 void emulate(const FbpCase& c, const char* what) {
   Emulation e(c);
-  const char* names[] = {"shared", "lean", "pinned", "fast"};
+  const char* names[] = {"shared", "lean", "pinned", "fast", "deferred"};
   for (double rerr : {0.0, 1.3e-7})
-    for (Form f : {Form::shared8, Form::lean, Form::pinned, Form::fast})
+    for (Form f : {Form::shared8, Form::lean, Form::pinned, Form::fast, Form::deferred})
       for (int kV : {8, 16}) {
         if (f == Form::shared8 && kV == 16) continue;
         e.outside = e.refined = 0;
