@@ -26,6 +26,18 @@ __device__ __forceinline__ LeanSplit lean_split(float kr) {
   return {__fsub_rn(kr, __fadd_rn(r, -kFbpMagic)), __float_as_uint(r)};
 }
 
+// A slow path's entry j of transducer q: from the window where j lies in it, else (checked modes:
+// an index outside it) from the table in global memory, transformed as the window's are.
+__device__ __forceinline__ float2 slow_window_entry(const FbpParams& p, int q, int kmin, int j, const float2* w,
+                                                   int slot, float hc, const float2* __restrict__ table) {
+  if (static_cast<unsigned>(j) < static_cast<unsigned>(slot)) return w[j];
+  const int k = kmin + j;
+  const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
+                        ? __ldg(table + static_cast<size_t>(q) * p.width + k)
+                        : make_float2(0.0f, 0.0f);
+  return lean_entry(md, hc, j);
+}
+
 // The slow path of one exact/checked update: kr and the entry (E, F), kr refined in double where
 // k̃ lies within eps of a sample, the entry from the window or else (checked only: an index
 // outside it) from the table in global memory, transformed as the window's are. Returns (kr, E, F).
@@ -39,16 +51,7 @@ __device__ __forceinline__ float3 lean_slow(const FbpParams& p, float near, int 
     j = r.k - kmin;
     kr = __fadd_rn(static_cast<float>(j), r.g);
   }
-  float2 T;
-  if (static_cast<unsigned>(j) < static_cast<unsigned>(slot)) {
-    T = w[j];
-  } else {
-    const int k = kmin + j;
-    const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
-                          ? __ldg(table + static_cast<size_t>(q) * p.width + k)
-                          : make_float2(0.0f, 0.0f);
-    T = lean_entry(md, *hc, j);
-  }
+  const float2 T = slow_window_entry(p, q, kmin, j, w, slot, *hc, table);
   return make_float3(kr, T.x, T.y);
 }
 
@@ -129,16 +132,7 @@ __device__ __forceinline__ float3 pinned_slow(const FbpParams& p, const LeanCons
   } else {
     j = static_cast<int>(fminf(fmaxf(fl, -1e8f), 1e8f)) - slot;  // finite even for a NaN z
   }
-  float2 T;
-  if (static_cast<unsigned>(j) < static_cast<unsigned>(slot)) {
-    T = w[j];
-  } else {
-    const int k = kmin + j;
-    const float2 md = static_cast<unsigned>(k) < static_cast<unsigned>(p.width)
-                          ? __ldg(table + static_cast<size_t>(q) * p.width + k)
-                          : make_float2(0.0f, 0.0f);
-    T = lean_entry(md, *hp, j);
-  }
+  const float2 T = slow_window_entry(p, q, kmin, j, w, slot, *hp, table);
   return make_float3(z, T.x, T.y);
 }
 
