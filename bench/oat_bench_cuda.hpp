@@ -1,0 +1,46 @@
+// bench_oat's shared pieces (bench/oat_bench.cpp) and its cuda rows (oat_bench_cuda.cpp): every
+// cuda FBP variant against its kernel's probes with its error against the cpu, the deferred
+// kernel's list lines, and H_int / H_intᵀ against theirs.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/oat/geometry.hpp"
+
+namespace tomo::oat::oat_bench {
+
+constexpr double kGapatUpdatesPerS = 2.5e11;  // GAPAT, RTX 3090 Ti (notes "Anchors")
+
+struct Args {
+  bool small = false;
+  int reps = 2;
+  std::vector<std::string> backends;
+  std::vector<std::string> fbp_variants;  // cuda FBP variants to time (empty: all)
+  std::string json;
+  std::array<int, 3> dims{128, 128, 160};
+  double voxel = 0.2, radius = 65.0, fs = 20.0;
+  int fbp_rings = 128, fbp_views = 256, model_rings = 64, model_views = 128;
+  int cpu_rings = 2, cpu_views = 4;  // the cpu reference's transducer subset
+};
+
+struct Row {
+  std::string what{}, backend{}, mode{};
+  double ms = 0, rate = 0;        // rate: updates/s (FBP) or patches/s (H_int, H_intT)
+  double ceiling_ms = 0;          // the probe's time on the same workload (0: none)
+  std::string ceiling{};          // which probe
+  double cpu1 = 0, cpu_all = 0;   // speed-ups over the extrapolated cpu reference
+  double error = -1;              // FBP: rel. L2 vs the cpu on the middle z-slice (-1: not measured)
+};
+
+// Timing data whose cost does not depend on the values (oat_bench.cpp).
+std::vector<double> pattern(std::size_t n, double f);
+
+// The cuda rows (FBP variants, H_int, H_intᵀ) into `rows` and their extra lines into `out`;
+// throws UnavailableError without CUDA.
+void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
+               std::vector<Row>& rows, nlohmann::json& out);
+
+}  // namespace tomo::oat::oat_bench
