@@ -38,6 +38,19 @@ def empty_like_kind(a, shape, argument: str):
                     f"pass out= (a writable float32 CUDA array of shape {tuple(shape)})")
 
 
+def apply(x, out, shape, argument: str, on_device, on_host):
+    """An operator on x as every cuda-capable one is called: a CUDA x (or out) on the GPU where it
+    lies, into ``out`` or a new float32 array of x's kind of `shape` (``on_device(x, out)``); a
+    NumPy x on the host, into a new NumPy array (``on_host(x)``; ``out=`` is for CUDA arrays only)."""
+    if is_cuda_array(x) or is_cuda_array(out):
+        out = empty_like_kind(x, shape, argument) if out is None else out
+        on_device(x, out)
+        return out
+    if out is not None:
+        raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
+    return on_host(x)
+
+
 def to_host(a, argument: str) -> np.ndarray:
     """A small argument (matrices) as a NumPy array, from the host or a GPU array."""
     if not is_cuda_array(a):

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
-from ._gpu import empty_like_kind, is_cuda_array
+from ._gpu import apply, empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 
 
@@ -45,23 +45,11 @@ class Model:
         """u = Hα. NumPy α (float64): a new NumPy array. CUDA α (CuPy, PyTorch; float32,
         backend="cuda"): computed on the GPU where it lies, into a new array of the same kind or
         into ``out=`` (float32 (Q, K))."""
-        if is_cuda_array(alpha) or is_cuda_array(out):
-            out = empty_like_kind(alpha, self.data_shape, "alpha") if out is None else out
-            self._op.forward_device(alpha, out)
-            return out
-        if out is not None:
-            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
-        return self._op.forward(alpha)
+        return apply(alpha, out, self.data_shape, "alpha", self._op.forward_device, self._op.forward)
 
     def adjoint(self, u, out=None):
         """α = Hᵀu; CUDA u (float32, backend="cuda") as forward, ``out=`` float32 (z, y, x)."""
-        if is_cuda_array(u) or is_cuda_array(out):
-            out = empty_like_kind(u, self.image_shape, "u") if out is None else out
-            self._op.adjoint_device(u, out)
-            return out
-        if out is not None:
-            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
-        return self._op.adjoint(u)
+        return apply(u, out, self.image_shape, "u", self._op.adjoint_device, self._op.adjoint)
 
 
 class Fbp:
@@ -86,13 +74,9 @@ class Fbp:
         u lies, into a new array of the same kind or into ``out=`` (float32 (z, y, x)); the EIR
         deconvolution too (a direct convolution with the host deconvolution's own kernel)."""
         cutoff = -1.0 if cutoff_mhz is None else float(cutoff_mhz)
-        if is_cuda_array(u) or is_cuda_array(out):
-            out = empty_like_kind(u, self.image_shape, "u") if out is None else out
-            self._op.reconstruct_device(u, out, deconvolve, cutoff)
-            return out
-        if out is not None:
-            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
-        return self._op.reconstruct(u, deconvolve, cutoff)
+        return apply(u, out, self.image_shape, "u",
+                     lambda x, o: self._op.reconstruct_device(x, o, deconvolve, cutoff),
+                     lambda x: self._op.reconstruct(x, deconvolve, cutoff))
 
 
 def acquire(scene: str | Mapping[str, Any] | None = None, set: Mapping[str, Any] | None = None, **oat_keys):

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
-from ._gpu import empty_like_kind, is_cuda_array
+from ._gpu import apply, empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 from .strip import _progress
 
@@ -56,23 +56,11 @@ class Projector:
         """ȳ = A x + n per event. NumPy x (float64): a new NumPy array. CUDA x (CuPy, PyTorch;
         float32, backend="cuda"): on the GPU where it lies (the events stay as set, uploaded and
         sorted once), into a new array of the same kind or ``out=`` (float32 (N,))."""
-        if is_cuda_array(x) or is_cuda_array(out):
-            out = empty_like_kind(x, (getattr(self, "_events", 0),), "x") if out is None else out
-            self._op.forward_device(x, out)
-            return out
-        if out is not None:
-            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
-        return self._op.forward(x)
+        return apply(x, out, (getattr(self, "_events", 0),), "x", self._op.forward_device, self._op.forward)
 
     def back(self, v, out=None):
         """Aᵀ v; CUDA v (float32 (N,), backend="cuda") as forward, ``out=`` float32 (z, y, x)."""
-        if is_cuda_array(v) or is_cuda_array(out):
-            out = empty_like_kind(v, self.image_shape, "v") if out is None else out
-            self._op.back_device(v, out)
-            return out
-        if out is not None:
-            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
-        return self._op.back(v)
+        return apply(v, out, self.image_shape, "v", self._op.back_device, self._op.back)
 
     def sensitivity(self) -> np.ndarray:
         return self._op.sensitivity()

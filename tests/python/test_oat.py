@@ -59,5 +59,7 @@ def test_bad_arrays_raise(model):
         model.forward(np.zeros(model.image_shape, dtype=np.float32))
     with pytest.raises(ValueError, match="u: shape"):
         model.adjoint(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="out: only with CUDA arrays"):  # NumPy results come back new
+        model.forward(np.zeros(model.image_shape), out=np.empty(model.data_shape, dtype=np.float32))
     with pytest.raises(ValueError, match="oat.grid"):
         tomoraster.oat.Model(backend="cpu", grid=[0, 4, 4])
