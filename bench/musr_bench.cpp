@@ -160,11 +160,16 @@ std::unique_ptr<Chi2Evaluator> float_design(const CudaEvaluatorVariant& v, const
 void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
   std::printf("# kernel time split, value kernel (µs): design | k(N) | k(N/4) | fixed | per-bin part at N\n");
   const CudaKernelVersion v2 = CudaKernelVersion::v2;
-  const CudaResident one = CudaResident::poll_one;
+  const CudaResident one = CudaResident::poll_one, none = CudaResident::none;
   for (const CudaEvaluatorVariant& v : {CudaEvaluatorVariant{v2, true, true}, CudaEvaluatorVariant{v2, true, true, true},
                                         CudaEvaluatorVariant{v2, true, true, false, true},
                                         CudaEvaluatorVariant{v2, true, true, true, true},
-                                        CudaEvaluatorVariant{v2, true, true, false, true, one}}) {
+                                        CudaEvaluatorVariant{v2, true, true, false, true, one},
+                                        // round four: each lever on the stepped design, then all three
+                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {true, false, false}},
+                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {false, true, false}},
+                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {false, false, true}},
+                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {true, true, true}}}) {
     double k[2] = {0.0, 0.0};
     for (int i = 0; i < 2; ++i) {
       std::vector<double> p0;
@@ -239,7 +244,15 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
                             {{v2, true, true, false, true, CudaResident::poll_all}, true},
                             {{v2, true, true, true, true, CudaResident::poll_one}, true},
                             {{v2, false, true, false, true, CudaResident::poll_one}, false},
-                            {{v2, false, true, false, true, CudaResident::poll_one}, true}};
+                            {{v2, false, true, false, true, CudaResident::poll_one}, true},
+                            // round four: the levers on the fixed cost (CudaLean), alone and together
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, false, false}}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {false, true, false}}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {false, false, true}}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}}, true},
+                            {{v2, true, true, true, true, CudaResident::none, 1.0, {true, true, true}}, true},
+                            {{v2, false, true, false, true, CudaResident::none, 1.0, {true, true, true}}, false},
+                            {{v2, true, true, false, true, CudaResident::poll_one, 1.0, {true, true, true}}, true}};
   for (const Design& d : designs) {
     auto ev = make_cuda_chi2_evaluator(d.v);
     EvaluatorOptions o;

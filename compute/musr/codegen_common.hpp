@@ -64,6 +64,10 @@ using ParamText = std::function<std::string(int index, int slot)>;
 struct Stepping {
   std::string first = "j == 0";  // true at the first bin of a run of consecutive bins
   std::string step = "R.dt";     // the time between consecutive bins, a double expression
+  // The per-block step factors (e^(β·dt), cos/sin(ω·dt), …) by the float library functions
+  // (expf, cosf, sinf: ≤ 2 ulp) instead of double ones, where the real type is float: a float
+  // step factor is rounded to float either way, and each thread of every block computes them.
+  bool float_setup = false;
 };
 ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, const std::string& prefix,
                      const ParamText& param_text, const std::string& time_var, const Stepping* stepping = nullptr);

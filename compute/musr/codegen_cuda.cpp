@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -13,6 +14,10 @@
 
 namespace tomo::musr {
 namespace {
+
+// lean.head's BlockInfo: offset (i64), t0, dt, scale (f64), count, kind, affine, g_lo, g_hi,
+// run (i32), then pm[src.block_pm]; cuda_tables writes it at these byte offsets.
+constexpr int kBlockInfoFieldBytes = 56;
 
 std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only) {
   const std::string prefix = str_cat("k", kind, "_");
@@ -38,42 +43,54 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
 
 // v2: the block's groups of 4 bins [g_lo, g_hi), one Pack (4 bins, 16 bytes or more) a thread
 // per step, the next Pack loaded before this one's arithmetic; the 4 terms summed in `part`
-// (the real type), then added to the double accumulators.
-std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only, bool step) {
+// (the real type), then added to the double accumulators. With lean.head the Pack pointer and
+// the first Pack were set up before the `switch` and the parameter map is the block's own.
+std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, const CudaSource& src) {
   const std::string prefix = str_cat("k", kind, "_");
   // mu_keep: the per-block values stay in registers (the compiler would otherwise convert the
   // double parameters again in every bin to save registers).
-  const Stepping stepping;  // a Pack's bins j = 0…3 are consecutive, R.dt apart
+  Stepping stepping;  // a Pack's bins j = 0…3 are consecutive, R.dt apart
+  stepping.float_setup = src.lean.head;
   const ModelCode m = emit_model(run.model, d, gradient, prefix,
                                  [](int, int slot) { return str_cat("mu_keep(real(a.p[pm[", slot, "]]))"); }, "t",
-                                 step ? &stepping : nullptr);
+                                 src.stepped ? &stepping : nullptr);
   const bool f = d.single();
-  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
+  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = ", src.lean.head ? "R.pm" : "param_map + R.pmap", ";\n");
   out += m.invariant;
   // Float times as t0 + k·(dt_hi + dt_lo): the split keeps dt's rounding from scaling the axis.
   out += f ? "        const real t0r = mu_keep(real(R.t0)), dth = mu_keep(real(R.dt)), dtl = mu_keep(real(R.dt - (double)dth));\n" : "";
   out += m.step_setup;
   out += "        const real sc = mu_keep(real(R.scale)), sc2 = mu_keep(real(R.scale * R.scale));\n";
-  out += "        const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
-  out += "        int g = g_lo + (int)threadIdx.x;\n        Pack cur{};\n        if (g < g_hi) cur = P[g];\n";
+  if (!src.lean.head) {
+    out += "        const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
+    out += "        int g = g_lo + (int)threadIdx.x;\n        Pack cur{};\n        if (g < g_hi) cur = P[g];\n";
+  }
   out += "        for (; g < g_hi; g += BLOCK) {\n          Pack nxt = cur;\n          if (g + BLOCK < g_hi) nxt = P[g + BLOCK];\n";
   out += "          real part[NS];\n#pragma unroll\n          for (int j = 0; j < NS; ++j) part[j] = real(0);\n";
   out += m.step_state;
-  out += "#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n            if (k >= count) break;\n";
-  out += "            real2 yw;\n            yw.x = real(cur.v[W * j]);\n";
-  if (y_only) {
+  std::string bin = "            real2 yw;\n            yw.x = real(cur.v[W * j]);\n";
+  if (src.y_only) {
     const std::string w = f ? (d.fast_math ? "__fdividef(sc, yw.x)" : "sc / yw.x") : "sc * __drcp_rn(yw.x)";
-    out += "            yw.y = yw.x > real(0) ? " + w + " : sc2;\n";
+    bin += "            yw.y = yw.x > real(0) ? " + w + " : sc2;\n";
   } else {
-    out += "            yw.y = cur.v[W * j + 1];\n";
+    bin += "            yw.y = cur.v[W * j + 1];\n";
   }
-  out += f ? "            const real t = R.affine ? fmaf(real(k), dth, fmaf(real(k), dtl, t0r)) : tarr[R.offset + k];\n"
+  bin += f ? "            const real t = R.affine ? fmaf(real(k), dth, fmaf(real(k), dtl, t0r)) : tarr[R.offset + k];\n"
            : "            const real t = R.affine ? fma((double)k, R.dt, R.t0) : tarr[R.offset + k];\n";
-  out += m.per_bin;
-  out += "            const real th = " + m.value + ";\n";
-  out += statistic_code(s, d, gradient, "            ", "part");
-  if (gradient) out += gradient_accumulate(m, d, "            ", "part");
-  out += "          }\n#pragma unroll\n          for (int j = 0; j < NS; ++j) acc[j] += (double)part[j];\n";
+  bin += m.per_bin;
+  bin += "            const real th = " + m.value + ";\n";
+  bin += statistic_code(s, d, gradient, "            ", "part");
+  if (gradient) bin += gradient_accumulate(m, d, "            ", "part");
+  const std::string checked = "#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n"
+                              "            if (k >= count) break;\n" + bin + "          }\n";
+  if (src.lean.packs) {
+    // Every Pack but a run's last is full: its 4 bins without the end test.
+    out += "          if (4 * g + 4 <= count) {\n#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n" +
+           bin + "          }\n          } else {\n" + checked + "          }\n";
+  } else {
+    out += checked;
+  }
+  out += "#pragma unroll\n          for (int j = 0; j < NS; ++j) acc[j] += (double)part[j];\n";
   out += "          cur = nxt;\n        }\n      } break;\n";
   return out;
 }
@@ -94,7 +111,14 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
                             v2 ? str_cat(", ", src.min_blocks) : std::string(), ") ", name, "(const __grid_constant__ Args a, ",
                             kCommonParams, v2 ? ",\n    unsigned long long* __restrict__ done, unsigned long long seq" : "", ") {\n");
   out += kernel_body(data, d, gradient, src, false);
-  if (v2) {
+  if (v2 && src.lean.tail && !gradient) {
+    // Thread 0 of the last block wrote out[0]: it alone fences and publishes.
+    out += R"(  if (done != nullptr && threadIdx.x == 0) {
+    __threadfence_system();
+    *(volatile unsigned long long*)done = seq;
+  }
+)";
+  } else if (v2) {
     // Every writer fences at system scope before the barrier, so the host that sees seq sees out.
     out += R"(  if (done != nullptr) {
     __threadfence_system();
@@ -120,11 +144,19 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   const int ns = gradient ? src.slots : 1;
   std::string out = str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
   out += "  double acc[NS];\n  for (int j = 0; j < NS; ++j) acc[j] = 0.0;\n";
-  out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
-  if (v2) {
+  if (src.lean.head) {
+    // One table entry holds everything the block needs before its bins; their first Pack is
+    // loaded before any parameter, so that its latency overlaps the per-block constants.
+    out += "  const BlockInfo R = reinterpret_cast<const BlockInfo*>(block_run)[blockIdx.x];\n";
+    out += "  const int count = R.count, g_lo = R.g_lo, g_hi = R.g_hi;\n";
+    out += "  const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
+    out += "  int g = g_lo + (int)threadIdx.x;\n  Pack cur{};\n  if (g < g_hi) cur = P[g];\n";
+  } else if (v2) {
+    out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
     out += "  const int count = (int)R.count, groups = (count + 3) / 4, b = (int)blockIdx.x - R.first_block;\n";
     out += "  const int g_lo = (int)((long long)b * groups / R.blocks), g_hi = (int)((long long)(b + 1) * groups / R.blocks);\n";
   } else {
+    out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
     out += "  const long long b = blockIdx.x - R.first_block;\n";
     out += "  const long long lo = b * R.count / R.blocks, hi = (b + 1) * R.count / R.blocks;\n";
   }
@@ -132,7 +164,7 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   const TheoryCases cases = group_theories(data);
   for (std::size_t k = 0; k < cases.first_run.size(); ++k) {
     const RunBins& first = data.runs[static_cast<std::size_t>(cases.first_run[k])];
-    out += v2 ? run_case_v2(k, first, d, data.statistic, gradient, src.y_only, src.stepped)
+    out += v2 ? run_case_v2(k, first, d, data.statistic, gradient, src)
               : run_case(k, first, d, data.statistic, gradient, src.y_only);
   }
   out += "    default: break;\n  }\n";
@@ -159,8 +191,27 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   __syncthreads();
 )";
   out += resident ? "  if (!last) return false;\n" : "  if (!last) return;\n";
-  out += R"(  __threadfence();
-  for (int r = warp; r < nruns; r += BLOCK / 32) {
+  out += "  __threadfence();\n";
+  if (src.lean.tail) {
+    // The statistic over every block at once, in a fixed order: thread i adds blocks i, i + BLOCK,
+    // …, then the warps' shuffles and warp order (sh was last read before the ticket's barriers).
+    out += R"(  {
+    double v = 0.0;
+    for (int blk = threadIdx.x; blk < (int)gridDim.x; blk += BLOCK) v += __ldcg(&partials[(long long)blk * NS]);
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) sh[0][warp] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      v = 0.0;
+      for (int w = 0; w < BLOCK / 32; ++w) v += sh[0][w];
+      out[0] = v;
+      *counter = 0u;
+    }
+  }
+)";
+  }
+  if (src.lean.tail && !gradient) return out;
+  out += R"(  for (int r = warp; r < nruns; r += BLOCK / 32) {
     const RunInfo Q = runs[r];
     double s[NS];
     for (int j = 0; j < NS; ++j) s[j] = 0.0;
@@ -174,13 +225,16 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   }
   __threadfence_block();
   __syncthreads();
-  if (threadIdx.x == 0) {
+)";
+  if (!src.lean.tail) {
+    out += R"(  if (threadIdx.x == 0) {
     double v = 0.0;
     for (int r = 0; r < nruns; ++r) v += runsum[r * NS];
     out[0] = v;
     *counter = 0u;
   }
 )";
+  }
   if (gradient) {
     out += R"(  for (int i = threadIdx.x; i < NP; i += BLOCK) {
     double v = 0.0;
@@ -227,7 +281,10 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
   s += str_cat("typedef ", d.real, " real;\ntypedef ", d.real, "2 real2;\n");
   // NP rounded up to 64 so that fits of one theory with a few parameters more or less share
   // the compiled kernel.
-  src.np = std::min(kCudaMaxInlineParams, std::max(64, (data.num_params + 63) / 64 * 64));
+  // lean.head: to 8 (a smaller by-value argument a launch).
+  src.lean = v2 ? options.lean : CudaLean{};
+  const int np_round = src.lean.head ? 8 : 64;
+  src.np = std::min(kCudaMaxInlineParams, std::max(np_round, (data.num_params + np_round - 1) / np_round * np_round));
   s += str_cat("#define NP ", src.np, "\n");
   s += "struct Args { double p[NP]; };\n";
   s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, kind; double t0, dt, scale; int pmap, pad; };\n";
@@ -245,6 +302,14 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
     // A Pack is 4 bins: 8 bytes of 16-bit counts, else 16 or 32 bytes of reals.
     s += src.counts16 ? "typedef unsigned short bin_t;\n" : "typedef real bin_t;\n";
     s += str_cat("#define W ", src.y_only ? 1 : 2, "\nstruct __align__(", src.counts16 ? 8 : 16, ") Pack { bin_t v[4 * W]; };\n");
+    if (src.lean.head) {
+      // 56 bytes of fields, then the run's parameter map padded to a 16-byte multiple.
+      src.block_pm = std::max(1, src.slots - 1);
+      while ((kBlockInfoFieldBytes + 4 * src.block_pm) % 16 != 0) ++src.block_pm;
+      src.block_ints = (kBlockInfoFieldBytes + 4 * src.block_pm) / 4;
+      s += str_cat("struct __align__(16) BlockInfo { long long offset; double t0, dt, scale; int count, kind, affine, g_lo, g_hi, run, pm[",
+                   src.block_pm, "]; };\n");
+    }
     s += single_precision ? "__device__ __forceinline__ float mu_keep(float x) { asm volatile(\"\" : \"+f\"(x)); return x; }\n"
                           : "__device__ __forceinline__ double mu_keep(double x) { asm volatile(\"\" : \"+d\"(x)); return x; }\n";
     // Fast float: flush denormals, so __expf and __fdividef are one hardware op and a multiply.
@@ -294,6 +359,34 @@ long long cuda_bins_per_block_v2(const FitData& data, int resident) {
   return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
 }
 
+namespace {
+
+// lean.head: each block's BlockInfo (the generated struct's layout) as src.block_ints ints.
+std::vector<int> block_infos(const FitData& data, const CudaSource& src, const CudaTables& t) {
+  std::vector<int> out(static_cast<std::size_t>(t.blocks) * static_cast<std::size_t>(src.block_ints), 0);
+  for (int blk = 0; blk < t.blocks; ++blk) {
+    const int r = t.block_run[static_cast<std::size_t>(blk)];
+    const CudaRunInfo& R = t.runs[static_cast<std::size_t>(r)];
+    const long long groups = (R.count + 3) / 4, b = blk - R.first_block;
+    char* e = reinterpret_cast<char*>(out.data() + static_cast<std::size_t>(blk) * static_cast<std::size_t>(src.block_ints));
+    const int fields[] = {static_cast<int>(R.count), R.kind, R.affine, static_cast<int>(b * groups / R.blocks),
+                          static_cast<int>((b + 1) * groups / R.blocks), r};
+    std::memcpy(e, &R.offset, 8);
+    std::memcpy(e + 8, &R.t0, 8);
+    std::memcpy(e + 16, &R.dt, 8);
+    std::memcpy(e + 24, &R.scale, 8);
+    std::memcpy(e + 32, fields, sizeof fields);
+    const int used = static_cast<int>(data.runs[static_cast<std::size_t>(r)].model.params_used().size());
+    for (int k = 0; k < used; ++k) {
+      const int pm = t.param_map[static_cast<std::size_t>(R.pmap + k)];
+      std::memcpy(e + kBlockInfoFieldBytes + 4 * k, &pm, 4);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bins_per_block) {
   CudaTables out;
   const auto layout = plan_layout(data, bins_per_block);
@@ -309,6 +402,7 @@ CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bin
     out.uneven = out.uneven || !l.affine;
   }
   out.param_map = group_theories(data).pmap;
+  if (src.lean.head) out.block_run = block_infos(data, src, out);
   if (out.param_map.empty()) out.param_map.push_back(0);
   // The final scatter runs over all NP (≥ num_params) rows: empty rows past num_params.
   ParamScatter scatter = param_scatter(data, src.slots);

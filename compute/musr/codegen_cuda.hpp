@@ -49,6 +49,22 @@ inline constexpr int kResidentStateHeader = 4;
 // kernel ended by itself), device ns of the last call (arrival of the command → publish)].
 inline constexpr int kResidentDoneWords = 4;
 
+// Round four's levers on a v2 call's fixed cost (docs/musr.md, Round four), each selectable.
+struct CudaLean {
+  // Each block's run fields, group range and parameter map in one table entry of `block_run`
+  // (`BlockInfo`, cuda_tables): one load instead of block_run → runs → param_map and no 64-bit
+  // division; the block's first Pack is loaded before the parameters are read; the step factors
+  // of float kernels by float functions (Stepping::float_setup); NP rounded up to 8, not 64.
+  bool head = false;
+  // Full Packs (all but a run's last) without a test of the run's end at every bin.
+  bool packs = false;
+  // The last block sums the statistic over every block's partial at once (each thread a few,
+  // then one block reduction) instead of a warp per run and a serial sum over runs; in the
+  // value kernel thread 0 alone fences and publishes.
+  bool tail = false;
+  bool any() const { return head || packs || tail; }
+};
+
 struct CudaCodegenOptions {
   bool single_precision = false;
   CudaKernelVersion version = CudaKernelVersion::v2;
@@ -62,6 +78,7 @@ struct CudaCodegenOptions {
   // v2: also the resident kernel `musr_persist` (below): none, one block polls host memory and
   // broadcasts through device memory, or every block polls host memory.
   CudaResident resident = CudaResident::none;
+  CudaLean lean{};  // v2 only
 };
 
 struct CudaSource {
@@ -78,6 +95,9 @@ struct CudaSource {
   std::vector<std::string> nvrtc_options;  // besides the architecture and the defaults
   bool stepped = false;  // the v2 kernels step exp/cos/sin within a Pack (options.step, runs affine)
   std::string resident_kernel;  // "musr_persist" when options.resident != none, else empty
+  CudaLean lean{};     // the levers in effect (v2 only)
+  int block_ints = 1;  // ints of `block_run` a block: 1 (its run) or, with lean.head, a BlockInfo
+  int block_pm = 0;    // lean.head: parameter-map entries in a BlockInfo
 };
 
 // Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):
@@ -116,6 +136,7 @@ bool counts16_fit(const FitData& data);
 // each block's run, the parameter maps and the gradient scatter (padded to NP rows).
 struct CudaTables {
   std::vector<CudaRunInfo> runs;  // offsets in bins of the device arrays (multiples of src.group)
+  // block_run: src.block_ints ints a block (its run, or with lean.head its BlockInfo)
   std::vector<int> block_run, param_map, param_ptr, param_entry;
   int blocks = 0;
   long long device_bins = 0;  // length of the device arrays in bins (runs padded to src.group)

@@ -51,6 +51,13 @@ void Stepper::track(std::int32_t i, const std::string& v, const std::string& rcp
   }
 }
 
+// A step factor fn(x) of the double expression x, rounded to the real type: computed in double,
+// or (Stepping::float_setup, float kernels) by the float library function of x rounded to float.
+std::string Stepper::setup_fn(const std::string& fn, const std::string& x) const {
+  if (s_.float_setup && d_.single()) return str_cat(fn, "f(real(", x, "))");
+  return str_cat("real(", fn, "(", x, "))");
+}
+
 bool Stepper::emit(std::int32_t i, ModelCode& code, std::string& partial) {
   const Node& n = p_.nodes[static_cast<std::size_t>(i)];
   if (!n.time_dependent || n.a < 0 || (n.op != OpCode::exp && n.op != OpCode::cos && n.op != OpCode::sin)) return false;
@@ -60,20 +67,21 @@ bool Stepper::emit(std::int32_t i, ModelCode& code, std::string& partial) {
   const std::string id = prefix_ + std::to_string(i), va = prefix_ + "v" + std::to_string(n.a);
   const std::string h = "(" + s_.step + ")", c1 = a.c[1].empty() ? "0.0" : "(double)" + a.c[1], v = prefix_ + "v" + std::to_string(i);
   if (n.op == OpCode::exp && !quadratic) {
-    code.step_setup += str_cat("const real ", id, "xr = real(exp(", c1, " * ", h, "));\n");
+    code.step_setup += str_cat("const real ", id, "xr = ", setup_fn("exp", str_cat(c1, " * ", h)), ";\n");
     code.step_state += str_cat("real ", id, "xe = real(0);\n");
     code.per_bin += str_cat("if (", s_.first, ") ", id, "xe = ", d_.fn("exp"), "(", va, "); else ", id, "xe *= ", id, "xr;\n");
     code.per_bin += str_cat("const real ", v, " = ", id, "xe;\n");
   } else if (n.op == OpCode::exp) {
     const std::string c2 = "(double)" + a.c[2];
     code.step_setup += str_cat("const real ", id, "xa = real(", c1, " * ", h, " + ", c2, " * ", h, " * ", h, "), ", id, "xb = real(2.0 * ",
-                               c2, " * ", h, "), ", id, "xc = real(exp(2.0 * ", c2, " * ", h, " * ", h, "));\n");
+                               c2, " * ", h, "), ", id, "xc = ", setup_fn("exp", str_cat("2.0 * ", c2, " * ", h, " * ", h)), ";\n");
     code.step_state += str_cat("real ", id, "xe = real(0), ", id, "xq = real(0);\n");
     code.per_bin += str_cat("if (", s_.first, ") { ", id, "xe = ", d_.fn("exp"), "(", va, "); ", id, "xq = ", d_.fn("exp"), "(", id, "xa + ", id,
                             "xb * ", t_, "); } else { ", id, "xe *= ", id, "xq; ", id, "xq *= ", id, "xc; }\n");
     code.per_bin += str_cat("const real ", v, " = ", id, "xe;\n");
   } else {
-    code.step_setup += str_cat("const real ", id, "tr = real(cos(", c1, " * ", h, ")), ", id, "ti = real(sin(", c1, " * ", h, "));\n");
+    const std::string angle = str_cat(c1, " * ", h);
+    code.step_setup += str_cat("const real ", id, "tr = ", setup_fn("cos", angle), ", ", id, "ti = ", setup_fn("sin", angle), ";\n");
     code.step_state += str_cat("real ", id, "tc = real(0), ", id, "ts = real(0);\n");
     code.per_bin += str_cat("if (", s_.first, ") { ", id, "tc = ", d_.fn("cos"), "(", va, "); ", id, "ts = ", d_.fn("sin"), "(", va, "); } else { const real ",
                             id, "tn = ", id, "tc * ", id, "tr - ", id, "ts * ", id, "ti; ", id, "ts = ", id, "ts * ", id, "tr + ", id, "tc * ", id,

@@ -25,6 +25,7 @@ class Stepper {
   bool emit(std::int32_t i, ModelCode& code, std::string& partial);
 
  private:
+  std::string setup_fn(const std::string& fn, const std::string& x) const;
   struct Poly {
     int deg = -1;       // -1: not a polynomial of degree ≤ 2 in t
     std::string c[3];  // coefficients of 1, t, t² (empty: zero)

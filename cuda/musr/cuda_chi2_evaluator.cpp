@@ -71,6 +71,7 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     co.counts16 = variant_.counts16;
     co.step = variant_.step;
     co.resident = variant_.resident;
+    co.lean = variant_.lean;
     const CudaSource src = cuda_chi2_source(data, co);
     v2_ = src.version == CudaKernelVersion::v2;
     stepped_ = src.stepped;
@@ -290,7 +291,8 @@ CudaChi2Evaluator& as_cuda(Chi2Evaluator& ev, const char* who) {
 std::string CudaEvaluatorVariant::label() const {
   if (version == CudaKernelVersion::v1) return "v1";
   const char* wait = resident == CudaResident::poll_one ? " resident" : resident == CudaResident::poll_all ? " resident-all" : poll ? " poll" : " sync";
-  return str_cat("v2 ", fast_math ? "fast" : "ieee", wait, counts16 ? " u16" : "", step ? " step" : "");
+  return str_cat("v2 ", fast_math ? "fast" : "ieee", wait, counts16 ? " u16" : "", step ? " step" : "", lean.head ? " head" : "",
+                 lean.packs ? " packs" : "", lean.tail ? " tail" : "");
 }
 
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant) {

@@ -24,7 +24,10 @@ struct CudaEvaluatorVariant {
   // device cannot run it, a launch per call as above (describe() says why).
   CudaResident resident = CudaResident::none;
   double idle_exit_s = 1.0;  // the resident grid ends after this long without a call
-  std::string label() const;  // e.g. "v2 fast poll", "v2 fast poll u16", "v2 fast resident step"
+  // v2: round four's levers on the fixed cost of a call (codegen_cuda.hpp, CudaLean).
+  CudaLean lean{};
+  // e.g. "v2 fast poll", "v2 fast poll u16", "v2 fast resident step", "v2 fast poll step head packs tail"
+  std::string label() const;
 };
 // The registry's "cuda" (docs/musr.md, Performance, round three): a launch per call, polled, with
 // stepped exp/cos. Measured on the H200 at 16 × 426 601 bins: 21.7 µs a float call, the fastest
