@@ -48,13 +48,17 @@ void require_host(const AnyArray& a, const std::string& name, const std::string&
                              .c_str());
 }
 
-const float* cuda_backend_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape,
-                                const std::string& backend, int device, const std::string& what) {
+void require_cuda_backend(const std::string& name, const std::string& backend, const std::string& what) {
   require_cuda_build(what);
   if (backend != "cuda")
     throw nb::type_error((name + ": a GPU array was given to the " + backend +
                           " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
                              .c_str());
+}
+
+const float* cuda_backend_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape,
+                                const std::string& backend, int device, const std::string& what) {
+  require_cuda_backend(name, backend, what);
   return cuda_input(a, name, shape, device);
 }
 

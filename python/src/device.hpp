@@ -31,5 +31,8 @@ const float* cuda_backend_input(const AnyArray& a, const std::string& name, cons
 
 // UnavailableError unless this module was built with CUDA.
 void require_cuda_build(const std::string& what);
+// A GPU array `name` reached an operator: UnavailableError without CUDA (`what`), TypeError
+// naming `name` and `backend` when the operator's backend is not cuda.
+void require_cuda_backend(const std::string& name, const std::string& backend, const std::string& what);
 
 }  // namespace tomo::py

@@ -60,11 +60,7 @@ class FdkBackprojector {
   }
   // CUDA projections into the CUDA volume `out` (written in place, or added to with accumulate).
   void backproject_device(const AnyArray& projections, const AnyArray& matrices, const OutArray& out, bool accumulate) {
-    require_cuda_build("fdk: CUDA arrays");
-    if (backend_ != "cuda")
-      throw nb::type_error(("projections: a GPU array was given to the " + backend_ +
-                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
-                               .c_str());
+    require_cuda_backend("projections", backend_, "fdk: CUDA arrays");
     const auto [n, rows, cols] = stack_shape(projections);
     const float* pix = cuda_input(projections, "projections", {n, rows, cols}, device_);
     float* vol = cuda_output(out, "out", volume_shape(), device_);

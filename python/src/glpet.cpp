@@ -78,11 +78,7 @@ class GlpetProjector {
 
  private:
   void require_cuda_backend(const char* name) const {
-    require_cuda_build("glpet: CUDA arrays");
-    if (backend_ != "cuda")
-      throw nb::type_error((std::string(name) + ": a GPU array was given to the " + backend_ +
-                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
-                               .c_str());
+    tomo::py::require_cuda_backend(name, backend_, "glpet: CUDA arrays");
   }
 #ifdef TOMO_HAVE_CUDA
   glpet::DeviceProjection& device_path() {

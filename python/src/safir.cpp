@@ -216,11 +216,7 @@ class SafirProjector {
     upload_events();
   }
   void require_cuda_backend(const std::string& name) const {
-    require_cuda_build("safir: CUDA arrays");
-    if (backend_ != "cuda")
-      throw nb::type_error((name + ": a GPU array was given to the " + backend_ +
-                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
-                               .c_str());
+    tomo::py::require_cuda_backend(name, backend_, "safir: CUDA arrays");
   }
   const std::uint32_t* device_events_input(const AnyArray& a) const {
     require_cuda_backend("events");

@@ -227,11 +227,7 @@ class StripProjector {
   }
   static std::vector<std::size_t> events_shape(const AnyArray& a) { return {a.ndim() ? a.shape(0) : 0, 3}; }
   void require_device_backend(const char* name) const {
-    require_cuda_build("strip: CUDA arrays");
-    if (backend_ != "cuda")
-      throw nb::type_error((std::string(name) + ": a GPU array was given to the " + backend_ +
-                            " backend, which takes NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
-                               .c_str());
+    require_cuda_backend(name, backend_, "strip: CUDA arrays");
   }
 #ifdef TOMO_HAVE_CUDA
   strip::DeviceArrayProjector& device_path() {
