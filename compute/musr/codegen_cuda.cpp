@@ -147,7 +147,7 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   if (src.lean.head) {
     // One table entry holds everything the block needs before its bins; their first Pack is
     // loaded before any parameter, so that its latency overlaps the per-block constants.
-    out += "  const BlockInfo R = reinterpret_cast<const BlockInfo*>(block_run)[blockIdx.x];\n";
+    out += "  const BlockInfo& R = reinterpret_cast<const BlockInfo*>(block_run)[blockIdx.x];\n";
     out += "  const int count = R.count, g_lo = R.g_lo, g_hi = R.g_hi;\n";
     out += "  const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
     out += "  int g = g_lo + (int)threadIdx.x;\n  Pack cur{};\n  if (g < g_hi) cur = P[g];\n";
