@@ -252,7 +252,9 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
                             {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}}, true},
                             {{v2, true, true, true, true, CudaResident::none, 1.0, {true, true, true}}, true},
                             {{v2, false, true, false, true, CudaResident::none, 1.0, {true, true, true}}, false},
-                            {{v2, true, true, false, true, CudaResident::poll_one, 1.0, {true, true, true}}, true}};
+                            {{v2, true, true, false, true, CudaResident::poll_one, 1.0, {true, true, true}}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {}, true}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}, true}, true}};
   for (const Design& d : designs) {
     auto ev = make_cuda_chi2_evaluator(d.v);
     EvaluatorOptions o;

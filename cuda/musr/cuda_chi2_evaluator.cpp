@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -224,8 +225,12 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
     const void* entry = param_entry_.data();
     void* counter = counter_.data();
     void* out = mapped_out_ ? static_cast<void*>(mapped_out_) : static_cast<void*>(out_.data());
-    void* done = mapped_done_;
-    unsigned long long seq = ++seq_;
+    // vflag: a value call's result is its own completion flag (the sentinel is a signalling
+    // NaN, which no arithmetic produces; the previous call's store has landed, it was waited for).
+    value_flag_ = polling_ && mapped_out_ != nullptr && variant_.value_flag && !gradient;
+    if (value_flag_) *static_cast<volatile double*>(host_out_.data()) = std::bit_cast<double>(kValueSentinel);
+    void* done = value_flag_ ? nullptr : mapped_done_;
+    unsigned long long seq = value_flag_ ? seq_ : ++seq_;
     // The first argument is the parameter struct by value: the kernel copies NP doubles from here.
     void* argv[] = {args_.data(), &runs, &nruns, &param_map, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out, &done, &seq};
     TOMO_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(gradient ? gradient_kernel_ : value_kernel_),
@@ -245,20 +250,24 @@ class CudaChi2Evaluator final : public Chi2Evaluator {
       return;
     }
     const volatile unsigned long long* done = host_done_.data();
-    for (unsigned spins = 1; *done != seq_; ++spins) {
+    const volatile double* value = host_out_.data();
+    const auto published = [&] { return value_flag_ ? std::bit_cast<std::uint64_t>(*value) != kValueSentinel : *done == seq_; };
+    for (unsigned spins = 1; !published(); ++spins) {
       if (spins % 4096 != 0) continue;
       const cudaError_t e = cudaStreamQuery(stream_);
-      if (e == cudaSuccess && *done != seq_) throw Error("musr cuda: the kernel ended without publishing its result");
+      if (e == cudaSuccess && !published()) throw Error("musr cuda: the kernel ended without publishing its result");
       if (e != cudaSuccess && e != cudaErrorNotReady) TOMO_CUDA_CHECK(e);
     }
     std::atomic_thread_fence(std::memory_order_acquire);  // the results were written before seq
   }
+  static constexpr std::uint64_t kValueSentinel = 0x7ff4c0dec0dec0deULL;  // a signalling NaN
 
   CudaEvaluatorVariant variant_;
   EvaluatorOptions options_;
   cuda::Stream stream_;
   int num_params_ = 0, ns_ = 1, blocks_ = 0, nruns_ = 0;
   bool single_ = false, v2_ = false, polling_ = false, counts16_ = false;
+  bool value_flag_ = false;  // the last enqueue() waits for its value, not for seq
   cudaKernel_t value_kernel_ = nullptr, gradient_kernel_ = nullptr;
   cuda::DeviceBuffer<CudaRunInfo> runs_;
   cuda::DeviceBuffer<int> block_run_, param_map_, param_ptr_, param_entry_;
@@ -292,7 +301,7 @@ std::string CudaEvaluatorVariant::label() const {
   if (version == CudaKernelVersion::v1) return "v1";
   const char* wait = resident == CudaResident::poll_one ? " resident" : resident == CudaResident::poll_all ? " resident-all" : poll ? " poll" : " sync";
   return str_cat("v2 ", fast_math ? "fast" : "ieee", wait, counts16 ? " u16" : "", step ? " step" : "", lean.head ? " head" : "",
-                 lean.packs ? " packs" : "", lean.tail ? " tail" : "");
+                 lean.packs ? " packs" : "", lean.tail ? " tail" : "", value_flag ? " vflag" : "");
 }
 
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant) {

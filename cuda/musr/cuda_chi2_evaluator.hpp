@@ -26,7 +26,12 @@ struct CudaEvaluatorVariant {
   double idle_exit_s = 1.0;  // the resident grid ends after this long without a call
   // v2: round four's levers on the fixed cost of a call (codegen_cuda.hpp, CudaLean).
   CudaLean lean{};
-  // e.g. "v2 fast poll", "v2 fast poll u16", "v2 fast resident step", "v2 fast poll step head packs tail"
+  // Polled value calls (no gradient) wait for the value itself: the host puts a signalling NaN
+  // in the mapped result before the launch and spins until the kernel's 8-byte store replaces
+  // it, so the kernel writes no sequence number and needs no system-scope fence (gradient calls
+  // keep the sequence number, which orders their 1 + N results). Label " vflag".
+  bool value_flag = false;
+  // e.g. "v2 fast poll", "v2 fast poll u16", "v2 fast resident step", "v2 fast poll step head packs tail vflag"
   std::string label() const;
 };
 // The registry's "cuda" (docs/musr.md, Performance, round three): a launch per call, polled, with
