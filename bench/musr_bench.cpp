@@ -170,7 +170,8 @@ void fixed_cost_split(const Args& args, int bins, nlohmann::json& report) {
                                         CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {true, false, false}},
                                         CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {false, true, false}},
                                         CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {false, false, true}},
-                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {true, true, true}}}) {
+                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {true, true, true}},
+                                        CudaEvaluatorVariant{v2, true, true, false, true, none, 1.0, {true, true, true, true}}}) {
     double k[2] = {0.0, 0.0};
     for (int i = 0; i < 2; ++i) {
       std::vector<double> p0;
@@ -284,7 +285,10 @@ void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json
                             {{v2, false, true, false, true, CudaResident::none, 1.0, {true, true, true}}, false},
                             {{v2, true, true, false, true, CudaResident::poll_one, 1.0, {true, true, true}}, true},
                             {{v2, true, true, false, true, CudaResident::none, 1.0, {}, true}, true},
-                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}, true}, true}};
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}, true}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {false, true, false, true}}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true, true}}, true},
+                            {{v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true, true}, true}, true}};
   const Design* fastest = nullptr;  // the fastest float design within the tests' tolerances (launch per call)
   double fastest_call = 0.0;
   for (const Design& d : designs) {

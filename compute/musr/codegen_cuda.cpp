@@ -41,15 +41,15 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
   return out;
 }
 
-// v2: the block's groups of 4 bins [g_lo, g_hi), one Pack (4 bins, 16 bytes or more) a thread
-// per step, the next Pack loaded before this one's arithmetic; the 4 terms summed in `part`
+// v2: the block's groups of PACK bins [g_lo, g_hi) (4, or 8 with lean.wide), one Pack (16 bytes
+// or more) a thread per step, the next Pack loaded before this one's arithmetic; the terms summed in `part`
 // (the real type), then added to the double accumulators. With lean.head the Pack pointer and
 // the first Pack were set up before the `switch` and the parameter map is the block's own.
 std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, const CudaSource& src) {
   const std::string prefix = str_cat("k", kind, "_");
   // mu_keep: the per-block values stay in registers (the compiler would otherwise convert the
   // double parameters again in every bin to save registers).
-  Stepping stepping;  // a Pack's bins j = 0…3 are consecutive, R.dt apart
+  Stepping stepping;  // a Pack's bins j = 0…PACK − 1 are consecutive, R.dt apart
   stepping.float_setup = src.lean.head;
   const ModelCode m = emit_model(run.model, d, gradient, prefix,
                                  [](int, int slot) { return str_cat("mu_keep(real(a.p[pm[", slot, "]]))"); }, "t",
@@ -81,11 +81,11 @@ std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, 
   bin += "            const real th = " + m.value + ";\n";
   bin += statistic_code(s, d, gradient, "            ", "part");
   if (gradient) bin += gradient_accumulate(m, d, "            ", "part");
-  const std::string checked = "#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n"
+  const std::string checked = "#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n"
                               "            if (k >= count) break;\n" + bin + "          }\n";
   if (src.lean.packs) {
-    // Every Pack but a run's last is full: its 4 bins without the end test.
-    out += "          if (4 * g + 4 <= count) {\n#pragma unroll\n          for (int j = 0; j < 4; ++j) {\n            const int k = 4 * g + j;\n" +
+    // Every Pack but a run's last is full: its PACK bins without the end test.
+    out += "          if (PACK * g + PACK <= count) {\n#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n" +
            bin + "          }\n          } else {\n" + checked + "          }\n";
   } else {
     out += checked;
@@ -153,7 +153,7 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
     out += "  int g = g_lo + (int)threadIdx.x;\n  Pack cur{};\n  if (g < g_hi) cur = P[g];\n";
   } else if (v2) {
     out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
-    out += "  const int count = (int)R.count, groups = (count + 3) / 4, b = (int)blockIdx.x - R.first_block;\n";
+    out += "  const int count = (int)R.count, groups = (count + PACK - 1) / PACK, b = (int)blockIdx.x - R.first_block;\n";
     out += "  const int g_lo = (int)((long long)b * groups / R.blocks), g_hi = (int)((long long)(b + 1) * groups / R.blocks);\n";
   } else {
     out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
@@ -267,7 +267,7 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
   d.hoist_reciprocals = v2;
   CudaSource src;
   src.version = options.version;
-  src.group = v2 ? 4 : 1;
+  src.group = v2 ? (options.lean.wide ? 8 : 4) : 1;
   src.slots = 1 + max_slots(data);
   // v2 blocks an SM: float 4 (≤ 64 registers a thread: the eq. 5 value kernel needs 60, the
   // gradient spills 8 bytes), double 2 (≤ 128: eq. 5 needs 84 and 114, 64 would spill ~100 bytes).
@@ -299,9 +299,11 @@ CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& optio
       double t0 = 0.0, dt = 0.0;
       src.stepped = src.stepped && affine_time(r.t, t0, dt);
     }
-    // A Pack is 4 bins: 8 bytes of 16-bit counts, else 16 or 32 bytes of reals.
     s += src.counts16 ? "typedef unsigned short bin_t;\n" : "typedef real bin_t;\n";
-    s += str_cat("#define W ", src.y_only ? 1 : 2, "\nstruct __align__(", src.counts16 ? 8 : 16, ") Pack { bin_t v[4 * W]; };\n");
+    // PACK bins a Pack (src.group): 4, or 8 with lean.wide; 16-byte loads, 8 bytes for 4 counts.
+    const int pack_bytes = src.group * (src.y_only ? 1 : 2) * (src.counts16 ? 2 : single_precision ? 4 : 8);
+    s += str_cat("#define W ", src.y_only ? 1 : 2, "\n#define PACK ", src.group, "\nstruct __align__(", std::min(16, pack_bytes),
+                 ") Pack { bin_t v[PACK * W]; };\n");
     if (src.lean.head) {
       // 56 bytes of fields, then the run's parameter map padded to a 16-byte multiple.
       src.block_pm = std::max(1, src.slots - 1);
@@ -367,7 +369,7 @@ std::vector<int> block_infos(const FitData& data, const CudaSource& src, const C
   for (int blk = 0; blk < t.blocks; ++blk) {
     const int r = t.block_run[static_cast<std::size_t>(blk)];
     const CudaRunInfo& R = t.runs[static_cast<std::size_t>(r)];
-    const long long groups = (R.count + 3) / 4, b = blk - R.first_block;
+    const long long group = src.group, groups = (R.count + group - 1) / group, b = blk - R.first_block;
     char* e = reinterpret_cast<char*>(out.data() + static_cast<std::size_t>(blk) * static_cast<std::size_t>(src.block_ints));
     const int fields[] = {static_cast<int>(R.count), R.kind, R.affine, static_cast<int>(b * groups / R.blocks),
                           static_cast<int>((b + 1) * groups / R.blocks), r};

@@ -62,7 +62,10 @@ struct CudaLean {
   // then one block reduction) instead of a warp per run and a serial sum over runs; in the
   // value kernel thread 0 alone fences and publishes.
   bool tail = false;
-  bool any() const { return head || packs || tail; }
+  // Packs of 8 bins instead of 4 (runs padded to 8): a Pack's first bin, which evaluates the
+  // stepped functions in full, comes half as often; the stepping rounds over 7 steps, not 3.
+  bool wide = false;
+  bool any() const { return head || packs || tail || wide; }
 };
 
 struct CudaCodegenOptions {

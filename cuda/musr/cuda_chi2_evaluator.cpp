@@ -301,7 +301,7 @@ std::string CudaEvaluatorVariant::label() const {
   if (version == CudaKernelVersion::v1) return "v1";
   const char* wait = resident == CudaResident::poll_one ? " resident" : resident == CudaResident::poll_all ? " resident-all" : poll ? " poll" : " sync";
   return str_cat("v2 ", fast_math ? "fast" : "ieee", wait, counts16 ? " u16" : "", step ? " step" : "", lean.head ? " head" : "",
-                 lean.packs ? " packs" : "", lean.tail ? " tail" : "", value_flag ? " vflag" : "");
+                 lean.packs ? " packs" : "", lean.tail ? " tail" : "", lean.wide ? " wide" : "", value_flag ? " vflag" : "");
 }
 
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant) {

@@ -330,9 +330,20 @@ TEST(MusrCodegen, LeanHeadBlockInfoTilesEachRunAndCarriesItsParameterMap) {
   o.lean.packs = o.lean.tail = true;
   const CudaSource pt = cuda_chi2_source(data, o);
   EXPECT_EQ(cuda_tables(data, pt, cuda_bins_per_block_v2(data, 60)).block_run, tp.block_run);
-  EXPECT_NE(pt.text.find("if (4 * g + 4 <= count)"), std::string::npos);
-  EXPECT_EQ(plain.text.find("if (4 * g + 4 <= count)"), std::string::npos);
+  EXPECT_NE(pt.text.find("if (PACK * g + PACK <= count)"), std::string::npos);
+  EXPECT_EQ(plain.text.find("if (PACK * g + PACK <= count)"), std::string::npos);
   EXPECT_NE(pt.text.find("blk < (int)gridDim.x"), std::string::npos);
+  // wide: Packs of 8, runs padded to 8, the BlockInfo group ranges in Packs of 8.
+  o = v2_options(true, true);
+  o.lean.head = o.lean.wide = true;
+  const CudaSource wide = cuda_chi2_source(data, o);
+  EXPECT_EQ(wide.group, 8);
+  EXPECT_NE(wide.text.find("#define PACK 8"), std::string::npos);
+  const CudaTables tw = cuda_tables(data, wide, cuda_bins_per_block_v2(data, 60));
+  for (const CudaRunInfo& r : tw.runs) EXPECT_EQ(r.offset % 8, 0);
+  int last_hi = 0;
+  std::memcpy(&last_hi, reinterpret_cast<const char*>(tw.block_run.data() + static_cast<std::size_t>((tw.runs[2].first_block + tw.runs[2].blocks - 1) * wide.block_ints)) + 48, 4);
+  EXPECT_EQ(last_hi, (4099 + 7) / 8) << "run 2's last block ends at its last Pack of 8";
   // v1 ignores the levers.
   o.version = CudaKernelVersion::v1;
   o.lean.head = true;
@@ -389,6 +400,10 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   CudaCodegenOptions leanres = lean;
   leanres.resident = CudaResident::poll_one;
   cases.push_back({"v2 every op, float fast, stepped, lean, resident", every_op_data(8), leanres});
+  CudaCodegenOptions wide = lean;
+  wide.lean.wide = true;
+  wide.counts16 = true;
+  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, lean, packs of 8, 16-bit counts", eq5_data(16, 20), wide});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const CudaSource src = cuda_chi2_source(c.data, c.options);
@@ -403,7 +418,9 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
       EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
     }
     // 16-bit counts: one 8-byte vector load of 4 counts (ld.global.nc.v4.u16), never 16 bytes.
-    EXPECT_EQ(text.find("v4.u16") != std::string::npos, c.options.counts16) << "16-bit count loads";
+    if (!c.options.lean.wide) {
+      EXPECT_EQ(text.find("v4.u16") != std::string::npos, c.options.counts16) << "16-bit count loads";
+    }
     const bool fast = v2 && c.options.single_precision && c.options.fast_math;
     // cos.approx only in fast float; the double path stays double: no single-precision
     // transcendental (IEEE float's expf is built on ex2.approx itself, so only cos tells fast

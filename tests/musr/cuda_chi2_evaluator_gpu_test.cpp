@@ -133,12 +133,16 @@ const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, 
                                          {CudaKernelVersion::v2, true, true, false, true, CudaResident::poll_one, 1.0, {true, true, true}},
                                          // value calls waited for by their value (vflag), alone and with the levers
                                          {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {}, true},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}, true}};
+                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}, true},
+                                         // Packs of 8 bins (CudaLean::wide), with the levers, in double, resident
+                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true, true}, true},
+                                         {CudaKernelVersion::v2, false, true, false, true, CudaResident::none, 1.0, {false, false, false, true}},
+                                         {CudaKernelVersion::v2, true, true, true, true, CudaResident::poll_one, 1.0, {true, true, true, true}}};
 // The designs whose code differs by data shape (tiny, uneven, likelihood, (y, 1/σ²) runs): every
 // kernel family once (fewer NVRTC compiles than kDesigns × 8 shapes).
 const CudaEvaluatorVariant kShapeDesigns[] = {kDesigns[0], kDesigns[1], kDesigns[2], kDesigns[3], kDesigns[4], kDesigns[5], kDesigns[6],
                                               kDesigns[7], kDesigns[10], kDesigns[11], kDesigns[12], kDesigns[16], kDesigns[17],
-                                              kDesigns[18], kDesigns[20]};
+                                              kDesigns[18], kDesigns[20], kDesigns[21], kDesigns[22], kDesigns[23]};
 
 TEST_F(MusrCuda, EveryKernelDesignMatchesReference) {
   FitData data = eq5_data(16, 20001);

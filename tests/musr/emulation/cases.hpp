@@ -45,8 +45,13 @@ inline std::vector<EmulationCase> emulation_cases() {
     bool single;
     CudaLean lean;
   };
-  const Design designs[] = {{"float", true, {}}, {"double", false, {}}, {"float_head", true, {true, false, false}},
-                            {"float_packs_tail", true, {false, true, true}}, {"double_lean", false, {true, true, true}}};
+  const Design designs[] = {{"float", true, {}},
+                            {"double", false, {}},
+                            {"float_head", true, {true, false, false}},
+                            {"float_packs_tail", true, {false, true, true}},
+                            {"double_lean", false, {true, true, true}},
+                            {"float_all_wide", true, {true, true, true, true}},
+                            {"double_wide", false, {false, false, false, true}}};
   std::vector<EmulationCase> out;
   for (const Shape& s : shapes)
     for (const Design& d : designs) {
