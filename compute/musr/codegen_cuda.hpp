@@ -49,6 +49,10 @@ inline constexpr int kResidentStateHeader = 4;
 // kernel ended by itself), device ns of the last call (arrival of the command → publish)].
 inline constexpr int kResidentDoneWords = 4;
 
+// lean.head's BlockInfo: offset (i64), t0, dt, scale (f64), count, kind, affine, g_lo, g_hi,
+// run (i32), then pm[CudaSource::block_pm]; cuda_tables writes it at these byte offsets.
+inline constexpr int kCudaBlockInfoFieldBytes = 56;
+
 // Round four's levers on a v2 call's fixed cost (docs/musr.md, Round four), each selectable.
 struct CudaLean {
   // Each block's run fields, group range and parameter map in one table entry of `block_run`
