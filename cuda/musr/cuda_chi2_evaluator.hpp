@@ -34,11 +34,14 @@ struct CudaEvaluatorVariant {
   // e.g. "v2 fast poll", "v2 fast poll u16", "v2 fast resident step", "v2 fast poll step head packs tail vflag"
   std::string label() const;
 };
-// The registry's "cuda" (docs/musr.md, Performance, round three): a launch per call, polled, with
-// stepped exp/cos. Measured on the H200 at 16 × 426 601 bins: 21.7 µs a float call, the fastest
-// design; the resident grid was slower (24.4 µs: polling mapped host memory from the GPU costs
-// more than a launch) and holds the SMs between calls, so it is not the default.
-inline const CudaEvaluatorVariant kCudaDefaultVariant{CudaKernelVersion::v2, true, true, false, true, CudaResident::none};
+// The registry's "cuda" (docs/musr.md, Performance, round four): a launch per call, polled on
+// the value itself, stepped exp/cos in Packs of 8 bins, with every CudaLean lever. Measured on the
+// H200 at 16 × 426 601 bins: 17.3 µs a float call (12.3 µs kernel), 18.4 µs against round three's
+// v2 fast poll step at 22.6 µs when the two alternate in one run, the fastest design. The resident
+// grid stays slower (23.4 µs: polling mapped host memory from the GPU costs more than a launch)
+// and holds the SMs between calls, so it is not the default.
+inline const CudaEvaluatorVariant kCudaDefaultVariant{
+    CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, CudaLean{true, true, true, true}, true};
 
 // An unconfigured cuda evaluator of `variant` (configure() and upload() as any Chi2Evaluator).
 std::unique_ptr<Chi2Evaluator> make_cuda_chi2_evaluator(const CudaEvaluatorVariant& variant);
