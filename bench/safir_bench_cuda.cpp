@@ -16,6 +16,7 @@
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/safir/kernels.hpp"
+#include "cuda/safir/sort_buffers.hpp"
 #include "cuda/safir/tiled_pass.hpp"
 #endif
 
@@ -47,32 +48,20 @@ double kernel_ms(const std::function<void()>& launch, int reps) {
 struct Buffers {
   cuda::DeviceBuffer<float4> crystals, records;
   cuda::DeviceBuffer<double> crystals_d;
-  cuda::DeviceBuffer<uint2> events, sorted;
-  cuda::DeviceBuffer<std::uint8_t> keys_in, keys_out, temp;
-  cuda::DeviceBuffer<std::uint32_t> order_in, order_out;
-  cuda::DeviceBuffer<unsigned long long> counts;
+  cuda::DeviceBuffer<uint2> events;
+  SortBuffers sort;
   cuda::DeviceBuffer<float> values, f, acc, s, sink, scratch;  // probes and update write scratch: f stays 1
 };
 
 void upload_all(Buffers& b, const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev) {
-  std::vector<float4> pos;
-  std::vector<double> pos_d;
-  for (const auto& p : sc.positions()) {
-    pos.push_back(make_float4(float(p[0]), float(p[1]), float(p[2]), 0.f));
-    pos_d.insert(pos_d.end(), {p[0], p[1], p[2]});
-  }
-  b.crystals = cuda::DeviceBuffer<float4>(std::span<const float4>(pos));
-  b.crystals_d = cuda::DeviceBuffer<double>(std::span<const double>(pos_d));
+  b.crystals = crystal_buffer(sc);
+  b.crystals_d = crystal_buffer_double(sc);
   const std::size_t n = ev.size();
   b.events.resize(n);
   b.events.upload(reinterpret_cast<const uint2*>(ev.data()), n);
-  for (auto* k : {&b.keys_in, &b.keys_out}) k->resize(n);
-  for (auto* o : {&b.order_in, &b.order_out}) o->resize(n);
-  b.sorted.resize(n);
+  b.sort.resize(n);
   b.records.resize(n);
   b.values.resize(n);
-  b.temp.resize(std::max<std::size_t>(1, sort_temp_bytes(n)));
-  b.counts.resize(4);
   for (auto* v : {&b.f, &b.acc, &b.s, &b.scratch}) v->resize(box.count());
   const std::vector<float> ones(box.count(), 1.0f);
   b.f.upload(ones.data(), ones.size());
@@ -93,25 +82,15 @@ struct Window {
 
 // Label + sort + pack and the records of the window; the label counts.
 nlohmann::json time_window(Buffers& b, Window& w) {
-  SortArgs sa;
-  sa.events = b.events.data();
-  sa.n = w.n;
-  sa.crystals = b.crystals.data();
-  sa.box = w.g;
-  sa.keys_in = b.keys_in.data();
-  sa.keys_out = b.keys_out.data();
-  sa.order_in = b.order_in.data();
-  sa.order_out = b.order_out.data();
-  sa.sorted = b.sorted.data();
-  sa.counts = b.counts.data();
-  sa.temp = b.temp.data();
-  sa.temp_bytes = b.temp.size();
+  const SortArgs sa = b.sort.args(b.events.data(), w.n, b.crystals.data(), w.g);
   const double sort_ms = kernel_ms([&] { label_and_sort(sa, nullptr); }, 3);
-  std::array<unsigned long long, 4> c{};
-  b.counts.download(c.data(), 4);
-  w.counts = {c[0], c[1], c[2], c[3]};
+  w.counts = b.sort.label_counts(nullptr);
   const double records_ms = kernel_ms(
-      [&] { launch_records(b.sorted.data(), w.counts[0], w.n, b.crystals_d.data(), w.box.params<double>(), b.records.data(), nullptr); }, 3);
+      [&] {
+        launch_records(b.sort.sorted.data(), w.counts[0], w.n, b.crystals_d.data(), w.box.params<double>(), b.records.data(),
+                       nullptr);
+      },
+      3);
   const double zero_ms = kernel_ms(
       [&] {
         TOMO_CUDA_CHECK(cudaMemsetAsync(b.values.data(), 0, w.n * sizeof(float), nullptr));
@@ -164,7 +143,7 @@ nlohmann::json time_fused(Buffers& b, const Window& w) {
   const double gather_ms =
       kernel_ms([&] { launch_probe_gathers(b.f.data(), w.box.count(), w.box.n[0], w.blocks4, b.sink.data(), nullptr); }, 3);
   ProjectArgs p;
-  p.sorted = b.sorted.data();
+  p.sorted = b.sort.sorted.data();
   p.first = w.counts[0];
   p.n = w.n;
   p.crystals = b.crystals.data();

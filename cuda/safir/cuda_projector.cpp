@@ -21,6 +21,7 @@
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/safir/kernels.hpp"
+#include "cuda/safir/sort_buffers.hpp"
 #include "cuda/safir/tiled_pass.hpp"
 
 namespace tomo::safir {
@@ -51,12 +52,8 @@ class CudaProjector final : public ListModeOperator {
     box_ = box;
     params_ = box.params<float>();
     stream_ = std::make_unique<cuda::Stream>();
-    std::vector<float4> pos;
-    for (const auto& p : sc.positions()) pos.push_back(make_float4(float(p[0]), float(p[1]), float(p[2]), 0.f));
-    crystals_ = cuda::DeviceBuffer<float4>(std::span<const float4>(pos));
-    std::vector<double> pos_d;  // the records are computed in double
-    for (const auto& p : sc.positions()) pos_d.insert(pos_d.end(), {p[0], p[1], p[2]});
-    crystals_d_ = cuda::DeviceBuffer<double>(std::span<const double>(pos_d));
+    crystals_ = crystal_buffer(sc);
+    crystals_d_ = crystal_buffer_double(sc);
     params_d_ = box.params<double>();
     device_shape_ = tile_device();
     plan_ = TilePlan{};
@@ -65,7 +62,6 @@ class CudaProjector final : public ListModeOperator {
     acc_.resize(box.count());
     s_.resize(box.count());
     s_.fill_zero(*stream_);
-    counts_.resize(4);
     events_.clear();
     total_ = first_ = count_ = 0;
     host_counts_ = {};
@@ -85,14 +81,9 @@ class CudaProjector final : public ListModeOperator {
     total_ = events.size();
     events_.resize(total_);
     if (total_) events_.upload(reinterpret_cast<const uint2*>(events.data()), total_);
-    keys_in_.resize(total_);
-    keys_out_.resize(total_);
-    order_in_.resize(total_);
-    order_out_.resize(total_);
-    sorted_.resize(total_);
+    sort_.resize(total_);
     values_.resize(total_);
     records_.resize(tiled_ ? total_ : 0);
-    temp_.resize(std::max<std::size_t>(1, sort_temp_bytes(std::max<std::size_t>(1, total_))));
     set_window(0, total_);
   }
 
@@ -101,27 +92,10 @@ class CudaProjector final : public ListModeOperator {
       throw Error(str_cat("safir cuda: window [", first, ", +", count, ") beyond ", total_, " events"));
     first_ = first;
     count_ = count;
-    SortArgs a;
-    a.events = events_.data() + first;
-    a.n = count;
-    a.crystals = crystals_.data();
-    a.box = params_;
-    a.keys_in = keys_in_.data();
-    a.keys_out = keys_out_.data();
-    a.order_in = order_in_.data();
-    a.order_out = order_out_.data();
-    a.sorted = sorted_.data();
-    a.counts = counts_.data();
-    a.temp = temp_.data();
-    a.temp_bytes = temp_.size();
-    label_and_sort(a, *stream_);
-    std::array<unsigned long long, 4> c{};
-    counts_.download_async(c.data(), 4, *stream_);
-    stream_->synchronize();
-    for (int l = 0; l < 4; ++l) host_counts_[l] = c[l];
+    host_counts_ = sort_.sort(events_.data() + first, count, crystals_.data(), params_, *stream_);
     order_valid_ = false;
     if (tiled_) {
-      launch_records(sorted_.data(), host_counts_[0], count_, crystals_d_.data(), params_d_, records_.data(), *stream_);
+      launch_records(sort_.sorted.data(), host_counts_[0], count_, crystals_d_.data(), params_d_, records_.data(), *stream_);
       plan_ = plan_for_device(params_, host_counts_, device_shape_, config_);
     }
   }
@@ -214,7 +188,7 @@ class CudaProjector final : public ListModeOperator {
  private:
   ProjectArgs args() {
     ProjectArgs a;
-    a.sorted = sorted_.data();
+    a.sorted = sort_.sorted.data();
     a.first = host_counts_[0];  // label 0 sorts first and is skipped
     a.n = count_;
     a.crystals = crystals_.data();
@@ -246,7 +220,7 @@ class CudaProjector final : public ListModeOperator {
   const std::vector<std::uint32_t>& host_order() {
     if (!order_valid_) {
       order_.resize(count_);
-      order_out_.download_async(order_.data(), count_, *stream_);
+      sort_.order_out.download_async(order_.data(), count_, *stream_);
       stream_->synchronize();
       order_valid_ = true;
     }
@@ -280,11 +254,9 @@ class CudaProjector final : public ListModeOperator {
   std::unique_ptr<cuda::Stream> stream_;
   cuda::DeviceBuffer<float4> crystals_, records_;
   cuda::DeviceBuffer<double> crystals_d_;
-  cuda::DeviceBuffer<uint2> events_, sorted_;
-  cuda::DeviceBuffer<std::uint8_t> keys_in_, keys_out_, temp_;
-  cuda::DeviceBuffer<std::uint32_t> order_in_, order_out_;
+  cuda::DeviceBuffer<uint2> events_;
+  SortBuffers sort_;
   cuda::DeviceBuffer<float> values_, f_, acc_, s_;
-  cuda::DeviceBuffer<unsigned long long> counts_;
   cuda::DeviceBuffer<int4> offsets_;
   cuda::DeviceBuffer<float4> sums_;
   std::size_t total_ = 0, first_ = 0, count_ = 0;

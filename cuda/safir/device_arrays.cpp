@@ -17,6 +17,7 @@
 #include "cuda/core/stream.hpp"
 #include "cuda/safir/device_arrays_kernels.hpp"
 #include "cuda/safir/kernels.hpp"
+#include "cuda/safir/sort_buffers.hpp"
 
 namespace tomo::safir {
 
@@ -29,11 +30,9 @@ struct DeviceArrayProjector::State {
   bool sorted = false;
   cuda::Stream stream;
   cuda::DeviceBuffer<float4> crystals;
-  cuda::DeviceBuffer<uint2> events, sorted_events;
-  cuda::DeviceBuffer<std::uint8_t> keys_in, keys_out, temp;
-  cuda::DeviceBuffer<std::uint32_t> order_in, order_out;
+  cuda::DeviceBuffer<uint2> events;
+  SortBuffers sort;
   cuda::DeviceBuffer<float> values, sensitivity, acc;
-  cuda::DeviceBuffer<unsigned long long> counts;
 };
 
 void DeviceArrayProjector::init(const Scanner& scanner, const ImageBox& box, int device, std::size_t n) {
@@ -44,20 +43,12 @@ void DeviceArrayProjector::init(const Scanner& scanner, const ImageBox& box, int
   s.box = box.params<float>();
   s.voxels = box.count();
   s.n = n;
-  std::vector<float4> pos;
-  for (const auto& p : scanner.positions()) pos.push_back(make_float4(float(p[0]), float(p[1]), float(p[2]), 0.f));
-  s.crystals = cuda::DeviceBuffer<float4>(std::span<const float4>(pos));
+  s.crystals = crystal_buffer(scanner);
   cuda::require_device_memory(30.0 * double(n), "safir device arrays: the event list");
   const std::size_t n1 = std::max<std::size_t>(1, n);
   s.events.resize(n1);
-  s.keys_in.resize(n1);
-  s.keys_out.resize(n1);
-  s.order_in.resize(n1);
-  s.order_out.resize(n1);
-  s.sorted_events.resize(n1);
+  s.sort.resize(n1);
   s.values.resize(n1);
-  s.counts.resize(4);
-  s.temp.resize(std::max<std::size_t>(1, sort_temp_bytes(n1)));
 }
 
 DeviceArrayProjector::DeviceArrayProjector(const Scanner& scanner, const ImageBox& box, std::span<const Event> events,
@@ -77,11 +68,11 @@ DeviceArrayProjector::DeviceArrayProjector(const Scanner& scanner, const ImageBo
   cudaStream_t st = s.stream.get();
   if (n) TOMO_CUDA_CHECK(cudaMemcpyAsync(s.events.data(), device_events, n * sizeof(uint2), cudaMemcpyDeviceToDevice, st));
   const unsigned long long none = n;
-  s.counts.upload_async(&none, 1, st);
+  s.sort.counts.upload_async(&none, 1, st);  // a scratch word before the first sort
   launch_find_bad_events(reinterpret_cast<const std::uint32_t*>(s.events.data()), n, scanner.crystal_count(),
-                         s.counts.data(), st);
+                         s.sort.counts.data(), st);
   unsigned long long bad = none;
-  s.counts.download_async(&bad, 1, st);
+  s.sort.counts.download_async(&bad, 1, st);
   s.stream.synchronize();
   if (bad < n)
     throw InputError(str_cat("events: row ", bad, " names a crystal id not below the scanner's ",
@@ -106,24 +97,7 @@ void DeviceArrayProjector::sort(std::size_t count) {
   State& s = *s_;
   if (count > s.n) throw Error(str_cat("safir device arrays: window of ", count, " beyond ", s.n, " events"));
   if (s.sorted && s.sorted_count == count) return;
-  SortArgs a;
-  a.events = s.events.data();
-  a.n = count;
-  a.crystals = s.crystals.data();
-  a.box = s.box;
-  a.keys_in = s.keys_in.data();
-  a.keys_out = s.keys_out.data();
-  a.order_in = s.order_in.data();
-  a.order_out = s.order_out.data();
-  a.sorted = s.sorted_events.data();
-  a.counts = s.counts.data();
-  a.temp = s.temp.data();
-  a.temp_bytes = s.temp.size();
-  label_and_sort(a, s.stream.get());
-  unsigned long long c[4] = {};
-  s.counts.download_async(c, 4, s.stream.get());
-  s.stream.synchronize();
-  s.first = static_cast<std::size_t>(c[0]);
+  s.first = s.sort.sort(s.events.data(), count, s.crystals.data(), s.box, s.stream.get())[0];
   s.sorted_count = count;
   s.sorted = true;
 }
@@ -137,7 +111,7 @@ void DeviceArrayProjector::forward(const float* image, float* y, float randoms) 
   TOMO_CUDA_CHECK(cudaDeviceSynchronize());
   sort(s.n);
   ProjectArgs a;
-  a.sorted = s.sorted_events.data();
+  a.sorted = s.sort.sorted.data();
   a.first = s.first;
   a.n = s.n;
   a.crystals = s.crystals.data();
@@ -146,7 +120,7 @@ void DeviceArrayProjector::forward(const float* image, float* y, float randoms) 
   a.values = s.values.data();
   a.randoms = randoms;
   launch_forward(a, s.stream.get());
-  launch_scatter_to_events(s.values.data(), s.order_out.data(), s.first, s.n, y, s.stream.get());
+  launch_scatter_to_events(s.values.data(), s.sort.order_out.data(), s.first, s.n, y, s.stream.get());
   s.stream.synchronize();
 }
 
@@ -158,9 +132,9 @@ void DeviceArrayProjector::back(const float* v, float* image) {
   TOMO_CUDA_CHECK(cudaMemsetAsync(image, 0, s.voxels * sizeof(float), s.stream.get()));
   if (s.n > 0) {
     sort(s.n);
-    launch_gather_from_events(v, s.order_out.data(), s.n, s.values.data(), s.stream.get());
+    launch_gather_from_events(v, s.sort.order_out.data(), s.n, s.values.data(), s.stream.get());
     ProjectArgs a;
-    a.sorted = s.sorted_events.data();
+    a.sorted = s.sort.sorted.data();
     a.first = s.first;
     a.n = s.n;
     a.crystals = s.crystals.data();
@@ -193,7 +167,7 @@ void DeviceArrayProjector::iterate(float* image, std::size_t count, float random
   cudaStream_t st = s.stream.get();
   s.acc.fill_zero(st);
   ProjectArgs a;
-  a.sorted = s.sorted_events.data();
+  a.sorted = s.sort.sorted.data();
   a.first = s.first;
   a.n = count;
   a.crystals = s.crystals.data();
