@@ -34,8 +34,10 @@ class CudaProjector final : public ListModeOperator {
  public:
   std::string describe() const override {
     if (!tiled_) return str_cat("cuda (float32, CUB sort by label, fused pass, global atomics): ", device_);
-    return str_cat("cuda (float32, CUB sort by label, tiled pass: ", config_.blocks_per_sm, " blocks/SM, tiles up to ",
-                   plan_.smem_floats, " voxels): ", device_);
+    // The tiles are planned per event window (set_window); before the first, say so.
+    const std::string tiles =
+        plan_.smem_floats > 0 ? str_cat("tiles up to ", plan_.smem_floats, " voxels") : std::string("tiles planned per window");
+    return str_cat("cuda (float32, CUB sort by label, tiled pass: ", config_.blocks_per_sm, " blocks/SM, ", tiles, "): ", device_);
   }
   void synchronize() override { stream_->synchronize(); }
 
