@@ -16,29 +16,11 @@ using test::rel_l2;
 
 TEST(GlComputeGlpet, CorrespondenceImagesHaveTheCpuLines) {
   tomo::test::gl_context();
-  SystemModel sys = test::attenuating_system();
-  test::add_side_pair(sys);
-  test::add_tilted_pair(sys);
-  CpuProjector cpu;
-  cpu.configure(sys);
-  auto gpu = test::make_backend("gl-compute", sys);
-  std::size_t lines = 0, differ = 0;
-  double wmax = 0;
   // Generic probes, plus mid-plane samples whose lines hit detector edges exactly (ties
   // that double-precision geometry decides as the cpu does).
   auto probes = test::probe_points();
   for (const Vec3& v : std::vector<Vec3>{{0.5, 0.5, 0}, {1.5, -2.5, 0}, {-6.5, 3.5, 0}}) probes.push_back(v);
-  for (std::size_t pair = 0; pair < 3; ++pair)
-    for (const Vec3& v : probes) {
-      std::vector<CorrespondencePixel> a, ref;
-      ASSERT_TRUE(cpu.correspondence_image(pair, v, ref));
-      ASSERT_TRUE(gpu->correspondence_image(pair, v, a));
-      ASSERT_EQ(a.size(), ref.size());
-      const auto d = test::compare_images(a, ref);
-      lines += d.lines;
-      differ += d.differ;
-      wmax = std::max(wmax, d.weight_rel);
-    }
+  const auto [lines, differ, wmax] = test::correspondence_agreement("gl-compute", probes);
   std::printf("gl-compute correspondence: %zu lines, %zu differ, max weight rel. diff %.3g\n", lines, differ, wmax);
   EXPECT_GT(lines, 1000u);
   EXPECT_EQ(differ, 0u);  // double-precision geometry: the cpu's secondary detectors

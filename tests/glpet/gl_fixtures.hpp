@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "compute/core/metrics.hpp"
 #include "compute/core/phantom.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/glpet/cpu_projector.hpp"
 #include "compute/glpet/line_set.hpp"
 #include "compute/glpet/projector.hpp"
 #include "tests/glpet/small_system.hpp"
@@ -131,6 +134,32 @@ inline std::unique_ptr<Projector> make_backend(const std::string& name, const Sy
   auto op = BackendRegistry<Projector>::instance().create(name);
   op->configure(sys);
   return op;
+}
+
+// The correspondence images of `backend` against the cpu's, summed over the three pairs of the
+// attenuating system with a side and a tilted pair added, at `probes`. Fails the calling test
+// (gtest ADD_FAILURE) where an image is missing or of another size.
+inline LineDiff correspondence_agreement(const std::string& backend, const std::vector<Vec3>& probes) {
+  SystemModel sys = attenuating_system();
+  add_side_pair(sys);
+  add_tilted_pair(sys);
+  CpuProjector cpu;
+  cpu.configure(sys);
+  auto gpu = make_backend(backend, sys);
+  LineDiff sum;
+  for (std::size_t pair = 0; pair < 3; ++pair)
+    for (const Vec3& v : probes) {
+      std::vector<CorrespondencePixel> a, ref;
+      if (!cpu.correspondence_image(pair, v, ref) || !gpu->correspondence_image(pair, v, a) || a.size() != ref.size()) {
+        ADD_FAILURE() << backend << ": no correspondence image, or one of another size, for pair " << pair;
+        continue;
+      }
+      const LineDiff d = compare_images(a, ref);
+      sum.lines += d.lines;
+      sum.differ += d.differ;
+      sum.weight_rel = std::max(sum.weight_rel, d.weight_rel);
+    }
+  return sum;
 }
 
 }  // namespace tomo::glpet::test

@@ -26,25 +26,7 @@ constexpr double kOperatorRel = 2e-2;   // relative L2 of forward / back / sensi
 
 TEST(GlRasterGlpet, CorrespondenceImagesDifferOnlyAtEdges) {
   tomo::test::gl_context();
-  SystemModel sys = test::attenuating_system();
-  test::add_side_pair(sys);
-  test::add_tilted_pair(sys);
-  CpuProjector cpu;
-  cpu.configure(sys);
-  auto gpu = test::make_backend("gl", sys);
-  std::size_t lines = 0, differ = 0;
-  double wmax = 0;
-  for (std::size_t pair = 0; pair < 3; ++pair)
-    for (const Vec3& v : test::probe_points()) {
-      std::vector<CorrespondencePixel> a, ref;
-      ASSERT_TRUE(cpu.correspondence_image(pair, v, ref));
-      ASSERT_TRUE(gpu->correspondence_image(pair, v, a));
-      ASSERT_EQ(a.size(), ref.size());
-      const auto d = test::compare_images(a, ref);
-      lines += d.lines;
-      differ += d.differ;
-      wmax = std::max(wmax, d.weight_rel);
-    }
+  const auto [lines, differ, wmax] = test::correspondence_agreement("gl", test::probe_points());
   std::printf("gl raster correspondence: %zu lines, %zu differ (%.3g), max weight rel. diff %.3g\n", lines, differ,
               double(differ) / double(lines), wmax);
   EXPECT_GT(lines, 1000u);
