@@ -66,6 +66,13 @@ double correlation_of(std::span<const T> a, std::span<const T> b) {
 
 double relative_l2(std::span<const float> a, std::span<const float> ref) { return relative_l2_of(a, ref); }
 double relative_l2(std::span<const double> a, std::span<const double> ref) { return relative_l2_of(a, ref); }
+double rmse(std::span<const double> a, std::span<const double> ref) {
+  check_sizes("rmse", a, ref);
+  if (a.empty()) return 0.0;
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - ref[i]) * (a[i] - ref[i]);
+  return std::sqrt(s / static_cast<double>(a.size()));
+}
 double nrmse(std::span<const float> a, std::span<const float> ref) { return nrmse_of(a, ref); }
 double nrmse(std::span<const double> a, std::span<const double> ref) { return nrmse_of(a, ref); }
 double correlation(std::span<const float> a, std::span<const float> b) { return correlation_of(a, b); }

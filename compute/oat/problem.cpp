@@ -35,12 +35,6 @@ namespace {
 constexpr double kExactTolerance = 1e-4;
 constexpr double kHardwareTolerance = 2e-2;
 
-double rmse(std::span<const double> a, std::span<const double> b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(s / static_cast<double>(a.size()));
-}
-
 void write_volume(OutputDir& out, const Grid3& g, const std::string& stem, std::span<const double> v) {
   VolumeF vol(g);
   for (std::size_t i = 0; i < v.size(); ++i) vol.data[i] = static_cast<float>(v[i]);

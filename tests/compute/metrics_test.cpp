@@ -36,6 +36,15 @@ TEST(Metrics, NrmseUsesTheLeastSquaresScale) {
   EXPECT_EQ(nrmse(any, zero), 0.0);
 }
 
+TEST(Metrics, RmseByHand) {
+  // differences (1, 0, −2, 1): Σ² = 6 over 4 → √1.5.
+  const std::vector<double> ref{1, 2, 2, 0}, a{2, 2, 0, 1};
+  EXPECT_DOUBLE_EQ(rmse(a, ref), std::sqrt(1.5));
+  EXPECT_EQ(rmse(ref, ref), 0.0);
+  EXPECT_EQ(rmse(std::vector<double>{}, std::vector<double>{}), 0.0);
+  EXPECT_THROW(rmse(std::vector<double>(3), std::vector<double>(4)), Error);
+}
+
 TEST(Metrics, CorrelationByHand) {
   const std::vector<double> a{1, 2, 3}, b{2, 4, 6}, c{3, 2, 1}, flat{5, 5, 5};
   EXPECT_DOUBLE_EQ(correlation(a, b), 1.0);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compute/oat/geometry.hpp"
+#include "compute/oat/phantom.hpp"
 
 namespace tomo::oat::test {
 
@@ -23,6 +24,13 @@ inline OatGeometry small_geometry(int n = 12, double voxel = 1.0, int rings = 4,
   }
   g.time = covering_time_axis(g, fs, 1.0);
   return g;
+}
+
+// Two overlapping smooth spheres inside small_geometry's grids (the PLS tests' phantom).
+inline OatPhantom two_spheres() {
+  OatPhantom ph;
+  ph.spheres = {{{1.5, -1.0, 0.5}, 3.0, 1.0, 0.7}, {{-3.0, 2.5, -1.5}, 1.8, 1.5, 0.6}};
+  return ph;
 }
 
 // Uniform values in [0.5, 1.5): positive, so ⟨Ax, y⟩ and ⟨x, Aᵀy⟩ do not cancel.

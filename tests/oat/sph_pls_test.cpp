@@ -21,17 +21,6 @@ namespace tomo::oat::test {
 
 namespace {
 using cd = std::complex<double>;
-
-double rmse(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(s / a.size());
-}
-OatPhantom two_spheres() {
-  OatPhantom ph;
-  ph.spheres = {{{1.5, -1.0, 0.5}, 3.0, 1.0, 0.7}, {{-3.0, 2.5, -1.5}, 1.8, 1.5, 0.6}};
-  return ph;
-}
 }  // namespace
 
 TEST(OatSphPls, HsphAndHintPredictTheSameSmoothPhantom) {
