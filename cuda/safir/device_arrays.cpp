@@ -33,6 +33,18 @@ struct DeviceArrayProjector::State {
   cuda::DeviceBuffer<uint2> events;
   SortBuffers sort;
   cuda::DeviceBuffer<float> values, sensitivity, acc;
+
+  // The projection of the sorted window's events [first, count) through `values`.
+  ProjectArgs project_args(std::size_t count) {
+    ProjectArgs a;
+    a.sorted = sort.sorted.data();
+    a.first = first;
+    a.n = count;
+    a.crystals = crystals.data();
+    a.box = box;
+    a.values = values.data();
+    return a;
+  }
 };
 
 void DeviceArrayProjector::init(const Scanner& scanner, const ImageBox& box, int device, std::size_t n) {
@@ -110,14 +122,8 @@ void DeviceArrayProjector::forward(const float* image, float* y, float randoms) 
   // The caller's arrays may have been written on any stream of this device (CuPy's, PyTorch's).
   TOMO_CUDA_CHECK(cudaDeviceSynchronize());
   sort(s.n);
-  ProjectArgs a;
-  a.sorted = s.sort.sorted.data();
-  a.first = s.first;
-  a.n = s.n;
-  a.crystals = s.crystals.data();
-  a.box = s.box;
+  ProjectArgs a = s.project_args(s.n);
   a.f = image;
-  a.values = s.values.data();
   a.randoms = randoms;
   launch_forward(a, s.stream.get());
   launch_scatter_to_events(s.values.data(), s.sort.order_out.data(), s.first, s.n, y, s.stream.get());
@@ -133,13 +139,7 @@ void DeviceArrayProjector::back(const float* v, float* image) {
   if (s.n > 0) {
     sort(s.n);
     launch_gather_from_events(v, s.sort.order_out.data(), s.n, s.values.data(), s.stream.get());
-    ProjectArgs a;
-    a.sorted = s.sort.sorted.data();
-    a.first = s.first;
-    a.n = s.n;
-    a.crystals = s.crystals.data();
-    a.box = s.box;
-    a.values = s.values.data();
+    ProjectArgs a = s.project_args(s.n);
     a.acc = image;
     launch_back(a, s.stream.get());
   }
@@ -166,14 +166,8 @@ void DeviceArrayProjector::iterate(float* image, std::size_t count, float random
   sort(count);
   cudaStream_t st = s.stream.get();
   s.acc.fill_zero(st);
-  ProjectArgs a;
-  a.sorted = s.sort.sorted.data();
-  a.first = s.first;
-  a.n = count;
-  a.crystals = s.crystals.data();
-  a.box = s.box;
+  ProjectArgs a = s.project_args(count);
   a.f = image;
-  a.values = s.values.data();
   a.acc = s.acc.data();
   a.randoms = randoms;
   launch_mlem(a, st);
