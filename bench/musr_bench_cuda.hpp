@@ -1,0 +1,41 @@
+// bench_musr's shared pieces (bench/musr_bench.cpp) and its cuda call breakdown
+// (musr_bench_cuda.cpp): at one size, one call of each cuda kernel design split into its kernel
+// and the rest, beside call probes, the fixed/per-bin split of the value kernel and the verdict
+// on issue 17's target.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/msr.hpp"
+
+namespace tomo::musr::musr_bench {
+
+struct Args {
+  std::vector<int> sizes{85320, 106650, 142200, 213300, 426601};
+  std::vector<int> fit_sizes;      // empty: every size (GPU backends)
+  std::vector<int> cpu_fit_sizes{85320};  // the cpu fit takes ~1000 gradient passes: one size
+  int detectors = 16;
+  int reps = 30;
+  int breakdown_size = -1;  // -1: the largest size
+  int launches = 200;
+  std::vector<std::string> backends;  // empty: every available one
+  std::string json;
+};
+
+struct Problem {
+  MsrFile msr;
+  FitSetup setup;
+};
+
+// The eq. (5) msr and its simulated histograms, fitted bins per detector ≈ `bins`, 10 µs range
+// (musr_bench.cpp).
+Problem make_problem(int detectors, int bins);
+
+// The cuda breakdown at `bins` per detector into stdout and `report` (copy_gbps: the floor's
+// bandwidth, measured by the caller); only in builds with CUDA, where the cuda backend is available.
+void cuda_breakdown(const Args& args, int bins, double copy_gbps, nlohmann::json& report);
+
+}  // namespace tomo::musr::musr_bench
