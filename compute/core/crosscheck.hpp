@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 
 namespace tomo {
@@ -46,5 +47,21 @@ class CrosscheckTable {
   bool header_printed_ = false;
   void print_header();
 };
+
+// The loop every problem's crosscheck runs: `compare(name)` for each registered backend of
+// Op except the cpu reference; a backend that cannot run here gets a "skipped" row with the
+// reason instead. `compare` adds its own rows with table.run (one per variant).
+template <class Op, class Compare>
+void run_backends(CrosscheckTable& table, Compare&& compare) {
+  const auto& reg = BackendRegistry<Op>::instance();
+  for (const std::string& name : reg.names()) {
+    if (name == "cpu") continue;
+    if (const Availability a = reg.available(name); !a.ok) {
+      table.skip(name, "", a.why);
+      continue;
+    }
+    compare(name);
+  }
+}
 
 }  // namespace tomo

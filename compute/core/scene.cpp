@@ -310,6 +310,10 @@ std::string Scene::element_key(std::string_view key, std::size_t i) const {
   return std::string(key) + "[" + std::to_string(i) + "]";
 }
 
+void Scene::declare_optional(std::initializer_list<std::string_view> keys) const {
+  for (std::string_view k : keys) used_.insert(std::string(k));
+}
+
 std::vector<std::string> Scene::unused_keys() const {
   std::vector<std::string> all, out;
   collect_keys(*root_, "", all);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <string>
@@ -77,6 +78,11 @@ class Scene {
   std::size_t array_size(std::string_view key) const;
   // Dotted key of the i-th table of such an array ("glpet.phantom.2"), usable with get.
   std::string element_key(std::string_view key, std::size_t i) const;
+
+  // Keys a problem knows but does not read in this run (those of another data source or
+  // another algorithm): declared once where the problem reads its scene, so they are not
+  // reported as unused. Their values are not validated here.
+  void declare_optional(std::initializer_list<std::string_view> keys) const;
 
   // Keys present in the file that nothing asked for (likely typos), for a warning.
   std::vector<std::string> unused_keys() const;
