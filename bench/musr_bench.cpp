@@ -1,16 +1,14 @@
-// bench_musr: seed 002 §4 Table 1 — μSR fits of the 16-detector eq. (5) histograms at
+// bench_musr: [Locans2017] §4 Table 1 — μSR fits of the 16-detector eq. (5) histograms at
 // 16 × 85 320 … 16 × 426 601 bins on every available backend (cpu on all cores; cuda and
 // gl-compute each in double and float): upload (the first includes the NVRTC compile), one χ²
 // evaluation with and without gradient, and the full fit (MIGRAD + HESSE of the msr through musr's minimiser), beside
-// the seed's K40c and Xeon E5-2690 v3 times and the bandwidth floor of one evaluation (bytes it
+// [Locans2017]'s K40c and Xeon E5-2690 v3 times and the bandwidth floor of one evaluation (bytes it
 // reads / the device's copy bandwidth measured in this run).
-// Then (musr_bench_cuda.cpp), at one size (the 16 × 426 601 by default), one call of each cuda kernel design
-// (cuda_chi2_evaluator.hpp: v1, v2 with IEEE or fast float functions, waiting by stream
-// synchronize or by polling, 16-bit counts, exp/cos stepped within a Pack, resident grids polled
-// by one block or by all) split into its kernel (CUDA events over back-to-back launches; resident
-// grids: command seen → result published, by the device's clock) and the rest, beside call probes
-// with an empty kernel (launch + sync, the memcpy-based call, by-value parameters with the result
-// in mapped memory; a resident grid over 16 × 64 bins) and each design's error against the cpu χ².
+// Then (musr_bench_cuda.cpp), at one size (16 × 426 601 by default), one call of the shipped cuda
+// kernels in float and double split into the kernel (CUDA events over back-to-back launches) and
+// the rest, with each one's error against the cpu χ², beside bench-only probes (bench/cuda/musr:
+// the device's copy bandwidth and calls of an empty kernel by the ways of passing parameters and
+// waiting for the result).
 // Flags: --sizes 85320,106650,142200,213300,426601 --detectors 16 --reps 30 --backends cpu,cuda
 //        --fit-sizes (GPU backends, default: all) --cpu-fit-sizes 85320 (cpu: at most 5 reps)
 //        --breakdown-size 426601 (0: none; default the largest size) --launches 200
@@ -39,8 +37,7 @@
 #include "bench/gl_ceilings.hpp"
 #include "bench/musr_bench_cuda.hpp"
 #ifdef TOMO_HAVE_CUDA
-#include "cuda/musr/cuda_bench.hpp"
-#include "cuda/musr/cuda_chi2_evaluator.hpp"
+#include "bench/cuda/musr/cuda_probes.hpp"
 #endif
 
 using namespace tomo;
@@ -61,7 +58,7 @@ Problem tomo::musr::musr_bench::make_problem(int detectors, int bins) {
 
 namespace {
 
-// Table 1 of the seed: bins per detector, minimiser iterations, E5-2690 v3 (8 threads) and K40c seconds.
+// [Locans2017] Table 1: bins per detector, minimiser iterations, E5-2690 v3 (8 threads) and K40c seconds.
 struct SeedRow {
   int bins, iterations;
   double cpu_s, k40_s;
@@ -72,7 +69,9 @@ const SeedRow kSeed[] = {{85320, 8833, 226, 11}, {106650, 8538, 274, 11.5}, {142
 Args parse_args(int argc, char** argv) {
   Args a;
   bool small = false;
-  bench::Cli cli("bench_musr", "musr χ² evaluation and full fit (seed 002 §4, Table 1) on every backend");
+  bench::Cli cli("bench_musr",
+                 "musr χ² evaluation and full fit ([Locans2017] §4, Table 1) on every backend; then the shipped cuda kernels "
+                 "(float, double) split into kernel and call, beside bench-only probes (copy bandwidth, empty-kernel calls)");
   CLI::App& app = cli.app();
   app.add_option("--sizes", a.sizes, "bins per detector")->delimiter(',')->capture_default_str();
   app.add_option("--fit-sizes", a.fit_sizes, "sizes of the full fit on GPU backends (default: all)")->delimiter(',');
@@ -175,12 +174,7 @@ int main(int argc, char** argv) {
       // Bytes one evaluation reads: y (cuda where σ follows the Poisson rule) or (y, 1/σ²) per
       // bin, in the kernel's real type.
       const double values = v.backend == "cuda" && poisson_errors(data) ? 1.0 : 2.0;
-      double bytes = static_cast<double>(data.bins()) * values * (v.backend != "cpu" && !v.single ? 8.0 : 4.0);
-#ifdef TOMO_HAVE_CUDA
-      // The registry's cuda reads 16-bit counts where they are exact (kCudaDefaultVariant).
-      if (v.backend == "cuda" && kCudaDefaultVariant.counts16 && poisson_errors(data) && counts16_fit(data))
-        bytes = static_cast<double>(data.bins()) * 2.0;
-#endif
+      const double bytes = static_cast<double>(data.bins()) * values * (v.backend != "cpu" && !v.single ? 8.0 : 4.0);
       const double bw = v.backend == "cuda" ? copy_gbps : v.backend == "gl-compute" ? gl_copy_gbps : 0.0;
       const double floor_us = bw > 0 ? bytes / (bw * 1e9) * 1e6 : 0.0;
       double fit_s = 0.0, chi2_ndf = 0.0;

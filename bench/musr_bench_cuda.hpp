@@ -1,7 +1,6 @@
 // bench_musr's shared pieces (bench/musr_bench.cpp) and its cuda call breakdown
-// (musr_bench_cuda.cpp): at one size, one call of each cuda kernel design split into its kernel
-// and the rest, beside call probes, the fixed/per-bin split of the value kernel and the verdict
-// on issue 17's target.
+// (musr_bench_cuda.cpp): at one size, one call of the shipped cuda kernels (float and double)
+// split into its kernel and the rest, beside bench-only call probes.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-// Generates the CUDA source of compute/musr/codegen_cuda.hpp: per run one `case` with the model's
-// invariant statements hoisted out of the bin loop, the statistic per bin, then one block
-// reduction and the last-block final sum. The source includes no header, so NVRTC needs no
+// Generates the CUDA source of compute/musr/codegen_cuda.hpp: per theory shape one `case` with
+// the model's invariant statements hoisted out of the bin loop, the statistic per bin, then one
+// block reduction and the last-block final sum. The source includes no header, so NVRTC needs no
 // toolkit headers at run time (the GPU machine's image may have none).
 #include "compute/musr/codegen_cuda.hpp"
 
@@ -9,57 +9,31 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
-#include "compute/musr/codegen_resident.hpp"
 
 namespace tomo::musr {
 namespace {
 
-std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, bool y_only) {
-  const std::string prefix = str_cat("k", kind, "_");
-  const ModelCode m = emit_model(run.model, d, gradient, prefix,
-                                 [](int, int slot) { return str_cat("real(a.p[pm[", slot, "]])"); }, "t");
-  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = param_map + R.pmap;\n");
-  out += m.invariant;
-  out += "#pragma unroll 4\n        for (long long k = lo + threadIdx.x; k < hi; k += blockDim.x) {\n";
-  if (y_only) {
-    out += "          real2 yw;\n          yw.x = bins[R.offset + k];\n";
-    out += "          yw.y = yw.x > real(0) ? real(R.scale) / yw.x : real(R.scale * R.scale);\n";
-  } else {
-    out += "          const real2 yw = reinterpret_cast<const real2*>(bins)[R.offset + k];\n";
-  }
-  out += "          const real t = R.affine ? real(R.t0 + (double)k * R.dt) : tarr[R.offset + k];\n";
-  out += m.per_bin;
-  out += "          const real th = " + m.value + ";\n";
-  out += statistic_code(s, d, gradient, "          ");
-  if (gradient) out += gradient_accumulate(m, d, "          ");
-  out += "        }\n      } break;\n";
-  return out;
-}
-
-// v2: the block's groups of PACK bins [g_lo, g_hi) (4, or 8 with lean.wide), one Pack (16 bytes
-// or more) a thread per step, the next Pack loaded before this one's arithmetic; the terms summed in `part`
-// (the real type), then added to the double accumulators. With lean.head the Pack pointer and
-// the first Pack were set up before the `switch` and the parameter map is the block's own.
-std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, const CudaSource& src) {
+// The block's groups of PACK bins [g_lo, g_hi), one Pack a thread per step, the next Pack loaded
+// before this one's arithmetic; the terms summed in `part` (the real type), then added to the
+// double accumulators. The Pack pointer and the first Pack were set up before the `switch`; the
+// parameter map is the block's own (BlockInfo::pm). Every Pack but a run's last is full and is
+// evaluated without a test of the run's end at every bin.
+std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Statistic s, bool gradient, const CudaSource& src) {
   const std::string prefix = str_cat("k", kind, "_");
   // mu_keep: the per-block values stay in registers (the compiler would otherwise convert the
   // double parameters again in every bin to save registers).
   Stepping stepping;  // a Pack's bins j = 0…PACK − 1 are consecutive, R.dt apart
-  stepping.float_setup = src.lean.head;
+  stepping.float_setup = true;
   const ModelCode m = emit_model(run.model, d, gradient, prefix,
                                  [](int, int slot) { return str_cat("mu_keep(real(a.p[pm[", slot, "]]))"); }, "t",
                                  src.stepped ? &stepping : nullptr);
   const bool f = d.single();
-  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = ", src.lean.head ? "R.pm" : "param_map + R.pmap", ";\n");
+  std::string out = str_cat("      case ", kind, ": {\n        const int* pm = R.pm;\n");
   out += m.invariant;
   // Float times as t0 + k·(dt_hi + dt_lo): the split keeps dt's rounding from scaling the axis.
   out += f ? "        const real t0r = mu_keep(real(R.t0)), dth = mu_keep(real(R.dt)), dtl = mu_keep(real(R.dt - (double)dth));\n" : "";
   out += m.step_setup;
   out += "        const real sc = mu_keep(real(R.scale)), sc2 = mu_keep(real(R.scale * R.scale));\n";
-  if (!src.lean.head) {
-    out += "        const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
-    out += "        int g = g_lo + (int)threadIdx.x;\n        Pack cur{};\n        if (g < g_hi) cur = P[g];\n";
-  }
   out += "        for (; g < g_hi; g += BLOCK) {\n          Pack nxt = cur;\n          if (g + BLOCK < g_hi) nxt = P[g + BLOCK];\n";
   out += "          real part[NS];\n#pragma unroll\n          for (int j = 0; j < NS; ++j) part[j] = real(0);\n";
   out += m.step_state;
@@ -78,13 +52,8 @@ std::string run_case_v2(std::size_t kind, const RunBins& run, const Dialect& d, 
   if (gradient) bin += gradient_accumulate(m, d, "            ", "part");
   const std::string checked = "#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n"
                               "            if (k >= count) break;\n" + bin + "          }\n";
-  if (src.lean.packs) {
-    // Every Pack but a run's last is full: its PACK bins without the end test.
-    out += "          if (PACK * g + PACK <= count) {\n#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n" +
-           bin + "          }\n          } else {\n" + checked + "          }\n";
-  } else {
-    out += checked;
-  }
+  out += "          if (PACK * g + PACK <= count) {\n#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n" +
+         bin + "          }\n          } else {\n" + checked + "          }\n";
   out += "#pragma unroll\n          for (int j = 0; j < NS; ++j) acc[j] += (double)part[j];\n";
   out += "          cur = nxt;\n        }\n      } break;\n";
   return out;
@@ -97,23 +66,23 @@ constexpr const char* kCommonParams =
     "    double* __restrict__ partials, double* __restrict__ runsum, const int* __restrict__ param_ptr,\n"
     "    const int* __restrict__ param_entry, unsigned* __restrict__ counter, double* __restrict__ out";
 
-std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src, bool resident);
+std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src);
 
-// One kernel: bins of the block's run, block reduction into partials, last block's final sum.
+// One kernel: bins of the block's run, block reduction into partials, last block's final sum,
+// then the sequence number the host polls for.
 std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, const CudaSource& src) {
-  const bool v2 = src.version == CudaKernelVersion::v2;
-  std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads,
-                            v2 ? str_cat(", ", src.min_blocks) : std::string(), ") ", name, "(const __grid_constant__ Args a, ",
-                            kCommonParams, v2 ? ",\n    unsigned long long* __restrict__ done, unsigned long long seq" : "", ") {\n");
-  out += kernel_body(data, d, gradient, src, false);
-  if (v2 && src.lean.tail && !gradient) {
+  std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads, ", ", src.min_blocks, ") ", name,
+                            "(const __grid_constant__ Args a, ", kCommonParams,
+                            ",\n    unsigned long long* __restrict__ done, unsigned long long seq) {\n");
+  out += kernel_body(data, d, gradient, src);
+  if (!gradient) {
     // Thread 0 of the last block wrote out[0]: it alone fences and publishes.
     out += R"(  if (done != nullptr && threadIdx.x == 0) {
     __threadfence_system();
     *(volatile unsigned long long*)done = seq;
   }
 )";
-  } else if (v2) {
+  } else {
     // Every writer fences at system scope before the barrier, so the host that sees seq sees out.
     out += R"(  if (done != nullptr) {
     __threadfence_system();
@@ -126,41 +95,23 @@ std::string kernel(const FitData& data, const Dialect& d, bool gradient, const s
   return out;
 }
 
-// A call's pass as a device function of the resident kernel: true in the block that wrote out.
-std::string resident_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src) {
-  return str_cat("__device__ __forceinline__ bool musr_pass_", gradient ? "gradient" : "value", "(const Args& a, ", kCommonParams, ") {\n",
-                 kernel_body(data, d, gradient, src, true), "  return true;\n}\n\n");
-}
-
 // The statements of one pass: bins of the block's run, block reduction into partials, the last
-// block's final sum into out (`resident`: blocks that are not last return false).
-std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src, bool resident) {
-  const bool v2 = src.version == CudaKernelVersion::v2;
+// block's final sum into out.
+std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, const CudaSource& src) {
   const int ns = gradient ? src.slots : 1;
   std::string out = str_cat("  constexpr int NS = ", ns, ", BLOCK = ", kCudaBlockThreads, ";\n");
   out += "  double acc[NS];\n  for (int j = 0; j < NS; ++j) acc[j] = 0.0;\n";
-  if (src.lean.head) {
-    // One table entry holds everything the block needs before its bins; their first Pack is
-    // loaded before any parameter, so that its latency overlaps the per-block constants.
-    out += "  const BlockInfo& R = reinterpret_cast<const BlockInfo*>(block_run)[blockIdx.x];\n";
-    out += "  const int count = R.count, g_lo = R.g_lo, g_hi = R.g_hi;\n";
-    out += "  const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
-    out += "  int g = g_lo + (int)threadIdx.x;\n  Pack cur{};\n  if (g < g_hi) cur = P[g];\n";
-  } else if (v2) {
-    out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
-    out += "  const int count = (int)R.count, groups = (count + PACK - 1) / PACK, b = (int)blockIdx.x - R.first_block;\n";
-    out += "  const int g_lo = (int)((long long)b * groups / R.blocks), g_hi = (int)((long long)(b + 1) * groups / R.blocks);\n";
-  } else {
-    out += "  const int run = block_run[blockIdx.x];\n  const RunInfo R = runs[run];\n";
-    out += "  const long long b = blockIdx.x - R.first_block;\n";
-    out += "  const long long lo = b * R.count / R.blocks, hi = (b + 1) * R.count / R.blocks;\n";
-  }
+  // One table entry holds everything the block needs before its bins; their first Pack is
+  // loaded before any parameter, so that its latency overlaps the per-block constants.
+  out += "  const BlockInfo& R = reinterpret_cast<const BlockInfo*>(block_run)[blockIdx.x];\n";
+  out += "  const int count = R.count, g_lo = R.g_lo, g_hi = R.g_hi;\n";
+  out += "  const Pack* __restrict__ P = reinterpret_cast<const Pack*>(bins + R.offset * W);\n";
+  out += "  int g = g_lo + (int)threadIdx.x;\n  Pack cur{};\n  if (g < g_hi) cur = P[g];\n";
   out += "  switch (R.kind) {\n";
   const TheoryCases cases = group_theories(data);
   for (std::size_t k = 0; k < cases.first_run.size(); ++k) {
     const RunBins& first = data.runs[static_cast<std::size_t>(cases.first_run[k])];
-    out += v2 ? run_case_v2(k, first, d, data.statistic, gradient, src)
-              : run_case(k, first, d, data.statistic, gradient, src.y_only);
+    out += run_case(k, first, d, data.statistic, gradient, src);
   }
   out += "    default: break;\n  }\n";
   out += R"(  // Block reduction: warp shuffles, then the warps' sums through shared memory.
@@ -185,12 +136,11 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
   __syncthreads();
 )";
-  out += resident ? "  if (!last) return false;\n" : "  if (!last) return;\n";
+  out += "  if (!last) return;\n";
   out += "  __threadfence();\n";
-  if (src.lean.tail) {
-    // The statistic over every block at once, in a fixed order: thread i adds blocks i, i + BLOCK,
-    // …, then the warps' shuffles and warp order (sh was last read before the ticket's barriers).
-    out += R"(  {
+  // The statistic over every block at once, in a fixed order: thread i adds blocks i, i + BLOCK,
+  // …, then the warps' shuffles and warp order (sh was last read before the ticket's barriers).
+  out += R"(  {
     double v = 0.0;
     for (int blk = threadIdx.x; blk < (int)gridDim.x; blk += BLOCK) v += __ldcg(&partials[(long long)blk * NS]);
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -204,8 +154,7 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
     }
   }
 )";
-  }
-  if (src.lean.tail && !gradient) return out;
+  if (!gradient) return out;
   out += R"(  for (int r = warp; r < nruns; r += BLOCK / 32) {
     const RunInfo Q = runs[r];
     double s[NS];
@@ -221,106 +170,71 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
   __threadfence_block();
   __syncthreads();
 )";
-  if (!src.lean.tail) {
-    out += R"(  if (threadIdx.x == 0) {
-    double v = 0.0;
-    for (int r = 0; r < nruns; ++r) v += runsum[r * NS];
-    out[0] = v;
-    *counter = 0u;
-  }
-)";
-  }
-  if (gradient) {
-    out += R"(  for (int i = threadIdx.x; i < NP; i += BLOCK) {
+  out += R"(  for (int i = threadIdx.x; i < NP; i += BLOCK) {
     double v = 0.0;
     for (int e = param_ptr[i]; e < param_ptr[i + 1]; ++e) v += runsum[param_entry[e]];
     out[1 + i] = v;
   }
 )";
-  }
   return out;
 }
 
 }  // namespace
 
 CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
-  CudaCodegenOptions o;
-  o.single_precision = single_precision;
-  o.version = CudaKernelVersion::v1;
-  return cuda_chi2_source(data, o);
-}
-
-CudaSource cuda_chi2_source(const FitData& data, const CudaCodegenOptions& options) {
-  const bool single_precision = options.single_precision;
   if (data.num_params > kCudaMaxInlineParams)
     throw InputError(str_cat("musr cuda: ", data.num_params, " fit parameters; the cuda backend takes at most ",
                              kCudaMaxInlineParams, " (use --backend cpu)"));
   if (data.runs.empty()) throw InputError("musr cuda: no runs to fit");
-  const bool v2 = options.version == CudaKernelVersion::v2;
   Dialect d = cuda_dialect(single_precision);
-  d.fast_math = v2 && single_precision && options.fast_math;
-  d.hoist_reciprocals = v2;
+  d.fast_math = single_precision;
+  d.hoist_reciprocals = true;
   CudaSource src;
-  src.version = options.version;
-  src.group = v2 ? (options.lean.wide ? 8 : 4) : 1;
+  src.group = kCudaPackBins;
   src.slots = 1 + max_slots(data);
-  // v2 blocks an SM: float 4 (≤ 64 registers a thread: the eq. 5 value kernel needs 60, the
+  // Blocks an SM: float 4 (≤ 64 registers a thread: the eq. 5 value kernel needs 60, the
   // gradient spills 8 bytes), double 2 (≤ 128: eq. 5 needs 84 and 114, 64 would spill ~100 bytes).
   // Either way 16–32 KB of loads are in flight per SM, enough for HBM's latency.
-  src.min_blocks = v2 ? (single_precision ? 4 : 2) : 0;
+  src.min_blocks = single_precision ? 4 : 2;
   if (src.slots > kCudaBlockThreads)
     throw InputError(str_cat("musr cuda: a run's theory depends on ", src.slots - 1, " parameters; at most ",
                              kCudaBlockThreads - 1, " are supported"));
   std::string& s = src.text;
   s = "// Generated by tomoraster (compute/musr/codegen_cuda.cpp): musr χ² kernels of one theory.\n";
   s += str_cat("typedef ", d.real, " real;\ntypedef ", d.real, "2 real2;\n");
-  // NP rounded up to 64 so that fits of one theory with a few parameters more or less share
-  // the compiled kernel; with lean.head to 8 (a smaller by-value argument a launch).
-  src.lean = v2 ? options.lean : CudaLean{};
-  const int np_round = src.lean.head ? 8 : 64;
+  // NP rounded up to 8 so that fits of one theory with a few parameters more or less share the
+  // compiled kernel, with a small by-value argument a launch.
+  constexpr int np_round = 8;
   src.np = std::min(kCudaMaxInlineParams, std::max(np_round, (data.num_params + np_round - 1) / np_round * np_round));
   s += str_cat("#define NP ", src.np, "\n");
   s += "struct Args { double p[NP]; };\n";
   s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, kind; double t0, dt, scale; int pmap, pad; };\n";
   s += helper_functions(d);
   src.y_only = poisson_errors(data);
-  if (v2) {
-    if (data.bins() > (std::size_t{1} << 30))
-      throw InputError(str_cat("musr cuda: ", data.bins(), " bins; the cuda backend takes at most 2^30"));
-    src.counts16 = options.counts16 && src.y_only && counts16_fit(data);
-    src.stepped = options.step;
-    for (const RunBins& r : data.runs) {
-      double t0 = 0.0, dt = 0.0;
-      src.stepped = src.stepped && affine_time(r.t, t0, dt);
-    }
-    s += src.counts16 ? "typedef unsigned short bin_t;\n" : "typedef real bin_t;\n";
-    // PACK bins a Pack (src.group): 4, or 8 with lean.wide; 16-byte loads, 8 bytes for 4 counts.
-    const int pack_bytes = src.group * (src.y_only ? 1 : 2) * (src.counts16 ? 2 : single_precision ? 4 : 8);
-    s += str_cat("#define W ", src.y_only ? 1 : 2, "\n#define PACK ", src.group, "\nstruct __align__(", std::min(16, pack_bytes),
-                 ") Pack { bin_t v[PACK * W]; };\n");
-    if (src.lean.head) {
-      // 56 bytes of fields, then the run's parameter map padded to a 16-byte multiple.
-      src.block_pm = std::max(1, src.slots - 1);
-      while ((kCudaBlockInfoFieldBytes + 4 * src.block_pm) % 16 != 0) ++src.block_pm;
-      src.block_ints = (kCudaBlockInfoFieldBytes + 4 * src.block_pm) / 4;
-      s += str_cat("struct __align__(16) BlockInfo { long long offset; double t0, dt, scale; int count, kind, affine, g_lo, g_hi, run, pm[",
-                   src.block_pm, "]; };\n");
-    }
-    s += single_precision ? "__device__ __forceinline__ float mu_keep(float x) { asm volatile(\"\" : \"+f\"(x)); return x; }\n"
-                          : "__device__ __forceinline__ double mu_keep(double x) { asm volatile(\"\" : \"+d\"(x)); return x; }\n";
-    // Fast float: flush denormals, so __expf and __fdividef are one hardware op and a multiply.
-    if (d.fast_math) src.nvrtc_options.push_back("--ftz=true");
-  } else {
-    s += "typedef real bin_t;\n";
+  if (data.bins() > (std::size_t{1} << 30))
+    throw InputError(str_cat("musr cuda: ", data.bins(), " bins; the cuda backend takes at most 2^30"));
+  src.stepped = true;
+  for (const RunBins& r : data.runs) {
+    double t0 = 0.0, dt = 0.0;
+    src.stepped = src.stepped && affine_time(r.t, t0, dt);
   }
+  s += "typedef real bin_t;\n";
+  // PACK bins a Pack (src.group); loads of 16 bytes or more.
+  const int pack_bytes = src.group * (src.y_only ? 1 : 2) * (single_precision ? 4 : 8);
+  s += str_cat("#define W ", src.y_only ? 1 : 2, "\n#define PACK ", src.group, "\nstruct __align__(", std::min(16, pack_bytes),
+               ") Pack { bin_t v[PACK * W]; };\n");
+  // 56 bytes of fields, then the run's parameter map padded to a 16-byte multiple.
+  src.block_pm = std::max(1, src.slots - 1);
+  while ((kCudaBlockInfoFieldBytes + 4 * src.block_pm) % 16 != 0) ++src.block_pm;
+  src.block_ints = (kCudaBlockInfoFieldBytes + 4 * src.block_pm) / 4;
+  s += str_cat("struct __align__(16) BlockInfo { long long offset; double t0, dt, scale; int count, kind, affine, g_lo, g_hi, run, pm[",
+               src.block_pm, "]; };\n");
+  s += single_precision ? "__device__ __forceinline__ float mu_keep(float x) { asm volatile(\"\" : \"+f\"(x)); return x; }\n"
+                        : "__device__ __forceinline__ double mu_keep(double x) { asm volatile(\"\" : \"+d\"(x)); return x; }\n";
+  // Fast float: flush denormals, so __expf and __fdividef are one hardware op and a multiply.
+  if (d.fast_math) src.nvrtc_options.push_back("--ftz=true");
   s += kernel(data, d, false, src.value_kernel, src);
   s += kernel(data, d, true, src.gradient_kernel, src);
-  if (v2 && options.resident != CudaResident::none) {
-    src.resident_kernel = "musr_persist";
-    s += resident_body(data, d, false, src);
-    s += resident_body(data, d, true, src);
-    s += cuda_resident_kernel(src, options.resident == CudaResident::poll_all, kCommonParams);
-  }
   return src;
 }
 
@@ -334,13 +248,6 @@ bool poisson_errors(const FitData& data) {
       if (!(r.y[k] >= 0.0) || !(std::fabs(w - expect) <= 1e-12 * expect)) return false;
     }
   }
-  return true;
-}
-
-bool counts16_fit(const FitData& data) {
-  for (const RunBins& r : data.runs)
-    for (const double y : r.y)
-      if (!(y >= 0.0 && y <= 65535.0 && y == std::floor(y))) return false;
   return true;
 }
 

@@ -1,6 +1,5 @@
 // The host-side tables of the generated musr CUDA kernels (codegen_cuda.hpp, CudaTables): blocks
-// per run, the run table, each block's run or (lean.head) its BlockInfo, the parameter maps and
-// the gradient scatter.
+// per run, the run table, each block's BlockInfo, the parameter maps and the gradient scatter.
 #include <algorithm>
 #include <cstring>
 
@@ -8,12 +7,7 @@
 
 namespace tomo::musr {
 
-long long cuda_bins_per_block(const FitData& data, int sms) {
-  const long long blocks = 8LL * std::max(sms, 1);
-  return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
-}
-
-long long cuda_bins_per_block_v2(const FitData& data, int resident) {
+long long cuda_bins_per_block(const FitData& data, int resident) {
   // Σ ceil(count_r / per_block) ≤ Σ count_r / per_block + runs: leave a block per run spare.
   const long long blocks = std::max<long long>(1, resident - static_cast<long long>(data.runs.size()));
   return std::max<long long>(4LL * kCudaBlockThreads, (static_cast<long long>(data.bins()) + blocks - 1) / blocks);
@@ -21,7 +15,7 @@ long long cuda_bins_per_block_v2(const FitData& data, int resident) {
 
 namespace {
 
-// lean.head: each block's BlockInfo (the generated struct's layout) as src.block_ints ints.
+// Each block's BlockInfo (the generated struct's layout) as src.block_ints ints.
 std::vector<int> block_infos(const FitData& data, const CudaSource& src, const CudaTables& t) {
   std::vector<int> out(static_cast<std::size_t>(t.blocks) * static_cast<std::size_t>(src.block_ints), 0);
   for (int blk = 0; blk < t.blocks; ++blk) {
@@ -55,14 +49,14 @@ CudaTables cuda_tables(const FitData& data, const CudaSource& src, long long bin
   const long long group = std::max(src.group, 1);
   for (std::size_t r = 0; r < layout.size(); ++r) {
     const RunLayout& l = layout[r];
-    const long long offset = out.device_bins;  // = l.offset when group is 1
+    const long long offset = out.device_bins;
     out.device_bins += (l.count + group - 1) / group * group;
     out.runs.push_back({offset, l.count, l.first_block, l.blocks, l.affine ? 1 : 0, l.kind, l.t0, l.dt, data.runs[r].scale, l.pmap, 0});
     std::fill(out.block_run.begin() + l.first_block, out.block_run.begin() + l.first_block + l.blocks, static_cast<int>(r));
     out.uneven = out.uneven || !l.affine;
   }
   out.param_map = group_theories(data).pmap;
-  if (src.lean.head) out.block_run = block_infos(data, src, out);
+  out.block_run = block_infos(data, src, out);
   if (out.param_map.empty()) out.param_map.push_back(0);
   // The final scatter runs over all NP (≥ num_params) rows: empty rows past num_params.
   ParamScatter scatter = param_scatter(data, src.slots);

@@ -55,32 +55,6 @@ TEST(MusrCodegen, InvariantNodesAreHoistedAndGradientSlotsAreSparse) {
   EXPECT_FALSE(std::regex_search(m.invariant, neg_slot1)) << m.invariant;
 }
 
-// 16-bit counts only where exact and asked for: v2, y alone, integer counts in [0, 65535].
-TEST(MusrCodegen, Counts16OnlyWhereExact) {
-  FitData data = eq5_data(2, 50);
-  EXPECT_TRUE(counts16_fit(data));
-  CudaCodegenOptions o;
-  o.single_precision = true;
-  EXPECT_FALSE(cuda_chi2_source(data, o).counts16);
-  o.counts16 = true;
-  const CudaSource u16 = cuda_chi2_source(data, o);
-  EXPECT_TRUE(u16.counts16);
-  EXPECT_NE(u16.text.find("typedef unsigned short bin_t;"), std::string::npos);
-  EXPECT_NE(u16.text.find("__align__(8) Pack"), std::string::npos);
-  FitData big = data;
-  big.runs[1].y[7] = 65536.0;
-  big.runs[1].sigma[7] = std::sqrt(65536.0 / big.runs[1].scale);
-  EXPECT_FALSE(counts16_fit(big));
-  EXPECT_FALSE(cuda_chi2_source(big, o).counts16);
-  FitData frac = data;
-  frac.runs[0].y[3] += 0.5;
-  frac.runs[0].sigma[3] = std::sqrt(frac.runs[0].y[3] / frac.runs[0].scale);
-  EXPECT_FALSE(counts16_fit(frac));
-  EXPECT_NE(cuda_chi2_source(frac, o).text.find("typedef real bin_t;"), std::string::npos);
-  o.version = CudaKernelVersion::v1;
-  EXPECT_FALSE(cuda_chi2_source(data, o).counts16);
-}
-
 TEST(MusrCodegen, SourceHasNoIntegerDivision) {
   const FitData data = eq5_data(2, 50);
   const std::string src = cuda_chi2_source(data, false).text;
@@ -124,8 +98,8 @@ TEST(MusrCodegen, RunsOfOneTheoryShapeShareOneCase) {
   EXPECT_EQ(std::vector<int>(c.pmap.begin() + o, c.pmap.begin() + o + 6),
             (std::vector<int>{0, 1, eq5_param(j, 0), eq5_param(j, 1), eq5_param(j, 2), eq5_param(j, 3)}));
   EXPECT_EQ(group_theories(every_op_data(4)).first_run.size(), every_op_programs().size());
-  // The source does not grow with the number of detectors (14 and 2: both within NP = 64).
-  EXPECT_EQ(cuda_chi2_source(eq5_data(14, 10), false).text, cuda_chi2_source(eq5_data(2, 10), false).text);
+  // The source does not grow with the number of detectors (15 and 14: 62 and 58 parameters, NP = 64).
+  EXPECT_EQ(cuda_chi2_source(eq5_data(15, 10), false).text, cuda_chi2_source(eq5_data(14, 10), false).text);
 }
 
 TEST(MusrCodegen, PoissonErrorsLetTheKernelReadYAlone) {
@@ -168,50 +142,37 @@ TEST(MusrCodegen, TooManyParametersForKernelArgumentsIsAnInputError) {
   EXPECT_THROW(cuda_chi2_source(data, false), InputError);
 }
 
-CudaCodegenOptions v2_options(bool single, bool fast) {
-  CudaCodegenOptions o;
-  o.single_precision = single;
-  o.version = CudaKernelVersion::v2;
-  o.fast_math = fast;
-  return o;
-}
-
-TEST(MusrCodegen, V2PadsRunsToGroupsOfFourAndSizesOneWave) {
+TEST(MusrCodegen, PadsRunsToPacksOfEightAndSizesOneWave) {
   FitData data = eq5_data(4, 50001);
   data.runs[2].t.resize(3), data.runs[2].y.resize(3), data.runs[2].sigma.resize(3);
-  const CudaSource src = cuda_chi2_source(data, v2_options(true, true));
-  EXPECT_EQ(src.group, 4);
+  const CudaSource src = cuda_chi2_source(data, true);
+  EXPECT_EQ(src.group, 8);
   EXPECT_EQ(src.min_blocks, 4);
-  EXPECT_EQ(cuda_chi2_source(data, v2_options(false, true)).min_blocks, 2);
+  EXPECT_EQ(cuda_chi2_source(data, false).min_blocks, 2);
   const int resident = 40;
-  const CudaTables t = cuda_tables(data, src, cuda_bins_per_block_v2(data, resident));
+  const CudaTables t = cuda_tables(data, src, cuda_bins_per_block(data, resident));
   EXPECT_LE(t.blocks, resident) << "one wave";
   long long offset = 0;
   for (std::size_t r = 0; r < t.runs.size(); ++r) {
     EXPECT_EQ(t.runs[r].offset, offset) << r;
-    EXPECT_EQ(t.runs[r].offset % 4, 0) << r;
+    EXPECT_EQ(t.runs[r].offset % 8, 0) << r;
     EXPECT_EQ(t.runs[r].count, static_cast<long long>(data.runs[r].t.size()));
-    offset += (t.runs[r].count + 3) / 4 * 4;
+    offset += (t.runs[r].count + 7) / 8 * 8;
   }
   EXPECT_EQ(t.device_bins, offset);
   EXPECT_EQ(t.runs[2].blocks, 1);
-  // v1 keeps the unpadded layout.
-  const CudaTables t1 = cuda_tables(data, cuda_chi2_source(data, false), 1000);
-  EXPECT_EQ(t1.runs[3].offset, 50001 + 50001 + 3);
+  EXPECT_EQ(t.runs[3].offset, 50008 + 50008 + 8);
 }
 
-TEST(MusrCodegen, V2HoistsReciprocalsAndUsesFastFunctionsOnlyInFastFloat) {
+TEST(MusrCodegen, HoistsReciprocalsAndUsesFastFunctionsOnlyInFloat) {
   const FitData data = eq5_data(2, 50);
-  const CudaSource fast = cuda_chi2_source(data, v2_options(true, true));
-  const CudaSource ieee = cuda_chi2_source(data, v2_options(true, false));
-  const CudaSource dbl = cuda_chi2_source(data, v2_options(false, true));
+  const CudaSource fast = cuda_chi2_source(data, true);
+  const CudaSource dbl = cuda_chi2_source(data, false);
   for (const char* f : {"__expf(", "__cosf(", "__fdividef("}) {
     EXPECT_NE(fast.text.find(f), std::string::npos) << f;
-    EXPECT_EQ(ieee.text.find(f), std::string::npos) << f;
     EXPECT_EQ(dbl.text.find(f), std::string::npos) << f;
   }
   EXPECT_EQ(fast.nvrtc_options, (std::vector<std::string>{"--ftz=true"}));
-  EXPECT_TRUE(ieee.nvrtc_options.empty());
   EXPECT_TRUE(dbl.nvrtc_options.empty());
   EXPECT_NE(dbl.text.find("__drcp_rn("), std::string::npos);
   EXPECT_NE(fast.text.find("unsigned long long* __restrict__ done, unsigned long long seq"), std::string::npos);
@@ -257,14 +218,11 @@ TEST(MusrCodegen, SteppingFindsPolynomialArgumentsOfExpAndCos) {
   const auto x = b.unary(OpCode::exp, b.mul(b.param(0), b.unary(OpCode::exp, t)));  // exp of exp: inner only
   const Program p = b.finish(b.add(b.add(e, c), x));
   EXPECT_EQ(emit_model(p, d, false, "u_", param, "t", &st).stepped, 1);
-  CudaCodegenOptions o = v2_options(true, true);
-  o.step = true;
-  EXPECT_TRUE(cuda_chi2_source(data, o).stepped);
+  EXPECT_TRUE(cuda_chi2_source(data, true).stepped);
+  EXPECT_TRUE(cuda_chi2_source(data, false).stepped);
   FitData uneven = data;
   uneven.runs[1].t[3] += 0.001;
-  EXPECT_FALSE(cuda_chi2_source(uneven, o).stepped);
-  o.version = CudaKernelVersion::v1;
-  EXPECT_FALSE(cuda_chi2_source(data, o).stepped);
+  EXPECT_FALSE(cuda_chi2_source(uneven, true).stepped);
 }
 
 #ifdef TOMO_HAVE_CUDA
@@ -272,89 +230,40 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   struct Case {
     const char* name;
     FitData data;
-    CudaCodegenOptions options;
+    bool single;
   };
-  CudaCodegenOptions v1;
-  v1.version = CudaKernelVersion::v1;
-  CudaCodegenOptions v1f = v1;
-  v1f.single_precision = true;
+  FitData uneven = eq5_data(3, 20);
+  uneven.runs[1].t[3] += 0.001;
   std::vector<Case> cases;
-  cases.push_back({"v1 eq5 16 detectors, double", eq5_data(16, 20), v1});
-  cases.push_back({"v1 eq5 16 detectors, float", eq5_data(16, 20), v1f});
-  cases.push_back({"v1 eq5 max-likelihood", eq5_data(2, 20, Statistic::max_likelihood), v1});
-  cases.push_back({"v1 every op, double", every_op_data(8), v1});
-  cases.push_back({"v2 eq5 16 detectors, double", eq5_data(16, 20), v2_options(false, true)});
-  cases.push_back({"v2 eq5 16 detectors, float fast", eq5_data(16, 20), v2_options(true, true)});
-  cases.push_back({"v2 eq5 max-likelihood, float ieee", eq5_data(2, 20, Statistic::max_likelihood), v2_options(true, false)});
-  cases.push_back({"v2 every op, float fast", every_op_data(8), v2_options(true, true)});
-  CudaCodegenOptions u16 = v2_options(true, true);
-  u16.counts16 = true;
-  cases.push_back({"v2 eq5 16 detectors, float fast, 16-bit counts", eq5_data(16, 20), u16});
-  CudaCodegenOptions u16ml = v2_options(true, false);
-  u16ml.counts16 = true;
-  cases.push_back({"v2 eq5 max-likelihood, float ieee, 16-bit counts", eq5_data(2, 20, Statistic::max_likelihood), u16ml});
-  CudaCodegenOptions res = v2_options(true, true);
-  res.step = true;
-  res.resident = CudaResident::poll_one;
-  res.counts16 = true;
-  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, resident, 16-bit counts (the registry's cuda)", eq5_data(16, 20), res});
-  CudaCodegenOptions resd = v2_options(false, true);
-  resd.step = true;
-  resd.resident = CudaResident::poll_all;
-  cases.push_back({"v2 eq5 max-likelihood, double, stepped, resident all-poll", eq5_data(2, 20, Statistic::max_likelihood), resd});
-  CudaCodegenOptions every = v2_options(true, true);
-  every.step = true;
-  every.resident = CudaResident::poll_one;
-  cases.push_back({"v2 every op, float fast, stepped, resident", every_op_data(8), every});
-  CudaCodegenOptions lean = v2_options(true, true);
-  lean.step = true;
-  lean.lean = {true, true, true};
-  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, lean head/packs/tail", eq5_data(16, 20), lean});
-  CudaCodegenOptions leanml = v2_options(false, true);
-  leanml.step = true;
-  leanml.lean = {true, true, true};
-  cases.push_back({"v2 eq5 max-likelihood, double, stepped, lean", eq5_data(2, 20, Statistic::max_likelihood), leanml});
-  CudaCodegenOptions leanres = lean;
-  leanres.resident = CudaResident::poll_one;
-  cases.push_back({"v2 every op, float fast, stepped, lean, resident", every_op_data(8), leanres});
-  CudaCodegenOptions wide = lean;
-  wide.lean.wide = true;
-  wide.counts16 = true;
-  cases.push_back({"v2 eq5 16 detectors, float fast, stepped, lean, packs of 8, 16-bit counts", eq5_data(16, 20), wide});
+  cases.push_back({"eq5 16 detectors, double", eq5_data(16, 20), false});
+  cases.push_back({"eq5 16 detectors, float", eq5_data(16, 20), true});
+  cases.push_back({"eq5 max-likelihood, double", eq5_data(2, 20, Statistic::max_likelihood), false});
+  cases.push_back({"eq5 max-likelihood, float", eq5_data(2, 20, Statistic::max_likelihood), true});
+  cases.push_back({"every op, double", every_op_data(8), false});
+  cases.push_back({"every op, float", every_op_data(8), true});
+  cases.push_back({"eq5 uneven times (not stepped), float", uneven, true});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const CudaSource src = cuda_chi2_source(c.data, c.options);
+    const CudaSource src = cuda_chi2_source(c.data, c.single);
     std::vector<char> ptx;
     ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false, src.nvrtc_options));
     const std::string text(ptx.begin(), ptx.end());
     EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
     EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
-    EXPECT_EQ(text.find(".entry musr_persist") != std::string::npos, c.options.resident != CudaResident::none);
-    const bool v2 = c.options.version == CudaKernelVersion::v2;
-    if (v2) {
-      EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
-    }
-    // 16-bit counts: one 8-byte vector load of 4 counts (ld.global.nc.v4.u16), never 16 bytes.
-    if (!c.options.lean.wide) {
-      EXPECT_EQ(text.find("v4.u16") != std::string::npos, c.options.counts16) << "16-bit count loads";
-    }
-    const bool fast = v2 && c.options.single_precision && c.options.fast_math;
-    // cos.approx only in fast float; the double path stays double: no single-precision
-    // transcendental (IEEE float's expf is built on ex2.approx itself, so only cos tells fast
-    // from IEEE float).
-    EXPECT_EQ(text.find("cos.approx") != std::string::npos, fast) << "cos.approx";
-    if (!c.options.single_precision) {
+    EXPECT_NE(text.find(str_cat(".minnctapersm ", src.min_blocks)), std::string::npos) << "launch bounds";
+    // cos.approx only in float; the double path stays double: no single-precision transcendental.
+    EXPECT_EQ(text.find("cos.approx") != std::string::npos, c.single) << "cos.approx";
+    if (!c.single) {
       EXPECT_EQ(text.find("ex2.approx.f32"), std::string::npos) << "ex2.approx.f32 in double";
-    }
-    if (fast) {
+    } else {
       EXPECT_NE(text.find("ex2.approx.ftz.f32"), std::string::npos) << "__expf with denormals flushed";
     }
   }
   // The GPU machine's driver gets a CUBIN for its sm_90.
-  const CudaSource fast = cuda_chi2_source(cases[5].data, cases[5].options);
+  const CudaSource fast = cuda_chi2_source(cases[1].data, true);
   EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(fast.text, "musr_test.cu", 9, 0, true, fast.nvrtc_options));
-  const CudaSource resident = cuda_chi2_source(cases[10].data, cases[10].options);
-  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(resident.text, "musr_test.cu", 9, 0, true, resident.nvrtc_options));
+  const CudaSource dbl = cuda_chi2_source(cases[0].data, false);
+  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(dbl.text, "musr_test.cu", 9, 0, true, dbl.nvrtc_options));
 }
 
 TEST(MusrCodegen, NvrtcReportsTheLogOfBrokenSource) {

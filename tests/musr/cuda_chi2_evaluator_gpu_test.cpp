@@ -1,10 +1,7 @@
 // The cuda musr::Chi2Evaluator (label gpu; skips without a CUDA device) against the double
 // reference: χ² and max-likelihood within 1e-9 (double) and 1e-5 (float), gradients, every op,
 // uneven times, the seed's 16 × 85 320 bins, determinism over repeated calls, and the cpu and
-// gl-compute backends where they are registered; every kernel design bench_musr compares (v1, v2
-// with IEEE or fast float functions, waiting by stream synchronize or by polling, stepped
-// exp/cos, resident grids) to the same tolerances, on runs whose lengths are not multiples of
-// v2's groups of 4 bins. The resident grid's own cases are in resident_grid_gpu_test.cpp.
+// gl-compute backends where they are registered; runs whose lengths are not multiples of a Pack.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,111 +106,48 @@ TEST_F(MusrCuda, AgreesWithCpuAndGlComputeWhereRegistered) {
   }
 }
 
-std::unique_ptr<Chi2Evaluator> make_design(const CudaEvaluatorVariant& v, const FitData& data, bool single) {
-  return make_cuda_design(v, data, single);
-}
-const CudaEvaluatorVariant kDesigns[] = {{CudaKernelVersion::v1, false, false}, {CudaKernelVersion::v2, false, false},
-                                         {CudaKernelVersion::v2, false, true}, {CudaKernelVersion::v2, true, false},
-                                         {CudaKernelVersion::v2, true, true},
-                                         {CudaKernelVersion::v2, true, true, true},
-                                         {CudaKernelVersion::v2, false, false, true},
-                                         // stepped exp/cos (launch per call), then the resident grids
-                                         {CudaKernelVersion::v2, true, true, false, true},
-                                         {CudaKernelVersion::v2, false, true, false, true},
-                                         {CudaKernelVersion::v2, true, true, false, false, CudaResident::poll_one},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::poll_one},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::poll_all},
-                                         {CudaKernelVersion::v2, true, true, true, true, CudaResident::poll_one},
-                                         // round four's levers (CudaLean), alone and together, also resident
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, false, false}},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {false, true, false}},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {false, false, true}},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}},
-                                         {CudaKernelVersion::v2, false, true, false, false, CudaResident::none, 1.0, {true, true, true}},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::poll_one, 1.0, {true, true, true}},
-                                         // value calls waited for by their value (vflag), alone and with the levers
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {}, true},
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true}, true},
-                                         // Packs of 8 bins (CudaLean::wide), with the levers, in double, resident
-                                         {CudaKernelVersion::v2, true, true, false, true, CudaResident::none, 1.0, {true, true, true, true}, true},
-                                         {CudaKernelVersion::v2, false, true, false, true, CudaResident::none, 1.0, {false, false, false, true}},
-                                         {CudaKernelVersion::v2, true, true, true, true, CudaResident::poll_one, 1.0, {true, true, true, true}}};
-// The designs whose code differs by data shape (tiny, uneven, likelihood, (y, 1/σ²) runs): every
-// kernel family once (fewer NVRTC compiles than kDesigns × 8 shapes).
-const CudaEvaluatorVariant kShapeDesigns[] = {kDesigns[0], kDesigns[1], kDesigns[2], kDesigns[3], kDesigns[4], kDesigns[5], kDesigns[6],
-                                              kDesigns[7], kDesigns[10], kDesigns[11], kDesigns[12], kDesigns[16], kDesigns[17],
-                                              kDesigns[18], kDesigns[20], kDesigns[21], kDesigns[22], kDesigns[23]};
-
-TEST_F(MusrCuda, EveryKernelDesignMatchesReference) {
-  FitData data = eq5_data(16, 20001);
-  data.runs[3].t.resize(19998), data.runs[3].y.resize(19998), data.runs[3].sigma.resize(19998);  // 4·n + 2 bins
-  const auto p = perturbed(eq5_truth(16));
-  for (const auto& v : kDesigns) {
-    SCOPED_TRACE(v.label());
-    auto d = make_design(v, data, false);
-    EXPECT_NE(d->describe().find(v.label()), std::string::npos) << d->describe();
-    expect_matches_reference(*d, data, p, 1e-9, 1e-8);
-    expect_matches_reference(*make_design(v, data, true), data, p, 1e-5, 2e-4);
-  }
-}
-
-TEST_F(MusrCuda, KernelDesignsHandleTinyUnevenAndLikelihoodRuns) {
-  FitData tiny = eq5_data(3, 3);  // fewer bins than a group
+// Runs whose lengths are not multiples of a Pack of 8 bins, fewer bins than a Pack, uneven
+// times, max-likelihood with a scale and σ off the Poisson rule ((y, 1/σ²) pairs), in double and
+// float.
+TEST_F(MusrCuda, ShapesMatchReference) {
+  FitData odd = eq5_data(16, 20001);
+  odd.runs[3].t.resize(19998), odd.runs[3].y.resize(19998), odd.runs[3].sigma.resize(19998);  // 8·n + 6 bins
+  FitData tiny = eq5_data(3, 3);
   FitData uneven = eq5_data(3, 4001);
   for (std::size_t k = 0; k < uneven.runs[1].t.size(); ++k) uneven.runs[1].t[k] += 0.002 * std::sin(0.1 * static_cast<double>(k));
   FitData ml = eq5_data(4, 5003, Statistic::max_likelihood);
   for (auto& r : ml.runs) r.scale = 0.5;
-  FitData sigma = eq5_data(2, 3001);  // σ not the Poisson rule: (y, 1/σ²) pairs
+  FitData sigma = eq5_data(2, 3001);
   for (auto& r : sigma.runs)
     for (auto& s : r.sigma) s *= 1.1;
-  for (const auto& v : kShapeDesigns) {
-    SCOPED_TRACE(v.label());
-    for (const FitData* data : {&tiny, &uneven, &ml, &sigma}) {
-      const auto p = perturbed(eq5_truth(static_cast<int>(data->runs.size())));
-      expect_matches_reference(*make_design(v, *data, false), *data, p, 1e-9, 1e-8);
-      expect_matches_reference(*make_design(v, *data, true), *data, p, 1e-5, 2e-4);
-    }
+  for (const FitData* data : {&odd, &tiny, &uneven, &ml, &sigma}) {
+    const auto p = perturbed(eq5_truth(static_cast<int>(data->runs.size())));
+    expect_matches_reference(*make(*data, false), *data, p, 1e-9, 1e-8);
+    expect_matches_reference(*make(*data, true), *data, p, 1e-5, 2e-4);
   }
 }
 
+// Launches queued without their waits (as bench_musr times kernels) leave the last-block ticket
+// and the sequence number of the calls after them intact.
 TEST_F(MusrCuda, BackToBackLaunchesThenCallsStayCorrect) {
   const FitData data = eq5_data(16, 30000);
   const auto p = perturbed(eq5_truth(16));
-  for (const auto& v : kDesigns) {
-    SCOPED_TRACE(v.label());
-    auto d = make_design(v, data, true);
+  for (const bool single : {true, false}) {
+    auto d = make_cuda_chi2_evaluator();
+    EvaluatorOptions o;
+    o.single_precision = single;
+    d->configure(o);
+    d->upload(data);
     std::vector<double> g0(p.size()), g1(p.size());
     const double f0 = d->evaluate(p);
     const double v0 = d->evaluate_with_gradient(p, g0);
-    EXPECT_GT(cuda_kernel_us(*d, p, false, 20), 0.0);
-    EXPECT_GT(cuda_kernel_us(*d, p, true, 20), 0.0);
-    EXPECT_EQ(d->evaluate(p), f0);  // the ticket and the sequence number survived 40 unwaited launches
+    for (int i = 0; i < 20; ++i) d->enqueue(p, false), d->enqueue(p, true);
+    d->synchronize();
+    EXPECT_EQ(d->evaluate(p), f0);
     EXPECT_EQ(d->evaluate_with_gradient(p, g1), v0);
     EXPECT_EQ(g0, g1);
     EXPECT_NEAR(f0, v0, 1e-6 * v0);
   }
-  auto cpu = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
-  EXPECT_THROW(cuda_kernel_us(*cpu, p, false, 1), Error);
-}
-
-// 16-bit counts: used on Poisson counts (describe says so), exact against the reference, and a
-// count over 65535 falls back to float bins with the same result.
-TEST_F(MusrCuda, Counts16DesignUsesCountsOnlyWhereExact) {
-  FitData data = eq5_data(16, 20001);
-  const auto p = perturbed(eq5_truth(16));
-  const CudaEvaluatorVariant u16{CudaKernelVersion::v2, true, true, true};
-  auto d = make_design(u16, data, true);
-  EXPECT_NE(d->describe().find("16-bit counts"), std::string::npos) << d->describe();
-  expect_matches_reference(*d, data, p, 1e-5, 2e-4);
-  FitData big = data;
-  big.runs[2].y[11] = 70000.0;
-  big.runs[2].sigma[11] = std::sqrt(70000.0 / big.runs[2].scale);
-  auto f = make_design(u16, big, true);
-  EXPECT_EQ(f->describe().find("16-bit counts"), std::string::npos) << f->describe();
-  expect_matches_reference(*f, big, p, 1e-5, 2e-4);
-  std::vector<double> g0(p.size()), g1(p.size());
-  EXPECT_EQ(d->evaluate_with_gradient(p, g0), d->evaluate_with_gradient(p, g1));  // repeated calls bitwise equal
-  EXPECT_EQ(g0, g1);
 }
 
 }  // namespace

@@ -16,9 +16,6 @@
 #include "compute/core/registry.hpp"
 #include "compute/musr/expression.hpp"
 #include "compute/musr/fit_problem.hpp"
-#ifdef TOMO_HAVE_CUDA
-#include "cuda/musr/cuda_chi2_evaluator.hpp"
-#endif
 
 namespace tomo::musr::test {
 
@@ -183,19 +180,6 @@ inline std::unique_ptr<Chi2Evaluator> make_evaluator(const std::string& backend,
   ev->upload(data);
   return ev;
 }
-
-#ifdef TOMO_HAVE_CUDA
-// A cuda evaluator of kernel design `v` (cuda/musr/cuda_chi2_evaluator.hpp), configured for
-// `single` and uploaded.
-inline std::unique_ptr<Chi2Evaluator> make_cuda_design(const CudaEvaluatorVariant& v, const FitData& data, bool single) {
-  auto ev = make_cuda_chi2_evaluator(v);
-  EvaluatorOptions o;
-  o.single_precision = single;
-  ev->configure(o);
-  ev->upload(data);
-  return ev;
-}
-#endif
 
 inline double max_abs(const std::vector<double>& v) {
   double m = 0.0;

@@ -1,8 +1,8 @@
 // The emulated cases (kernel_shim.hpp): data shapes the GPU tests use (16-detector eq. 5 with a
 // run of 4n + 2 bins, max-likelihood with a scale, uneven times, every operation with (y, 1/σ²)
-// pairs, fewer bins than a group) × the kernel designs worth checking where no GPU runs: the
-// registry's default (v2 fast, stepped), double, and round four's levers (CudaLean). Shared by
-// the build-time generator and the test, which rebuilds each case's data and tables.
+// pairs, fewer bins than a Pack) × the shipped kernels in float and double, checked here where no
+// GPU runs. Shared by the build-time generator and the test, which rebuilds each case's data and
+// tables.
 #pragma once
 #include <cmath>
 #include <string>
@@ -17,8 +17,8 @@ struct EmulationCase {
   std::string name;
   FitData data;
   std::vector<double> params;
-  CudaCodegenOptions options;
-  int resident_blocks = 8;  // the v2 wave the tables are sized for
+  bool single = false;
+  int resident_blocks = 8;  // the wave of blocks an SM the tables are sized for
 };
 
 inline std::vector<EmulationCase> emulation_cases() {
@@ -40,29 +40,9 @@ inline std::vector<EmulationCase> emulation_cases() {
   shapes.push_back({"uneven", uneven, perturbed(eq5_truth(3))});
   shapes.push_back({"every_op", test::every_op_data(1027), perturbed(test::every_op_params())});
   shapes.push_back({"tiny", eq5_data(2, 3), perturbed(eq5_truth(2))});
-  struct Design {
-    const char* name;
-    bool single;
-    CudaLean lean;
-  };
-  const Design designs[] = {{"float", true, {}},
-                            {"double", false, {}},
-                            {"float_head", true, {true, false, false}},
-                            {"float_packs_tail", true, {false, true, true}},
-                            {"double_lean", false, {true, true, true}},
-                            {"float_all_wide", true, {true, true, true, true}},
-                            {"double_wide", false, {false, false, false, true}}};
   std::vector<EmulationCase> out;
   for (const Shape& s : shapes)
-    for (const Design& d : designs) {
-      CudaCodegenOptions o;
-      o.version = CudaKernelVersion::v2;
-      o.single_precision = d.single;
-      o.fast_math = true;
-      o.step = true;
-      o.lean = d.lean;
-      out.push_back({std::string(s.name) + "_" + d.name, s.data, s.params, o, 8});
-    }
+    for (const bool single : {true, false}) out.push_back({std::string(s.name) + (single ? "_float" : "_double"), s.data, s.params, single, 8});
   return out;
 }
 

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
                       "namespace tomo::musr::emu {\n";
   std::string entries;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const CudaSource src = cuda_chi2_source(cases[i].data, cases[i].options);
+    const CudaSource src = cuda_chi2_source(cases[i].data, cases[i].single);
     std::string text = std::regex_replace(src.text, std::regex("extern \"C\" "), "");
     text = std::regex_replace(text, std::regex("asm volatile\\(\"\" : \"\\+[fd]\"\\(x\\)\\);"), "");
     const std::string ns = "case_" + std::to_string(i);

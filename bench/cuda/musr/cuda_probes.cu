@@ -1,5 +1,5 @@
-// Copy-bandwidth and call-overhead probes for bench_musr (see cuda_bench.hpp).
-#include "cuda/musr/cuda_bench.hpp"
+// bench_musr's probes (see cuda_probes.hpp): copy bandwidth, call overhead, kernel time.
+#include "bench/cuda/musr/cuda_probes.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +12,7 @@
 #include "cuda/core/event.hpp"
 #include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
+#include "cuda/musr/cuda_chi2_evaluator.hpp"
 #include "cuda/musr/nvrtc_module.hpp"
 
 namespace tomo::musr {
@@ -105,6 +106,17 @@ CallProbe measure_call_overhead(int np, int reps) {
   r.args_poll_us = median_us(reps, [&] { by_value(true); });
   stream.synchronize();
   return r;
+}
+
+double kernel_us(CudaChi2Evaluator& ev, std::span<const double> params, bool gradient, int launches) {
+  launches = std::max(launches, 1);
+  ev.synchronize();
+  const auto stream = static_cast<cudaStream_t>(ev.stream());
+  cuda::Event start, stop;
+  start.record(stream);
+  for (int i = 0; i < launches; ++i) ev.enqueue(params, gradient);
+  stop.record(stream);
+  return static_cast<double>(start.elapsed_ms(stop)) * 1e3 / launches;
 }
 
 }  // namespace tomo::musr
