@@ -1,6 +1,7 @@
 // musr's χ² (or −2 ln L) read from fitted bins the caller owns on the GPU (CuPy/PyTorch through
-// DLPack in the Python module): the cuda backend's generated kernel (v1 design, bins as y alone)
-// launched on the caller's memory in place, the theory, times and run tables from the fit.
+// DLPack in the Python module): an adapter over the registry's `cuda` evaluator, so Python runs
+// the kernels the CLI runs. Each call copies the caller's bins into the evaluator's layout on the
+// device (no host round trip), then evaluates as the CLI does.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -9,6 +10,8 @@
 #include "compute/musr/fit_problem.hpp"
 
 namespace tomo::musr {
+
+class CudaChi2Evaluator;
 
 class DeviceBinsEvaluator {
  public:
@@ -27,15 +30,15 @@ class DeviceBinsEvaluator {
   double evaluate(std::span<const double> params, const void* bins);
   // The same and ∂/∂params (grad.size() == the fit's parameter count).
   double evaluate_with_gradient(std::span<const double> params, std::span<double> grad, const void* bins);
-  std::size_t bins() const;
-  bool single_precision() const;
+  std::size_t bins() const { return bins_; }
+  bool single_precision() const { return single_; }
   int device() const { return device_; }
 
  private:
-  struct State;
-  double run(std::span<const double> params, std::span<double> grad, bool gradient, const void* bins);
   int device_ = 0;
-  std::unique_ptr<State> s_;
+  bool single_ = false;
+  std::size_t bins_ = 0;
+  std::unique_ptr<CudaChi2Evaluator> ev_;  // the registry's "cuda", with the fit uploaded
 };
 
 }  // namespace tomo::musr

@@ -1,7 +1,7 @@
 // tomoraster.musr: an msr file and its data as a fit problem: χ² (or −2 ln L) and its gradient
 // at any parameter vector on a backend, and the msr's COMMANDS run as `tomoraster fit` runs them.
-// With the cuda backend the statistic also reads the caller's fitted bins from a CUDA array in
-// place (cuda/musr/device_arrays.hpp).
+// With the cuda backend the statistic also reads the caller's fitted bins from a CUDA array
+// (cuda/musr/device_arrays.hpp: the registry's cuda evaluator, the CLI's kernels).
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -157,7 +157,8 @@ class MusrFit {
   bool single_ = false;
   int device_ = 0;
 #ifdef TOMO_HAVE_CUDA
-  std::unique_ptr<musr::DeviceBinsEvaluator> dev_;  // its own kernels and tables; bins are the caller's
+  // A second cuda evaluator for the caller's bins, so that ev_ keeps the msr's own.
+  std::unique_ptr<musr::DeviceBinsEvaluator> dev_;
 #endif
 };
 

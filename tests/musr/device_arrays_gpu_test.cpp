@@ -38,7 +38,7 @@ std::vector<Real> concatenated(const FitData& data) {
 TEST(MusrDeviceBins, StatisticOfTheCallersBinsEqualsTheReference) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   for (const Statistic stat : {Statistic::chi2, Statistic::max_likelihood}) {
-    const FitData data = eq5_data(4, 3001, stat);  // 3001: runs not a multiple of v2's groups of 4
+    const FitData data = eq5_data(4, 3001, stat);  // 3001: runs not a multiple of a Pack of 8 bins
     const FitData mine = shifted(data);
     const std::vector<double> yd = concatenated<double>(mine);
     const std::vector<float> yf = concatenated<float>(mine);
