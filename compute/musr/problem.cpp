@@ -1,4 +1,4 @@
-// The `musr` problem (seed 002 §4): fit an msr file (or simulated eq. (5) data written as
+// The `musr` problem ([Locans2017] §4): fit an msr file (or simulated eq. (5) data written as
 // msr + PSI-BIN) on the chosen backend; musrfit-style printout, fitted msr, plots, report.
 // `crosscheck` compares χ² and gradient of every available backend with cpu.
 #include <chrono>
@@ -15,7 +15,9 @@
 #include "compute/core/scene.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/output_dir.hpp"
+#include "compute/musr/config.hpp"
 #include "compute/musr/fit_setup.hpp"
+#include "compute/musr/memory.hpp"
 #include "compute/musr/minimizer.hpp"
 #include "compute/musr/plot.hpp"
 #include "compute/musr/printout.hpp"
@@ -24,33 +26,14 @@
 namespace tomo::musr {
 namespace {
 
-Eq5Config eq5_from_scene(const Scene& s) {
-  Eq5Config c;
-  c.detectors = s.get_int_in_range("musr.detectors", 16, 1, kPsiBinMaxHistograms);
-  c.bins = s.get_int_in_range("musr.bins", 8192, 64, kPsiBinMaxBins);
-  c.dt_us = s.get_in_range("musr.dt_us", c.dt_us, 1e-6, 1.0);
-  c.t0_bin = s.get_int_in_range("musr.t0_bin", 200, 0, c.bins - 32);
-  c.first_good = s.get_int_in_range("musr.first_good", c.t0_bin + 10, c.t0_bin, c.bins - 16);
-  c.n0 = s.get_in_range("musr.n0", c.n0, 1e-3, 1e9);
-  c.bkg = s.get_in_range("musr.background", c.bkg, 0.0, 1e9);
-  c.asymmetry = s.get_in_range("musr.asymmetry", c.asymmetry, 0.0, 0.5);
-  c.sigma = s.get_in_range("musr.sigma", c.sigma, 0.0, 100.0);
-  c.field_g = s.get_in_range("musr.field", c.field_g, 0.0, 1e5);
-  c.fit_end_us = s.get_in_range("musr.fit_end", 8.0, 0.0, 1e3);
-  c.seed = static_cast<std::uint64_t>(s.get<int>("musr.seed", 1));
-  return c;
-}
-
 // The msr to fit: the scene's file, or simulated eq. (5) data written into the output folder.
-MsrFile load_or_simulate(RunContext& ctx) {
-  const auto path = ctx.scene.get_input_path("musr.msr");
-  if (!path.empty()) return read_msr(path);
-  const Eq5Config c = eq5_from_scene(ctx.scene);
-  const bool ml = ctx.scene.get<bool>("musr.max_likelihood", false);
+MsrFile load_or_simulate(RunContext& ctx, const MusrConfig& cfg) {
+  if (!cfg.simulate()) return read_msr(cfg.msr);
+  const Eq5Config& c = cfg.eq5;
   auto timer = ctx.report.time("simulate");
   write_psi_bin(ctx.out.file("musr_eq5.bin"), simulate_eq5(c));
   const auto msr_path = ctx.out.file("musr_eq5.msr");
-  write_text_atomic(msr_path, eq5_msr(c, "musr_eq5", ml));
+  write_text_atomic(msr_path, eq5_msr(c, "musr_eq5", cfg.max_likelihood));
   log_info("musr: simulated ", c.detectors, " × ", c.bins, " bins of eq. (5) (seed ", c.seed, ") into musr_eq5.{msr,bin}");
   return read_msr(msr_path);
 }
@@ -67,17 +50,16 @@ std::string utc_now() {
 void run(RunContext& ctx) {
   auto& reg = BackendRegistry<Chi2Evaluator>::instance();
   const std::string backend = reg.resolve(ctx.backend);  // a wrong name fails before any work
-  const MsrFile msr = load_or_simulate(ctx);
+  const MusrConfig cfg = MusrConfig::from_scene(ctx.scene);
+  require_host_memory(estimate_memory(cfg), "musr");
+  const MsrFile msr = load_or_simulate(ctx, cfg);
   FitSetup setup;
   {
     auto timer = ctx.report.time("prepare");
     setup = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
   }
   auto ev = reg.create(backend);
-  EvaluatorOptions opt;
-  opt.threads = ctx.scene.get_int_in_range("musr.threads", 0, 0, 4096);
-  opt.single_precision = ctx.scene.get<bool>("musr.single_precision", false);
-  ev->configure(opt);
+  ev->configure(cfg.options);
   {
     auto timer = ctx.report.time("upload");
     ev->upload(setup.data);
@@ -97,7 +79,7 @@ void run(RunContext& ctx) {
   std::fputs(format_printout(msr, r, stat, ev->describe(), fit_s).c_str(), stdout);
   const std::string stem = msr.path.stem().string().empty() ? "fit" : msr.path.stem().string();
   write_text_atomic(ctx.out.file(stem + "_fit.msr"), format_msr(msr, fitted_parameters(msr, r), stat));
-  if (ctx.scene.get<bool>("musr.plots", true)) {
+  if (cfg.plots) {
     std::vector<double> p;
     for (const auto& s : r.params) p.push_back(s.value);
     for (std::size_t i = 0; i < setup.runs.size(); ++i)
@@ -113,17 +95,19 @@ void run(RunContext& ctx) {
 
 int crosscheck(CrosscheckContext& ctx) {
   // The scene's msr or a small simulation held in memory.
+  // Both precisions are compared and no plots are written: single_precision and plots are read
+  // with the rest of the scene and not used here.
+  const MusrConfig cfg = MusrConfig::from_scene(ctx.scene);
+  require_host_memory(estimate_memory(cfg), "musr crosscheck");
   MsrFile msr;
   std::function<PsiBinFile(const MsrRun&)> load;
-  const auto path = ctx.scene.get_input_path("musr.msr");
-  Eq5Config c = eq5_from_scene(ctx.scene);
   PsiBinFile sim;
-  if (!path.empty()) {
-    msr = read_msr(path);
+  if (!cfg.simulate()) {
+    msr = read_msr(cfg.msr);
     load = [&](const MsrRun& r) { return load_run_data(msr, r); };
   } else {
-    sim = simulate_eq5(c);
-    msr = parse_msr(eq5_msr(c, "musr_eq5", ctx.scene.get<bool>("musr.max_likelihood", false)), "musr_eq5.msr");
+    sim = simulate_eq5(cfg.eq5);
+    msr = parse_msr(eq5_msr(cfg.eq5, "musr_eq5", cfg.max_likelihood), "musr_eq5.msr");
     load = [&](const MsrRun&) { return sim; };
   }
   const FitSetup setup = prepare_fit(msr, load);
@@ -131,21 +115,13 @@ int crosscheck(CrosscheckContext& ctx) {
   for (const auto& q : msr.params) p.push_back(q.value);
   auto& reg = BackendRegistry<Chi2Evaluator>::instance();
   auto ref = reg.create("cpu");
-  ref->configure({ctx.scene.get_int_in_range("musr.threads", 0, 0, 4096), false});
-  // The cross-check runs both precisions and writes no plots: these keys are read, not used.
-  (void)ctx.scene.get<bool>("musr.single_precision", false);
-  (void)ctx.scene.get<bool>("musr.plots", true);
+  ref->configure({cfg.options.threads, false});
   ref->upload(setup.data);
   std::vector<double> gref(p.size());
   const double fref = ref->evaluate_with_gradient(p, gref);
   CrosscheckTable table("musr", std::to_string(setup.data.runs.size()) + " runs, " + std::to_string(setup.data.bins()) +
                                     " bins, " + std::to_string(p.size()) + " parameters");
-  for (const auto& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<Chi2Evaluator>(table, [&](const std::string& name) {
     for (bool single : {false, true}) {
       table.run(name, single ? "float" : "double", [&] {
         auto ev = reg.create(name);
@@ -163,7 +139,7 @@ int crosscheck(CrosscheckContext& ctx) {
                                 {"grad_rel_l2", std::sqrt(gerr / std::max(gnorm, 1e-300)), single ? 1e-3 : 1e-7}};
       });
     }
-  }
+  });
   return table.finish(ctx.report);
 }
 
