@@ -73,7 +73,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
                      const ParamText& param_text, const std::string& time_var, const Stepping* stepping = nullptr);
 
 // Runs whose programs differ only in which parameters they read share one generated case (the
-// seed's 16 detectors: one case), read through a per-run parameter map: smaller source, faster
+// [Locans2017]'s 16 detectors: one case), read through a per-run parameter map: smaller source, faster
 // NVRTC, and one compiled kernel for every fit of the same theory. Case k is emitted from run
 // first_run[k]; run r reads its slot s from params[pmap[pmap_offset[r] + s]].
 struct TheoryCases {

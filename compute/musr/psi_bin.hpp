@@ -1,5 +1,5 @@
 // PSI-BIN μSR histogram files (little-endian, 1024-byte header; layout in
-// shared/notes/musrfit-facts.md): a reader that checks every size against the file, and a writer.
+// musrfit's PSI-BIN notes): a reader that checks every size against the file, and a writer.
 #pragma once
 #include <cstdint>
 #include <filesystem>

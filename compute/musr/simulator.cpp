@@ -60,7 +60,7 @@ std::string eq5_msr(const Eq5Config& c, const std::string& data_file, bool max_l
   const double dt_ns = c.dt_us * 1e3;
   std::ostringstream os;
   os.precision(8);
-  os << "eq. (5) of seed 002: " << c.detectors << " detectors, Gaussian-damped precession (tomoraster simulation)\n";
+  os << "eq. (5) of [Locans2017]: " << c.detectors << " detectors, Gaussian-damped precession (tomoraster simulation)\n";
   os << "###############################################################\n";
   os << "FITPARAMETER\n";
   os << "#      No Name        Value       Step        Pos_Error   Boundaries\n";

@@ -1,5 +1,5 @@
 // Monte-Carlo μSR histograms from an independent closed-form model (not the program under
-// test): the seed's 16-detector case, eq. (5): N_j(t) = N0 e^(−t/τ)[1 + A_j e^(−½(σt)²)
+// test): [Locans2017]'s 16-detector case, eq. (5): N_j(t) = N0 e^(−t/τ)[1 + A_j e^(−½(σt)²)
 // cos(γ_μ B t + φ_j)] + Bkg, Poisson counts per bin.
 #pragma once
 #include <cstdint>

@@ -49,7 +49,7 @@ const TheoryFnInfo& info_of(TheoryFn fn) {
 }
 
 // ⅓ + ⅔·(1 − u)·exp(−w): the shape shared by the Kubo–Toyabe functions. Thirds are written
-// 1.0/3.0 (the seed's CUDA sample `(1/3)` is integer division and returns 0).
+// 1.0/3.0 ([Locans2017]'s CUDA sample `(1/3)` is integer division and returns 0).
 std::int32_t kubo_toyabe(ProgramBuilder& b, std::int32_t u, std::int32_t w) {
   auto one = b.constant(1.0);
   auto body = b.mul(b.sub(one, u), b.unary(OpCode::exp, b.unary(OpCode::neg, w)));

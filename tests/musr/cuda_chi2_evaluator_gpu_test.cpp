@@ -1,6 +1,6 @@
 // The cuda musr::Chi2Evaluator (label gpu; skips without a CUDA device) against the double
 // reference: χ² and max-likelihood within 1e-9 (double) and 1e-5 (float), gradients, every op,
-// uneven times, the seed's 16 × 85 320 bins, determinism over repeated calls, and the cpu and
+// uneven times, [Locans2017]'s 16 × 85 320 bins, determinism over repeated calls, and the cpu and
 // gl-compute backends where they are registered; runs whose lengths are not multiples of a Pack.
 #include <gtest/gtest.h>
 

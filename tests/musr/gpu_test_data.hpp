@@ -1,4 +1,4 @@
-// Test data of the musr GPU backends: Poisson histograms of the seed's eq. 5 (16 detectors,
+// Test data of the musr GPU backends: Poisson histograms of [Locans2017]'s eq. 5 (16 detectors,
 // A_j exp(−½(σt)²) cos(2πνt + φ_j) on N0_j e^(−t/τ) + Bkg_j) drawn from the formula written out
 // here (not from the expression programs under test), the matching programs, and a reference
 // statistic through the CPU ProgramEvaluator (double).
