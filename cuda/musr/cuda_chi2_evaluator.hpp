@@ -1,6 +1,6 @@
 // The `cuda` backend of musr::Chi2Evaluator (registered as "cuda") and what it offers beyond the
-// interface: bins taken from device memory (Python's GPU arrays, device_arrays.hpp) and a call
-// queued without its wait. Plain C++: no CUDA header.
+// interface: bins taken from device memory (Python's GPU arrays, device_arrays.hpp) and the
+// launch half of a call without its wait. Plain C++: no CUDA header.
 #pragma once
 #include <memory>
 #include <span>
@@ -17,8 +17,8 @@ class CudaChi2Evaluator : public Chi2Evaluator {
   // InputError otherwise. Waits for the device's queued work first (the caller's writes on any
   // stream), then copies each run to its place in the kernels' layout (runs padded to Packs).
   virtual void copy_bins_from_device(const void* bins) = 0;
-  // One call's launch on stream() without the wait (results land in the evaluator's own host
-  // memory and are overwritten by the next call): bench_musr times kernels back to back this way.
+  // One call's launch on stream() without its wait: the results land in the evaluator's own
+  // host memory, where the next call overwrites them; synchronize() waits for the launches.
   virtual void enqueue(std::span<const double> params, bool gradient) = 0;
   virtual void* stream() const = 0;  // the cudaStream_t the kernels run on
 };
