@@ -1,4 +1,4 @@
-"""Our cuda fdk back-projection beside ASTRA's BP3D_CUDA in one Python process (issue 18).
+"""Our cuda fdk back-projection beside ASTRA's BP3D_CUDA in one Python process.
 
 RabbitCT geometry (496 projections of 1248×960 at 0.32 mm, our 3×4 matrices; ASTRA gets the same
 views as cone_vec rows derived from them, rabbit_geometry.py), one analytic projection stack on
@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rabbit_geometry as geo  # noqa: E402
 
-# Measured on one H200 (issue 18 / DESIGN.md): ASTRA 2.5 BP3D_CUDA, GPU-resident arrays; our bench_fdk.
+# Measured on one H200 (docs/fdk.md): ASTRA 2.5 BP3D_CUDA, GPU-resident arrays; our bench_fdk.
 REFERENCE_MS = {512: {"astra": 150.0, "bench_fdk": 91.0}, 1024: {"astra": 1121.0, "bench_fdk": 582.0}}
 
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-# RabbitCT / Siemens Artis zee (shared/notes/rabbitct-facts.md, compute/fdk/geometry.hpp).
+# RabbitCT / Siemens Artis zee (compute/fdk/geometry.hpp, docs/fdk.md).
 D_SI, D_SD, ARC_DEG = 785.0, 1200.0, 200.0
 
 

@@ -1,4 +1,4 @@
-// Issue 12 reader audit: a scene file is sized before it is read, so a device or a data file
+// A scene file is sized before it is read, so a device or a data file
 // named as the scene is refused at once instead of filling memory.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-"""GPU arrays in place, third round (marker gpu; the GPU machine runs them with `-m gpu`,
+"""GPU arrays in place (marker gpu; the GPU machine runs them with `-m gpu`,
 docs/python.md): strip's Projector forward/back/iterate and strip.mlem on CUDA events and images
 (cuda/strip/device_arrays), safir.mlem with CUDA events (every vector on the GPU across
 iterations, cuda/safir/device_arrays), musr's χ² reading CUDA bins in place
@@ -24,7 +24,7 @@ def kind(request):
 
 
 def strip_events(n, seed=7):
-    """Events of two point sources and a uniform disc, made with NumPy from seed 000 eq. (2)
+    """Events of two point sources and a uniform disc, made with NumPy from [Bialas2015] eq. (2)
     inverted (z̃u, z̃d = z − y tanθ ± R tanθ, Δl̃ = −2y secθ) plus Gaussian detector noise:
     independent of the operators under test."""
     rng = np.random.default_rng(seed)
