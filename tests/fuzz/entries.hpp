@@ -142,7 +142,7 @@ inline bool glpet_listmode(const std::uint8_t* data, std::size_t size) {
   return accepted([&] { (void)glpet::read_listmode(f.path(), glpet_scanner()); });
 }
 
-// safir: STIR's SAFIR coincidence list, read against the seed's 91 × 180 scanner.
+// safir: STIR's SAFIR coincidence list, read against the 91 × 180 scanner of [Locans2017] §5.
 inline bool safir_clm(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)safir::read_clm_safir(f.path(), safir::Scanner{}); });

@@ -20,14 +20,14 @@ TEST(Wording, ReferencesToTheProjectsOwnPaperworkAreFlagged) {
   const std::string issue = "iss" "ue";
   EXPECT_EQ(flagged("// the memory estimate (" + issue + " 11)"), 1u);
   EXPECT_EQ(flagged("// " + issue + " #3: fixed"), 1u);
-  EXPECT_EQ(flagged("# Issue 12's probes"), 1u);
+  EXPECT_EQ(flagged("# Iss" "ue 12's probes"), 1u);
   EXPECT_EQ(flagged("// the unwritable target (" "D" "4) is found first"), 1u);
   EXPECT_EQ(flagged("see docs/musr.md, round " "four"), 1u);
-  EXPECT_EQ(flagged("| v2 (round 2's default) |"), 1u);
+  EXPECT_EQ(flagged("| v2 (round " "2's default) |"), 1u);
   EXPECT_EQ(flagged("the third " "round moved it"), 1u);
   EXPECT_EQ(flagged("// P(e|i) of seed " "000 eq. (7)"), 1u);
   EXPECT_EQ(flagged("# see ../" "shared/DESIGN.md"), 1u);
-  EXPECT_EQ(flagged("cp x /" "work/shared/tools/"), 1u);
+  EXPECT_EQ(flagged("cp x /" "work/sha" "red/tools/"), 1u);
   EXPECT_EQ(flagged("the seeds in shared/" "seeds/ say"), 1u);
   // One finding per line, with its place.
   Tree t;
