@@ -2,7 +2,7 @@
 # Packs a CUDA build for the GPU machine (run here, after building BUILD_DIR, default
 # build-gpu, with -DCMAKE_CUDA_ARCHITECTURES=90): executables and test scripts without
 # object files into .gpu/build.tar.xz, plus the shared libraries the GPU machine's
-# image lacks into .gpu/lib. Carry ".gpu" and ".gl" (../shared/tools/device-gl.sh).
+# image lacks into .gpu/lib. Carry ".gpu" and ".gl" (tools/device-gl.sh).
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"

@@ -1,4 +1,4 @@
-// Host-memory estimates and the check that refuses a run that cannot fit (issue 11, D9).
+// Host-memory estimates and the check that refuses a run that cannot fit.
 #include "compute/core/memory.hpp"
 
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // Host-memory estimates made from the scene before anything large is allocated, so a
-// legal-looking but huge size stops at once with exit 2 naming the keys (issue 11, D9).
+// legal-looking but huge size stops at once with exit 2 naming the keys.
 #pragma once
 #include <string>
 #include <utility>

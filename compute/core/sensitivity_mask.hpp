@@ -1,7 +1,7 @@
 // The field of view an ML-EM reconstructs: voxels whose sensitivity (Σ_l A_lv) is below a
 // fraction of the largest are set to zero, as STIR and CASToR do. Near the edge of the field
 // of view x·b/s divides by almost nothing: such voxels grew to 1.4× the hottest lesion and
-// dominated MIPs and colour scales (issue 11). Every ML-EM of the project uses this.
+// dominated MIPs and colour scales. Every ML-EM of the project uses this.
 #pragma once
 #include <algorithm>
 #include <span>

@@ -40,7 +40,7 @@ std::string describe(const DeviceInfo& info);
 
 // Throws UnavailableError "<what> needs X of GPU memory, Y free on CUDA d" when `bytes` exceed
 // the current device's free memory (cudaMemGetInfo): for buffers that grow with the scene
-// and have no split to fall back on (issue 11, D9).
+// and have no split to fall back on.
 void require_device_memory(double bytes, const std::string& what);
 
 // What a CUDA backend's available() returns: {true, ""} or {false, "no CUDA device (<reason>)"}.

@@ -1,4 +1,4 @@
-"""fdk (seed 003, RabbitCT): the cone-beam back-projector on NumPy or GPU projection stacks.
+"""fdk ([Hofmann2010], RabbitCT): the cone-beam back-projector on NumPy or GPU projection stacks.
 
 Projections are (N, rows, cols) float32, already weighted and filtered as FDK needs (RabbitCT's
 files carry such projections); matrices are (N, 3, 4) float64 mapping a world point (mm) to

@@ -1,4 +1,4 @@
-"""glpet (seed 004): PET between detector-module planes — the projector on NumPy arrays.
+"""glpet ([Toth2010]): PET between detector-module planes — the projector on NumPy arrays.
 
 Images are (z, y, x) float32 arrays on the scene's grid; LOR vectors are the atlases of all
 module pairs concatenated (docs/glpet.md §2).
@@ -68,7 +68,7 @@ def _into(result: np.ndarray, out):
 
 
 def mlem(projector: Projector, y, iterations: int = 10, x0=None, callback=None):
-    """ML-EM (seed 004 eq. (3)) around the projector: x ← x · Aᵀ(y/Ax) / Aᵀ1.
+    """ML-EM ([Toth2010] eq. (3)) around the projector: x ← x · Aᵀ(y/Ax) / Aᵀ1.
 
     y: a NumPy array, or a CuPy array with backend="cuda" (then every vector stays on the GPU
     and x comes back as a CuPy array). callback(iteration, x) after each iteration; return

@@ -1,4 +1,4 @@
-"""musr (seed 002 §4): μSR histogram fits of an msr file and its data (PSI-BIN beside it)."""
+"""musr ([Locans2017] §4): μSR histogram fits of an msr file and its data (PSI-BIN beside it)."""
 from __future__ import annotations
 
 import json

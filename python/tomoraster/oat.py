@@ -1,4 +1,4 @@
-"""oat (seed 001): 3D optoacoustic tomography on NumPy arrays.
+"""oat ([Wang2013]): 3D optoacoustic tomography on NumPy arrays.
 
 Images are (z, y, x) float64 arrays on the scene's grid; data are (Q, K) float64 arrays, one
 row of K time samples per transducer (the layout of the CLI's data.npy). With backend="cuda",
@@ -91,7 +91,7 @@ def fbp(u, scene=None, backend: str = "auto", set=None, deconvolve: bool = True,
 
 
 def pls(model: Model, u, iterations: int | None = None, mu: float | None = None, callback=None):
-    """Penalised least squares (seed 001 "PLS") by conjugate gradients from α = 0, as a run does:
+    """Penalised least squares ([Wang2013] "PLS") by conjugate gradients from α = 0, as a run does:
     argmin ‖u − Hα‖² + μR(α). iterations/mu: None = the scene's oat.pls.* values.
     callback(iteration, objective, residual) after each iteration (its result is ignored).
     NumPy u (float64): the C++ loop (compute/oat/pls.cpp) in double. CUDA u (CuPy, PyTorch;

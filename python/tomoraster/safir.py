@@ -1,4 +1,4 @@
-"""safir (seed 002 §5): list-mode PET for a cylindrical scanner on NumPy arrays.
+"""safir ([Locans2017] §5): list-mode PET for a cylindrical scanner on NumPy arrays.
 
 Events are (N, 2) uint32 arrays of crystal ids (ring·crystals + detector); images are
 (z, y, x) float64 arrays on the scene's image box. With backend="cuda", events, images and
@@ -18,7 +18,7 @@ from .strip import _progress
 
 
 class Projector:
-    """The slice-wise system matrix of seed 002 eq. (12) over a list of events, on one backend
+    """The slice-wise system matrix of [Locans2017] eq. (12) over a list of events, on one backend
     (cpu, gl-compute, cuda, auto). Geometry from a scene, ``set=`` overrides, or keyword
     arguments named as the [safir] keys (``rings=8, crystals=64, image=[24, 24, 8]``...).
 

@@ -1,4 +1,4 @@
-"""strip (seed 000): J-PET two-strip TOF list-mode ML-EM on NumPy event arrays.
+"""strip ([Bialas2015]): J-PET two-strip TOF list-mode ML-EM on NumPy event arrays.
 
 Events are (N, 3) float32 arrays of (z̃u, z̃d, Δl̃) in mm (the columns of the .lm files);
 images are (n_y, n_z) float64 arrays on the scene's pixel grid (y across the strips, z along).
@@ -17,7 +17,7 @@ from ._scene import problem_scene
 
 
 class Projector:
-    """P(ẽ_j|i) of seed 000 eq. (7) for a strip scene on one backend (cpu, gl-compute, cuda, auto).
+    """P(ẽ_j|i) of [Bialas2015] eq. (7) for a strip scene on one backend (cpu, gl-compute, cuda, auto).
 
     Geometry from a scene (path, embedded name or dict), ``set=`` overrides, or keyword arguments
     named as the [strip] keys: ``Projector(R=130, L=300, pixel_size=4, sigma_z=10, sigma_dl=40)``.

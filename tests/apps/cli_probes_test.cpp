@@ -1,4 +1,4 @@
-// Issue 11's probes of bad input, re-run as a new user would type them: each must end with one
+// Probes of bad input, run as a new user would type them: each must end with one
 // clear line naming what is wrong, the documented exit status (2 bad input), and nothing left
 // behind in the folder it ran in (no output, no staging folder).
 #include <gtest/gtest.h>

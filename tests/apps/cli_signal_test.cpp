@@ -1,4 +1,4 @@
-// Issue 11 D2 and "signals and long work": SIGINT, SIGTERM or SIGHUP stop a long run within a
+// Signals and long work: SIGINT, SIGTERM or SIGHUP stop a long run within a
 // second with exit 128 + signal, and leave neither the output nor its staging folder behind.
 #include <gtest/gtest.h>
 

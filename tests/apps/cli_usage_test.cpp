@@ -1,6 +1,6 @@
-// Issue 11's defects of the command line, each reproduced as a new user met it: usage errors
-// exit 2 with one line (D8), a scene path is never swapped for an embedded scene (D14), a
-// folder is not a scene (D15), and --set refuses malformed indices and whole sections (D5, D6).
+// The command line as a new user meets it: usage errors exit 2 with one line, a scene path is
+// never swapped for an embedded scene, a folder is not a scene, and --set refuses malformed
+// indices and whole sections.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -67,7 +67,7 @@ TEST(CliUsage, SetRefusesMalformedIndicesAndWholeSections) {
   EXPECT_FALSE(std::filesystem::exists(t.dir / "out"));
 }
 
-// D17: crosscheck warns about keys nothing read, as run does, and --force replaces a report.
+// crosscheck warns about keys nothing read, as run does, and --force replaces a report.
 TEST(CliUsage, CrosscheckWarnsAboutUnusedKeysAndReplacesAReportOnlyWithForce) {
   TempDir t;
   const std::string report = (t.dir / "report.json").string();
@@ -84,7 +84,7 @@ TEST(CliUsage, CrosscheckWarnsAboutUnusedKeysAndReplacesAReportOnlyWithForce) {
   EXPECT_EQ(first.rfind("{", 0), 0u) << "the report was not replaced: " << first;
 }
 
-// Issue 12 (logs): --version, and -q silences progress bars as well as info lines.
+// Logs: --version, and -q silences progress bars as well as info lines.
 TEST(CliUsage, VersionAndQuietProgress) {
   auto v = run_cli("--version");
   EXPECT_EQ(v.status, 0) << v.output;
@@ -101,7 +101,7 @@ TEST(CliUsage, VersionAndQuietProgress) {
   EXPECT_EQ(out.find("[info]"), std::string::npos) << out;
 }
 
-// Issue 12: every command that takes a scene shows examples and the embedded scenes in --help.
+// Every command that takes a scene shows examples and the embedded scenes in --help.
 TEST(CliUsage, HelpOfSceneCommandsShowsExamplesAndEmbeddedScenes) {
   for (const char* cmd : {"run --help", "crosscheck --help", "view --help"}) {
     auto r = run_cli(cmd);

@@ -1,4 +1,4 @@
-// Host-memory estimates (issue 11, D9): the numbers of small scenes counted by hand, and the
+// Host-memory estimates: the numbers of small scenes counted by hand, and the
 // refusal message that names the keys and the sizes.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,5 @@
-// Issue 11's output-directory defects: staging on the target's filesystem (D3), an all-or-
-// nothing --force commit (D4), an unwritable target found before the run (D4), and names of
-// up to 255 bytes (D19).
+// The output directory: staging on the target's filesystem, an all-or-nothing --force commit,
+// an unwritable target found before the run, and names of up to 255 bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>

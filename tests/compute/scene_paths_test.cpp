@@ -1,6 +1,6 @@
-// Issue 11 D13: input files named in a scene are found beside the scene file, whatever the
+// Input files named in a scene are found beside the scene file, whatever the
 // working directory; --set paths are the user's, relative to the working directory; a missing
-// file is named with its key and the path that was tried. D18: integer ranges are stated.
+// file is named with its key and the path that was tried; integer ranges are stated.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -81,7 +81,7 @@ inline bool scene(const std::uint8_t* data, std::size_t size) {
     }
     (void)s.to_json();
     // The parsers of each problem that allocate nothing in proportion to the values (the
-    // voxelising ones would need the memory estimate of issue 11 first).
+    // voxelising ones allocate before their memory estimate refuses a huge size).
     const std::string problem = s.get<std::string>("problem", "");
     if (problem == "strip") (void)strip::StripConfig::from_scene(s);
     if (problem == "glpet") (void)glpet::read_scanner(s);
@@ -142,7 +142,7 @@ inline bool glpet_listmode(const std::uint8_t* data, std::size_t size) {
   return accepted([&] { (void)glpet::read_listmode(f.path(), glpet_scanner()); });
 }
 
-// safir: STIR's SAFIR coincidence list, read against the seed's 91 × 180 scanner.
+// safir: STIR's SAFIR coincidence list, read against the 91 × 180 scanner of [Locans2017] §5.
 inline bool safir_clm(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)safir::read_clm_safir(f.path(), safir::Scanner{}); });
@@ -183,6 +183,12 @@ inline bool matrix_file(const std::uint8_t* data, std::size_t size) {
 inline bool projection_stack(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)fdk::read_projection_stack(f.path()); });
+}
+
+// fdk's reference volume (fdk.reference_volume): raw uint16, L³ voxels; read here as L = 4.
+inline bool fdk_reference(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)fdk::read_reference_volume(f.path(), 4); });
 }
 
 // oat: pressure .npy (the same bytes as pressure and as positions, so a Q×3 array is valid),

@@ -73,6 +73,11 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   out["matrix_file"].push_back(
       written(".npy", [&](const auto& p) { write_npy(p, std::span<const double>(m34), m_shape); }));
 
+  // A 4³ uint16 reference volume (no writer of ours makes one: the RabbitCT files come with it).
+  Bytes reference(2 * 4 * 4 * 4);
+  for (std::size_t i = 0; i < reference.size(); i += 2) reference[i] = static_cast<std::uint8_t>(i / 2);
+  out["fdk_reference"].push_back(reference);
+
   const std::size_t s_shape[3] = {2, 3, 4};
   const std::vector<float> stack(24, 0.75f);
   const std::vector<std::uint16_t> counts(24, 4000);

@@ -1,4 +1,4 @@
-// The house rules of ../shared/DESIGN.md checked by reading the source tree: includes are
+// The house rules of docs/developing.md checked by reading the source tree: includes are
 // written from the repository root and respect the layers (compute/ knows no GPU; renderer/
 // and cuda/ do not include each other), and files follow one naming scheme
 // (<module>/<problem>/<backend>_<operator>.{hpp,cpp,cu}, no problem prefix inside a problem
