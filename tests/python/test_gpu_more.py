@@ -244,7 +244,7 @@ def test_musr_chi2_reads_gpu_bins_in_place(kind, musr_msr):
 
 
 def test_musr_cuda_fit_of_its_own_bins_equals_cpu(musr_msr):
-    """The registry's cuda design (kCudaDefaultVariant) on the msr's own bins: χ² and gradient
+    """The registry's cuda evaluator on the msr's own bins: χ² and gradient
     within 1e-9 of the cpu evaluator in double, 1e-5 in float, and the fit lands on the cpu fit's
     values within a tenth of their HESSE errors."""
     cpu = tomoraster.musr.Fit(musr_msr, backend="cpu")
