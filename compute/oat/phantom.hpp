@@ -1,5 +1,5 @@
 // The oat phantom: uniform spheres blurred by a 3D Gaussian, with their exact pressure pulses
-// (notes oat-facts.md "Model": the N-pulse convolved with a temporal Gaussian of σ/c₀).
+// ([Wang2013] "Model": the N-pulse convolved with a temporal Gaussian of σ/c₀).
 // Independent of the operators: data simulated here never go through H.
 #pragma once
 #include <cstdint>

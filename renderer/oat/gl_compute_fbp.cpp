@@ -37,7 +37,7 @@ class GlComputeFbp final : public Fbp {
     if (K - 1 > caps.max_texture_size || Q > caps.max_texture_size)
       throw UnavailableError(str_cat("oat gl-compute fbp: a data texture of ", K - 1, " x ", Q,
                                      " exceeds GL_MAX_TEXTURE_SIZE (", caps.max_texture_size, ")"));
-    if (o.read == FbpRead::ldg || o.read == FbpRead::shared_lean || o.read == FbpRead::shared_fast)
+    if (o.read == FbpRead::ldg)
       throw UnavailableError(str_cat("oat gl-compute fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, o.read),
                                      "\" is cuda's"));
     choose_program(g, o, ctx);
