@@ -22,7 +22,7 @@ struct BlurredSphere {
   double sigma_mm = 0;   // 3D Gaussian blur (0: a sharp uniform sphere)
 };
 
-// f(ρ) of one blurred sphere at distance ρ from its centre (notes: erf and Gaussian terms).
+// f(ρ) of one blurred sphere at distance ρ from its centre (closed form: erf and Gaussian terms).
 double blurred_sphere_value(const BlurredSphere& s, double rho);
 
 // The pressure at a point transducer at distance d from the centre, time t (µs), for a sharp

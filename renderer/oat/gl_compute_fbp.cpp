@@ -138,8 +138,8 @@ class GlComputeFbp final : public Fbp {
       why = str_cat(shared_loops, " loop iterations per invocation, beyond the ", limit, " this software OpenGL (",
                     ctx.info().gl_renderer, ") runs before cutting loops short");
     // automatic: shared on hardware; on software GL (the one with a loop limit: llvmpipe) the texel
-    // fetches are cheaper than its emulated barriers and shared arrays (bench_oat --small --reps 3
-    // here: 21–23 ms texture, 31–45 ms shared over three runs), so texture there.
+    // fetches are cheaper than its emulated barriers and shared arrays (docs/perf/oat.md), so
+    // texture there.
     if (why.empty() && o.read == FbpRead::automatic && limit > 0) why = "software GL reads texels faster";
     shared_ = why.empty() && o.read != FbpRead::texture;
     if (o.read == FbpRead::shared && !shared_)
