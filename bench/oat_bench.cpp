@@ -1,26 +1,17 @@
-// bench_oat: the oat operators (seed 001) on every available GPU backend, in one run, on OUR
+// bench_oat: the oat operators ([Wang2013]) on every available GPU backend, in one run, on OUR
 // paper-sized scene (128×128×160 voxels of 0.2 mm, Rˢ = 65 mm, 20 MHz; never the paper's
-// tables, whose numbers are masked): the FBP from 128×256 transducers in voxel·transducer updates
-// per second against the texture-fetch and arithmetic probes measured in the same run and GAPAT's
+// tables): the FBP from 128×256 transducers in voxel·transducer updates per second against GAPAT's
 // ≈ 2.5·10¹¹ per GPU; one H_int and one H_intᵀ of the 64×128 subset in shell patches per second
-// against their probes (loads or texture fetches for H_int, atomics for H_intᵀ); every GPU figure
-// against our cpu reference on one core and on all cores (measured on a transducer subset, exactly
-// linear in the transducers, and extrapolated) beside the seed's ≈ 1000× (FBP) and ≈ 125× (PLS-int).
-// FBP variants side by side (the same exact formula, data read differently): cuda texture and ldg
-// (one fetch per update, against the texture-fetch and arithmetic probes of their kernel) and
-// shared-4/-8 (per-block time windows in shared memory, 4 or 8 voxels per thread, against the
-// shared-read and arithmetic probes of theirs) and shared-4b/-8b (the same, each thread's reads of
-// a transducer batched: same probes) and shared-8l/-16l/-8p/-16p/-8u/-16u/-8f/-16f (the lean kernel,
-// 8 or 16 voxels per thread, exact, pinned exact (u: unrolled over two transducers) or fast,
-// against its own two probes) and shared-8x/-16x (the deferred kernel: fast's loop, the pairs next
-// to a sample added exactly by a fix-up pass, timed alone too, with the list entries it used);
-// the fastest is named beside the
-// backend's default. Every cuda FBP row also states its image's rel. L2 against the cpu FBP
-// (double, all threads) of the middle z-slice on the same data.
+// against their bench-only probes (bench/cuda/oat/srt_probes.cu: loads or texture fetches for
+// H_int, atomics for H_intᵀ); every GPU figure against our cpu reference on one core and on all
+// cores (measured on a transducer subset, exactly linear in the transducers, and extrapolated)
+// beside the paper's ≈ 1000× (FBP) and ≈ 125× (PLS-int).
+// The cuda FBP's kernels side by side (the same exact formula; cuda/oat/fbp_device.hpp): deferred
+// (the default), pinned (its fallback where the deferred lists overflow), texture and ldg (where a
+// block's window does not fit shared memory), each with its image's rel. L2 against the cpu FBP
+// (double, all threads) of the middle z-slice on the same data; the deferred kernel's list lines.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
-//        --reps 2, --backends cuda,gl-compute, --fbp-variants texture,ldg,shared4,shared8,shared4b,shared8b,
-//        shared8l,shared16l,shared8p,shared16p,shared8u,shared16u,shared8f,shared16f,shared8x,shared16x,
-//        --json FILE.
+//        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -64,11 +55,11 @@ Args parse_args(int argc, char** argv) {
   app.add_flag("--small", a.small, "24^3 voxels of 1 mm, 8x16 / 4x8 transducers (cpu + software GL)");
   app.add_option("--reps", a.reps, "timed repetitions (best kept)")->capture_default_str();
   app.add_option("--backends", a.backends, "GPU backends (default: every available non-cpu)")->delimiter(',');
-  app.add_option("--fbp-variants", a.fbp_variants, "cuda FBP variants to time (default: all)")
+  app.add_option("--fbp-kernels", a.fbp_kernels,
+                 "cuda FBP kernels to time (default: all): deferred (the backend's default), pinned (its fallback "
+                 "on list overflow), texture and ldg (where the window does not fit shared memory)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"texture", "ldg", "shared4", "shared8", "shared4b", "shared8b", "shared8l", "shared16l",
-                             "shared8p", "shared16p", "shared8u", "shared16u", "shared8f", "shared16f", "shared8x",
-                             "shared16x"}));
+      ->check(CLI::IsMember({"deferred", "pinned", "texture", "ldg"}));
   cli.parse(argc, argv);
   if (a.small) {
     a.dims = {24, 24, 24};
@@ -237,7 +228,7 @@ int main(int argc, char** argv) {
   for (const Row& r : rows) print_row(r);
   std::printf("rate: FBP voxel-transducer updates/s (GAPAT ~%.1e per GPU), H_int/H_intT shell patches/s; cpu "
               "figures extrapolated from %dx%d transducers; * = through the operator interface (host transfers "
-              "included); vs cpu: FBP image rel. L2 against the cpu on the middle z-slice; seed: FBP ~%.0fx, PLS-int "
+              "included); vs cpu: FBP image rel. L2 against the cpu on the middle z-slice; paper: FBP ~%.0fx, PLS-int "
               "~%.0fx over its CPU code\n",
               kGapatUpdatesPerS, a.cpu_rings, a.cpu_views, kSeedFbpSpeedup, kSeedPlsIntSpeedup);
   for (const Row& r : rows)
@@ -250,7 +241,7 @@ int main(int argc, char** argv) {
       pls_cpu1 += patches / (r.what == "H_int" ? cpu.forward[0] : cpu.adjoint[0]) * 1e3;
     }
   if (pls_ms > 0) {
-    std::printf("PLS-int iteration (H_int + H_intT, cuda exact): %.1f ms, %.0fx the cpu on one thread (seed ~%.0fx)\n",
+    std::printf("PLS-int iteration (H_int + H_intT, cuda exact): %.1f ms, %.0fx the cpu on one thread (paper ~%.0fx)\n",
                 pls_ms, pls_cpu1 / pls_ms, kSeedPlsIntSpeedup);
     out["pls_int_iteration"] = {{"ms", pls_ms}, {"speedup_vs_cpu_1_thread", pls_cpu1 / pls_ms}};
   }

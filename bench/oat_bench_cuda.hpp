@@ -1,6 +1,6 @@
 // bench_oat's shared pieces (bench/oat_bench.cpp) and its cuda rows (oat_bench_cuda.cpp): every
-// cuda FBP variant against its kernel's probes with its error against the cpu, the deferred
-// kernel's list lines, and H_int / H_intᵀ against theirs.
+// cuda FBP kernel with its error against the cpu, the deferred kernel's list lines, and H_int /
+// H_intᵀ against their bench-only probes.
 #pragma once
 #include <array>
 #include <string>
@@ -12,13 +12,13 @@
 
 namespace tomo::oat::oat_bench {
 
-constexpr double kGapatUpdatesPerS = 2.5e11;  // GAPAT, RTX 3090 Ti (notes "Anchors")
+constexpr double kGapatUpdatesPerS = 2.5e11;  // GAPAT, RTX 3090 Ti ([Wang2013]'s comparison)
 
 struct Args {
   bool small = false;
   int reps = 2;
   std::vector<std::string> backends;
-  std::vector<std::string> fbp_variants;  // cuda FBP variants to time (empty: all)
+  std::vector<std::string> fbp_kernels;  // cuda FBP kernels to time (empty: all)
   std::string json;
   std::array<int, 3> dims{128, 128, 160};
   double voxel = 0.2, radius = 65.0, fs = 20.0;
@@ -38,7 +38,7 @@ struct Row {
 // Timing data whose cost does not depend on the values (oat_bench.cpp).
 std::vector<double> pattern(std::size_t n, double f);
 
-// The cuda rows (FBP variants, H_int, H_intᵀ) into `rows` and their extra lines into `out`;
+// The cuda rows (FBP kernels, H_int, H_intᵀ) into `rows` and their extra lines into `out`;
 // throws UnavailableError without CUDA.
 void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
                std::vector<Row>& rows, nlohmann::json& out);

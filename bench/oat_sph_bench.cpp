@@ -1,12 +1,12 @@
-// bench_oat_sph: H_sph and H_sphᵀ (seed 001's spherical-voxel model, issue 14) in one run, on OUR
-// scene (64³ voxels of 0.4 mm, 32×64 point transducers on Rˢ = 65 mm, 20 MHz, 128 frequencies;
-// the seed's sizes are masked): per-call time on one GPU with the vectors resident, in phasor
-// updates/s (one per face point × voxel × frequency) against the compute ceiling probed in the
-// same run (__sincosf + complex multiply-adds in the kernel's mix) and against the seed's layout
-// (a thread per frequency, a __sincosf per term) timed beside it; one and two GPUs through the
+// bench_oat_sph: H_sph and H_sphᵀ ([Wang2013]'s spherical-voxel model) in one run, on OUR scene
+// (64³ voxels of 0.4 mm, 32×64 point transducers on Rˢ = 65 mm, 20 MHz, 128 frequencies; not the
+// paper's sizes): per-call time on one GPU with the vectors resident, in phasor updates/s (one per
+// face point × voxel × frequency) against the compute ceiling probed in the same run (bench-only:
+// __sincosf + complex multiply-adds in the kernel's mix) and against the paper's layout (bench-only:
+// a thread per frequency, a __sincosf per term) timed beside it; one and two GPUs through the
 // SphModel interface (host copies included in both) and the two-GPU speed-up (target ≥ 1.8×);
 // every backend against our cpu reference on all cores and on one core (transducer subsets, the
-// work is exactly linear in the transducers, extrapolated) beside the seed's ≈ 250× (PLS-sph on
+// work is exactly linear in the transducers, extrapolated) beside the paper's ≈ 250× (PLS-sph on
 // 8 GPUs vs its sequential CPU code).
 // Flags: --small (12³ voxels, 4×8 transducers, 32 frequencies: cpu + llvmpipe, the two-rank row
 //        on host threads), --reps 3, --gpus 2, --json FILE.
@@ -25,7 +25,7 @@
 #include "compute/oat/sph_spectrum.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/core/device.hpp"
-#include "cuda/oat/sph_bench.hpp"
+#include "bench/cuda/oat/sph_timing.hpp"
 #endif
 
 using namespace tomo;
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
               a.n, a.voxel, a.rings, a.views, o.setup.frequencies, o.setup.f_mhz(g, 0),
               o.setup.f_mhz(g, o.setup.frequencies - 1), updates);
   std::printf("%-42s %10s %12s %10s %10s %10s\n", "row", "ms", "G upd/s", "vs ceiling", "vs cpu", "vs 1 core");
-  // cpu_ms: our cpu reference on all cores; cpu1_ms: on one core (the seed's CPU code was sequential).
+  // cpu_ms: our cpu reference on all cores; cpu1_ms: on one core (the paper's CPU code was sequential).
   auto row = [&](const std::string& name, double ms, double ceiling_ms, double cpu_ms, double cpu1_ms,
                  nlohmann::json extra = {}) {
     const double rate = updates / (ms * 1e-3);
@@ -151,12 +151,12 @@ int main(int argc, char** argv) {
   if (tomo::cuda::have_device()) {
     const CudaSphTimes t = time_cuda_sph(g, o, x, y, a.reps);
     const double ceiling_ms = updates / (t.probe_updates / (t.probe_ms * 1e-3)) * 1e3;
-    std::printf("compute ceiling (probe): %.1f G phasor updates/s\n", t.probe_updates / (t.probe_ms * 1e-3) * 1e-9);
+    std::printf("compute ceiling (bench-only probe): %.1f G phasor updates/s\n", t.probe_updates / (t.probe_ms * 1e-3) * 1e-9);
     row("cuda forward (1 GPU, resident)", t.forward_ms, ceiling_ms, cpu_f, cpu1_f, {{"seed_speedup", kSeedPlsSphSpeedup}});
     row("cuda adjoint (1 GPU, resident)", t.adjoint_ms, ceiling_ms, cpu_b, cpu1_b, {{"seed_speedup", kSeedPlsSphSpeedup}});
-    row("cuda forward, seed's layout", t.seed_forward_ms, ceiling_ms, cpu_f, cpu1_f, {{"rel_l2_vs_ours", t.seed_rel_l2}});
-    row("cuda adjoint, seed's layout", t.seed_adjoint_ms, ceiling_ms, cpu_b, cpu1_b);
-    std::printf("ours vs the seed's layout: forward %.2fx, adjoint %.2fx faster (forward results differ by %.2g)\n",
+    row("cuda forward, paper's layout (bench only)", t.seed_forward_ms, ceiling_ms, cpu_f, cpu1_f, {{"rel_l2_vs_ours", t.seed_rel_l2}});
+    row("cuda adjoint, paper's layout (bench only)", t.seed_adjoint_ms, ceiling_ms, cpu_b, cpu1_b);
+    std::printf("ours vs the paper's layout: forward %.2fx, adjoint %.2fx faster (forward results differ by %.2g)\n",
                 t.seed_forward_ms / t.forward_ms, t.seed_adjoint_ms / t.adjoint_ms, t.seed_rel_l2);
     rows.push_back({{"row", "probe"}, {"updates_per_s", t.probe_updates / (t.probe_ms * 1e-3)}});
   }
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
       std::printf("several devices: skipped (%s)\n", e.what());
     }
   }
-  std::printf("seed: PLS-sph on 8 Tesla C1060 ~%.0fx its CPU code\n", kSeedPlsSphSpeedup);
+  std::printf("paper: PLS-sph on 8 Tesla C1060 ~%.0fx its CPU code\n", kSeedPlsSphSpeedup);
   bench::write_report(a.json, {{"bench", "oat_sph"}, {"updates_per_call", updates}, {"rows", rows},
                                {"frequencies", o.setup.frequencies}, {"transducers", g.transducer_count()},
                                {"voxels", g.grid.count()}});

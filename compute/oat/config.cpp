@@ -56,11 +56,16 @@ OatConfig OatConfig::from_scene(const Scene& s) {
     c.frame = s.get_int_in_range("oat.data.frame", 0, 0, 1 << 24);
     c.wavelength = s.get_int_in_range("oat.data.wavelength", 0, 0, 1 << 24);
   }
-  c.algorithms = s.get<std::vector<std::string>>("oat.algorithms", {"fbp", "pls"});
-  if (c.algorithms.empty()) throw InputError(s.where("oat.algorithms") + ": name at least one of \"fbp\", \"pls\"");
-  for (const std::string& a : c.algorithms)
-    if (a != "fbp" && a != "pls")
+  const auto algorithms = s.get<std::vector<std::string>>("oat.algorithms", {"fbp", "pls"});
+  if (algorithms.empty()) throw InputError(s.where("oat.algorithms") + ": name at least one of \"fbp\", \"pls\"");
+  c.algorithms.clear();
+  for (const std::string& a : algorithms) {
+    const auto known = std::find_if(kAlgorithmNames.begin(), kAlgorithmNames.end(),
+                                    [&](const EnumName<Algorithm>& e) { return e.name == a; });
+    if (known == kAlgorithmNames.end())
       throw InputError(s.where("oat.algorithms") + ": unknown algorithm '" + a + "' (known: fbp, pls)");
+    c.algorithms.push_back(known->value);
+  }
   c.model.kind = s.get_enum("oat.model.kind", ModelKind::interpolation, kModelKindNames);
   c.model.interpolation = s.get_enum("oat.model.interpolation", Interpolation::exact, kInterpolationNames);
   c.model.threads = s.get_int_in_range("oat.threads", 0, 0, 4096);
@@ -74,20 +79,6 @@ OatConfig OatConfig::from_scene(const Scene& s) {
   c.write_data = s.get<bool>("oat.write_data", true);
   read_sph_keys(s, c);
   return c;
-}
-
-MemoryEstimate estimate_memory(const OatConfig& c) {
-  MemoryEstimate e;
-  const Grid3& g = c.geometry.grid;
-  e.key("oat.grid", str_cat(g.dims[0], "x", g.dims[1], "x", g.dims[2]));
-  // CG: α, r, p, Ap, the phantom, two images out, and one per-thread image of the cpu adjoint.
-  e.add(8 + 16, 8.0 * double(g.count()), "double volumes", "oat.grid");
-  if (c.source == DataSource::simulate) {
-    const double data = double(c.geometry.transducers.size()) * (c.geometry.time.samples + 2);
-    e.key("oat.rings/views/samples", str_cat(c.geometry.rings, "/", c.geometry.views, "/", c.geometry.time.samples));
-    e.add(6, 8.0 * data, "double data vectors", "oat.rings/views/samples");
-  }
-  return e;
 }
 
 }  // namespace tomo::oat

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "compute/core/enum_name.hpp"
-#include "compute/core/memory.hpp"
 #include "compute/oat/geometry.hpp"
 #include "compute/oat/model.hpp"
 #include "compute/oat/phantom.hpp"
@@ -25,6 +24,10 @@ inline constexpr std::array<EnumName<DataSource>, 4> kDataSourceNames{{{"simulat
                                                                        {"patato", DataSource::patato},
                                                                        {"kwave", DataSource::kwave}}};
 
+// What a run reconstructs, in the order given (oat.algorithms).
+enum class Algorithm { fbp, pls };
+inline constexpr std::array<EnumName<Algorithm>, 2> kAlgorithmNames{{{"fbp", Algorithm::fbp}, {"pls", Algorithm::pls}}};
+
 struct OatConfig {
   OatGeometry geometry;  // for read data: grid, c₀/Γ defaults and EIR; transducers/time from the file
   OatPhantom phantom;
@@ -34,7 +37,7 @@ struct OatConfig {
   std::string hdf5_file, kwave_input;         // patato / kwave (kwave_input optional)
   int frame = 0, wavelength = 0;              // patato
   bool fs_given = false, c0_given = false, t_min_given = false;
-  std::vector<std::string> algorithms{"fbp", "pls"};
+  std::vector<Algorithm> algorithms{Algorithm::fbp, Algorithm::pls};
   ModelOptions model;
   FbpOptions fbp;
   PlsOptions pls;
@@ -45,7 +48,5 @@ struct OatConfig {
 
   static OatConfig from_scene(const Scene& scene);
 };
-
-MemoryEstimate estimate_memory(const OatConfig& c);
 
 }  // namespace tomo::oat

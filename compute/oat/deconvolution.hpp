@@ -1,4 +1,4 @@
-// EIR deconvolution of measured oat data before FBP (notes "FBP"): P̃ = Ũ·W/H̃_e per transducer,
+// EIR deconvolution of measured oat data before FBP ([Wang2013]): P̃ = Ũ·W/H̃_e per transducer,
 // W a Hann window in temporal frequency, through FFTW with zero padding (no wrap-around).
 #pragma once
 #include <span>

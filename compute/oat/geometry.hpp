@@ -1,4 +1,4 @@
-// The acquisition of the oat problem (seed 001): point transducers (rings × views on a
+// The acquisition of the oat problem ([Wang2013]): point transducers (rings × views on a
 // measurement sphere, or read from a file), the time axis, c₀, Γ, the voxel grid and the EIR.
 // Units: mm, µs, MHz (so c₀ in mm/µs); index order of data u[q·K + k], voxels x fastest.
 #pragma once

@@ -1,36 +1,32 @@
 // The arithmetic of the oat operators, shared verbatim by the cpu (double) and CUDA (float)
 // backends: trilinear weights, the patches of a spherical shell (H_srt), the time derivative D,
-// the EIR taps and the fused FBP term per voxel and transducer (notes oat-facts.md).
+// the EIR taps and the fused FBP term per voxel and transducer ([Wang2013]).
 // Plain templates with no library dependency so nvcc and the host compiler see the same code.
 #pragma once
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define TOMO_OAT_HD __host__ __device__ __forceinline__
-#else
-#define TOMO_OAT_HD inline
-#endif
+#include "compute/core/host_device.hpp"
 
 namespace tomo::oat {
 
 template <class T>
-TOMO_OAT_HD T m_sqrt(T x) {
+TOMO_HD T m_sqrt(T x) {
   if constexpr (sizeof(T) == 4) return sqrtf(x); else return sqrt(x);
 }
 template <class T>
-TOMO_OAT_HD T m_floor(T x) {
+TOMO_HD T m_floor(T x) {
   if constexpr (sizeof(T) == 4) return floorf(x); else return floor(x);
 }
 template <class T>
-TOMO_OAT_HD T m_ceil(T x) {
+TOMO_HD T m_ceil(T x) {
   if constexpr (sizeof(T) == 4) return ceilf(x); else return ceil(x);
 }
 template <class T>
-TOMO_OAT_HD T m_acos(T x) {
+TOMO_HD T m_acos(T x) {
   if constexpr (sizeof(T) == 4) return acosf(x); else return acos(x);
 }
 template <class T>
-TOMO_OAT_HD void m_sincos(T x, T* s, T* c) {
+TOMO_HD void m_sincos(T x, T* s, T* c) {
   if constexpr (sizeof(T) == 4) { *s = sinf(x); *c = cosf(x); } else { *s = sin(x); *c = cos(x); }
 }
 
@@ -46,7 +42,7 @@ struct GridParams {
 // Calls f(index, weight) for the (up to) eight voxels of the trilinear interpolant at (x, y, z)
 // that lie in the grid (voxels outside count as zero). Both H_srt and H_srtᵀ go through here.
 template <class T, class F>
-TOMO_OAT_HD void trilinear_visit(const GridParams<T>& g, T x, T y, T z, F&& f) {
+TOMO_HD void trilinear_visit(const GridParams<T>& g, T x, T y, T z, F&& f) {
   const T inv = T(1) / g.ds;
   const T fx = (x - g.x0) * inv, fy = (y - g.y0) * inv, fz = (z - g.z0) * inv;
   const T bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
@@ -88,7 +84,7 @@ struct ShellCap {
 };
 
 template <class T>
-TOMO_OAT_HD ShellCap<T> shell_cap(const ShellFrame<T>& f, T R, T h) {
+TOMO_HD ShellCap<T> shell_cap(const ShellFrame<T>& f, T R, T h) {
   ShellCap<T> c{0, R, T(0), h};
   if (!(R > T(0)) || R < f.D - f.rho || R > f.D + f.rho) return c;
   T cmin = (f.D > T(0)) ? (R * R + f.D * f.D - f.rho * f.rho) / (T(2) * R * f.D) : T(-1);
@@ -109,7 +105,7 @@ struct ShellRing {
 };
 
 template <class T>
-TOMO_OAT_HD ShellRing<T> shell_ring(const ShellCap<T>& c, int i) {
+TOMO_HD ShellRing<T> shell_ring(const ShellCap<T>& c, int i) {
   const T dth = c.theta_max / T(c.n_theta);
   T sa, ca, sb, cb, sm, cm;
   m_sincos(T(i) * dth, &sa, &ca);
@@ -125,7 +121,7 @@ TOMO_OAT_HD ShellRing<T> shell_ring(const ShellCap<T>& c, int i) {
 // f(x, y, z) at each. cos/sin φ advance by a rotation (one sincos per ring, not per patch):
 // the drift after n steps is ~n·ε, below 1e-12 in double and 1e-4 in float for n < 10⁴.
 template <class T, class F>
-TOMO_OAT_HD void shell_ring_walk(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, F&& visit) {
+TOMO_HD void shell_ring_walk(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, F&& visit) {
   T sd, cd, sp, cp;
   const T dphi = T(2) * kPi<T> / T(r.n_phi);
   m_sincos(dphi, &sd, &cd);
@@ -144,7 +140,7 @@ TOMO_OAT_HD void shell_ring_walk(const ShellFrame<T>& f, const ShellCap<T>& c, c
 // World position of patch j of ring `r` (azimuth φ_j = (j + ½)·2π/n_phi), computed directly:
 // for threads that take one patch each; shell_ring_walk visits the same points in order.
 template <class T>
-TOMO_OAT_HD void shell_point(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, int j, T* x,
+TOMO_HD void shell_point(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, int j, T* x,
                              T* y, T* z) {
   T sp, cp;
   m_sincos((T(j) + T(0.5)) * T(2) * kPi<T> / T(r.n_phi), &sp, &cp);
@@ -156,7 +152,7 @@ TOMO_OAT_HD void shell_point(const ShellFrame<T>& f, const ShellCap<T>& c, const
 
 // g[q, k] = Σ_patches area·Ā(r_patch) for the shell of radius R (H_srt, one data sample).
 template <class T>
-TOMO_OAT_HD T srt_sample(const ShellFrame<T>& f, const GridParams<T>& g, const T* alpha, T R, T h) {
+TOMO_HD T srt_sample(const ShellFrame<T>& f, const GridParams<T>& g, const T* alpha, T R, T h) {
   const ShellCap<T> c = shell_cap(f, R, h);
   T sum = T(0);
   for (int i = 0; i < c.n_theta; ++i) {
@@ -173,7 +169,7 @@ TOMO_OAT_HD T srt_sample(const ShellFrame<T>& f, const GridParams<T>& g, const T
 // H_srtᵀ of one sample: scatter(n, area·weight·value) for every patch and trilinear neighbour
 // (the cpu adds into a per-thread image, CUDA atomically).
 template <class T, class Scatter>
-TOMO_OAT_HD void srt_sample_adjoint(const ShellFrame<T>& f, const GridParams<T>& g, T value, T R, T h,
+TOMO_HD void srt_sample_adjoint(const ShellFrame<T>& f, const GridParams<T>& g, T value, T R, T h,
                                     Scatter&& scatter) {
   const ShellCap<T> c = shell_cap(f, R, h);
   for (int i = 0; i < c.n_theta; ++i) {
@@ -188,24 +184,24 @@ TOMO_OAT_HD void srt_sample_adjoint(const ShellFrame<T>& f, const GridParams<T>&
 // Time axis of H_srt's output: K + 2 samples, index m = k + 1 for k = −1..K, so D has both
 // neighbours of every data sample. 1/t is 0 where t ≤ 0 (a shell of radius 0 has no area).
 template <class T>
-TOMO_OAT_HD T inv_time(T t_min, T dt, int k) {
+TOMO_HD T inv_time(T t_min, T dt, int k) {
   const T t = t_min + T(k) * dt;
   return t > T(0) ? T(1) / t : T(0);
 }
 
-// D (notes "Interpolation model"): p_k = c_D·(g_{k+1}/t_{k+1} − g_{k−1}/t_{k−1}),
+// D ([Wang2013] "Interpolation model"): p_k = c_D·(g_{k+1}/t_{k+1} − g_{k−1}/t_{k−1}),
 // c_D = Γ/(8πc₀²Δt) (β/C_p = Γ/c₀²); g has K + 2 samples per transducer (g[m], m = k + 1).
 template <class T>
-TOMO_OAT_HD T d_coefficient(T gruneisen, T c0, T dt) {
+TOMO_HD T d_coefficient(T gruneisen, T c0, T dt) {
   return gruneisen / (T(8) * kPi<T> * c0 * c0 * dt);
 }
 template <class T>
-TOMO_OAT_HD T d_sample(const T* g, int k, T t_min, T dt, T cD) {
+TOMO_HD T d_sample(const T* g, int k, T t_min, T dt, T cD) {
   return cD * (g[k + 2] * inv_time(t_min, dt, k + 1) - g[k] * inv_time(t_min, dt, k - 1));
 }
 // Dᵀ: g'[m] (m = k + 1, k = −1..K) = c_D/t_k·(p_{k−1} − p_{k+1}) over the p samples that exist.
 template <class T>
-TOMO_OAT_HD T d_adjoint_sample(const T* p, int K, int m, T t_min, T dt, T cD) {
+TOMO_HD T d_adjoint_sample(const T* p, int K, int m, T t_min, T dt, T cD) {
   const int k = m - 1;
   const T a = (k - 1 >= 0 && k - 1 < K) ? p[k - 1] : T(0);
   const T b = (k + 1 >= 0 && k + 1 < K) ? p[k + 1] : T(0);
@@ -214,28 +210,28 @@ TOMO_OAT_HD T d_adjoint_sample(const T* p, int K, int m, T t_min, T dt, T cD) {
 
 // H_eir: u_k = Σ_{j=0}^{J−1} h_j p_{k−j}; its transpose p_k = Σ_j h_j u_{k+j}.
 template <class T>
-TOMO_OAT_HD T eir_sample(const T* p, int K, const T* h, int J, int k) {
+TOMO_HD T eir_sample(const T* p, int K, const T* h, int J, int k) {
   T s = T(0);
   for (int j = 0; j < J && j <= k; ++j) s += h[j] * p[k - j];
   return s;
 }
 template <class T>
-TOMO_OAT_HD T eir_adjoint_sample(const T* u, int K, const T* h, int J, int k) {
+TOMO_HD T eir_adjoint_sample(const T* u, int K, const T* h, int J, int k) {
   T s = T(0);
   for (int j = 0; j < J && k + j < K; ++j) s += h[j] * u[k + j];
   return s;
 }
 
-// FBP weight of transducer q: −dSˢ_q/(πΓc₀RˢΔt) (notes "FBP", C_p/β = c₀²/Γ).
+// FBP weight of transducer q: −dSˢ_q/(πΓc₀RˢΔt) ([Wang2013] "FBP", C_p/β = c₀²/Γ).
 template <class T>
-TOMO_OAT_HD T fbp_weight(T surface, T gruneisen, T c0, T radius, T dt) {
+TOMO_HD T fbp_weight(T surface, T gruneisen, T c0, T radius, T dt) {
   return -surface / (kPi<T> * gruneisen * c0 * radius * dt);
 }
 // The fused term of one voxel at distance `dist` from a transducer:
 // (1.5 − (k+τ₀)/(k̃+τ₀))·p[k+1] + ((k+1+τ₀)/(k̃+τ₀) − 1.5)·p[k] = Δt[p(t̃)/t̃ + ½(p_{k+1}−p_k)/Δt],
 // k̃ = (dist/c₀ − t_min)/Δt, k = ⌊k̃⌋, τ₀ = t_min/Δt; 0 where k or k + 1 is outside 0..K−1.
 template <class T>
-TOMO_OAT_HD T fbp_term(const T* p, int K, T dist, T inv_c0, T t_min, T inv_dt) {
+TOMO_HD T fbp_term(const T* p, int K, T dist, T inv_c0, T t_min, T inv_dt) {
   const T kt = (dist * inv_c0 - t_min) * inv_dt;
   const T kf = m_floor(kt);
   const int k = static_cast<int>(kf);

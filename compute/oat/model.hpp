@@ -1,4 +1,4 @@
-// The operators of the oat problem (seed 001), one implementation per backend chosen by name
+// The operators of the oat problem ([Wang2013]), one implementation per backend chosen by name
 // through tomo::BackendRegistry<Model> / BackendRegistry<Fbp>: the imaging model H (forward
 // u = Hα and its matched adjoint Hᵀ) and the fused filtered back-projection. Host vectors are
 // double so the cpu reference meets the 1e-12 adjoint identity; GPU backends convert to float.
@@ -33,7 +33,7 @@ struct ModelOptions {
   ModelKind kind = ModelKind::interpolation;
   Interpolation interpolation = Interpolation::exact;
   int threads = 0;            // cpu: OpenMP threads, 0 = all
-  double patch_factor = 1.0;  // H_srt patch edge = patch_factor·Δs (seed: ≈ Δs)
+  double patch_factor = 1.0;  // H_srt patch edge = patch_factor·Δs ([Wang2013]: ≈ Δs)
   bool portable = false;      // gl-compute: ignore the float-atomic extension (test the fallback)
 };
 
@@ -55,18 +55,13 @@ class Model {
 // How a GPU FBP reads its data table (the same exact formula every way): automatic = the
 // backend's fastest where it fits; texture = one texture fetch per voxel-transducer update; ldg =
 // cuda's read-only data cache; shared = per-block time windows staged in shared memory (cuda: its
-// default kernel there, the deferred shared-8x);
-// shared_lean = cuda's lean kernel on those windows (fewer instructions per update, same
-// contract); shared_fast = the lean kernel without the double refinement of k̃ next to a sample
-// (a looser, stated tolerance; never chosen by automatic). cpu ignores it; a backend without the
-// way asked for throws UnavailableError from configure().
-enum class FbpRead { automatic, texture, ldg, shared, shared_lean, shared_fast };
-inline constexpr std::array<EnumName<FbpRead>, 6> kFbpReadNames{{{"auto", FbpRead::automatic},
+// deferred kernel). cpu ignores it; a backend without the way asked for throws UnavailableError
+// from configure().
+enum class FbpRead { automatic, texture, ldg, shared };
+inline constexpr std::array<EnumName<FbpRead>, 4> kFbpReadNames{{{"auto", FbpRead::automatic},
                                                                  {"texture", FbpRead::texture},
                                                                  {"ldg", FbpRead::ldg},
-                                                                 {"shared", FbpRead::shared},
-                                                                 {"shared-lean", FbpRead::shared_lean},
-                                                                 {"shared-fast", FbpRead::shared_fast}}};
+                                                                 {"shared", FbpRead::shared}}};
 
 struct FbpOptions {
   Interpolation interpolation = Interpolation::exact;  // GPU: texture-unit or fp32 linear in time
@@ -74,7 +69,7 @@ struct FbpOptions {
   FbpRead read = FbpRead::automatic;                   // GPU: see FbpRead
 };
 
-// The fused discrete FBP (notes "FBP"): one voxel from two samples per transducer.
+// The fused discrete FBP ([Wang2013]): one voxel from two samples per transducer.
 class Fbp {
  public:
   virtual ~Fbp() = default;

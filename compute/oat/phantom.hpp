@@ -1,5 +1,5 @@
 // The oat phantom: uniform spheres blurred by a 3D Gaussian, with their exact pressure pulses
-// (notes oat-facts.md "Model": the N-pulse convolved with a temporal Gaussian of σ/c₀).
+// ([Wang2013] "Model": the N-pulse convolved with a temporal Gaussian of σ/c₀).
 // Independent of the operators: data simulated here never go through H.
 #pragma once
 #include <cstdint>
@@ -22,7 +22,7 @@ struct BlurredSphere {
   double sigma_mm = 0;   // 3D Gaussian blur (0: a sharp uniform sphere)
 };
 
-// f(ρ) of one blurred sphere at distance ρ from its centre (notes: erf and Gaussian terms).
+// f(ρ) of one blurred sphere at distance ρ from its centre (closed form: erf and Gaussian terms).
 double blurred_sphere_value(const BlurredSphere& s, double rho);
 
 // The pressure at a point transducer at distance d from the centre, time t (µs), for a sharp

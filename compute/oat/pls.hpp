@@ -1,4 +1,4 @@
-// Penalised least squares for the oat model (seed 001 "PLS"): α̂ = argmin ‖u − Hα‖² + μR(α),
+// Penalised least squares for the oat model ([Wang2013] "PLS"): α̂ = argmin ‖u − Hα‖² + μR(α),
 // R the quadratic first-difference penalty over the three axes, by linear conjugate gradients
 // from zero on the normal equations (HᵀH + μLᵀL)α = Hᵀu; written once against oat::Model.
 #pragma once
@@ -13,7 +13,7 @@ namespace tomo::oat {
 
 struct PlsOptions {
   int iterations = 20;
-  double mu = 0.0;  // penalty weight (seed: 0 for simulations)
+  double mu = 0.0;  // penalty weight ([Wang2013]: 0 for simulations)
 };
 
 struct PlsIteration {

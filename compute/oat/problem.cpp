@@ -1,7 +1,7 @@
-// The `oat` problem (seed 001): simulate (blurred spheres, exact pulses) or read the data, run
-// FBP and PLS-int on the chosen backend, write volumes (.nii), MIPs in three orientations, the
-// data image, report.json with RMSE vs the phantom per algorithm; `crosscheck` compares every
-// backend's H, Hᵀ and FBP with cpu.
+// The `oat` problem ([Wang2013]): simulate (blurred spheres, exact pulses) or read the data, run
+// FBP and PLS-int on the chosen backend, write volumes (.nii), MIP previews in three orientations,
+// the data preview, report.json with RMSE vs the phantom per algorithm; `crosscheck` compares
+// every backend's H, Hᵀ and FBP with cpu.
 #include <cmath>
 #include <memory>
 
@@ -19,11 +19,13 @@
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
+#include "compute/io/preview.hpp"
 #include "compute/oat/acquisition.hpp"
 #include "compute/oat/config.hpp"
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
+#include "compute/oat/memory.hpp"
 #include "compute/oat/sph_run.hpp"
 
 namespace tomo::oat {
@@ -40,8 +42,10 @@ void write_volume(OutputDir& out, const Grid3& g, const std::string& stem, std::
   for (std::size_t i = 0; i < v.size(); ++i) vol.data[i] = static_cast<float>(v[i]);
   write_nifti(out.file(stem + ".nii"), vol);
   static const char* kAxes[3] = {"yz", "xz", "xy"};  // the plane each MIP shows
+  const std::vector<PreviewPanel> mips = mip_panels(vol);
   for (int axis = 0; axis < 3; ++axis)
-    write_png(out.file(stem + "_mip_" + kAxes[axis] + ".png"), mip(g, v, axis), ColorMap::Gray);
+    write_preview(out.file(stem + "_mip_" + kAxes[axis] + ".png"), {mips[axis]},
+                  {stem, "a.u.", "MIP", ColorMap::Gray, 0, 0});
 }
 
 void record_errors(RunReport& report, const std::string& name, std::span<const double> img,
@@ -88,13 +92,16 @@ void run(RunContext& ctx) {
     if (c.write_data) write_npy_data(ctx.out.file("data.npy"), ctx.out.file("transducers.npy"), g, acq.data);
     write_volume(ctx.out, g.grid, "phantom", acq.phantom);
   }
-  write_png(ctx.out.file("data.png"), data_image(g.transducer_count(), g.time.samples, acq.data), ColorMap::Gray);
+  write_preview(ctx.out.file("data.png"),
+                {{data_image(g.transducer_count(), g.time.samples, acq.data), "time right, transducer down"}},
+                {"pressure", "a.u.", "", ColorMap::Gray, 0, 0});
 
   const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
-  for (const std::string& algorithm : c.algorithms) {
+  for (const Algorithm algorithm : c.algorithms) {
+    const std::string name(enum_name(kAlgorithmNames, algorithm));
     std::vector<double> img(g.grid.count());
-    if (algorithm == "fbp") {
+    if (algorithm == Algorithm::fbp) {
       const std::string fb = BackendRegistry<Fbp>::instance().resolve(ctx.backend);
       auto op = BackendRegistry<Fbp>::instance().create(fb);
       op->configure(g, c.fbp);
@@ -108,8 +115,8 @@ void run(RunContext& ctx) {
     } else {
       img = run_pls_reported(ctx, c, g, acq.data, backend);
     }
-    write_volume(ctx.out, g.grid, algorithm, img);
-    record_errors(ctx.report, algorithm, img, acq.phantom);
+    write_volume(ctx.out, g.grid, name, img);
+    record_errors(ctx.report, name, img, acq.phantom);
   }
 }
 
@@ -143,16 +150,10 @@ int crosscheck(CrosscheckContext& ctx) {
     return table.finish(ctx.report);
   }
   const auto ref = evaluate("cpu", Interpolation::exact);
-  auto& reg = BackendRegistry<Model>::instance();
   CrosscheckTable table("oat", str_cat(g.transducer_count(), " transducers × ", g.time.samples, " samples, ",
                                        g.grid.dims[0], "x", g.grid.dims[1], "x", g.grid.dims[2],
                                        " voxels: H, Hᵀ, FBP"));
-  for (const std::string& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<Model>(table, [&](const std::string& name) {
     for (const Interpolation interp : {Interpolation::exact, Interpolation::hardware})
       table.run(name, to_string(interp), [&] {
         const auto r = evaluate(name, interp);
@@ -161,12 +162,12 @@ int crosscheck(CrosscheckContext& ctx) {
                                 {"adjoint_rel_l2", relative_l2(r[1], ref[1]), kExactTolerance},
                                 {"fbp_rel_l2", relative_l2(r[2], ref[2]), tol}};
       });
-  }
+  });
   return table.finish(ctx.report);
 }
 
 const ProblemRegistrar kRegister({"oat",
-                                  "3D optoacoustic tomography (seed 001): exact blurred-sphere data, FBP, "
+                                  "3D optoacoustic tomography ([Wang2013]): exact blurred-sphere data, FBP, "
                                   "H_int = H_eir·D·H_srt and its adjoint, PLS by CG",
                                   run, crosscheck, [] {
                                     std::vector<std::pair<std::string, Availability>> out;

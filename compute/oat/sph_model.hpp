@@ -1,4 +1,4 @@
-// The spherical-voxel model H_sph of seed 001 in the temporal-frequency domain (issue 14): one
+// The spherical-voxel model H_sph of [Wang2013] in the temporal-frequency domain: one
 // implementation per backend through tomo::BackendRegistry<SphModel>, complex data ũ[q·L + l].
 // ũ[q,l] = p̃₀(f_l)·Σₙ αₙ·h̃_q(rₙ, f_l)/S_q and its exact transpose α′ₙ = Σ Re{ũ·conj(p̃₀h̃/S)}.
 #pragma once

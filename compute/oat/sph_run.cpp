@@ -111,19 +111,13 @@ void crosscheck_sph(CrosscheckTable& table, const OatConfig& c, const OatGeometr
                      hty};
   };
   const auto ref = evaluate("cpu");
-  auto& reg = BackendRegistry<SphModel>::instance();
-  for (const std::string& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "sph", a.why);
-      continue;
-    }
+  run_backends<SphModel>(table, [&](const std::string& name) {
     table.run(name, "sph", [&] {
       const auto r = evaluate(name);
       return CrosscheckErrors{{"forward_rel_l2", relative_l2(r.first, ref.first), kSphTolerance},
                               {"adjoint_rel_l2", relative_l2(r.second, ref.second), kSphTolerance}};
     });
-  }
+  });
 }
 
 }  // namespace tomo::oat

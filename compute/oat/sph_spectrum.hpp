@@ -17,7 +17,7 @@ double spherical_j1(double x);
 std::complex<double> eir_spectrum(const OatGeometry& g, double f_mhz);
 // p̃₀(f_l), l < L: one voxel sphere (radius Δs/2, value 6α/π so that its energy is αΔs³) seen by
 // a point transducer is p̃₀(f)·e^{−ĵ2πfd/c₀}/(2πd). Its f → 0 limit ĵπΓΔs³f/c₀²·h̃_e is a point
-// source of energy αΔs³ (notes: the masked normalisation, pinned here).
+// source of energy αΔs³ (the paper leaves the normalisation open; ours is pinned here).
 std::vector<std::complex<double>> voxel_spectrum(const OatGeometry& g, const SphSetup& s);
 // The weights the backends multiply their phase sums by: c_l = p̃₀(f_l)/(2π·n²), so that
 // ũ[q,l] = c_l·Σ_points Σₙ αₙ e^{−ĵ2πf_l d/c₀}/d (n² face points per transducer).

@@ -1,13 +1,11 @@
 // The `cuda` backend of the oat FBP (float): the fused discrete formula with one thread per
-// z-column of voxels (seed 001 Algs. fbp/k_fbp), the data read the way FbpOptions::read asks
-// (automatic and "shared": FbpDevice::best(), per-block time windows in shared memory where they
-// fit, the deferred kernel "shared-8x"), see fbp_kernels.hpp. FbpOptions::interpolation has no
-// effect: the texture unit's filter cannot hold the difference.
+// z-column of voxels ([Wang2013] Algs. fbp/k_fbp) on FbpDevice, through the kernel FbpDevice::choose
+// picks for oat.fbp.read (the deferred kernel where a block's time window fits shared memory).
+// FbpOptions::interpolation has no effect: the texture unit's filter cannot hold the difference.
 #include <algorithm>
 #include <memory>
 
 #include "compute/core/error.hpp"
-#include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/oat/model.hpp"
 #include "cuda/core/device.hpp"
@@ -16,48 +14,37 @@
 namespace tomo::oat {
 namespace {
 
+const char* kernel_description(FbpKernel k) {
+  switch (k) {
+    case FbpKernel::deferred:
+      return "time windows in shared memory, pairs next to a sample deferred to an exact fix-up pass";
+    case FbpKernel::pinned: return "time windows in shared memory, pairs next to a sample refined in the loop";
+    case FbpKernel::texture: return "texture fetches";
+    case FbpKernel::ldg: return "__ldg reads";
+  }
+  return "?";
+}
+
 class CudaFbp final : public Fbp {
  public:
   std::string describe() const override {
     if (!dev_) return "cuda (exact fused formula, float): not configured";
-    const FbpChoice c = choice_;
-    const char* how = c.variant == FbpVariant::texture ? "texture fetches"
-                      : c.variant == FbpVariant::ldg   ? "__ldg reads"
-                      : c.lean && c.deferred           ? "time windows in shared memory, lean kernel, pairs next to a "
-                                                         "sample deferred to an exact fix-up pass"
-                      : c.lean                         ? "time windows in shared memory, lean kernel"
-                                                       : "time windows in shared memory";
-    return str_cat("cuda (exact fused formula, float, ", how, ", ",
-                   c.fast ? "fast: k̃ NOT refined next to samples, looser tolerance" : "k̃ refined in double next to samples",
-                   "): ", dev_->device());
+    return str_cat("cuda (exact fused formula, float, ", kernel_description(kernel_),
+                   ", k̃ refined in double next to samples): ", dev_->device());
   }
 
   void configure(const OatGeometry& g, const FbpOptions& o) override {
-    opt_ = o;
     dev_.reset();
     dev_ = std::make_unique<FbpDevice>(g);
-    voxels_ = g.grid.count();
-    choice_ = dev_->best();
-    if (o.read != FbpRead::automatic) {
-      choice_.variant = o.read == FbpRead::texture ? FbpVariant::texture
-                        : o.read == FbpRead::ldg   ? FbpVariant::ldg
-                                                   : FbpVariant::shared;
-      if (o.read == FbpRead::shared_lean)  // the pinned lean kernel, 16 voxels per thread
-        choice_ = {FbpVariant::shared, 16, false, true, false, true};
-      if (o.read == FbpRead::shared_fast)
-        choice_ = {FbpVariant::shared, 16, false, true, true};
-      if (!dev_->available(choice_.variant))
-        throw UnavailableError(str_cat("oat cuda fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, o.read),
-                                       "\" is not available on this geometry (see the log)"));
-    }
+    kernel_ = dev_->choose(o.read);
   }
 
   void reconstruct(std::span<const double> pressure, std::span<double> image) override {
     if (!dev_) throw Error("oat cuda fbp: configure() was not called");
-    if (image.size() != voxels_)
-      throw Error(str_cat("oat cuda fbp: image of ", image.size(), " voxels, the grid has ", voxels_));
+    if (image.size() != dev_->voxels())
+      throw Error(str_cat("oat cuda fbp: image of ", image.size(), " voxels, the grid has ", dev_->voxels()));
     dev_->upload(pressure);
-    dev_->run(choice_);
+    dev_->run(kernel_);
     const std::vector<float> f = dev_->image();
     std::copy(f.begin(), f.end(), image.begin());
   }
@@ -67,10 +54,8 @@ class CudaFbp final : public Fbp {
   }
 
  private:
-  FbpOptions opt_;
   std::unique_ptr<FbpDevice> dev_;
-  FbpChoice choice_;
-  std::size_t voxels_ = 0;
+  FbpKernel kernel_ = FbpKernel::deferred;
 };
 
 const BackendRegistrar<Fbp> kRegisterCuda({"cuda", kPriorityCuda, [] { return tomo::cuda::cuda_availability(); },

@@ -1,5 +1,5 @@
 // The `cuda` backend of the oat imaging model (float): H_int = H_eir·D·H_srt and its exactly
-// matched transpose, every stage on the GPU (the seed ran D and H_eir on the CPU); see
+// matched transpose, every stage on the GPU ([Wang2013] ran D and H_eir on the CPU); see
 // srt_kernels.hpp. Interpolation exact: fp32 trilinear weights, the adjoint matched to fp32;
 // hardware: H_srt's fetch by the texture unit, the transpose stays the exact scatter.
 #include <algorithm>

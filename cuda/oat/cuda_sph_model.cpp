@@ -1,7 +1,7 @@
 // The `cuda` backend of H_sph (float; sph_kernels.cu) and its several-GPU form: one NcclTeam rank
 // per device, each with an SphDevice; rank r forwards its slice of the voxels and transposes its
 // slice of the transducers, and the partial ũ (2QL floats) or α (N floats) are summed in device
-// memory by NCCL all-reduce (the seed: pthreads per GPU, partial vectors summed on the host).
+// memory by NCCL all-reduce ([Wang2013]: pthreads per GPU, partial vectors summed on the host).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>

@@ -1,23 +1,22 @@
 // oat's H_int (forward u = Hα, adjoint α = Hᵀu) and FBP on memory the caller owns on the GPU
-// (CuPy/PyTorch arrays through DLPack in the Python module): srt_kernels.hpp's and fbp_kernels.hpp's
-// launchers run on it.
+// (CuPy/PyTorch arrays through DLPack in the Python module): thin adapters over ModelDevice and
+// FbpDevice, the objects the registered `cuda` backends run, so both paths run the same kernels.
+// The caller's arrays move in and out by device-to-device copies.
 #pragma once
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "compute/oat/geometry.hpp"
 #include "compute/oat/model.hpp"
 
 namespace tomo::oat {
 
-struct FbpChoice;  // cuda/oat/fbp_device.hpp
-
 class DeviceArrayModel {
  public:
-  // On CUDA device `device` (the runtime's when < 0); keeps the frames, taps, the shell samples g,
-  // p and (hardware interpolation) α's texture between calls. UnavailableError for models other
-  // than interpolation, as the cuda Model backend.
+  // On CUDA device `device` (the runtime's when < 0); a ModelDevice kept between calls.
+  // UnavailableError for models other than interpolation, as the cuda Model backend.
   DeviceArrayModel(const OatGeometry& g, const ModelOptions& o, int device);
   ~DeviceArrayModel();
   DeviceArrayModel(const DeviceArrayModel&) = delete;
@@ -39,11 +38,9 @@ class DeviceArrayModel {
   std::unique_ptr<State> s_;
 };
 
-// The cuda Fbp (FbpDevice's exact fused formula) from pressure on the device into an image on the
-// device: the data table is built on the GPU from the caller's p and the kernel writes the
-// caller's image. FbpDevice supplies the kernel parameters and the read variant (its own table and
-// image buffers are allocated but unused here); the shared-memory variant runs where available,
-// else the __ldg one (no texture: the table stays in linear memory).
+// The cuda Fbp from pressure on the device into an image on the device: FbpDevice builds its table
+// on the GPU from the caller's p (FbpDevice::upload_device) and runs the kernel the cuda backend
+// runs (FbpDevice::choose()); the image is copied into the caller's.
 class DeviceArrayFbp {
  public:
   // On runtime_options().cuda_device (FbpDevice's choice).
@@ -66,7 +63,7 @@ class DeviceArrayFbp {
   std::size_t voxels() const;
   std::size_t data_samples() const;
   int device() const { return device_; }
-  FbpChoice choice() const;  // the variant it runs (shared or ldg)
+  std::string_view kernel() const;  // the kernel it runs (FbpDevice::choose())
   std::string describe() const;
 
  private:

@@ -1,4 +1,4 @@
-// Selects runtime_options().cuda_device and names it: called first in the oat CUDA objects'
+// Selects `device` (runtime_options().cuda_device when < 0) and names it: called first in the oat CUDA objects'
 // member initialisers, so their streams and buffers are made on that device.
 #pragma once
 #include <string>
@@ -8,8 +8,8 @@
 
 namespace tomo::oat {
 
-inline std::string select_cuda_device() {
-  tomo::cuda::select_device(runtime_options().cuda_device);
+inline std::string select_cuda_device(int device = -1) {
+  tomo::cuda::select_device(device >= 0 ? device : runtime_options().cuda_device);
   const int current = tomo::cuda::current_device();
   for (const auto& d : tomo::cuda::list_devices())
     if (d.index == current) return tomo::cuda::describe(d);

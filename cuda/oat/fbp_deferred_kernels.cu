@@ -1,19 +1,19 @@
-// oat FBP CUDA kernels, the deferred variant (fbp_kernels.hpp "The deferred variant", issue 13):
-// the lean kernel's pinned update with no slow path in the main loop, the pairs next to a sample
+// The oat FBP's deferred kernel, what the cuda backend runs (fbp_kernels.hpp "The deferred
+// kernel"): the pinned update with no slow path in the main loop, the pairs next to a sample
 // recorded in per-block lists, and a fix-up pass that adds their terms computed in double.
 #include <cuda_runtime.h>
 
 #include "compute/core/error.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/oat/fbp_kernels.hpp"
-#include "cuda/oat/fbp_lean.cuh"
+#include "cuda/oat/fbp_pinned.cuh"
 #include "cuda/oat/fbp_math.cuh"
 #include "cuda/oat/fbp_window.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
 
-// One update (pinned, fbp_lean.cuh LeanConsts): the byte offset of the window entry from z's bits,
+// One update (pinned, fbp_pinned.cuh LeanConsts): the byte offset of the window entry from z's bits,
 // and the near-sample test from its fraction bits as an integer compare (frac(z)·2^(23−L) <
 // (thr − 1)·2²³, the pinned modes' test): a pair that fails adds inv = 0 (selected, no branch)
 // and sets its bit in `mask`. A NaN z (a voxel centre on a transducer) has fraction bits 0: recorded.
@@ -45,8 +45,8 @@ __device__ __forceinline__ void deferred_append(unsigned hit, unsigned mask, int
   }
 }
 
-// 12 blocks per SM, what 16 KiB of windows per block allow on an H100/H200 (as the fast kernel
-// gets): ≤ 42 registers at 8 voxels per thread (48 unbounded, 10 blocks), ≤ 85 at 16.
+// 12 blocks per SM, what 16 KiB of windows per block allow on an H100/H200: ≤ 42 registers at 8
+// voxels per thread.
 template <int kV>
 __global__ void __launch_bounds__(SharedShape<kV>::kThreads, 12)
     fbp_deferred_kernel(FbpParams p, LeanConsts lc, FbpSharedShape sh, const float4* __restrict__ tr,
@@ -163,18 +163,14 @@ void launch_fbp_deferred(const FbpParams& p, float eps_lean, const FbpSharedShap
   const bool pow2 = sh.slot >= 8 && sh.slot <= 2048 && (sh.slot & (sh.slot - 1)) == 0;
   const int static_bytes = kFbpSharedMaxTile * static_cast<int>(sizeof(LeanRecord)) + 4;
   if (!pow2 || sh.tile < 1 || sh.tile > kFbpSharedMaxTile || fbp_shared_bytes(sh) + static_bytes > 48 * 1024 ||
-      (sh.voxels_per_thread != 8 && sh.voxels_per_thread != 16) || !list.entries || !list.counts || !list.overflow)
+      sh.voxels_per_thread != 8 || !list.entries || !list.counts || !list.overflow)
     throw Error(str_cat("oat cuda fbp (deferred): bad shape: ", sh.voxels_per_thread,
-                        " voxels per thread (8 or 16), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
+                        " voxels per thread (8), slot ", sh.slot, " (a power of two, 8 ... 2048), tile ", sh.tile,
                         " (1 ... ", kFbpSharedMaxTile, "), at most 48 KiB of shared memory, or no list"));
   const LeanConsts lc = lean_consts(p, eps_lean, sh);
   const dim3 grid = deferred_grid(p);
-  if (sh.voxels_per_thread == 8)
-    fbp_deferred_kernel<8><<<grid, SharedShape<8>::kThreads, fbp_shared_bytes(sh), stream>>>(p, lc, sh, transducers,
-                                                                                              table, image, list);
-  else
-    fbp_deferred_kernel<16><<<grid, SharedShape<16>::kThreads, fbp_shared_bytes(sh), stream>>>(
-        p, lc, sh, transducers, table, image, list);
+  fbp_deferred_kernel<8><<<grid, SharedShape<8>::kThreads, fbp_shared_bytes(sh), stream>>>(p, lc, sh, transducers,
+                                                                                            table, image, list);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -182,14 +178,12 @@ void launch_fbp_fixup(const FbpParams& p, int voxels_per_thread, const float2* t
                       const FbpDeferredList& list, cudaStream_t stream) {
   if (p.nx <= 0 || p.ny <= 0 || p.nz <= 0 || p.transducers <= 0) return;
   const dim3 g = deferred_grid(p);
-  // 4 × 256 threads per main block: ~1e4 … 1e5 entries per block on the paper scene (2·eps_lean of
-  // 1024 × Q pairs), each an independent chain of loads, a double sqrt and an atomic.
+  // 4 × 256 threads per main block: ~1e4 … 1e5 entries per block on a paper-sized scene (2·eps_lean
+  // of 1024 × Q pairs), each an independent chain of loads, a double sqrt and an atomic.
   const dim3 grid(g.x * g.y * g.z, 4);
   const int gx = static_cast<int>(g.x), gy = static_cast<int>(g.y);
-  if (voxels_per_thread == 8)
-    fbp_fixup_kernel<8><<<grid, 256, 0, stream>>>(p, table, image, list, gx, gy);
-  else
-    fbp_fixup_kernel<16><<<grid, 256, 0, stream>>>(p, table, image, list, gx, gy);
+  if (voxels_per_thread != 8) throw Error("oat cuda fbp (deferred): the fix-up pass takes 8 voxels per thread");
+  fbp_fixup_kernel<8><<<grid, 256, 0, stream>>>(p, table, image, list, gx, gy);
   TOMO_CUDA_CHECK_LAST();
 }
 

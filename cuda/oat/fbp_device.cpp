@@ -1,4 +1,5 @@
-// FbpDevice (see fbp_device.hpp).
+// FbpDevice (see fbp_device.hpp): the kernels' parameters and bounds from the geometry, the
+// table, and the choice of kernel.
 #include "cuda/oat/fbp_device.hpp"
 
 #include <cuda_runtime.h>
@@ -22,11 +23,6 @@ const OatGeometry& validated(const OatGeometry& g) {
   return g;
 }
 
-// eps of the shared kernel, whose k̃ − ½ = fma(d², rsqrt(d²), −tau0h) runs in samples (a = 1/(c₀Δt)),
-// from a worst-case sum (u = 2⁻²⁴, lengths in samples): coordinates rounded at |s| (S), the voxel
-// position i·Δs (2X) and the difference (D) give u·(S + 2X + D) in d; d² in three roundings 1.5u·D;
-// rsqrt's 2 ulp 4u·D; the fma and tau0h u·(D + 2·tau0h). 1.25× that (8.9e-4 on the paper scene,
-// against 1.4e-3 for the texture kernel's 2× of a looser bound): fewer pairs take the double path.
 // S + 2X of the bounds below (samples): S the largest transducer position norm, X the grid's
 // diagonal (positions relative to voxel 0; a = 1/(c₀Δt)).
 double position_scale(const std::vector<double>& pos, const OatGeometry& g, double a) {
@@ -38,18 +34,11 @@ double position_scale(const std::vector<double>& pos, const OatGeometry& g, doub
   return S + 2 * std::sqrt(X);
 }
 
-float shared_eps(const std::vector<double>& pos, const OatGeometry& g, double d_max_mm, double a, float tau0h) {
-  const double u = std::ldexp(1.0, -24);
-  const double D = d_max_mm * a;
-  const double bound = u * (position_scale(pos, g, a) + D) + 1.5 * u * D + 4 * u * D + u * (D + 2 * std::abs(tau0h));
-  return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
-}
-
-// eps of the lean kernel (fbp_kernels.hpp "The lean variant"), the same kind of worst-case sum
-// for its kr = fma(d², rsqrt(d²), −C) (u = 2⁻²⁴, lengths in samples, h the voxel pitch, V = 16 the
-// most voxels per thread): coordinates as shared_eps, u·(S + 2X + D + V·h) (the column centre is
-// up to V·h/2 from a voxel); d² in five roundings (dy², dxy², A_m's base, A_m, the final fma) of
-// terms at most A_m = d² + B, B = (V − 1)·h·|dz_c| the cross term, so δd ≤ 2.5u·(d + B/d), and
+// eps of the shared-memory kernels (fbp_kernels.hpp "Time windows in shared memory"), a
+// worst-case sum for their kr = fma(d², rsqrt(d²), −C) (u = 2⁻²⁴, lengths in samples, h the voxel
+// pitch, V = 16 a bound on the voxels per thread, which are 8): coordinates rounded at |s| (S), the
+// voxel position (2X) and the difference (D), u·(S + 2X + D + V·h) (the column centre is up to
+// V·h/2 from a voxel); d² in five roundings (dy², dxy², A_m's base, A_m, the final fma) of terms at most A_m = d² + B, B = (V − 1)·h·|dz_c| the cross term, so δd ≤ 2.5u·(d + B/d), and
 // B/d ≤ (V − 1)·h·(1 + V·h/(2·d_min)) with d_min the nearest transducer-voxel distance (≥ 1
 // sample: the far transducers; nearer ones may take the double path more often, never less);
 // rsqrt 4u·D; the fma's result (|kr| ≤ slot, or pinned z < 2·slot) 2u·slot; −C (+ the pinned
@@ -64,7 +53,7 @@ float lean_eps(const std::vector<double>& pos, const OatGeometry& g, double d_ma
   return static_cast<float>(std::clamp(1.25 * bound, 1e-5, 0.05));
 }
 
-// The shared variant's window (voxel pitch in samples): the distances from one transducer to the
+// The shared-memory kernels' window (voxel pitch in samples): the distances from one transducer to the
 // voxel centres of a block's box span at most its diagonal; window_start() keeps two entries of
 // margin below, so ⌈diagonal/(c₀Δt)⌉ + 7 entries cover every k the box can ask for
 // (fbp_kernels.hpp), rounded up to a power of two; 0 beyond 2048.
@@ -79,9 +68,20 @@ int shared_slot(double voxel_samples) {
 }
 }  // namespace
 
-FbpDevice::FbpDevice(const OatGeometry& g)
+std::string_view kernel_name(FbpKernel k) {
+  switch (k) {
+    case FbpKernel::deferred: return "deferred";
+    case FbpKernel::pinned: return "pinned";
+    case FbpKernel::texture: return "texture";
+    case FbpKernel::ldg: return "ldg";
+  }
+  return "?";
+}
+
+FbpDevice::FbpDevice(const OatGeometry& g, FbpDeviceOptions o)
     : device_(select_cuda_device()),
       g_(validated(g)),
+      opt_(o),
       weights_(fbp_weights<double>(g_)) {
   const int Q = g.transducer_count(), K = g.time.samples;
   cudaDeviceProp prop{};
@@ -90,7 +90,7 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   texture_ = K - 1 <= prop.maxTexture2D[0] && Q <= prop.maxTexture2D[1];
   if (!texture_)
     log_info("oat cuda fbp: a data table of ", K - 1, " x ", Q, " exceeds the 2D texture limit of ",
-             prop.maxTexture2D[0], " x ", prop.maxTexture2D[1], "; no texture variant");
+             prop.maxTexture2D[0], " x ", prop.maxTexture2D[1], "; no texture kernel");
   const Grid3& gr = g.grid;
   require_device_memory(16.0 * (K - 1) * Q + 4.0 * gr.count() + 16.0 * Q, "oat cuda fbp: data table and image");
   const double dt = g.time.dt_us(), c0 = g.c0_mm_per_us;
@@ -140,12 +140,11 @@ FbpDevice::FbpDevice(const OatGeometry& g)
   // ~4.5e-7·d, the final fma k̃ to an ulp; eps is twice that (~1e-3 on the paper-sized scene).
   const double bound = d_max * 4.5e-7 * params_.inv_c0dt_d + std::abs(d_max * params_.inv_c0dt_d) * 1.2e-7;
   params_.eps = static_cast<float>(std::clamp(2.0 * bound, 1e-5, 0.05));
-  params_.eps_shared = shared_eps(pos, g, d_max, params_.inv_c0dt_d, params_.tau0h);
   slot_ = shared_slot(g.voxel_mm() * params_.inv_c0dt_d);
   eps_lean_ = lean_eps(pos, g, d_max, d_min, params_.inv_c0dt_d, params_.tau0h, slot_);
   if (slot_ == 0)
     log_info("oat cuda fbp: a block's time window would exceed 2048 samples (voxels of ", g.voxel_mm(),
-             " mm at ", c0 * dt, " mm per sample); no shared-memory variant");
+             " mm at ", c0 * dt, " mm per sample); no shared-memory kernel");
   image_.resize(gr.count());
   linear_table_.resize(static_cast<std::size_t>(K - 1) * Q);
   if (texture_) {
@@ -171,45 +170,24 @@ void FbpDevice::upload(std::span<const double> p) {
   linear_table_.upload_async(host_table_.data(), host_table_.size(), stream_);
 }
 
-void FbpDevice::run(cuda_detail::FbpMode mode) {
-  if (mode != cuda_detail::FbpMode::exact_ldg && !texture_)
-    throw UnavailableError("oat cuda fbp: the data table exceeds the texture limits; no texture variant");
-  cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(), mode, stream_);
+void FbpDevice::upload_device(const float* p) {
+  if (!p) throw Error("oat cuda fbp: null pressure");
+  if (device_weights_.empty()) {
+    device_weights_.resize(weights_.size());
+    device_weights_.upload(weights_);
+  }
+  cuda_detail::launch_fbp_table(p, device_weights_.data(), g_.transducer_count(), g_.time.samples,
+                                linear_table_.data(), stream_);
+  if (texture_) table_.copy_from_device(linear_table_.data(), stream_);
 }
 
-cuda_detail::FbpSharedShape FbpDevice::shared_shape(int voxels_per_thread) const {
+cuda_detail::FbpSharedShape FbpDevice::shared_shape() const {
   cuda_detail::FbpSharedShape s;
-  s.voxels_per_thread = voxels_per_thread;
+  s.voxels_per_thread = 8;
   s.slot = slot_;
   // 16 KiB of windows per block: several blocks per SM, tiles long enough to amortise the barriers.
   s.tile = std::clamp(16384 / (8 * std::max(slot_, 8)), 1, cuda_detail::kFbpSharedMaxTile);
   return s;
-}
-
-void FbpDevice::run_shared(cuda_detail::FbpSharedMode mode, int voxels_per_thread, int slot, bool batched) {
-  if (slot_ == 0 && slot <= 0)
-    throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
-  cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
-  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpSharedMode::checked)
-    throw Error(
-        str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
-  if (slot > 0) s.slot = slot;
-  s.batched = batched;
-  cuda_detail::launch_fbp_shared(params_, s, transducers_samples_.data(), linear_table_.data(), image_.data(), mode,
-                                 stream_);
-}
-
-void FbpDevice::run_lean(cuda_detail::FbpLeanMode mode, int voxels_per_thread, int slot) {
-  if (slot_ == 0 && slot <= 0)
-    throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
-  cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
-  if (slot > 0 && slot < s.slot && mode != cuda_detail::FbpLeanMode::checked &&
-      mode != cuda_detail::FbpLeanMode::pinned_checked)
-    throw Error(
-        str_cat("oat cuda fbp: windows of ", slot, " entries (", s.slot, " needed) only with the checked kernel"));
-  if (slot > 0) s.slot = slot;
-  cuda_detail::launch_fbp_lean(params_, eps_lean_, s, transducers_samples_.data(), linear_table_.data(),
-                               image_.data(), mode, stream_);
 }
 
 cuda_detail::FbpDeferredList FbpDevice::deferred_list() {
@@ -217,7 +195,7 @@ cuda_detail::FbpDeferredList FbpDevice::deferred_list() {
     // Entries ≲ the pairs next to a sample: a fraction ≈ the pinned band (eps_lean + tau ≤ 2·eps_lean
     // + 1e-6 samples) of the 8·8·16 × Q pairs of a block; 4× that (symmetric scenes put whole
     // voxels' transducer sets next to a sample), at least 4M entries in all, at most a quarter of
-    // the free memory (an overflow then costs the exact kernel, not a wrong image).
+    // the free memory (an overflow then costs the pinned kernel, not a wrong image).
     const std::size_t blocks = static_cast<std::size_t>(cuda_detail::fbp_deferred_blocks(params_));
     const double pairs = double(cuda_detail::kFbpBoxX * cuda_detail::kFbpBoxY * cuda_detail::kFbpBoxZ) *
                          params_.transducers;
@@ -225,7 +203,8 @@ cuda_detail::FbpDeferredList FbpDevice::deferred_list() {
     std::size_t free_b = 0, total_b = 0;
     TOMO_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     per_block = std::min({per_block, 0.25 * double(free_b) / (8.0 * double(blocks)), pairs, 4.0e9});
-    deferred_per_block_ = deferred_forced_ > 0 ? deferred_forced_ : static_cast<unsigned>(std::max(per_block, 1.0));
+    deferred_per_block_ =
+        opt_.list_capacity > 0 ? opt_.list_capacity : static_cast<unsigned>(std::max(per_block, 1.0));
     deferred_entries_.resize(blocks * deferred_per_block_);
     deferred_counts_.resize(blocks);
     deferred_flag_.resize(1);
@@ -235,16 +214,13 @@ cuda_detail::FbpDeferredList FbpDevice::deferred_list() {
   return {deferred_entries_.data(), deferred_counts_.data(), deferred_flag_.data(), deferred_per_block_};
 }
 
-void FbpDevice::run_deferred(int voxels_per_thread) {
-  if (slot_ == 0)
-    throw UnavailableError("oat cuda fbp: the time window of a block exceeds 2048 samples; no shared variant");
+void FbpDevice::run_deferred() {
   const cuda_detail::FbpDeferredList list = deferred_list();
-  const cuda_detail::FbpSharedShape s = shared_shape(voxels_per_thread);
+  const cuda_detail::FbpSharedShape s = shared_shape();
   TOMO_CUDA_CHECK(cudaMemsetAsync(list.overflow, 0, sizeof(unsigned), stream_.get()));
   cuda_detail::launch_fbp_deferred(params_, eps_lean_, s, transducers_samples_.data(), linear_table_.data(),
                                    image_.data(), list, stream_);
-  cuda_detail::launch_fbp_fixup(params_, voxels_per_thread, linear_table_.data(), image_.data(), list, stream_);
-  deferred_voxels_ = voxels_per_thread;
+  cuda_detail::launch_fbp_fixup(params_, s.voxels_per_thread, linear_table_.data(), image_.data(), list, stream_);
   unsigned flag = 0;
   TOMO_CUDA_CHECK(cudaMemcpyAsync(&flag, list.overflow, sizeof flag, cudaMemcpyDeviceToHost, stream_.get()));
   synchronize();
@@ -252,22 +228,9 @@ void FbpDevice::run_deferred(int voxels_per_thread) {
   if (!deferred_overflow_) return;
   if (!deferred_logged_)
     log_debug("oat cuda fbp: the deferred lists overflowed (", deferred_per_block_,
-              " entries per block); the pinned lean kernel runs instead");
+              " entries per block); the pinned kernel runs instead");
   deferred_logged_ = true;
-  run_lean(cuda_detail::FbpLeanMode::pinned, voxels_per_thread);
-}
-
-void FbpDevice::set_deferred_capacity(unsigned per_block) {
-  synchronize();  // a run in flight may still use the lists
-  deferred_forced_ = per_block;
-  deferred_per_block_ = 0;
-  deferred_entries_.clear();
-}
-
-void FbpDevice::run_fixup() {
-  if (deferred_per_block_ == 0) throw Error("oat cuda fbp: run_fixup() before run_deferred()");
-  cuda_detail::launch_fbp_fixup(params_, deferred_voxels_, linear_table_.data(), image_.data(), deferred_list(),
-                                stream_);
+  run(FbpKernel::pinned);
 }
 
 std::size_t FbpDevice::deferred_entries() const {
@@ -278,44 +241,70 @@ std::size_t FbpDevice::deferred_entries() const {
   return n;
 }
 
-bool FbpDevice::available(FbpVariant v) const {
-  return v == FbpVariant::ldg || (v == FbpVariant::texture && texture_) || (v == FbpVariant::shared && slot_ > 0);
+bool FbpDevice::available(FbpKernel k) const {
+  switch (k) {
+    case FbpKernel::deferred:
+    case FbpKernel::pinned: return slot_ > 0;
+    case FbpKernel::texture: return texture_;
+    case FbpKernel::ldg: return true;
+  }
+  return false;
 }
 
-FbpChoice FbpDevice::best() const {
-  if (available(kDefaultFbpVariant.variant)) return kDefaultFbpVariant;
-  for (FbpVariant v : {FbpVariant::shared, FbpVariant::texture})
-    if (available(v)) return {v, 8};
-  return {FbpVariant::ldg, 8};
+// The one place that picks the cuda FBP's kernel. deferred is the fastest with the exact contract
+// (docs/perf/oat.md has the measured comparison); it needs a block's time window in shared memory,
+// which fails only for voxels much larger than c₀Δt: then the texture kernel, whose one fetch per
+// update is the next best, or, where the table also exceeds the 2D texture limits, the same reads
+// through __ldg. pinned is never chosen here: run(deferred) falls back to it when its lists
+// overflow. oat.fbp.read names a kernel outright ("shared": the deferred one); one that is not
+// available on this geometry is an UnavailableError, not a silent substitute.
+FbpKernel FbpDevice::choose(FbpRead read) const {
+  auto must = [&](FbpKernel k) {
+    if (!available(k))
+      throw UnavailableError(str_cat("oat cuda fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, read),
+                                     "\" is not available on this geometry (see the log)"));
+    return k;
+  };
+  switch (read) {
+    case FbpRead::automatic: break;
+    case FbpRead::shared: return must(FbpKernel::deferred);
+    case FbpRead::texture: return must(FbpKernel::texture);
+    case FbpRead::ldg: return FbpKernel::ldg;
+  }
+  if (available(FbpKernel::deferred)) return FbpKernel::deferred;
+  return available(FbpKernel::texture) ? FbpKernel::texture : FbpKernel::ldg;
 }
 
-void FbpDevice::run(const FbpChoice& c) {
-  switch (c.variant) {
-    case FbpVariant::texture: run(cuda_detail::FbpMode::exact); break;
-    case FbpVariant::ldg: run(cuda_detail::FbpMode::exact_ldg); break;
-    case FbpVariant::shared:
-      if (c.lean && c.deferred)
-        run_deferred(c.voxels_per_thread);
-      else if (c.lean)
-        run_lean(c.fast                    ? cuda_detail::FbpLeanMode::fast
-                 : c.pinned && c.unrolled ? cuda_detail::FbpLeanMode::pinned_unrolled
-                 : c.pinned               ? cuda_detail::FbpLeanMode::pinned
-                                          : cuda_detail::FbpLeanMode::exact,
-                 c.voxels_per_thread);
-      else
-        run_shared(cuda_detail::FbpSharedMode::exact, c.voxels_per_thread, 0, c.batched);
+void FbpDevice::run(FbpKernel k) {
+  if (!available(k))
+    throw UnavailableError(str_cat("oat cuda fbp: the ", kernel_name(k), " kernel is not available on this geometry"));
+  switch (k) {
+    case FbpKernel::deferred: run_deferred(); break;
+    case FbpKernel::pinned:
+      cuda_detail::launch_fbp_pinned(params_, eps_lean_, shared_shape(), transducers_samples_.data(),
+                                     linear_table_.data(), image_.data(), stream_);
+      break;
+    case FbpKernel::texture:
+      cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(),
+                              cuda_detail::FbpFetch::texture, stream_);
+      break;
+    case FbpKernel::ldg:
+      cuda_detail::launch_fbp(params_, transducers_.data(), point_, linear_table_.data(), image_.data(),
+                              cuda_detail::FbpFetch::ldg, stream_);
       break;
   }
-}
-
-void FbpDevice::run_fetch_probe() {
-  if (!texture_) throw UnavailableError("oat cuda fbp: no data texture (beyond the limits) to probe");
-  cuda_detail::launch_fbp_fetch_probe(params_, transducers_.data(), point_, image_.data(), stream_);
 }
 
 std::vector<float> FbpDevice::image() const {
   synchronize();
   return image_.to_host();
+}
+
+void FbpDevice::copy_image(float* device) const {
+  if (!device) throw Error("oat cuda fbp: null image");
+  TOMO_CUDA_CHECK(cudaMemcpyAsync(device, image_.data(), image_.size() * sizeof(float), cudaMemcpyDeviceToDevice,
+                                  stream_.get()));
+  synchronize();
 }
 
 }  // namespace tomo::oat

@@ -1,4 +1,4 @@
-// Device helpers shared by the oat FBP kernels (fbp_kernels.cu, fbp_shared_kernels.cu): the
+// Device helpers shared by the oat FBP kernels (fbp_texture_kernels.cu, fbp_pinned_kernels.cu): the
 // reciprocal square root, the midpoint split of k̃ and its refinement in double (fbp_kernels.hpp).
 #pragma once
 #include <cuda_runtime.h>
@@ -44,7 +44,7 @@ __device__ __forceinline__ FbpSplit fbp_refine_inline(const double* positions, d
   const int k = static_cast<int>(kf);
   return {static_cast<float>(kt - kf - 0.5), static_cast<float>(kf), k, k + __float_as_int(kFbpMagic)};
 }
-// The same as a call: the kernels' fast paths keep fewer registers so (fbp_shared_kernels.cu).
+// The same as a call: the kernels' fast paths keep fewer registers so.
 static __device__ __noinline__ FbpSplit fbp_refine(const double* positions, double voxel, double inv_c0dt,
                                                    double tau0, int q, int i, int j, int kz) {
   return fbp_refine_inline(positions, voxel, inv_c0dt, tau0, q, i, j, kz);

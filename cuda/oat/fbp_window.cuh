@@ -1,6 +1,6 @@
 // Device helpers of the oat FBP kernels that stage per-block time windows in shared memory
-// (fbp_shared_kernels.cu, fbp_lean_kernels.cu): a thread's voxel column, the first table entry a
-// block's box can need from a transducer, and the shared-read probe's updates (fbp_kernels.hpp).
+// (fbp_pinned_kernels.cu, fbp_deferred_kernels.cu): a thread's voxel column and the first table
+// entry a block's box can need from a transducer (fbp_kernels.hpp).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -13,7 +13,7 @@ namespace tomo::oat::cuda_detail {
 template <int kV>
 struct SharedShape {
   static constexpr int kZGroups = kFbpBoxZ / kV;                   // threads along z
-  static constexpr int kThreads = kFbpBoxX * kFbpBoxY * kZGroups;  // 64 (kV 16), 128 (kV 8), 256 (kV 4)
+  static constexpr int kThreads = kFbpBoxX * kFbpBoxY * kZGroups;  // 128 (kV 8)
   static_assert(kFbpBoxX == 8 && kFbpBoxY == 8 && kZGroups * kV == kFbpBoxZ, "the lane map below assumes 8 x 8");
 };
 
@@ -50,21 +50,6 @@ __device__ __forceinline__ float box_dist2(const FbpParams& p, float4 s) {
 __device__ __forceinline__ int window_start(const FbpParams& p, float4 s, float dist2) {
   const float kt = sqrtf(dist2) - p.tau0h + 0.5f;
   return static_cast<int>(fminf(fmaxf(floorf(kt) - 2.0f, -1e8f), 1e8f));  // finite even for a NaN kt
-}
-
-// The shared-read probe's updates of one transducer (FbpSharedMode::lds_only, FbpLeanMode::lds_only):
-// one distance per thread and transducer, the indices expanded to first order along z.
-template <int kV>
-__device__ __forceinline__ void lds_probe_updates(const FbpParams& p, float dxy2, float dz0, int kmin, const float2* w,
-                                                  int slot, float* a1) {
-  const float d2 = fmaf(dz0, dz0, dxy2), inv = fbp_rsqrt(d2);
-  const int i0 = fbp_split(fmaf(d2, inv, -p.tau0h)).k - kmin;
-  const int step = __float2int_rn(dz0 * inv * p.voxel_samples);
-#pragma unroll
-  for (int v = 0; v < kV; ++v) {
-    const float2 T = w[min(static_cast<unsigned>(i0 + v * step), static_cast<unsigned>(slot - 1))];
-    a1[v] = fmaf(T.x, T.y, a1[v]);
-  }
 }
 
 }  // namespace tomo::oat::cuda_detail

@@ -24,8 +24,8 @@ const OatGeometry& validated(const OatGeometry& g, const ModelOptions& o) {
 }
 }  // namespace
 
-ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o)
-    : device_(select_cuda_device()),
+ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int device)
+    : device_(select_cuda_device(device)),
       fetch_(o.interpolation == Interpolation::hardware ? cuda_detail::SrtFetch::hardware : cuda_detail::SrtFetch::exact) {
   const OatGeometry& g = validated(g0, o);
   const int Q = g.transducer_count(), K = g.time.samples;
@@ -81,28 +81,39 @@ void ModelDevice::upload_data(std::span<const double> u) {
 }
 
 namespace {
-// The probes always touch eight voxels (clamped into the grid): at least two per axis.
-void require_probe_grid(const cuda_detail::SrtParams& p) {
-  if (p.grid.nx < 2 || p.grid.ny < 2 || p.grid.nz < 2)
-    throw Error("oat cuda model: the probes need at least 2 voxels along every axis");
+void copy_device(float* dst, const float* src, std::size_t n, cudaStream_t stream) {
+  if (!dst || !src) throw Error("oat cuda model: null device pointer");
+  TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
 }
 }  // namespace
 
-void ModelDevice::forward(cuda_detail::SrtFetch fetch) {
-  using cuda_detail::SrtFetch;
-  if (fetch == SrtFetch::probe_loads || fetch == SrtFetch::probe_texture) require_probe_grid(srt_);
-  if (fetch == SrtFetch::hardware || fetch == SrtFetch::probe_texture) volume_.copy_from_device(alpha_.data(), stream_);
-  cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch, stream_);
+void ModelDevice::load_alpha(const float* alpha) { copy_device(alpha_.data(), alpha, alpha_.size(), stream_.get()); }
+void ModelDevice::load_data(const float* u) { copy_device(u_.data(), u, u_.size(), stream_.get()); }
+void ModelDevice::store_alpha(float* alpha) const {
+  copy_device(alpha, alpha_.data(), alpha_.size(), stream_.get());
+  synchronize();
+}
+void ModelDevice::store_data(float* u) const {
+  copy_device(u, u_.data(), u_.size(), stream_.get());
+  synchronize();
+}
+
+std::string ModelDevice::describe() const {
+  return str_cat(fetch_ == cuda_detail::SrtFetch::hardware ? "hardware" : "exact", " interpolation: ", device_);
+}
+
+void ModelDevice::forward() {
+  if (fetch_ == cuda_detail::SrtFetch::hardware) volume_.copy_from_device(alpha_.data(), stream_);
+  cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch_, stream_);
   cuda_detail::launch_d(time_, g_.data(), p_.data(), stream_);
   cuda_detail::launch_eir(time_, taps_.data(), taps_count_, p_.data(), u_.data(), stream_);
 }
 
-void ModelDevice::adjoint(bool probe) {
-  if (probe) require_probe_grid(srt_);
+void ModelDevice::adjoint() {
   cuda_detail::launch_eir_adjoint(time_, taps_.data(), taps_count_, u_.data(), p_.data(), stream_);
   cuda_detail::launch_d_adjoint(time_, p_.data(), g_.data(), stream_);
   alpha_.fill_zero(stream_);
-  cuda_detail::launch_srt_adjoint(srt_, g_.data(), alpha_.data(), probe, stream_);
+  cuda_detail::launch_srt_adjoint(srt_, g_.data(), alpha_.data(), stream_);
 }
 
 std::vector<float> ModelDevice::alpha() const {

@@ -1,6 +1,6 @@
 // H_int = H_eir·D·H_srt and its transpose on one CUDA device with every vector resident (α, the
-// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). Shared by the
-// `cuda` Model backend and bench_oat's probes.
+// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). What the `cuda`
+// Model backend and the device-array model of the Python module run.
 #pragma once
 #include <span>
 #include <string>
@@ -19,15 +19,19 @@ namespace tomo::oat {
 
 class ModelDevice {
  public:
-  ModelDevice(const OatGeometry& g, const ModelOptions& o);
+  // On CUDA device `device` (runtime_options().cuda_device when < 0).
+  ModelDevice(const OatGeometry& g, const ModelOptions& o, int device = -1);
 
   void upload_alpha(std::span<const double> alpha);  // α (grid order) → device
   void upload_data(std::span<const double> u);       // u (Q·K) → device
-  // u = H α on the device; `fetch` overrides the options' interpolation (bench probes).
-  void forward(cuda_detail::SrtFetch fetch);
-  void forward() { forward(fetch_); }
-  // α = Hᵀ u on the device; probe: the scatter's atomics from fast positions.
-  void adjoint(bool probe = false);
+  // The same from, and α / u into, device memory of this device (device-to-device copies on
+  // stream(); the store_* wait for it).
+  void load_alpha(const float* alpha);
+  void load_data(const float* u);
+  void store_alpha(float* alpha) const;
+  void store_data(float* u) const;
+  void forward();  // u = H α on the device
+  void adjoint();  // α = Hᵀ u on the device
   std::vector<float> alpha() const;  // wait for the stream
   std::vector<float> data() const;
 
@@ -36,6 +40,7 @@ class ModelDevice {
   cudaStream_t stream() const { return stream_.get(); }
   void synchronize() const { stream_.synchronize(); }
   const std::string& device() const { return device_; }
+  std::string describe() const;  // the interpolation and the device
 
  private:
   std::string device_;
@@ -46,7 +51,7 @@ class ModelDevice {
   tomo::cuda::DeviceBuffer<ShellFrame<float>> frames_;
   tomo::cuda::DeviceBuffer<float> taps_, alpha_, g_, p_, u_;
   int taps_count_ = 0;
-  tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware and probe_texture)
+  tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware)
   tomo::cuda::TextureObject volume_tex_;
   std::vector<float> staging_;
 };

@@ -71,12 +71,6 @@ void SphDevice::forward() { cuda_detail::launch_sph_forward(p_, alpha_.data(), v
 
 void SphDevice::adjoint() { cuda_detail::launch_sph_adjoint(p_, u_.data(), w_.data(), q0_, q1_, alpha_.data(), stream_); }
 
-void SphDevice::forward_seed_layout() { cuda_detail::launch_sph_forward_seed(p_, alpha_.data(), u_.data(), stream_); }
-
-void SphDevice::adjoint_seed_layout() {
-  cuda_detail::launch_sph_adjoint(p_, u_.data(), w_.data(), 0, p_.transducers, alpha_.data(), stream_, true);
-}
-
 void SphDevice::download_data(std::span<std::complex<double>> u) const {
   if (u.size() != u_.size()) throw Error(str_cat("oat cuda H_sph: ũ of ", u.size(), " samples, expected ", u_.size()));
   std::vector<float2> h(u_.size());

@@ -23,9 +23,6 @@ class SphDevice {
   // ũ = H_sph α over the share's voxels (all of ũ written) / α = H_sphᵀ ũ over its transducers.
   void forward();
   void adjoint();
-  // The seed's layout of the same sums (bench baselines; whole ranges, not the share).
-  void forward_seed_layout();
-  void adjoint_seed_layout();
   void download_data(std::span<std::complex<double>> u) const;  // waits for the stream
   void download_alpha(std::span<double> alpha) const;
 
@@ -34,6 +31,8 @@ class SphDevice {
   float* alpha_floats() { return alpha_.data(); }
   std::size_t voxels() const { return alpha_.size(); }
   std::size_t samples() const { return u_.size(); }
+  const cuda_detail::SphParams& params() const { return p_; }  // the kernels' parameters (device pointers)
+  const float2* data_device() const { return u_.data(); }
   cudaStream_t stream() const { return stream_.get(); }
   void synchronize() const { stream_.synchronize(); }
 

@@ -1,5 +1,5 @@
-// H_sph CUDA kernels. Forward: the seed's layout (a block per transducer, threads over
-// frequencies, voxel chunks staged on chip: shared memory here, constant memory in the seed)
+// H_sph CUDA kernels. Forward: [Wang2013]'s layout (a block per transducer, threads over
+// frequencies, voxel chunks staged on chip: shared memory here, constant memory in the paper)
 // changed in three ways: each thread owns kSphFreqPerThread frequencies whose phases follow by
 // recurrence (a complex multiply instead of a sine and a cosine each), a block serves several
 // transducers when the spectrum is short, and the voxels are also split over blockIdx.z (partial
@@ -14,31 +14,10 @@
 #include "compute/core/error.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/oat/sph_kernels.hpp"
+#include "cuda/oat/sph_math.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
-
-constexpr float kTwoPi = 6.283185307179586f;
-
-// e^{−ĵ2πt} for t in turns.
-__device__ __forceinline__ float2 phasor(float t) {
-  t -= rintf(t);
-  float s, c;
-  __sincosf(-kTwoPi * t, &s, &c);
-  return make_float2(c, s);
-}
-
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-
-__device__ __forceinline__ float4 voxel(const GridParams<float>& g, const float* alpha, std::int64_t n) {
-  const std::int64_t plane = static_cast<std::int64_t>(g.nx) * g.ny;
-  const int k = static_cast<int>(n / plane);
-  const std::int64_t r = n - k * plane;
-  const int j = static_cast<int>(r / g.nx), i = static_cast<int>(r - static_cast<std::int64_t>(j) * g.nx);
-  return make_float4(g.x0 + i * g.ds, g.y0 + j * g.ds, g.z0 + k * g.ds, alpha ? alpha[n] : 0.f);
-}
 
 // lanes = ⌈L/F⌉ threads per transducer. With lanes ≥ blockDim a block serves one transducer and
 // blockIdx.y the lane chunks; with fewer, a block serves per_block = blockDim/lanes transducers
@@ -109,8 +88,6 @@ __global__ void sph_weigh(SphParams p, const float2* __restrict__ u, float2* __r
   w[i] = cmul(make_float2(c.x, -c.y), u[i]);
 }
 
-// kRecurrence = false: every phase by its own __sincosf (the seed's way; bench baseline).
-template <bool kRecurrence>
 __global__ void sph_adjoint(SphParams p, const float2* __restrict__ w, int q0, int q1, float* __restrict__ alpha) {
   extern __shared__ float2 ws[];
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
@@ -135,66 +112,15 @@ __global__ void sph_adjoint(SphParams p, const float2* __restrict__ w, int q0, i
         float2 e = phasor(fmaf(static_cast<float>(l0), p.df_over_c0, p.f0_over_c0) * d);
         const int l1 = min(L, l0 + kSphAnchor);
         for (int l = l0; l < l1; ++l) {
-          if (!kRecurrence) e = phasor(fmaf(static_cast<float>(l), p.df_over_c0, p.f0_over_c0) * d);
           const float2 x = ws[l];  // Re{x·conj(e)}
           sum = fmaf(x.x, e.x, fmaf(x.y, e.y, sum));
-          if (kRecurrence) e = cmul(e, step);
+          e = cmul(e, step);
         }
       }
       a = fmaf(sum, inv, a);
     }
   }
   if (active) alpha[n] = a;
-}
-
-// The seed's forward layout (bench baseline): a block per transducer, a thread per frequency,
-// voxel chunks staged on chip, one __sincosf per (voxel, frequency), no split of the voxels.
-__global__ void sph_forward_seed(SphParams p, const float* __restrict__ alpha, std::int64_t voxels,
-                                 float2* __restrict__ u) {
-  __shared__ float4 vox[kSphVoxelChunk];
-  const int q = blockIdx.x, l = blockIdx.y * blockDim.x + threadIdx.x;
-  const bool active = l < p.frequencies;
-  const float f = fmaf(static_cast<float>(l), p.df_over_c0, p.f0_over_c0);
-  float2 acc = make_float2(0.f, 0.f);
-  for (std::int64_t c = 0; c < voxels; c += kSphVoxelChunk) {
-    const int m = static_cast<int>(min(static_cast<std::int64_t>(kSphVoxelChunk), voxels - c));
-    for (int i = threadIdx.x; i < m; i += blockDim.x) vox[i] = voxel(p.grid, alpha, c + i);
-    __syncthreads();
-    if (active)
-      for (int pp = 0; pp < p.points_per_face; ++pp) {
-        const float4 s = __ldg(p.points + static_cast<std::int64_t>(q) * p.points_per_face + pp);
-        for (int i = 0; i < m; ++i) {
-          const float4 v = vox[i];
-          if (v.w == 0.f) continue;
-          const float dx = s.x - v.x, dy = s.y - v.y, dz = s.z - v.z;
-          const float d2 = fmaf(dx, dx, fmaf(dy, dy, dz * dz));
-          const float inv = rsqrtf(d2);
-          const float2 e = phasor(f * d2 * inv);
-          acc.x = fmaf(v.w * inv, e.x, acc.x);
-          acc.y = fmaf(v.w * inv, e.y, acc.y);
-        }
-      }
-    __syncthreads();
-  }
-  if (active) u[static_cast<std::int64_t>(q) * p.frequencies + l] = cmul(p.weights[l], acc);
-}
-
-__global__ void sph_probe(int threads, int iterations, int per_sincos, float* out) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= threads) return;
-  float2 acc = make_float2(0.f, 0.f);
-  float x = 1e-3f * static_cast<float>(t & 1023);
-  for (int i = 0; i < iterations; ++i) {
-    float2 e = phasor(x);
-    const float2 step = make_float2(0.999f, 0.0447f);
-    for (int j = 0; j < per_sincos; ++j) {
-      acc.x = fmaf(0.5f, e.x, acc.x);
-      acc.y = fmaf(0.5f, e.y, acc.y);
-      e = cmul(e, step);
-    }
-    x += 0.37f + 1e-7f * acc.x;  // a dependency, so nothing is hoisted out of the loop
-  }
-  out[t] = acc.x + acc.y;
 }
 
 }  // namespace
@@ -222,34 +148,22 @@ void launch_sph_forward(const SphParams& p, const float* alpha, std::int64_t v0,
   TOMO_CUDA_CHECK_LAST();
 }
 
-void launch_sph_adjoint(const SphParams& p, const float2* u, float2* w, int q0, int q1, float* alpha,
-                        cudaStream_t stream, bool seed_layout) {
-  if (p.frequencies > kSphMaxFrequencies) throw Error("oat cuda H_sph: more than 4096 frequencies");
+void launch_sph_weigh(const SphParams& p, const float2* u, float2* w, cudaStream_t stream) {
   const std::int64_t n = static_cast<std::int64_t>(p.transducers) * p.frequencies;
-  if (n > 0) {
-    sph_weigh<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p, u, w, n);
-    TOMO_CUDA_CHECK_LAST();
-  }
+  if (n <= 0) return;
+  sph_weigh<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p, u, w, n);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_sph_adjoint(const SphParams& p, const float2* u, float2* w, int q0, int q1, float* alpha,
+                        cudaStream_t stream) {
+  if (p.frequencies > kSphMaxFrequencies) throw Error("oat cuda H_sph: more than 4096 frequencies");
+  launch_sph_weigh(p, u, w, stream);
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
   const int threads = 128;
   const unsigned blocks = static_cast<unsigned>((N + threads - 1) / threads);
   const std::size_t shared = static_cast<std::size_t>(p.frequencies) * sizeof(float2);
-  if (seed_layout)
-    sph_adjoint<false><<<blocks, threads, shared, stream>>>(p, w, q0, q1, alpha);
-  else
-    sph_adjoint<true><<<blocks, threads, shared, stream>>>(p, w, q0, q1, alpha);
-  TOMO_CUDA_CHECK_LAST();
-}
-
-void launch_sph_forward_seed(const SphParams& p, const float* alpha, float2* u, cudaStream_t stream) {
-  const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
-  const dim3 grid(static_cast<unsigned>(p.transducers), static_cast<unsigned>((p.frequencies + 127) / 128));
-  sph_forward_seed<<<grid, 128, 0, stream>>>(p, alpha, N, u);
-  TOMO_CUDA_CHECK_LAST();
-}
-
-void launch_sph_probe(int threads, int iterations, int per_sincos, float* out, cudaStream_t stream) {
-  sph_probe<<<static_cast<unsigned>((threads + 255) / 256), 256, 0, stream>>>(threads, iterations, per_sincos, out);
+  sph_adjoint<<<blocks, threads, shared, stream>>>(p, w, q0, q1, alpha);
   TOMO_CUDA_CHECK_LAST();
 }
 

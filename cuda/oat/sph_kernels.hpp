@@ -1,6 +1,5 @@
 // Host-callable launchers of the H_sph CUDA kernels (sph_kernels.cu): forward ũ = H_sph α, its
-// transpose α = Re(H_sphᴴ ũ), and the probe of the ceiling they are bound by (complex
-// multiply-adds and __sincosf per second). Phases by recurrence over the equally spaced f_l.
+// transpose α = Re(H_sphᴴ ũ). Phases by recurrence over the equally spaced f_l.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -12,7 +11,7 @@ namespace tomo::oat::cuda_detail {
 
 // Frequencies per forward thread: each thread owns kSphFreqPerThread consecutive f_l of one
 // transducer, so one (sine, cosine) pair for its first frequency and one for the step give all
-// of them by complex multiplies (the seed: one thread per frequency, a sine and a cosine each).
+// of them by complex multiplies ([Wang2013]: one thread per frequency, a sine and a cosine each).
 inline constexpr int kSphFreqPerThread = 8;
 // Voxels staged in shared memory per round (position and α as a float4).
 inline constexpr int kSphVoxelChunk = 256;
@@ -37,14 +36,9 @@ void launch_sph_forward(const SphParams& p, const float* alpha, std::int64_t v0,
                         cudaStream_t stream);
 // alpha[n] = Σ over transducers [q0, q1) of Re{w·conj(e^{−ĵθ}/d)}, w = conj(c_l)·u (all of α written).
 // `w` is scratch of Q·L float2.
-// seed_layout: every phase by its own __sincosf instead of the recurrence (bench baseline).
 void launch_sph_adjoint(const SphParams& p, const float2* u, float2* w, int q0, int q1, float* alpha,
-                        cudaStream_t stream, bool seed_layout = false);
-// The seed's forward layout, the bench's baseline: a block per transducer, a thread per frequency,
-// one __sincosf per (voxel, frequency), all voxels (u fully written).
-void launch_sph_forward_seed(const SphParams& p, const float* alpha, float2* u, cudaStream_t stream);
-// The ceiling: `threads` threads each doing `iterations` × (one __sincosf + `per_sincos` complex
-// multiply-adds), the mix of the forward's inner loop; out gets one float per thread.
-void launch_sph_probe(int threads, int iterations, int per_sincos, float* out, cudaStream_t stream);
+                        cudaStream_t stream);
+// The adjoint's first step alone: w = conj(c_l)·u (Q·L float2).
+void launch_sph_weigh(const SphParams& p, const float2* u, float2* w, cudaStream_t stream);
 
 }  // namespace tomo::oat::cuda_detail

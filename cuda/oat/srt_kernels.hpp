@@ -1,6 +1,6 @@
 // Host-callable launchers of the oat H_int CUDA kernels (srt_kernels.cu): H_srt and its transpose
 // (one warp per data sample, lanes over a ring's patches; the transpose scatters with atomics), D,
-// H_eir and their transposes (one thread per sample), and the probes bench_oat measures them by.
+// H_eir and their transposes (one thread per sample).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -21,16 +21,15 @@ struct SrtParams {
 
 // How H_srt reads the volume: exact = kernel_math's trilinear_visit on global memory (fp32
 // weights, the transpose of the scatter); hardware = one filtered fetch of a 3D texture (border
-// 0, 8-bit weights). The probes keep the work and the memory pattern but take patch positions and
-// weights from fast intrinsics (__sincosf, a reciprocal): what the fetches/loads alone allow.
-enum class SrtFetch { exact, hardware, probe_loads, probe_texture };
+// 0, 8-bit weights).
+enum class SrtFetch { exact, hardware };
 
 // g[q·M + m] = H_srt α (Q·M floats, every sample written). `volume` is the 3D texture for
-// hardware/probe_texture, unused otherwise; `alpha` (grid order) for exact/probe_loads.
+// hardware, unused otherwise; `alpha` (grid order) for exact.
 void launch_srt(const SrtParams& p, const float* alpha, cudaTextureObject_t volume, float* g, SrtFetch fetch,
                 cudaStream_t stream);
-// alpha += H_srtᵀ g (alpha zeroed by the caller); probe: the same atomics from fast positions.
-void launch_srt_adjoint(const SrtParams& p, const float* g, float* alpha, bool probe, cudaStream_t stream);
+// alpha += H_srtᵀ g (alpha zeroed by the caller).
+void launch_srt_adjoint(const SrtParams& p, const float* g, float* alpha, cudaStream_t stream);
 
 // D and Dᵀ (kernel_math d_sample / d_adjoint_sample): p (Q·K) from g (Q·M) and back.
 struct TimeParams {

@@ -1,4 +1,4 @@
-// tomoraster.oat: seed 001's interpolation model H (forward u = Hα, adjoint Hᵀu), the fused FBP
+// tomoraster.oat: [Wang2013]'s interpolation model H (forward u = Hα, adjoint Hᵀu), the fused FBP
 // and PLS on NumPy arrays: images (z, y, x) float64, data (Q, K) float64 (u[q·K + k]); H and the
 // FBP also on CUDA arrays in place (float32, cuda backend; cuda/oat/device_arrays.hpp).
 #include <nanobind/stl/string.h>

@@ -37,7 +37,7 @@ class GlComputeFbp final : public Fbp {
     if (K - 1 > caps.max_texture_size || Q > caps.max_texture_size)
       throw UnavailableError(str_cat("oat gl-compute fbp: a data texture of ", K - 1, " x ", Q,
                                      " exceeds GL_MAX_TEXTURE_SIZE (", caps.max_texture_size, ")"));
-    if (o.read == FbpRead::ldg || o.read == FbpRead::shared_lean || o.read == FbpRead::shared_fast)
+    if (o.read == FbpRead::ldg)
       throw UnavailableError(str_cat("oat gl-compute fbp: oat.fbp.read = \"", enum_name(kFbpReadNames, o.read),
                                      "\" is cuda's"));
     choose_program(g, o, ctx);
@@ -138,8 +138,8 @@ class GlComputeFbp final : public Fbp {
       why = str_cat(shared_loops, " loop iterations per invocation, beyond the ", limit, " this software OpenGL (",
                     ctx.info().gl_renderer, ") runs before cutting loops short");
     // automatic: shared on hardware; on software GL (the one with a loop limit: llvmpipe) the texel
-    // fetches are cheaper than its emulated barriers and shared arrays (bench_oat --small --reps 3
-    // here: 21–23 ms texture, 31–45 ms shared over three runs), so texture there.
+    // fetches are cheaper than its emulated barriers and shared arrays (docs/perf/oat.md), so
+    // texture there.
     if (why.empty() && o.read == FbpRead::automatic && limit > 0) why = "software GL reads texels faster";
     shared_ = why.empty() && o.read != FbpRead::texture;
     if (o.read == FbpRead::shared && !shared_)

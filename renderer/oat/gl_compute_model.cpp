@@ -194,7 +194,7 @@ class GlComputeModel final : public Model {
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
   }
 
-  // Software GL cuts an invocation's loops after `limit` iterations (issue 11): bound the ring and
+  // Software GL cuts an invocation's loops after `limit` iterations: bound the ring and
   // patch loops of the largest shell sample (cap and rings from kernel_math in double) and refuse
   // beyond it rather than return wrong sums.
   void check_loop_budget(long long limit, const std::string& renderer) const {

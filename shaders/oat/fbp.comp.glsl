@@ -1,5 +1,5 @@
 #version 450 core
-// oat: the fused discrete FBP (notes "FBP", kernel_math.hpp fbp_term rearranged as in
+// oat: the fused discrete FBP ([Wang2013] "FBP", kernel_math.hpp fbp_term rearranged as in
 // cuda/oat/fbp_kernels.hpp): one invocation per voxel, transducers staged through shared memory,
 // the data (M_k, D_k) = w_q·(½(p_k + p_{k+1}), p_{k+1} − p_k) in an RG32F texture, K − 1 wide, Q
 // high, read by texelFetch at ⌊k̃⌋ with fp32 f (M + (f − ½)·D = P_k + f·D_k). The held difference

@@ -1,5 +1,5 @@
 #version 450 core
-// oat: H_srt (notes "Interpolation model"): one work group of 32 invocations per shell sample
+// oat: H_srt ([Wang2013] "Interpolation model"): one work group of 32 invocations per shell sample
 // (q, m), the invocations over each ring's patches, a shared-memory sum at the end. EXACT: fp32
 // trilinear weights over the α SSBO (kernel_math trilinear_visit, the transpose of the scatter
 // pass); otherwise the texture unit's trilinear filter of α in a 3D texture (border 0).

@@ -2,8 +2,9 @@
 // for CuPy/PyTorch arrays; label gpu): forward and transpose equal to the cpu reference within
 // gpu_checks.hpp's tolerances (the same kernels as the cuda backend), with and without an EIR, the
 // transpose overwrites its output, and the results are written into the caller's memory. The FBP
-// on device pressure (DeviceArrayFbp): within kFbpExactTolerance of the cpu FBP, bit for bit
-// FbpDevice's image (the same kernel) on the same float pressure, from device or host pressure;
+// on device pressure (DeviceArrayFbp): within kFbpExactTolerance of the cpu FBP, through the
+// backend's default kernel, from device or host pressure (identity with the backend:
+// identity_gpu_test.cpp);
 // with the EIR deconvolution on the GPU equal to the host deconvolution's (deconvolve_eir, FFTW)
 // within 1e-6 relative L2 on the same float data, and to the cpu FBP of it within 1e-4.
 #include <gtest/gtest.h>
@@ -15,7 +16,6 @@
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/oat/device_arrays.hpp"
-#include "cuda/oat/fbp_device.hpp"
 #include "tests/oat/fbp_checks.hpp"
 #include "tests/oat/gpu_checks.hpp"
 
@@ -79,22 +79,18 @@ void check_device_fbp(const FbpCase& c, const char* what) {
   ASSERT_EQ(fbp.data_samples(), c.g.data_size());
   fbp.reconstruct(p.data(), image.data());
   const std::vector<float> got = image.to_host();
-  // FbpDevice on the same (float-rounded) pressure builds the same table: the same image.
-  FbpDevice dev(c.g);
-  dev.upload(std::vector<double>(pf.begin(), pf.end()));
-  dev.run(fbp.choice());
-  const std::vector<float> same = dev.image();
   const double e = relative_l2(std::vector<double>(got.begin(), got.end()), c.ref);
   std::printf("%s: oat device-array FBP (%s): rel. L2 vs cpu %.3g\n", what, fbp.describe().c_str(), e);
   EXPECT_LT(e, kFbpExactTolerance);
-  EXPECT_EQ(got, same) << "the table built on the GPU differs from FbpDevice::upload's";
-  // From host pressure (the EIR deconvolution's output in the Python module): the same image.
+  EXPECT_EQ(fbp.kernel(), "deferred");
+  // From host pressure (the EIR deconvolution's output in the Python module): the same image, up to
+  // the order of the fix-up pass's float atomics (identity_gpu_test.cpp).
   cuda::DeviceBuffer<float> image2(N);
   fbp.reconstruct(std::span<const double>(c.p), image2.data());
-  EXPECT_EQ(image2.to_host(), got);
+  EXPECT_LE(atomic_order_difference(image2.to_host(), got), kAtomicOrderTolerance);
 }
 
-TEST(OatDeviceArrays, FbpEqualsCpuAndFbpDevice) {
+TEST(OatDeviceArrays, FbpEqualsCpu) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   check_device_fbp(make_fbp_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0)), "16^3 x 0.75 mm, 8x16 on 30 mm");
   check_device_fbp(make_fbp_case(close_geometry(7, 13)), "13x11x19 x 0.5 mm, 7x13 on 9.13 mm");

@@ -1,11 +1,11 @@
-// The lean cuda FBP kernels' fp32 arithmetic (cuda/oat/fbp_lean_kernels.cu: the (E, F) windows,
-// symmetric pair distances, the magic-constant and the exponent-pinned index and tie test, the
-// double refinement) emulated on the host, step for step in float with std::fma, against the cpu
-// FBP (double) on the GPU tests' scenes: the numbers docs/oat.md quotes for the variants, and a
-// check of their algebra where no GPU runs (also of the deferred kernel, fbp_deferred_kernels.cu:
-// pinned's test, the pairs next to a sample left out of the fp32 sum and added in double after). MUFU.RSQ is emulated as the correctly rounded 1/√x
-// times (1 + δ), δ a hash of x in ±1.3e-7 (about its documented error), or δ = 0; eps is 9e-4
-// (the paper scene's bound: wider than these small scenes need, so the same pairs or more refined).
+// The cuda FBP's pinned and deferred kernels' fp32 arithmetic (cuda/oat/fbp_pinned_kernels.cu,
+// fbp_deferred_kernels.cu: the (E, F) windows, symmetric pair distances, the exponent-pinned index
+// and near-sample test, the double refinement or the fix-up pass's double terms added after the
+// fp32 sum) emulated on the host, step for step in float with std::fma, against the cpu FBP
+// (double) on the GPU tests' scenes: a check of their algebra where no GPU runs. MUFU.RSQ is
+// emulated as the correctly rounded 1/√x times (1 + δ), δ a hash of x in ±1.3e-7 (about its
+// documented error), or δ = 0; eps is 9e-4 (the paper-sized scene's bound: wider than these small
+// scenes need, so the same pairs or more refined).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -24,7 +24,8 @@ namespace tomo::oat::test {
 namespace {
 
 constexpr float kMagic = 12582912.0f;
-enum class Form { shared8, lean, pinned, fast, deferred };  // the kernels emulated
+constexpr int kV = 8;                        // voxels per thread, as the kernels run
+enum class Form { pinned, deferred };        // the kernels emulated
 
 float rsqrt_emulated(float x, double err) {
   std::uint32_t h = std::bit_cast<std::uint32_t>(x) * 2654435761u;
@@ -86,9 +87,9 @@ struct Emulation {
     return int(std::floor(std::sqrt(nx * nx + ny * ny + nz * nz) - tau0h + 0.5f) - 2.0f);
   }
 
-  // One voxel-transducer term of the lean kernels (kV voxels per thread, eps their bound) as
-  // (inv, E + x·F): the kernel adds fma(inv, E + x·F, a).
-  std::pair<float, float> lean_term(Form f, int q, int i, int j, int kz, int kV, double rerr, float eps) {
+  // One voxel-transducer term (eps the kernels' bound) as (inv, E + z·F): the kernel adds
+  // fma(inv, E + z·F, a).
+  std::pair<float, float> pinned_term(Form f, int q, int i, int j, int kz, double rerr, float eps) {
     const int kmin = window_start(q, i / 8, j / 8, kz / 16), cz = (kz / kV) * kV, v = kz - cz;
     const int m = v >= kV / 2 ? v - kV / 2 : kV / 2 - 1 - v;  // pair m about the column's centre
     const float kq = float((2 * m + 1) * double(vs)), cq = float((m + 0.5) * double(vs) * (m + 0.5) * double(vs));
@@ -96,34 +97,20 @@ struct Emulation {
     const float dx = i * vs - sx[q], dy = j * vs - sy[q], dzc = zc - sz[q];
     const float base = std::fma(dzc, dzc, std::fma(dx, dx, dy * dy));
     const float d2 = std::fma(v >= kV / 2 ? kq : -kq, dzc, base + cq), inv = rsqrt_emulated(d2, rerr);
-    double offset = 0;
-    int L = 0;
-    float thr = 0;
-    const bool pinned = f == Form::pinned || f == Form::deferred;
-    if (pinned) {  // fbp_lean_kernels.cu launch_fbp_lean
-      while ((1 << L) < slot) ++L;
-      float off = float(slot + 0.5 + eps);
-      if (double(off) < slot + 0.5 + eps) off = std::nextafter(off, 1e30f);
-      offset = off;
-      const double t = 1.0 + (eps + (offset - slot - 0.5)) / slot;
-      thr = float(t);
-      if (double(thr) < t) thr = std::nextafter(thr, 2.0f);
-    }
+    int L = 0;  // fbp_pinned_kernels.cu lean_consts
+    while ((1 << L) < slot) ++L;
+    float off = float(slot + 0.5 + eps);
+    if (double(off) < slot + 0.5 + eps) off = std::nextafter(off, 1e30f);
+    const double offset = off;
+    const double t = 1.0 + (eps + (offset - slot - 0.5)) / slot;
+    float thr = float(t);
+    if (double(thr) < t) thr = std::nextafter(thr, 2.0f);
     const float negc = float(offset - (tau0h_d + kmin)), hc = float(0.5 * (tau0h_d + kmin) - 1.5 * offset);
-    float x = std::fma(d2, inv, negc);  // kr, or the pinned z
-    int jj;
-    bool tie;
-    if (pinned) {
-      const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-      jj = int(((bits >> (20 - L)) & std::uint32_t((slot - 1) * 8)) >> 3);
-      outside += (bits >> 23) != std::uint32_t(127 + L);
-      tie = std::bit_cast<float>((bits & ((1u << (23 - L)) - 1u)) | 0x3F800000u) < thr;
-    } else {
-      const float r = x + kMagic;
-      jj = int(std::bit_cast<std::uint32_t>(r) - std::bit_cast<std::uint32_t>(kMagic));
-      tie = !(std::fabs(x - (r - kMagic)) <= 0.5f - eps);
-      outside += jj < 0 || jj >= slot;
-    }
+    float x = std::fma(d2, inv, negc);  // the pinned z
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    int jj = int(((bits >> (20 - L)) & std::uint32_t((slot - 1) * 8)) >> 3);
+    outside += (bits >> 23) != std::uint32_t(127 + L);
+    const bool tie = std::bit_cast<float>((bits & ((1u << (23 - L)) - 1u)) | 0x3F800000u) < thr;
     if (tie && f == Form::deferred) {  // fbp_deferred_kernels.cu deferred_term, added by the fix-up pass
       const double* s = &pos[3 * q];
       const double dx = i * g.voxel_mm() - s[0], dy = j * g.voxel_mm() - s[1], dz = kz * g.voxel_mm() - s[2];
@@ -134,13 +121,13 @@ struct Emulation {
       ++refined;
       return {0.0f, 0.0f};
     }
-    if (tie && f != Form::fast) {
+    if (tie) {
       int k;
       float gg;
       refine(q, i, j, kz, k, gg);
       ++refined;
       jj = k - kmin;
-      x = pinned ? float(double(jj) + gg + offset) : float(jj) + gg;
+      x = float(double(jj) + gg + offset);
     }
     float mm, dd;
     entry(q, kmin + jj, mm, dd);
@@ -148,35 +135,20 @@ struct Emulation {
     return {inv, std::fma(x, 1.5f * dd, std::fma(dd, hc - jf, mm))};
   }
 
-  std::vector<double> run(Form f, int kV, double rerr, float eps) {
+  std::vector<double> run(Form f, double rerr, float eps) {
     const Grid3& gr = g.grid;
     std::vector<double> img(gr.count());
     for (int kz = 0; kz < gr.dims[2]; ++kz)
       for (int j = 0; j < gr.dims[1]; ++j)
         for (int i = 0; i < gr.dims[0]; ++i) {
-          float a1 = 0, a2 = 0;
+          float a1 = 0;
           fixups.clear();
           for (int q = 0; q < Q; ++q) {
-            if (f != Form::shared8) {
-              const auto [inv, t] = lean_term(f, q, i, j, kz, kV, rerr, eps);
-              a1 = std::fma(inv, t, a1);
-              continue;
-            }
-            const int v = kz % 8;  // fbp_shared_kernels.cu, 8 voxels per thread
-            const float dz0 = (kz - v) * vs - sz[q], dz = v == 0 ? dz0 : std::fma(float(v), vs, dz0);
-            const float dx = i * vs - sx[q], dy = j * vs - sy[q];
-            const float d2 = std::fma(dz, dz, std::fma(dx, dx, dy * dy)), inv = rsqrt_emulated(d2, rerr);
-            const float kh = std::fma(d2, inv, -tau0h), kf = (kh + kMagic) - kMagic;
-            float gg = kh - kf;
-            int k = int(kf);
-            if (!(std::fabs(gg) <= 0.5f - eps)) refine(q, i, j, kz, k, gg), ++refined;
-            float mm, dd;
-            entry(q, k, mm, dd);
-            a1 = std::fma(std::fma(gg, dd, mm), inv, a1);
-            a2 += dd;
+            const auto [inv, t] = pinned_term(f, q, i, j, kz, rerr, eps);
+            a1 = std::fma(inv, t, a1);
           }
           for (float t : fixups) a1 += t;  // the fix-up pass's atomics, after the main kernel's store
-          img[gr.index(i, j, kz)] = f == Form::shared8 ? std::fma(0.5f, a2, a1) : a1;
+          img[gr.index(i, j, kz)] = a1;
         }
     return img;
   }
@@ -184,25 +156,21 @@ struct Emulation {
 
 void emulate(const FbpCase& c, const char* what) {
   Emulation e(c);
-  const char* names[] = {"shared", "lean", "pinned", "fast", "deferred"};
+  const char* names[] = {"pinned", "deferred"};
   for (double rerr : {0.0, 1.3e-7})
-    for (Form f : {Form::shared8, Form::lean, Form::pinned, Form::fast, Form::deferred})
-      for (int kV : {8, 16}) {
-        if (f == Form::shared8 && kV == 16) continue;
-        e.outside = e.refined = 0;
-        const double err = relative_l2(e.run(f, kV, rerr, 9e-4f), c.ref);
-        std::printf("%s: emulated %s-%d, rsqrt error %.1e: rel. L2 vs cpu %.3g (%ld pairs refined, %ld outside)\n",
-                    what, names[int(f)], kV, rerr, err, e.refined, e.outside);
-        EXPECT_EQ(e.outside, 0) << "every k the box asks for lies in its window";
-        if (f != Form::fast) {
-          EXPECT_LT(err, 1e-6) << names[int(f)];
-        }
-      }
+    for (Form f : {Form::pinned, Form::deferred}) {
+      e.outside = e.refined = 0;
+      const double err = relative_l2(e.run(f, rerr, 9e-4f), c.ref);
+      std::printf("%s: emulated %s-%d, rsqrt error %.1e: rel. L2 vs cpu %.3g (%ld pairs refined, %ld outside)\n", what,
+                  names[int(f)], kV, rerr, err, e.refined, e.outside);
+      EXPECT_EQ(e.outside, 0) << "every k the box asks for lies in its window";
+      EXPECT_LT(err, 1e-6) << names[int(f)];
+    }
 }
 
 }  // namespace
 
-TEST(OatFbpLeanEmulation, EqualsCpuOnTheGpuTestScenes) {
+TEST(OatFbpPinnedEmulation, EqualsCpuOnTheGpuTestScenes) {
   emulate(make_fbp_case(small_geometry(16, 0.75, 8, 16, 30.0, 10.0)), "16^3 x 0.75 mm, 8x16 on 30 mm");
   emulate(make_fbp_case(close_geometry(7, 13)), "13x11x19 x 0.5 mm, 7x13 on 9.13 mm");
 }

@@ -1,6 +1,6 @@
-// Device definitions of the oat FBP lean kernel (fbp_lean_kernels.cu; fbp_kernels.hpp "The lean
-// variant"), shared with the deferred one (fbp_deferred_kernels.cu): its launch constants, window
-// entries, per-transducer records, tile loads and the pair geometry.
+// Device definitions shared by the oat FBP's pinned and deferred kernels (fbp_pinned_kernels.cu,
+// fbp_deferred_kernels.cu; fbp_kernels.hpp "Time windows in shared memory"): their launch
+// constants, window entries (E, F), per-transducer records, tile loads and the pair geometry.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -12,13 +12,12 @@ namespace tomo::oat::cuda_detail {
 
 // Per-launch constants (kernel parameters: the FFMAs read them from the constant bank, no
 // registers): kq[m] = (2m+1)·Δs, cq[m] = ((m+½)·Δs)², zc = ((kV−1)/2)·Δs (samples); near = ½ − eps.
-// Pinned modes (fbp_kernels.hpp): z = kr + offset, offset = slot + ½ + tau (a float, tau ≥ eps),
+// Pinned (fbp_kernels.hpp): z = kr + offset, offset = slot + ½ + tau (a float, tau ≥ eps),
 // lies in [slot, 2·slot) = 2^L·[1, 2), so its float bits are fixed above bit 23 − L: the window
 // byte offset is (bits >> (20 − L)) & ((slot − 1)·8) (sh, bmask), frac(z) is bits & fmask, and
 // floor(z) − slot is the cpu's k − kmin unless 1 + frac(z)·2^−L < thr, thr ≥ 1 + (eps + tau)·2^−L
-// (then z's error δ, |δ| ≤ eps, and tau cannot carry z − tau − δ across an integer); expo = 127 + L
-// (checked: z left [slot, 2·slot)); band = (thr − 1)·2^L, the same test as z − ⌊z⌋ < band, for a
-// z outside the window too (slow path).
+// (then z's error δ, |δ| ≤ eps, and tau cannot carry z − tau − δ across an integer); expo = 127 + L;
+// band = (thr − 1)·2^L, the same test as z − ⌊z⌋ < band, for a z outside the window too (slow path).
 struct LeanConsts {
   float kq[8], cq[8];
   float zc;
@@ -31,9 +30,8 @@ struct LeanConsts {
 // kmin + j: (E, F) = (M + D·(½C − j), 1.5·D), C = t_min/Δt + ½ + kmin, hc = ½C rounded to float
 // once per transducer. hc − j rounds at most once (exact while |hc − j| ≤ |hc|), so E carries
 // the roundings of hc and hc − j (u relative on the ½d_s·D they stand for) and its own: no double
-// arithmetic, whose
-// conversions (quarter rate) would have cost ~20 % of a tile's update work at 16 voxels per
-// thread. j as a float by the magic constant (two full-rate adds, no I2F).
+// arithmetic (its quarter-rate conversions would be a large part of a tile's update work). j as a
+// float by the magic constant (two full-rate adds, no I2F).
 __device__ __forceinline__ float2 lean_entry(float2 md, float hc, int j) {
   const float jf = __fadd_rn(__int_as_float(j + __float_as_int(kFbpMagic)), -kFbpMagic);
   return make_float2(fmaf(md.y, __fsub_rn(hc, jf), md.x), 1.5f * md.y);
@@ -60,7 +58,7 @@ __device__ __forceinline__ float batch_d2(const LeanConsts& lc, int b, int i, fl
   return fmaf((i & 1) ? -lc.kq[m] : lc.kq[m], dz_c, base + lc.cq[m]);
 }
 
-// The sums of a batch: a[v] += inv·(E + x·F), x = kr or the pinned z.
+// The sums of a batch: a[v] += inv·(E + z·F), z the pinned kr.
 template <int kV>
 __device__ __forceinline__ void batch_sums(int b, const float* inv, const float* x, const float2* T, float* a) {
 #pragma unroll
@@ -70,15 +68,14 @@ __device__ __forceinline__ void batch_sums(int b, const float* inv, const float*
   }
 }
 
-// The launch constants of a lean launch (fbp_lean_kernels.cu): kq, cq, zc from the voxel pitch and
-// shape, near from eps_lean, and the pinned modes' offset, thr, band and bit masks.
+// The launch constants of a pinned or deferred launch (fbp_pinned_kernels.cu): kq, cq, zc from the
+// voxel pitch and shape, near from eps_lean, and the pinned offset, thr, band and bit masks.
 LeanConsts lean_consts(const FbpParams& p, float eps_lean, const FbpSharedShape& sh);
 
-// Phases 1 and 2 of a tile (as fbp_shared_kernels.cu load_tile): the records (x, y, z, kmin),
-// −C + offset and ½C − 1.5·offset in float (offset 0, or the pinned modes' slot + ½ + tau: then
-// (E, F) hold E − offset·F so that E + kr·F = E' + z·F), `far` (the transducer at least one sample
-// from the box: no NaN k̃, so no clamp of the shared address), then the windows of (E, F) (0
-// outside the table), loaded coalesced.
+// Phases 1 and 2 of a tile: the records (x, y, z, kmin), −C + offset and ½C − 1.5·offset in float
+// (offset the pinned slot + ½ + tau: then (E, F) hold E − offset·F so that E + kr·F = E' + z·F),
+// `far` (the transducer at least one sample from the box), then the windows of (E, F) (0 outside
+// the table), loaded coalesced by the whole block.
 template <int kThreads>
 __device__ __forceinline__ void load_lean_tile(const FbpParams& p, const FbpSharedShape& sh, int shift,
                                                const float4* __restrict__ tr, const float2* __restrict__ table,

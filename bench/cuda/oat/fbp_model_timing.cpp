@@ -1,0 +1,71 @@
+// Timings for bench_oat (see fbp_model_timing.hpp): CUDA events around the device-resident
+// operators and the bench-only probes.
+#include "bench/cuda/oat/fbp_model_timing.hpp"
+
+#include <algorithm>
+
+#include "bench/cuda/oat/srt_probes.hpp"
+#include "cuda/core/event.hpp"
+#include "cuda/oat/fbp_device.hpp"
+#include "cuda/oat/model_device.hpp"
+
+namespace tomo::oat {
+
+CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
+                           const CudaFbpRequest& request) {
+  FbpDevice dev(g);
+  dev.upload(pressure);
+  CudaFbpTimes t;
+  t.default_kernel = std::string(kernel_name(dev.choose()));
+  t.slot = dev.window_slot();
+  for (FbpKernel k : {FbpKernel::deferred, FbpKernel::pinned, FbpKernel::texture, FbpKernel::ldg}) {
+    const std::string name(kernel_name(k));
+    if (!dev.available(k)) continue;
+    if (!request.kernels.empty() && std::find(request.kernels.begin(), request.kernels.end(), name) == request.kernels.end())
+      continue;
+    const double ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.run(k); });
+    if (request.error) t.errors.emplace_back(name, request.error(dev.image()));
+    switch (k) {
+      case FbpKernel::deferred:
+        t.deferred_ms = ms;
+        t.deferred_entries = dev.deferred_entries();
+        t.deferred_overflow = dev.deferred_overflowed();
+        t.deferred_capacity = dev.deferred_capacity();
+        break;
+      case FbpKernel::pinned: t.pinned_ms = ms; break;
+      case FbpKernel::texture: t.texture_ms = ms; break;
+      case FbpKernel::ldg: t.ldg_ms = ms; break;
+    }
+  }
+  dev.synchronize();
+  return t;
+}
+
+CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std::span<const double> alpha,
+                               std::span<const double> u, int reps) {
+  ModelOptions exact = o, hardware = o;
+  exact.interpolation = Interpolation::exact;
+  hardware.interpolation = Interpolation::hardware;
+  CudaModelTimes t;
+  {
+    ModelDevice dev(g, exact);
+    dev.upload_alpha(alpha);
+    t.forward_exact_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
+    dev.upload_data(u);
+    t.adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
+    dev.synchronize();
+  }
+  ModelDevice dev(g, hardware);
+  dev.upload_alpha(alpha);
+  t.forward_hardware_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
+  dev.synchronize();
+  SrtProbes probes(g, o);
+  probes.upload(alpha, u);
+  t.probe_loads_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.loads(); });
+  t.probe_texture_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.texture(); });
+  t.probe_atomics_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.atomics(); });
+  probes.synchronize();
+  return t;
+}
+
+}  // namespace tomo::oat

@@ -1,0 +1,67 @@
+// Device helpers of the oat H_srt kernels (srt_kernels.cu; bench/cuda/oat's probes of them): a
+// warp's shell sample, the shell radius, the rings of a cap shared across a warp, a warp sum.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/oat/srt_kernels.hpp"
+
+namespace tomo::oat::cuda_detail {
+
+inline constexpr int kSrtThreads = 32 * kSrtWarpsPerBlock;
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+// Blocks of kSrtThreads for one warp per shell sample.
+inline unsigned srt_blocks(const SrtParams& p) {
+  const std::int64_t n = static_cast<std::int64_t>(p.transducers) * p.shells;
+  return static_cast<unsigned>((n + kSrtWarpsPerBlock - 1) / kSrtWarpsPerBlock);
+}
+
+struct Sample {
+  bool valid;
+  int q, m;
+};
+
+__device__ __forceinline__ Sample warp_sample(const SrtParams& p) {
+  const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * kSrtWarpsPerBlock + (threadIdx.x >> 5);
+  const std::int64_t n = static_cast<std::int64_t>(p.transducers) * p.shells;
+  if (s >= n) return {false, 0, 0};
+  return {true, static_cast<int>(s / p.shells), static_cast<int>(s % p.shells)};
+}
+
+__device__ __forceinline__ float shell_radius(const SrtParams& p, int m) {
+  return p.c0 * (p.t_min + (static_cast<float>(m) - 1.0f) * p.dt);
+}
+
+// Calls per_ring(r) for the cap's rings in order, every lane with the same r: lane l computes ring
+// i0 + l (kernel_math shell_ring, three sine/cosine pairs) and the warp shares it by shuffles,
+// instead of every lane computing every ring. All lanes must call this (the shuffles are warp-wide).
+template <class PerRing>
+__device__ __forceinline__ void for_each_ring(const ShellCap<float>& c, int lane, PerRing&& per_ring) {
+  for (int i0 = 0; i0 < c.n_theta; i0 += 32) {
+    ShellRing<float> mine{1, 0.0f, 0.0f, 1.0f};
+    if (i0 + lane < c.n_theta) {
+      mine = shell_ring(c, i0 + lane);
+      // kernel_math's band cos(iΔθ) − cos((i+1)Δθ) cancels in fp32 on the first rings of a large
+      // shell; 2·sin((i+½)Δθ)·sin(Δθ/2) is the same number without the cancellation.
+      const float dth = c.theta_max / static_cast<float>(c.n_theta);
+      mine.area = c.R * c.R * (2.0f * mine.sin_t * sinf(0.5f * dth)) * 2.0f * kPi<float> /
+                  static_cast<float>(mine.n_phi);
+    }
+    const int n = min(32, c.n_theta - i0);
+    for (int l = 0; l < n; ++l) {
+      const ShellRing<float> r{__shfl_sync(kFullMask, mine.n_phi, l), __shfl_sync(kFullMask, mine.area, l),
+                               __shfl_sync(kFullMask, mine.sin_t, l), __shfl_sync(kFullMask, mine.cos_t, l)};
+      per_ring(r);
+    }
+  }
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFullMask, v, o);
+  return v;
+}
+
+}  // namespace tomo::oat::cuda_detail
