@@ -1,5 +1,5 @@
-// bench_fdk: RabbitCT back-projection speed (seed 003) for L = 128…1024 from 496 projections of
-// 1248×960 on every available GPU backend, beside the seed's Table 4, Zinsser & Keck (GTX 680) and
+// bench_fdk: RabbitCT back-projection speed ([Hofmann2010]) for L = 128…1024 from 496 projections of
+// 1248×960 on every available GPU backend, beside [Hofmann2010] Table 4, Zinsser & Keck (GTX 680) and
 // the texture-fetch ceiling measured in the same run; PSNR vs the cpu reference at a small size
 // (consistent analytic problem) and at the full sizes (--psnr-sizes) on a strided subset of
 // z-slices (the cpu reference of the whole 1024³ volume would take too long).
@@ -26,7 +26,7 @@
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/simulate.hpp"
 #ifdef TOMO_HAVE_CUDA
-#include "cuda/fdk/cuda_bench.hpp"
+#include "bench/cuda/fdk/fetch_ceiling.hpp"
 #endif
 
 using namespace tomo;
@@ -137,7 +137,7 @@ VolumeF extract_slices(const VolumeF& v, const Grid3& sub, const std::vector<int
   return out;
 }
 
-double seed_table4_ms(int L) {  // seed 003 Table 4, CUDA 2.1 on a QuadroFX 5600 (ms per projection)
+double seed_table4_ms(int L) {  // [Hofmann2010] Table 4, CUDA 2.1 on a QuadroFX 5600 (ms per projection)
   switch (L) {
     case 128: return 4.00;
     case 256: return 10.14;
@@ -166,7 +166,7 @@ double fetch_ceiling(const Args& a, nlohmann::json& out) {
   double ceiling_g = NAN;
 #ifdef TOMO_HAVE_CUDA
   if (BackendRegistry<ConeBeamBackprojector>::instance().available("cuda").ok) {
-    const FetchCeiling c = measure_fetch_ceiling(a.sx, a.sy, 32, 512);
+    const bench::fdk::FetchCeiling c = bench::fdk::measure_fetch_ceiling(a.sx, a.sy, 32, 512);
     ceiling_g = c.gfetches_per_s;
     std::printf("texture-fetch ceiling (hardware bilinear, layered %dx%dx%d, 512^3 grid): %.1f G fetches/s\n", c.sx,
                 c.sy, c.layers, ceiling_g);

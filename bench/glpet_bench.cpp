@@ -4,7 +4,7 @@
 // iteration for `gl` (raster: correspondence, atlas, terms, reduction, collect; forward,
 // back_ratio, update), `gl-compute` and `cuda` (forward, back_ratio, update), each with the
 // achieved rate, the ceiling it is bound by — measured in this run by bench/gl_ceilings.hpp
-// (docs/glpet.md §6 maps pass → ceiling) — the percentage, and the seed's 8800 GTX figures.
+// (docs/glpet.md §6 maps pass → ceiling) — the percentage, and the paper's 8800 GTX figures.
 // Above 64³ the GL backends process only the voxels of the central `--slab` z-slices of the
 // full grid (their lines cross the whole volume) and are reported per processed voxel. cuda runs with its system-matrix cache ("cuda") and tracing every line
 // ("cuda-trace", --no-trace skips it). cpu is timed on a voxel subset and extrapolated.

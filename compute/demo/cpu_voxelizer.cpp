@@ -8,6 +8,7 @@ namespace {
 class CpuVoxelizer final : public Voxelizer {
  public:
   std::string describe() const override { return "CPU (OpenMP, double accumulation)"; }
+  void synchronize() override {}
   VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int s, int slab,
                    const std::function<void(int)>& on_slab) override {
     VolumeF out(grid);

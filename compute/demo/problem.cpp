@@ -4,11 +4,13 @@
 
 #include "compute/core/crosscheck.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/memory.hpp"
 #include "compute/core/metrics.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/demo/memory.hpp"
 #include "compute/demo/voxelizer.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
@@ -53,12 +55,14 @@ VolumeF run_backend(const std::string& backend, const DemoSetup& d, RunReport& r
     if (show_progress) progress.step(z_done - last);
     last = z_done;
   });
+  op->synchronize();
   progress.finish();
   return v;
 }
 
 void run(RunContext& ctx) {
   DemoSetup d = read_scene(ctx.scene);
+  require_host_memory(estimate_memory(d.grid, d.slab, 1), "demo");
   std::string backend = BackendRegistry<Voxelizer>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
   VolumeF v = run_backend(backend, d, ctx.report, true);
@@ -81,21 +85,16 @@ void run(RunContext& ctx) {
 
 int crosscheck(CrosscheckContext& ctx) {
   DemoSetup d = read_scene(ctx.scene);
-  auto& registry = BackendRegistry<Voxelizer>::instance();
+  require_host_memory(estimate_memory(d.grid, d.slab, 2), "demo crosscheck");
   VolumeF ref = run_backend("cpu", d, ctx.report, false);
   const double tolerance = 1e-5;  // float vs double sums of s³ 0/1 samples
   const auto& n = d.grid.dims;
   CrosscheckTable table("demo", str_cat(n[0], "x", n[1], "x", n[2], " voxels, supersampling ", d.supersampling));
-  for (const auto& name : registry.names()) {
-    if (name == "cpu") continue;
-    if (auto a = registry.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<Voxelizer>(table, [&](const std::string& name) {
     table.run(name, "", [&] {
       return CrosscheckErrors{{"rel_l2", relative_l2(run_backend(name, d, ctx.report, false).data, ref.data), tolerance}};
     });
-  }
+  });
   return table.finish(ctx.report);
 }
 

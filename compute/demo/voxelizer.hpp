@@ -13,6 +13,8 @@ class Voxelizer {
  public:
   virtual ~Voxelizer() = default;
   virtual std::string describe() const = 0;
+  // Waits for queued device work (timing); voxelize() already returns with the volume on the host.
+  virtual void synchronize() = 0;
   // Mean phantom value of every voxel from s³ sub-samples; `on_slab(z_done)` after each slab.
   virtual VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int supersampling, int slab,
                            const std::function<void(int)>& on_slab) = 0;

@@ -1,4 +1,4 @@
-// The operator of the fdk problem: RabbitCT back-projection (seed 003 Algorithm 1) of
+// The operator of the fdk problem: RabbitCT back-projection ([Hofmann2010] Algorithm 1) of
 // pre-processed projections into a volume, with one implementation per backend.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-// `cpu` backend: seed 003 Algorithm 1 with OpenMP over (z, y) rows, the RabbitCT update rule and bilinear
+// `cpu` backend: [Hofmann2010] Algorithm 1 with OpenMP over (z, y) rows, the RabbitCT update rule and bilinear
 // convention (taps outside the image read 0), double matrices and double accumulation: the reference.
 #include <memory>
 

@@ -7,7 +7,7 @@ namespace tomo::fdk {
 
 void backproject_reference(const Grid3& grid, const ProjectionView& b, double* acc) {
   const int nx = grid.dims[0], ny = grid.dims[1], nz = grid.dims[2];
-  // seed 003 §3.1 parallelises over z; we parallelise over (z, y) rows so that thin slabs (the
+  // [Hofmann2010] §3.1 parallelises over z; we parallelise over (z, y) rows so that thin slabs (the
   // bench's cpu reference on a few slices) use every core. The projection order per voxel is kept,
   // so the sum is bit-identical to running Algorithm 1 once per projection.
 #pragma omp parallel for collapse(2) schedule(dynamic, 4)

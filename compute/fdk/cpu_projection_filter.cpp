@@ -23,6 +23,7 @@ class CpuFilter final : public ProjectionFilter {
     // FdkFilter::apply reads a row into its own buffer before writing it: in place is safe.
     for (int b = 0; b < count; ++b) filter_->apply(n0 + b, raw + b * image, out + b * image);
   }
+  void synchronize() override {}
   std::string describe() const override { return "cpu (FFTW, double, OpenMP over rows)"; }
 
  private:

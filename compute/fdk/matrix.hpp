@@ -16,7 +16,7 @@ struct Mat34 {
     double u, v, w;
   };
   Projected project(double x, double y, double z) const {
-    // seed 003 / RabbitCT update rule: w = A[2]x + A[5]y + A[8]z + A[11], u = (..)/w, v = (..)/w
+    // [Hofmann2010] / RabbitCT update rule: w = A[2]x + A[5]y + A[8]z + A[11], u = (..)/w, v = (..)/w
     const double w = a[2] * x + a[5] * y + a[8] * z + a[11];
     const double u = (a[0] * x + a[3] * y + a[6] * z + a[9]) / w;
     const double v = (a[1] * x + a[4] * y + a[7] * z + a[10]) / w;

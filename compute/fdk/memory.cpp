@@ -1,4 +1,4 @@
-// fdk's host-memory estimate (issue 11, D9). The GPU side splits the volume into z-slabs
+// fdk's host-memory estimate . The GPU side splits the volume into z-slabs
 // (fdk.device_memory_mb); the host holds the whole stack and volume.
 #include "compute/fdk/memory.hpp"
 

@@ -1,5 +1,5 @@
 // fdk's host-memory estimate, made from L and the geometry before projections are
-// simulated or the volume allocated (issue 11, D9).
+// simulated or the volume allocated .
 #pragma once
 #include <filesystem>
 

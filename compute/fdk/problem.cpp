@@ -1,4 +1,4 @@
-// Registers the `fdk` problem: cone-beam FDK on the RabbitCT problem (seed 003). Reads a RabbitCT
+// Registers the `fdk` problem: cone-beam FDK on the RabbitCT problem [Hofmann2010]. Reads a RabbitCT
 // file or simulates analytic C-arm projections, back-projects on a backend, writes the volume,
 // slices and the RabbitCT metrics; crosscheck compares every backend with cpu on a small problem.
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/fdk/config.hpp"
 #include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/memory.hpp"
 #include "compute/fdk/metrics.hpp"
@@ -29,101 +30,16 @@
 namespace tomo::fdk {
 namespace {
 
-// Where the projections come from: simulated, a RabbitCT file (pre-processed), a raw stack.
-enum class Source { simulated, rabbitct, raw };
-
-struct Setup {
-  int L = 128;
-  Grid3 grid;
-  Source source = Source::simulated;
-  bool simulated = true;  // source == simulated (phantom metrics, FOV)
-  int rct_version = 2;    // of the RabbitCT file read; the runner outputs use the same layout
-  RawInput raw;
-  CArmGeometry geometry;
-  Phantom phantom;
+// The scene's settings and what a run makes of them: the projections, the raw stack read, the
+// reference volumes.
+struct Setup : FdkConfig {
+  explicit Setup(FdkConfig c) : FdkConfig(std::move(c)) {}
+  bool phantom_metrics = true;  // simulated data (also when written and read back as a raw stack)
+  int rct_version = 2;          // of the RabbitCT file read; the runner outputs use the same layout
+  RawInput raw_data;
   ProjectionStack projections;
-  std::array<float, 2> hu_scale{50000.0f, 0.0f};
   std::vector<ReferenceVolume> references;
-  FilterOptions filter;
-  std::string filter_backend = "auto";  // fdk.filter.backend, resolved against the back-projector
-  BackprojectorOptions options;
-  int batch = 16;
-  std::array<double, 2> window{0.0, 0.0};
 };
-
-FilterOptions filter_from_scene(const Scene& s) {
-  FilterOptions f;
-  f.window = ramp_window_from_name(s.get<std::string>("fdk.filter.window", "ram-lak"), s.where("fdk.filter.window"));
-  f.parker = s.get<bool>("fdk.filter.parker", true);
-  f.cosine = s.get<bool>("fdk.filter.cosine", true);
-  return f;
-}
-
-Phantom phantom_from_scene(const Scene& s, double& mu) {
-  mu = s.get_in_range("fdk.mu", 0.02, 1e-9, 1e3);
-  if (s.array_size("fdk.phantom") > 0) return Phantom::from_scene(s, "fdk.phantom");
-  const double scale = s.get_in_range("fdk.shepp_logan_scale_mm", 100.0, 1e-3, 1e4);
-  return shepp_logan_3d(scale, mu);
-}
-
-// Everything except the projections (geometry, volume, options).
-Setup read_setup(const Scene& s) {
-  Setup d;
-  d.L = s.get_int_in_range("fdk.L", 128, 2, 4096);
-  d.grid = rabbit_grid(d.L, s.get_in_range("fdk.volume_mm", 256.0, 1e-3, 1e5));
-  d.batch = s.get_int_in_range("fdk.batch", 16, 1, 100000);
-  d.options.interpolation = s.get_enum("fdk.interpolation", Interpolation::hardware, kInterpolationNames);
-  d.options.device_memory_mb = s.get_in_range("fdk.device_memory_mb", 0.0, 0.0, 1e9);
-  d.options.projections_per_launch = s.get_int_in_range("fdk.projections_per_launch", 0, 0, 4096);
-  d.filter = filter_from_scene(s);
-  d.filter_backend = s.get<std::string>("fdk.filter.backend", "auto");
-  const bool rct = !s.get_input_path("fdk.input").empty();
-  if (rct && has_raw_input(s))
-    throw InputError(s.where("fdk.input") + " and fdk.raw.projections both name projections; give one");
-  d.source = rct ? Source::rabbitct : has_raw_input(s) ? Source::raw : Source::simulated;
-  d.simulated = d.source == Source::simulated;
-  // Keys of the other sources are read (validated, not reported unused) whichever source runs.
-  (void)s.get<bool>("fdk.write_raw", false);
-  (void)s.get<std::string>("fdk.reference_volume", "");
-  (void)s.get<std::string>("fdk.raw.matrices", "");
-  (void)s.get<bool>("fdk.raw.intensity", false);
-  (void)s.get_in_range("fdk.raw.i0", 0.0, 0.0, 1e30);
-  double mu = 0.02;
-  d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
-  d.phantom = phantom_from_scene(s, mu);  // also with a file: keys validated, not reported unused
-  if (d.source != Source::rabbitct) {
-    const auto hu = s.get<std::vector<double>>("fdk.hu_scale", {1000.0 / mu, 0.0});
-    if (hu.size() != 2) throw InputError(s.where("fdk.hu_scale") + " must be [scale, offset]");
-    d.hu_scale = {static_cast<float>(hu[0]), static_cast<float>(hu[1])};
-  }
-  const auto win = s.get<std::vector<double>>("fdk.display_window",
-                                              rct ? std::vector<double>{0, 0} : std::vector<double>{0.0, 0.4 * mu});
-  if (win.size() != 2) throw InputError(s.where("fdk.display_window") + " must be [lo, hi] (mm⁻¹)");
-  d.window = {win[0], win[1]};
-  return d;
-}
-
-// The small problem of `crosscheck` (read by run too, so its keys are validated and not
-// reported as unused).
-struct CrosscheckSetup {
-  int L = 32;
-  CArmGeometry geometry;
-  double tolerance = 1e-4, hardware_tolerance = 5e-3;
-};
-
-CrosscheckSetup read_crosscheck(const Scene& s) {
-  CrosscheckSetup c;
-  c.L = s.get_int_in_range("fdk.crosscheck.L", 32, 2, 512);
-  CArmGeometry small;
-  small.projections = 62;
-  small.sx = 156;
-  small.sy = 120;
-  small.pixel_mm = 2.56;
-  c.geometry = CArmGeometry::from_scene(s, "fdk.crosscheck.", small);
-  c.tolerance = s.get_in_range("fdk.crosscheck.tolerance", 1e-4, 0.0, 1.0);
-  c.hardware_tolerance = s.get_in_range("fdk.crosscheck.hardware_tolerance", 5e-3, 0.0, 1.0);
-  return c;
-}
 
 // The ProjectionFilter backend for `backproject_backend`, errors naming the scene key.
 std::string pick_filter(const Scene& s, const Setup& d, const std::string& backproject_backend) {
@@ -137,10 +53,10 @@ std::string pick_filter(const Scene& s, const Setup& d, const std::string& backp
 }
 
 // Reads the file, or simulates and pre-processes with the `filter` backend (timed apart).
-void load_projections(const Scene& s, Setup& d, const std::string& filter, RunReport& report, bool progress) {
+void load_projections(Setup& d, const std::string& filter, RunReport& report, bool progress) {
   if (d.source == Source::rabbitct) {
     auto t = report.time("read");
-    RabbitData r = read_rabbitct(s.get_input_path("fdk.input"));
+    RabbitData r = read_rabbitct(d.input);
     d.rct_version = r.version;
     report.set("rabbitct_version", r.version);
     d.projections = std::move(r.projections);
@@ -148,7 +64,7 @@ void load_projections(const Scene& s, Setup& d, const std::string& filter, RunRe
     for (auto& ref : r.references) d.references.push_back(std::move(ref));  // after fdk.reference_volume
     return;
   }
-  const CArmGeometry& g = d.source == Source::raw ? d.raw.geometry : d.geometry;
+  const CArmGeometry& g = d.source == Source::raw ? d.raw_data.geometry : d.geometry;
   std::optional<Progress> bar;
   if (progress) bar.emplace(d.source == Source::raw ? "filter" : "simulate+filter", g.projections);
   auto op = BackendRegistry<ProjectionFilter>::instance().create(filter);
@@ -161,7 +77,7 @@ void load_projections(const Scene& s, Setup& d, const std::string& filter, RunRe
     if (bar) bar->step();
   };
   if (d.source == Source::raw)
-    d.projections = preprocess_raw(std::move(d.raw.line_integrals), std::move(d.raw.matrices), g, *op, &t, step, 16);
+    d.projections = preprocess_raw(std::move(d.raw_data.line_integrals), std::move(d.raw_data.matrices), g, *op, &t, step, 16);
   else
     d.projections = simulate_preprocessed(d.phantom, g, *op, &t, step, 16);
   if (bar) bar->finish();
@@ -211,11 +127,11 @@ void prepare_raw(RunContext& ctx, Setup& d) {
   const Scene& s = ctx.scene;
   if (d.source == Source::raw) {
     auto t = ctx.report.time("read");
-    d.raw = load_raw_input(s, d.geometry, d.filter.parker);
-    ctx.report.set("raw_geometry", d.raw.source);
+    d.raw_data = load_raw_input(s, d.raw, d.geometry, d.filter.parker);
+    ctx.report.set("raw_geometry", d.raw_data.source);
     return;
   }
-  if (!s.get<bool>("fdk.write_raw", false) || d.source != Source::simulated) return;
+  if (!d.write_raw || d.source != Source::simulated) return;
   const CArmGeometry& g = d.geometry;
   std::vector<float> raw(static_cast<std::size_t>(g.projections) * g.sx * g.sy);
   {
@@ -231,8 +147,8 @@ void prepare_raw(RunContext& ctx, Setup& d) {
                                 static_cast<std::size_t>(g.sx)};
   write_npy(ctx.out.file("raw_projections.npy"), std::span<const float>(raw), shape);
   write_matrix_file(ctx.out.file("raw_matrices.txt"), g.matrices());
-  d.raw = RawInput{g, g.matrices(), std::move(raw), "simulated, written as a raw stack"};
-  d.source = Source::raw;  // the phantom metrics still apply: d.simulated stays true
+  d.raw_data = RawInput{g, g.matrices(), std::move(raw), "simulated, written as a raw stack"};
+  d.source = Source::raw;  // the phantom metrics still apply: d.phantom_metrics stays true
 }
 
 // Reference volumes of side L (in the RabbitCT file, or fdk.reference_volume): the runner's metric
@@ -254,23 +170,22 @@ void compare_with_references(RunContext& ctx, const Setup& d, const std::vector<
 
 void run(RunContext& ctx) {
   const Scene& s = ctx.scene;
-  Setup d = read_setup(s);
-  (void)read_crosscheck(s);
-  MemoryEstimate mem = estimate_memory(d.L, d.geometry, d.simulated, 4, "fdk.L", "fdk.geometry.");
+  Setup d(FdkConfig::from_scene(s));
+  d.phantom_metrics = d.simulated();
+  MemoryEstimate mem = estimate_memory(d.L, d.geometry, d.simulated(), 4, "fdk.L", "fdk.geometry.");
   if (d.source == Source::raw) add_raw_stack(mem, s.get_input_path("fdk.raw.projections"), "fdk.raw.projections");
   require_host_memory(mem, "fdk");
   const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
   const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";
   ctx.report.set("filter", filter);
-  if (const auto path = s.get_input_path("fdk.reference_volume"); !path.empty()) {
+  if (!d.reference_volume.empty()) {
     auto tr = ctx.report.time("read_reference");  // before the long work: a wrong size stops here
-    d.references.push_back(read_reference_volume(path, d.L));
+    d.references.push_back(read_reference_volume(d.reference_volume, d.L));
   }
   prepare_raw(ctx, d);
-  load_projections(s, d, filter, ctx.report, true);
-  const bool write_rct = s.get<bool>("fdk.write_rct", false);
-  if (d.source != Source::rabbitct && write_rct) {
+  load_projections(d, filter, ctx.report, true);
+  if (d.source != Source::rabbitct && d.write_rct) {
     auto t = ctx.report.time("write_rct");
     write_rabbitct(ctx.out.file("projections.rct"), RabbitData{d.projections, d.hu_scale, {}, 2});
   }
@@ -287,7 +202,7 @@ void run(RunContext& ctx) {
 
   const auto hu = to_hu(v, d.hu_scale);
   compare_with_references(ctx, d, hu, t);
-  if (d.simulated) {
+  if (d.phantom_metrics) {
     VolumeF truth = d.phantom.voxelize(d.grid, 1);
     const auto mask = fov_mask(d.grid, d.projections.matrices, d.projections.sx, d.projections.sy);
     const PhantomError e = phantom_error(v, truth, mask);
@@ -298,7 +213,7 @@ void run(RunContext& ctx) {
              " % of peak)");
     report_rabbit(ctx.report, "phantom", rabbit_metric(hu, to_hu(truth, d.hu_scale)));
   }
-  if (s.get_choice("fdk.reference", "none", {"none", "cpu"}) == "cpu" && backend != "cpu") {
+  if (d.reference == ReferenceRun::cpu && backend != "cpu") {
     VolumeF ref = run_backend("cpu", d, ctx.report, nullptr, true);
     ctx.report.set_metric("rel_l2_vs_cpu", relative_l2(v.data, ref.data));
     report_rabbit(ctx.report, "cpu", rabbit_metric(hu, to_hu(ref, d.hu_scale)));
@@ -318,15 +233,12 @@ void run(RunContext& ctx) {
 // interpolation; the hardware-interpolation path is held to `hardware_tolerance`.
 int crosscheck(CrosscheckContext& ctx) {
   const Scene& s = ctx.scene;
-  Setup d = read_setup(s);
+  Setup d(FdkConfig::from_scene(s));
   d.source = Source::simulated;  // crosscheck always simulates (no file needed)
-  d.simulated = true;
-  double mu = 0.02;
-  d.phantom = phantom_from_scene(s, mu);
-  d.hu_scale = {static_cast<float>(1000.0 / mu), 0.0f};
-  const CrosscheckSetup c = read_crosscheck(s);
+  d.hu_scale = {static_cast<float>(1000.0 / d.mu), 0.0f};
+  const CrosscheckSetup& c = d.crosscheck;
   d.L = c.L;
-  d.grid = rabbit_grid(d.L, s.get_in_range("fdk.volume_mm", 256.0, 1e-3, 1e5));
+  d.grid = rabbit_grid(d.L, d.volume_mm);
   d.geometry = c.geometry;
   d.batch = 16;
   require_host_memory(estimate_memory(d.L, d.geometry, true, 3, "fdk.crosscheck.L", "fdk.crosscheck."), "fdk crosscheck");
@@ -335,7 +247,7 @@ int crosscheck(CrosscheckContext& ctx) {
   } catch (const UnavailableError&) {
   }
   // The back-projectors are compared on the cpu filter's data.
-  load_projections(s, d, "cpu", ctx.report, false);
+  load_projections(d, "cpu", ctx.report, false);
   const double tol = c.tolerance, hw_tol = c.hardware_tolerance;
   CrosscheckTable table("fdk", str_cat(d.L, "^3 voxels, ", d.geometry.projections, " projections of ",
                                        d.geometry.sx, "x", d.geometry.sy));
@@ -358,13 +270,7 @@ int crosscheck(CrosscheckContext& ctx) {
 
   VolumeF ref = run_backend("cpu", d, ctx.report, nullptr, false);
   const auto ref_hu = to_hu(ref, d.hu_scale);
-  auto& registry = BackendRegistry<ConeBeamBackprojector>::instance();
-  for (const auto& name : registry.names()) {
-    if (name == "cpu") continue;
-    if (auto a = registry.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<ConeBeamBackprojector>(table, [&](const std::string& name) {
     for (const Interpolation mode : {Interpolation::exact, Interpolation::hardware})
       table.run(name, to_string(mode), [&] {
         d.options.interpolation = mode;
@@ -373,11 +279,11 @@ int crosscheck(CrosscheckContext& ctx) {
         return CrosscheckErrors{{"rel_l2", relative_l2(v.data, ref.data), mode == Interpolation::exact ? tol : hw_tol},
                                 {"psnr_db", m.psnr_db}};
       });
-  }
+  });
   return table.finish(ctx.report);
 }
 
-const ProblemRegistrar kRegister({"fdk", "cone-beam FDK back-projection on the RabbitCT problem (seed 003)", run,
+const ProblemRegistrar kRegister({"fdk", "cone-beam FDK back-projection on the RabbitCT problem [Hofmann2010]", run,
                             crosscheck, list_backends_of<ConeBeamBackprojector>()});
 
 }  // namespace

@@ -17,7 +17,10 @@ class ProjectionFilter {
   virtual void setup(const CArmGeometry& g, const FilterOptions& options) = 0;
   // `count` raw projections (line integrals) of indices n0 … n0+count−1, host memory, n-major,
   // sx·sy floats each → the pre-processed projections in `out` (same layout; may equal `raw`).
+  // Returns when `out` is written.
   virtual void apply(int n0, int count, const float* raw, float* out) = 0;
+  // Waits for queued device work (timing); apply() already returns with its output written.
+  virtual void synchronize() = 0;
   virtual std::string describe() const = 0;
 };
 

@@ -12,11 +12,18 @@
 
 namespace tomo::fdk {
 
-bool has_raw_input(const Scene& s) { return !s.get<std::string>("fdk.raw.projections", "").empty(); }
+RawOptions RawOptions::from_scene(const Scene& s) {
+  RawOptions o;
+  o.projections = s.get<std::string>("fdk.raw.projections", "");
+  o.matrices = s.get<std::string>("fdk.raw.matrices", "");
+  o.intensity = s.get<bool>("fdk.raw.intensity", false);
+  o.i0 = s.get_in_range("fdk.raw.i0", 0.0, 0.0, 1e30);
+  return o;
+}
 
-RawInput load_raw_input(const Scene& s, const CArmGeometry& scene_geometry, bool parker) {
-  const bool intensity = s.get<bool>("fdk.raw.intensity", false);
-  const double i0 = s.get_in_range("fdk.raw.i0", 0.0, 0.0, 1e30);
+RawInput load_raw_input(const Scene& s, const RawOptions& o, const CArmGeometry& scene_geometry, bool parker) {
+  const bool intensity = o.intensity;
+  const double i0 = o.i0;
   if (intensity && !(i0 > 0))
     throw InputError(s.where("fdk.raw.i0") + " must be > 0 when fdk.raw.intensity = true (the unattenuated intensity)");
   const std::filesystem::path stack_path = s.get_input_path("fdk.raw.projections");

@@ -1,5 +1,5 @@
-// Correspondence-image camera of seed 004 §II.A in matrix form, generalised to any
-// module orientation (the seed's rotation α = atan2(n_y, −n_z) about x is the special
+// Correspondence-image camera of [Toth2010] §II.A in matrix form, generalised to any
+// module orientation (the paper's rotation α = atan2(n_y, −n_z) about x is the special
 // case axis_a = x; here the camera basis is the primary's own (axis_a, axis_t, ±n)).
 #include "compute/glpet/camera.hpp"
 
@@ -87,7 +87,7 @@ RasterCamera raster_camera(const ModulePair& pair, const Vec3& v, int R) {
   const double f = std::max(1e-3, 0.5 * std::max(zmin, 1e-3)), b = std::max(2.0 * zmax, f * 2 + 1.0);
   cam.near_mm = f;
   cam.far_mm = b;
-  // seed §II.A: shear [x − (c'x/c'z)z, y − (c'y/c'z)z] then the perspective matrix.
+  // [Toth2010] §II.A: shear [x − (c'x/c'z)z, y − (c'y/c'z)z] then the perspective matrix.
   Mat4 shear = identity();
   at(shear, 0, 2) = -cx / cz;
   at(shear, 1, 2) = -cy / cz;

@@ -1,5 +1,5 @@
 // What the GL raster pass of the correspondence image needs for one voxel sample
-// (seed 004 §II.A): view (translate, mirror, rotate) and shear+perspective matrices,
+// ([Toth2010] §II.A): view (translate, mirror, rotate) and shear+perspective matrices,
 // viewport, the secondary quad with its index colours, and the pixel→world map.
 // Pure geometry, no GL: renderer/glpet uploads these as uniforms.
 #pragma once
@@ -18,13 +18,13 @@ struct RasterCamera {
   // y = primary axis_t, and −z points from v towards the primary plane. The mirroring
   // p ↦ −p is included (it applies to the secondary quad, the only thing drawn).
   Mat4 view{};
-  // projection: seed's shear (centre of the window onto −z) then perspective mapping
+  // projection: paper's shear (centre of the window onto −z) then perspective mapping
   // the primary window to NDC [−1,1]², near f and far b bracketing the secondary quad.
   Mat4 projection{};
   Mat4 view_projection{};  // projection·view
   double near_mm = 0, far_mm = 0;
   // Secondary quad in draw order (corners local (0,0), (w,0), (w,h), (0,h)), world
-  // space (unmirrored: the attribute to interpolate into y2), and the seed's colours
+  // space (unmirrored: the attribute to interpolate into y2), and the paper's colours
   // (1,1), (N_a+1,1), (N_a+1,N_t+1), (1,N_t+1): r = int(R)−1, s = int(G)−1.
   std::array<Vec3, 4> secondary_corners{};
   std::array<std::array<double, 2>, 4> secondary_colours{};

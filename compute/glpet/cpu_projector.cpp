@@ -1,5 +1,5 @@
-// glpet cpu backend: shooting forward projection (seed §III) and gathering
-// back-projection (seed §IV) of the shared line set, in double precision.
+// glpet cpu backend: shooting forward projection ([Toth2010] §III) and gathering
+// back-projection ([Toth2010] §IV) of the shared line set, in double precision.
 #include "compute/glpet/cpu_projector.hpp"
 
 #include <omp.h>

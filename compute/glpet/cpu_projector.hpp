@@ -7,7 +7,7 @@
 namespace tomo::glpet {
 
 // Visits every hitting line of every sample of voxel (i,j,k) for every pair:
-// f(global LOR index, weight / N). The elementary voxel→LOR correspondence of seed §II.
+// f(global LOR index, weight / N). The elementary voxel→LOR correspondence of [Toth2010] §II.
 template <class F>
 void for_each_line(const SystemModel& sys, const Extinction& ext, const std::vector<Vec3>& offsets, int i, int j,
                    int k, F&& f) {

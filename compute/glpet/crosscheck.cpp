@@ -1,4 +1,4 @@
-// glpet cross-check (issue 3): every available backend vs cpu in the common table
+// glpet cross-check: every available backend vs cpu in the common table
 // (compute/core/crosscheck.hpp); exit status 1 above tolerance (docs/glpet.md §5 justifies the tolerances).
 #include "compute/glpet/crosscheck.hpp"
 
@@ -111,12 +111,7 @@ int run_crosscheck(CrosscheckContext& ctx) {
   in.options = g.projector;
   CrosscheckTable table("glpet", str_cat(dims[0], "x", dims[1], "x", dims[2], " voxels, ", sys.lor_count(),
                                          " LORs, R=", sys.R, " N=", sys.N, " K=", sys.K));
-  for (const std::string& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<Projector>(table, [&](const std::string& name) {
     const bool raster = name == "gl";  // the raster path is held to its own tolerances
     const double t = raster ? tol_raster : tol, tl = raster ? tol_lines_raster : tol_lines;
     table.run(name, "", [&] {
@@ -130,7 +125,7 @@ int run_crosscheck(CrosscheckContext& ctx) {
       }
       return e;
     });
-  }
+  });
   return table.finish(ctx.report);
 }
 

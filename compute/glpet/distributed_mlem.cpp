@@ -233,7 +233,7 @@ DistributedResult run_distributed_mlem(MultiDevice& md, const SystemModel& sys, 
   const int ranks = md.team->size();
   MultiSplit split = opt.split;
   if (opt.mode == MultiMode::seed && split == MultiSplit::voxels)
-    throw InputError("glpet: glpet.multi_gpu_split = \"voxels\" needs glpet.multi_gpu = \"exact\" (the seed's scheme "
+    throw InputError("glpet: glpet.multi_gpu_split = \"voxels\" needs glpet.multi_gpu = \"exact\" (the paper's scheme "
                      "splits the LORs)");
   if (split == MultiSplit::automatic)
     split = opt.mode == MultiMode::exact && sys.scanner.pairs.size() < std::size_t(ranks) ? MultiSplit::voxels

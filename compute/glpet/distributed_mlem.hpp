@@ -1,4 +1,4 @@
-// glpet ML-EM on several devices (seed 004 §V), written once against Projector and Team:
+// glpet ML-EM on several devices ([Toth2010] §V), written once against Projector and Team:
 //  - exact: every rank forward- and back-projects its LOR share; the back-projected ratios
 //    (and once the sensitivity) are summed over the ranks before each update, which is
 //    single-device ML-EM up to the order of float sums;
@@ -76,7 +76,7 @@ struct DistributedResult {
 DistributedResult run_distributed_mlem(MultiDevice& md, const SystemModel& sys, std::span<const float> y,
                                        const DistributedOptions& opt);
 
-// The α of seed §V: minimise Σ_h ‖y_h − Σ_g α_g ỹ_hg‖² subject to Σ α_g = 1, i.e. the KKT system
+// The α of [Toth2010] §V: minimise Σ_h ‖y_h − Σ_g α_g ỹ_hg‖² subject to Σ α_g = 1, i.e. the KKT system
 // [B 1; 1ᵀ 0][α; λ] = [b; 1] with B_kg = Σ_h ỹ_hg·ỹ_hk, b_k = Σ_h y_h·ỹ_hk (B row-major G×G).
 // A singular system (two estimates alike) gives the least-squares weights of the distinct ones
 // through a small ridge (1e-12 of the trace), documented in docs/multigpu.md.

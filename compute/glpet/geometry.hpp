@@ -1,4 +1,4 @@
-// glpet scanner geometry (seed 004 §I–II): planar detector modules, module pairs with
+// glpet scanner geometry ([Toth2010] §I–II): planar detector modules, module pairs with
 // their LOR atlases, the voxel grid and the per-voxel sample offsets every backend shares.
 #pragma once
 #include <array>
@@ -31,8 +31,8 @@ struct Module {
   int n_a = 1, n_t = 1;
   double pitch_a = 1.0, pitch_t = 1.0;  // mm
 
-  double width() const { return n_a * pitch_a; }   // seed's w
-  double height() const { return n_t * pitch_t; }  // seed's h
+  double width() const { return n_a * pitch_a; }   // paper's w
+  double height() const { return n_t * pitch_t; }  // paper's h
   Vec3 corner() const;                             // local (0, 0)
   Vec3 point(double a, double t) const;            // world point of local (a, t)
   double distance(const Vec3& p) const;            // |(p − centre)·normal|

@@ -1,26 +1,22 @@
-// The line math of the glpet line set (docs/glpet.md §2, seed 004 §II.B), shared verbatim by the
+// The line math of the glpet line set (docs/glpet.md §2, [Toth2010] §II.B), shared verbatim by the
 // cpu reference (double) and the CUDA kernels (float): trilinear σ_t and the ray-marched sum.
 // Plain templates with no library dependency so nvcc and the host compiler see the same code.
 #pragma once
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define TOMO_GLPET_HD __host__ __device__ __forceinline__
-#else
-#define TOMO_GLPET_HD inline
-#endif
+#include "compute/core/host_device.hpp"
 
 namespace tomo::glpet::line_math {
 
 template <class T>
-TOMO_GLPET_HD T lm_floor(T x) {
+TOMO_HD T lm_floor(T x) {
   if constexpr (sizeof(T) == 4) return floorf(x); else return floor(x);
 }
 
 // max/min as each backend wrote them before the math was shared: fmax/fmin and integer max/min
 // on the device, std::max/std::min's comparisons on the host (equal for all finite operands).
 template <class T>
-TOMO_GLPET_HD T lm_max(T a, T b) {
+TOMO_HD T lm_max(T a, T b) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) return fmax(a, b); else return max(a, b);
 #else
@@ -28,7 +24,7 @@ TOMO_GLPET_HD T lm_max(T a, T b) {
 #endif
 }
 template <class T>
-TOMO_GLPET_HD T lm_min(T a, T b) {
+TOMO_HD T lm_min(T a, T b) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) return fmin(a, b); else return min(a, b);
 #else
@@ -42,7 +38,7 @@ TOMO_GLPET_HD T lm_min(T a, T b) {
 enum class Lerp { plain, fused };
 
 template <Lerp L, class T>
-TOMO_GLPET_HD T lerp(T a, T b, T t) {
+TOMO_HD T lerp(T a, T b, T t) {
   if constexpr (L == Lerp::fused) return fmaf(b - a, t, a); else return a + (b - a) * t;
 }
 
@@ -52,7 +48,7 @@ TOMO_GLPET_HD T lerp(T a, T b, T t) {
 // corners(i, j, k, c) fills c[0..7] with the texels (i+a, j+b, k+c), index a + 2b + 4c, each 0
 // outside the grid; the caller chooses how to load them (cpu: an interior fast path by stride).
 template <Lerp L, class T, class Corners>
-TOMO_GLPET_HD T sigma_at(T gx, T gy, T gz, const int n[3], Corners corners) {
+TOMO_HD T sigma_at(T gx, T gy, T gz, const int n[3], Corners corners) {
   if (gx <= T(-1) || gy <= T(-1) || gz <= T(-1) || gx >= T(n[0]) || gy >= T(n[1]) || gz >= T(n[2])) return T(0);
   const T fx0 = lm_floor(gx), fy0 = lm_floor(gy), fz0 = lm_floor(gz);
   T c[8];
@@ -68,7 +64,7 @@ TOMO_GLPET_HD T sigma_at(T gx, T gy, T gz, const int n[3], Corners corners) {
 // per axis). False when none can: the transmission is 1. Double whatever the march precision,
 // so every backend skips the same samples. V: any indexable triple (Vec3, double[3]).
 template <class V>
-TOMO_GLPET_HD bool sample_range(const V& y1, const V& y2, const V& origin, const V& inv_voxel, const int n[3], int K,
+TOMO_HD bool sample_range(const V& y1, const V& y2, const V& origin, const V& inv_voxel, const int n[3], int K,
                                 double g0[3], double dg[3], int& k0, int& k1) {
   double t0 = 0, t1 = 1;
   for (int a = 0; a < 3; ++a) {
@@ -93,10 +89,10 @@ TOMO_GLPET_HD bool sample_range(const V& y1, const V& y2, const V& origin, const
   return true;
 }
 
-// Σ_k σ_t(y(t_k)) over k0..k1 (seed §II.B midpoint rule); sample(t) returns σ_t at y(t). The
+// Σ_k σ_t(y(t_k)) over k0..k1 ([Toth2010] §II.B midpoint rule); sample(t) returns σ_t at y(t). The
 // transmission is exp(−sum·|y1 − y2|/K), each backend in its own precision.
 template <class T, class Sample>
-TOMO_GLPET_HD T midpoint_sum(int k0, int k1, int K, Sample sample) {
+TOMO_HD T midpoint_sum(int k0, int k1, int K, Sample sample) {
   T sum = 0;
   for (int k = k0; k <= k1; ++k) sum += sample((k + T(0.5)) / K);
   return sum;

@@ -1,4 +1,4 @@
-// The glpet line set (seed 004 §II): pixel centres on the primary module, analytic
+// The glpet line set ([Toth2010] §II): pixel centres on the primary module, analytic
 // intersection with the secondary plane, ray-marched transmission, solid angle.
 #include "compute/glpet/line_set.hpp"
 
@@ -86,7 +86,7 @@ Line Correspondence::trace(int X, int Y, const Extinction* ext, int K) const {
   L.s = std::min(int(t), m2.n_t - 1);
   L.hit = true;
   L.lor = primary == 0 ? pair->lor_index(L.p, L.q, L.r, L.s) : pair->lor_index(L.r, L.s, L.p, L.q);
-  // Δω = ΔA·cosθ/|y1 − v|² (seed §II.B), weight a = T·Δω/(2π) (seed eq. (5)).
+  // Δω = ΔA·cosθ/|y1 − v|² ([Toth2010] §II.B), weight a = T·Δω/(2π) ([Toth2010] eq. (5)).
   const double d2 = dot(d, d);
   const double cos_theta = std::fabs(dot(d, m1.normal)) / std::sqrt(d2);
   const double domega = pixel_area * cos_theta / d2;

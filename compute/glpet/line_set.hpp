@@ -1,6 +1,6 @@
 // The glpet LINE SET: the numerical contract every backend shares (docs/glpet.md §2).
 // For a voxel sample v and a module pair: primary module, the R·N_a × R·N_t pixel
-// centres on it, the secondary hit of each line, its LOR texel and weight (seed 004 §II).
+// centres on it, the secondary hit of each line, its LOR texel and weight ([Toth2010] §II).
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -26,7 +26,7 @@ struct Extinction {
   }
   double sample(const Vec3& y) const;
   // Transmission of the segment y2→y1: exp(−Σ_k σ_t(y(t_k))·|y1−y2|/K), t_k = (k+½)/K,
-  // y(t) = y1·t + y2·(1−t) (seed 004 §II.B, midpoint rule). Samples outside the support
+  // y(t) = y1·t + y2·(1−t) ([Toth2010] §II.B, midpoint rule). Samples outside the support
   // of σ_t (the grid grown by one voxel) read 0 and are skipped, which changes nothing.
   double transmission(const Vec3& y1, const Vec3& y2, int K) const;
 };
@@ -37,11 +37,11 @@ struct Line {
   int p = 0, q = 0;       // primary detector: (X div R, Y div R)
   int r = 0, s = 0;       // secondary detector
   std::size_t lor = 0;    // index inside the pair's atlas (first-module convention)
-  double weight = 0.0;    // a = T · Δω / (2π)  (seed eq. (5) and §II.B), not yet divided by N
+  double weight = 0.0;    // a = T · Δω / (2π)  ([Toth2010] eq. (5) and §II.B), not yet divided by N
   Vec3 y1{}, y2{};        // world hit points on primary / secondary
 };
 
-// The per-(pair, sample) frame of the correspondence image: seed 004 §II.A.
+// The per-(pair, sample) frame of the correspondence image: [Toth2010] §II.A.
 struct Correspondence {
   const ModulePair* pair = nullptr;
   int primary = 0;    // index in pair->modules of the module FARTHER from v (ties: 0)

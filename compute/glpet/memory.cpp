@@ -1,4 +1,4 @@
-// glpet's host-memory estimate (issue 11, D9): counted from the keys read_glpet_scene reads.
+// glpet's host-memory estimate : counted from the keys read_glpet_scene reads.
 #include "compute/glpet/memory.hpp"
 
 #include <omp.h>

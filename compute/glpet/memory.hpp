@@ -1,5 +1,5 @@
 // glpet's host-memory estimate, made from the scene's grid and modules before the
-// phantoms are voxelised (issue 11, D9).
+// phantoms are voxelised .
 #pragma once
 #include "compute/core/memory.hpp"
 

@@ -1,4 +1,4 @@
-// glpet ML-EM driver: s = Aᵀ1 once, then ỹ = A x, b = Aᵀ(y/ỹ), x ← x·b/s (seed eq. (3)).
+// glpet ML-EM driver: s = Aᵀ1 once, then ỹ = A x, b = Aᵀ(y/ỹ), x ← x·b/s ([Toth2010] eq. (3)).
 #include "compute/glpet/mlem.hpp"
 
 #include <chrono>
@@ -51,11 +51,11 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
   for (int it = 1; it <= opt.iterations; ++it) {
     {
       StageTimer t(op, opt.report, "forward");
-      op.forward(*bx, *bt);  // seed eq. (2)
+      op.forward(*bx, *bt);  // [Toth2010] eq. (2)
     }
     {
       StageTimer t(op, opt.report, "back_ratio");
-      op.back_ratio(*by, *bt, *bb, nullptr);  // seed eq. (3) numerator
+      op.back_ratio(*by, *bt, *bb, nullptr);  // [Toth2010] eq. (3) numerator
     }
     {
       StageTimer t(op, opt.report, "update");

@@ -1,4 +1,4 @@
-// ML-EM (seed 004 eq. (3)) written once against the glpet Projector interface: the
+// ML-EM ([Toth2010] eq. (3)) written once against the glpet Projector interface: the
 // sensitivity is computed once and kept; x, y, ỹ live on the backend between iterations.
 #pragma once
 #include <functional>

@@ -47,7 +47,7 @@ MlemResult reconstruct_on_devices(RunContext& ctx, const GlpetScene& g, std::spa
                         {"share_nonzeros", res.share_nonzeros},
                         {"data_misfit", res.data_misfit}};
   if (dopt.mode == MultiMode::seed) {
-    // The seed's scheme against the exact ML-EM it approximates, same data and iterations.
+    // The paper's scheme against the exact ML-EM it approximates, same data and iterations.
     rep["alpha"] = res.alpha;
     DistributedOptions eopt;
     eopt.mlem.iterations = opt.iterations;

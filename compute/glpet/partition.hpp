@@ -1,4 +1,4 @@
-// The LOR partition of the multi-GPU ML-EM (seed 004 §V): the LOR vector y is broken into
+// The LOR partition of the multi-GPU ML-EM ([Toth2010] §V): the LOR vector y is broken into
 // G shares y_g, each with its minor matrix A_g. Module pairs are cut into row blocks (both
 // modules of a pair into k blocks of their N_t rows, k² sub-pairs of equal detector counts,
 // so every backend runs a share as an ordinary scanner) only where there are fewer pairs than

@@ -1,5 +1,5 @@
 // glpet PNG previews: LOR atlases (one panel per module pair) and the false-colour
-// correspondence image of one voxel sample (seed 004 Fig. 8), made on the CPU.
+// correspondence image of one voxel sample ([Toth2010] Fig. 8), made on the CPU.
 #pragma once
 #include <filesystem>
 #include <span>
@@ -19,7 +19,7 @@ void write_mip_png(const std::filesystem::path& path, const VolumeF& v, const st
                    const std::string& unit, ColorMap map);
 void write_atlas_png(const std::filesystem::path& path, const Scanner& scanner, std::span<const float> lors,
                      const std::string& quantity);
-// R = (r+1)/(N_a+1), G = (s+1)/(N_t+1) as in seed Fig. 8, B = weight / max weight;
+// R = (r+1)/(N_a+1), G = (s+1)/(N_t+1) as in [Toth2010] Fig. 8, B = weight / max weight;
 // pixel row Y = 0 at the bottom. Returns the maximum line weight.
 double write_correspondence_png(const std::filesystem::path& path, const SystemModel& sys, std::size_t pair,
                                 const Vec3& v);

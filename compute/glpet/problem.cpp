@@ -1,4 +1,4 @@
-// The glpet problem (issue 3, seed 004): simulate with the independent Monte-Carlo,
+// The glpet problem [Toth2010]: simulate with the independent Monte-Carlo,
 // reconstruct with ML-EM on the chosen backend, write images and the report; and the
 // cross-check of every available backend against the cpu reference.
 #include <cmath>
@@ -178,7 +178,7 @@ void run(RunContext& ctx) {
 
 const ProblemRegistrar kRegister({"glpet",
                                   "PET between detector-module planes: correspondence images, LOR atlas, "
-                                  "mip-reduction back-projection, ML-EM (seed 004)",
+                                  "mip-reduction back-projection, ML-EM [Toth2010]",
                                   run, run_crosscheck, list_backends_of<Projector>(), /*multi_device=*/true});
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The glpet operator interface (seed 004 eqs. (2)–(3)): forward projection x → ỹ into
+// The glpet operator interface ([Toth2010] eqs. (2)–(3)): forward projection x → ỹ into
 // the LOR atlases and gathering back-projections, on buffers that live on the backend
 // (host memory for cpu, GL textures/buffers or CUDA memory for the GPU backends), so
 // x, the atlases and the sensitivity stay on the device between ML-EM iterations.
@@ -48,7 +48,7 @@ class BackendBuffer {
   virtual unsigned gl_name() const { return 0; }
 };
 
-// One pixel of a correspondence image (seed §II.B render target, RGBA32F): the secondary
+// One pixel of a correspondence image ([Toth2010] §II.B render target, RGBA32F): the secondary
 // detector (r, s) as floats, −1 where the line misses, and the weight a of the line.
 struct CorrespondencePixel {
   float r = -1, s = -1, weight = 0;
@@ -68,17 +68,17 @@ class Projector {
   virtual std::unique_ptr<BackendBuffer> make_image() = 0;  // voxel_count() floats, zero
   virtual std::unique_ptr<BackendBuffer> make_lors() = 0;   // lor_count() floats, zero
 
-  // seed eq. (2), shooting (§III): ỹ_l = Σ_v A_lv x_v (ỹ overwritten).
+  // [Toth2010] eq. (2), shooting (§III): ỹ_l = Σ_v A_lv x_v (ỹ overwritten).
   virtual void forward(const BackendBuffer& x, BackendBuffer& ytilde) = 0;
   // Gathering back-projection: b_v = Σ_l A_lv z_l (b overwritten). The adjoint of forward.
   virtual void back(const BackendBuffer& z, BackendBuffer& b) = 0;
-  // The two sums of seed eq. (3) / §IV in one gathering pass: b_v = Σ_l A_lv·y_l/ỹ_l
+  // The two sums of [Toth2010] eq. (3) / §IV in one gathering pass: b_v = Σ_l A_lv·y_l/ỹ_l
   // (terms with ỹ_l <= 0 count 0) and, when sens != nullptr, sens_v = Σ_l A_lv.
   virtual void back_ratio(const BackendBuffer& y, const BackendBuffer& ytilde, BackendBuffer& b,
                           BackendBuffer* sens) = 0;
   // Σ_l A_lv for every voxel. Default: back() of a vector of ones.
   virtual void sensitivity(BackendBuffer& sens);
-  // seed eq. (3): x_v ← x_v·b_v/s_v where s_v > 0, else 0. Default goes through the host.
+  // [Toth2010] eq. (3): x_v ← x_v·b_v/s_v where s_v > 0, else 0. Default goes through the host.
   virtual void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens);
   // The correspondence image (R·N_a × R·N_t, row-major, X fastest, GL's row order) of
   // sample position v for pair `pair`, for the cross-check's count of lines whose

@@ -49,6 +49,7 @@ class CudaVoxelizer final : public Voxelizer {
     auto devices = cuda::list_devices();
     return devices.empty() ? "CUDA" : cuda::describe(devices.front());
   }
+  void synchronize() override { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); }
   VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int s, int slab,
                    const std::function<void(int)>& on_slab) override {
     auto packed = pack_shapes(phantom);

@@ -1,10 +1,13 @@
-// `cuda` ProjectionFilter: the FDK pre-processing with cuFFT (CufftFilter) on host projections,
-// chunk by chunk: upload, weight + pad + R2C + ramp + C2R + crop on the GPU, download. The
+// `cuda` ProjectionFilter: the FDK pre-processing with cuFFT (CufftFilter) on host (or device)
+// projections, chunk by chunk: upload, weight + pad + R2C + ramp + C2R + crop on the GPU, download. The
 // result comes back to the host because the pipeline keeps one host stack (write_rct, the cpu
 // reference, every back-projector reads it); the upload/download is counted in its time.
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <memory>
 
+#include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "compute/core/error.hpp"
@@ -38,11 +41,17 @@ class CudaFilter final : public ProjectionFilter {
     for (int b = 0; b < count; b += chunk) {
       const int cnt = std::min(chunk, count - b);
       const std::size_t n = image * cnt;
-      buffer_.upload_async(raw + b * image, n, *stream_);
+      // cudaMemcpyDefault: `raw` and `out` may be host memory (the pipeline) or device memory
+      // (device_arrays.hpp); the filter runs on its own buffer either way.
+      TOMO_CUDA_CHECK(cudaMemcpyAsync(buffer_.data(), raw + b * image, n * sizeof(float), cudaMemcpyDefault, *stream_));
       filter_->apply_device(n0 + b, cnt, buffer_.data(), buffer_.data(), *stream_);  // range-checked there
-      buffer_.download_async(out + b * image, n, *stream_);
+      TOMO_CUDA_CHECK(cudaMemcpyAsync(out + b * image, buffer_.data(), n * sizeof(float), cudaMemcpyDefault, *stream_));
       stream_->synchronize();
     }
+  }
+
+  void synchronize() override {
+    if (stream_) stream_->synchronize();
   }
 
   std::string describe() const override {

@@ -1,17 +1,24 @@
-// fdk's cuda filtering and back-projection on memory the caller owns on the GPU (CuPy/PyTorch arrays
-// through DLPack in the Python module): projections are read and results written where they lie.
+// fdk's cuda back-projection and filter on memory the caller owns on the GPU (CuPy/PyTorch arrays
+// through DLPack in the Python module): thin adapters over the registered `cuda` backends, so
+// Python's device arrays and the CLI run the same kernels with the same batching.
 #pragma once
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "compute/core/volume.hpp"
 #include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/filter.hpp"
 #include "compute/fdk/geometry.hpp"
 #include "compute/fdk/matrix.hpp"
+#include "compute/fdk/projection_filter.hpp"
 
 namespace tomo::fdk {
+
+namespace cuda_impl {
+class CudaBackprojector;
+}
 
 // A projection stack in device memory: count × sy × sx floats, C order (u fastest).
 struct DeviceStack {
@@ -21,31 +28,27 @@ struct DeviceStack {
 
 class DeviceBackprojector {
  public:
-  // On CUDA device `device` (the runtime's when < 0); keeps its texture buffers between calls.
-  DeviceBackprojector(const BackprojectorOptions& options, int device);
-  ~DeviceBackprojector();
-  DeviceBackprojector(const DeviceBackprojector&) = delete;
-  DeviceBackprojector& operator=(const DeviceBackprojector&) = delete;
+  // `op`: the configured `cuda` back-projector (Error for any other backend), used for as long as
+  // this object lives; `device`: the CUDA device it was made on.
+  DeviceBackprojector(ConeBeamBackprojector& op, int device);
 
-  // volume (grid.count() device floats, x fastest) = (accumulate ? volume : 0) + Σ_n bilinear(I_n)/w_n²
-  // (RabbitCT's rule, as CudaBackprojector). Waits for the device's queued work first (the caller's
-  // writes on any stream) and returns when the volume is written. Projections reach the texture
-  // unit by device-to-device copies into a layered array, up to 32 per launch; nothing passes
-  // through the host. matrices: host memory, stack.count of them.
+  // volume (grid.count() device floats, x fastest) = (accumulate ? volume : 0) + Σ_n bilinear(I_n)/w_n²:
+  // op.reset(grid), the volume loaded when accumulating, op.backproject(all projections) with
+  // device-to-device copies into its layered textures, then the volume copied out. Waits for the
+  // device's queued work first (the caller's writes on any stream) and returns when the volume is
+  // written. matrices: host memory, stack.count of them.
   void backproject(const Grid3& grid, const DeviceStack& stack, std::span<const Mat34> matrices, float* volume,
                    bool accumulate);
   int device() const { return device_; }
   std::string describe() const;
 
  private:
-  struct Buffers;
-  BackprojectorOptions options_;
+  cuda_impl::CudaBackprojector& op_;
   int device_ = 0;
-  std::unique_ptr<Buffers> buffers_;
 };
 
-// FDK's pre-processing (cosine and Parker/arc weights, ramp filter, Δβ/P scale) of device stacks:
-// CufftFilter, the cuda ProjectionFilter's engine, on the caller's memory.
+// FDK's pre-processing (cosine and Parker/arc weights, ramp filter, Δβ/P scale) of device stacks by
+// the registered `cuda` ProjectionFilter (cuFFT), set up here for the orbit.
 class DeviceFilter {
  public:
   // On CUDA device `device` (the runtime's when < 0); the cuFFT plans and scratch are made here.
@@ -63,9 +66,9 @@ class DeviceFilter {
   std::string describe() const;
 
  private:
-  struct State;
+  CArmGeometry g_;
   int device_ = 0;
-  std::unique_ptr<State> s_;
+  std::unique_ptr<ProjectionFilter> op_;
 };
 
 }  // namespace tomo::fdk

@@ -1,8 +1,9 @@
-// fdk CUDA kernels: voxel-driven RabbitCT back-projection (seed 003 Algorithm 1, one thread per
+// fdk CUDA kernels: voxel-driven RabbitCT back-projection ([Hofmann2010] Algorithm 1, one thread per
 // (x, y) column segment of kVoxelsPerThread z-voxels, all projections of a launch from a layered
-// texture, matrices from constant memory) and the fetch-only ceiling kernel.
+// texture, matrices from constant memory).
 #include <cuda_runtime.h>
 
+#include "compute/fdk/kernel_math.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/kernels.hpp"
 
@@ -15,15 +16,11 @@ struct MatrixBlock {
 };
 
 __device__ __forceinline__ float bilinear_exact(cudaTextureObject_t tex, float u, float v, int layer) {
-  // RabbitCT convention: pixel (i, j) at integer coordinates, taps outside read 0 (border mode).
-  const float fu = floorf(u), fv = floorf(v);
-  const float au = u - fu, av = v - fv;
-  const float x0 = fu + 0.5f, y0 = fv + 0.5f;
-  const float t00 = tex2DLayered<float>(tex, x0, y0, layer);
-  const float t10 = tex2DLayered<float>(tex, x0 + 1.0f, y0, layer);
-  const float t01 = tex2DLayered<float>(tex, x0, y0 + 1.0f, layer);
-  const float t11 = tex2DLayered<float>(tex, x0 + 1.0f, y0 + 1.0f, layer);
-  return (1.0f - av) * ((1.0f - au) * t00 + au * t10) + av * ((1.0f - au) * t01 + au * t11);
+  // Point-sampled taps at texel centres (fu + 0.5, fv + 0.5); border mode reads 0 outside.
+  return bilinear_sample(u, v, [&](float fu, float fv, int di, int dj) {
+    const float x0 = fu + 0.5f, y0 = fv + 0.5f;
+    return tex2DLayered<float>(tex, di ? x0 + 1.0f : x0, dj ? y0 + 1.0f : y0, layer);
+  });
 }
 
 template <bool kExact>
@@ -43,7 +40,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) backproject_kernel(SlabView 
 
   for (int n = 0; n < count; ++n) {
     const float* A = mats.m + 12 * n;
-    // The x/y part of u, v, w is shared by the thread's z-voxels (seed 003 §3.3 idea).
+    // The x/y part of u, v, w is shared by the thread's z-voxels ([Hofmann2010] §3.3 idea).
     const float cu = fmaf(A[0], x, fmaf(A[3], y, A[9]));
     const float cv = fmaf(A[1], x, fmaf(A[4], y, A[10]));
     const float cw = fmaf(A[2], x, fmaf(A[5], y, A[11]));
@@ -66,26 +63,6 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) backproject_kernel(SlabView 
     if (kb + q < s.nz) s.volume[(static_cast<size_t>(kb + q) * s.ny + j) * s.nx + i] += acc[q];
 }
 
-__global__ void __launch_bounds__(kBlockX* kBlockY) fetch_only_kernel(float* out, cudaTextureObject_t tex,
-                                                                         int count, int nx, int ny, int nz,
-                                                                         float su, float sv, float sz) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kVoxelsPerThread;
-  if (i >= nx || j >= ny) return;
-  float acc[kVoxelsPerThread];
-#pragma unroll
-  for (int q = 0; q < kVoxelsPerThread; ++q) acc[q] = 0.0f;
-  for (int n = 0; n < count; ++n) {
-    const float u = i * su + 0.37f * n + 0.5f;
-#pragma unroll
-    for (int q = 0; q < kVoxelsPerThread; ++q) acc[q] += tex2DLayered<float>(tex, u, j * sv + (kb + q) * sz + 0.5f, n);
-  }
-#pragma unroll
-  for (int q = 0; q < kVoxelsPerThread; ++q)
-    if (kb + q < nz) out[(static_cast<size_t>(kb + q) * ny + j) * nx + i] = acc[q];
-}
-
 dim3 grid_for(int nx, int ny, int nz) {
   return dim3((nx + kBlockX - 1) / kBlockX, (ny + kBlockY - 1) / kBlockY,
               (nz + kVoxelsPerThread - 1) / kVoxelsPerThread);
@@ -104,29 +81,6 @@ void launch_backproject(const SlabView& slab, cudaTextureObject_t tex, const flo
   else
     backproject_kernel<false><<<grid, block, 0, stream>>>(slab, tex, block_m, count);
   TOMO_CUDA_CHECK_LAST();
-}
-
-double fetch_ceiling_gfetches(cudaTextureObject_t tex, int sx, int sy, int count, int nx, int ny, int nz,
-                              float* scratch, int repeats) {
-  cudaEvent_t a, b;
-  TOMO_CUDA_CHECK(cudaEventCreate(&a));
-  TOMO_CUDA_CHECK(cudaEventCreate(&b));
-  // In-image coordinates with the back-projection's neighbourhood: x along u, y and z along v.
-  const float su = 0.8f * sx / nx, sv = 0.75f * sy / ny, sz = 0.2f * sy / nz;
-  double best = 1e30;
-  for (int r = 0; r < repeats; ++r) {
-    TOMO_CUDA_CHECK(cudaEventRecord(a));
-    fetch_only_kernel<<<grid_for(nx, ny, nz), dim3(kBlockX, kBlockY)>>>(scratch, tex, count, nx, ny, nz, su, sv, sz);
-    TOMO_CUDA_CHECK_LAST();
-    TOMO_CUDA_CHECK(cudaEventRecord(b));
-    TOMO_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    TOMO_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    best = ms < best ? ms : best;
-  }
-  TOMO_CUDA_LOG(cudaEventDestroy(a));
-  TOMO_CUDA_LOG(cudaEventDestroy(b));
-  return static_cast<double>(nx) * ny * nz * count / (best * 1e6);
 }
 
 }  // namespace tomo::fdk::cuda_detail

@@ -1,6 +1,5 @@
 // Host-callable launchers of the fdk CUDA kernels (kernels.cu): RabbitCT back-projection of a
-// batch of projections held in a layered texture, with matrices in constant memory, and the
-// fetch-only kernel that measures the texture ceiling for the bench.
+// batch of projections held in a layered texture, with matrices in constant memory.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -27,11 +26,5 @@ struct SlabView {
 // linearly in hardware; exact = true: `tex` is point-sampled and the bilinear weights are fp32.
 void launch_backproject(const SlabView& slab, cudaTextureObject_t tex, const float* matrices, int count, bool exact,
                         cudaStream_t stream);
-
-// Fetch-only twin of the back-projection (same grid, same number of filtered fetches, affine
-// coordinates instead of the projective ones): result in G fetches/s for one launch of `count`
-// layers over an nx·ny·nz grid, timed with events (best of `repeats`).
-double fetch_ceiling_gfetches(cudaTextureObject_t tex, int sx, int sy, int count, int nx, int ny, int nz,
-                              float* scratch, int repeats);
 
 }  // namespace tomo::fdk::cuda_detail

@@ -1,6 +1,6 @@
 // Device helpers shared by the glpet CUDA kernels (kernels.cu: lines traced in every
 // pass; cache_kernels.cu: the cached system matrix): the line set of docs/glpet.md §2
-// (seed 004 §II) with double geometry and fp32 ray marching, atlas indices, block sums.
+// ([Toth2010] §II) with double geometry and fp32 ray marching, atlas indices, block sums.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -1,6 +1,6 @@
 // tomoraster.fdk: the cone-beam back-projector (RabbitCT's update rule) on a user's projection
 // stack: NumPy arrays on any backend, CUDA arrays in place on cuda (cuda/fdk/device_arrays.hpp:
-// the back-projection and FDK's filter).
+// the registered cuda back-projector and filter, the CLI's kernels).
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -36,8 +36,7 @@ class FdkBackprojector {
     auto& reg = BackendRegistry<fdk::ConeBeamBackprojector>::instance();
     backend_ = reg.resolve(backend);
     op_ = reg.create(backend_);
-    if (interpolation == "exact") options_.interpolation = fdk::Interpolation::exact;
-    else if (interpolation != "hardware") throw nb::value_error("interpolation must be 'hardware' or 'exact'");
+    options_.interpolation = interpolation_of(interpolation);
     op_->configure(options_);
     device_ = runtime_options().cuda_device;
   }
@@ -67,7 +66,7 @@ class FdkBackprojector {
     const std::vector<fdk::Mat34> mats = matrices_of(matrices, n);
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
-    if (!dev_) dev_ = std::make_unique<fdk::DeviceBackprojector>(options_, device_);
+    if (!dev_) dev_ = std::make_unique<fdk::DeviceBackprojector>(*op_, device_);
     dev_->backproject(grid_, {pix, int(cols), int(rows), int(n)}, mats, vol, accumulate);
 #else
     (void)pix, (void)vol, (void)accumulate;
@@ -82,6 +81,11 @@ class FdkBackprojector {
   }
 
  private:
+  static fdk::Interpolation interpolation_of(const std::string& name) {
+    for (const auto& row : fdk::kInterpolationNames)
+      if (row.name == name) return row.value;
+    throw nb::value_error("interpolation must be 'hardware' or 'exact'");
+  }
   static std::array<std::size_t, 3> stack_shape(const AnyArray& p) {
     if (p.ndim() != 3) throw nb::value_error("projections: shape (N, rows, cols) expected");
     return {p.shape(0), p.shape(1), p.shape(2)};

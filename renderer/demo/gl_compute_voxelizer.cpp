@@ -12,6 +12,10 @@ namespace {
 class GlVoxelizer final : public Voxelizer {
  public:
   std::string describe() const override { return gl::shared_context().info().summary(); }
+  void synchronize() override {
+    gl::shared_context().make_current();
+    glFinish();
+  }
 
   VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int s, int slab,
                    const std::function<void(int)>& on_slab) override {

@@ -1,5 +1,5 @@
 #version 450 core
-// fdk: RabbitCT back-projection (seed 003 Algorithm 1) of up to 64 projections per dispatch from
+// fdk: RabbitCT back-projection ([Hofmann2010] Algorithm 1) of up to 64 projections per dispatch from
 // a 2D array texture; each invocation updates VOXELS_PER_THREAD consecutive z-voxels of one (x, y).
 // EXACT: four texelFetch taps with fp32 weights (matches cpu); otherwise the sampler's bilinear.
 // The bound Volume is one z-slab (u_slab_dims.z slices starting at global z index u_k0): a whole 1024³

@@ -1,5 +1,5 @@
 #version 450 core
-// fdk `gl` raster pass: RabbitCT back-projection (seed 003 Algorithm 1) as projective texture
+// fdk `gl` raster pass: RabbitCT back-projection ([Hofmann2010] Algorithm 1) as projective texture
 // mapping. One full-viewport triangle per z-slice (instanced, routed to layer k − u_k0 of the 3D
 // volume slab by common/layered_triangle.vert.glsl); each fragment is voxel (i, j, k), maps itself
 // into every projection of the batch with its 3×4 matrix (rows in a UBO) and adds

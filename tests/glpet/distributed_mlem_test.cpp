@@ -1,4 +1,4 @@
-// Multi-device glpet ML-EM (seed 004 §V) on cpu ranks (host threads): the α solve against a
+// Multi-device glpet ML-EM ([Toth2010] §V) on cpu ranks (host threads): the α solve against a
 // hand-computed case, the LOR partition, `exact` equal to single-device ML-EM, and `seed`'s
 // combination no worse in data fit than any one share's estimate.
 #include <gtest/gtest.h>

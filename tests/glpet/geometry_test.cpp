@@ -29,7 +29,7 @@ TEST(GlpetGeometry, PrimaryIsTheFartherModuleAndAtlasUsesFirstModule) {
 }
 
 TEST(GlpetGeometry, RasterCameraMapsSecondaryHitsToTheirPixels) {
-  // Non-parallel modules: the camera generalises the seed's α rotation.
+  // Non-parallel modules: the camera generalises the paper's α rotation.
   ModulePair pair{{test::plane_module(-40, 1), test::plane_module(40, -1)}};
   Module& m = pair.modules[1];
   const double a = 0.3;  // tilt module 1 about x

@@ -53,7 +53,7 @@ inline void add_side_pair(SystemModel& sys) {
 }
 
 // A pair of NON-parallel modules, tilted about y by different angles: a general camera
-// (the seed's rotation α, shear and perspective with an off-axis window).
+// (the paper's rotation α, shear and perspective with an off-axis window).
 inline void add_tilted_pair(SystemModel& sys) {
   ModulePair tilted{{plane_module(-40, 1), plane_module(40, -1)}};
   const double angle[2] = {0.3, -0.15};

@@ -1,4 +1,4 @@
-// ML-EM (seed 004 eq. (3)) with the GL backends on Monte-Carlo data of a hot sphere in an
+// ML-EM ([Toth2010] eq. (3)) with the GL backends on Monte-Carlo data of a hot sphere in an
 // attenuating cylinder: each GL backend's reconstruction matches the cpu backend's (same
 // data, same iterations), recovers the sphere at its place and lowers the NRMSE.
 #include <gtest/gtest.h>

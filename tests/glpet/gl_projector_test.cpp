@@ -87,7 +87,7 @@ TEST(GlRasterGlpet, LinesDifferOnlyOnExactDetectorEdges) {
   EXPECT_NEAR(sum / sum_ref, 1.0, 0.1);  // ties on the module outline drop out (top-left rule)
 }
 
-// The seed's hardware-filtered σ_t (one texture() per march sample) stays close to the
+// The paper's hardware-filtered σ_t (one texture() per march sample) stays close to the
 // contract's fp32 trilinear: 8-bit filter weights (NVIDIA) move σ_t by ≤ Δσ/512 per
 // sample, T by ~1e-4 here; llvmpipe filters in float.
 TEST(GlRasterGlpet, HardwareFilteredAttenuationStaysClose) {

@@ -1,4 +1,4 @@
-// glpet's cuda ranks under mpirun (issue 15, the cluster path), on the two-GPU machine: two
+// glpet's cuda ranks under mpirun (the cluster path), on the two-GPU machine: two
 // processes of one GPU each (NCCL unique id over MPI, ncclCommInitRank) reconstruct what one
 // process with two GPUs does (ncclCommInitAll), within float rounding, in both modes. Needs an
 // mpirun: TOMO_MPIEXEC, else one on PATH (`source tomo-openmpi/env.sh`, tools/mpi-pack.sh).

@@ -1,4 +1,4 @@
-// glpet ML-EM on several GPUs (issue 15): `exact` (LOR and voxel splits) on every GPU here equals one GPU within float
+// glpet ML-EM on several GPUs: `exact` (LOR and voxel splits) on every GPU here equals one GPU within float
 // rounding, `seed`'s α sum to one, and asking for more GPUs than exist is UnavailableError.
 // Skips without a CUDA device; the two-GPU cases skip with one device (run on the x2 machine).
 #include <gtest/gtest.h>

@@ -1,0 +1,81 @@
+// Reading [fdk] (see config.hpp).
+#include "compute/fdk/config.hpp"
+
+#include <vector>
+
+#include "compute/core/error.hpp"
+#include "compute/core/scene.hpp"
+#include "compute/fdk/pipeline.hpp"
+#include "compute/fdk/simulate.hpp"
+
+namespace tomo::fdk {
+namespace {
+
+FilterOptions filter_from_scene(const Scene& s) {
+  FilterOptions f;
+  f.window = ramp_window_from_name(s.get<std::string>("fdk.filter.window", "ram-lak"), s.where("fdk.filter.window"));
+  f.parker = s.get<bool>("fdk.filter.parker", true);
+  f.cosine = s.get<bool>("fdk.filter.cosine", true);
+  return f;
+}
+
+CrosscheckSetup crosscheck_from_scene(const Scene& s) {
+  CrosscheckSetup c;
+  c.L = s.get_int_in_range("fdk.crosscheck.L", 32, 2, 512);
+  CArmGeometry small;  // RabbitCT's C-arm with 8× fewer views and an 8× coarser detector
+  small.projections = 62;
+  small.sx = 156;
+  small.sy = 120;
+  small.pixel_mm = 2.56;
+  c.geometry = CArmGeometry::from_scene(s, "fdk.crosscheck.", small);
+  c.tolerance = s.get_in_range("fdk.crosscheck.tolerance", 1e-4, 0.0, 1.0);
+  c.hardware_tolerance = s.get_in_range("fdk.crosscheck.hardware_tolerance", 5e-3, 0.0, 1.0);
+  return c;
+}
+
+}  // namespace
+
+Phantom phantom_from_scene(const Scene& s, double& mu) {
+  mu = s.get_in_range("fdk.mu", 0.02, 1e-9, 1e3);
+  if (s.array_size("fdk.phantom") > 0) return Phantom::from_scene(s, "fdk.phantom");
+  const double scale = s.get_in_range("fdk.shepp_logan_scale_mm", 100.0, 1e-3, 1e4);
+  return shepp_logan_3d(scale, mu);
+}
+
+FdkConfig FdkConfig::from_scene(const Scene& s) {
+  FdkConfig d;
+  d.L = s.get_int_in_range("fdk.L", 128, 2, 4096);
+  d.volume_mm = s.get_in_range("fdk.volume_mm", 256.0, 1e-3, 1e5);
+  d.grid = rabbit_grid(d.L, d.volume_mm);
+  d.batch = s.get_int_in_range("fdk.batch", 16, 1, 100000);
+  d.options.interpolation = s.get_enum("fdk.interpolation", Interpolation::hardware, kInterpolationNames);
+  d.options.device_memory_mb = s.get_in_range("fdk.device_memory_mb", 0.0, 0.0, 1e9);
+  d.options.projections_per_launch = s.get_int_in_range("fdk.projections_per_launch", 0, 0, 4096);
+  d.filter = filter_from_scene(s);
+  d.filter_backend = s.get<std::string>("fdk.filter.backend", "auto");
+  d.input = s.get_input_path("fdk.input");
+  d.raw = RawOptions::from_scene(s);
+  const bool rct = !d.input.empty();
+  if (rct && d.raw.given())
+    throw InputError(s.where("fdk.input") + " and fdk.raw.projections both name projections; give one");
+  d.source = rct ? Source::rabbitct : d.raw.given() ? Source::raw : Source::simulated;
+  d.write_raw = s.get<bool>("fdk.write_raw", false);
+  d.write_rct = s.get<bool>("fdk.write_rct", false);
+  d.reference = s.get_enum("fdk.reference", ReferenceRun::none, kReferenceRunNames);
+  d.reference_volume = s.get_input_path("fdk.reference_volume");
+  d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
+  d.phantom = phantom_from_scene(s, d.mu);  // also with a file: keys validated, not reported unused
+  if (d.source != Source::rabbitct) {
+    const auto hu = s.get<std::vector<double>>("fdk.hu_scale", {1000.0 / d.mu, 0.0});
+    if (hu.size() != 2) throw InputError(s.where("fdk.hu_scale") + " must be [scale, offset]");
+    d.hu_scale = {static_cast<float>(hu[0]), static_cast<float>(hu[1])};
+  }
+  const auto win = s.get<std::vector<double>>("fdk.display_window",
+                                              rct ? std::vector<double>{0, 0} : std::vector<double>{0.0, 0.4 * d.mu});
+  if (win.size() != 2) throw InputError(s.where("fdk.display_window") + " must be [lo, hi] (mm⁻¹)");
+  d.window = {win[0], win[1]};
+  d.crosscheck = crosscheck_from_scene(s);
+  return d;
+}
+
+}  // namespace tomo::fdk
