@@ -10,6 +10,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/demo/config.hpp"
 #include "compute/demo/memory.hpp"
 #include "compute/demo/voxelizer.hpp"
 #include "compute/io/nifti.hpp"
@@ -20,30 +21,7 @@
 namespace tomo::demo {
 namespace {
 
-struct DemoSetup {
-  Grid3 grid;
-  int supersampling;
-  int slab;
-  Phantom phantom;
-};
-
-DemoSetup read_scene(const Scene& scene) {
-  DemoSetup d;
-  auto n = scene.get<std::array<int, 3>>("demo.size", {64, 64, 64});
-  for (int a = 0; a < 3; ++a)
-    if (n[a] < 1 || n[a] > 2048) throw InputError(scene.where("demo.size") + " entries must be in [1, 2048]");
-  auto vox = scene.get<std::array<double, 3>>("demo.voxel_mm", {1.0, 1.0, 1.0});
-  for (int a = 0; a < 3; ++a)
-    if (!(vox[a] > 0)) throw InputError(scene.where("demo.voxel_mm") + " entries must be > 0");
-  d.grid = Grid3::centred(n, vox);
-  d.supersampling = scene.get_int_in_range("demo.supersampling", 3, 1, 16);
-  d.slab = scene.get_int_in_range("demo.slab", 8, 1, 4096);
-  d.phantom = Phantom::from_scene(scene, "demo.phantom");
-  if (d.phantom.shapes.empty()) throw InputError(scene.where("demo.phantom") + " needs at least one shape");
-  return d;
-}
-
-VolumeF run_backend(const std::string& backend, const DemoSetup& d, RunReport& report, bool show_progress) {
+VolumeF run_backend(const std::string& backend, const DemoConfig& d, RunReport& report, bool show_progress) {
   auto& registry = BackendRegistry<Voxelizer>::instance();
   std::string name = registry.resolve(backend);
   auto op = registry.create(name);
@@ -61,7 +39,7 @@ VolumeF run_backend(const std::string& backend, const DemoSetup& d, RunReport& r
 }
 
 void run(RunContext& ctx) {
-  DemoSetup d = read_scene(ctx.scene);
+  const DemoConfig d = DemoConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(d.grid, d.slab, 1), "demo");
   std::string backend = BackendRegistry<Voxelizer>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
@@ -84,7 +62,7 @@ void run(RunContext& ctx) {
 }
 
 int crosscheck(CrosscheckContext& ctx) {
-  DemoSetup d = read_scene(ctx.scene);
+  const DemoConfig d = DemoConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(d.grid, d.slab, 2), "demo crosscheck");
   VolumeF ref = run_backend("cpu", d, ctx.report, false);
   const double tolerance = 1e-5;  // float vs double sums of s³ 0/1 samples
