@@ -1,4 +1,4 @@
-// SAFIR benchmark (seed 002 §5.4, Table 2): list-mode ML-EM of 13.9 M simulated events into
+// SAFIR benchmark ([Locans2017] §5.4, Table 2): list-mode ML-EM of 13.9 M simulated events into
 // 90×90×50 voxels of 0.7 mm, 15 iterations, on cuda, gl-compute and cpu (all cores measured on a
 // subset, one core extrapolated), beside the seed's 14 s (K40c, incl. I/O) and 599 s (one
 // E5-2690 v3 core); the analysis at every voxel with 2/4 mm spheres beside the seed's 2.7 s;

@@ -1,4 +1,4 @@
-// Strip benchmark (seed 000 §5): one ML-EM iteration over 10^7 simulated events on cpu (all cores),
+// Strip benchmark ([Bialas2015] §5): one ML-EM iteration over 10^7 simulated events on cpu (all cores),
 // cuda thread and warp granularity (and gl-compute when built), side by side with the seed's
 // figures (GTX 770 / 6-core Xeon) and with a floor computed from the kernel's arithmetic and atomics.
 // Usage: bench_strip [--events N] [--repeats R] [--threads T] [--skip-cpu] [--json FILE]

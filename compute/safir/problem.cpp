@@ -1,4 +1,4 @@
-// The `safir` problem (seed 002 §5): simulate or read list-mode events, compute the sensitivity
+// The `safir` problem ([Locans2017] §5): simulate or read list-mode events, compute the sensitivity
 // over all crystal pairs, reconstruct every time frame with list-mode ML-EM on the chosen backend,
 // analyse the images (E ± ΔE, significance map, spots) and write NIfTI files and a report;
 // `crosscheck` compares every backend's projections, ML-EM step and analysis with cpu.
@@ -202,7 +202,7 @@ int crosscheck(CrosscheckContext& ctx) {
 }
 
 const ProblemRegistrar kRegister({"safir",
-                                  "SAFIR list-mode PET (seed 002 §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
+                                  "SAFIR list-mode PET ([Locans2017] §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
                                   run, crosscheck, list_backends_of<ListModeOperator>()});
 
 }  // namespace

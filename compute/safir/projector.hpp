@@ -1,5 +1,5 @@
 // The operator of the safir problem: list-mode forward/back projection with the slice-wise system
-// matrix of seed 002 eq. (12), the ML-EM step of eq. (10) and the sphere sums of the image
+// matrix of [Locans2017] eq. (12), the ML-EM step of eq. (10) and the sphere sums of the image
 // analysis (eqs. 13–14), over events and an image resident in the backend (on the GPU for GPU
 // backends, for all iterations and frames). cpu, gl-compute and cuda implement it and are chosen
 // by name through tomo::BackendRegistry<ListModeOperator>.
@@ -43,7 +43,7 @@ class ListModeOperator {
   // The events in acquisition order, copied into the backend once (crystal ids < crystal_count).
   virtual void set_events(std::span<const Event> events) = 0;
   // Events [first, first + count) take part from now on: labelled (0 skip, 1 x, 2 y, 3 z) and
-  // sorted by label (seed 002 §5.3.1). A frame is a window; code sample 4's halving is a shorter one.
+  // sorted by label ([Locans2017] §5.3.1). A frame is a window; code sample 4's halving is a shorter one.
   virtual void set_window(std::size_t first, std::size_t count) = 0;
   // Sorted-order label counts of the window: [skip, x, y, z].
   virtual std::array<std::size_t, 4> label_counts() const = 0;

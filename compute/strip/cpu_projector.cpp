@@ -1,4 +1,4 @@
-// The `cpu` backend of the strip operator: the listing of seed 000 §4 in double precision,
+// The `cpu` backend of the strip operator: the listing of [Bialas2015] §4 in double precision,
 // OpenMP over events, one ρ_new per thread summed at the end (§4.1).
 #include <omp.h>
 

@@ -1,4 +1,4 @@
-// The `strip` problem (seed 000): simulate or read events, run list-mode ML-EM on the chosen
+// The `strip` problem ([Bialas2015]): simulate or read events, run list-mode ML-EM on the chosen
 // backend, write ρ' after chosen iterations and the final ρ, ρ' (.nii + .png) and metrics;
 // `crosscheck` compares one iteration of every available backend with cpu.
 #include <chrono>
@@ -171,7 +171,7 @@ int crosscheck(CrosscheckContext& ctx) {
 }
 
 const ProblemRegistrar kRegister({"strip",
-                                  "J-PET two-strip TOF list-mode ML-EM (seed 000): analytic kernel, 3σ ellipse",
+                                  "J-PET two-strip TOF list-mode ML-EM ([Bialas2015]): analytic kernel, 3σ ellipse",
                                   run, crosscheck, [] {
                                     std::vector<std::pair<std::string, Availability>> out;
                                     auto& reg = BackendRegistry<ListModeProjector>::instance();

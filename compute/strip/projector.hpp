@@ -1,4 +1,4 @@
-// The operator of the strip problem: one list-mode ML-EM iteration of seed 000 eq. (5)
+// The operator of the strip problem: one list-mode ML-EM iteration of [Bialas2015] eq. (5)
 // over events resident in the backend. CPU, CUDA and GL implementations share it and are
 // chosen by name through tomo::BackendRegistry<ListModeProjector>.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace tomo::strip {
 
-// CUDA / GL: one event per thread, or one event per warp (seed 000 §4.2).
+// CUDA / GL: one event per thread, or one event per warp ([Bialas2015] §4.2).
 enum class Granularity { thread, warp };
 inline constexpr std::array<EnumName<Granularity>, 2> kGranularityNames{
     {{"thread", Granularity::thread}, {"warp", Granularity::warp}}};
@@ -48,7 +48,7 @@ class ListModeProjector {
   virtual void set_events(std::span<const Event> events) = 0;
   // Sets ρ' (pixel index order of StripGeometry::index).
   virtual void set_image(std::span<const double> rho_prime) = 0;
-  // ρ'(l) ← Σ_j P(ẽ_j|l) ρ'(l) / Σ_i P(ẽ_j|i) ρ'(i)   (seed 000 eq. (5)); returns when done.
+  // ρ'(l) ← Σ_j P(ẽ_j|l) ρ'(l) / Σ_i P(ẽ_j|i) ρ'(i)   ([Bialas2015] eq. (5)); returns when done.
   virtual void iterate() = 0;
   // The current ρ' (a download for GPU backends).
   virtual std::vector<double> image() const = 0;

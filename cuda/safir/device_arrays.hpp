@@ -1,4 +1,4 @@
-// safir's list-mode forward/back and ML-EM step (seed 002 §5) on images, values and events the
+// safir's list-mode forward/back and ML-EM step ([Locans2017] §5) on images, values and events the
 // caller owns on the GPU (CuPy/PyTorch through DLPack in the Python module): the events are sorted
 // by the cuda backend's CUB launcher, then its fused gather/atomic kernels run on the caller's memory.
 #pragma once

@@ -1,4 +1,4 @@
-// CUDA kernels of the safir operator (seed 002 §5.3), float32, one thread per event; the ray
+// CUDA kernels of the safir operator ([Locans2017] §5.3), float32, one thread per event; the ray
 // tracing is compute/safir/kernel_math.hpp, the same code the cpu backend runs in double.
 #include <cub/device/device_radix_sort.cuh>
 

@@ -1,4 +1,4 @@
-// Launchers of the safir CUDA kernels (seed 002 §5.3): labels and sort by key (CUB radix sort
+// Launchers of the safir CUDA kernels ([Locans2017] §5.3): labels and sort by key (CUB radix sort
 // from the toolkit's CCCL), forward projection (gather), back-projection (atomicAdd), the fused
 // ML-EM pass, the image update and the sphere sums. Host-callable; the kernels are in kernels.cu.
 #pragma once

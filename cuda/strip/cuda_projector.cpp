@@ -52,7 +52,7 @@ class CudaProjector final : public ListModeProjector {
     cuda::require_device_memory(3 * 4.0 * double(g.pixel_count()), "strip cuda: 3 float images (strip.n_y, strip.n_z)");
     rho_.resize(g.pixel_count());
     rho_new_.resize(g.pixel_count());
-    // ρ' read through the texture cache (seed 000 §4.2): point sampling, clamped, unnormalised.
+    // ρ' read through the texture cache ([Bialas2015] §4.2): point sampling, clamped, unnormalised.
     rho_texture_ = {};  // before its array goes
     rho_array_ = cuda::CudaArray::of<float>({std::size_t(g.n_z), std::size_t(g.n_y), 0});
     rho_texture_ = cuda::TextureObject(rho_array_, cuda::TextureOptions::point_clamp());

@@ -1,4 +1,4 @@
-// Per-event forward and back projection of strip's device-array path: P(ẽ|i) of seed 000 eq. (7)
+// Per-event forward and back projection of strip's device-array path: P(ẽ|i) of [Bialas2015] eq. (7)
 // along the rows of each event's 3σ ellipse, the walk of the Python binding's host reference
 // (make_row / kernel_row_value of kernel_math.hpp, in float). The backends' kernels (kernels.cu)
 // fuse both into the ML-EM step and cannot give A x or Aᵀ w alone.

@@ -1,4 +1,4 @@
-// CUDA kernels of one strip ML-EM iteration (seed 000 eq. (5), §4.2), float32.
+// CUDA kernels of one strip ML-EM iteration ([Bialas2015] eq. (5), §4.2), float32.
 // Both use the arithmetic of strip/kernel_math.hpp, the same code the cpu backend runs in double.
 #include "cuda/core/check.hpp"
 #include "cuda/strip/kernels.hpp"

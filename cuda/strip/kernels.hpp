@@ -1,4 +1,4 @@
-// Launchers of the strip ML-EM CUDA kernels (seed 000 §4.2): thread granularity (one event per
+// Launchers of the strip ML-EM CUDA kernels ([Bialas2015] §4.2): thread granularity (one event per
 // thread) and warp granularity (one event per warp). Host-callable; the kernels live in kernels.cu.
 #pragma once
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-// tomoraster.safir: seed 002 §5's list-mode operator on NumPy arrays: events (N, 2) uint32
+// tomoraster.safir: [Locans2017] §5's list-mode operator on NumPy arrays: events (N, 2) uint32
 // crystal ids, images (z, y, x) float64; forward/back over the events, the sensitivity, ML-EM.
 // With the cuda backend, CUDA events, images and values stay on the GPU (cuda/safir/device_arrays).
 #include <nanobind/stl/string.h>

@@ -1,4 +1,4 @@
-// tomoraster.strip: seed 000's list-mode operator on NumPy event arrays (N, 3) float32
+// tomoraster.strip: [Bialas2015]'s list-mode operator on NumPy event arrays (N, 3) float32
 // (z̃u, z̃d, Δl̃ in mm). forward/back evaluate P(ẽ_j|i) of eq. (7) in double on the host (the
 // backends expose only the fused ML-EM step, eq. (5), which iterate() and mlem() run); with the
 // cuda backend, CUDA arrays run on the GPU in place (cuda/strip/device_arrays.hpp).

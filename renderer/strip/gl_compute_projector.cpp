@@ -101,7 +101,7 @@ class GlComputeProjector final : public ListModeProjector {
 
  private:
   // Software GL (llvmpipe) silently cuts the loops of an invocation after
-  // caps.max_loop_iterations iterations (issue 11; found by the contract suite on a 0.5 mm grid):
+  // caps.max_loop_iterations iterations (found by the contract suite on a 0.5 mm grid):
   // bound this iteration's loop count from the largest event box and refuse beyond it.
   void check_loop_budget(std::span<const Event> events) const {
     const long long limit = gl::shared_context().info().caps.max_loop_iterations;

@@ -1,6 +1,6 @@
 // The strip::ListModeProjector contract every backend passes (included by
 // projector_contract_test.cpp for cpu/gl-compute and projector_contract_gpu_test.cpp for cuda):
-// ML-EM iterations (seed 000 eq. (5)) equal the cpu reference within 1e-4 relative L2 for every
+// ML-EM iterations ([Bialas2015] eq. (5)) equal the cpu reference within 1e-4 relative L2 for every
 // variant (granularity, lane layout, extension fallbacks) the backend has. The operator has no
 // forward/back pair, so there is no adjoint identity to check.
 #pragma once
