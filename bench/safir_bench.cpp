@@ -31,6 +31,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "bench/cuda/safir/probes.hpp"
 #include "cuda/safir/kernels.hpp"
 #endif
 
@@ -168,8 +169,8 @@ nlohmann::json ceilings(const std::vector<Row>& rows, const ImageBox& box, std::
       auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
       std::vector<double> ta, tg;
       for (int k = 0; k < 4; ++k) {
-        ta.push_back(tomo::bench::time_ms([&] { cuda_impl::launch_probe_atomics(img.data(), box.count(), box.n[0], blocks4, nullptr); }, sync));
-        tg.push_back(tomo::bench::time_ms([&] { cuda_impl::launch_probe_gathers(img.data(), box.count(), box.n[0], blocks4, sink.data(), nullptr); }, sync));
+        ta.push_back(tomo::bench::time_ms([&] { tomo::safir::probes::launch_atomics(img.data(), box.count(), box.n[0], blocks4, nullptr); }, sync));
+        tg.push_back(tomo::bench::time_ms([&] { tomo::safir::probes::launch_gathers(img.data(), box.count(), box.n[0], blocks4, sink.data(), nullptr); }, sync));
       }
       ta.erase(ta.begin());  // the first runs warm up
       tg.erase(tg.begin());
@@ -208,11 +209,13 @@ nlohmann::json pass_variants(const std::string& backend, const Scanner& sc, cons
                              int iterations, const std::vector<double>& s) {
   if (!BackendRegistry<ListModeOperator>::instance().available(backend).ok || s.empty()) return nullptr;
   struct Variant {
-    std::string name, pass;
+    std::string name;
+    Pass pass;
     int per_sm;
   };
-  std::vector<Variant> variants = {{"tiled", "tiled", 2}, {"fused", "fused", 2}};
-  if (backend == "cuda") variants = {{"tiled, 2 blocks/SM (default)", "tiled", 2}, {"tiled, 1 block/SM", "tiled", 1}, {"fused", "fused", 2}};
+  std::vector<Variant> variants = {{"tiled", Pass::tiled, 2}, {"fused", Pass::fused, 2}};
+  if (backend == "cuda")
+    variants = {{"tiled, 2 blocks/SM (default)", Pass::tiled, 2}, {"tiled, 1 block/SM", Pass::tiled, 1}, {"fused", Pass::fused, 2}};
   std::printf("\n| %s pass | %d iterations | per iteration | vs fused | image vs default |\n|---|---|---|---|---|\n",
               backend.c_str(), iterations);
   nlohmann::json out = nlohmann::json::array();

@@ -31,7 +31,7 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.mlem.iterations = s.get_int_in_range("safir.iterations", 15, 1, 10000);
   c.mlem.halve_events = s.get<bool>("safir.halve_events", false);
   c.options.threads = s.get_int_in_range("safir.threads", 0, 0, 4096);
-  c.options.pass = s.get_choice("safir.pass", "auto", {"auto", "tiled", "fused"});
+  c.options.pass = s.get_enum("safir.pass", Pass::automatic, kPassNames);
   c.options.tile_blocks_per_sm = s.get_int_in_range("safir.tile_blocks_per_sm", 2, 1, 8);
   c.sensitivity = s.get_enum("safir.sensitivity", SensitivityMode::symmetric, kSensitivityNames);
   c.analysis.r_in_mm = s.get_in_range("safir.analysis.r_in_mm", 1.0, 1e-3, 1e3);

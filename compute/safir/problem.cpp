@@ -181,15 +181,9 @@ int crosscheck(CrosscheckContext& ctx) {
     for (int j = 0; j < g.dims[1]; ++j)
       for (int i = 0; i < g.dims[0]; ++i) image[g.index(i, j, k)] = 1.0 + 0.5 * std::sin(0.3 * i + 0.2 * j + 0.1 * k);
   const Outputs ref = run_backend("cpu", c, lm, s, image, ctx.report);
-  auto& reg = BackendRegistry<ListModeOperator>::instance();
   CrosscheckTable table("safir", str_cat(g.dims[0], "x", g.dims[1], "x", g.dims[2], " voxels, ", lm.events.size(),
                                          " events: forward, back, one ML-EM step, sphere sums"));
-  for (const std::string& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<ListModeOperator>(table, [&](const std::string& name) {
     table.run(name, "float32", [&] {
       const Outputs o = run_backend(name, c, lm, s, image, ctx.report);
       return CrosscheckErrors{{"forward", relative_l2(o.forward, ref.forward), 1e-4},
@@ -197,7 +191,7 @@ int crosscheck(CrosscheckContext& ctx) {
                               {"mlem_step", relative_l2(o.step, ref.step), 1e-4},
                               {"sphere_sums", relative_l2(o.inner, ref.inner) + relative_l2(o.shell, ref.shell), 1e-5}};
     });
-  }
+  });
   return table.finish(ctx.report);
 }
 

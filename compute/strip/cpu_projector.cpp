@@ -18,6 +18,7 @@ namespace {
 class CpuProjector final : public ListModeProjector {
  public:
   std::string describe() const override { return str_cat("cpu: ", threads(), " OpenMP threads, double"); }
+  void synchronize() override {}  // every call runs to its end
 
   void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
     geom_ = g;

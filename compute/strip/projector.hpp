@@ -15,23 +15,14 @@ namespace tomo::strip {
 enum class Granularity { thread, warp };
 inline constexpr std::array<EnumName<Granularity>, 2> kGranularityNames{
     {{"thread", Granularity::thread}, {"warp", Granularity::warp}}};
-// cuda warp granularity: lanes over the rows of the ellipse, or over the bounding-box pixels
-// in row-major order with a per-pixel ellipse test (the seed's Fig. 4 layout).
-enum class WarpLayout { rows, box };
-inline constexpr std::array<EnumName<WarpLayout>, 2> kWarpLayoutNames{
-    {{"rows", WarpLayout::rows}, {"box", WarpLayout::box}}};
 
 inline std::string to_string(Granularity g) { return std::string(enum_name(kGranularityNames, g)); }
-inline std::string to_string(WarpLayout w) { return std::string(enum_name(kWarpLayoutNames, w)); }
 
 struct ProjectorOptions {
   Granularity granularity = Granularity::warp;  // CUDA / GL
   int threads = 0;                   // CPU: OpenMP threads, 0 = all
-  double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² (seed: 3σ)
+  double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² ([Bialas2015]: 3σ)
   bool portable = false;             // gl-compute: ignore float-atomic and subgroup extensions (test the fallbacks)
-  // cuda warp granularity: rows (default) or box (kept for the benchmark's comparison).
-  // Same pixels, same sums.
-  WarpLayout warp_layout = WarpLayout::rows;
 };
 
 class ListModeProjector {
@@ -40,6 +31,9 @@ class ListModeProjector {
 
   // The backend's name and, once configured, its device ("cpu: 2 threads", "CUDA 0: NVIDIA H200 ...").
   virtual std::string describe() const = 0;
+  // Waits for the backend's queued work (timings). iterate() already returns when done, so this
+  // only matters for work a backend queues on its own.
+  virtual void synchronize() = 0;
 
   // Geometry, resolution and options; must come first. Clears events and image.
   virtual void configure(const StripGeometry& geometry, const Resolution& resolution,

@@ -42,9 +42,7 @@ class CudaProjector final : public ListModeOperator {
   void synchronize() override { stream_->synchronize(); }
 
   void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
-    if (o.pass != "auto" && o.pass != "tiled" && o.pass != "fused")
-      throw Error(str_cat("safir cuda: unknown pass '", o.pass, "' (auto, tiled, fused)"));
-    tiled_ = o.pass != "fused";
+    tiled_ = resolve_pass(o.pass, /*software_renderer=*/false) == Pass::tiled;
     config_.blocks_per_sm = std::max(1, o.tile_blocks_per_sm);
     cuda::select_device(runtime_options().cuda_device);
     const int dev = cuda::current_device();

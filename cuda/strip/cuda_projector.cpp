@@ -28,8 +28,12 @@ class CudaProjector final : public ListModeProjector {
  public:
   std::string describe() const override {
     return str_cat("cuda (", to_string(opt_.granularity), " granularity",
-                   opt_.granularity == Granularity::warp ? ", " + to_string(opt_.warp_layout) + " layout" : "", warp_shared_ ? ", block-shared ρ_new" : "",
+                   warp_shared_ ? ", block-shared ρ_new" : "",
                    ", float32): ", device_);
+  }
+
+  void synchronize() override {
+    if (stream_) stream_->synchronize();
   }
 
   void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
@@ -58,9 +62,9 @@ class CudaProjector final : public ListModeProjector {
     rho_texture_ = cuda::TextureObject(rho_array_, cuda::TextureOptions::point_clamp());
     const std::size_t image_bytes = sizeof(float) * g.pixel_count();
     warp_shared_ = o.granularity == Granularity::warp && image_bytes <= smem_optin_ &&
-                   warp_blocks_per_sm(true, image_bytes, rows()) > 0;
+                   warp_blocks_per_sm(true, image_bytes) > 0;
     const int per_sm = o.granularity == Granularity::thread ? thread_blocks_per_sm()
-                                                 : warp_blocks_per_sm(warp_shared_, warp_shared_ ? image_bytes : 0, rows());
+                                                 : warp_blocks_per_sm(warp_shared_, warp_shared_ ? image_bytes : 0);
     resident_blocks_ = std::max(1, per_sm) * std::max(1, sm_count_);
     log_debug("strip cuda: ", describe(), ", ", per_sm, " blocks/SM");
   }
@@ -102,15 +106,13 @@ class CudaProjector final : public ListModeProjector {
     } else {
       // Persistent warps: as many blocks as fit at once, but no more than one warp per event.
       const std::size_t needed = (args_.n * 32 + kThreadsPerBlock - 1) / kThreadsPerBlock;
-      launch_warp_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_)), warp_shared_,
-                              rows(), s);
+      launch_warp_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_)), warp_shared_, s);
     }
     std::swap(rho_, rho_new_);
     stream_->synchronize();
   }
 
  private:
-  bool rows() const { return opt_.warp_layout == WarpLayout::rows; }
   StripGeometry geom_;
   ProjectorOptions opt_;
   std::string device_ = "no device";

@@ -61,13 +61,12 @@ DeviceArrayProjector::DeviceArrayProjector(const StripGeometry& g, const Resolut
   std::size_t smem_optin = 0;
   for (const auto& d : cuda::list_devices())
     if (d.index == device_) sm_count = d.sm_count, smem_optin = d.shared_mem_per_block_optin;
-  const bool rows = o.warp_layout == WarpLayout::rows;
   const std::size_t image_bytes = sizeof(float) * g.pixel_count();
   s.warp_shared = o.granularity == Granularity::warp && image_bytes <= smem_optin &&
-                  warp_blocks_per_sm(true, image_bytes, rows) > 0;
+                  warp_blocks_per_sm(true, image_bytes) > 0;
   const int per_sm = o.granularity == Granularity::thread
                          ? thread_blocks_per_sm()
-                         : warp_blocks_per_sm(s.warp_shared, s.warp_shared ? image_bytes : 0, rows);
+                         : warp_blocks_per_sm(s.warp_shared, s.warp_shared ? image_bytes : 0);
   s.resident_blocks = std::size_t(std::max(1, per_sm)) * std::size_t(std::max(1, sm_count));
 }
 
@@ -151,8 +150,7 @@ void DeviceArrayProjector::iterate(const float* rho_prime, float* rho_new) {
   } else {
     // Persistent warps, as the backend: as many blocks as fit at once, at most a warp per event.
     const std::size_t needed = (a.n * 32 + kThreadsPerBlock - 1) / kThreadsPerBlock;
-    launch_warp_granularity(a, int(std::min<std::size_t>(needed, s.resident_blocks)), s.warp_shared,
-                            s.opt.warp_layout == WarpLayout::rows, st);
+    launch_warp_granularity(a, int(std::min<std::size_t>(needed, s.resident_blocks)), s.warp_shared, st);
   }
   s.stream.synchronize();
 }

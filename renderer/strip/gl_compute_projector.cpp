@@ -24,6 +24,11 @@ class GlComputeProjector final : public ListModeProjector {
                    subgroup_ ? ", subgroupAdd" : "", "): ", gl::shared_context().info().summary());
   }
 
+  void synchronize() override {
+    gl::shared_context().make_current();
+    glFinish();
+  }
+
   void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
     gl::Context& ctx = gl::shared_context();
     ctx.make_current();

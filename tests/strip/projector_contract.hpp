@@ -29,22 +29,20 @@ struct Variant {
 // checked single-threaded against the all-threads reference (the sums must not depend on it).
 inline std::vector<Variant> variants_of(const std::string& backend) {
   using enum Granularity;
-  using enum WarpLayout;
-  auto make = [](Granularity granularity, WarpLayout layout = rows, bool portable = false, int threads = 0) {
+  auto make = [](Granularity granularity, bool portable = false, int threads = 0) {
     ProjectorOptions o;
     o.granularity = granularity;
-    o.warp_layout = layout;
     o.portable = portable;
     o.threads = threads;
     return o;
   };
-  if (backend == "cpu") return {{"1 thread", make(warp, rows, false, 1)}};
+  if (backend == "cpu") return {{"1 thread", make(warp, false, 1)}};
   if (backend == "gl-compute")
     return {{"thread", make(thread)},
             {"warp", make(warp)},
-            {"thread portable", make(thread, rows, true)},
-            {"warp portable", make(warp, rows, true)}};
-  if (backend == "cuda") return {{"thread", make(thread)}, {"warp", make(warp)}, {"warp-box", make(warp, box)}};
+            {"thread portable", make(thread, true)},
+            {"warp portable", make(warp, true)}};
+  if (backend == "cuda") return {{"thread", make(thread)}, {"warp", make(warp)}};
   return {{"default", ProjectorOptions{}}};
 }
 
