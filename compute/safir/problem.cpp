@@ -20,6 +20,7 @@
 #include "compute/safir/analysis.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
+#include "compute/safir/memory.hpp"
 #include "compute/safir/output.hpp"
 
 namespace tomo::safir {
@@ -54,6 +55,7 @@ nlohmann::json excess_json(const Excess& e) {
 
 void run(RunContext& ctx) {
   const SafirConfig c = SafirConfig::from_scene(ctx.scene);
+  require_host_memory(estimate_memory(c, expected_frames(c)), "safir run");
   const Grid3 grid = c.box.grid();
   auto& reg = BackendRegistry<ListModeOperator>::instance();
   const std::string backend = reg.resolve(ctx.backend);
@@ -83,6 +85,8 @@ void run(RunContext& ctx) {
     op->set_events(lm.events);
   }
   const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
+  // Events from a file set their own duration: the frames' images are checked again.
+  if (frames.size() > expected_frames(c)) require_host_memory(estimate_memory(c, frames.size()), "safir run");
   std::vector<std::vector<double>> images, significance;
   nlohmann::json frames_json = nlohmann::json::array();
   Progress progress("safir ML-EM (" + backend + ")", static_cast<long>(frames.size()) * c.mlem.iterations);
@@ -172,6 +176,7 @@ Outputs run_backend(const std::string& name, const SafirConfig& c, const ListMod
 int crosscheck(CrosscheckContext& ctx) {
   SafirConfig c = SafirConfig::from_scene(ctx.scene);
   c.simulation.events = std::min(c.simulation.events, c.crosscheck_events);
+  require_host_memory(estimate_memory(c, 1), "safir crosscheck");
   ListMode lm = load_or_simulate(c, ctx.report);
   if (lm.events.size() > c.crosscheck_events) lm.events.resize(c.crosscheck_events);
   // A smooth positive image and a sensitivity of ones: the comparison needs no all-pairs run.
