@@ -3,7 +3,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/io/nifti.hpp"
-#include "compute/io/png.hpp"
+#include "compute/io/preview.hpp"
 
 namespace tomo::safir {
 
@@ -20,12 +20,9 @@ void write_frames_nifti(const std::filesystem::path& path, const Grid3& grid,
 }
 
 void write_slice_png(const std::filesystem::path& path, const Grid3& g, const std::vector<double>& image) {
-  const int k = g.dims[2] / 2;
-  Image2D out{g.dims[0], g.dims[1], std::vector<float>(static_cast<std::size_t>(g.dims[0]) * g.dims[1])};
-  for (int j = 0; j < g.dims[1]; ++j)
-    for (int i = 0; i < g.dims[0]; ++i)  // y up
-      out.pixels[static_cast<std::size_t>(g.dims[1] - 1 - j) * g.dims[0] + i] = static_cast<float>(image[g.index(i, j, k)]);
-  write_png(path, out, ColorMap::Gray);
+  VolumeF v(g);
+  for (std::size_t i = 0; i < v.data.size(); ++i) v.data[i] = static_cast<float>(image[i]);
+  write_preview(path, {slice_panel(v, 2, g.dims[2] / 2)}, {"activity (ML-EM)", "a.u.", "central z slice", ColorMap::Gray, 0, 0});
 }
 
 }  // namespace tomo::safir
