@@ -46,6 +46,12 @@ class ListModeProjector {
   virtual void iterate() = 0;
   // The current ρ' (a download for GPU backends).
   virtual std::vector<double> image() const = 0;
+
+  // The system matrix of eq. (7) on its own, over the events of set_events (the image is left
+  // as it is). forward: y_e = Σ_i P(ẽ_e|i) x_i over the 3σ ellipse of event e, in event order;
+  // back: b_i = Σ_e P(ẽ_e|i) w_e, its transpose.
+  virtual std::vector<double> forward(std::span<const double> x) = 0;
+  virtual std::vector<double> back(std::span<const double> w) = 0;
 };
 
 }  // namespace tomo::strip

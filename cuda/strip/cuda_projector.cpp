@@ -17,6 +17,7 @@
 #include "cuda/core/texture.hpp"
 #include "compute/strip/projector.hpp"
 #include "cuda/strip/kernels.hpp"
+#include "cuda/strip/projection_kernels.hpp"
 
 namespace tomo::strip {
 
@@ -92,6 +93,34 @@ class CudaProjector final : public ListModeProjector {
     return {f.begin(), f.end()};
   }
 
+  std::vector<double> forward(std::span<const double> x) override {
+    if (x.size() != geom_.pixel_count())
+      throw Error(str_cat("strip cuda: image of ", x.size(), " pixels, grid has ", geom_.pixel_count()));
+    const std::vector<float> xf(x.begin(), x.end());
+    stream_->synchronize();
+    rho_new_.upload(xf);  // scratch: iterate() zeroes it first
+    cuda::DeviceBuffer<float> y(events_.size() / 3);
+    launch_event_forward(pass_args(), rho_new_.data(), y.data(), *stream_);
+    std::vector<float> yf(y.size());
+    y.download_async(yf.data(), yf.size(), *stream_);
+    stream_->synchronize();
+    return {yf.begin(), yf.end()};
+  }
+
+  std::vector<double> back(std::span<const double> w) override {
+    if (w.size() != events_.size() / 3)
+      throw Error(str_cat("strip cuda: ", w.size(), " values for ", events_.size() / 3, " events"));
+    const std::vector<float> wf(w.begin(), w.end());
+    stream_->synchronize();
+    cuda::DeviceBuffer<float> wd{std::span<const float>(wf)};
+    rho_new_.fill_zero(*stream_);
+    launch_event_back(pass_args(), wd.data(), rho_new_.data(), *stream_);
+    std::vector<float> bf(rho_new_.size());
+    rho_new_.download_async(bf.data(), bf.size(), *stream_);
+    stream_->synchronize();
+    return {bf.begin(), bf.end()};
+  }
+
   void iterate() override {
     cudaStream_t s = *stream_;
     rho_array_.copy_from_device(rho_.data(), s);
@@ -113,6 +142,15 @@ class CudaProjector final : public ListModeProjector {
   }
 
  private:
+  EventPassArgs pass_args() const {
+    EventPassArgs a;
+    a.events = events_.data();
+    a.n = events_.size() / 3;
+    a.grid = args_.grid;
+    a.kp = args_.kp;
+    return a;
+  }
+
   StripGeometry geom_;
   ProjectorOptions opt_;
   std::string device_ = "no device";

@@ -17,7 +17,7 @@
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/core/texture.hpp"
-#include "cuda/strip/device_arrays_kernels.hpp"
+#include "cuda/strip/projection_kernels.hpp"
 #include "cuda/strip/kernels.hpp"
 
 namespace tomo::strip {
