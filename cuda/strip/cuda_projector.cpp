@@ -16,6 +16,7 @@
 #include "cuda/core/stream.hpp"
 #include "cuda/core/texture.hpp"
 #include "compute/strip/projector.hpp"
+#include "cuda/strip/device_operator.hpp"
 #include "cuda/strip/kernels.hpp"
 #include "cuda/strip/projection_kernels.hpp"
 
@@ -25,7 +26,7 @@ namespace {
 
 using namespace tomo::strip::cuda_impl;
 
-class CudaProjector final : public ListModeProjector {
+class CudaProjector final : public ListModeProjector, public DeviceOperator {
  public:
   std::string describe() const override {
     return str_cat("cuda (", to_string(opt_.granularity), " granularity",
@@ -93,6 +94,46 @@ class CudaProjector final : public ListModeProjector {
     return {f.begin(), f.end()};
   }
 
+  void set_events_device(const float* events, std::size_t n) override {
+    if (n && !events) throw Error("strip cuda: null events");
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the caller's writes of the events, on any stream
+    events_.clear();  // the old list goes before the new one is allocated
+    cuda::require_device_memory(12.0 * double(n), "strip cuda: the event list");
+    events_.resize(3 * n);
+    if (n) TOMO_CUDA_CHECK(cudaMemcpyAsync(events_.data(), events, 12 * n, cudaMemcpyDeviceToDevice, *stream_));
+    stream_->synchronize();
+  }
+  std::size_t event_count() const override { return events_.size() / 3; }
+  std::vector<Event> events_to_host() const override {
+    std::vector<Event> out(event_count());
+    if (!out.empty()) events_.download_async(reinterpret_cast<float*>(out.data()), 3 * out.size(), *stream_);
+    stream_->synchronize();
+    return out;
+  }
+
+  void forward_device(const float* events, std::size_t n, const float* x, float* y) override {
+    EventPassArgs a = pass_args();
+    a.events = events;
+    a.n = n;
+    launch_event_forward(a, x, y, *stream_);
+    stream_->synchronize();
+  }
+  void back_device(const float* events, std::size_t n, const float* w, float* b) override {
+    TOMO_CUDA_CHECK(cudaMemsetAsync(b, 0, geom_.pixel_count() * sizeof(float), *stream_));
+    EventPassArgs a = pass_args();
+    a.events = events;
+    a.n = n;
+    launch_event_back(a, w, b, *stream_);
+    stream_->synchronize();
+  }
+  void iterate_device(const float* rho_prime, float* rho_new) override {
+    cudaStream_t s = *stream_;
+    rho_array_.copy_from_device(rho_prime, s);  // first: rho_new may overwrite rho_prime now
+    TOMO_CUDA_CHECK(cudaMemsetAsync(rho_new, 0, geom_.pixel_count() * sizeof(float), s));
+    launch_iteration(rho_new, s);
+    stream_->synchronize();
+  }
+
   std::vector<double> forward(std::span<const double> x) override {
     if (x.size() != geom_.pixel_count())
       throw Error(str_cat("strip cuda: image of ", x.size(), " pixels, grid has ", geom_.pixel_count()));
@@ -125,10 +166,18 @@ class CudaProjector final : public ListModeProjector {
     cudaStream_t s = *stream_;
     rho_array_.copy_from_device(rho_.data(), s);
     rho_new_.fill_zero(s);
+    launch_iteration(rho_new_.data(), s);
+    std::swap(rho_, rho_new_);
+    stream_->synchronize();
+  }
+
+ private:
+  // Eq. (5) from the texture's ρ' into rho_new (zeroed by the caller) over the resident events.
+  void launch_iteration(float* rho_new, cudaStream_t s) {
     args_.events = events_.data();
     args_.n = events_.size() / 3;
     args_.rho = rho_texture_.get();
-    args_.rho_new = rho_new_.data();
+    args_.rho_new = rho_new;
     if (opt_.granularity == Granularity::thread) {
       const std::size_t needed = (args_.n + kThreadsPerBlock - 1) / kThreadsPerBlock;
       launch_thread_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_ * 4)), s);
@@ -137,11 +186,8 @@ class CudaProjector final : public ListModeProjector {
       const std::size_t needed = (args_.n * 32 + kThreadsPerBlock - 1) / kThreadsPerBlock;
       launch_warp_granularity(args_, static_cast<int>(std::min<std::size_t>(needed, resident_blocks_)), warp_shared_, s);
     }
-    std::swap(rho_, rho_new_);
-    stream_->synchronize();
   }
 
- private:
   EventPassArgs pass_args() const {
     EventPassArgs a;
     a.events = events_.data();
