@@ -1,8 +1,7 @@
 // tomoraster.strip: [Bialas2015]'s list-mode operator on NumPy event arrays (N, 3) float32
-// (z̃u, z̃d, Δl̃ in mm). forward/back of NumPy arrays are the cpu backend's (P(ẽ_j|i) of eq. (7)
-// in double on the host); iterate() and mlem() run the chosen backend's ML-EM step, eq. (5);
-// with the cuda backend, CUDA arrays run on the GPU in place through the same backend object
-// (cuda/strip/device_arrays.hpp).
+// (z̃u, z̃d, Δl̃ in mm): the chosen backend's forward/back of eq. (7) (double on cpu, float on
+// the GPU backends) and its ML-EM step, eq. (5); with the cuda backend, CUDA arrays run on the
+// GPU in place through the same backend object (cuda/strip/device_arrays.hpp).
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -44,34 +43,32 @@ class StripProjector {
     op_ = reg.create(backend_);
     op_->configure(c_.geometry, c_.resolution, c_.options);
     device_ = runtime_options().cuda_device;
-    host_ = reg.create("cpu");
-    host_->configure(c_.geometry, c_.resolution, c_.options);
   }
 
   std::vector<std::size_t> image_shape() const { return {std::size_t(c_.geometry.n_y), std::size_t(c_.geometry.n_z)}; }
 
-  // y_j = Σ_i P(ẽ_j|i) x_i over the 3σ ellipse of each event (the cpu backend's forward).
+  // y_j = Σ_i P(ẽ_j|i) x_i over the 3σ ellipse of each event (the backend's forward).
   DoubleArray forward(const AnyArray& x, const AnyArray& events) {
     const double* img = double_input(x, "x", image_shape());
     const auto ev = events_input(events);
     std::vector<double> y;
     {
       nb::gil_scoped_release release;
-      host_->set_events(ev);
-      y = host_->forward({img, c_.geometry.pixel_count()});
+      use_events(ev);
+      y = op_->forward({img, c_.geometry.pixel_count()});
     }
     return to_numpy(std::move(y), {ev.size()});
   }
 
-  // b_i = Σ_j P(ẽ_j|i) w_j, the transpose of forward() (the cpu backend's back).
+  // b_i = Σ_j P(ẽ_j|i) w_j, the transpose of forward() (the backend's back).
   DoubleArray back(const AnyArray& w, const AnyArray& events) {
     const auto ev = events_input(events);
     const double* v = double_input(w, "w", {ev.size()});
     std::vector<double> b;
     {
       nb::gil_scoped_release release;
-      host_->set_events(ev);
-      b = host_->back({v, ev.size()});
+      use_events(ev);
+      b = op_->back({v, ev.size()});
     }
     return to_numpy(std::move(b), image_shape());
   }
@@ -80,7 +77,10 @@ class StripProjector {
     const auto ev = events_input(events);
     if (ev.empty()) throw nb::value_error("events: the list is empty");
     nb::gil_scoped_release release;
+    events_.assign(ev.begin(), ev.end());
+    host_copy_ = true;
     op_->set_events(ev);
+    op_current_ = true;
     event_count_ = ev.size();
   }
 
@@ -91,6 +91,7 @@ class StripProjector {
     std::vector<double> out;
     {
       nb::gil_scoped_release release;
+      ensure_current_events();
       op_->set_image({p, c_.geometry.pixel_count()});
       op_->iterate();
       out = op_->image();
@@ -107,6 +108,7 @@ class StripProjector {
     const bool has_cb = !callback.is_none();
     try {
       nb::gil_scoped_release release;
+      ensure_current_events();
       last = strip::run_mlem(*op_, c_.geometry.pixel_count(), iterations, [&](int t, const std::vector<double>& rp) {
         last = rp;
         if (has_cb) call_python([&] { return callback(t, rho_of(rp, s)); });
@@ -160,6 +162,8 @@ class StripProjector {
 #else
     (void)ev;
 #endif
+    host_copy_ = false;
+    op_current_ = true;
     event_count_ = events.shape(0);
   }
   void iterate_device(const AnyArray& rho_prime, const OutArray& out) {
@@ -169,6 +173,7 @@ class StripProjector {
     require_events();
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
+    ensure_current_events();
     device_path().iterate(in, o);
 #else
     (void)in, (void)o;
@@ -185,6 +190,7 @@ class StripProjector {
     const bool has_cb = !callback.is_none();
     try {
       nb::gil_scoped_release release;
+      ensure_current_events();
       strip::DeviceArrayProjector& d = device_path();
       d.fill_ones(rp);
       for (int t = 1; t <= iterations; ++t) {
@@ -218,6 +224,23 @@ class StripProjector {
   void require_device_backend(const char* name) const {
     require_cuda_backend(name, backend_, "strip: CUDA arrays");
   }
+  // forward/back of NumPy arrays put their events into the backend: the list of set_events is
+  // kept on the host first (a download for a CUDA list) and put back before the next EM step.
+  void use_events(std::span<const Event> ev) {
+    if (op_current_ && !host_copy_) {
+#ifdef TOMO_HAVE_CUDA
+      events_ = device_path().events_to_host();
+#endif
+      host_copy_ = true;
+    }
+    op_->set_events(ev);
+    op_current_ = false;
+  }
+  void ensure_current_events() {
+    if (op_current_) return;
+    op_->set_events(events_);
+    op_current_ = true;
+  }
 #ifdef TOMO_HAVE_CUDA
   strip::DeviceArrayProjector& device_path() {
     if (!dev_) dev_ = std::make_unique<strip::DeviceArrayProjector>(*op_, c_.geometry, c_.sensitivity_threshold, device_);
@@ -226,8 +249,10 @@ class StripProjector {
 #endif
 
   strip::StripConfig c_;
-  std::unique_ptr<strip::ListModeProjector> op_;    // the chosen backend: events of set_events, ML-EM
-  std::unique_ptr<strip::ListModeProjector> host_;  // cpu: forward/back of NumPy arrays
+  std::unique_ptr<strip::ListModeProjector> op_;
+  std::vector<Event> events_;  // the list of set_events, when host_copy_
+  bool host_copy_ = false;     // events_ holds it (else only the backend does: a CUDA list)
+  bool op_current_ = false;    // the backend holds it (not forward/back's events)
   std::size_t event_count_ = 0;
   std::string backend_;
   int device_ = 0;
