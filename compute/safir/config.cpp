@@ -11,6 +11,8 @@ namespace tomo::safir {
 namespace {
 constexpr std::array<EnumName<SensitivityMode>, 2> kSensitivityNames{
     {{"symmetric", SensitivityMode::symmetric}, {"all_pairs", SensitivityMode::all_pairs}}};
+constexpr std::array<EnumName<EventsFile>, 3> kEventsFileNames{
+    {{"", EventsFile::none}, {"clm", EventsFile::clm}, {"castor", EventsFile::castor}}};
 }
 
 SafirConfig SafirConfig::from_scene(const Scene& s) {
@@ -51,7 +53,7 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.frame_s = s.get_in_range("safir.frame_s", 0.0, 0.0, 1e6);
   c.events_file = s.get_input_path("safir.events_file").string();
   c.crystal_map = s.get_input_path("safir.crystal_map").string();
-  c.write_events = s.get_choice("safir.write_events", "", {"", "clm", "castor"});
+  c.write_events = s.get_enum("safir.write_events", EventsFile::none, kEventsFileNames);
   const auto cc = s.get<std::int64_t>("safir.crosscheck_events", 200000);
   if (cc < 1) throw InputError(s.where("safir.crosscheck_events") + " must be >= 1");
   c.crosscheck_events = static_cast<std::uint64_t>(cc);

@@ -65,10 +65,10 @@ void run(RunContext& ctx) {
   ctx.report.add_device(op->describe());
 
   ListMode lm = load_or_simulate(c, ctx.report);
-  if (c.write_events == "clm") {
+  if (c.write_events == EventsFile::clm) {
     write_clm_safir(ctx.out.file("events.clm.safir"), lm, c.scanner);
     write_crystal_map(ctx.out.file("crystal_map.txt"), c.scanner);
-  } else if (c.write_events == "castor") {
+  } else if (c.write_events == EventsFile::castor) {
     const auto cdh = ctx.out.file("events.cdh");
     (void)ctx.out.file("events.cdf");  // written beside the header
     write_castor(cdh, lm, c.scanner);
