@@ -172,7 +172,7 @@ class GlComputeProjector final : public ListModeProjector {
   // Software GL (llvmpipe) silently cuts the loops of an invocation after
   // caps.max_loop_iterations iterations (found by the contract suite on a 0.5 mm grid):
   // bound this iteration's loop count from the largest event box and refuse beyond it.
-  void check_loop_budget(std::span<const Event> events) const {
+  void check_loop_budget(std::span<const Event> events) {
     const long long limit = gl::shared_context().info().caps.max_loop_iterations;
     if (limit <= 0 || events.empty()) return;
     const auto grid = geom_.grid<float>();
