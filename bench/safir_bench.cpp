@@ -1,4 +1,4 @@
-// SAFIR benchmark (seed 002 §5.4, Table 2): list-mode ML-EM of 13.9 M simulated events into
+// SAFIR benchmark ([Locans2017] §5.4, Table 2): list-mode ML-EM of 13.9 M simulated events into
 // 90×90×50 voxels of 0.7 mm, 15 iterations, on cuda, gl-compute and cpu (all cores measured on a
 // subset, one core extrapolated), beside the seed's 14 s (K40c, incl. I/O) and 599 s (one
 // E5-2690 v3 core); the analysis at every voxel with 2/4 mm spheres beside the seed's 2.7 s;
@@ -31,6 +31,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "bench/cuda/safir/probes.hpp"
 #include "cuda/safir/kernels.hpp"
 #endif
 
@@ -168,8 +169,8 @@ nlohmann::json ceilings(const std::vector<Row>& rows, const ImageBox& box, std::
       auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
       std::vector<double> ta, tg;
       for (int k = 0; k < 4; ++k) {
-        ta.push_back(tomo::bench::time_ms([&] { cuda_impl::launch_probe_atomics(img.data(), box.count(), box.n[0], blocks4, nullptr); }, sync));
-        tg.push_back(tomo::bench::time_ms([&] { cuda_impl::launch_probe_gathers(img.data(), box.count(), box.n[0], blocks4, sink.data(), nullptr); }, sync));
+        ta.push_back(tomo::bench::time_ms([&] { tomo::safir::probes::launch_atomics(img.data(), box.count(), box.n[0], blocks4, nullptr); }, sync));
+        tg.push_back(tomo::bench::time_ms([&] { tomo::safir::probes::launch_gathers(img.data(), box.count(), box.n[0], blocks4, sink.data(), nullptr); }, sync));
       }
       ta.erase(ta.begin());  // the first runs warm up
       tg.erase(tg.begin());
@@ -208,11 +209,13 @@ nlohmann::json pass_variants(const std::string& backend, const Scanner& sc, cons
                              int iterations, const std::vector<double>& s) {
   if (!BackendRegistry<ListModeOperator>::instance().available(backend).ok || s.empty()) return nullptr;
   struct Variant {
-    std::string name, pass;
+    std::string name;
+    Pass pass;
     int per_sm;
   };
-  std::vector<Variant> variants = {{"tiled", "tiled", 2}, {"fused", "fused", 2}};
-  if (backend == "cuda") variants = {{"tiled, 2 blocks/SM (default)", "tiled", 2}, {"tiled, 1 block/SM", "tiled", 1}, {"fused", "fused", 2}};
+  std::vector<Variant> variants = {{"tiled", Pass::tiled, 2}, {"fused", Pass::fused, 2}};
+  if (backend == "cuda")
+    variants = {{"tiled, 2 blocks/SM (default)", Pass::tiled, 2}, {"tiled, 1 block/SM", Pass::tiled, 1}, {"fused", Pass::fused, 2}};
   std::printf("\n| %s pass | %d iterations | per iteration | vs fused | image vs default |\n|---|---|---|---|---|\n",
               backend.c_str(), iterations);
   nlohmann::json out = nlohmann::json::array();

@@ -15,6 +15,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "bench/cuda/safir/probes.hpp"
 #include "cuda/safir/kernels.hpp"
 #include "cuda/safir/sort_buffers.hpp"
 #include "cuda/safir/tiled_pass.hpp"
@@ -124,7 +125,7 @@ nlohmann::json time_tiled(Buffers& b, const Window& w, const TileDevice& dev, in
   const double back = kernel_ms([&] { launch_back_tiled(t, nullptr); }, w.reps);
   const double probe = kernel_ms(
       [&] {
-        launch_probe_shared_atomics(b.scratch.data(), w.box.count(), t.plan.smem_floats, t.plan.label[1].ext[0], w.blocks4,
+        tomo::safir::probes::launch_shared_atomics(b.scratch.data(), w.box.count(), t.plan.smem_floats, t.plan.label[1].ext[0], w.blocks4,
                                     t.plan.blocks, nullptr);
       },
       3);
@@ -139,9 +140,9 @@ nlohmann::json time_tiled(Buffers& b, const Window& w, const TileDevice& dev, in
 
 // The fused pass and its parts, beside the global atomics and gathers probes (its ceiling).
 nlohmann::json time_fused(Buffers& b, const Window& w) {
-  const double atomic_ms = kernel_ms([&] { launch_probe_atomics(b.scratch.data(), w.box.count(), w.box.n[0], w.blocks4, nullptr); }, 3);
+  const double atomic_ms = kernel_ms([&] { tomo::safir::probes::launch_atomics(b.scratch.data(), w.box.count(), w.box.n[0], w.blocks4, nullptr); }, 3);
   const double gather_ms =
-      kernel_ms([&] { launch_probe_gathers(b.f.data(), w.box.count(), w.box.n[0], w.blocks4, b.sink.data(), nullptr); }, 3);
+      kernel_ms([&] { tomo::safir::probes::launch_gathers(b.f.data(), w.box.count(), w.box.n[0], w.blocks4, b.sink.data(), nullptr); }, 3);
   ProjectArgs p;
   p.sorted = b.sort.sorted.data();
   p.first = w.counts[0];

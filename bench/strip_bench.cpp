@@ -1,4 +1,4 @@
-// Strip benchmark (seed 000 §5): one ML-EM iteration over 10^7 simulated events on cpu (all cores),
+// Strip benchmark ([Bialas2015] §5): one ML-EM iteration over 10^7 simulated events on cpu (all cores),
 // cuda thread and warp granularity (and gl-compute when built), side by side with the seed's
 // figures (GTX 770 / 6-core Xeon) and with a floor computed from the kernel's arithmetic and atomics.
 // Usage: bench_strip [--events N] [--repeats R] [--threads T] [--skip-cpu] [--json FILE]
@@ -91,14 +91,13 @@ Workload simulate(std::uint64_t events) {
   return w;
 }
 
-// Times one backend at one granularity ("-", "thread", "warp", "warp-box"); the cpu row's first
+// Times one backend at one granularity ("-", "thread", "warp"); the cpu row's first
 // image becomes `ref`, the reference of every later row.
 Row measure(const Workload& w, const Args& a, const std::string& backend, const std::string& gran, double seed_s,
             std::vector<double>& ref) {
   auto op = tomo::BackendRegistry<ListModeProjector>::instance().create(backend);
   ProjectorOptions o;  // the one place this bench sets projector options
   o.granularity = gran == "thread" ? Granularity::thread : Granularity::warp;
-  if (gran == "warp-box") o.warp_layout = WarpLayout::box;  // the seed's Fig. 4 lane layout (cuda)
   o.threads = a.threads;
   op->configure(w.g, w.res, o);
   Row r{backend, gran, op->describe()};
@@ -138,7 +137,6 @@ std::vector<Row> measure_all(const Workload& w, const Args& a) {
     }
     rows.push_back(measure(w, a, b, "thread", 0.69, ref));
     rows.push_back(measure(w, a, b, "warp", 0.47, ref));
-    if (b == "cuda") rows.push_back(measure(w, a, b, "warp-box", 0.47, ref));
   }
   return rows;
 }
@@ -170,9 +168,9 @@ FloorDevice floor_device() {
 struct Floor {
   std::string device;
   double ideal_flop_ms, warp_flop_ms, sfu_ms, global_atomic_ms, shared_atomic_ms;
-  double thread_ms, warp_box_ms, warp_ms;
+  double thread_ms, warp_ms;
   double ms_for(const Row& r) const {
-    return r.backend == "cpu" ? NAN : r.granularity == "thread" ? thread_ms : r.granularity == "warp-box" ? warp_box_ms : warp_ms;
+    return r.backend == "cpu" ? NAN : r.granularity == "thread" ? thread_ms : warp_ms;
   }
 };
 
@@ -192,7 +190,6 @@ Floor compute_floor(const Workload& w, std::uint64_t events) {
   f.global_atomic_ms = N * w.inside / global_atomic_rate * 1e3;
   f.shared_atomic_ms = N * w.inside / shared_atomic_rate * 1e3;
   f.thread_ms = std::max({f.ideal_flop_ms, f.sfu_ms, f.global_atomic_ms});
-  f.warp_box_ms = std::max({f.warp_flop_ms, f.sfu_ms, f.shared_atomic_ms});
   f.warp_ms = std::max({f.ideal_flop_ms, f.sfu_ms, f.shared_atomic_ms});  // row layout: ellipse pixels only
   std::printf("\nfloor assumptions: %s; %.0f FLOP per ellipse test, %.0f FLOP + %.0f SFU ops per kernel value, "
               "1 atomicAdd per ellipse pixel;\n  FP32 %.1f TFLOP/s, SFU %.2f Gop/s, global atomics %.0f G/s (DESIGN.md), "

@@ -100,10 +100,11 @@ std::string descrip_text(const NiftiMeta& meta) {
 
 }  // namespace
 
-void write_nifti(const std::filesystem::path& path, const VolumeF& volume) { write_nifti(path, volume, NiftiMeta{}); }
+namespace {
 
-void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const NiftiMeta& meta) {
-  const Grid3& g = volume.grid;
+// The writer of both forms: `frames` volumes of `g` in `data` (t slowest); 4-D when frames > 1.
+void write_series(const std::filesystem::path& path, const Grid3& g, const std::vector<float>& data, int frames,
+                  double frame_s, const NiftiMeta& meta) {
   for (int a = 0; a < 3; ++a) {
     if (g.dims[a] < 1 || g.dims[a] > std::numeric_limits<std::int16_t>::max())
       throw Error("write_nifti '" + path.string() + "': dimension " + std::to_string(a) + " = " +
@@ -111,25 +112,31 @@ void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const
     if (!(g.voxel_mm[a] > 0) || !std::isfinite(g.voxel_mm[a]))
       throw Error("write_nifti '" + path.string() + "': voxel size must be finite and > 0");
   }
-  if (volume.data.size() != g.count())
-    throw Error("write_nifti '" + path.string() + "': volume has " + std::to_string(volume.data.size()) +
-                " samples, its grid says " + std::to_string(g.count()));
+  if (frames < 1 || frames > std::numeric_limits<std::int16_t>::max())
+    throw Error("write_nifti '" + path.string() + "': " + std::to_string(frames) + " frames is outside 1..32767");
+  if (frames > 1 && !(frame_s >= 0 && std::isfinite(frame_s)))
+    throw Error("write_nifti '" + path.string() + "': frame length must be finite and >= 0");
+  if (data.size() != g.count() * static_cast<std::size_t>(frames))
+    throw Error("write_nifti '" + path.string() + "': volume has " + std::to_string(data.size()) +
+                " samples, its grid says " + std::to_string(g.count() * static_cast<std::size_t>(frames)));
 
   HeaderBytes h;
   h.put<std::int32_t>(kOffSizeofHdr, static_cast<std::int32_t>(kHeaderSize));
   std::int16_t dim[8] = {3, 1, 1, 1, 1, 1, 1, 1};
   for (int a = 0; a < 3; ++a) dim[a + 1] = static_cast<std::int16_t>(g.dims[a]);
+  if (frames > 1) dim[0] = 4, dim[4] = static_cast<std::int16_t>(frames);
   for (int i = 0; i < 8; ++i) h.put<std::int16_t>(kOffDim + 2 * i, dim[i]);
   h.put<std::int16_t>(kOffDatatype, kFloat32);
   h.put<std::int16_t>(kOffBitpix, 32);
   float pixdim[8] = {1.0f, 0, 0, 0, 0, 0, 0, 0};  // pixdim[0] = qfac
   for (int a = 0; a < 3; ++a) pixdim[a + 1] = static_cast<float>(g.voxel_mm[a]);
+  if (frames > 1) pixdim[4] = static_cast<float>(frame_s);
   for (int i = 0; i < 8; ++i) h.put<float>(kOffPixdim + 4 * i, pixdim[i]);
   h.put<float>(kOffVoxOffset, static_cast<float>(kVoxOffset));
   h.put<float>(kOffSclSlope, 1.0f);
   h.put<float>(kOffSclInter, 0.0f);
-  h.b[kOffXyztUnits] = 2;  // NIFTI_UNITS_MM
-  const auto [mn, mx] = finite_range(volume.data);  // viewers' default display window
+  h.b[kOffXyztUnits] = frames > 1 ? 2 | 8 : 2;  // NIFTI_UNITS_MM (| NIFTI_UNITS_SEC for a series)
+  const auto [mn, mx] = finite_range(data);  // viewers' default display window
   h.put<float>(kOffCalMax, mx);
   h.put<float>(kOffCalMin, mn);
   const std::string descrip = descrip_text(meta);
@@ -147,18 +154,30 @@ void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const
 
   const bool gz = path.extension() == ".gz";
   write_file_atomic(path, [&](std::ostream& os) {
-    const auto* data = reinterpret_cast<const char*>(volume.data.data());
-    const std::size_t bytes = volume.data.size() * sizeof(float);
+    const auto* bytes_in = reinterpret_cast<const char*>(data.data());
+    const std::size_t bytes = data.size() * sizeof(float);
     if (!gz) {
       os.write(reinterpret_cast<const char*>(h.b.data()), static_cast<std::streamsize>(h.b.size()));
-      os.write(data, static_cast<std::streamsize>(bytes));
+      os.write(bytes_in, static_cast<std::streamsize>(bytes));
       return;
     }
     GzipWriter z(os);
     z.write(h.b.data(), h.b.size());
-    z.write(data, bytes);
+    z.write(bytes_in, bytes);
     z.finish();
   });
+}
+
+}  // namespace
+
+void write_nifti(const std::filesystem::path& path, const VolumeF& volume) { write_nifti(path, volume, NiftiMeta{}); }
+
+void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const NiftiMeta& meta) {
+  write_series(path, volume.grid, volume.data, 1, 0.0, meta);
+}
+
+void write_nifti(const std::filesystem::path& path, const NiftiSeries& series, const NiftiMeta& meta) {
+  write_series(path, series.grid, series.data, series.frames, series.frame_s, meta);
 }
 
 namespace {

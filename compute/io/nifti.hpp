@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "compute/core/volume.hpp"
 
@@ -27,6 +28,17 @@ struct NiftiMeta {
 // A path ending in ".gz" is written gzip-compressed. Without meta, descrip is "tomoraster".
 void write_nifti(const std::filesystem::path& path, const VolumeF& volume);
 void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const NiftiMeta& meta);
+
+// A time series of volumes on one grid: data holds grid.count() · frames samples, x fastest and
+// t slowest. More than one frame is written 4-D (dim[4] = frames, pixdim[4] = frame_s seconds,
+// units mm and s); one frame is the 3-D file of the writer above.
+struct NiftiSeries {
+  Grid3 grid;
+  std::vector<float> data;
+  int frames = 1;
+  double frame_s = 0.0;
+};
+void write_nifti(const std::filesystem::path& path, const NiftiSeries& series, const NiftiMeta& meta = NiftiMeta{});
 
 // Gzip is recognised by its bytes, not the name. InputError naming the file for a malformed
 // header, a size the file cannot hold, an oblique orientation, or a non-finite value (with

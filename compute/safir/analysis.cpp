@@ -1,4 +1,4 @@
-// Sphere/shell sums, excess maps and spot finding (seed 002 eqs. 13–14).
+// Sphere/shell sums, excess maps and spot finding ([Locans2017] eqs. 13–14).
 #include "compute/safir/analysis.hpp"
 
 #include <omp.h>

@@ -1,4 +1,4 @@
-// Image analysis of seed 002 §5.2 (eqs. 13–14): excess E = (S − B)/B and ΔE = (S/B)·√(1/S + 1/B)
+// Image analysis of [Locans2017] §5.2 (eqs. 13–14): excess E = (S − B)/B and ΔE = (S/B)·√(1/S + 1/B)
 // of an inner sphere over a concentric shell, at every voxel or at given positions, and the
 // spots above a significance threshold. S and B are defined in docs/safir.md (point 5).
 #pragma once

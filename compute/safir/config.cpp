@@ -11,6 +11,8 @@ namespace tomo::safir {
 namespace {
 constexpr std::array<EnumName<SensitivityMode>, 2> kSensitivityNames{
     {{"symmetric", SensitivityMode::symmetric}, {"all_pairs", SensitivityMode::all_pairs}}};
+constexpr std::array<EnumName<EventsFile>, 3> kEventsFileNames{
+    {{"", EventsFile::none}, {"clm", EventsFile::clm}, {"castor", EventsFile::castor}}};
 }
 
 SafirConfig SafirConfig::from_scene(const Scene& s) {
@@ -31,7 +33,7 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.mlem.iterations = s.get_int_in_range("safir.iterations", 15, 1, 10000);
   c.mlem.halve_events = s.get<bool>("safir.halve_events", false);
   c.options.threads = s.get_int_in_range("safir.threads", 0, 0, 4096);
-  c.options.pass = s.get_choice("safir.pass", "auto", {"auto", "tiled", "fused"});
+  c.options.pass = s.get_enum("safir.pass", Pass::automatic, kPassNames);
   c.options.tile_blocks_per_sm = s.get_int_in_range("safir.tile_blocks_per_sm", 2, 1, 8);
   c.sensitivity = s.get_enum("safir.sensitivity", SensitivityMode::symmetric, kSensitivityNames);
   c.analysis.r_in_mm = s.get_in_range("safir.analysis.r_in_mm", 1.0, 1e-3, 1e3);
@@ -51,7 +53,7 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.frame_s = s.get_in_range("safir.frame_s", 0.0, 0.0, 1e6);
   c.events_file = s.get_input_path("safir.events_file").string();
   c.crystal_map = s.get_input_path("safir.crystal_map").string();
-  c.write_events = s.get_choice("safir.write_events", "", {"", "clm", "castor"});
+  c.write_events = s.get_enum("safir.write_events", EventsFile::none, kEventsFileNames);
   const auto cc = s.get<std::int64_t>("safir.crosscheck_events", 200000);
   if (cc < 1) throw InputError(s.where("safir.crosscheck_events") + " must be >= 1");
   c.crosscheck_events = static_cast<std::uint64_t>(cc);

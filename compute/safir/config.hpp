@@ -24,6 +24,9 @@ struct AnalysisConfig {
   std::vector<std::array<double, 3>> positions;  // E ± ΔE also reported here (mm)
 };
 
+// safir.write_events: the simulated events also written as a file, in this format.
+enum class EventsFile { none, clm, castor };
+
 struct SafirConfig {
   Scanner scanner;
   ImageBox box;
@@ -36,7 +39,7 @@ struct SafirConfig {
   double frame_s = 0.0;         // > 0: one image per frame of this length (4D NIfTI)
   std::string events_file;      // .clm.safir or .cdh instead of simulating
   std::string crystal_map;      // checked against the scanner when given
-  std::string write_events;     // "", "clm" or "castor": the simulated events as a file
+  EventsFile write_events = EventsFile::none;  // "", "clm" (.clm.safir) or "castor" (.cdh/.cdf)
   std::uint64_t crosscheck_events = 200000;
 
   static SafirConfig from_scene(const Scene& scene);

@@ -1,20 +1,16 @@
 // Math of the safir system matrix shared by the cpu (double) and CUDA (float) backends: the
-// predominant-direction label of a line and the slice-wise ray tracing of seed 002 eq. (12).
+// predominant-direction label of a line and the slice-wise ray tracing of [Locans2017] eq. (12).
 // GLSL has the same arithmetic in shaders/safir/raytrace.glsl.
 #pragma once
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define SAFIR_HD __host__ __device__ __forceinline__
-#else
-#define SAFIR_HD inline
-#endif
+#include "compute/core/host_device.hpp"
 
 namespace tomo::safir {
 
-// Labels (seed 002 §5.3.1, extended): 0 = the line misses the image box (not processed),
+// Labels ([Locans2017] §5.3.1, extended): 0 = the line misses the image box (not processed),
 // 1/2/3 = predominant direction x/y/z. The seed has x and y only; a z label lets the slices
 // of steep lines (large ring difference) be z planes, so no line steps over voxels (docs/safir.md).
 enum : std::uint8_t { kLabelSkip = 0, kLabelX = 1, kLabelY = 2, kLabelZ = 3 };
@@ -32,7 +28,7 @@ struct BoxParams {
 // Narrows [t0, t1] of the line a + t·d to where its coordinate i lies within one voxel of the
 // centres of axis i (d[i] != 0): the slab of the box grown by one voxel.
 template <class T>
-SAFIR_HD void clip_axis(const T a[3], const T d[3], int i, const BoxParams<T>& g, T& t0, T& t1) {
+TOMO_HD void clip_axis(const T a[3], const T d[3], int i, const BoxParams<T>& g, T& t0, T& t1) {
   T ta = (g.origin[i] - g.voxel - a[i]) / d[i], tb = (g.origin[i] + g.n[i] * g.voxel - a[i]) / d[i];
   if (ta > tb) {
     const T s = ta;
@@ -46,7 +42,7 @@ SAFIR_HD void clip_axis(const T a[3], const T d[3], int i, const BoxParams<T>& g
 // Predominant direction of the line a→b; 0 when a == b or the line passes farther than one
 // voxel from every voxel centre (it cannot touch a voxel's 2×2 block).
 template <class T>
-SAFIR_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
+TOMO_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
   T d[3], ad[3];
   for (int i = 0; i < 3; ++i) {
     d[i] = b[i] - a[i];
@@ -77,12 +73,12 @@ SAFIR_HD int label_line(const T a[3], const T b[3], const BoxParams<T>& g) {
 // Walks the planes through the voxel centres perpendicular to the predominant axis m of a
 // labelled line; in each, the intersection p and the 2×2 block of voxel centres around it
 // (the voxel whose lower corner-centre is at or below p, and its +u/+w neighbours) get
-//   a_ij = (m_d − |p − v_j| / voxel) · (|d| / |d_m|)        (seed 002 eq. (12), in voxel units,
+//   a_ij = (m_d − |p − v_j| / voxel) · (|d| / |d_m|)        ([Locans2017] eq. (12), in voxel units,
 // times the path length per slice so oblique lines weigh as long as they are). visit(index, a)
 // is called for every weight > 0 of an in-image voxel (weights <= 0 are not used). With m_d <= 1
 // the block holds every voxel within m_d of p, so which block is taken does not matter.
 template <class T, class F>
-SAFIR_HD void walk_line(const T a[3], const T b[3], int label, const BoxParams<T>& g, F&& visit) {
+TOMO_HD void walk_line(const T a[3], const T b[3], int label, const BoxParams<T>& g, F&& visit) {
   if (label == kLabelSkip) return;
   const int m = label - 1, u = m == 0 ? 1 : 0, w = m == 2 ? 1 : 2;
   const T d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
@@ -137,14 +133,14 @@ struct LineRecord {
 struct WalkAxes {
   int m, u, w;
 };
-SAFIR_HD WalkAxes walk_axes(int label) {
+TOMO_HD WalkAxes walk_axes(int label) {
   const int m = label - 1;
   return {m, m == 0 ? 1 : 0, m == 2 ? 1 : 2};
 }
 
 // The record of a labelled line a→b (label != 0); computed in double, stored in float on the GPU.
 template <class T>
-SAFIR_HD LineRecord<T> line_record(const T a[3], const T b[3], int label, const BoxParams<T>& g) {
+TOMO_HD LineRecord<T> line_record(const T a[3], const T b[3], int label, const BoxParams<T>& g) {
   const WalkAxes x = walk_axes(label);
   const T d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   const int kc = g.n[x.m] / 2;
@@ -157,7 +153,7 @@ SAFIR_HD LineRecord<T> line_record(const T a[3], const T b[3], int label, const 
 // 2×2 block around the intersection can reach cells lo..hi−1), with one slice of margin so float
 // rounding never drops a slice; the per-cell checks of walk_record decide exactly.
 template <class T>
-SAFIR_HD void clip_slices(T c, T s, int kc, int lo, int hi, int& k_lo, int& k_hi) {
+TOMO_HD void clip_slices(T c, T s, int kc, int lo, int hi, int& k_lo, int& k_hi) {
   if (s == 0) {
     if (!(c >= T(lo - 1) && c <= T(hi))) k_hi = k_lo - 1;
     return;
@@ -180,7 +176,7 @@ SAFIR_HD void clip_slices(T c, T s, int kc, int lo, int hi, int& k_lo, int& k_hi
 struct TileSpan {
   int lo_m, hi_m, lo_u, hi_u, lo_w, hi_w, st_m, st_u, st_w, kc;
 };
-SAFIR_HD TileSpan tile_span(int label, const int n[3], const int lo[3], const int hi[3], const int stride[3]) {
+TOMO_HD TileSpan tile_span(int label, const int n[3], const int lo[3], const int hi[3], const int stride[3]) {
   const WalkAxes x = walk_axes(label);
   return {lo[x.m], hi[x.m], lo[x.u], hi[x.u], lo[x.w], hi[x.w], stride[x.m], stride[x.u], stride[x.w], n[x.m] / 2};
 }
@@ -189,7 +185,7 @@ SAFIR_HD TileSpan tile_span(int label, const int n[3], const int lo[3], const in
 // weight > 0, the same set and (up to rounding) the same weights as walk_line restricted to the
 // tile, so the tiles of a partition of the image together give walk_line. Slices in increasing k.
 template <class T, class F>
-SAFIR_HD void walk_record(const LineRecord<T>& r, T md, const TileSpan& t, F&& visit) {
+TOMO_HD void walk_record(const LineRecord<T>& r, T md, const TileSpan& t, F&& visit) {
   int k0 = t.lo_m, k1 = t.hi_m - 1;
   clip_slices(r.cu, r.su, t.kc, t.lo_u, t.hi_u, k0, k1);
   clip_slices(r.cw, r.sw, t.kc, t.lo_w, t.hi_w, k0, k1);

@@ -1,4 +1,4 @@
-// Labelling and sorting of events by predominant direction (seed 002 §5.3.1) on the host: the
+// Labelling and sorting of events by predominant direction ([Locans2017] §5.3.1) on the host: the
 // reference the GPU sort (CUB radix sort by key) is tested against, and the cpu/gl-compute path.
 #pragma once
 #include <array>

@@ -1,4 +1,4 @@
-// List-mode ML-EM of seed 002 eqs. (8)–(11), written once against ListModeOperator: iterations
+// List-mode ML-EM of [Locans2017] eqs. (8)–(11), written once against ListModeOperator: iterations
 // over a window of events (a frame), optionally halving the events each iteration as code
 // sample 4 does (open point 4; default: all events every iteration).
 #pragma once

@@ -11,7 +11,7 @@ namespace tomo::safir {
 // seconds) otherwise.
 void write_frames_nifti(const std::filesystem::path& path, const Grid3& grid,
                         const std::vector<std::vector<double>>& frames, double frame_s);
-// The central z slice of an image as a grey PNG.
+// The central z slice of an image as a preview (compute/io/preview: title, window, colour bar).
 void write_slice_png(const std::filesystem::path& path, const Grid3& grid, const std::vector<double>& image);
 
 }  // namespace tomo::safir

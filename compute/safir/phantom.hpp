@@ -1,4 +1,4 @@
-// The analytic phantom of the safir simulation: Derenzo-type sphere groups (1.0–4.0 mm, seed 002
+// The analytic phantom of the safir simulation: Derenzo-type sphere groups (1.0–4.0 mm, [Locans2017]
 // §5.4) in a Ø50 × 150 mm polyethylene cylinder, a warm background and a small hot spot (§5.2).
 #pragma once
 #include <array>
@@ -38,7 +38,7 @@ struct Phantom {
   std::vector<double> source_weights() const;
 };
 
-// Diameters of the six Derenzo groups (seed 002 §5.4), mm.
+// Diameters of the six Derenzo groups ([Locans2017] §5.4), mm.
 inline constexpr std::array<double, 6> kDerenzoDiameters{1.0, 1.2, 1.6, 2.4, 3.2, 4.0};
 
 }  // namespace tomo::safir

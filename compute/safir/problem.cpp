@@ -1,4 +1,4 @@
-// The `safir` problem (seed 002 §5): simulate or read list-mode events, compute the sensitivity
+// The `safir` problem ([Locans2017] §5): simulate or read list-mode events, compute the sensitivity
 // over all crystal pairs, reconstruct every time frame with list-mode ML-EM on the chosen backend,
 // analyse the images (E ± ΔE, significance map, spots) and write NIfTI files and a report;
 // `crosscheck` compares every backend's projections, ML-EM step and analysis with cpu.
@@ -20,6 +20,7 @@
 #include "compute/safir/analysis.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
+#include "compute/safir/memory.hpp"
 #include "compute/safir/output.hpp"
 
 namespace tomo::safir {
@@ -54,6 +55,7 @@ nlohmann::json excess_json(const Excess& e) {
 
 void run(RunContext& ctx) {
   const SafirConfig c = SafirConfig::from_scene(ctx.scene);
+  require_host_memory(estimate_memory(c, expected_frames(c)), "safir run");
   const Grid3 grid = c.box.grid();
   auto& reg = BackendRegistry<ListModeOperator>::instance();
   const std::string backend = reg.resolve(ctx.backend);
@@ -63,10 +65,10 @@ void run(RunContext& ctx) {
   ctx.report.add_device(op->describe());
 
   ListMode lm = load_or_simulate(c, ctx.report);
-  if (c.write_events == "clm") {
+  if (c.write_events == EventsFile::clm) {
     write_clm_safir(ctx.out.file("events.clm.safir"), lm, c.scanner);
     write_crystal_map(ctx.out.file("crystal_map.txt"), c.scanner);
-  } else if (c.write_events == "castor") {
+  } else if (c.write_events == EventsFile::castor) {
     const auto cdh = ctx.out.file("events.cdh");
     (void)ctx.out.file("events.cdf");  // written beside the header
     write_castor(cdh, lm, c.scanner);
@@ -83,6 +85,8 @@ void run(RunContext& ctx) {
     op->set_events(lm.events);
   }
   const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
+  // Events from a file set their own duration: the frames' images are checked again.
+  if (frames.size() > expected_frames(c)) require_host_memory(estimate_memory(c, frames.size()), "safir run");
   std::vector<std::vector<double>> images, significance;
   nlohmann::json frames_json = nlohmann::json::array();
   Progress progress("safir ML-EM (" + backend + ")", static_cast<long>(frames.size()) * c.mlem.iterations);
@@ -172,6 +176,7 @@ Outputs run_backend(const std::string& name, const SafirConfig& c, const ListMod
 int crosscheck(CrosscheckContext& ctx) {
   SafirConfig c = SafirConfig::from_scene(ctx.scene);
   c.simulation.events = std::min(c.simulation.events, c.crosscheck_events);
+  require_host_memory(estimate_memory(c, 1), "safir crosscheck");
   ListMode lm = load_or_simulate(c, ctx.report);
   if (lm.events.size() > c.crosscheck_events) lm.events.resize(c.crosscheck_events);
   // A smooth positive image and a sensitivity of ones: the comparison needs no all-pairs run.
@@ -181,15 +186,9 @@ int crosscheck(CrosscheckContext& ctx) {
     for (int j = 0; j < g.dims[1]; ++j)
       for (int i = 0; i < g.dims[0]; ++i) image[g.index(i, j, k)] = 1.0 + 0.5 * std::sin(0.3 * i + 0.2 * j + 0.1 * k);
   const Outputs ref = run_backend("cpu", c, lm, s, image, ctx.report);
-  auto& reg = BackendRegistry<ListModeOperator>::instance();
   CrosscheckTable table("safir", str_cat(g.dims[0], "x", g.dims[1], "x", g.dims[2], " voxels, ", lm.events.size(),
                                          " events: forward, back, one ML-EM step, sphere sums"));
-  for (const std::string& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<ListModeOperator>(table, [&](const std::string& name) {
     table.run(name, "float32", [&] {
       const Outputs o = run_backend(name, c, lm, s, image, ctx.report);
       return CrosscheckErrors{{"forward", relative_l2(o.forward, ref.forward), 1e-4},
@@ -197,12 +196,12 @@ int crosscheck(CrosscheckContext& ctx) {
                               {"mlem_step", relative_l2(o.step, ref.step), 1e-4},
                               {"sphere_sums", relative_l2(o.inner, ref.inner) + relative_l2(o.shell, ref.shell), 1e-5}};
     });
-  }
+  });
   return table.finish(ctx.report);
 }
 
 const ProblemRegistrar kRegister({"safir",
-                                  "SAFIR list-mode PET (seed 002 §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
+                                  "SAFIR list-mode PET ([Locans2017] §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
                                   run, crosscheck, list_backends_of<ListModeOperator>()});
 
 }  // namespace

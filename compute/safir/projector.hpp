@@ -1,26 +1,42 @@
 // The operator of the safir problem: list-mode forward/back projection with the slice-wise system
-// matrix of seed 002 eq. (12), the ML-EM step of eq. (10) and the sphere sums of the image
+// matrix of [Locans2017] eq. (12), the ML-EM step of eq. (10) and the sphere sums of the image
 // analysis (eqs. 13–14), over events and an image resident in the backend (on the GPU for GPU
 // backends, for all iterations and frames). cpu, gl-compute and cuda implement it and are chosen
 // by name through tomo::BackendRegistry<ListModeOperator>.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "compute/core/enum_name.hpp"
 #include "compute/safir/scanner.hpp"
 
 namespace tomo::safir {
 
+// The ML-EM pass of the GPU backends (safir.pass).
+enum class Pass {
+  automatic,  // resolve_pass chooses
+  tiled,      // image tiles in shared memory, one global atomic per touched tile voxel
+  fused,      // one thread per event, a global atomicAdd per walked voxel ([Locans2017]'s scheme)
+};
+inline constexpr std::array<EnumName<Pass>, 3> kPassNames{
+    {{"auto", Pass::automatic}, {"tiled", Pass::tiled}, {"fused", Pass::fused}}};
+
+// The pass a GPU backend runs. Tiled wherever the GPU has on-chip shared memory: the fused
+// pass's global atomics hold it at the atomics ceiling. Fused on a software GL renderer
+// (llvmpipe), where shared memory is plain memory and walking each event once per tile only
+// costs. An explicit choice is kept (tests and the benchmark run both).
+inline Pass resolve_pass(Pass requested, bool software_renderer) {
+  if (requested != Pass::automatic) return requested;
+  return software_renderer ? Pass::fused : Pass::tiled;
+}
+
 struct ProjectorOptions {
   int threads = 0;        // cpu: OpenMP threads, 0 = all
   bool portable = false;  // gl-compute: ignore the float-atomic extension (test the CAS fallback)
-  // GPU ML-EM pass: "tiled" (image tiles in shared memory, one global atomic per touched tile
-  // voxel), "fused" (one thread per event, a global atomicAdd per walked voxel: the seed's scheme)
-  // or "auto" (tiled, except fused on a software GL renderer, where shared memory is plain memory
-  // and walking each event once per tile only costs).
-  std::string pass = "auto";
+  Pass pass = Pass::automatic;
   int tile_blocks_per_sm = 2;  // cuda tiled pass: resident blocks per SM, each a share of its shared memory
 };
 
@@ -43,7 +59,7 @@ class ListModeOperator {
   // The events in acquisition order, copied into the backend once (crystal ids < crystal_count).
   virtual void set_events(std::span<const Event> events) = 0;
   // Events [first, first + count) take part from now on: labelled (0 skip, 1 x, 2 y, 3 z) and
-  // sorted by label (seed 002 §5.3.1). A frame is a window; code sample 4's halving is a shorter one.
+  // sorted by label ([Locans2017] §5.3.1). A frame is a window; code sample 4's halving is a shorter one.
   virtual void set_window(std::size_t first, std::size_t count) = 0;
   // Sorted-order label counts of the window: [skip, x, y, z].
   virtual std::array<std::size_t, 4> label_counts() const = 0;

@@ -1,4 +1,4 @@
-// The safir scanner (rings × crystals on a cylinder, seed 002 §5.4) and the image box, read from
+// The safir scanner (rings × crystals on a cylinder, [Locans2017] §5.4) and the image box, read from
 // the [safir] scene section; crystal ids are ring·crystals + detector, as STIR's SAFIR map.
 #pragma once
 #include <array>

@@ -23,7 +23,6 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   c.resolution.sigma_z = s.get_in_range("strip.sigma_z", 10.0, 1e-3, 1e6);
   c.resolution.sigma_dl = s.get_in_range("strip.sigma_dl", 40.0, 1e-3, 1e6);
   c.options.granularity = s.get_enum("strip.granularity", Granularity::warp, kGranularityNames);
-  c.options.warp_layout = s.get_enum("strip.warp_layout", WarpLayout::rows, kWarpLayoutNames);
   c.options.threads = s.get_int_in_range("strip.threads", 0, 0, 4096);
   c.options.nsigma = s.get_in_range("strip.nsigma", 3.0, 0.5, 10.0);
   c.phantom = StripPhantom::from_scene(s, "strip.phantom");

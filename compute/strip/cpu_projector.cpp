@@ -1,4 +1,4 @@
-// The `cpu` backend of the strip operator: the listing of seed 000 §4 in double precision,
+// The `cpu` backend of the strip operator: the listing of [Bialas2015] §4 in double precision,
 // OpenMP over events, one ρ_new per thread summed at the end (§4.1).
 #include <omp.h>
 
@@ -18,6 +18,7 @@ namespace {
 class CpuProjector final : public ListModeProjector {
  public:
   std::string describe() const override { return str_cat("cpu: ", threads(), " OpenMP threads, double"); }
+  void synchronize() override {}  // every call runs to its end
 
   void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
     geom_ = g;
@@ -37,6 +38,24 @@ class CpuProjector final : public ListModeProjector {
   }
 
   std::vector<double> image() const override { return rho_; }
+
+  std::vector<double> forward(std::span<const double> x) override {
+    check_size(x.size(), rho_.size(), "image");
+    std::vector<double> y(events_.size(), 0.0);
+    const std::int64_t ne = static_cast<std::int64_t>(events_.size());
+#pragma omp parallel for num_threads(threads()) schedule(dynamic, 256)
+    for (std::int64_t e = 0; e < ne; ++e) visit(events_[e], [&](std::size_t i, double p) { y[e] += p * x[i]; });
+    return y;
+  }
+
+  // One thread, events in order: the sums do not depend on the thread count.
+  std::vector<double> back(std::span<const double> w) override {
+    check_size(w.size(), events_.size(), "value list");
+    std::vector<double> b(rho_.size(), 0.0);
+    for (std::size_t e = 0; e < events_.size(); ++e)
+      if (w[e] != 0.0) visit(events_[e], [&](std::size_t i, double p) { b[i] += p * w[e]; });
+    return b;
+  }
 
   void iterate() override {
     const int nt = threads();
@@ -88,6 +107,28 @@ class CpuProjector final : public ListModeProjector {
 
  private:
   int threads() const { return opt_.threads > 0 ? opt_.threads : omp_get_max_threads(); }
+
+  static void check_size(std::size_t got, std::size_t want, const char* what) {
+    if (got != want) throw Error(str_cat("strip cpu: ", what, " of ", got, " entries, expected ", want));
+  }
+
+  // Every pixel of the event's ellipse with P(ẽ|i), row by row as iterate() walks them.
+  template <class F>
+  void visit(const Event& ev, F&& f) const {
+    const auto fr = make_frame<double>(ev.z_u, ev.z_d, ev.dl, kp_);
+    const PixelBox b = pixel_box(fr, grid_);
+    for (int j = b.j0; j <= b.j1; ++j) {
+      const auto row = make_row(fr, kp_, grid_.y0 + j * grid_.py - fr.y);
+      if (row.b1_half < 0.0) continue;
+      const double zc = fr.z + row.dy * fr.tan;
+      const int k0 = std::max(b.k0, static_cast<int>(std::ceil((zc - row.b1_half - grid_.z0) / grid_.pz)));
+      const int k1 = std::min(b.k1, static_cast<int>(std::floor((zc + row.b1_half - grid_.z0) / grid_.pz)));
+      for (int k = k0; k <= k1; ++k) {
+        const double b1 = grid_.z0 + k * grid_.pz - fr.z - row.dy * fr.tan;
+        f(static_cast<std::size_t>(j) * grid_.nz + k, kernel_row_value(row, kp_, b1));
+      }
+    }
+  }
 
   StripGeometry geom_;
   GridParams<double> grid_{};

@@ -43,7 +43,7 @@ void StripGeometry::validate(const char* where) const {
 }
 
 double sensitivity(double R, double L, double y, double z) {
-  // seed 000 eq. (4): tan θ of a line through (y, z) hitting z_u = z + (R−y)tanθ and
+  // [Bialas2015] eq. (4): tan θ of a line through (y, z) hitting z_u = z + (R−y)tanθ and
   // z_d = z − (R+y)tanθ must keep both within [−L/2, L/2].
   if (!(std::abs(y) < R) || !(std::abs(z) <= 0.5 * L)) return 0.0;
   const double hi = std::min((0.5 * L - z) / (R - y), (0.5 * L + z) / (R + y));

@@ -1,4 +1,4 @@
-// Two-strip J-PET geometry (seed 000 Fig. 1): strips at y = ±R of length L along z, the
+// Two-strip J-PET geometry ([Bialas2015] Fig. 1): strips at y = ±R of length L along z, the
 // (y, z) pixel grid, measured events (z̃u, z̃d, Δl̃) and the sensitivity s(y, z) of eq. (4).
 #pragma once
 #include <cstddef>
@@ -41,13 +41,13 @@ struct StripGeometry {
   void validate(const char* where) const;
 };
 
-// Resolution of the detector (seed 000 §3): σ of z̃u, z̃d and of Δl̃ (mm).
+// Resolution of the detector ([Bialas2015] §3): σ of z̃u, z̃d and of Δl̃ (mm).
 struct Resolution {
   double sigma_z = 10.0;
   double sigma_dl = 40.0;
 };
 
-// seed 000 eq. (4): the probability that a pair emitted isotropically (2D) at (y, z) hits both strips.
+// [Bialas2015] eq. (4): the probability that a pair emitted isotropically (2D) at (y, z) hits both strips.
 double sensitivity(double R, double L, double y, double z);
 // s at every pixel centre (index order of StripGeometry::index).
 std::vector<double> sensitivity_image(const StripGeometry& g);

@@ -4,22 +4,18 @@
 #pragma once
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define TOMO_STRIP_HD __host__ __device__ __forceinline__
-#else
-#define TOMO_STRIP_HD inline
-#endif
+#include "compute/core/host_device.hpp"
 
 namespace tomo::strip {
 
 template <class T>
-TOMO_STRIP_HD T k_sqrt(T x) {
+TOMO_HD T k_sqrt(T x) {
   if constexpr (sizeof(T) == 4) return sqrtf(x); else return sqrt(x);
 }
 // float on the GPU uses the hardware approximations (rsqrt.approx, ex2.approx: ~2 ulp over the
 // kernel's range x ∈ [−5, 0]); the cpu backend is double throughout.
 template <class T>
-TOMO_STRIP_HD T k_exp(T x) {
+TOMO_HD T k_exp(T x) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 4) return __expf(x); else return exp(x);
 #else
@@ -27,7 +23,7 @@ TOMO_STRIP_HD T k_exp(T x) {
 #endif
 }
 template <class T>
-TOMO_STRIP_HD T k_rsqrt(T x) {
+TOMO_HD T k_rsqrt(T x) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 4) return rsqrtf(x); else return rsqrt(x);
 #else
@@ -35,11 +31,11 @@ TOMO_STRIP_HD T k_rsqrt(T x) {
 #endif
 }
 template <class T>
-TOMO_STRIP_HD T k_floor(T x) {
+TOMO_HD T k_floor(T x) {
   if constexpr (sizeof(T) == 4) return floorf(x); else return floor(x);
 }
 template <class T>
-TOMO_STRIP_HD T k_ceil(T x) {
+TOMO_HD T k_ceil(T x) {
   if constexpr (sizeof(T) == 4) return ceilf(x); else return ceil(x);
 }
 
@@ -50,7 +46,7 @@ struct GridParams {
   int ny, nz;
 };
 
-// Constants of the kernel for a diagonal C⁻¹ = diag(1/σz², 1/σz², 1/σΔl²) (seed 000 eq. (12), γ = 0).
+// Constants of the kernel for a diagonal C⁻¹ = diag(1/σz², 1/σz², 1/σΔl²) ([Bialas2015] eq. (12), γ = 0).
 template <class T>
 struct KernelParams {
   T R;        // half-distance between the strips (mm)
@@ -67,7 +63,7 @@ KernelParams<T> make_kernel_params(double R, double sigma_z, double sigma_dl, do
   return {T(R), T(iz), T(il), T(sqrt(iz * iz * il) / (2.0 * pi * pi)), T(nsigma * nsigma)};
 }
 
-// A reconstructed event and its ellipse: seed 000 eq. (2) and eq. (15).
+// A reconstructed event and its ellipse: [Bialas2015] eq. (2) and eq. (15).
 template <class T>
 struct EventFrame {
   T y, z;        // ỹ, z̃ (mm)
@@ -77,7 +73,7 @@ struct EventFrame {
 };
 
 template <class T>
-TOMO_STRIP_HD EventFrame<T> make_frame(T zu, T zd, T dl, const KernelParams<T>& k) {
+TOMO_HD EventFrame<T> make_frame(T zu, T zd, T dl, const KernelParams<T>& k) {
   EventFrame<T> f;
   f.tan = (zu - zd) / (T(2) * k.R);                 // eq. (2)
   f.sec = k_sqrt(T(1) + f.tan * f.tan);
@@ -96,18 +92,18 @@ TOMO_STRIP_HD EventFrame<T> make_frame(T zu, T zd, T dl, const KernelParams<T>& 
 
 // bC⁻¹b at pixel offset (Δy, Δz) = (y − ỹ, z − z̃), eq. (11), (15).
 template <class T>
-TOMO_STRIP_HD T ellipse_form(const EventFrame<T>& f, T dy, T dz) {
+TOMO_HD T ellipse_form(const EventFrame<T>& f, T dy, T dz) {
   return f.A * dy * dy + T(2) * f.C * dy * dz + f.B * dz * dz;
 }
 
-// P(ẽ|i) of seed 000 eq. (7) with o, a, b of eqs. (8)–(10); `q` is bC⁻¹b at this pixel.
+// P(ẽ|i) of [Bialas2015] eq. (7) with o, a, b of eqs. (8)–(10); `q` is bC⁻¹b at this pixel.
 // Derived by a Laplace integral over the true angle θ = θ̃ + δ of a Gaussian in
 // (z̃u, z̃d, Δl̃) with the angle density 1/π: a = ∂e/∂θ, o = ½ ∂²e/∂θ² at the pixel's y.
 // The third component of a is −2y sec θ̃ tan θ̃ (= ∂Δl/∂θ; the printed eq. (9) lacks the 2, and the
 // term is < 10⁻³ of aC⁻¹a here). The prefactor includes the 1/π angle density (a constant,
 // which cancels in eq. (5)); with it, ∫P dẽ = 1 over all ẽ.
 template <class T>
-TOMO_STRIP_HD T kernel_value(const EventFrame<T>& f, const KernelParams<T>& k, T dy, T dz, T q) {
+TOMO_HD T kernel_value(const EventFrame<T>& f, const KernelParams<T>& k, T dy, T dz, T q) {
   const T y = f.y + dy;
   const T t = f.tan, s = f.sec, s2 = f.sec * f.sec;
   const T b1 = dz - dy * t;                       // b1 = b2, eq. (10)
@@ -135,7 +131,7 @@ struct KernelRow {
 };
 
 template <class T>
-TOMO_STRIP_HD KernelRow<T> make_row(const EventFrame<T>& f, const KernelParams<T>& k, T dy) {
+TOMO_HD KernelRow<T> make_row(const EventFrame<T>& f, const KernelParams<T>& k, T dy) {
   const T y = f.y + dy, t = f.tan, s = f.sec, s2 = f.sec * f.sec;
   const T b3 = T(-2) * dy * s;
   const T a3 = T(-2) * y * t * s, o3 = -y * s * (T(1) + T(2) * t * t);
@@ -153,7 +149,7 @@ TOMO_STRIP_HD KernelRow<T> make_row(const EventFrame<T>& f, const KernelParams<T
 
 // P at b1 = Δz − Δy tan θ̃ on a row; equals kernel_value at the same pixel (no ellipse test here).
 template <class T>
-TOMO_STRIP_HD T kernel_row_value(const KernelRow<T>& r, const KernelParams<T>& k, T b1) {
+TOMO_HD T kernel_row_value(const KernelRow<T>& r, const KernelParams<T>& k, T b1) {
   const T q = r.qy + T(2) * k.inv_vz * b1 * b1;
   const T Q = r.Q0 + r.Q1 * b1;
   if (!(Q > T(0))) return T(0);
@@ -168,7 +164,7 @@ struct PixelBox {
 };
 
 template <class T>
-TOMO_STRIP_HD PixelBox pixel_box(const EventFrame<T>& f, const GridParams<T>& g) {
+TOMO_HD PixelBox pixel_box(const EventFrame<T>& f, const GridParams<T>& g) {
   PixelBox b{1, 0, 1, 0};
   const T fj0 = k_ceil((f.y - f.half_y - g.y0) / g.py), fj1 = k_floor((f.y + f.half_y - g.y0) / g.py);
   const T fk0 = k_ceil((f.z - f.half_z - g.z0) / g.pz), fk1 = k_floor((f.z + f.half_z - g.z0) / g.pz);

@@ -1,4 +1,4 @@
-// strip's host-memory estimate (issue 11, D9).
+// strip's host-memory estimate.
 #include "compute/strip/memory.hpp"
 
 #include "compute/core/log.hpp"

@@ -1,5 +1,4 @@
-// strip's host-memory estimate, made from the configuration before events are simulated
-// (issue 11, D9).
+// strip's host-memory estimate, made from the configuration before events are simulated.
 #pragma once
 #include "compute/core/memory.hpp"
 #include "compute/strip/config.hpp"

@@ -1,4 +1,4 @@
-// ML-EM driver (seed 000 eq. 5).
+// ML-EM driver ([Bialas2015] eq. 5).
 #include "compute/strip/mlem.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// List-mode ML-EM of seed 000 in the ρ' = sρ form (eqs. 5–6), written once against
+// List-mode ML-EM of [Bialas2015] in the ρ' = sρ form (eqs. 5–6), written once against
 // ListModeProjector; the image metrics come from compute/core/metrics.hpp.
 #pragma once
 #include <functional>

@@ -1,4 +1,4 @@
-// Appendix A phantom of seed 000: point values (topmost row wins), bounds, rasterisation.
+// Appendix A phantom of [Bialas2015]: point values (topmost row wins), bounds, rasterisation.
 #include "compute/strip/phantom.hpp"
 
 #include <algorithm>
@@ -23,7 +23,7 @@ bool EllipseRow::contains(double y_mm, double z_mm) const {
 }
 
 StripPhantom StripPhantom::appendix_a() {
-  // seed 000 Appendix A table, top row first.
+  // [Bialas2015] Appendix A table, top row first.
   return {{{0, 0, 30, 60, 0, 0.3},
            {50, -62, 10, 33, -40, 0.3},
            {-50, -63, 20, 33, 45, 0.5},

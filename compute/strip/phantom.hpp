@@ -1,4 +1,4 @@
-// The 2D ellipse phantom of seed 000 Appendix A. Table x is along the strips (our z),
+// The 2D ellipse phantom of [Bialas2015] Appendix A. Table x is along the strips (our z),
 // table y is across them (our y); φ rotates counter-clockwise in that (x, y) plane.
 // Where ellipses overlap the topmost row wins (not a sum).
 #pragma once

@@ -1,4 +1,4 @@
-// The `strip` problem (seed 000): simulate or read events, run list-mode ML-EM on the chosen
+// The `strip` problem ([Bialas2015]): simulate or read events, run list-mode ML-EM on the chosen
 // backend, write ρ' after chosen iterations and the final ρ, ρ' (.nii + .png) and metrics;
 // `crosscheck` compares one iteration of every available backend with cpu.
 #include <chrono>
@@ -153,31 +153,20 @@ int crosscheck(CrosscheckContext& ctx) {
     return op->image();
   };
   const std::vector<double> ref = one_iteration("cpu", Granularity::thread);
-  auto& reg = BackendRegistry<ListModeProjector>::instance();
   CrosscheckTable table("strip", str_cat(c.geometry.n_y, "x", c.geometry.n_z, " pixels, ", events.size(),
                                          " events, one ML-EM iteration"));
-  for (const std::string& name : reg.names()) {
-    if (name == "cpu") continue;
-    if (auto a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
-      continue;
-    }
+  run_backends<ListModeProjector>(table, [&](const std::string& name) {
     for (const Granularity g : {Granularity::thread, Granularity::warp})
       table.run(name, to_string(g), [&] {
         return CrosscheckErrors{{"rel_l2", relative_l2(one_iteration(name, g), ref), kCrosscheckTolerance}};
       });
-  }
+  });
   return table.finish(ctx.report);
 }
 
 const ProblemRegistrar kRegister({"strip",
-                                  "J-PET two-strip TOF list-mode ML-EM (seed 000): analytic kernel, 3σ ellipse",
-                                  run, crosscheck, [] {
-                                    std::vector<std::pair<std::string, Availability>> out;
-                                    auto& reg = BackendRegistry<ListModeProjector>::instance();
-                                    for (const auto& n : reg.names()) out.emplace_back(n, reg.available(n));
-                                    return out;
-                                  }});
+                                  "J-PET two-strip TOF list-mode ML-EM ([Bialas2015]): analytic kernel, 3σ ellipse",
+                                  run, crosscheck, list_backends_of<ListModeProjector>()});
 
 }  // namespace
 

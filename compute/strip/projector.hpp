@@ -1,4 +1,4 @@
-// The operator of the strip problem: one list-mode ML-EM iteration of seed 000 eq. (5)
+// The operator of the strip problem: one list-mode ML-EM iteration of [Bialas2015] eq. (5)
 // over events resident in the backend. CPU, CUDA and GL implementations share it and are
 // chosen by name through tomo::BackendRegistry<ListModeProjector>.
 #pragma once
@@ -11,27 +11,18 @@
 
 namespace tomo::strip {
 
-// CUDA / GL: one event per thread, or one event per warp (seed 000 §4.2).
+// CUDA / GL: one event per thread, or one event per warp ([Bialas2015] §4.2).
 enum class Granularity { thread, warp };
 inline constexpr std::array<EnumName<Granularity>, 2> kGranularityNames{
     {{"thread", Granularity::thread}, {"warp", Granularity::warp}}};
-// cuda warp granularity: lanes over the rows of the ellipse, or over the bounding-box pixels
-// in row-major order with a per-pixel ellipse test (the seed's Fig. 4 layout).
-enum class WarpLayout { rows, box };
-inline constexpr std::array<EnumName<WarpLayout>, 2> kWarpLayoutNames{
-    {{"rows", WarpLayout::rows}, {"box", WarpLayout::box}}};
 
 inline std::string to_string(Granularity g) { return std::string(enum_name(kGranularityNames, g)); }
-inline std::string to_string(WarpLayout w) { return std::string(enum_name(kWarpLayoutNames, w)); }
 
 struct ProjectorOptions {
   Granularity granularity = Granularity::warp;  // CUDA / GL
   int threads = 0;                   // CPU: OpenMP threads, 0 = all
-  double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² (seed: 3σ)
+  double nsigma = 3.0;               // ellipse cut bC⁻¹b <= nsigma² ([Bialas2015]: 3σ)
   bool portable = false;             // gl-compute: ignore float-atomic and subgroup extensions (test the fallbacks)
-  // cuda warp granularity: rows (default) or box (kept for the benchmark's comparison).
-  // Same pixels, same sums.
-  WarpLayout warp_layout = WarpLayout::rows;
 };
 
 class ListModeProjector {
@@ -40,6 +31,9 @@ class ListModeProjector {
 
   // The backend's name and, once configured, its device ("cpu: 2 threads", "CUDA 0: NVIDIA H200 ...").
   virtual std::string describe() const = 0;
+  // Waits for the backend's queued work (timings). iterate() already returns when done, so this
+  // only matters for work a backend queues on its own.
+  virtual void synchronize() = 0;
 
   // Geometry, resolution and options; must come first. Clears events and image.
   virtual void configure(const StripGeometry& geometry, const Resolution& resolution,
@@ -48,10 +42,16 @@ class ListModeProjector {
   virtual void set_events(std::span<const Event> events) = 0;
   // Sets ρ' (pixel index order of StripGeometry::index).
   virtual void set_image(std::span<const double> rho_prime) = 0;
-  // ρ'(l) ← Σ_j P(ẽ_j|l) ρ'(l) / Σ_i P(ẽ_j|i) ρ'(i)   (seed 000 eq. (5)); returns when done.
+  // ρ'(l) ← Σ_j P(ẽ_j|l) ρ'(l) / Σ_i P(ẽ_j|i) ρ'(i)   ([Bialas2015] eq. (5)); returns when done.
   virtual void iterate() = 0;
   // The current ρ' (a download for GPU backends).
   virtual std::vector<double> image() const = 0;
+
+  // The system matrix of eq. (7) on its own, over the events of set_events (the image is left
+  // as it is). forward: y_e = Σ_i P(ẽ_e|i) x_i over the 3σ ellipse of event e, in event order;
+  // back: b_i = Σ_e P(ẽ_e|i) w_e, its transpose.
+  virtual std::vector<double> forward(std::span<const double> x) = 0;
+  virtual std::vector<double> back(std::span<const double> w) = 0;
 };
 
 }  // namespace tomo::strip

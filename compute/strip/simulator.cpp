@@ -44,7 +44,7 @@ bool exact_hits(double R, double L, double y, double z, double t, double& z_u, d
   z_u = z + (R - y) * t;
   z_d = z - (R + y) * t;
   if (std::abs(z_u) > 0.5 * L || std::abs(z_d) > 0.5 * L) return false;
-  // seed 000 eq. (1) with the exact emission point.
+  // [Bialas2015] eq. (1) with the exact emission point.
   dl = std::sqrt((R - y) * (R - y) + (z_u - z) * (z_u - z)) - std::sqrt((R + y) * (R + y) + (z_d - z) * (z_d - z));
   return true;
 }

@@ -2,8 +2,10 @@
 // the GPU; a window (frame, or code sample 4's halving) is labelled and sorted by key on the GPU
 // (CUB radix sort); the ML-EM pass is tiled (tiled_pass.hpp: forward gathers and back atomics in
 // shared-memory tiles of the image, default) or fused (one thread per event, forward = gather,
-// back = global atomicAdd); image, sensitivity and accumulator stay on the GPU for all iterations
-// and frames (the seed copied the image back every iteration).
+// back = global atomicAdd, for software GL's sake only in gl-compute; here for tests and the
+// benchmark); image, sensitivity and accumulator stay on the GPU for all iterations and frames
+// ([Locans2017] copied the image back every iteration). DeviceOperator: the same calls on the
+// caller's device memory (Python's GPU arrays).
 #include <cuda_runtime_api.h>
 #include <vector_functions.h>
 
@@ -20,6 +22,8 @@
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/stream.hpp"
+#include "cuda/safir/device_arrays_kernels.hpp"
+#include "cuda/safir/device_operator.hpp"
 #include "cuda/safir/kernels.hpp"
 #include "cuda/safir/sort_buffers.hpp"
 #include "cuda/safir/tiled_pass.hpp"
@@ -30,7 +34,7 @@ namespace {
 
 using namespace tomo::safir::cuda_impl;
 
-class CudaProjector final : public ListModeOperator {
+class CudaProjector final : public ListModeOperator, public DeviceOperator {
  public:
   std::string describe() const override {
     if (!tiled_) return str_cat("cuda (float32, CUB sort by label, fused pass, global atomics): ", device_);
@@ -42,9 +46,7 @@ class CudaProjector final : public ListModeOperator {
   void synchronize() override { stream_->synchronize(); }
 
   void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
-    if (o.pass != "auto" && o.pass != "tiled" && o.pass != "fused")
-      throw Error(str_cat("safir cuda: unknown pass '", o.pass, "' (auto, tiled, fused)"));
-    tiled_ = o.pass != "fused";
+    tiled_ = resolve_pass(o.pass, /*software_renderer=*/false) == Pass::tiled;
     config_.blocks_per_sm = std::max(1, o.tile_blocks_per_sm);
     cuda::select_device(runtime_options().cuda_device);
     const int dev = cuda::current_device();
@@ -76,17 +78,40 @@ class CudaProjector final : public ListModeOperator {
       if (events[i].a >= scanner_.crystal_count() || events[i].b >= scanner_.crystal_count())
         throw InputError(str_cat("safir: event ", i, " names a crystal beyond the scanner's ", scanner_.crystal_count()));
     stream_->synchronize();
-    // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B).
-    const double per_event = tiled_ ? 46.0 : 30.0;
-    const double need = per_event * double(events.size()) - per_event * double(total_);
-    if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
-    total_ = events.size();
-    events_.resize(total_);
+    resize_events(events.size());
     if (total_) events_.upload(reinterpret_cast<const uint2*>(events.data()), total_);
-    sort_.resize(total_);
-    values_.resize(total_);
-    records_.resize(tiled_ ? total_ : 0);
     set_window(0, total_);
+  }
+
+  void set_events_device(const std::uint32_t* ids, std::size_t n) override {
+    if (n && !ids) throw Error("safir cuda: null events");
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the caller's writes of the events, on any stream
+    resize_events(n);
+    if (n) TOMO_CUDA_CHECK(cudaMemcpyAsync(events_.data(), ids, n * sizeof(uint2), cudaMemcpyDeviceToDevice, *stream_));
+    // label_and_sort reads crystals[id] unchecked: the lowest bad row first, into a scratch word.
+    const unsigned long long none = n;
+    sort_.counts.upload_async(&none, 1, *stream_);
+    launch_find_bad_events(reinterpret_cast<const std::uint32_t*>(events_.data()), n, scanner_.crystal_count(),
+                           sort_.counts.data(), *stream_);
+    unsigned long long bad = none;
+    sort_.counts.download_async(&bad, 1, *stream_);
+    stream_->synchronize();
+    if (bad < n) {
+      resize_events(0);
+      throw InputError(str_cat("events: row ", bad, " names a crystal id not below the scanner's ",
+                               scanner_.crystal_count(), " crystals"));
+    }
+    set_window(0, total_);
+  }
+  std::size_t event_count() const override { return total_; }
+  std::vector<Event> events_to_host() const override {
+    std::vector<Event> out(total_);
+    if (total_) events_.download_async(reinterpret_cast<uint2*>(out.data()), total_, *stream_);
+    stream_->synchronize();
+    return out;
+  }
+  void use_window(std::size_t first, std::size_t count) override {
+    if (first != first_ || count != count_) set_window(first, count);
   }
 
   void set_window(std::size_t first, std::size_t count) override {
@@ -110,13 +135,7 @@ class CudaProjector final : public ListModeOperator {
   void set_randoms_per_lor(double n) override { randoms_ = n; }
 
   std::vector<double> forward() override {
-    if (tiled_) {
-      zero_values();
-      launch_forward_tiled(tiled_args(), *stream_);
-      launch_add(values_.data(), host_counts_[0], count_, static_cast<float>(randoms_), *stream_);
-    } else {
-      launch_forward(args(), *stream_);
-    }
+    project_forward();
     std::vector<float> y(count_);
     values_.download_async(y.data(), count_, *stream_);
     stream_->synchronize();
@@ -139,14 +158,28 @@ class CudaProjector final : public ListModeOperator {
       for (std::size_t i = 0; i < count_; ++i) sorted[i] = static_cast<float>(v[order[i]]);
       values_.upload_async(sorted.data(), count_, *stream_);
     }
-    if (tiled_) {
-      TiledArgs t = tiled_args();
-      t.mode = v.empty() ? BackValues::ones : BackValues::values;
-      launch_back_tiled(t, *stream_);
-    } else {
-      launch_back(a, *stream_);
-    }
+    project_back(a);
     return download(acc_);
+  }
+
+  void forward_device(const float* f, float* y) override {
+    copy_image(f_.data(), f);
+    project_forward();
+    launch_scatter_to_events(values_.data(), sort_.order_out.data(), host_counts_[0], count_, y, *stream_);
+    stream_->synchronize();
+  }
+
+  void back_device(const float* v, float* image) override {
+    acc_.fill_zero(*stream_);
+    launch_gather_from_events(v, sort_.order_out.data(), count_, values_.data(), *stream_);
+    project_back(args());
+    copy_image(image, acc_.data());
+  }
+
+  void iterate_device(float* image) override {
+    copy_image(f_.data(), image);
+    iterate();
+    copy_image(image, f_.data());
   }
 
   void iterate() override {
@@ -188,6 +221,46 @@ class CudaProjector final : public ListModeOperator {
   }
 
  private:
+  // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B).
+  void resize_events(std::size_t n) {
+    const double per_event = tiled_ ? 46.0 : 30.0;
+    const double need = per_event * double(n) - per_event * double(total_);
+    if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
+    total_ = n;
+    events_.resize(total_);
+    sort_.resize(total_);
+    values_.resize(total_);
+    records_.resize(tiled_ ? total_ : 0);
+  }
+
+  // values_ (sorted order) = A f + randoms over the window.
+  void project_forward() {
+    if (tiled_) {
+      zero_values();
+      launch_forward_tiled(tiled_args(), *stream_);
+      launch_add(values_.data(), host_counts_[0], count_, static_cast<float>(randoms_), *stream_);
+    } else {
+      launch_forward(args(), *stream_);
+    }
+  }
+
+  // acc_ (zeroed by the caller) += Aᵀ values_ (a.values null: ones).
+  void project_back(const ProjectArgs& a) {
+    if (tiled_) {
+      TiledArgs t = tiled_args();
+      t.mode = a.values ? BackValues::values : BackValues::ones;
+      launch_back_tiled(t, *stream_);
+    } else {
+      launch_back(a, *stream_);
+    }
+  }
+
+  // box.count() floats device to device, on the backend's stream, waited for.
+  void copy_image(float* to, const float* from) {
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(to, from, box_.count() * sizeof(float), cudaMemcpyDeviceToDevice, *stream_));
+    stream_->synchronize();
+  }
+
   ProjectArgs args() {
     ProjectArgs a;
     a.sorted = sort_.sorted.data();

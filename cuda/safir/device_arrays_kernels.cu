@@ -1,6 +1,6 @@
-// The permutations between the caller's event order and the label-sorted order of the safir
-// device-array path (device_arrays.cpp): values out to event order, values in to sorted order;
-// the check of events given in device memory, and the image fill of its ML-EM.
+// The permutations between the caller's event order and the label-sorted order of the cuda
+// backend's device-memory calls (DeviceOperator): values out to event order, values in to sorted
+// order; the check of events given in device memory, and the image fill of Python's ML-EM.
 #include <cuda_runtime.h>
 
 #include <cstddef>

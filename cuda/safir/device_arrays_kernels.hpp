@@ -1,5 +1,5 @@
-// Launchers of the event-order permutations, the event check and the image fill of safir's
-// device-array path (device_arrays_kernels.cu).
+// Launchers of the cuda backend's device-memory calls (DeviceOperator: the event-order
+// permutations and the check of device events) and the image fill of the device-array path.
 #pragma once
 #include <cuda_runtime_api.h>
 

@@ -1,4 +1,4 @@
-// CUDA kernels of the safir operator (seed 002 §5.3), float32, one thread per event; the ray
+// CUDA kernels of the safir operator ([Locans2017] §5.3), float32, one thread per event; the ray
 // tracing is compute/safir/kernel_math.hpp, the same code the cpu backend runs in double.
 #include <cub/device/device_radix_sort.cuh>
 
@@ -128,42 +128,7 @@ __global__ void sphere_kernel(const float* f, const int4* offsets, int n_offsets
   }
 }
 
-__device__ __forceinline__ std::size_t probe_voxel(std::size_t i, std::size_t voxels, int nx) {
-  const std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u;  // Knuth's multiplicative hash
-  const std::size_t room = voxels > std::size_t(nx) + 1 ? voxels - nx - 1 : 1;
-  return h % room;
-}
-
-__global__ void probe_atomics_kernel(float* f, std::size_t voxels, int nx, std::size_t blocks4) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < blocks4; i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t j = probe_voxel(i, voxels, nx);
-    atomicAdd(f + j, 1.0f);
-    atomicAdd(f + j + 1, 1.0f);
-    atomicAdd(f + j + nx, 1.0f);
-    atomicAdd(f + j + nx + 1, 1.0f);
-  }
-}
-
-__global__ void probe_gathers_kernel(const float* f, std::size_t voxels, int nx, std::size_t blocks4, float* sink) {
-  float acc = 0.f;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < blocks4; i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t j = probe_voxel(i, voxels, nx);
-    acc += __ldg(f + j) + __ldg(f + j + 1) + __ldg(f + j + nx) + __ldg(f + j + nx + 1);
-  }
-  if (acc == 12345.678f) *sink = acc;  // keeps the loads; practically never stores
-}
-
 }  // namespace
-
-void launch_probe_atomics(float* f, std::size_t voxels, int nx, std::size_t blocks4, cudaStream_t stream) {
-  probe_atomics_kernel<<<blocks_for(blocks4), kThreads, 0, stream>>>(f, voxels, nx, blocks4);
-  TOMO_CUDA_CHECK_LAST();
-}
-
-void launch_probe_gathers(const float* f, std::size_t voxels, int nx, std::size_t blocks4, float* sink, cudaStream_t stream) {
-  probe_gathers_kernel<<<blocks_for(blocks4), kThreads, 0, stream>>>(f, voxels, nx, blocks4, sink);
-  TOMO_CUDA_CHECK_LAST();
-}
 
 std::size_t sort_temp_bytes(std::size_t n) {
   std::size_t bytes = 0;

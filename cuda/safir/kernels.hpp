@@ -1,4 +1,4 @@
-// Launchers of the safir CUDA kernels (seed 002 §5.3): labels and sort by key (CUB radix sort
+// Launchers of the safir CUDA kernels ([Locans2017] §5.3): labels and sort by key (CUB radix sort
 // from the toolkit's CCCL), forward projection (gather), back-projection (atomicAdd), the fused
 // ML-EM pass, the image update and the sphere sums. Host-callable; the kernels are in kernels.cu.
 #pragma once
@@ -49,11 +49,5 @@ void launch_update(float* f, const float* c, const float* s, std::size_t voxels,
 // sums[v] = (inner, shell, n_inner, n_shell) over `offsets` = (di, dj, dk, shell).
 void launch_sphere_sums(const float* f, const int4* offsets, int n_offsets, int nx, int ny, int nz, float4* sums,
                         cudaStream_t stream);
-
-// Ceiling probes for bench_safir, the access pattern of the slice walk without its arithmetic:
-// `blocks4` hashed voxels × a 2×2 block of neighbours each, float atomicAdd into `f` (back) or
-// loads summed into `sink` (forward gather). Each touches 4 · blocks4 voxels.
-void launch_probe_atomics(float* f, std::size_t voxels, int nx, std::size_t blocks4, cudaStream_t stream);
-void launch_probe_gathers(const float* f, std::size_t voxels, int nx, std::size_t blocks4, float* sink, cudaStream_t stream);
 
 }  // namespace tomo::safir::cuda_impl

@@ -142,26 +142,6 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
   }
 }
 
-__global__ void __launch_bounds__(kTileThreads) probe_shared_kernel(float* f, std::size_t voxels, int tile_floats, int row,
-                                                                    std::size_t per_block) {
-  extern __shared__ float tile[];
-  for (int i = threadIdx.x; i < tile_floats; i += blockDim.x) tile[i] = 0.f;
-  __syncthreads();
-  const std::uint32_t room = static_cast<std::uint32_t>(max(1, tile_floats - row - 1));
-  for (std::size_t i = threadIdx.x; i < per_block; i += blockDim.x) {
-    const std::uint32_t j = (static_cast<std::uint32_t>(i + per_block * blockIdx.x) * 2654435761u) % room;
-    atomicAdd(tile + j, 1.0f);
-    atomicAdd(tile + j + 1, 1.0f);
-    atomicAdd(tile + j + row, 1.0f);
-    atomicAdd(tile + j + row + 1, 1.0f);
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < tile_floats; i += blockDim.x) {
-    const float v = tile[i];
-    if (v != 0.0f) atomicAdd(f + (std::size_t(blockIdx.x) * tile_floats + i) % voxels, v);
-  }
-}
-
 void allow_shared(const void* kernel, int bytes) {
   TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
@@ -215,15 +195,6 @@ void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
   back_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
-  TOMO_CUDA_CHECK_LAST();
-}
-
-void launch_probe_shared_atomics(float* f, std::size_t voxels, int tile_floats, int nx, std::size_t blocks4, int blocks,
-                                 cudaStream_t stream) {
-  blocks = std::max(1, blocks);
-  const int bytes = tile_floats * static_cast<int>(sizeof(float));
-  allow_shared(reinterpret_cast<const void*>(&probe_shared_kernel), bytes);
-  probe_shared_kernel<<<blocks, kTileThreads, bytes, stream>>>(f, voxels, tile_floats, nx, (blocks4 + blocks - 1) / blocks);
   TOMO_CUDA_CHECK_LAST();
 }
 

@@ -58,10 +58,4 @@ void launch_back_tiled(const TiledArgs& a, cudaStream_t stream);
 // ybar[l] += randoms over [first, n) (the forward projection as forward() reports it).
 void launch_add(float* ybar, std::size_t first, std::size_t n, float randoms, cudaStream_t stream);
 
-// Ceiling probe of the tiled back pass: per block a tile of `tile_floats` in shared memory,
-// 4 · blocks4 / blocks shared atomicAdds on hashed 2×2 blocks, then the flush (one global atomic
-// per tile voxel into `f` of `voxels`); blocks of kTileThreads.
-void launch_probe_shared_atomics(float* f, std::size_t voxels, int tile_floats, int nx, std::size_t blocks4, int blocks,
-                                 cudaStream_t stream);
-
 }  // namespace tomo::safir::cuda_impl

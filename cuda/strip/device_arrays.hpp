@@ -1,10 +1,10 @@
-// strip's list-mode operator on arrays the caller owns on the GPU (CuPy/PyTorch through DLPack in
-// the Python module): A x and Aᵀ w over device events, and the cuda backend's ML-EM step (its
-// kernel launchers, kernels.hpp) on the caller's ρ' with events resident on the GPU.
+// strip's cuda backend on arrays the caller owns on the GPU (CuPy/PyTorch through DLPack in the
+// Python module): a thin adapter over the registered `cuda` ListModeProjector (its
+// DeviceOperator calls), so Python's GPU arrays run the CLI's kernels, plus ρ = ρ'/s and the
+// ML-EM start on the caller's images.
 #pragma once
 #include <cstddef>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "compute/strip/geometry.hpp"
@@ -12,12 +12,14 @@
 
 namespace tomo::strip {
 
+class DeviceOperator;
+
 class DeviceArrayProjector {
  public:
-  // On CUDA device `device` (the runtime's when < 0). `sensitivity_threshold`: the field of view
-  // of rho() (strip.sensitivity_threshold, as rho_from_rho_prime).
-  DeviceArrayProjector(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o,
-                       double sensitivity_threshold, int device);
+  // `op`: the configured `cuda` backend (Error for any other), used for as long as this object
+  // lives, with its events; `sensitivity_threshold`: the field of view of rho()
+  // (strip.sensitivity_threshold, as rho_from_rho_prime); `device`: the CUDA device of `op`.
+  DeviceArrayProjector(ListModeProjector& op, const StripGeometry& g, double sensitivity_threshold, int device);
   ~DeviceArrayProjector();
   DeviceArrayProjector(const DeviceArrayProjector&) = delete;
   DeviceArrayProjector& operator=(const DeviceArrayProjector&) = delete;
@@ -29,14 +31,12 @@ class DeviceArrayProjector {
   // b (pixel_count floats, overwritten) = Σ_e P(ẽ_e|·) w_e.
   void back(const float* w, const float* events, std::size_t n, float* b);
 
-  // The events of iterate(): copied device-to-device from `events` (n × 3 floats), or uploaded.
+  // The backend's events for iterate(), copied device to device from `events` (n × 3 floats).
   void set_events(const float* events, std::size_t n);
-  void set_events(std::span<const Event> events);
   std::vector<Event> events_to_host() const;
   std::size_t events() const;
-  // One step of eq. (5) over the resident events: rho_new = ρ'·Σ_j P(ẽ_j|·)/Σ_i P(ẽ_j|i)ρ'_i, by
-  // the cuda backend's launcher and options (granularity, warp layout). ρ' is read through a
-  // texture copied first, so rho_new may be rho_prime (in place).
+  // One step of eq. (5) over the backend's events: rho_new = ρ'·Σ_j P(ẽ_j|·)/Σ_i P(ẽ_j|i)ρ'_i;
+  // rho_new may be rho_prime (in place).
   void iterate(const float* rho_prime, float* rho_new);
   // out = ρ'/s (eq. 6) where s is at least the threshold × max s, else 0.
   void rho(const float* rho_prime, float* out);
@@ -45,8 +45,10 @@ class DeviceArrayProjector {
   int device() const { return device_; }
 
  private:
+  void wait_for_caller() const;
   struct State;
-  int device_ = 0;
+  DeviceOperator& dev_;
+  int device_;
   std::unique_ptr<State> s_;
 };
 

@@ -1,4 +1,4 @@
-// CUDA kernels of one strip ML-EM iteration (seed 000 eq. (5), §4.2), float32.
+// CUDA kernels of one strip ML-EM iteration ([Bialas2015] eq. (5), §4.2), float32.
 // Both use the arithmetic of strip/kernel_math.hpp, the same code the cpu backend runs in double.
 #include "cuda/core/check.hpp"
 #include "cuda/strip/kernels.hpp"
@@ -12,7 +12,7 @@ __device__ __forceinline__ float fetch_rho(cudaTextureObject_t tex, int j, int k
 }
 
 // Thread granularity: each thread walks the bounding box of its own event twice (no cache:
-// a thread has too few registers for an event's pixels), seed §4.2 first paragraph.
+// a thread has too few registers for an event's pixels), [Bialas2015] §4.2 first paragraph.
 __global__ void strip_thread_kernel(IterationArgs a) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < a.n; e += stride) {
@@ -42,93 +42,12 @@ __global__ void strip_thread_kernel(IterationArgs a) {
   }
 }
 
-// Warp granularity (seed §4.2, Fig. 4): the 32 lanes of a warp share one event and stride over
-// its bounding-box pixels; P·ρ of the pixels inside the ellipse stays in registers for the second
-// pass, the denominator is reduced with __shfl_xor_sync. Persistent warps loop over events.
-// At most 64 registers (four 256-thread blocks per SM) with a 10-entry cache: measured on
-// the H200 for 10^7 events, 32 entries / 2 blocks took 42.6 ms (25 % occupancy, register
-// bound), 16 / 3 blocks 28.5 ms, 10 / 4 blocks 25.8 ms (pixels past 320 are recomputed).
-template <bool kShared>
-__global__ void __launch_bounds__(kThreadsPerBlock, 4) strip_warp_kernel(IterationArgs a) {
-  extern __shared__ float s_img[];
-  const int npix = a.grid.ny * a.grid.nz;
-  if constexpr (kShared) {
-    for (int i = threadIdx.x; i < npix; i += blockDim.x) s_img[i] = 0.f;
-    __syncthreads();
-  }
-  float* const acc = kShared ? s_img : a.rho_new;
-  const int lane = threadIdx.x & 31;
-  const std::size_t warp = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const std::size_t warps = (std::size_t(gridDim.x) * blockDim.x) >> 5;
-  for (std::size_t e = warp; e < a.n; e += warps) {  // uniform across the warp
-    const float* ev = a.events + 3 * e;
-    const auto f = make_frame<float>(__ldg(ev), __ldg(ev + 1), __ldg(ev + 2), a.kp);
-    const PixelBox b = pixel_box(f, a.grid);
-    const int nbz = b.k1 - b.k0 + 1;
-    const int nb = (b.j1 >= b.j0 && nbz > 0) ? (b.j1 - b.j0 + 1) * nbz : 0;
-    if (nb == 0) continue;  // uniform across the warp
-    // Lane pixel p = lane + 32c walks the box row-major; (j, k) advance by 32 pixels without dividing.
-    const int dj = 32 / nbz, dk = 32 % nbz;
-    const int j_first = b.j0 + lane / nbz, k_first = b.k0 + lane % nbz;
-    float w[kWarpCachePerLane];  // P·ρ of pixel lane + 32c, 0 outside the ellipse
-    float den = 0.f;
-    int j = j_first, k = k_first;
-#pragma unroll
-    for (int c = 0; c < kWarpCachePerLane; ++c) {
-      w[c] = 0.f;
-      if (lane + 32 * c < nb) {
-        const float dy = a.grid.y0 + j * a.grid.py - f.y, dz = a.grid.z0 + k * a.grid.pz - f.z;
-        const float q = ellipse_form(f, dy, dz);
-        if (q <= a.kp.cut) w[c] = kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k);
-        den += w[c];
-      }
-      j += dj;
-      k += dk;
-      if (k > b.k1) k -= nbz, ++j;
-    }
-    for (int p = lane + 32 * kWarpCachePerLane; p < nb; p += 32) {  // boxes larger than the cache
-      const float dy = a.grid.y0 + j * a.grid.py - f.y, dz = a.grid.z0 + k * a.grid.pz - f.z;
-      const float q = ellipse_form(f, dy, dz);
-      if (q <= a.kp.cut) den += kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k);
-      j += dj;
-      k += dk;
-      if (k > b.k1) k -= nbz, ++j;
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) den += __shfl_xor_sync(0xffffffffu, den, off);
-    if (!(den > 0.f)) continue;
-    const float inv = 1.f / den;
-    j = j_first;
-    k = k_first;
-#pragma unroll
-    for (int c = 0; c < kWarpCachePerLane; ++c) {
-      if (w[c] > 0.f) atomicAdd(acc + j * a.grid.nz + k, w[c] * inv);
-      j += dj;
-      k += dk;
-      if (k > b.k1) k -= nbz, ++j;
-    }
-    for (int p = lane + 32 * kWarpCachePerLane; p < nb; p += 32) {
-      const float dy = a.grid.y0 + j * a.grid.py - f.y, dz = a.grid.z0 + k * a.grid.pz - f.z;
-      const float q = ellipse_form(f, dy, dz);
-      if (q <= a.kp.cut) atomicAdd(acc + j * a.grid.nz + k, kernel_value(f, a.kp, dy, dz, q) * fetch_rho(a.rho, j, k) * inv);
-      j += dj;
-      k += dk;
-      if (k > b.k1) k -= nbz, ++j;
-    }
-  }
-  if constexpr (kShared) {
-    __syncthreads();
-    for (int i = threadIdx.x; i < npix; i += blockDim.x)
-      if (s_img[i] != 0.f) atomicAdd(a.rho_new + i, s_img[i]);
-  }
-}
-
-// Warp granularity, row layout: one warp per event as above, but lane r owns row j0 + r of
-// the bounding box and walks only the z interval of that row inside the ellipse (the interval
+// Warp granularity ([Bialas2015] §4.2): one warp per event, the denominator reduced with
+// __shfl_xor_sync, persistent warps looping over events. Lane r owns row j0 + r of the bounding
+// box and walks only the z interval of that row inside the ellipse (the interval
 // |b1| <= b1_half of make_row, the cpu backend's loop), with the y-only terms of eq. (7)
-// hoisted out of the row (kernel_row_value). The box layout evaluates every box pixel with the
-// full eq. (7) and tests the ellipse per pixel; for a tilted event most of its box is outside
-// the ellipse. Boxes of more than 32 rows take further passes of 32 rows (recomputed, not cached).
+// hoisted out of the row (kernel_row_value), so no lane evaluates a pixel outside the ellipse.
+// Boxes of more than 32 rows take further passes of 32 rows (recomputed, not cached).
 // The kernel along one row as the row layout evaluates it per pixel: kernel_row_value with its
 // constants folded (log₂e, ½, 2/σz², the norm), so a pixel costs two MUFU ops (rsqrt, ex2) and
 // about ten FMA/MUL. exp(−½(q − u²/Q)) = 2^(a0 + c2·b1² + t²) with t = √(½ log₂e)·u/√Q.
@@ -293,8 +212,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, 4) strip_row_kernel(Iteratio
 }
 
 template <bool kShared>
-void* warp_kernel(bool rows) {
-  return rows ? reinterpret_cast<void*>(strip_row_kernel<kShared>) : reinterpret_cast<void*>(strip_warp_kernel<kShared>);
+void* warp_kernel() {
+  return reinterpret_cast<void*>(strip_row_kernel<kShared>);
 }
 
 }  // namespace
@@ -305,24 +224,23 @@ void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t 
   TOMO_CUDA_CHECK_LAST();
 }
 
-void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, bool rows,
-                             cudaStream_t stream) {
+void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, cudaStream_t stream) {
   if (a.n == 0) return;
   IterationArgs args = a;
   void* params[] = {&args};
   std::size_t bytes = 0;
   if (shared_accumulation) {
     bytes = sizeof(float) * a.grid.ny * a.grid.nz;
-    TOMO_CUDA_CHECK(cudaFuncSetAttribute(warp_kernel<true>(rows), cudaFuncAttributeMaxDynamicSharedMemorySize,
+    TOMO_CUDA_CHECK(cudaFuncSetAttribute(warp_kernel<true>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(bytes)));
   }
-  TOMO_CUDA_CHECK(cudaLaunchKernel(shared_accumulation ? warp_kernel<true>(rows) : warp_kernel<false>(rows),
+  TOMO_CUDA_CHECK(cudaLaunchKernel(shared_accumulation ? warp_kernel<true>() : warp_kernel<false>(),
                                    dim3(blocks), dim3(kThreadsPerBlock), params, bytes, stream));
 }
 
-int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes, bool rows) {
+int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes) {
   int n = 0;
-  void* k = shared_accumulation ? warp_kernel<true>(rows) : warp_kernel<false>(rows);
+  void* k = shared_accumulation ? warp_kernel<true>() : warp_kernel<false>();
   if (shared_accumulation)
     TOMO_CUDA_CHECK(
         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));

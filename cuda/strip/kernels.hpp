@@ -1,4 +1,4 @@
-// Launchers of the strip ML-EM CUDA kernels (seed 000 §4.2): thread granularity (one event per
+// Launchers of the strip ML-EM CUDA kernels ([Bialas2015] §4.2): thread granularity (one event per
 // thread) and warp granularity (one event per warp). Host-callable; the kernels live in kernels.cu.
 #pragma once
 #include <cuda_runtime_api.h>
@@ -18,10 +18,7 @@ struct IterationArgs {
   KernelParams<float> kp{};
 };
 
-// Pixels a warp caches in registers per lane in the first pass (32 × this per event);
-// pixels beyond are recomputed in the second pass.
-inline constexpr int kWarpCachePerLane = 10;
-// Row layout: lane r takes row j0 + r of the event's ellipse and walks its z interval; the first
+// Warp granularity: lane r takes row j0 + r of the event's ellipse and walks its z interval; the first
 // kRowCachePerLane values of the row stay in registers for the second pass.
 inline constexpr int kRowCachePerLane = 11;
 inline constexpr int kThreadsPerBlock = 256;
@@ -29,11 +26,9 @@ inline constexpr int kThreadsPerBlock = 256;
 void launch_thread_granularity(const IterationArgs& a, int blocks, cudaStream_t stream);
 // shared_accumulation: each block sums ρ_new in shared memory (ny·nz floats) and adds it to the
 // global image once at the end; otherwise every contribution is a global atomicAdd.
-// rows: the row layout (see kRowCachePerLane); else the seed's box layout.
-void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, bool rows,
-                             cudaStream_t stream);
+void launch_warp_granularity(const IterationArgs& a, int blocks, bool shared_accumulation, cudaStream_t stream);
 // Resident blocks per SM of the warp kernel for a given dynamic shared memory size (0 when it cannot run).
-int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes, bool rows);
+int warp_blocks_per_sm(bool shared_accumulation, std::size_t shared_bytes);
 int thread_blocks_per_sm();
 
 }  // namespace tomo::strip::cuda_impl

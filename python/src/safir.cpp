@@ -1,6 +1,7 @@
-// tomoraster.safir: seed 002 §5's list-mode operator on NumPy arrays: events (N, 2) uint32
+// tomoraster.safir: [Locans2017] §5's list-mode operator on NumPy arrays: events (N, 2) uint32
 // crystal ids, images (z, y, x) float64; forward/back over the events, the sensitivity, ML-EM.
-// With the cuda backend, CUDA events, images and values stay on the GPU (cuda/safir/device_arrays).
+// With the cuda backend, CUDA events, images and values stay on the GPU: cuda/safir/device_arrays,
+// an adapter over the same backend object, so GPU arrays run the kernels NumPy arrays run.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -52,23 +53,18 @@ class SafirProjector {
                                   .c_str());
     events_.assign(reinterpret_cast<const Event*>(p), reinterpret_cast<const Event*>(p) + n);
     host_events_ = true;
-#ifdef TOMO_HAVE_CUDA
-    dev_.reset();  // sorted again for these events on the next GPU-array call
-#endif
     nb::gil_scoped_release release;
     upload_events();
   }
   // A CUDA (N, 2) uint32 list (cuda backend): checked and sorted on the GPU, copied device to
-  // device; the backend's own copy comes from the GPU only if a NumPy call needs it.
+  // device into the backend; a host copy is made only if a NumPy call needs one.
   void set_events_device(const AnyArray& events) {
     const std::uint32_t* p = device_events_input(events);
 #ifdef TOMO_HAVE_CUDA
     {
       nb::gil_scoped_release release;
-      dev_.reset();
-      dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, p, events.shape(0), device_);
+      device_projector().set_events(p, events.shape(0));
     }
-    dev_sensitivity_ = false;
 #else
     (void)p;
 #endif
@@ -112,17 +108,16 @@ class SafirProjector {
   void set_randoms_per_lor(double n) {
     if (!(n >= 0)) throw nb::value_error("randoms_per_lor: must be >= 0");
     op_->set_randoms_per_lor(n);
-    randoms_ = n;
   }
   // CUDA arrays in place (cuda backend): y (N,) float32 = A x + n for x (z, y, x) float32; or the
-  // image Aᵀ v for v (N,) float32 — the fused pass of the cuda backend on the caller's memory.
+  // image Aᵀ v for v (N,) float32 — the cuda backend's passes on the caller's memory.
   void forward_device(const AnyArray& x, const OutArray& out) {
     require_events();
     const float* img = device_input(x, "x", image_shape());
     float* y = cuda_output(out, "out", {event_count()}, device_);
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
-    device_projector().forward(img, y, static_cast<float>(randoms_));
+    device_projector().forward(img, y);
 #else
     (void)img, (void)y;
 #endif
@@ -163,8 +158,8 @@ class SafirProjector {
     return to_numpy(std::move(img), image_shape());
   }
   // ML-EM with every vector on the GPU (cuda backend): f = 1 in the caller's float32 image, then
-  // eq. (10) by the fused pass per iteration (the sensitivity computed once, as mlem's, and
-  // uploaded once); callback(t) after iteration t with the image written; False stops.
+  // eq. (10) by the backend's pass per iteration (the sensitivity computed once, as mlem's);
+  // callback(t) after iteration t with the image written; False stops.
   void mlem_device(int iterations, bool halve_events, nb::object callback, const OutArray& out) {
     require_events();
     require_cuda_backend("events");
@@ -176,12 +171,10 @@ class SafirProjector {
       nb::gil_scoped_release release;
       ensure_sensitivity();
       safir::DeviceArrayProjector& d = device_projector();
-      if (!dev_sensitivity_) d.set_sensitivity(*s_);
-      dev_sensitivity_ = true;
       d.fill(img, 1.0f);
       std::size_t active = event_count();  // code sample 4's halving, as run_mlem
       for (int t = 1; t <= n_it; ++t) {
-        d.iterate(img, active, static_cast<float>(randoms_));
+        d.iterate(img, active);
         if (has_cb) call_python([&] { return callback(t); });
         if (halve_events && t < n_it && active > 1) active /= 2;
       }
@@ -239,6 +232,8 @@ class SafirProjector {
   }
   void ensure_sensitivity() {
     if (s_) return;
+    // The sensitivity's pairs replace the backend's events for a while: keep a host copy first.
+    if (!host_events_ && event_count() > 0) ensure_host_events();
     s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
     op_->set_sensitivity(*s_);
     if (host_events_ && !events_.empty()) upload_events();
@@ -249,10 +244,7 @@ class SafirProjector {
   }
 #ifdef TOMO_HAVE_CUDA
   safir::DeviceArrayProjector& device_projector() {
-    if (!dev_) {
-      dev_ = std::make_unique<safir::DeviceArrayProjector>(c_.scanner, c_.box, events_, device_);
-      dev_sensitivity_ = false;
-    }
+    if (!dev_) dev_ = std::make_unique<safir::DeviceArrayProjector>(*op_, c_.box.count(), device_);
     return *dev_;
   }
 #endif
@@ -262,12 +254,10 @@ class SafirProjector {
   std::unique_ptr<safir::ListModeOperator> op_;
   std::vector<Event> events_;
   bool host_events_ = false;  // events_ (and the backend's copy) hold the current list
-  bool dev_sensitivity_ = false;
   std::optional<std::vector<double>> s_;
-  double randoms_ = 0;
   int device_ = 0;
 #ifdef TOMO_HAVE_CUDA
-  std::unique_ptr<safir::DeviceArrayProjector> dev_;  // its own buffers, independent of op_
+  std::unique_ptr<safir::DeviceArrayProjector> dev_;  // over op_ (cuda backend only)
 #endif
 };
 

@@ -1,7 +1,7 @@
-// tomoraster.strip: seed 000's list-mode operator on NumPy event arrays (N, 3) float32
-// (z̃u, z̃d, Δl̃ in mm). forward/back evaluate P(ẽ_j|i) of eq. (7) in double on the host (the
-// backends expose only the fused ML-EM step, eq. (5), which iterate() and mlem() run); with the
-// cuda backend, CUDA arrays run on the GPU in place (cuda/strip/device_arrays.hpp).
+// tomoraster.strip: [Bialas2015]'s list-mode operator on NumPy event arrays (N, 3) float32
+// (z̃u, z̃d, Δl̃ in mm): the chosen backend's forward/back of eq. (7) (double on cpu, float on
+// the GPU backends) and its ML-EM step, eq. (5); with the cuda backend, CUDA arrays run on the
+// GPU in place through the same backend object (cuda/strip/device_arrays.hpp).
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -43,35 +43,32 @@ class StripProjector {
     op_ = reg.create(backend_);
     op_->configure(c_.geometry, c_.resolution, c_.options);
     device_ = runtime_options().cuda_device;
-    kp_ = strip::make_kernel_params<double>(c_.geometry.R, c_.resolution.sigma_z, c_.resolution.sigma_dl, c_.options.nsigma);
-    grid_ = c_.geometry.grid<double>();
   }
 
   std::vector<std::size_t> image_shape() const { return {std::size_t(c_.geometry.n_y), std::size_t(c_.geometry.n_z)}; }
 
-  // y_j = Σ_i P(ẽ_j|i) x_i over the 3σ ellipse of each event (the cpu backend's pixels).
+  // y_j = Σ_i P(ẽ_j|i) x_i over the 3σ ellipse of each event (the backend's forward).
   DoubleArray forward(const AnyArray& x, const AnyArray& events) {
     const double* img = double_input(x, "x", image_shape());
     const auto ev = events_input(events);
-    std::vector<double> y(ev.size(), 0.0);
+    std::vector<double> y;
     {
       nb::gil_scoped_release release;
-#pragma omp parallel for schedule(dynamic, 256)
-      for (std::int64_t e = 0; e < std::int64_t(ev.size()); ++e)
-        visit(ev[e], [&](std::size_t i, double p) { y[e] += p * img[i]; });
+      use_events(ev);
+      y = op_->forward({img, c_.geometry.pixel_count()});
     }
     return to_numpy(std::move(y), {ev.size()});
   }
 
-  // b_i = Σ_j P(ẽ_j|i) w_j, the transpose of forward().
+  // b_i = Σ_j P(ẽ_j|i) w_j, the transpose of forward() (the backend's back).
   DoubleArray back(const AnyArray& w, const AnyArray& events) {
     const auto ev = events_input(events);
     const double* v = double_input(w, "w", {ev.size()});
-    std::vector<double> b(c_.geometry.pixel_count(), 0.0);
+    std::vector<double> b;
     {
       nb::gil_scoped_release release;
-      for (std::size_t e = 0; e < ev.size(); ++e)
-        if (v[e] != 0.0) visit(ev[e], [&](std::size_t i, double p) { b[i] += p * v[e]; });
+      use_events(ev);
+      b = op_->back({v, ev.size()});
     }
     return to_numpy(std::move(b), image_shape());
   }
@@ -79,13 +76,12 @@ class StripProjector {
   void set_events(const AnyArray& events) {
     const auto ev = events_input(events);
     if (ev.empty()) throw nb::value_error("events: the list is empty");
-    // The cuda backend keeps a host copy for its device-array path (uploaded when first needed).
-    if (backend_ == "cuda") events_.assign(ev.begin(), ev.end());
     nb::gil_scoped_release release;
+    events_.assign(ev.begin(), ev.end());
+    host_copy_ = true;
     op_->set_events(ev);
+    op_current_ = true;
     event_count_ = ev.size();
-    op_events_ = true;
-    dev_events_ = false;
   }
 
   // One step of eq. (5) on the backend from ρ' = rho_prime (events from set_events).
@@ -95,7 +91,7 @@ class StripProjector {
     std::vector<double> out;
     {
       nb::gil_scoped_release release;
-      ensure_op_events();
+      ensure_current_events();
       op_->set_image({p, c_.geometry.pixel_count()});
       op_->iterate();
       out = op_->image();
@@ -112,7 +108,7 @@ class StripProjector {
     const bool has_cb = !callback.is_none();
     try {
       nb::gil_scoped_release release;
-      ensure_op_events();
+      ensure_current_events();
       last = strip::run_mlem(*op_, c_.geometry.pixel_count(), iterations, [&](int t, const std::vector<double>& rp) {
         last = rp;
         if (has_cb) call_python([&] { return callback(t, rho_of(rp, s)); });
@@ -166,10 +162,9 @@ class StripProjector {
 #else
     (void)ev;
 #endif
+    host_copy_ = false;
+    op_current_ = true;
     event_count_ = events.shape(0);
-    events_.clear();
-    op_events_ = false;  // the backend gets them from the GPU if a NumPy call needs them
-    dev_events_ = true;
   }
   void iterate_device(const AnyArray& rho_prime, const OutArray& out) {
     require_device_backend("rho_prime");
@@ -178,7 +173,7 @@ class StripProjector {
     require_events();
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
-    ensure_device_events();
+    ensure_current_events();
     device_path().iterate(in, o);
 #else
     (void)in, (void)o;
@@ -195,7 +190,7 @@ class StripProjector {
     const bool has_cb = !callback.is_none();
     try {
       nb::gil_scoped_release release;
-      ensure_device_events();
+      ensure_current_events();
       strip::DeviceArrayProjector& d = device_path();
       d.fill_ones(rp);
       for (int t = 1; t <= iterations; ++t) {
@@ -229,58 +224,40 @@ class StripProjector {
   void require_device_backend(const char* name) const {
     require_cuda_backend(name, backend_, "strip: CUDA arrays");
   }
+  // forward/back of NumPy arrays put their events into the backend: the list of set_events is
+  // kept on the host first (a download for a CUDA list) and put back before the next EM step.
+  void use_events(std::span<const Event> ev) {
+    if (op_current_ && !host_copy_) {
+#ifdef TOMO_HAVE_CUDA
+      events_ = device_path().events_to_host();
+#endif
+      host_copy_ = true;
+    }
+    op_->set_events(ev);
+    op_current_ = false;
+  }
+  void ensure_current_events() {
+    if (op_current_) return;
+    op_->set_events(events_);
+    op_current_ = true;
+  }
 #ifdef TOMO_HAVE_CUDA
   strip::DeviceArrayProjector& device_path() {
-    if (!dev_)
-      dev_ = std::make_unique<strip::DeviceArrayProjector>(c_.geometry, c_.resolution, c_.options,
-                                                          c_.sensitivity_threshold, device_);
+    if (!dev_) dev_ = std::make_unique<strip::DeviceArrayProjector>(*op_, c_.geometry, c_.sensitivity_threshold, device_);
     return *dev_;
   }
-  // The device path's copy of events given as a NumPy array (uploaded once, on first use).
-  void ensure_device_events() {
-    if (dev_events_) return;
-    device_path().set_events(events_);
-    dev_events_ = true;
-  }
 #endif
-  // The backend's copy of events given as a CUDA array (brought to the host once, on first use).
-  void ensure_op_events() {
-    if (op_events_) return;
-#ifdef TOMO_HAVE_CUDA
-    events_ = device_path().events_to_host();
-#endif
-    op_->set_events(events_);
-    op_events_ = true;
-  }
-  // Every pixel of the event's ellipse with P(ẽ|i): the cpu backend's row-wise walk.
-  template <class F>
-  void visit(const Event& ev, F&& f) const {
-    const auto fr = strip::make_frame<double>(ev.z_u, ev.z_d, ev.dl, kp_);
-    const strip::PixelBox b = strip::pixel_box(fr, grid_);
-    for (int j = b.j0; j <= b.j1; ++j) {
-      const auto row = strip::make_row(fr, kp_, grid_.y0 + j * grid_.py - fr.y);
-      if (row.b1_half < 0.0) continue;
-      const double zc = fr.z + row.dy * fr.tan;
-      const int k0 = std::max(b.k0, int(std::ceil((zc - row.b1_half - grid_.z0) / grid_.pz)));
-      const int k1 = std::min(b.k1, int(std::floor((zc + row.b1_half - grid_.z0) / grid_.pz)));
-      for (int k = k0; k <= k1; ++k) {
-        const double b1 = grid_.z0 + k * grid_.pz - fr.z - row.dy * fr.tan;
-        f(std::size_t(j) * grid_.nz + k, strip::kernel_row_value(row, kp_, b1));
-      }
-    }
-  }
 
   strip::StripConfig c_;
   std::unique_ptr<strip::ListModeProjector> op_;
-  strip::KernelParams<double> kp_{};
-  strip::GridParams<double> grid_{};
+  std::vector<Event> events_;  // the list of set_events, when host_copy_
+  bool host_copy_ = false;     // events_ holds it (else only the backend does: a CUDA list)
+  bool op_current_ = false;    // the backend holds it (not forward/back's events)
   std::size_t event_count_ = 0;
   std::string backend_;
   int device_ = 0;
-  std::vector<Event> events_;  // cuda backend: host copy of NumPy events for the device path
-  bool op_events_ = false, dev_events_ = false;  // where the current events are
 #ifdef TOMO_HAVE_CUDA
-  std::unique_ptr<strip::DeviceArrayProjector> dev_;
+  std::unique_ptr<strip::DeviceArrayProjector> dev_;  // over op_ (cuda backend only)
 #endif
 };
 

@@ -50,12 +50,9 @@ class GlComputeProjector final : public ListModeOperator {
       project_[mode] = &gl::shaders().compute("safir/project.comp.glsl", d);
     }
     update_ = &gl::shaders().compute("safir/update.comp.glsl");
-    if (o.pass != "auto" && o.pass != "tiled" && o.pass != "fused")
-      throw Error(str_cat("safir gl-compute: unknown pass '", o.pass, "' (auto, tiled, fused)"));
-    // auto: on llvmpipe shared memory is ordinary memory and the tiles only add walks (measured 3x slower).
     const bool software = ctx.info().gl_renderer.find("llvmpipe") != std::string::npos ||
                           ctx.info().gl_renderer.find("softpipe") != std::string::npos;
-    tiled_ = o.pass == "tiled" || (o.pass == "auto" && !software);
+    tiled_ = resolve_pass(o.pass, software) == Pass::tiled;
     if (tiled_) {
       GLint bytes = 0;
       glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &bytes);

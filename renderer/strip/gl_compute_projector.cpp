@@ -4,6 +4,8 @@
 // subgroupAdd for the warp denominator where subgroups are 32 wide, shared memory otherwise.
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -24,6 +26,11 @@ class GlComputeProjector final : public ListModeProjector {
                    subgroup_ ? ", subgroupAdd" : "", "): ", gl::shared_context().info().summary());
   }
 
+  void synchronize() override {
+    gl::shared_context().make_current();
+    glFinish();
+  }
+
   void configure(const StripGeometry& g, const Resolution& res, const ProjectorOptions& o) override {
     gl::Context& ctx = gl::shared_context();
     ctx.make_current();
@@ -39,6 +46,11 @@ class GlComputeProjector final : public ListModeProjector {
     if (subgroup_) defs.emplace_back("SUBGROUP", "1");
     program_ = &gl::shaders().compute(o.granularity == Granularity::warp ? "strip/mlem_warp.comp.glsl" : "strip/mlem_thread.comp.glsl",
                                       defs);
+    for (int mode = 0; mode < 2; ++mode) {
+      gl::Defines d = defs;
+      d.emplace_back("MODE", std::to_string(mode));
+      project_[mode] = &gl::shaders().compute("strip/project.comp.glsl", d);
+    }
     const std::size_t bytes = sizeof(float) * g.pixel_count();
     rho_ = gl::Buffer(bytes);
     rho_new_ = gl::Buffer(bytes);
@@ -67,6 +79,30 @@ class GlComputeProjector final : public ListModeProjector {
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     auto f = rho_.read<float>();
     return {f.begin(), f.end()};
+  }
+
+  std::vector<double> forward(std::span<const double> x) override {
+    if (x.size() != geom_.pixel_count())
+      throw Error(str_cat("strip gl-compute: image of ", x.size(), " pixels, grid has ", geom_.pixel_count()));
+    gl::shared_context().make_current();
+    const std::vector<float> xf(x.begin(), x.end());
+    gl::Buffer xb(xf.size() * sizeof(float), xf.data()), yb(std::max<std::size_t>(1, count_) * sizeof(float));
+    project(0, xb, yb, rho_new_);
+    auto y = yb.read<float>();
+    y.resize(count_);
+    return {y.begin(), y.end()};
+  }
+
+  std::vector<double> back(std::span<const double> w) override {
+    if (w.size() != count_) throw Error(str_cat("strip gl-compute: ", w.size(), " values for ", count_, " events"));
+    gl::shared_context().make_current();
+    const std::vector<float> wf(w.begin(), w.end());
+    gl::Buffer wb(std::max<std::size_t>(1, wf.size()) * sizeof(float), wf.empty() ? nullptr : wf.data());
+    gl::Buffer b(sizeof(float) * geom_.pixel_count());
+    b.clear_zero();
+    project(1, rho_new_, wb, b);
+    auto out = b.read<float>();
+    return {out.begin(), out.end()};
   }
 
   void iterate() override {
@@ -100,10 +136,43 @@ class GlComputeProjector final : public ListModeProjector {
   }
 
  private:
+  // project.comp.glsl in `mode` (0 forward, 1 back): x at binding 1, values at 3, sums at 2.
+  void project(int mode, const gl::Buffer& x, const gl::Buffer& values, const gl::Buffer& sums) {
+    check_projection_budget();
+    const gl::Program& p = *project_[mode];
+    p.use();
+    const auto grid = geom_.grid<float>();
+    p.set("u_grid", grid.y0, grid.z0, grid.py, grid.pz);
+    p.set("u_dims", grid.ny, grid.nz);
+    p.set("u_kp", kp_.R, kp_.inv_vz, kp_.inv_vl, kp_.norm);
+    p.set("u_cut", kp_.cut);
+    p.set("u_count", static_cast<unsigned>(count_));
+    events_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
+    x.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    sums.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    values.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (count_ > 0) p.dispatch(static_cast<int>(std::min<std::size_t>(count_, std::size_t(65535) * 64)));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    glFinish();
+  }
+
+  // As check_loop_budget, for project.comp.glsl: one pass over the box per event (thread-wise).
+  void check_projection_budget() const {
+    const long long limit = gl::shared_context().info().caps.max_loop_iterations;
+    if (limit <= 0 || count_ == 0) return;
+    const long long per_invocation = (static_cast<long long>(count_) + 65535LL * 64 - 1) / (65535LL * 64);
+    const long long iterations = per_invocation * (1 + max_rows_ + max_box_ * (float_atomics_ ? 1 : 2));
+    if (iterations > limit)
+      throw UnavailableError(str_cat("strip gl-compute forward/back: an event box of ", max_box_,
+                                     " pixels needs about ", iterations, " shader loop iterations per invocation, beyond the ",
+                                     limit, " this software OpenGL runs before cutting loops short"));
+  }
+
   // Software GL (llvmpipe) silently cuts the loops of an invocation after
-  // caps.max_loop_iterations iterations (issue 11; found by the contract suite on a 0.5 mm grid):
+  // caps.max_loop_iterations iterations (found by the contract suite on a 0.5 mm grid):
   // bound this iteration's loop count from the largest event box and refuse beyond it.
-  void check_loop_budget(std::span<const Event> events) const {
+  void check_loop_budget(std::span<const Event> events) {
     const long long limit = gl::shared_context().info().caps.max_loop_iterations;
     if (limit <= 0 || events.empty()) return;
     const auto grid = geom_.grid<float>();
@@ -114,6 +183,8 @@ class GlComputeProjector final : public ListModeProjector {
       box = std::max<long long>(box, 1LL * (b.j1 - b.j0 + 1) * (b.k1 - b.k0 + 1));
       rows = std::max<long long>(rows, b.j1 - b.j0 + 1);
     }
+    max_box_ = box;
+    max_rows_ = rows;
     const bool warp = opt_.granularity == Granularity::warp;
     const long long lanes = warp ? 32 : 1;
     const long long count = static_cast<long long>(events.size());
@@ -135,8 +206,10 @@ class GlComputeProjector final : public ListModeProjector {
   KernelParams<float> kp_{};
   bool float_atomics_ = false, subgroup_ = false;
   const gl::Program* program_ = nullptr;
+  const gl::Program* project_[2] = {nullptr, nullptr};  // project.comp.glsl: forward, back
   gl::Buffer events_, rho_, rho_new_;
   std::size_t count_ = 0;
+  long long max_box_ = 0, max_rows_ = 0;  // the largest event box of set_events (software GL's loop budget)
 };
 
 const BackendRegistrar<ListModeProjector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },

@@ -1,5 +1,5 @@
 #version 450 core
-// safir: one pass over the sorted events (seed 002 §5.3.1), one invocation per event.
+// safir: one pass over the sorted events ([Locans2017] §5.3.1), one invocation per event.
 // MODE 0 forward: values[l] = Σ_j a_lj f_j + n (gather). MODE 1 back: acc_j += a_lj values[l].
 // MODE 2 ML-EM: ȳ_l by gather, then acc_j += a_lj / ȳ_l (atomics), eq. (10).
 #ifdef FLOAT_ATOMICS

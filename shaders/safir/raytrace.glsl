@@ -1,4 +1,4 @@
-// safir: the slice walk of seed 002 eq. (12) in GLSL, a twin of compute/safir/kernel_math.hpp
+// safir: the slice walk of [Locans2017] eq. (12) in GLSL, a twin of compute/safir/kernel_math.hpp
 // (walk_line) written as a cursor, since GLSL has no callbacks: walk_begin, then walk_next
 // yields (voxel index, weight > 0) until it returns false.
 

@@ -1,5 +1,5 @@
 #version 450 core
-// safir: sphere and shell sums of the image analysis (seed 002 §5.3.2, eqs. 13–14), one
+// safir: sphere and shell sums of the image analysis ([Locans2017] §5.3.2, eqs. 13–14), one
 // invocation per voxel centre, over the precomputed offsets (compute/safir/analysis.hpp).
 layout(local_size_x = 64) in;
 layout(std430, binding = 2) readonly buffer Image { float f[]; };

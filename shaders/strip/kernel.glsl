@@ -1,5 +1,5 @@
 // strip: the arithmetic of one event in GLSL, a line-by-line twin of compute/strip/kernel_math.hpp
-// (seed 000 eq. (2), eqs. (7)–(12) with diagonal C, the 3σ ellipse and bounding box of App. B).
+// ([Bialas2015] eq. (2), eqs. (7)–(12) with diagonal C, the 3σ ellipse and bounding box of App. B).
 
 uniform vec4 u_grid;    // y0, z0 (centre of pixel (0,0)), py, pz (mm)
 uniform ivec2 u_dims;   // ny, nz

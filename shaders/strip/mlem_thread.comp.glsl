@@ -1,5 +1,5 @@
 #version 450 core
-// strip: one ML-EM iteration (seed 000 eq. (5)) at thread granularity: one invocation per event,
+// strip: one ML-EM iteration ([Bialas2015] eq. (5)) at thread granularity: one invocation per event,
 // two passes over its bounding box (no cache), as the CUDA thread kernel.
 #ifdef FLOAT_ATOMICS
 #extension GL_NV_shader_atomic_float : require

@@ -1,5 +1,5 @@
 #version 450 core
-// strip: one ML-EM iteration (seed 000 eq. (5)) at warp granularity: a work group of 32 shares one
+// strip: one ML-EM iteration ([Bialas2015] eq. (5)) at warp granularity: a work group of 32 shares one
 // event, lanes stride over its bounding box, P·ρ stays in a per-lane cache for the second pass,
 // the denominator is reduced with subgroupAdd (SUBGROUP, 32-wide subgroups) or in shared memory.
 #ifdef FLOAT_ATOMICS

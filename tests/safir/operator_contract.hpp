@@ -27,8 +27,8 @@ inline std::vector<std::pair<std::string, ProjectorOptions>> variants_of(const s
   one_thread.threads = 1;
   if (backend == "gl-compute") {
     ProjectorOptions tiled, tiled_portable, fused, fused_portable;
-    tiled.pass = tiled_portable.pass = "tiled";
-    fused.pass = fused_portable.pass = "fused";
+    tiled.pass = tiled_portable.pass = Pass::tiled;
+    fused.pass = fused_portable.pass = Pass::fused;
     tiled_portable.portable = fused_portable.portable = true;
     return {{"tiled, float atomics", tiled}, {"tiled, portable", tiled_portable}, {"fused, float atomics", fused}, {"fused, portable", fused_portable}};
   }
@@ -39,7 +39,7 @@ inline std::vector<std::pair<std::string, ProjectorOptions>> variants_of(const s
     ProjectorOptions deep, cut, fused;
     deep.tile_blocks_per_sm = 1;
     cut.tile_blocks_per_sm = 32;
-    fused.pass = "fused";
+    fused.pass = Pass::fused;
     return {{"tiled", {}}, {"tiled, 1 block/SM", deep}, {"tiled, planes cut", cut}, {"fused", fused}};
   }
   return {{"default", {}}};

@@ -1,5 +1,5 @@
 // Eq. (12) ray tracing of single lines against hand-computed weights, the labels of open point 2
-// and the sort by label (seed 002 §5.3.1).
+// and the sort by label ([Locans2017] §5.3.1).
 #include <gtest/gtest.h>
 
 #include <cmath>

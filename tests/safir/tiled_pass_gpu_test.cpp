@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
@@ -55,7 +56,7 @@ std::unique_ptr<ListModeOperator> make(const std::string& backend, const Project
 
 ProjectorOptions pass(const char* name, int per_sm = 2) {
   ProjectorOptions o;
-  o.pass = name;
+  o.pass = std::string_view(name) == "fused" ? Pass::fused : Pass::tiled;
   o.tile_blocks_per_sm = per_sm;
   return o;
 }

@@ -1,4 +1,4 @@
-// Issue 11 D7: the defaults docs/strip.md states are the ones the code uses when a key is absent.
+// The defaults docs/strip.md states are the ones the code uses when a key is absent.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -34,9 +34,7 @@ TEST(StripConfig, BadValuesAreInputErrors) {
   auto load = [](const std::string& body) { return StripConfig::from_scene(Scene::load_string("problem = \"strip\"\n[strip]\n" + body, "t.toml")); };
   EXPECT_THROW(load("R = -1.0\n"), InputError);
   EXPECT_THROW(load("granularity = \"block\"\n"), InputError);
-  EXPECT_THROW(load("warp_layout = \"diagonal\"\n"), InputError);
-  EXPECT_EQ(load("granularity = \"thread\"\nwarp_layout = \"box\"\n").options.granularity, Granularity::thread);
-  EXPECT_EQ(load("warp_layout = \"box\"\n").options.warp_layout, WarpLayout::box);
+  EXPECT_EQ(load("granularity = \"thread\"\n").options.granularity, Granularity::thread);
   EXPECT_THROW(load("iterations = 5\nsave_iterations = [6]\n"), InputError);
   EXPECT_THROW(load("n_y = 100\n"), InputError);  // 100 × 4 mm pixels reach beyond the strips
   EXPECT_THROW(load("[[strip.phantom]]\nx = 0.0\ny = 0.0\na = -1.0\nb = 1.0\nrho = 1.0\n"), InputError);

@@ -1,17 +1,22 @@
 // strip's operator on caller-owned device memory (cuda/strip/device_arrays.hpp, the Python
-// module's path for CuPy/PyTorch arrays; label gpu): A x and Aᵀ w over device events equal the
-// double walk of kernel_math.hpp (the Python binding's host reference) within 5e-5 relative L2
-// (float: ~2e-6, plus a pixel on an ellipse's edge that float puts in or out, ≤ 6e-4 of an event),
-// one EM step and three ML-EM iterations equal the cpu backend's within 1e-4 / 1e-3.
+// module's path for CuPy/PyTorch arrays; label gpu): an adapter over the registered cuda backend,
+// so forward, back and the EM step equal the backend's own calls (bit for bit where two runs of
+// the backend agree bit for bit; its float atomics may add in another order); A x and Aᵀ w over
+// device events equal the double walk of kernel_math.hpp (the cpu backend's) within 5e-5
+// relative L2 (float: ~2e-6, plus a pixel on an ellipse's edge that float puts in or out, ≤ 6e-4
+// of an event), one EM step and three ML-EM iterations equal the cpu backend's within 1e-4 / 1e-3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
+#include <string>
 
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/strip/mlem.hpp"
 #include "compute/strip/simulator.hpp"
 #include "cuda/core/device.hpp"
@@ -53,6 +58,25 @@ void visit(const StripScene& s, const Event& ev, F&& f) {
 
 std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 
+std::unique_ptr<ListModeProjector> make_cuda(const StripScene& s, const ProjectorOptions& o = {}) {
+  auto op = BackendRegistry<ListModeProjector>::instance().create("cuda");
+  op->configure(s.g, s.res, o);
+  return op;
+}
+
+// `got` from the adapter against two runs of the backend's own call: bit for bit where those two
+// agree; else (float atomics in another order) within 1e-6 relative L2.
+void expect_backend_result(const std::vector<double>& got, const std::vector<double>& ref_a,
+                           const std::vector<double>& ref_b, const char* what) {
+  ASSERT_EQ(got.size(), ref_a.size()) << what;
+  const double e = relative_l2(got, ref_a), spread = relative_l2(ref_b, ref_a);
+  std::printf("strip device arrays vs cuda backend, %s: rel. L2 %.3g (backend run to run %.3g)\n", what, e, spread);
+  if (ref_a == ref_b)
+    EXPECT_EQ(got, ref_a) << what;
+  else
+    EXPECT_LT(e, 1e-6) << what;
+}
+
 TEST(StripDeviceArrays, ForwardAndBackEqualTheDoubleWalk) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const StripScene s;
@@ -71,7 +95,8 @@ TEST(StripDeviceArrays, ForwardAndBackEqualTheDoubleWalk) {
   cuda::DeviceBuffer<float> ev_d(std::span<const float>(reinterpret_cast<const float*>(s.events.data()), 3 * n));
   cuda::DeviceBuffer<float> x_d{std::span<const float>(x)}, w_d{std::span<const float>(w)}, y_d(n), b_d(px);
   b_d.upload(std::vector<float>(px, 7.0f));  // overwritten, not added to
-  DeviceArrayProjector p(s.g, s.res, {}, 0.0, -1);
+  auto op = make_cuda(s);
+  DeviceArrayProjector p(*op, s.g, 0.0, tomo::runtime_options().cuda_device);
   p.forward(x_d.data(), ev_d.data(), n, y_d.data());
   p.back(w_d.data(), ev_d.data(), n, b_d.data());
   const auto y = widen(y_d.to_host()), b = widen(b_d.to_host());
@@ -102,7 +127,8 @@ TEST(StripDeviceArrays, EmStepsEqualTheCpuBackend) {
   for (const Granularity gran : {Granularity::warp, Granularity::thread}) {
     ProjectorOptions o;
     o.granularity = gran;
-    DeviceArrayProjector p(s.g, s.res, o, 0.05, -1);
+    auto op = make_cuda(s, o);
+    DeviceArrayProjector p(*op, s.g, 0.05, tomo::runtime_options().cuda_device);
     // Events from the GPU (device-to-device) for the step, from the host for the ML-EM run.
     cuda::DeviceBuffer<float> ev_d(
         std::span<const float>(reinterpret_cast<const float*>(s.events.data()), 3 * s.events.size()));
@@ -112,7 +138,7 @@ TEST(StripDeviceArrays, EmStepsEqualTheCpuBackend) {
     cuda::DeviceBuffer<float> img{std::span<const float>(xf)}, rho(px);
     p.iterate(img.data(), img.data());  // in place
     const double e_step = relative_l2(widen(img.to_host()), step_ref);
-    p.set_events(std::span<const Event>(s.events));
+    op->set_events(s.events);
     const auto back = p.events_to_host();
     ASSERT_EQ(back.size(), s.events.size());
     EXPECT_EQ(back[7].z_u, s.events[7].z_u);
@@ -125,6 +151,43 @@ TEST(StripDeviceArrays, EmStepsEqualTheCpuBackend) {
     EXPECT_LT(e_step, 1e-4);
     EXPECT_LT(e_rp, 1e-3);
     EXPECT_LT(e_rho, 1e-3);
+  }
+}
+
+// The adapter and the backend's host calls: the same kernels and launch configuration.
+TEST(StripDeviceArrays, ForwardBackAndEmStepEqualTheCudaBackend) {
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
+  const StripScene s;
+  const std::size_t n = s.events.size(), px = s.g.pixel_count();
+  std::vector<double> x(px), w(n);
+  for (std::size_t i = 0; i < px; ++i) x[i] = 0.5 + 0.1 * double(i % 11);
+  for (std::size_t e = 0; e < n; ++e) w[e] = 0.25 + 0.5 * double(e % 7);
+  for (const Granularity gran : {Granularity::warp, Granularity::thread}) {
+    ProjectorOptions o;
+    o.granularity = gran;
+    std::vector<double> y_ref[2], b_ref[2], step_ref[2];
+    for (int r = 0; r < 2; ++r) {
+      auto ref = make_cuda(s, o);
+      ref->set_events(s.events);
+      y_ref[r] = ref->forward(x);
+      b_ref[r] = ref->back(w);
+      ref->set_image(x);
+      ref->iterate();
+      step_ref[r] = ref->image();
+    }
+    auto op = make_cuda(s, o);
+    DeviceArrayProjector p(*op, s.g, 0.0, tomo::runtime_options().cuda_device);
+    cuda::DeviceBuffer<float> ev_d(std::span<const float>(reinterpret_cast<const float*>(s.events.data()), 3 * n));
+    p.set_events(ev_d.data(), n);
+    const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end());
+    cuda::DeviceBuffer<float> x_d{std::span<const float>(xf)}, w_d{std::span<const float>(wf)}, y_d(n), b_d(px), img(px);
+    p.forward(x_d.data(), ev_d.data(), n, y_d.data());
+    p.back(w_d.data(), ev_d.data(), n, b_d.data());
+    p.iterate(x_d.data(), img.data());
+    const std::string g = to_string(gran);
+    expect_backend_result(widen(y_d.to_host()), y_ref[0], y_ref[1], (g + " forward").c_str());
+    expect_backend_result(widen(b_d.to_host()), b_ref[0], b_ref[1], (g + " back").c_str());
+    expect_backend_result(widen(img.to_host()), step_ref[0], step_ref[1], (g + " EM step").c_str());
   }
 }
 

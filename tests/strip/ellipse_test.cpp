@@ -1,4 +1,4 @@
-// The 3σ ellipse and its bounding box (seed 000 Appendix B, eqs. 13–15): every pixel whose centre
+// The 3σ ellipse and its bounding box ([Bialas2015] Appendix B, eqs. 13–15): every pixel whose centre
 // lies inside the ellipse is inside the box, and the box is tight.
 #include <gtest/gtest.h>
 

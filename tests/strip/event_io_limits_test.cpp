@@ -1,4 +1,4 @@
-// Issue 11 D16, D18: list-mode readers bound what they read and say what is wrong.
+// List-mode readers bound what they read and say what is wrong.
 #include <gtest/gtest.h>
 
 #include <cstring>

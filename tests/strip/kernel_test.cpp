@@ -1,4 +1,4 @@
-// The kernel P(ẽ|i) (seed 000 eqs. 7–12) against a Monte-Carlo histogram of events from a point
+// The kernel P(ẽ|i) ([Bialas2015] eqs. 7–12) against a Monte-Carlo histogram of events from a point
 // source made by the independent simulator: shape and absolute normalisation.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Sensitivity s(y, z) of seed 000 eq. (4) against a direct Monte-Carlo estimate (isotropic angles,
+// Sensitivity s(y, z) of [Bialas2015] eq. (4) against a direct Monte-Carlo estimate (isotropic angles,
 // count pairs hitting both strips), and the simulator's detected fraction against it.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Issue 11 D1: the strip simulator must end, with one clear message, when the strips cannot
+// The strip simulator must end, with one clear message, when the strips cannot
 // see the phantom — beyond the strip ends as well as beyond the strips' separation.
 #include <gtest/gtest.h>
 

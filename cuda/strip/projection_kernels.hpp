@@ -1,5 +1,5 @@
-// Launchers of the per-event forward and back projection of strip's device-array path
-// (device_arrays_kernels.cu) and the small image kernels around its ML-EM step.
+// Launchers of the cuda backend's forward and back projection (projection_kernels.cu) and the
+// small image kernels around the ML-EM step of Python's device arrays.
 #pragma once
 #include <cuda_runtime_api.h>
 

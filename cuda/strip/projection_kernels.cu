@@ -1,11 +1,11 @@
-// Per-event forward and back projection of strip's device-array path: P(ẽ|i) of seed 000 eq. (7)
-// along the rows of each event's 3σ ellipse, the walk of the Python binding's host reference
-// (make_row / kernel_row_value of kernel_math.hpp, in float). The backends' kernels (kernels.cu)
-// fuse both into the ML-EM step and cannot give A x or Aᵀ w alone.
+// The cuda backend's forward and back projection on their own: P(ẽ|i) of [Bialas2015] eq. (7)
+// along the rows of each event's 3σ ellipse, the cpu backend's walk (make_row /
+// kernel_row_value of kernel_math.hpp, in float, IEEE division: no fast-math flags here). The
+// ML-EM kernels (kernels.cu) fuse both into one step. Also the image kernels of device arrays.
 #include <cuda_runtime.h>
 
 #include "cuda/core/check.hpp"
-#include "cuda/strip/device_arrays_kernels.hpp"
+#include "cuda/strip/projection_kernels.hpp"
 
 namespace tomo::strip::cuda_impl {
 
