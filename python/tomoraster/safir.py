@@ -79,7 +79,7 @@ def mlem(projector: Projector, events, iterations: int | None = None, halve_even
     to stop. iterations: None = the scene's safir.iterations.
 
     events as a CUDA array (CuPy, PyTorch; backend="cuda"): events and image stay on the GPU for
-    all iterations (the cuda backend's fused pass on the caller's memory; only the sensitivity,
+    all iterations (the cuda backend's own pass on the caller's memory; only the sensitivity,
     computed once, is uploaded) and the image comes back as a float32 array of the events' kind;
     the image given to the callback is that array, rewritten each iteration (copy it to keep it).
     """

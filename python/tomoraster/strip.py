@@ -22,9 +22,10 @@ class Projector:
     Geometry from a scene (path, embedded name or dict), ``set=`` overrides, or keyword arguments
     named as the [strip] keys: ``Projector(R=130, L=300, pixel_size=4, sigma_z=10, sigma_dl=40)``.
     ``forward(x, events)`` = Σ_i P(ẽ_j|i) x_i per event and ``back(w, events)`` its transpose are
-    evaluated on the host in double (the backends fuse them into the ML-EM step, ``iterate``).
-    With backend="cuda" and CUDA arrays (float32 images (n_y, n_z), events (N, 3), w (N,)) they
-    run on the GPU (one thread per event) into a new array of the caller's kind or ``out=``.
+    evaluated by the projector's backend (in double on the cpu, in float on gl-compute and cuda;
+    ``iterate`` is the fused ML-EM step). With backend="cuda" and CUDA arrays (float32 images
+    (n_y, n_z), events (N, 3), w (N,)) the same cuda kernels write a new array of the caller's
+    kind or ``out=``.
     """
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",

@@ -192,7 +192,7 @@ def test_fdk_algorithm_on_gpu_stacks(kind):
 
 
 def test_safir_forward_and_back_on_gpu_arrays(kind):
-    """safir's fused pass on CUDA float32 arrays (cuda/safir/device_arrays: events sorted once by
+    """safir's cuda backend pass on CUDA float32 arrays (cuda/safir/device_arrays: events sorted once by
     label, forward gather, back atomics) equals the cpu (double) operator within 1e-4 relative L2
     (fp32 slice walk; float atomics in the back-projection), event order kept; out= in place."""
     from test_safir import SAFIR
