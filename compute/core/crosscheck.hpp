@@ -50,14 +50,15 @@ class CrosscheckTable {
 
 // The loop every problem's crosscheck runs: `compare(name)` for each registered backend of
 // Op except the cpu reference; a backend that cannot run here gets a "skipped" row with the
-// reason instead. `compare` adds its own rows with table.run (one per variant).
+// reason instead, under `skipped_variant` (the variant a problem compares the operator as, when
+// the problem has several operators in one table). `compare` adds its own rows with table.run.
 template <class Op, class Compare>
-void run_backends(CrosscheckTable& table, Compare&& compare) {
+void run_backends(CrosscheckTable& table, Compare&& compare, const std::string& skipped_variant = "") {
   const auto& reg = BackendRegistry<Op>::instance();
   for (const std::string& name : reg.names()) {
     if (name == "cpu") continue;
     if (const Availability a = reg.available(name); !a.ok) {
-      table.skip(name, "", a.why);
+      table.skip(name, skipped_variant, a.why);
       continue;
     }
     compare(name);

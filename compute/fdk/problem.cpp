@@ -254,19 +254,17 @@ int crosscheck(CrosscheckContext& ctx) {
 
   // Every other pre-processing backend against the cpu (FFTW, double) filter on the same raw data.
   auto& filters = BackendRegistry<ProjectionFilter>::instance();
-  for (const auto& name : filters.names()) {
-    if (name == "cpu") continue;
-    if (auto a = filters.available(name); !a.ok) {
-      table.skip(name, "filter", a.why);
-      continue;
-    }
-    table.run(name, "filter", [&] {
-      auto op = filters.create(name);
-      op->setup(d.geometry, d.filter);
-      const ProjectionStack p = simulate_preprocessed(d.phantom, d.geometry, *op);
-      return CrosscheckErrors{{"rel_l2", relative_l2(p.pixels, d.projections.pixels), tol}};
-    });
-  }
+  run_backends<ProjectionFilter>(
+      table,
+      [&](const std::string& name) {
+        table.run(name, "filter", [&] {
+          auto op = filters.create(name);
+          op->setup(d.geometry, d.filter);
+          const ProjectionStack p = simulate_preprocessed(d.phantom, d.geometry, *op);
+          return CrosscheckErrors{{"rel_l2", relative_l2(p.pixels, d.projections.pixels), tol}};
+        });
+      },
+      "filter");
 
   VolumeF ref = run_backend("cpu", d, ctx.report, nullptr, false);
   const auto ref_hu = to_hu(ref, d.hu_scale);
