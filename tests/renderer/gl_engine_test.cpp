@@ -82,7 +82,7 @@ void main() {
   }
 }
 
-// Issue 11 D10: a texture beyond the driver's limits is one clear UnavailableError naming the
+// A texture beyond the driver's limits is one clear UnavailableError naming the
 // sizes and the limit, not a bare GL_INVALID_VALUE.
 TEST(GlEngine, TexturesBeyondTheLimitsAreRefusedWithTheLimit) {
   auto& ctx = tomo::test::gl_context();
