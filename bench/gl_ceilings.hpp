@@ -12,6 +12,7 @@
 #include "bench/harness.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/pipeline_state.hpp"
 #include "renderer/gl/shader_library.hpp"
 
 namespace tomo::bench {
@@ -69,7 +70,7 @@ inline double fragment_fma_tflops(int size, int iters) {
 }
 
 // Points additively blended (GL_ONE, GL_ONE) into a size² R32F target, hashed positions
-// (G points/s): the glpet atlas pass (seed §III).
+// (G points/s): the glpet atlas pass ([Toth2010] §III).
 inline double point_blend_gpoints(int size, int points) {
   const auto& p =
       detail::program({{gl::Stage::Vertex, "bench/blend.vert.glsl"}, {gl::Stage::Fragment, "bench/blend.frag.glsl"}});
@@ -84,10 +85,9 @@ inline double point_blend_gpoints(int size, int points) {
     vao.bind();
     p.use();
     glViewport(0, 0, size, size);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_ONE, GL_ONE);
+    gl::apply({.blend = gl::Blend::Add});  // as the glpet atlas pass
     glDrawArrays(GL_POINTS, 0, points);
-    glDisable(GL_BLEND);
+    gl::apply(gl::PipelineState{});
   });
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   return points / (ms * 1e-3) / 1e9;
@@ -136,7 +136,7 @@ inline double mipmap_gbps(int size, int layers, bool all_levels = false) {
 }
 
 // A full-screen fragment pass that texelFetches one RGBA32F texel and writes one RGBA32F
-// texel (G fragments/s): the most a per-pixel pass like glpet's terms pass (seed §IV) can do.
+// texel (G fragments/s): the most a per-pixel pass like glpet's terms pass ([Toth2010] §IV) can do.
 inline double fragment_copy_gfrags(int size) {
   const auto& p = detail::fragment_program("bench/copy.frag.glsl");
   auto src = gl::Texture::create_2d(GL_RGBA32F, size, size);

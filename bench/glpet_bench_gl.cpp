@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "bench/gl_ceilings.hpp"
-#include "renderer/glpet/gl_pass_timings.hpp"
+#include "bench/gl/gl_pass_timings.hpp"
 
 namespace tomo::bench::glpet_report {
 

@@ -19,3 +19,6 @@ function(tomo_filter_problem_sources var base)
   endforeach()
   set(${var} "${kept}" PARENT_SCOPE)
 endfunction()
+
+# bench/gl, added after every target exists (cmake/bench_gl.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/bench_gl.cmake)

@@ -36,7 +36,7 @@ void GLAD_API_PTR on_debug(GLenum source, GLenum type, GLuint id, GLenum severit
   } else if (type == GL_DEBUG_TYPE_PERFORMANCE) {
     // Driver hints ("Buffer performance warning: … copied/moved from VIDEO memory to HOST
     // memory", NVIDIA #131186, repeated dozens of times per cross-check) are about speed, not
-    // results: debug level, seen with -v (issue 12).
+    // results: debug level, seen with -v.
     log_debug(text);
   } else if (severity == GL_DEBUG_SEVERITY_HIGH || severity == GL_DEBUG_SEVERITY_MEDIUM) {
     log_warn(text);

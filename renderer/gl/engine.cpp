@@ -82,16 +82,17 @@ Availability availability() {
   return *s.availability;
 }
 
+std::pair<std::vector<StageSource>, Defines> layered_stages(const std::string& fragment, Defines defines) {
+  std::vector<StageSource> stages{{Stage::Vertex, "common/layered_triangle.vert.glsl"}};
+  if (shared_context().info().caps.layer_from_vertex) defines.insert(defines.begin(), {"TOMO_VS_LAYER", "1"});
+  else stages.push_back({Stage::Geometry, "common/layered_triangle.geom.glsl"});
+  stages.push_back({Stage::Fragment, fragment});
+  return {std::move(stages), std::move(defines)};
+}
+
 const Program& layered_program(const std::string& fragment, Defines defines) {
-  if (shared_context().info().caps.layer_from_vertex) {
-    defines.insert(defines.begin(), {"TOMO_VS_LAYER", "1"});
-    return shaders().program({{Stage::Vertex, "common/layered_triangle.vert.glsl"}, {Stage::Fragment, fragment}},
-                             defines);
-  }
-  return shaders().program({{Stage::Vertex, "common/layered_triangle.vert.glsl"},
-                            {Stage::Geometry, "common/layered_triangle.geom.glsl"},
-                            {Stage::Fragment, fragment}},
-                           defines);
+  auto [stages, defs] = layered_stages(fragment, std::move(defines));
+  return shaders().program(stages, defs);
 }
 
 Availability availability(std::initializer_list<const char*> extensions) {

@@ -19,6 +19,13 @@ ShaderLibrary& shaders();        // of the shared context; honours --shader-dir
 // the layer as LAYER (common/layer_in.glsl). gl_Layer comes from the vertex shader where the
 // context has GL_ARB_shader_viewport_layer_array, else from common/layered_triangle.geom.glsl.
 const Program& layered_program(const std::string& fragment, Defines defines = {});
+// The stages and defines of layered_program(fragment), for ShaderLibrary::get<Pass>.
+std::pair<std::vector<StageSource>, Defines> layered_stages(const std::string& fragment, Defines defines = {});
+template <class Pass>
+const Pass& layered_pass(const std::string& fragment, Defines defines = {}) {
+  auto [stages, defs] = layered_stages(fragment, std::move(defines));
+  return shaders().get<Pass>(stages, defs);
+}
 Availability availability();     // cached result of trying shared_context()
 // What every GL backend's registrar asks: availability() and, when a context exists, that
 // it has these extensions (never throws; keeps the software-renderer flag for "auto").

@@ -24,7 +24,7 @@ void GridBlock::bind(const Grid3& grid) {
   }
   if (!buffer_) buffer_ = Buffer(sizeof(block), &block);
   else buffer_.upload(&block, sizeof(block));
-  buffer_.bind_base(GL_UNIFORM_BUFFER, kGridBlockBinding);
+  buffer_.bind_base(GL_UNIFORM_BUFFER, binding::kGridBlock);
 }
 
 }  // namespace tomo::gl

@@ -2,15 +2,14 @@
 // the block's fixed binding so every pass reads the grid under the same names.
 #pragma once
 #include "compute/core/volume.hpp"
+#include "renderer/gl/bindings.hpp"
 #include "renderer/gl/objects.hpp"
 
 namespace tomo::gl {
 
-inline constexpr GLuint kGridBlockBinding = 15;  // binding = 15 in shaders/common/grid.glsl
-
 class GridBlock {
  public:
-  // Writes `grid` into the buffer (made on first use) and binds it at kGridBlockBinding.
+  // Writes `grid` into the buffer (made on first use) and binds it at binding::kGridBlock.
   void bind(const Grid3& grid);
 
  private:

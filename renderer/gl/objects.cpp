@@ -1,6 +1,7 @@
 #include "renderer/gl/objects.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -66,7 +67,7 @@ std::array<int, 3> level_size(const std::array<int, 3>& s, GLenum target, int le
 
 namespace {
 
-// A texture beyond the driver's limits would fail with a bare GL_INVALID_VALUE (issue 11 D10):
+// A texture beyond the driver's limits would fail with a bare GL_INVALID_VALUE:
 // say which sizes and which limit instead. Queried from the current context, whose device it is.
 void check_texture_size(const char* kind, int w, int h, int d, GLenum size_limit, GLenum depth_limit) {
   GLint max_size = 0, max_depth = 0;
@@ -210,6 +211,25 @@ GLuint64 Query::result_u64() const {
 // ---- Program ----
 void Program::use() const { TOMO_GL_CHECK(glUseProgram(id_)); }
 GLint Program::uniform(const char* name) const { return glGetUniformLocation(id_, name); }
+namespace {
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// Whether `word` occurs in `text` as a whole identifier.
+bool contains_word(const std::string& text, const std::string& word) {
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool left = at == 0 || !ident_char(text[at - 1]);
+    const bool right = at + word.size() >= text.size() || !ident_char(text[at + word.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+}  // namespace
+GLint Program::location(const char* name) const {
+  const GLint loc = glGetUniformLocation(id_, name);
+  if (loc >= 0) return loc;
+  if (!source_.empty() && contains_word(source_, name)) return -1;  // declared, optimised out
+  throw Error(str_cat("GL program '", name_.empty() ? std::to_string(id_) : name_, "' has no uniform '", name,
+                      "'"));
+}
 void Program::set(const char* n, int v) const { glProgramUniform1i(id_, uniform(n), v); }
 void Program::set(const char* n, unsigned v) const { glProgramUniform1ui(id_, uniform(n), v); }
 void Program::set(const char* n, float v) const { glProgramUniform1f(id_, uniform(n), v); }

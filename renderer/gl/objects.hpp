@@ -181,8 +181,21 @@ class Program : public Handle<ProgramTraits> {
  public:
   Program() = default;
   static Program wrap(GLuint id) { Program p; p.id_ = id; return p; }
+  // A linked program that remembers its name and GLSL text (after includes), so that
+  // location() can tell a misspelt uniform from one the linker optimised out.
+  static Program wrap(GLuint id, std::string name, std::string source) {
+    Program p = wrap(id);
+    p.name_ = std::move(name);
+    p.source_ = std::move(source);
+    return p;
+  }
+  const std::string& name() const { return name_; }
   void use() const;
   GLint uniform(const char* name) const;  // -1 when absent (optimised away)
+  // The location of `name` for gl::Uniform: -1 when the linker optimised a declared uniform
+  // out; throws tomo::Error naming program and uniform when the source does not contain it
+  // (or, for a program wrapped without its source, whenever the location is -1).
+  GLint location(const char* name) const;
   void set(const char* name, int v) const;
   void set(const char* name, unsigned v) const;
   void set(const char* name, float v) const;
@@ -195,6 +208,10 @@ class Program : public Handle<ProgramTraits> {
   // glDispatchCompute rounding the global size up to the work-group size.
   void dispatch(int nx, int ny = 1, int nz = 1) const;
   std::array<int, 3> work_group_size() const;
+
+ private:
+  std::string name_;
+  std::string source_;
 };
 
 }  // namespace tomo::gl

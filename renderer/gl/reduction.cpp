@@ -2,9 +2,25 @@
 
 #include <algorithm>
 
+#include "renderer/gl/bindings.hpp"
 #include "renderer/gl/engine.hpp"
+#include "renderer/gl/pipeline_state.hpp"
+#include "renderer/gl/uniform.hpp"
 
 namespace tomo::gl {
+namespace {
+
+// common/halve_sum.frag.glsl on the layered triangle.
+struct HalveSumPass {
+  static constexpr PipelineState kState{};
+  const Program& program;
+  Uniform<int> first_layer;
+  Uniform<Vec2i> src_size, dst_size;
+  explicit HalveSumPass(const Program& p)
+      : program(p), first_layer(p, "u_first_layer"), src_size(p, "u_src_size"), dst_size(p, "u_dst_size") {}
+};
+
+}  // namespace
 
 int reduction_levels(int width, int height) {
   // GL's full mip chain: sizes halve rounding down, floor(log2(max)) + 1 levels.
@@ -18,14 +34,12 @@ HalvingReducer::HalvingReducer()
 
 void HalvingReducer::reduce(const Texture& tex, int first_layer, int layer_count) {
   if (layer_count < 0) layer_count = tex.depth() - first_layer;
-  const Program& prog = layered_program("common/halve_sum.frag.glsl");
-  prog.use();
-  prog.set("u_first_layer", first_layer);
-  prog.set("u_src", 0);
+  const auto& pass = layered_pass<HalveSumPass>("common/halve_sum.frag.glsl");
+  pass.program.use();
+  pass.first_layer.set(first_layer);
   vao_.bind();
   fbo_.bind();
-  TOMO_GL_CHECK(glDisable(GL_BLEND));
-  TOMO_GL_CHECK(glDisable(GL_DEPTH_TEST));
+  apply(HalveSumPass::kState);
   int w = tex.width(), h = tex.height();
   for (int level = 0; level + 1 < tex.levels() && (w > 1 || h > 1); ++level) {
     // A single-level view of the source level: sampling it never touches the level
@@ -39,14 +53,14 @@ void HalvingReducer::reduce(const Texture& tex, int first_layer, int layer_count
       view = Texture::wrap(id, GL_TEXTURE_2D_ARRAY, GL_RGBA32F, {w, h, tex.depth()});
     }
     view.set_filter(GL_NEAREST, GL_NEAREST);
-    TOMO_GL_CHECK(glBindTextureUnit(0, view.id()));
+    TOMO_GL_CHECK(glBindTextureUnit(binding::kHalveSource, view.id()));
     fbo_.attach(GL_COLOR_ATTACHMENT0, tex, level + 1);
     fbo_.set_draw_buffers(1);
     fbo_.check_complete();
-    prog.set("u_src_size", w, h);
+    pass.src_size.set({w, h});
     w = std::max(1, w / 2);
     h = std::max(1, h / 2);
-    prog.set("u_dst_size", w, h);
+    pass.dst_size.set({w, h});
     TOMO_GL_CHECK(glViewport(0, 0, w, h));
     TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, layer_count));
   }

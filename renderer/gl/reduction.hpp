@@ -1,4 +1,4 @@
-// Mip-reduction by repeated halving (seed 004 §IV): level k+1 of an RGBA32F 2D-array
+// Mip-reduction by repeated halving ([Toth2010] §IV): level k+1 of an RGBA32F 2D-array
 // texture becomes the 2×2 sums of level k, for all layers in one instanced draw per
 // level, until 1×1. The top level then holds each layer's total.
 #pragma once

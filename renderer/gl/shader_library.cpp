@@ -85,7 +85,7 @@ GLuint compile(Stage stage, const std::string& text, const std::string& name, co
   return id;
 }
 
-Program link(const std::vector<GLuint>& shaders, const std::string& name) {
+Program link(const std::vector<GLuint>& shaders, const std::string& name, std::string source) {
   GLuint prog = glCreateProgram();
   for (GLuint s : shaders) glAttachShader(prog, s);
   glLinkProgram(prog);
@@ -97,7 +97,7 @@ Program link(const std::vector<GLuint>& shaders, const std::string& name) {
     glDeleteProgram(prog);
     throw Error("program '" + name + "' failed to link:\n    " + log);
   }
-  return Program::wrap(prog);
+  return Program::wrap(prog, name, std::move(source));
 }
 
 }  // namespace
@@ -108,7 +108,9 @@ ShaderLibrary::ShaderLibrary(std::filesystem::path dir) : dir_(std::move(dir)) {
 }
 
 std::string ShaderLibrary::load(const std::string& name) const {
-  if (!dir_.empty()) {
+  // bindings/*.glsl are generated at build time from C++ headers: always the binary's copy.
+  const bool generated = name.rfind("bindings/", 0) == 0;
+  if (!dir_.empty() && !generated) {
     std::ifstream in(dir_ / name, std::ios::binary);
     if (!in) throw InputError("shader '" + name + "' not found in --shader-dir '" + dir_.string() + "'");
     std::stringstream ss;
@@ -180,13 +182,15 @@ const Program& ShaderLibrary::program(const std::vector<StageSource>& stages, co
 
   std::vector<GLuint> compiled;
   try {
+    std::string source;
     for (const auto& s : stages) {
       std::vector<std::string> files;
       std::string text = preprocess(s.name, defines, &files);
       compiled.push_back(compile(s.stage, text, s.name, files));
+      source += text;
     }
     std::string name = stages.size() == 1 ? stages[0].name : key;
-    Program p = link(compiled, name);
+    Program p = link(compiled, name, std::move(source));
     for (GLuint id : compiled) glDeleteShader(id);
     log_debug("built GL program ", name);
     return cache_.emplace(key, std::move(p)).first->second;
@@ -199,8 +203,12 @@ const Program& ShaderLibrary::program(const std::vector<StageSource>& stages, co
 Program ShaderLibrary::build(const std::vector<std::pair<Stage, std::string>>& sources, const std::string& name) {
   std::vector<GLuint> compiled;
   try {
-    for (const auto& [stage, text] : sources) compiled.push_back(compile(stage, text, name, {name}));
-    Program p = link(compiled, name);
+    std::string source;
+    for (const auto& [stage, text] : sources) {
+      compiled.push_back(compile(stage, text, name, {name}));
+      source += text;
+    }
+    Program p = link(compiled, name, std::move(source));
     for (GLuint id : compiled) glDeleteShader(id);
     return p;
   } catch (...) {
@@ -209,6 +217,9 @@ Program ShaderLibrary::build(const std::vector<std::pair<Stage, std::string>>& s
   }
 }
 
-void ShaderLibrary::reload() { cache_.clear(); }
+void ShaderLibrary::reload() {
+  passes_.clear();
+  cache_.clear();
+}
 
 }  // namespace tomo::gl

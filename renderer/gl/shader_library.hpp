@@ -1,11 +1,14 @@
 // GLSL sources by relative name ("demo/voxelize.comp.glsl"), embedded into the binary
-// or read from a directory (--shader-dir), with `#include "x.glsl"` resolved and
+// or read from a directory (--shader-dir; the generated bindings/*.glsl always come from
+// the binary), with `#include "x.glsl"` resolved and
 // `#define` variants inserted after #version. Compile/link errors throw with file
 // names and the driver's log, line numbers mapped back to the files.
 #pragma once
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
+#include <typeindex>
 #include <utility>
 #include <vector>
 
@@ -36,6 +39,19 @@ class ShaderLibrary {
   const Program& compute(const std::string& name, const Defines& defines = {}) {
     return program({{Stage::Compute, name}}, defines);
   }
+  // The program with its uniform handles: `Pass` is built once from the linked program
+  // (`Pass(const Program&)` looks its gl::Uniform handles up) and kept beside it.
+  template <class Pass>
+  const Pass& get(const std::vector<StageSource>& stages, const Defines& defines = {}) {
+    const Program& prog = program(stages, defines);
+    std::shared_ptr<void>& slot = passes_[{&prog, std::type_index(typeid(Pass))}];
+    if (!slot) slot = std::make_shared<Pass>(prog);
+    return *static_cast<const Pass*>(slot.get());
+  }
+  template <class Pass>
+  const Pass& get_compute(const std::string& name, const Defines& defines = {}) {
+    return get<Pass>({{Stage::Compute, name}}, defines);
+  }
   // Compiles GLSL text given directly (tests, generated code); `name` appears in errors.
   static Program build(const std::vector<std::pair<Stage, std::string>>& sources, const std::string& name);
 
@@ -45,6 +61,7 @@ class ShaderLibrary {
  private:
   std::filesystem::path dir_;
   std::map<std::string, Program> cache_;
+  std::map<std::pair<const Program*, std::type_index>, std::shared_ptr<void>> passes_;
 };
 
 }  // namespace tomo::gl

@@ -7,6 +7,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "renderer/gl/engine.hpp"
+#include "renderer/glpet/bindings.hpp"
 
 namespace tomo::glpet {
 
@@ -46,48 +47,43 @@ GlBuffer& gl_buffer(BackendBuffer& b, const char* who) {
 }
 const GlBuffer& gl_buffer(const BackendBuffer& b, const char* who) { return gl_buffer(const_cast<BackendBuffer&>(b), who); }
 
-namespace {
-void set_d3(const gl::Program& p, const char* name, const std::vector<double>& v) {
-  const GLint loc = p.uniform(name);
-  if (loc >= 0) TOMO_GL_CHECK(glProgramUniform3dv(p.id(), loc, GLsizei(v.size() / 3), v.data()));
-}
-void set_d2(const gl::Program& p, const char* name, const std::vector<double>& v) {
-  const GLint loc = p.uniform(name);
-  if (loc >= 0) TOMO_GL_CHECK(glProgramUniform2dv(p.id(), loc, GLsizei(v.size() / 2), v.data()));
-}
-}  // namespace
+LineSetUniforms::LineSetUniforms(const gl::Program& p)
+    : centre(p, "u_centre"), normal(p, "u_normal"), axis_a(p, "u_axis_a"), axis_t(p, "u_axis_t"),
+      corner(p, "u_corner"), pitch(p, "u_pitch"), na(p, "u_na"), nt(p, "u_nt"), R(p, "u_R"), K(p, "u_K"),
+      N(p, "u_N"), sigma_empty(p, "u_sigma_empty"), lor_offset(p, "u_lor_offset"),
+      grid_origin(p, "u_grid_origin"), grid_voxel(p, "u_grid_voxel"), dims(p, "u_dims") {}
 
-void set_line_set_uniforms(const gl::Program& prog, const SystemModel& sys, std::size_t pair, bool sigma_empty) {
+void LineSetUniforms::set(const SystemModel& sys, std::size_t pair, bool empty) const {
   const ModulePair& pr = sys.scanner.pairs.at(pair);
-  std::vector<double> centre, normal, axis_a, axis_t, corner, pitch;
+  std::vector<double> centres, normals, axes_a, axes_t, corners, pitches;
   for (const Module& m : pr.modules) {
     const Vec3 c = m.corner();
     for (int a = 0; a < 3; ++a) {
-      centre.push_back(m.centre[a]);
-      normal.push_back(m.normal[a]);
-      axis_a.push_back(m.axis_a[a]);
-      axis_t.push_back(m.axis_t[a]);
-      corner.push_back(c[a]);
+      centres.push_back(m.centre[a]);
+      normals.push_back(m.normal[a]);
+      axes_a.push_back(m.axis_a[a]);
+      axes_t.push_back(m.axis_t[a]);
+      corners.push_back(c[a]);
     }
-    pitch.push_back(m.pitch_a);
-    pitch.push_back(m.pitch_t);
+    pitches.push_back(m.pitch_a);
+    pitches.push_back(m.pitch_t);
   }
-  set_d3(prog, "u_centre", centre);
-  set_d3(prog, "u_normal", normal);
-  set_d3(prog, "u_axis_a", axis_a);
-  set_d3(prog, "u_axis_t", axis_t);
-  set_d3(prog, "u_corner", corner);
-  set_d2(prog, "u_pitch", pitch);
-  prog.set("u_na", pr.n_a());
-  prog.set("u_nt", pr.n_t());
-  prog.set("u_R", sys.R);
-  prog.set("u_K", sys.K);
-  prog.set("u_N", sys.N);
-  prog.set("u_lor_offset", unsigned(sys.scanner.lor_offset(pair)));
-  set_d3(prog, "u_grid_origin", {sys.grid.origin_mm[0], sys.grid.origin_mm[1], sys.grid.origin_mm[2]});
-  set_d3(prog, "u_grid_voxel", {sys.grid.voxel_mm[0], sys.grid.voxel_mm[1], sys.grid.voxel_mm[2]});
-  prog.set("u_dims", sys.grid.dims[0], sys.grid.dims[1], sys.grid.dims[2]);
-  prog.set("u_sigma_empty", sigma_empty ? 1 : 0);
+  centre.set_array(centres.data(), 2);
+  normal.set_array(normals.data(), 2);
+  axis_a.set_array(axes_a.data(), 2);
+  axis_t.set_array(axes_t.data(), 2);
+  corner.set_array(corners.data(), 2);
+  pitch.set_array(pitches.data(), 2);
+  na.set(pr.n_a());
+  nt.set(pr.n_t());
+  R.set(sys.R);
+  K.set(sys.K);
+  N.set(sys.N);
+  lor_offset.set(unsigned(sys.scanner.lor_offset(pair)));
+  grid_origin.set({sys.grid.origin_mm[0], sys.grid.origin_mm[1], sys.grid.origin_mm[2]});
+  grid_voxel.set({sys.grid.voxel_mm[0], sys.grid.voxel_mm[1], sys.grid.voxel_mm[2]});
+  dims.set({sys.grid.dims[0], sys.grid.dims[1], sys.grid.dims[2]});
+  sigma_empty.set(empty ? 1 : 0);
 }
 
 gl::Buffer offsets_buffer(int N) {
@@ -96,17 +92,26 @@ gl::Buffer offsets_buffer(int N) {
   return gl::Buffer::from(flat);
 }
 
+namespace {
+// mlem_update.comp.glsl.
+struct UpdatePass {
+  const gl::Program& program;
+  gl::Uniform<unsigned> n;
+  explicit UpdatePass(const gl::Program& p) : program(p), n(p, "u_n") {}
+};
+}  // namespace
+
 void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s) {
   if (b.size() != x.size() || s.size() != x.size()) throw Error("glpet GL mlem_update: size mismatch");
   gl::shared_context().make_current();
-  const gl::Program& p = gl::shaders().compute("glpet/mlem_update.comp.glsl");
-  p.use();
-  x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-  b.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-  s.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-  p.set("u_n", unsigned(x.size()));
+  const auto& pass = gl::shaders().get_compute<UpdatePass>("glpet/mlem_update.comp.glsl");
+  pass.program.use();
+  x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kUpdateImage);
+  b.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kUpdateBack);
+  s.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kUpdateSensitivity);
+  pass.n.set(unsigned(x.size()));
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-  p.dispatch(int(x.size()));
+  pass.program.dispatch(int(x.size()));
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
 }
 

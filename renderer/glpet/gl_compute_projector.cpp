@@ -1,6 +1,6 @@
 // The glpet `gl-compute` backend: the line set of docs/glpet.md §2 in compute shaders
-// (shaders/glpet/): forward projection by scatter with float atomics (seed §III as
-// shooting), back-projections by gathering per voxel (seed §IV), x/ỹ/y/s in GL buffers.
+// (shaders/glpet/): forward projection by scatter with float atomics ([Toth2010] §III as
+// shooting), back-projections by gathering per voxel ([Toth2010] §IV), x/ỹ/y/s in GL buffers.
 #include <algorithm>
 #include <memory>
 
@@ -8,11 +8,45 @@
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "renderer/gl/engine.hpp"
+#include "renderer/glpet/bindings.hpp"
 #include "renderer/glpet/gl_common.hpp"
 
 namespace tomo::glpet {
 
 namespace {
+
+// The voxel range of one dispatch, in forward.comp.glsl and gather.comp.glsl.
+struct VoxelRangeUniforms {
+  gl::Uniform<unsigned> first_voxel, voxel_count;
+  explicit VoxelRangeUniforms(const gl::Program& p) : first_voxel(p, "u_first_voxel"), voxel_count(p, "u_voxel_count") {}
+};
+
+// forward.comp.glsl: scatter of x along the lines into ỹ.
+struct ForwardPass {
+  const gl::Program& program;
+  LineSetUniforms line_set;
+  VoxelRangeUniforms range;
+  explicit ForwardPass(const gl::Program& p) : program(p), line_set(p), range(p) {}
+};
+
+// gather.comp.glsl: per voxel, the sums over its lines into b and s.
+struct GatherPass {
+  const gl::Program& program;
+  LineSetUniforms line_set;
+  VoxelRangeUniforms range;
+  gl::Uniform<int> mode, want_b, want_sens, accumulate;
+  explicit GatherPass(const gl::Program& p)
+      : program(p), line_set(p), range(p), mode(p, "u_mode"), want_b(p, "u_want_b"), want_sens(p, "u_want_sens"),
+        accumulate(p, "u_accumulate") {}
+};
+
+// correspondence.comp.glsl: the correspondence image of one sample position.
+struct CorrespondenceComputePass {
+  const gl::Program& program;
+  LineSetUniforms line_set;
+  gl::Uniform<gl::Vec3d> v;
+  explicit CorrespondenceComputePass(const gl::Program& p) : program(p), line_set(p), v(p, "u_v") {}
+};
 
 constexpr const char* kAtomicFloat = "GL_NV_shader_atomic_float";
 constexpr unsigned kMaxGroups = 65535;  // per dispatch (GL minimum of MAX_COMPUTE_WORK_GROUP_COUNT)
@@ -40,26 +74,28 @@ class GlComputeProjector final : public Projector {
     check(x.size() == sys_.voxel_count() && y.size() == sys_.lor_count(), "forward");
     gl::shared_context().make_current();
     y.clear();
-    const gl::Program& p = gl::shaders().compute("glpet/forward.comp.glsl");
-    p.use();
+    const auto& pass = gl::shaders().get_compute<ForwardPass>("glpet/forward.comp.glsl");
+    pass.program.use();
     bind_common();
-    x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    y.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+    y.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kLors);
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     for (std::size_t pair = 0; pair < sys_.scanner.pairs.size(); ++pair) {
-      set_line_set_uniforms(p, sys_, pair, sigma_empty_);
-      over_voxels(p);
+      pass.line_set.set(sys_, pair, sigma_empty_);
+      over_voxels(pass.range);
     }
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
   }
 
-  void back(const BackendBuffer& z, BackendBuffer& b) override { gather(0, &z, nullptr, &b, nullptr); }
+  void back(const BackendBuffer& z, BackendBuffer& b) override { gather(GatherMode::Back, &z, nullptr, &b, nullptr); }
 
   void back_ratio(const BackendBuffer& y, const BackendBuffer& t, BackendBuffer& b, BackendBuffer* sens) override {
-    gather(1, &y, &t, &b, sens);
+    gather(GatherMode::Ratio, &y, &t, &b, sens);
   }
 
-  void sensitivity(BackendBuffer& sens) override { gather(0, nullptr, nullptr, nullptr, &sens); }
+  void sensitivity(BackendBuffer& sens) override {
+    gather(GatherMode::Sensitivity, nullptr, nullptr, nullptr, &sens);
+  }
 
   void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) override {
     mlem_update_pass(gl_buffer(x, "gl-compute mlem_update"), gl_buffer(b, "gl-compute mlem_update"),
@@ -72,13 +108,13 @@ class GlComputeProjector final : public Projector {
     const ModulePair& pr = sys_.scanner.pairs[pair];
     const int W = sys_.R * pr.n_a(), H = sys_.R * pr.n_t();
     gl::Buffer img(std::size_t(W) * H * 4 * sizeof(float));
-    const gl::Program& p = gl::shaders().compute("glpet/correspondence.comp.glsl");
-    p.use();
+    const auto& pass = gl::shaders().get_compute<CorrespondenceComputePass>("glpet/correspondence.comp.glsl");
+    pass.program.use();
     bind_common();
-    img.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    set_line_set_uniforms(p, sys_, pair, sigma_empty_);
-    TOMO_GL_CHECK(glProgramUniform3d(p.id(), p.uniform("u_v"), v[0], v[1], v[2]));
-    p.dispatch(W * H);
+    img.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCorrespondenceImage);
+    pass.line_set.set(sys_, pair, sigma_empty_);
+    pass.v.set({v[0], v[1], v[2]});
+    pass.program.dispatch(W * H);
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     const auto f = img.read<float>();
     out.assign(std::size_t(W) * H, CorrespondencePixel{});
@@ -98,17 +134,17 @@ class GlComputeProjector final : public Projector {
     if (!ok) throw Error(str_cat("glpet gl-compute ", what, ": buffer size mismatch"));
   }
   void bind_common() const {
-    sigma_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    offsets_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    sigma_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSigma);
+    offsets_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kOffsets);
   }
   // One work group per voxel, in dispatches of at most kMaxGroups groups.
-  void over_voxels(const gl::Program& p) const {
+  void over_voxels(const VoxelRangeUniforms& range) const {
     const std::size_t nvox = sys_.voxel_count();
     const std::size_t begin = range_count_ ? std::min(range_first_, nvox) : 0;
     const std::size_t end = range_count_ ? std::min(nvox, range_first_ + range_count_) : nvox;
-    p.set("u_voxel_count", unsigned(end));
+    range.voxel_count.set(unsigned(end));
     for (std::size_t first = begin; first < end; first += kMaxGroups) {
-      p.set("u_first_voxel", unsigned(first));
+      range.first_voxel.set(unsigned(first));
       TOMO_GL_CHECK(glDispatchCompute(GLuint(std::min<std::size_t>(kMaxGroups, end - first)), 1, 1));
     }
   }
@@ -123,8 +159,8 @@ class GlComputeProjector final : public Projector {
 
  private:
 
-  // mode 0: b = Aᵀz; mode 1: b = Σ A y/ỹ. Either of b and sens may be absent.
-  void gather(int mode, const BackendBuffer* zb, const BackendBuffer* tb, BackendBuffer* bb, BackendBuffer* sb) {
+  // b = Aᵀz (Back) or Σ A y/ỹ (Ratio); either of b and sens may be absent.
+  void gather(GatherMode mode, const BackendBuffer* zb, const BackendBuffer* tb, BackendBuffer* bb, BackendBuffer* sb) {
     gl::shared_context().make_current();
     const GlBuffer* z = zb ? &gl_buffer(*zb, "gl-compute back") : nullptr;
     const GlBuffer* t = tb ? &gl_buffer(*tb, "gl-compute back") : nullptr;
@@ -134,22 +170,22 @@ class GlComputeProjector final : public Projector {
     if (t) check(t->size() == sys_.lor_count(), "back");
     if (b) check(b->size() == sys_.voxel_count(), "back");
     if (s) check(s->size() == sys_.voxel_count(), "back");
-    const gl::Program& p = gl::shaders().compute("glpet/gather.comp.glsl");
-    p.use();
+    const auto& pass = gl::shaders().get_compute<GatherPass>("glpet/gather.comp.glsl");
+    pass.program.use();
     bind_common();
     // Unused bindings still need a buffer bound: the sigma buffer stands in (never read).
-    (z ? z->buffer() : sigma_).bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    (t ? t->buffer() : sigma_).bind_base(GL_SHADER_STORAGE_BUFFER, 4);
-    (b ? b->buffer() : dummy()).bind_base(GL_SHADER_STORAGE_BUFFER, 5);
-    (s ? s->buffer() : dummy()).bind_base(GL_SHADER_STORAGE_BUFFER, 6);
-    p.set("u_mode", mode);
-    p.set("u_want_b", b && z ? 1 : 0);
-    p.set("u_want_sens", s ? 1 : 0);
+    (z ? z->buffer() : sigma_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kLors);
+    (t ? t->buffer() : sigma_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kLorsEstimate);
+    (b ? b->buffer() : dummy()).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kBack);
+    (s ? s->buffer() : dummy()).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSensitivity);
+    pass.mode.set(int(mode));
+    pass.want_b.set(b && z ? 1 : 0);
+    pass.want_sens.set(s ? 1 : 0);
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     for (std::size_t pair = 0; pair < sys_.scanner.pairs.size(); ++pair) {
-      set_line_set_uniforms(p, sys_, pair, sigma_empty_);
-      p.set("u_accumulate", pair > 0 ? 1 : 0);
-      over_voxels(p);
+      pass.line_set.set(sys_, pair, sigma_empty_);
+      pass.accumulate.set(pair > 0 ? 1 : 0);
+      over_voxels(pass.range);
       TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     }
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));

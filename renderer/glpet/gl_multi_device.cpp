@@ -20,9 +20,8 @@ namespace {
 thread_local std::unique_ptr<gl::ThreadEngine> t_engine;
 
 // Several real GPUs driven from one process: NVIDIA's GL driver runs part of the contexts' work
-// one after the other (two H200s, gl-compute ring 128x128x48: forward 1654 -> 1519 ms in one
-// process, 1654 -> 761 ms with one process per GPU; docs/multigpu.md), so say how to get the
-// speed-up. Once per run.
+// one after the other (measured in docs/perf/glpet-gl.md), so say how to get the speed-up: one
+// process per GPU. Once per run.
 void warn_one_process(const std::string& backend, int gpus) {
   static std::atomic<bool> said{false};
   if (said.exchange(true)) return;

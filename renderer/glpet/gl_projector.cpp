@@ -1,4 +1,4 @@
-// glpet `gl` backend: seed 004 §II–IV as raster passes (see gl_projector.hpp and
+// glpet `gl` backend: [Toth2010] §II–IV as raster passes (see gl_projector.hpp and
 // docs/glpet-gl.md for the passes and their difference from the line-set contract).
 #include "renderer/glpet/gl_projector.hpp"
 
@@ -8,8 +8,10 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
-#include "renderer/gl/engine.hpp"
 #include "compute/glpet/camera.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/glpet/bindings.hpp"
+#include "renderer/glpet/gl_raster_passes.hpp"
 
 namespace tomo::glpet {
 
@@ -25,7 +27,7 @@ void append_record(std::vector<float>& out, const ModulePair& pair, const Vec3& 
   out.insert(out.end(), {float(v[0]), float(v[1]), float(v[2]), float(cam.primary)});
 }
 
-// Per-sample cameras (seed §II.A) of every record, computed once: they do not depend on x or y.
+// Per-sample cameras ([Toth2010] §II.A) of every record, computed once: they do not depend on x or y.
 std::vector<float> camera_records(const SystemModel& sys, const ModulePair& pair) {
   const auto& d = sys.grid.dims;
   const auto offsets = sample_offsets(sys.N);
@@ -185,31 +187,30 @@ void GlRasterProjector::draw_correspondences(PairState& ps, std::size_t pair, in
                                              const GlBuffer* skip_x, const gl::Buffer& cams) {
   gl::Defines defs;
   if (hardware_filter_) defs.emplace_back("HW_FILTER", "1");
-  const gl::Program& p = gl::shaders().program(
+  const auto& pass = gl::shaders().get<CorrespondencePass>(
       {{gl::Stage::Vertex, "glpet/correspondence.vert.glsl"}, {gl::Stage::Fragment, "glpet/correspondence.frag.glsl"}},
       defs);
-  p.use();
+  pass.program.use();
   const ModulePair& pr = sys_.scanner.pairs[pair];
-  cams.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-  (skip_x ? skip_x->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-  p.set("u_first_record", first_record);
-  p.set("u_N", sys_.N);
-  p.set("u_R", sys_.R);
-  p.set("u_na", pr.n_a());
-  p.set("u_nt", pr.n_t());
-  p.set("u_skip_zero", skip_x ? 1 : 0);
-  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_sec_corner"), 8, ps.sec_corner.data()));
-  TOMO_GL_CHECK(glProgramUniform2fv(p.id(), p.uniform("u_sec_colour"), 8, ps.sec_colour.data()));
-  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_origin"), 2, ps.pixel_origin.data()));
-  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_du"), 2, ps.pixel_du.data()));
-  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_pixel_dv"), 2, ps.pixel_dv.data()));
-  TOMO_GL_CHECK(glProgramUniform3fv(p.id(), p.uniform("u_primary_normal"), 2, ps.normal.data()));
-  TOMO_GL_CHECK(glProgramUniform1fv(p.id(), p.uniform("u_pixel_area"), 2, ps.pixel_area));
+  cams.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCameras);
+  (skip_x ? skip_x->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+  pass.common.first_record.set(first_record);
+  pass.common.N.set(sys_.N);
+  pass.common.R.set(sys_.R);
+  pass.common.na.set(pr.n_a());
+  pass.common.nt.set(pr.n_t());
+  pass.skip_zero.set(skip_x ? 1 : 0);
+  pass.sec_corner.set_array(ps.sec_corner.data(), 8);
+  pass.sec_colour.set_array(ps.sec_colour.data(), 8);
+  pass.pixel_origin.set_array(ps.pixel_origin.data(), 2);
+  pass.pixel_du.set_array(ps.pixel_du.data(), 2);
+  pass.pixel_dv.set_array(ps.pixel_dv.data(), 2);
+  pass.primary_normal.set_array(ps.normal.data(), 2);
+  pass.pixel_area.set_array(ps.pixel_area, 2);
   grid_block_.bind(sys_.grid);
-  p.set("u_K", sys_.K);
-  p.set("u_sigma_empty", sigma_empty_ ? 1 : 0);
-  p.set("u_sigma", 0);
-  TOMO_GL_CHECK(glBindTextureUnit(0, sigma_.id()));
+  pass.K.set(sys_.K);
+  pass.sigma_empty.set(sigma_empty_ ? 1 : 0);
+  TOMO_GL_CHECK(glBindTextureUnit(binding::kSigmaTexture, sigma_.id()));
 
   fbo_.attach(GL_COLOR_ATTACHMENT0, ps.corr);  // layered attachment: all layers
   fbo_.set_draw_buffers(1);
@@ -217,12 +218,9 @@ void GlRasterProjector::draw_correspondences(PairState& ps, std::size_t pair, in
   fbo_.bind();
   vao_.bind();
   TOMO_GL_CHECK(glViewport(0, 0, ps.W, ps.H));
-  TOMO_GL_CHECK(glDisable(GL_BLEND));
-  TOMO_GL_CHECK(glDisable(GL_DEPTH_TEST));
-  TOMO_GL_CHECK(glDisable(GL_CULL_FACE));  // the camera basis may be left-handed
-  TOMO_GL_CHECK(glDisable(GL_SCISSOR_TEST));
+  gl::apply(CorrespondencePass::kState);  // no culling: the camera basis may be left-handed
   const float zero[4] = {0, 0, 0, 0};
-  TOMO_GL_CHECK(glClearNamedFramebufferfv(fbo_.id(), GL_COLOR, 0, zero));  // seed: clear by zero
+  TOMO_GL_CHECK(glClearNamedFramebufferfv(fbo_.id(), GL_COLOR, 0, zero));  // [Toth2010]: clear by zero
   TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 6, layers));
 }
 
@@ -232,7 +230,7 @@ void GlRasterProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
   if (x.size() != sys_.voxel_count() || y.size() != sys_.lor_count()) throw Error("glpet gl forward: size mismatch");
   gl::shared_context().make_current();
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-  const gl::Program& pts = gl::shaders().program(
+  const auto& pts = gl::shaders().get<AtlasPointsPass>(
       {{gl::Stage::Vertex, "glpet/atlas_points.vert.glsl"}, {gl::Stage::Fragment, "glpet/atlas_points.frag.glsl"}});
   for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
     PairState& ps = *pairs_[pair];
@@ -242,28 +240,25 @@ void GlRasterProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
     for (int first = record_begin(); first < record_end(); first += ps.layers) {
       const int layers = std::min(ps.layers, record_end() - first);
       timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, &x, ps.cams); });
-      // Pass 2 (seed §III): points into the atlas, GL_ONE/GL_ONE blending.
+      // Pass 2 ([Toth2010] §III): points into the atlas, GL_ONE/GL_ONE blending.
       timed(&RasterPassTimes::atlas_ms, [&] {
-        pts.use();
-        ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-        x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-        pts.set("u_first_record", first);
-        pts.set("u_N", sys_.N);
-        pts.set("u_R", sys_.R);
-        pts.set("u_na", pr.n_a());
-        pts.set("u_nt", pr.n_t());
-        pts.set("u_corr", 1);
-        pts.set("u_size", ps.W, ps.H);
-        pts.set("u_atlas_size", pr.atlas_width(), pr.atlas_height());
-        TOMO_GL_CHECK(glBindTextureUnit(1, ps.corr.id()));
+        pts.program.use();
+        ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCameras);
+        x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+        pts.common.first_record.set(first);
+        pts.common.N.set(sys_.N);
+        pts.common.R.set(sys_.R);
+        pts.common.na.set(pr.n_a());
+        pts.common.nt.set(pr.n_t());
+        pts.size.set({ps.W, ps.H});
+        pts.atlas_size.set({pr.atlas_width(), pr.atlas_height()});
+        TOMO_GL_CHECK(glBindTextureUnit(binding::kCorrespondence, ps.corr.id()));
         ps.atlas_fbo.bind();
         vao_.bind();
         TOMO_GL_CHECK(glViewport(0, 0, pr.atlas_width(), pr.atlas_height()));
-        TOMO_GL_CHECK(glEnable(GL_BLEND));
-        TOMO_GL_CHECK(glBlendEquation(GL_FUNC_ADD));
-        TOMO_GL_CHECK(glBlendFunc(GL_ONE, GL_ONE));
+        gl::apply(AtlasPointsPass::kState);
         TOMO_GL_CHECK(glDrawArrays(GL_POINTS, 0, ps.W * ps.H * layers));
-        TOMO_GL_CHECK(glDisable(GL_BLEND));
+        gl::apply(gl::PipelineState{});  // passes outside glpet expect blending off
       });
       times_.layers += layers;
     }
@@ -278,7 +273,7 @@ void GlRasterProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
   TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
 }
 
-void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s) {
+void GlRasterProjector::gather(GatherMode mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s) {
   gl::shared_context().make_current();
   if ((z && z->size() != sys_.lor_count()) || (t && t->size() != sys_.lor_count()) ||
       (b && b->size() != sys_.voxel_count()) || (s && s->size() != sys_.voxel_count()))
@@ -290,54 +285,52 @@ void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, G
   if (b) b->clear(first_voxel, voxels);
   if (s) s->clear(first_voxel, voxels);
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-  const gl::Program& terms = gl::layered_program("glpet/ratio.frag.glsl");
-  const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");
+  const auto& terms = gl::layered_pass<TermsPass>("glpet/ratio.frag.glsl");
+  const auto& collect = gl::shaders().get_compute<CollectPass>("glpet/collect.comp.glsl");
   for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
     PairState& ps = *pairs_[pair];
     const ModulePair& pr = sys_.scanner.pairs[pair];
     for (int first = record_begin(); first < record_end(); first += ps.layers) {
       const int layers = std::min(ps.layers, record_end() - first);
       timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, nullptr, ps.cams); });
-      // Pass 3a (seed §IV): (A·z, A, 0, 0) into level 0 of the reduction texture.
+      // Pass 3a ([Toth2010] §IV): (A·z, A, 0, 0) into level 0 of the reduction texture.
       timed(&RasterPassTimes::terms_ms, [&] {
-        terms.use();
-        ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-        (z ? z->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-        (t ? t->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 4);
-        terms.set("u_first_layer", 0);
-        terms.set("u_first_record", first);
-        terms.set("u_R", sys_.R);
-        terms.set("u_na", pr.n_a());
-        terms.set("u_nt", pr.n_t());
-        terms.set("u_mode", z ? mode : 2);
-        terms.set("u_lor_offset", unsigned(sys_.scanner.lor_offset(pair)));
-        terms.set("u_corr", 1);
-        TOMO_GL_CHECK(glBindTextureUnit(1, ps.corr.id()));
+        terms.program.use();
+        ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCameras);
+        (z ? z->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kLors);
+        (t ? t->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kLorsEstimate);
+        terms.first_layer.set(0);
+        terms.common.first_record.set(first);
+        terms.common.R.set(sys_.R);
+        terms.common.na.set(pr.n_a());
+        terms.common.nt.set(pr.n_t());
+        terms.mode.set(int(z ? mode : GatherMode::Sensitivity));
+        terms.lor_offset.set(unsigned(sys_.scanner.lor_offset(pair)));
+        TOMO_GL_CHECK(glBindTextureUnit(binding::kCorrespondence, ps.corr.id()));
         fbo_.attach(GL_COLOR_ATTACHMENT0, ps.red, 0);
         fbo_.set_draw_buffers(1);
         fbo_.check_complete();
         fbo_.bind();
         vao_.bind();
         TOMO_GL_CHECK(glViewport(0, 0, ps.W, ps.H));
-        TOMO_GL_CHECK(glDisable(GL_BLEND));
+        gl::apply(TermsPass::kState);
         TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, layers));
       });
       // Pass 3b: halving mip-reduction of all layers at once, to 1×1.
       timed(&RasterPassTimes::reduction_ms, [&] { reducer_->reduce(ps.red, 0, layers); });
       // Pass 3c: per voxel, Σ over its N sample layers / N into b and s.
       timed(&RasterPassTimes::collect_ms, [&] {
-        collect.use();
-        (b ? b->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 5);
-        (s ? s->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, 6);
-        collect.set("u_red", 2);
-        TOMO_GL_CHECK(glBindTextureUnit(2, ps.red.id()));
-        collect.set("u_top", ps.top);
-        collect.set("u_first_voxel", unsigned(first / sys_.N));
-        collect.set("u_batch_voxels", unsigned(layers / sys_.N));
-        collect.set("u_N", sys_.N);
-        collect.set("u_want_b", b && z ? 1 : 0);
-        collect.set("u_want_sens", s ? 1 : 0);
-        collect.dispatch(layers / sys_.N);
+        collect.program.use();
+        (b ? b->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kBack);
+        (s ? s->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSensitivity);
+        TOMO_GL_CHECK(glBindTextureUnit(binding::kReduction, ps.red.id()));
+        collect.top.set(ps.top);
+        collect.first_voxel.set(unsigned(first / sys_.N));
+        collect.batch_voxels.set(unsigned(layers / sys_.N));
+        collect.N.set(sys_.N);
+        collect.want_b.set(b && z ? 1 : 0);
+        collect.want_sens.set(s ? 1 : 0);
+        collect.program.dispatch(layers / sys_.N);
         TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
       });
       times_.layers += layers;
@@ -348,16 +341,16 @@ void GlRasterProjector::gather(int mode, const GlBuffer* z, const GlBuffer* t, G
 }
 
 void GlRasterProjector::back(const BackendBuffer& z, BackendBuffer& b) {
-  gather(0, &gl_buffer(z, "gl back"), nullptr, &gl_buffer(b, "gl back"), nullptr);
+  gather(GatherMode::Back, &gl_buffer(z, "gl back"), nullptr, &gl_buffer(b, "gl back"), nullptr);
 }
 
 void GlRasterProjector::back_ratio(const BackendBuffer& y, const BackendBuffer& t, BackendBuffer& b, BackendBuffer* sens) {
-  gather(1, &gl_buffer(y, "gl back_ratio"), &gl_buffer(t, "gl back_ratio"), &gl_buffer(b, "gl back_ratio"),
+  gather(GatherMode::Ratio, &gl_buffer(y, "gl back_ratio"), &gl_buffer(t, "gl back_ratio"), &gl_buffer(b, "gl back_ratio"),
          sens ? &gl_buffer(*sens, "gl back_ratio") : nullptr);
 }
 
 void GlRasterProjector::sensitivity(BackendBuffer& sens) {
-  gather(0, nullptr, nullptr, nullptr, &gl_buffer(sens, "gl sensitivity"));
+  gather(GatherMode::Sensitivity, nullptr, nullptr, nullptr, &gl_buffer(sens, "gl sensitivity"));
 }
 
 void GlRasterProjector::mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) {

@@ -1,4 +1,4 @@
-// The glpet `gl` backend: the seed's raster passes (shaders/glpet/*.{vert,frag}.glsl).
+// The glpet `gl` backend: the raster passes of [Toth2010] (shaders/glpet/*.{vert,frag}.glsl).
 // (1) correspondence images of a batch of voxel samples as layers of an RGBA32F 2D-array
 // target (instanced, gl_Layer from the vertex shader); (2) forward projection by additively
 // blended points into one R32F LOR atlas per pair; (3) back-projection by a terms pass and
@@ -44,7 +44,7 @@ class GlRasterProjector final : public Projector {
   // Layers (voxel samples) per batch; 0 = automatic (memory budget, ≤ 2048). For benches.
   void set_batch_layers(int layers) { batch_override_ = layers; }
   int batch_layers(std::size_t pair) const;
-  // σ_t by one hardware-filtered fetch per march sample (the seed's way, faster) instead
+  // σ_t by one hardware-filtered fetch per march sample ([Toth2010]'s way, faster) instead
   // of the contract's fp32 trilinear from 8 texelFetch (default). For benches.
   void set_hardware_filter(bool on) { hardware_filter_ = on; }
   // Per-pass device timing (adds a query wait per pass: for benches, not for production).
@@ -59,7 +59,7 @@ class GlRasterProjector final : public Projector {
   std::size_t range_first_ = 0, range_count_ = 0;
   struct PairState;
   std::unique_ptr<PairState> make_pair_state(const ModulePair& pair) const;
-  void gather(int mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
+  void gather(GatherMode mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
   void draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers, const GlBuffer* skip_x,
                             const gl::Buffer& cams);
   template <class F>

@@ -38,7 +38,7 @@ int volume_panel_axis(int i, int mip_axis);
 // have for sample v (T = 1, perpendicular to the primary module): ΔA / (2π d²).
 double correspondence_weight_ref(const glpet::ModulePair& pair, const Vec3& v, int R);
 
-// seed Fig. 8 in false colour: r → hue, s → value, weight → brightness; misses black.
+// [Toth2010] Fig. 8 in false colour: r → hue, s → value, weight → brightness; misses black.
 // The CPU twin of correspondence_colour() in shaders/viewer/colour.glsl.
 std::array<float, 3> correspondence_colour(const glpet::CorrespondencePixel& px, int n_a, int n_t, double weight_ref);
 // Float colour → 8 bits as GL stores it in an 8-bit framebuffer (round to nearest).

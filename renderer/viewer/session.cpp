@@ -7,6 +7,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/scene.hpp"
 #include "renderer/gl/engine.hpp"
+#include "renderer/gl/uniform.hpp"
 #include "renderer/glpet/gl_display_copy.hpp"
 #include "compute/glpet/mlem.hpp"
 #include "compute/glpet/measure.hpp"
@@ -67,7 +68,14 @@ GlpetSession::~GlpetSession() {
 }
 
 void GlpetSession::update_stat(const gl::Buffer& data, std::size_t n, int slot) {
-  const gl::Program& p = gl::shaders().compute("viewer/max.comp.glsl");
+  // viewer/max.comp.glsl: the maximum of `n` values into stats slot `slot`.
+  struct MaxPass {
+    const gl::Program& program;
+    gl::Uniform<unsigned> n, slot;
+    explicit MaxPass(const gl::Program& p) : program(p), n(p, "u_n"), slot(p, "u_slot") {}
+  };
+  const auto& pass = gl::shaders().get_compute<MaxPass>("viewer/max.comp.glsl");
+  const gl::Program& p = pass.program;
   const unsigned zero = 0;
   TOMO_GL_CHECK(glClearNamedBufferSubData(stats_.id(), GL_R32UI, slot * sizeof(unsigned), sizeof(unsigned),
                                           GL_RED_INTEGER, GL_UNSIGNED_INT, &zero));
@@ -75,8 +83,8 @@ void GlpetSession::update_stat(const gl::Buffer& data, std::size_t n, int slot) 
   p.use();
   data.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
   stats_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-  p.set("u_n", unsigned(n));
-  p.set("u_slot", unsigned(slot));
+  pass.n.set(unsigned(n));
+  pass.slot.set(unsigned(slot));
   p.dispatch(int(std::min<std::size_t>(std::max<std::size_t>(n, 1), 64 * 256)));
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
 }

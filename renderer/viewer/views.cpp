@@ -4,29 +4,83 @@
 #include <cmath>
 
 #include "renderer/gl/engine.hpp"
+#include "renderer/gl/pipeline_state.hpp"
+#include "renderer/gl/uniform.hpp"
 
 namespace tomo::viewer {
 
 namespace {
-const gl::Program& program(const char* frag) {
-  return gl::shaders().program({{gl::Stage::Vertex, "viewer/quad.vert.glsl"}, {gl::Stage::Fragment, frag}});
+
+// viewer/quad.vert.glsl: the rectangle a view draws into.
+struct QuadUniforms {
+  gl::Uniform<gl::Vec4f> rect;
+  gl::Uniform<gl::Vec2f> viewport;
+  explicit QuadUniforms(const gl::Program& p) : rect(p, "u_rect"), viewport(p, "u_viewport") {}
+};
+
+// viewer/correspondence.frag.glsl: the correspondence image in false colour.
+struct CorrespondenceView {
+  const gl::Program& program;
+  QuadUniforms quad;
+  gl::Uniform<gl::Vec2f> origin;
+  gl::Uniform<float> scale, wref;
+  gl::Uniform<gl::Vec2i> size;
+  gl::Uniform<int> corr, na, nt, R, grid;  // corr: the sampler's texture unit
+  explicit CorrespondenceView(const gl::Program& p)
+      : program(p), quad(p), origin(p, "u_origin"), scale(p, "u_scale"), wref(p, "u_wref"), size(p, "u_size"),
+        corr(p, "u_corr"), na(p, "u_na"), nt(p, "u_nt"), R(p, "u_R"), grid(p, "u_grid") {}
+};
+
+// viewer/atlas.frag.glsl: one pair's atlas (measured, estimated or their ratio).
+struct AtlasView {
+  const gl::Program& program;
+  QuadUniforms quad;
+  gl::Uniform<unsigned> offset;
+  gl::Uniform<gl::Vec2i> size;
+  gl::Uniform<int> mode;
+  gl::Uniform<gl::Vec2f> origin, pan;
+  gl::Uniform<float> scale;
+  explicit AtlasView(const gl::Program& p)
+      : program(p), quad(p), offset(p, "u_offset"), size(p, "u_size"), mode(p, "u_mode"), origin(p, "u_origin"),
+        pan(p, "u_pan"), scale(p, "u_scale") {}
+};
+
+// viewer/volume.frag.glsl: a slice or a maximum-intensity projection of the image.
+struct VolumeView {
+  const gl::Program& program;
+  QuadUniforms quad;
+  gl::Uniform<gl::Vec3i> dims;
+  gl::Uniform<int> axis, index, map;
+  gl::Uniform<gl::Vec2i> size;
+  gl::Uniform<gl::Vec2f> origin;
+  gl::Uniform<float> scale, lo, hi;
+  gl::Uniform<unsigned> slot;
+  explicit VolumeView(const gl::Program& p)
+      : program(p), quad(p), dims(p, "u_dims"), axis(p, "u_axis"), index(p, "u_index"), map(p, "u_map"),
+        size(p, "u_size"), origin(p, "u_origin"), scale(p, "u_scale"), lo(p, "u_lo"), hi(p, "u_hi"),
+        slot(p, "u_slot") {}
+};
+
+template <class View>
+const View& view(const char* frag) {
+  return gl::shaders().get<View>({{gl::Stage::Vertex, "viewer/quad.vert.glsl"}, {gl::Stage::Fragment, frag}});
 }
+
+// Binds `p` over the window's default framebuffer, drawing into `rect`.
+void begin(const gl::Program& p, const QuadUniforms& quad, const gl::VertexArray& vao, int win_w, int win_h,
+           const Area& rect) {
+  TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+  TOMO_GL_CHECK(glViewport(0, 0, win_w, win_h));
+  gl::apply(gl::PipelineState{});  // opaque quads
+  p.use();
+  quad.rect.set({float(rect.x), float(rect.y), float(rect.width), float(rect.height)});
+  quad.viewport.set({float(win_w), float(win_h)});
+  vao.bind();
+}
+
 }  // namespace
 
 Views::Views() : vao_(gl::VertexArray::create()) {}
-
-void Views::begin(const gl::Program& p, int win_w, int win_h, const Area& rect) {
-  TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
-  TOMO_GL_CHECK(glViewport(0, 0, win_w, win_h));
-  TOMO_GL_CHECK(glDisable(GL_BLEND));
-  TOMO_GL_CHECK(glDisable(GL_DEPTH_TEST));
-  TOMO_GL_CHECK(glDisable(GL_CULL_FACE));
-  TOMO_GL_CHECK(glDisable(GL_SCISSOR_TEST));
-  p.use();
-  p.set("u_rect", float(rect.x), float(rect.y), float(rect.width), float(rect.height));
-  p.set("u_viewport", float(win_w), float(win_h));
-  vao_.bind();
-}
 
 void Views::draw_correspondence(GlpetSession& s, ViewState& st, int win_w, int win_h) {
   const auto& sys = s.system();
@@ -42,18 +96,18 @@ void Views::draw_correspondence(GlpetSession& s, ViewState& st, int win_w, int w
   const int W = sys.R * pair.n_a(), H = sys.R * pair.n_t();
   corr_place_ = fit(image_area(win_w, win_h), W, H);
   const Placement& pl = corr_place_;
-  const gl::Program& p = program("viewer/correspondence.frag.glsl");
-  begin(p, win_w, win_h, {pl.x, pl.y, pl.scale * W, pl.scale * H});
-  p.set("u_corr", 0);
+  const auto& p = view<CorrespondenceView>("viewer/correspondence.frag.glsl");
+  begin(p.program, p.quad, vao_, win_w, win_h, {pl.x, pl.y, pl.scale * W, pl.scale * H});
+  p.corr.set(0);
   TOMO_GL_CHECK(glBindTextureUnit(0, corr.id()));
-  p.set("u_origin", float(pl.x), float(pl.y));
-  p.set("u_scale", float(pl.scale));
-  p.set("u_size", W, H);
-  p.set("u_na", pair.n_a());
-  p.set("u_nt", pair.n_t());
-  p.set("u_R", sys.R);
-  p.set("u_wref", float(correspondence_weight_ref(pair, v, sys.R)));
-  p.set("u_grid", st.grid ? 1 : 0);
+  p.origin.set({float(pl.x), float(pl.y)});
+  p.scale.set(float(pl.scale));
+  p.size.set({W, H});
+  p.na.set(pair.n_a());
+  p.nt.set(pair.n_t());
+  p.R.set(sys.R);
+  p.wref.set(float(correspondence_weight_ref(pair, v, sys.R)));
+  p.grid.set(st.grid ? 1 : 0);
   TOMO_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 6));
 }
 
@@ -72,40 +126,40 @@ void Views::draw_atlas(GlpetSession& s, ViewState& st, int win_w, int win_h) {
     st.atlas_zoom = float(f.scale);
     st.atlas_pan = {float(a.x - f.x) / f.scale, float(a.y - f.y) / f.scale};
   }
-  const gl::Program& p = program("viewer/atlas.frag.glsl");
-  begin(p, win_w, win_h, {a.x, a.y, a.width, a.height});
+  const auto& p = view<AtlasView>("viewer/atlas.frag.glsl");
+  begin(p.program, p.quad, vao_, win_w, win_h, {a.x, a.y, a.width, a.height});
   s.measured().bind_base(GL_SHADER_STORAGE_BUFFER, 0);
   s.estimated().bind_base(GL_SHADER_STORAGE_BUFFER, 1);
   s.stats().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-  p.set("u_offset", unsigned(sys.scanner.lor_offset(st.pair)));
-  p.set("u_size", pair.atlas_width(), pair.atlas_height());
-  p.set("u_mode", st.atlas_mode);
-  p.set("u_origin", float(a.x), float(a.y));
-  p.set("u_scale", st.atlas_zoom);
-  p.set("u_pan", st.atlas_pan[0], st.atlas_pan[1]);
+  p.offset.set(unsigned(sys.scanner.lor_offset(st.pair)));
+  p.size.set({pair.atlas_width(), pair.atlas_height()});
+  p.mode.set(st.atlas_mode);
+  p.origin.set({float(a.x), float(a.y)});
+  p.scale.set(st.atlas_zoom);
+  p.pan.set({st.atlas_pan[0], st.atlas_pan[1]});
   TOMO_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 6));
 }
 
 void Views::draw_slices(GlpetSession& s, const ViewState& st, int win_w, int win_h) {
   const auto& d = s.system().grid.dims;
   const auto places = volume_layout(image_area(win_w, win_h), d, st.mip_axis);
-  const gl::Program& p = program("viewer/volume.frag.glsl");
+  const auto& p = view<VolumeView>("viewer/volume.frag.glsl");
   for (int i = 0; i < 4; ++i) {
     const Placement& pl = places[i];
     const int axis = volume_panel_axis(i, st.mip_axis);
-    begin(p, win_w, win_h, {pl.x, pl.y, pl.scale * pl.width, pl.scale * pl.height});
+    begin(p.program, p.quad, vao_, win_w, win_h, {pl.x, pl.y, pl.scale * pl.width, pl.scale * pl.height});
     s.image().bind_base(GL_SHADER_STORAGE_BUFFER, 0);
     s.stats().bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    p.set("u_dims", d[0], d[1], d[2]);
-    p.set("u_axis", axis);
-    p.set("u_index", i < 3 ? st.voxel[axis] : -1);
-    p.set("u_size", pl.width, pl.height);
-    p.set("u_origin", float(pl.x), float(pl.y));
-    p.set("u_scale", float(pl.scale));
-    p.set("u_map", st.colour_map);
-    p.set("u_lo", st.level - 0.5f * st.width);
-    p.set("u_hi", st.level + 0.5f * st.width);
-    p.set("u_slot", unsigned(kStatImage));
+    p.dims.set({d[0], d[1], d[2]});
+    p.axis.set(axis);
+    p.index.set(i < 3 ? st.voxel[axis] : -1);
+    p.size.set({pl.width, pl.height});
+    p.origin.set({float(pl.x), float(pl.y)});
+    p.scale.set(float(pl.scale));
+    p.map.set(st.colour_map);
+    p.lo.set(st.level - 0.5f * st.width);
+    p.hi.set(st.level + 0.5f * st.width);
+    p.slot.set(unsigned(kStatImage));
     TOMO_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 6));
   }
 }

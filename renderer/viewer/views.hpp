@@ -35,7 +35,6 @@ class Views {
   Placement atlas_fit(const GlpetSession& s, const ViewState& st, int win_w, int win_h) const;
 
  private:
-  void begin(const gl::Program& p, int win_w, int win_h, const Area& rect);
   gl::VertexArray vao_;
   gl::Query timer_;
   Placement corr_place_;

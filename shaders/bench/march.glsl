@@ -5,7 +5,7 @@
 // within ±22° of z (the default scene's fan), and the samples are spread evenly over the grid's
 // z extent (the part of a line that fetches: samples outside the grid read 0 without a fetch in
 // the real passes too).
-// MODE 0: one hardware-filtered texture() of a sampler3D (the seed's way);
+// MODE 0: one hardware-filtered texture() of a sampler3D ([Toth2010]'s way);
 // MODE 1: 8 texelFetch of a sampler3D + fp32 trilinear (the `gl` contract);
 // MODE 2: 8 loads from an SSBO + fp32 trilinear (the `gl-compute` / `cuda` contract).
 uniform ivec3 u_dims;

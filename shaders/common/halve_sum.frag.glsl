@@ -3,7 +3,8 @@
 // it covers: 2×2, and up to 3 along an axis for the last texel when the input size is
 // odd (GL mip sizes halve rounding down). Input is a single-level view of the finer level.
 #include "common/layer_in.glsl"
-uniform sampler2DArray u_src;
+#include "bindings/gl.glsl"
+layout(binding = TOMO_HALVE_SOURCE) uniform sampler2DArray u_src;
 uniform ivec2 u_src_size;
 uniform ivec2 u_dst_size;
 out vec4 o_sum;

@@ -1,11 +1,11 @@
 #version 450 core
-// glpet raster pass 2 (seed 004 §III): one point per correspondence pixel (gl_VertexID runs
+// glpet raster pass 2 ([Toth2010] §III): one point per correspondence pixel (gl_VertexID runs
 // over all pixels of all layers of the batch), emitted at its LOR texel of the atlas with
 // the value a·x_v/N; additive blending into the R32F atlas sums the forward projection.
 #include "raster_common.glsl"
 
-layout(std430, binding = 2) readonly buffer X { float x[]; };
-uniform sampler2DArray u_corr;
+layout(std430, binding = GLPET_IMAGE) readonly buffer X { float x[]; };
+layout(binding = GLPET_CORRESPONDENCE) uniform sampler2DArray u_corr;
 uniform ivec2 u_size;        // correspondence image W × H
 uniform ivec2 u_atlas_size;  // N_a² × N_t²
 out float v_value;
@@ -29,6 +29,6 @@ void main() {
     return;
   }
   ivec2 t = atlas_texel(X, Y, int(c.x), int(c.y), int(cams[record].v_primary.w));
-  // seed §III: texel centre ((u+½)/N_a², (v+½)/N_t²) in clip space.
+  // [Toth2010] §III: texel centre ((u+½)/N_a², (v+½)/N_t²) in clip space.
   gl_Position = vec4((vec2(t) + 0.5) / vec2(u_atlas_size) * 2.0 - 1.0, 0.0, 1.0);
 }

@@ -1,11 +1,12 @@
 #version 450 core
 // glpet raster pass 3c: the 1×1 level of the mip-reduction holds each layer's two sums
-// (seed §IV); one invocation per voxel of the batch adds its N samples' sums / N into
+// ([Toth2010] §IV); one invocation per voxel of the batch adds its N samples' sums / N into
 // b_v and s_v (which hold the previous pairs' and batches' sums: no two invocations share a voxel).
 layout(local_size_x = 64) in;
-layout(std430, binding = 5) buffer B { float b[]; };
-layout(std430, binding = 6) buffer S { float sens[]; };
-uniform sampler2DArray u_red;
+#include "bindings/glpet.glsl"
+layout(std430, binding = GLPET_BACK) buffer B { float b[]; };
+layout(std430, binding = GLPET_SENSITIVITY) buffer S { float sens[]; };
+layout(binding = GLPET_REDUCTION) uniform sampler2DArray u_red;
 uniform int u_top;  // level of the 1×1 totals
 uniform uint u_first_voxel;
 uniform uint u_batch_voxels;

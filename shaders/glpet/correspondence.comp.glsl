@@ -1,10 +1,10 @@
 #version 450 core
-// glpet gl-compute: the correspondence image (seed 004 §II.B) of one voxel sample,
+// glpet gl-compute: the correspondence image ([Toth2010] §II.B) of one voxel sample,
 // (r, s, a, 1) per pixel, (0, 0, 0, 0) where the line misses; row-major, X fastest.
 layout(local_size_x = 64) in;
 #include "line_set.glsl"
 
-layout(std430, binding = 3) writeonly buffer Out { vec4 image[]; };
+layout(std430, binding = GLPET_CORRESPONDENCE_IMAGE) writeonly buffer Out { vec4 image[]; };
 uniform dvec3 u_v;
 
 void main() {

@@ -1,5 +1,5 @@
 #version 450 core
-// glpet raster pass 1 (seed 004 §II.B): one line per fragment. (p,q) from the pixel, (r,s)
+// glpet raster pass 1 ([Toth2010] §II.B): one line per fragment. (p,q) from the pixel, (r,s)
 // from the interpolated index colour, y1 from the pixel centre, y2 interpolated; the weight
 // a = T·Δω/(2π) with T ray-marched over K samples of σ_t (trilinear in fp32 from texelFetch
 // of the 3D texture, as the line-set contract). Output (r, s, a, 1); cleared pixels are 0.
@@ -13,14 +13,14 @@ uniform vec3 u_pixel_du[2];
 uniform vec3 u_pixel_dv[2];
 uniform vec3 u_primary_normal[2];
 uniform float u_pixel_area[2];   // ΔA = w·h/(N_a·N_t·R²)
-uniform sampler3D u_sigma;
+layout(binding = GLPET_SIGMA_TEXTURE) uniform sampler3D u_sigma;
 #include "common/grid.glsl"  // u_grid_origin, u_inv_voxel, u_dims
 uniform int u_K;
 uniform int u_sigma_empty;
 out vec4 o_line;
 
 #ifdef HW_FILTER
-// The seed's way: one hardware-filtered fetch (GL_LINEAR, CLAMP_TO_BORDER 0) at (g+½)/dims.
+// [Toth2010]'s way: one hardware-filtered fetch (GL_LINEAR, CLAMP_TO_BORDER 0) at (g+½)/dims.
 // Faster, but the filter weights are fixed-point (8 bits on NVIDIA): not the fp32 contract.
 float sigma_at(vec3 g) { return texture(u_sigma, (g + 0.5) / vec3(u_dims)).r; }
 #else
@@ -34,7 +34,7 @@ float sigma_fetch(ivec3 c) {
 
 #include "line_math.glsl"
 
-// seed §II.B ray marching in fp32, midpoint samples t_k = (k+½)/K on y(t) = y2 + t(y1 − y2).
+// [Toth2010] §II.B ray marching in fp32, midpoint samples t_k = (k+½)/K on y(t) = y2 + t(y1 − y2).
 float transmission(vec3 y1, vec3 y2) {
   if (u_sigma_empty != 0) return 1.0;
   vec3 g0 = (y2 - u_grid_origin) * u_inv_voxel;
@@ -46,7 +46,7 @@ float transmission(vec3 y1, vec3 y2) {
 }
 
 void main() {
-  // The colour is (1,1)…(N_a+1,N_t+1) on the quad (seed §II.B); outside that range the
+  // The colour is (1,1)…(N_a+1,N_t+1) on the quad ([Toth2010] §II.B); outside that range the
   // fragment comes from rasterizer edge rounding beyond the quad: not a line of the set.
   vec2 c = v_colour;
   if (c.x < 1.0 || c.y < 1.0 || c.x >= float(u_na + 1) || c.y >= float(u_nt + 1)) discard;

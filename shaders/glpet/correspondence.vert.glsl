@@ -1,12 +1,12 @@
 #version 450 core
-// glpet raster pass 1 (seed 004 §II.A–B): the secondary module quad of one voxel sample per
+// glpet raster pass 1 ([Toth2010] §II.A–B): the secondary module quad of one voxel sample per
 // instance, drawn with the sample's camera into layer gl_InstanceID of the correspondence
-// target. Attributes: the seed's index colours and the world-space corners (hit point y2),
+// target. Attributes: the index colours of [Toth2010] and the world-space corners (hit point y2),
 // interpolated perspective-correctly. Forward passes skip voxels with x_v = 0.
 #extension GL_ARB_shader_viewport_layer_array : require
 #include "raster_common.glsl"
 
-layout(std430, binding = 2) readonly buffer X { float x[]; };
+layout(std430, binding = GLPET_IMAGE) readonly buffer X { float x[]; };
 uniform vec3 u_sec_corner[8];  // [primary·4 + corner]: the secondary's corners when `primary` is primary
 uniform vec2 u_sec_colour[8];  // (1,1), (N_a+1,1), (N_a+1,N_t+1), (1,N_t+1)
 uniform int u_skip_zero;

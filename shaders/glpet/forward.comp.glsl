@@ -1,13 +1,13 @@
 #version 450 core
-// glpet gl-compute forward projection (seed 004 eq. (2), §III shooting): one work group per
+// glpet gl-compute forward projection ([Toth2010] eq. (2), §III shooting): one work group per
 // voxel, one invocation per primary macropixel (R×R lines); runs of lines that share a LOR
 // are pre-summed and scattered with one float atomicAdd.
 #extension GL_NV_shader_atomic_float : require
 layout(local_size_x = 128) in;
 #include "line_set.glsl"
 
-layout(std430, binding = 2) readonly buffer X { float x[]; };
-layout(std430, binding = 3) buffer Y { float ytilde[]; };
+layout(std430, binding = GLPET_IMAGE) readonly buffer X { float x[]; };
+layout(std430, binding = GLPET_LORS) buffer Y { float ytilde[]; };
 uniform uint u_first_voxel;
 uniform uint u_voxel_count;
 

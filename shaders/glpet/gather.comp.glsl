@@ -1,15 +1,16 @@
 #version 450 core
-// glpet gl-compute gathering back-projection (seed 004 §IV, eq. (3)): one work group per
+// glpet gl-compute gathering back-projection ([Toth2010] §IV, eq. (3)): one work group per
 // voxel, invocations over the lines of its correspondence images, a shared-memory sum.
-// u_mode 0: b_v = Σ a·z_l; 1: b_v = Σ a·y_l/ỹ_l (0 where ỹ_l <= 0). u_want_sens: s_v = Σ a.
+// u_mode (glpet::GatherMode) 0: b_v = Σ a·z_l; 1: b_v = Σ a·y_l/ỹ_l (0 where ỹ_l <= 0); 2: no b
+// (u_want_b is 0). u_want_sens: s_v = Σ a.
 // One dispatch per module pair; u_accumulate adds to the previous pairs' sums.
 layout(local_size_x = 128) in;
 #include "line_set.glsl"
 
-layout(std430, binding = 3) readonly buffer Z { float z[]; };       // z or y
-layout(std430, binding = 4) readonly buffer T { float ytilde[]; };  // ỹ (mode 1)
-layout(std430, binding = 5) buffer B { float b[]; };
-layout(std430, binding = 6) buffer S { float sens[]; };
+layout(std430, binding = GLPET_LORS) readonly buffer Z { float z[]; };       // z or y
+layout(std430, binding = GLPET_LORS_ESTIMATE) readonly buffer T { float ytilde[]; };  // ỹ (mode 1)
+layout(std430, binding = GLPET_BACK) buffer B { float b[]; };
+layout(std430, binding = GLPET_SENSITIVITY) buffer S { float sens[]; };
 uniform uint u_first_voxel;
 uniform uint u_voxel_count;
 uniform int u_mode;

@@ -1,4 +1,4 @@
-// glpet line math for every GLSL pass (docs/glpet.md §2, seed 004 §II.B), the GLSL twin of
+// glpet line math for every GLSL pass (docs/glpet.md §2, [Toth2010] §II.B), the GLSL twin of
 // compute/glpet/line_math.hpp: which midpoint samples can see σ_t, and their sum.
 // Needs `float sigma_at(vec3 g)` (common/trilinear.glsl, or the hardware-filtered variant).
 
@@ -45,7 +45,7 @@ bool sample_range(vec3 g0, vec3 dg, ivec3 n, int K, out int k0, out int k1) {
   return true;
 }
 
-// Σ_k σ_t(g0 + t_k·dg), k0 ≤ k ≤ k1, in fp32 (seed §II.B midpoint rule); T = exp(−sum·|y1−y2|/K).
+// Σ_k σ_t(g0 + t_k·dg), k0 ≤ k ≤ k1, in fp32 ([Toth2010] §II.B midpoint rule); T = exp(−sum·|y1−y2|/K).
 float midpoint_sum(vec3 g0, vec3 dg, int k0, int k1, int K) {
   float sum = 0.0;
   for (int k = k0; k <= k1; ++k) sum += sigma_at(g0 + ((float(k) + 0.5) / float(K)) * dg);

@@ -1,7 +1,8 @@
-// glpet line set (docs/glpet.md §2, seed 004 §II) for the compute twins: line geometry in
+// glpet line set (docs/glpet.md §2, [Toth2010] §II) for the compute twins: line geometry in
 // double (the same secondary detectors as the cpu reference), ray marching in fp32 with
 // trilinear σ_t from 8 plain loads (common/trilinear.glsl, glpet/line_math.glsl).
 // Uniforms describe ONE module pair; index 0/1 = the pair's first/second module.
+#include "bindings/glpet.glsl"
 uniform dvec3 u_centre[2];
 uniform dvec3 u_normal[2];
 uniform dvec3 u_axis_a[2];
@@ -19,8 +20,8 @@ uniform dvec3 u_grid_voxel;  // mm
 uniform ivec3 u_dims;
 uniform int u_sigma_empty;   // 1: σ_t ≡ 0, T = 1
 
-layout(std430, binding = 0) readonly buffer Sigma { float sigma[]; };      // x fastest
-layout(std430, binding = 1) readonly buffer Offsets { double offsets[]; }; // N × 3, voxel units
+layout(std430, binding = GLPET_SIGMA) readonly buffer Sigma { float sigma[]; };      // x fastest
+layout(std430, binding = GLPET_OFFSETS) readonly buffer Offsets { double offsets[]; }; // N × 3, voxel units
 
 const double kTwoPi = 6.283185307179586LF;
 
@@ -29,7 +30,7 @@ ivec3 voxel_ijk(uint vox) {
   return ivec3(int(vox % nx), int((vox / nx) % ny), int(vox / (nx * ny)));
 }
 
-// seed 004 eq. (4): sample n of voxel ijk (glpet::sample_position).
+// [Toth2010] eq. (4): sample n of voxel ijk (glpet::sample_position).
 dvec3 sample_position(ivec3 ijk, int n) {
   dvec3 off = dvec3(offsets[3 * n], offsets[3 * n + 1], offsets[3 * n + 2]);
   return u_grid_origin + (dvec3(ijk) + off) * u_grid_voxel;
@@ -43,7 +44,7 @@ float sigma_fetch(ivec3 c) {
 #include "common/trilinear.glsl"
 #include "line_math.glsl"
 
-// seed 004 §II.B: T = exp(−Σ_k σ_t(y(t_k))·|y1−y2|/K), t_k = (k+½)/K, y(t) = y2 + t(y1−y2);
+// [Toth2010] §II.B: T = exp(−Σ_k σ_t(y(t_k))·|y1−y2|/K), t_k = (k+½)/K, y(t) = y2 + t(y1−y2);
 // samples outside the support of σ_t (grid grown by one voxel) skipped, as on the cpu.
 float transmission(dvec3 y1, dvec3 y2) {
   if (u_sigma_empty != 0) return 1.0;
@@ -91,7 +92,7 @@ bool trace(Frame f, int X, int Y, out uint lor, out float w, out ivec2 rs) {
   double dn = dot(d, u_normal[m2]);
   if (dn == 0.0LF) return false;
   double lambda = f.sec_plane / dn;
-  if (!(lambda < 0.0LF)) return false;  // the secondary must lie beyond v (seed's mirroring)
+  if (!(lambda < 0.0LF)) return false;  // the secondary must lie beyond v ([Toth2010]'s mirroring)
   dvec3 y2 = f.v + d * lambda;
   dvec3 rel = y2 - u_corner[m2];
   double a = dot(rel, u_axis_a[m2]) / u_pitch[m2].x, t = dot(rel, u_axis_t[m2]) / u_pitch[m2].y;
@@ -101,7 +102,7 @@ bool trace(Frame f, int X, int Y, out uint lor, out float w, out ivec2 rs) {
   int i0 = m1 == 0 ? p : r, j0 = m1 == 0 ? q : s;
   int i1 = m1 == 0 ? r : p, j1 = m1 == 0 ? s : q;
   lor = uint(j0 * u_nt + j1) * uint(u_na * u_na) + uint(i0 * u_na + i1);
-  // Δω = ΔA·cosθ/|y1 − v|² (seed §II.B, Fig. 4), a = T·Δω/(2π) (seed eq. (5)).
+  // Δω = ΔA·cosθ/|y1 − v|² ([Toth2010] §II.B, Fig. 4), a = T·Δω/(2π) ([Toth2010] eq. (5)).
   double d2 = dot(d, d);
   double cos_t = abs(dot(d, u_normal[m1])) / sqrt(d2);
   double domega = f.pixel_area * cos_t / d2;

@@ -1,10 +1,11 @@
 // glpet raster passes: per-layer cameras (one voxel sample per layer of the 2D-array
 // correspondence target) and the LOR texel of a correspondence pixel (docs/glpet.md §2.5).
+#include "bindings/glpet.glsl"
 struct Camera {
-  mat4 view_projection;  // glpet::raster_camera(): projection·view (seed §II.A)
+  mat4 view_projection;  // glpet::raster_camera(): projection·view ([Toth2010] §II.A)
   vec4 v_primary;        // sample position (mm) and the primary module (0/1) as a float
 };
-layout(std430, binding = 0) readonly buffer Cameras { Camera cams[]; };
+layout(std430, binding = GLPET_CAMERAS) readonly buffer Cameras { Camera cams[]; };
 uniform int u_first_record;  // record of layer 0 of this batch (= first voxel · N)
 uniform int u_N;
 uniform int u_R;

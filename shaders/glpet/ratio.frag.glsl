@@ -1,13 +1,14 @@
 #version 450 core
-// glpet raster pass 3a (seed 004 §IV): turns each correspondence pixel into the two terms of
+// glpet raster pass 3a ([Toth2010] §IV): turns each correspondence pixel into the two terms of
 // eq. (3), (A_lv·z_l, A_lv, 0, 0), for the mip-reduction that sums them per layer.
-// u_mode 0: z_l = y_l (plain back-projection); 1: z_l = y_l/ỹ_l (0 where ỹ_l <= 0); 2: z = 0.
+// u_mode (glpet::GatherMode) 0: z_l = y_l (plain back-projection); 1: z_l = y_l/ỹ_l (0 where
+// ỹ_l <= 0); 2: z = 0.
 #include "raster_common.glsl"
 
 flat in int v_layer;  // from common/layered_triangle.vert.glsl
-layout(std430, binding = 3) readonly buffer Y { float y[]; };
-layout(std430, binding = 4) readonly buffer T { float ytilde[]; };
-uniform sampler2DArray u_corr;
+layout(std430, binding = GLPET_LORS) readonly buffer Y { float y[]; };
+layout(std430, binding = GLPET_LORS_ESTIMATE) readonly buffer T { float ytilde[]; };
+layout(binding = GLPET_CORRESPONDENCE) uniform sampler2DArray u_corr;
 uniform int u_mode;
 uniform uint u_lor_offset;
 out vec4 o_terms;

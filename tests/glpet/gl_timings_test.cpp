@@ -5,7 +5,7 @@
 #include <map>
 
 #include "compute/glpet/crosscheck.hpp"
-#include "renderer/glpet/gl_pass_timings.hpp"
+#include "bench/gl/gl_pass_timings.hpp"
 #include "tests/glpet/gl_fixtures.hpp"
 #include "tests/support/gl_test.hpp"
 

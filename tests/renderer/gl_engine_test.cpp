@@ -55,7 +55,10 @@ TEST(GlEngine, GridBlockReachesShadersInStd140) {
   grid.origin_mm = {-1.75, 4.0, 10.125};
   auto prog = gl::ShaderLibrary::build({{gl::Stage::Compute, R"(#version 450 core
 layout(local_size_x = 1) in;
-)" + gl::shaders().load("common/grid.glsl") + R"(
+)" + gl::shaders().load("bindings/gl.glsl") + [] {
+  std::string g = gl::shaders().load("common/grid.glsl");  // its #include inlined above
+  return g.replace(g.find("#include"), std::string("#include \"bindings/gl.glsl\"").size(), "");
+}() + R"(
 layout(std430, binding = 0) buffer Out { float o[]; };
 void main() {
   for (int a = 0; a < 3; ++a) {

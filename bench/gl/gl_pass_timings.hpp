@@ -1,7 +1,7 @@
-// Per-pass timings of the glpet GL backends for bench/glpet_bench.cpp: every raster pass
-// (device time from GL_TIME_ELAPSED queries) and each operator call of `gl` and
-// `gl-compute` (wall time around glFinish), with the work each did so the bench can set
-// it beside the ceiling it is bound by and the seed's 8800 GTX figures.
+// Per-pass timings of the glpet GL backends for bench_glpet (bench code, not in the product):
+// every raster pass (device time from GL_TIME_ELAPSED queries) and each operator call of `gl`
+// and `gl-compute` (wall time around glFinish), with the work each did so the bench can set
+// it beside the ceiling it is bound by and the 8800 GTX figures of [Toth2010].
 #pragma once
 #include <span>
 #include <string>
@@ -23,7 +23,7 @@ struct GlPassTiming {
 // Runs, `repeats` times each, on `sys` (use a slab of the full grid and scale per voxel for
 // big scenes; every voxel is processed: x > 0 everywhere is assumed by the callers):
 //  gl:  "correspondence" (pass 1, fragments = lines drawn, in forward), "correspondence_hw"
-//       (pass 1 with the seed's hardware-filtered σ_t), "atlas" (pass 2,
+//       (pass 1 with [Toth2010]'s hardware-filtered σ_t), "atlas" (pass 2,
 //       points), "terms" (pass 3a, fragments), "reduction" (pass 3b, bytes read by all
 //       halving levels), "collect" (3c, bytes: N RGBA32F texels read, b and s read and
 //       written per voxel), and whole calls "forward", "back_ratio", "sensitivity" (lines) and

@@ -1,5 +1,5 @@
 // glpet GL pass timings (gl_pass_timings.hpp).
-#include "renderer/glpet/gl_pass_timings.hpp"
+#include "bench/gl/gl_pass_timings.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -102,7 +102,7 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
       up += wall_ms(*op, [&] { op->mlem_update(*bx2, *bb, *bs); });
     }
     if (raster) {
-      // The seed's hardware-filtered σ_t variant of pass 1 (not the fp32 contract).
+      // [Toth2010]'s hardware-filtered σ_t variant of pass 1 (not the fp32 contract).
       raster->set_hardware_filter(true);
       op->forward(*bx, *bt);  // compiles the variant
       raster->set_timing(true);
