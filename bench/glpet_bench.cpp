@@ -29,7 +29,7 @@
 #include "bench/harness.hpp"
 #include "bench/glpet_bench_report.hpp"
 #include "compute/glpet/cpu_projector.hpp"
-#include "renderer/glpet/gl_pass_timings.hpp"
+#include "bench/gl/gl_pass_timings.hpp"
 #include "compute/glpet/projector.hpp"
 
 using namespace tomo;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
-#include "renderer/glpet/gl_pass_timings.hpp"
+#include "bench/gl/gl_pass_timings.hpp"
 
 namespace tomo::bench::glpet_report {
 
