@@ -12,7 +12,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/memory.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 
 namespace tomo::glpet {
 

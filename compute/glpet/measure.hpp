@@ -6,7 +6,7 @@
 #include <string>
 
 #include "compute/glpet/monte_carlo.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 
 namespace tomo {
 class Scene;

@@ -8,7 +8,7 @@
 
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 
 namespace tomo::glpet {
 

@@ -6,7 +6,7 @@
 
 #include "compute/core/registry.hpp"
 #include "compute/glpet/mlem.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 
 namespace tomo::glpet {
 

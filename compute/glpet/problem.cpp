@@ -24,7 +24,7 @@
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/multi_run.hpp"
 #include "compute/glpet/previews.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"

@@ -8,7 +8,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/glpet/projector.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/device.hpp"

@@ -16,7 +16,7 @@
 
 #include "renderer/gl/objects.hpp"
 #include "renderer/glpet/gl_projector.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 
 namespace tomo {
 class Scene;

@@ -21,7 +21,7 @@
 #include "compute/glpet/data_io.hpp"
 #include "compute/glpet/ring.hpp"
 #include "compute/fdk/raw_stack.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
 #include "compute/safir/config.hpp"

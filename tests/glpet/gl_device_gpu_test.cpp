@@ -14,7 +14,7 @@
 #include "renderer/gl/engine.hpp"
 #include "compute/glpet/cpu_projector.hpp"
 #include "compute/glpet/crosscheck.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "tests/support/gl_test.hpp"
 
 namespace tomo::glpet {

@@ -14,7 +14,7 @@
 #include "renderer/gl/objects.hpp"
 #include "compute/glpet/cpu_projector.hpp"
 #include "renderer/glpet/gl_display_copy.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "tests/glpet/gl_fixtures.hpp"
 #include "tests/support/gl_test.hpp"
 

@@ -10,7 +10,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/glpet/cpu_projector.hpp"
 #include "compute/glpet/mlem.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {

@@ -14,7 +14,7 @@
 #include "compute/glpet/mlem.hpp"
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/ring.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "tests/glpet/small_system.hpp"
 
 namespace tomo::glpet {

@@ -12,7 +12,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "compute/io/output_dir.hpp"
 
 namespace tomo::glpet {

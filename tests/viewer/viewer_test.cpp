@@ -23,7 +23,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/glpet/mlem.hpp"
 #include "compute/glpet/monte_carlo.hpp"
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 #include "compute/io/png.hpp"
 #include "tests/apps/cli_run.hpp"
 #include "tests/support/gl_test.hpp"

@@ -1,5 +1,5 @@
 // glpet scene reading and validation (names the file and key at fault).
-#include "compute/glpet/scene_model.hpp"
+#include "compute/glpet/config.hpp"
 
 #include <algorithm>
 #include <cmath>
