@@ -15,7 +15,7 @@
 
 namespace tomo::bench::glpet_report {
 
-// The seed's single 8800 GTX (seed 004 §VI), ms per voxel: 0.06 correspondence + 0.07 atlas
+// [Toth2010]'s single 8800 GTX (§VI), ms per voxel: 0.06 correspondence + 0.07 atlas
 // = 0.13 forward; 128³: 4.5 min forward (270 s) and 90 s back-projection.
 constexpr double kVox128 = 128.0 * 128.0 * 128.0;
 inline const std::map<std::string, double> kSeedMsPerVoxel = {

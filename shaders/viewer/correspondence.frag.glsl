@@ -1,5 +1,5 @@
 #version 450 core
-// Viewer: layer 0 of the glpet correspondence target (seed 004 Fig. 8) in false colour,
+// Viewer: layer 0 of the glpet correspondence target ([Toth2010] Fig. 8) in false colour,
 // nearest sampling at an integer scale, optionally with the macropixel grid (R×R pixels
 // = one primary detector).
 #include "colour.glsl"

@@ -1,4 +1,4 @@
-// Issue 11 D12: a RabbitCT file with non-finite pixels or a degenerate projection matrix is
+// A RabbitCT file with non-finite pixels or a degenerate projection matrix is
 // refused naming the file, the projection and the place (exit 2), instead of an inf or NaN volume.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Issue 11: ML-EM reconstructs only its field of view. Voxels whose sensitivity is below
+// ML-EM reconstructs only its field of view. Voxels whose sensitivity is below
 // glpet.sensitivity_threshold × the largest are held at 0 (they grew without bound at the edge),
 // the rest are updated; a threshold of 0 masks nothing.
 #include <gtest/gtest.h>

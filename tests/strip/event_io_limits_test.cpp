@@ -62,7 +62,7 @@ TEST(EventIoLimits, AHeaderClaimingMoreEventsThanTheFileHoldsSaysSo) {
   EXPECT_NE(e.find("hold at most 0"), std::string::npos) << e;
 }
 
-// Issue 12 reader audit: a non-finite value names the event, the field and where it is.
+// A non-finite value names the event, the field and where it is.
 TEST(EventIoPosition, BinaryNaNNamesEventFieldAndByteOffset) {
   const fs::path p = temp_file("nan.lm");
   // Header bytes spelled out (magic, version 1, count 3), then three events of 3 floats.

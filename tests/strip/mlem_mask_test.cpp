@@ -1,4 +1,4 @@
-// Issue 11: strip's ρ = ρ'/s (eq. 6) is 0 outside the field of view (s below
+// strip's ρ = ρ'/s (eq. 6) is 0 outside the field of view (s below
 // strip.sensitivity_threshold × max s), where the division by a vanishing s blew up.
 #include <gtest/gtest.h>
 
