@@ -1,4 +1,4 @@
-// The oat::Model / oat::Fbp contract over the cuda backend (label gpu; skips without a CUDA
+// The oat::Model contract over the cuda backend (label gpu; skips without a CUDA
 // device).
 #include "tests/oat/model_contract.hpp"
 

@@ -1,4 +1,4 @@
-// The oat::Model / oat::Fbp contract over the registry's cpu and GL backends (CI: llvmpipe,
+// The oat::Model contract over the registry's cpu and GL backends (CI: llvmpipe,
 // never skipped; an unavailable GL backend fails).
 #include "tests/oat/model_contract.hpp"
 
