@@ -90,7 +90,7 @@ TEST(SafirDeviceArrays, ForwardAndBackEqualCpuInEventOrder) {
   bd.upload(std::vector<float>(scene.box.count(), 5.0f));  // overwritten, not added to
   auto gpu = make("cuda", scene);
   gpu->set_events(lm.events);
-  DeviceArrayProjector p(*gpu, scene.box.count(), -1);
+  DeviceArrayProjector p(*gpu, scene.box.count(), tomo::cuda::current_device());
   ASSERT_EQ(p.events(), n);
   p.forward(xd.data(), yd.data());
   p.back(vd.data(), bd.data());
@@ -132,7 +132,7 @@ TEST(SafirDeviceArrays, ForwardBackAndMlemEqualTheCudaBackendBitForBit) {
   gpu->set_sensitivity(sens);
   gpu->set_randoms_per_lor(0.01);
   cuda::DeviceBuffer<Event> ev_d{std::span<const Event>(s.lm.events)};
-  DeviceArrayProjector p(*gpu, s.box.count(), -1);
+  DeviceArrayProjector p(*gpu, s.box.count(), tomo::cuda::current_device());
   p.set_events(reinterpret_cast<const std::uint32_t*>(ev_d.data()), n);
   const std::vector<float> xf(x.begin(), x.end()), vf(v.begin(), v.end());
   cuda::DeviceBuffer<float> xd{std::span<const float>(xf)}, vd{std::span<const float>(vf)}, yd(n), bd(s.box.count()),
@@ -159,7 +159,7 @@ TEST(SafirDeviceArrays, DeviceEventsAreCheckedAndProjectAsHostOnes) {
   host_op->set_events(s.lm.events);
   host_op->set_randoms_per_lor(0.5);
   dev_op->set_randoms_per_lor(0.5);
-  DeviceArrayProjector from_host(*host_op, s.box.count(), -1), from_device(*dev_op, s.box.count(), -1);
+  DeviceArrayProjector from_host(*host_op, s.box.count(), tomo::cuda::current_device()), from_device(*dev_op, s.box.count(), tomo::cuda::current_device());
   from_device.set_events(reinterpret_cast<const std::uint32_t*>(ev_d.data()), n);
   ASSERT_EQ(from_device.events(), n);
   const auto back = from_device.events_to_host();
@@ -196,7 +196,7 @@ TEST(SafirDeviceArrays, MlemStepsEqualCpuRunMlem) {
   gpu->set_sensitivity(sens);
   gpu->set_randoms_per_lor(randoms);
   cuda::DeviceBuffer<Event> ev_d{std::span<const Event>(s.lm.events)};
-  DeviceArrayProjector p(*gpu, s.box.count(), -1);
+  DeviceArrayProjector p(*gpu, s.box.count(), tomo::cuda::current_device());
   p.set_events(reinterpret_cast<const std::uint32_t*>(ev_d.data()), n);
   for (const bool halve : {false, true}) {
     MlemOptions o;
