@@ -5,25 +5,10 @@ import numpy as np
 import pytest
 
 import tomoraster
+from test_gpu import Kind
 from test_fdk import circular_geometry, sphere_stack
 
 pytestmark = pytest.mark.gpu
-
-
-class Kind:
-    """One array framework: NumPy data to the GPU and back."""
-
-    def __init__(self, name):
-        self.name = name
-        self.mod = pytest.importorskip(name)
-        if name == "torch" and not self.mod.cuda.is_available():
-            pytest.skip("PyTorch sees no CUDA device")
-
-    def to_gpu(self, a):
-        return self.mod.asarray(a) if self.name == "cupy" else self.mod.from_numpy(np.ascontiguousarray(a)).cuda()
-
-    def to_numpy(self, a):
-        return a.get() if self.name == "cupy" else a.cpu().numpy()
 
 
 @pytest.fixture(params=["cupy", "torch"])

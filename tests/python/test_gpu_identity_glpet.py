@@ -7,25 +7,10 @@ import numpy as np
 import pytest
 
 import tomoraster
+from test_gpu import Kind
 
 pytestmark = pytest.mark.gpu
 SMALL = {"glpet.voxels": [8, 8, 8], "glpet.voxel_mm": [4.0, 4.0, 4.0]}
-
-
-class Kind:
-    """One array framework: NumPy data to the GPU and back."""
-
-    def __init__(self, name):
-        self.name = name
-        self.mod = pytest.importorskip(name)
-        if name == "torch" and not self.mod.cuda.is_available():
-            pytest.skip("PyTorch sees no CUDA device")
-
-    def to_gpu(self, a):
-        return self.mod.asarray(a) if self.name == "cupy" else self.mod.from_numpy(np.ascontiguousarray(a)).cuda()
-
-    def to_numpy(self, a):
-        return a.get() if self.name == "cupy" else a.cpu().numpy()
 
 
 @pytest.fixture(params=["cupy", "torch"])
