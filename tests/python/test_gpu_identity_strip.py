@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tomoraster
-from test_gpu import FRAMEWORKS, Kind, rel
+from test_gpu import FRAMEWORKS, Kind, rel, same_as_backend
 from test_gpu_more import STRIP, strip_events
 
 pytestmark = pytest.mark.gpu
@@ -16,16 +16,6 @@ pytestmark = pytest.mark.gpu
 @pytest.fixture(params=FRAMEWORKS)
 def kind(request):
     return Kind(request.param)
-
-
-def same_as_backend(got, ref_a, ref_b):
-    """got (float32 from the GPU path) against two NumPy runs of the backend (float64 of float32)."""
-    got = np.asarray(got, dtype=np.float64)
-    assert got.shape == ref_a.shape
-    if np.array_equal(ref_a, ref_b):
-        np.testing.assert_array_equal(got, ref_a)
-    else:
-        assert rel(got, ref_a) <= 1e-6
 
 
 @pytest.fixture(scope="module")
