@@ -60,7 +60,13 @@ class DeviceBuffer {
   // Host -> device: n elements into [offset, offset + n).
   void upload(const T* src, std::size_t n, std::size_t offset = 0) {
     check_range(offset, n, "upload");
-    if (n) TOMO_CUDA_CHECK(cudaMemcpy(ptr_ + offset, src, n * sizeof(T), cudaMemcpyHostToDevice));
+    if (n) {
+      TOMO_CUDA_CHECK(cudaMemcpy(ptr_ + offset, src, n * sizeof(T), cudaMemcpyHostToDevice));
+      // From pageable memory cudaMemcpy may return once the data is staged, before the DMA to
+      // the device has finished; kernels on non-blocking streams do not wait for the default
+      // stream, so the upload is waited for here.
+      TOMO_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    }
   }
   void upload(std::span<const T> src, std::size_t offset = 0) { upload(src.data(), src.size(), offset); }
   void upload_async(const T* src, std::size_t n, cudaStream_t stream, std::size_t offset = 0) {

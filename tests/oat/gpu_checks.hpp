@@ -38,7 +38,9 @@ constexpr double kHardwareAdjoint = 2e-2;
 
 // Two runs of the same CUDA kernels on the same input agree bit for bit except where float atomics
 // add several terms to one value (the deferred FBP's fix-up pass, H_intᵀ's scatter): their order
-// varies from run to run, a few ulp of the largest value at most. max |a − b| / max |b|:
+// varies from run to run. Reordering a float sum of k terms moves it by up to about k·ε of the
+// sum of their magnitudes: H_intᵀ adds tens of terms to a voxel, and 10 ulp of the largest value
+// has been seen between two runs on an H100. max |a − b| / max |b|:
 inline double atomic_order_difference(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size()) return 1e300;
   double d = 0, m = 0;
@@ -48,7 +50,7 @@ inline double atomic_order_difference(const std::vector<float>& a, const std::ve
   }
   return m > 0 ? d / m : d;
 }
-constexpr double kAtomicOrderTolerance = 1e-6;  // ≈ 8 ulp of the largest value
+constexpr double kAtomicOrderTolerance = 1e-5;  // ≈ 84 ulp of the largest value, as the Python test
 
 struct ModelRun {
   std::vector<double> u, alpha;  // H x and Hᵀ y
