@@ -9,7 +9,10 @@
 // The cuda FBP's kernels side by side (the same exact formula; cuda/oat/fbp_device.hpp): deferred
 // (the default), pinned (its fallback where the deferred lists overflow), texture and ldg (where a
 // block's window does not fit shared memory), each with its image's rel. L2 against the cpu FBP
-// (double, all threads) of the middle z-slice on the same data; the deferred kernel's list lines.
+// (double, all threads) of the middle z-slice on the same data and against the texture kernel's
+// bench-only probes (bench/cuda/oat/fbp_probes.cu: texture fetches only, arithmetic only; texture
+// and ldg against the slower, deferred and pinned against the arithmetic); the deferred kernel's
+// list lines.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE.
 #include <algorithm>

@@ -16,9 +16,24 @@
 #include "compute/oat/params.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
+#include "renderer/oat/bindings.hpp"
 
 namespace tomo::oat {
 namespace {
+
+// fbp.comp.glsl and fbp_shared.comp.glsl: fbp_common.glsl's uniforms, looked up once at link.
+struct FbpPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec3i> dims;
+  gl::Uniform<float> voxel, inv_c0dt, tau0, lin_scale, diff_scale, eps;
+  gl::Uniform<double> voxel_d, inv_c0dt_d, tau0_d;
+  gl::Uniform<int> transducers, width;  // Q, K − 1
+  explicit FbpPass(const gl::Program& p)
+      : program(p), dims(p, "u_dims"), voxel(p, "u_voxel"), inv_c0dt(p, "u_inv_c0dt"), tau0(p, "u_tau0"),
+        lin_scale(p, "u_lin_scale"), diff_scale(p, "u_diff_scale"), eps(p, "u_eps"), voxel_d(p, "u_voxel_d"),
+        inv_c0dt_d(p, "u_inv_c0dt_d"), tau0_d(p, "u_tau0_d"), transducers(p, "u_transducers"), width(p, "u_width") {}
+};
 
 class GlComputeFbp final : public Fbp {
  public:
@@ -68,7 +83,7 @@ class GlComputeFbp final : public Fbp {
   }
 
   void reconstruct(std::span<const double> p, std::span<double> image) override {
-    if (!program_) throw Error("oat gl-compute fbp: configure() was not called");
+    if (!pass_) throw Error("oat gl-compute fbp: configure() was not called");
     const std::size_t Q = g_.transducers.size(), K = static_cast<std::size_t>(g_.time.samples);
     if (p.size() != Q * K || image.size() != g_.grid.count())
       throw Error(str_cat("oat gl-compute fbp: ", p.size(), " samples and ", image.size(), " voxels, expected ",
@@ -82,27 +97,27 @@ class GlComputeFbp final : public Fbp {
         table[2 * (q * (K - 1) + k) + 1] = static_cast<float>(weights_[q] * (row[k + 1] - row[k]));
       }
     table_.upload_float(table.data(), 2);
-    const gl::Program& prog = *program_;
+    const FbpPass& pass = *pass_;
+    const gl::Program& prog = pass.program;
     prog.use();
     const Grid3& gr = g_.grid;
     const double dt = g_.time.dt_us(), c0 = g_.c0_mm_per_us;
-    prog.set("u_dims", gr.dims[0], gr.dims[1], gr.dims[2]);
-    prog.set("u_voxel", static_cast<float>(g_.voxel_mm()));
-    prog.set("u_inv_c0dt", static_cast<float>(1.0 / (c0 * dt)));
-    prog.set("u_tau0", static_cast<float>(g_.time.t_min_us / dt));  // (M, D) read as M + (f − ½)·D
-    prog.set("u_lin_scale", static_cast<float>(c0 * dt));
-    prog.set("u_diff_scale", 0.5f);
-    prog.set("u_transducers", static_cast<int>(Q));
-    prog.set("u_width", static_cast<int>(K - 1));
-    prog.set("u_eps", eps_);
-    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_voxel_d"), g_.voxel_mm()));
-    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_inv_c0dt_d"), 1.0 / (c0 * dt)));
-    TOMO_GL_CHECK(glProgramUniform1d(prog.id(), prog.uniform("u_tau0_d"), g_.time.t_min_us / dt));
-    prog.set("u_table", 0);
-    TOMO_GL_CHECK(glBindTextureUnit(0, table_.id()));
-    transducers_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    image_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    positions_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    pass.dims.set({gr.dims[0], gr.dims[1], gr.dims[2]});
+    pass.voxel.set(static_cast<float>(g_.voxel_mm()));
+    pass.inv_c0dt.set(static_cast<float>(1.0 / (c0 * dt)));
+    pass.tau0.set(static_cast<float>(g_.time.t_min_us / dt));  // (M, D) read as M + (f − ½)·D
+    pass.lin_scale.set(static_cast<float>(c0 * dt));
+    pass.diff_scale.set(0.5f);
+    pass.transducers.set(static_cast<int>(Q));
+    pass.width.set(static_cast<int>(K - 1));
+    pass.eps.set(eps_);
+    pass.voxel_d.set(g_.voxel_mm());
+    pass.inv_c0dt_d.set(1.0 / (c0 * dt));
+    pass.tau0_d.set(g_.time.t_min_us / dt);
+    TOMO_GL_CHECK(glBindTextureUnit(binding::kFbpTable, table_.id()));
+    transducers_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kFbpTransducers);
+    image_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kFbpImage);
+    positions_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kFbpPositions);
     TOMO_GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT));
     if (shared_)  // one workgroup per box of 8 × 8 × 16 voxels
       TOMO_GL_CHECK(glDispatchCompute((gr.dims[0] + 7) / 8, (gr.dims[1] + 7) / 8, (gr.dims[2] + 15) / 16));
@@ -145,22 +160,22 @@ class GlComputeFbp final : public Fbp {
     if (o.read == FbpRead::shared && !shared_)
       throw UnavailableError(str_cat("oat gl-compute fbp: oat.fbp.read = \"shared\": ", why));
     if (shared_) {
-      program_ = &gl::shaders().compute("oat/fbp_shared.comp.glsl", {{"SLOT", std::to_string(slot)},
-                                                                     {"TILE", std::to_string(tile)},
-                                                                     {"VPT", std::to_string(kVpt)}});
+      pass_ = &gl::shaders().get_compute<FbpPass>("oat/fbp_shared.comp.glsl", {{"SLOT", std::to_string(slot)},
+                                                                                {"TILE", std::to_string(tile)},
+                                                                                {"VPT", std::to_string(kVpt)}});
       return;
     }
     if (limit > 0 && Q > limit)
       throw UnavailableError(str_cat("oat gl-compute fbp: ", Q, " transducers need as many shader loop iterations ",
                                      "per voxel, beyond the ", limit, " this software OpenGL (",
                                      ctx.info().gl_renderer, ") runs before cutting loops short"));
-    program_ = &gl::shaders().compute("oat/fbp.comp.glsl");
+    pass_ = &gl::shaders().get_compute<FbpPass>("oat/fbp.comp.glsl");
   }
 
   OatGeometry g_;
   FbpOptions opt_;
   std::vector<double> weights_;
-  const gl::Program* program_ = nullptr;
+  const FbpPass* pass_ = nullptr;
   bool shared_ = false;
   float eps_ = 1e-3f;
   gl::Buffer transducers_, positions_, image_;

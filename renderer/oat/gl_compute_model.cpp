@@ -5,6 +5,7 @@
 // in a 3D texture. The transpose scatters with float atomics (GL_NV_shader_atomic_float) or,
 // without the extension or with `portable`, a compare-and-swap loop.
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -15,9 +16,43 @@
 #include "compute/oat/params.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
+#include "renderer/oat/bindings.hpp"
 
 namespace tomo::oat {
 namespace {
+
+// srt.comp.glsl and srt_adjoint.comp.glsl: the shell sample's geometry, looked up once at link.
+struct ShellPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec3f> grid0;  // centre of voxel (0, 0, 0), mm
+  gl::Uniform<gl::Vec3i> dims;
+  gl::Uniform<int> transducers, shells;  // Q, M = K + 2
+  gl::Uniform<float> ds, c0, t_min, dt, h;
+  explicit ShellPass(const gl::Program& p)
+      : program(p), grid0(p, "u_grid0"), dims(p, "u_dims"), transducers(p, "u_transducers"), shells(p, "u_shells"),
+        ds(p, "u_ds"), c0(p, "u_c0"), t_min(p, "u_t_min"), dt(p, "u_dt"), h(p, "u_h") {}
+};
+
+// The STAGE variants of time_stages.comp.glsl (values from bindings.hpp, so the shader's #if agrees).
+enum class TimeStage : int {
+  derivative = stage::kStageDerivative,                 // p = D g
+  derivative_adjoint = stage::kStageDerivativeAdjoint,  // g = Dᵀ p (K + 2 outputs per transducer)
+  eir = stage::kStageEir,                               // u = H_eir p
+  eir_adjoint = stage::kStageEirAdjoint,                // p = H_eirᵀ u
+};
+constexpr TimeStage kTimeStages[] = {TimeStage::derivative, TimeStage::derivative_adjoint, TimeStage::eir,
+                                     TimeStage::eir_adjoint};
+
+// time_stages.comp.glsl (every STAGE declares the same uniforms).
+struct TimeStagePass {
+  const gl::Program& program;
+  gl::Uniform<int> transducers, samples, taps;  // Q, K, J
+  gl::Uniform<float> t_min, dt, cD;
+  explicit TimeStagePass(const gl::Program& p)
+      : program(p), transducers(p, "u_transducers"), samples(p, "u_samples"), taps(p, "u_taps"), t_min(p, "u_t_min"),
+        dt(p, "u_dt"), cD(p, "u_cD") {}
+};
 
 // glDispatchCompute of `groups` one-dimensional work groups, split over y beyond 65535 (the
 // shaders rebuild the index from gl_NumWorkGroups.x).
@@ -69,11 +104,13 @@ class GlComputeModel final : public Model {
     }
     gl::Defines fwd;
     if (o.interpolation == Interpolation::exact) fwd.emplace_back("EXACT", "1");
-    srt_ = &gl::shaders().compute("oat/srt.comp.glsl", fwd);
+    srt_ = &gl::shaders().get_compute<ShellPass>("oat/srt.comp.glsl", fwd);
     gl::Defines adj;
     if (float_atomics_) adj.emplace_back("FLOAT_ATOMICS", "1");
-    srt_adjoint_ = &gl::shaders().compute("oat/srt_adjoint.comp.glsl", adj);
-    for (int s = 0; s < 4; ++s) stages_[s] = &gl::shaders().compute("oat/time_stages.comp.glsl", {{"STAGE", std::to_string(s)}});
+    srt_adjoint_ = &gl::shaders().get_compute<ShellPass>("oat/srt_adjoint.comp.glsl", adj);
+    for (TimeStage s : kTimeStages)
+      stages_[static_cast<int>(s)] =
+          &gl::shaders().get_compute<TimeStagePass>("oat/time_stages.comp.glsl", {{"STAGE", std::to_string(static_cast<int>(s))}});
   }
 
   void forward(std::span<const double> alpha, std::span<double> u) override {
@@ -85,15 +122,13 @@ class GlComputeModel final : public Model {
     else
       alpha_.upload(a.data(), a.size() * sizeof(float));
     TOMO_GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
-    const gl::Program& s = *srt_;
-    set_shell_uniforms(s);
-    s.set("u_volume", 0);
-    TOMO_GL_CHECK(glBindTextureUnit(0, volume_ ? volume_.id() : 0));
+    set_shell_uniforms(*srt_);
+    TOMO_GL_CHECK(glBindTextureUnit(binding::kVolume, volume_ ? volume_.id() : 0));
     run_shell_pass();
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-    run_stage(0, g_buf_, p_);
+    run_stage(TimeStage::derivative, g_buf_, p_);
     if (taps_count_ > 0)
-      run_stage(2, p_, u_);
+      run_stage(TimeStage::eir, p_, u_);
     else
       TOMO_GL_CHECK(glCopyNamedBufferSubData(p_.id(), u_.id(), 0, 0, static_cast<GLsizeiptr>(p_.bytes())));
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
@@ -108,15 +143,14 @@ class GlComputeModel final : public Model {
     u_.upload(d.data(), d.size() * sizeof(float));
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     if (taps_count_ > 0)
-      run_stage(3, u_, p_);
+      run_stage(TimeStage::eir_adjoint, u_, p_);
     else
       TOMO_GL_CHECK(glCopyNamedBufferSubData(u_.id(), p_.id(), 0, 0, static_cast<GLsizeiptr>(u_.bytes())));
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
-    run_stage(1, p_, g_buf_);
+    run_stage(TimeStage::derivative_adjoint, p_, g_buf_);
     alpha_.clear_zero();
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
-    const gl::Program& s = *srt_adjoint_;
-    set_shell_uniforms(s);
+    set_shell_uniforms(*srt_adjoint_);
     run_shell_pass();
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     const std::vector<float> f = alpha_.read<float>();
@@ -136,28 +170,28 @@ class GlComputeModel final : public Model {
                           g_.grid.count(), " and ", static_cast<std::size_t>(Q_) * K_));
   }
 
-  void set_shell_uniforms(const gl::Program& s) const {
-    s.use();
+  void set_shell_uniforms(const ShellPass& s) const {
+    s.program.use();
     const Grid3& gr = g_.grid;
-    s.set("u_grid0", static_cast<float>(gr.origin_mm[0]), static_cast<float>(gr.origin_mm[1]),
-          static_cast<float>(gr.origin_mm[2]));
-    s.set("u_ds", static_cast<float>(g_.voxel_mm()));
-    s.set("u_dims", gr.dims[0], gr.dims[1], gr.dims[2]);
-    s.set("u_transducers", Q_);
-    s.set("u_shells", K_ + 2);
-    s.set("u_c0", static_cast<float>(g_.c0_mm_per_us));
-    s.set("u_t_min", static_cast<float>(g_.time.t_min_us));
-    s.set("u_dt", static_cast<float>(g_.time.dt_us()));
-    s.set("u_h", static_cast<float>(h_));
+    s.grid0.set({static_cast<float>(gr.origin_mm[0]), static_cast<float>(gr.origin_mm[1]),
+                 static_cast<float>(gr.origin_mm[2])});
+    s.ds.set(static_cast<float>(g_.voxel_mm()));
+    s.dims.set({gr.dims[0], gr.dims[1], gr.dims[2]});
+    s.transducers.set(Q_);
+    s.shells.set(K_ + 2);
+    s.c0.set(static_cast<float>(g_.c0_mm_per_us));
+    s.t_min.set(static_cast<float>(g_.time.t_min_us));
+    s.dt.set(static_cast<float>(g_.time.dt_us()));
+    s.h.set(static_cast<float>(h_));
   }
 
   // The srt / srt_adjoint pass in use: its buffers (shell.glsl's bindings) and one work group per
   // shell sample.
   void run_shell_pass() const {
-    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellFrames);
+    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellAlpha);
+    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellSums);
+    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellCaps);
     dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
   }
 
@@ -176,20 +210,20 @@ class GlComputeModel final : public Model {
   }
   double radius(int m) const { return g_.c0_mm_per_us * (g_.time.t_min_us + (m - 1.0) * g_.time.dt_us()); }
 
-  // STAGE s of time_stages.comp.glsl from `in` to `out` (see the shader).
-  void run_stage(int stage, const gl::Buffer& in, const gl::Buffer& out) const {
-    const gl::Program& s = *stages_[stage];
-    s.use();
-    s.set("u_transducers", Q_);
-    s.set("u_samples", K_);
-    s.set("u_taps", taps_count_);
-    s.set("u_t_min", static_cast<float>(g_.time.t_min_us));
-    s.set("u_dt", static_cast<float>(g_.time.dt_us()));
-    s.set("u_cD", static_cast<float>(d_coefficient<double>(g_.gruneisen, g_.c0_mm_per_us, g_.time.dt_us())));
-    in.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    out.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    taps_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    const long long n = static_cast<long long>(Q_) * (stage == 1 ? K_ + 2 : K_);
+  // One stage of time_stages.comp.glsl from `in` to `out` (see the shader).
+  void run_stage(TimeStage stage, const gl::Buffer& in, const gl::Buffer& out) const {
+    const TimeStagePass& s = *stages_[static_cast<int>(stage)];
+    s.program.use();
+    s.transducers.set(Q_);
+    s.samples.set(K_);
+    s.taps.set(taps_count_);
+    s.t_min.set(static_cast<float>(g_.time.t_min_us));
+    s.dt.set(static_cast<float>(g_.time.dt_us()));
+    s.cD.set(static_cast<float>(d_coefficient<double>(g_.gruneisen, g_.c0_mm_per_us, g_.time.dt_us())));
+    in.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kStageIn);
+    out.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kStageOut);
+    taps_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kStageTaps);
+    const long long n = static_cast<long long>(Q_) * (stage == TimeStage::derivative_adjoint ? K_ + 2 : K_);
     dispatch_groups((n + 255) / 256);
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
   }
@@ -220,9 +254,9 @@ class GlComputeModel final : public Model {
   int Q_ = 0, K_ = 0, taps_count_ = 0;
   double h_ = 1;
   bool float_atomics_ = false;
-  const gl::Program* srt_ = nullptr;
-  const gl::Program* srt_adjoint_ = nullptr;
-  const gl::Program* stages_[4] = {};
+  const ShellPass* srt_ = nullptr;
+  const ShellPass* srt_adjoint_ = nullptr;
+  const TimeStagePass* stages_[std::size(kTimeStages)] = {};
   gl::Buffer frames_, caps_, taps_, alpha_, g_buf_, p_, u_;
   gl::Texture volume_;
 };

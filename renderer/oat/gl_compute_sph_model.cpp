@@ -15,12 +15,43 @@
 #include "compute/oat/sph_spectrum.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
+#include "renderer/oat/bindings.hpp"
 
 namespace tomo::oat {
 namespace {
 
 using cd = std::complex<double>;
 constexpr int kFreqPerInvocation = 8;  // F of sph_forward.comp.glsl
+
+// sph.glsl's uniforms, which both passes declare; looked up once at link.
+struct SphUniforms {
+  gl::Uniform<gl::Vec3f> grid0;  // centre of voxel (0, 0, 0), mm
+  gl::Uniform<gl::Vec3i> dims;
+  gl::Uniform<float> ds, f0, df;                      // voxel edge (mm); f_0/c₀ and Δf/c₀ (turns per mm)
+  gl::Uniform<int> transducers, points, frequencies;  // Q, P, L
+  gl::Uniform<int> first;                             // 1: the pass overwrites its output, 0: adds to it
+  explicit SphUniforms(const gl::Program& p)
+      : grid0(p, "u_grid0"), dims(p, "u_dims"), ds(p, "u_ds"), f0(p, "u_f0"), df(p, "u_df"),
+        transducers(p, "u_transducers"), points(p, "u_points"), frequencies(p, "u_frequencies"), first(p, "u_first") {}
+};
+
+// sph_forward.comp.glsl: one pass over the voxels [v0, v1).
+struct SphForwardPass {
+  const gl::Program& program;
+  SphUniforms common;
+  gl::Uniform<int> v0, v1;
+  explicit SphForwardPass(const gl::Program& p) : program(p), common(p), v0(p, "u_v0"), v1(p, "u_v1") {}
+};
+
+// sph_adjoint.comp.glsl: one pass over the transducers [q0, q1), an invocation per voxel.
+struct SphAdjointPass {
+  const gl::Program& program;
+  SphUniforms common;
+  gl::Uniform<int> q0, q1, voxels;
+  explicit SphAdjointPass(const gl::Program& p)
+      : program(p), common(p), q0(p, "u_q0"), q1(p, "u_q1"), voxels(p, "u_voxels") {}
+};
 
 void dispatch_invocations(long long n) {  // 64 per group, groups over y beyond 65535
   const long long groups = (n + 63) / 64;
@@ -55,8 +86,8 @@ class GlComputeSphModel final : public SphModel {
     alpha_ = gl::Buffer(std::size_t(N_) * sizeof(float));
     sums_ = gl::Buffer(std::size_t(Q_) * L_ * 2 * sizeof(float));
     plan_passes(ctx.info().caps.max_loop_iterations, ctx.info().gl_renderer);
-    forward_ = &gl::shaders().compute("oat/sph_forward.comp.glsl", {});
-    adjoint_ = &gl::shaders().compute("oat/sph_adjoint.comp.glsl", {});
+    forward_ = &gl::shaders().get_compute<SphForwardPass>("oat/sph_forward.comp.glsl", {});
+    adjoint_ = &gl::shaders().get_compute<SphAdjointPass>("oat/sph_adjoint.comp.glsl", {});
   }
 
   void forward(std::span<const double> alpha, std::span<cd> u) override {
@@ -65,16 +96,17 @@ class GlComputeSphModel final : public SphModel {
     const std::vector<float> a(alpha.begin(), alpha.end());
     alpha_.upload(a.data(), a.size() * sizeof(float));
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
-    const gl::Program& s = *forward_;
-    set_common(s);
-    points_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    sums_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    const SphForwardPass& s = *forward_;
+    s.program.use();
+    set_common(s.common);
+    points_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSphPoints);
+    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSphForwardAlpha);
+    sums_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSphForwardSums);
     const long long lanes = (L_ + kFreqPerInvocation - 1) / kFreqPerInvocation;
     for (long long v0 = 0; v0 < N_ || v0 == 0; v0 += voxels_per_pass_) {
-      s.set("u_first", v0 == 0 ? 1 : 0);
-      s.set("u_v0", int(v0));
-      s.set("u_v1", int(std::min(N_, v0 + voxels_per_pass_)));
+      s.common.first.set(v0 == 0 ? 1 : 0);
+      s.v0.set(int(v0));
+      s.v1.set(int(std::min(N_, v0 + voxels_per_pass_)));
       dispatch_invocations(Q_ * lanes);
       TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
       if (N_ == 0) break;
@@ -94,16 +126,17 @@ class GlComputeSphModel final : public SphModel {
     }
     sums_.upload(w.data(), w.size() * sizeof(float));
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
-    const gl::Program& s = *adjoint_;
-    set_common(s);
-    s.set("u_voxels", int(N_));
-    points_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    sums_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    const SphAdjointPass& s = *adjoint_;
+    s.program.use();
+    set_common(s.common);
+    s.voxels.set(int(N_));
+    points_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSphPoints);
+    sums_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSphAdjointWeighted);
+    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSphAdjointAlpha);
     for (int q0 = 0; q0 < Q_; q0 += transducers_per_pass_) {
-      s.set("u_first", q0 == 0 ? 1 : 0);
-      s.set("u_q0", q0);
-      s.set("u_q1", std::min(Q_, q0 + transducers_per_pass_));
+      s.common.first.set(q0 == 0 ? 1 : 0);
+      s.q0.set(q0);
+      s.q1.set(std::min(Q_, q0 + transducers_per_pass_));
       dispatch_invocations(N_);
       TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     }
@@ -125,17 +158,16 @@ class GlComputeSphModel final : public SphModel {
                           std::size_t(Q_) * L_));
   }
 
-  void set_common(const gl::Program& s) const {
-    s.use();
+  void set_common(const SphUniforms& s) const {
     const Grid3& gr = g_.grid;
-    s.set("u_grid0", float(gr.origin_mm[0]), float(gr.origin_mm[1]), float(gr.origin_mm[2]));
-    s.set("u_ds", float(g_.voxel_mm()));
-    s.set("u_dims", gr.dims[0], gr.dims[1], gr.dims[2]);
-    s.set("u_transducers", Q_);
-    s.set("u_points", P_);
-    s.set("u_frequencies", L_);
-    s.set("u_f0", float(f0_));
-    s.set("u_df", float(df_));
+    s.grid0.set({float(gr.origin_mm[0]), float(gr.origin_mm[1]), float(gr.origin_mm[2])});
+    s.ds.set(float(g_.voxel_mm()));
+    s.dims.set({gr.dims[0], gr.dims[1], gr.dims[2]});
+    s.transducers.set(Q_);
+    s.points.set(P_);
+    s.frequencies.set(L_);
+    s.f0.set(float(f0_));
+    s.df.set(float(df_));
   }
 
   // Software GL cuts an invocation's loops after `limit` iterations: keep every pass at half of
@@ -162,8 +194,8 @@ class GlComputeSphModel final : public SphModel {
   int transducers_per_pass_ = 1;
   double f0_ = 0, df_ = 0;
   std::vector<cd> weights_;
-  const gl::Program* forward_ = nullptr;
-  const gl::Program* adjoint_ = nullptr;
+  const SphForwardPass* forward_ = nullptr;
+  const SphAdjointPass* adjoint_ = nullptr;
   gl::Buffer points_, alpha_, sums_;
 };
 

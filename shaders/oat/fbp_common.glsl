@@ -1,9 +1,10 @@
 // oat FBP shaders' shared declarations (fbp.comp.glsl, fbp_shared.comp.glsl): the buffers, the
 // uniforms and the double-precision k̃ of the pairs next to a sample boundary (the cpu's side).
-layout(std430, binding = 0) readonly buffer Transducers { vec4 transducers[]; };  // xyz − voxel 0
-layout(std430, binding = 1) writeonly buffer Image { float image[]; };
-layout(std430, binding = 2) readonly buffer Positions { double positions[]; };   // the same, 3 doubles each
-uniform sampler2D u_table;  // (M_k, D_k), K − 1 wide, Q high
+#include "bindings/oat.glsl"
+layout(std430, binding = OAT_FBP_TRANSDUCERS) readonly buffer Transducers { vec4 transducers[]; };  // xyz − voxel 0
+layout(std430, binding = OAT_FBP_IMAGE) writeonly buffer Image { float image[]; };
+layout(std430, binding = OAT_FBP_POSITIONS) readonly buffer Positions { double positions[]; };   // the same, 3 doubles each
+layout(binding = OAT_FBP_TABLE) uniform sampler2D u_table;  // (M_k, D_k), K − 1 wide, Q high
 uniform ivec3 u_dims;
 uniform float u_voxel, u_inv_c0dt, u_tau0, u_lin_scale, u_diff_scale, u_eps;
 uniform double u_voxel_d, u_inv_c0dt_d, u_tau0_d;

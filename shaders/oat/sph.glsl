@@ -1,5 +1,6 @@
 // oat H_sph: what both passes share (the face points, the voxel centres, phases in turns).
-layout(std430, binding = 0) readonly buffer Points { vec4 points[]; };  // Q·P face points (xyz)
+#include "bindings/oat.glsl"
+layout(std430, binding = OAT_SPH_POINTS) readonly buffer Points { vec4 points[]; };  // Q·P face points (xyz)
 uniform vec3 u_grid0;       // centre of voxel (0, 0, 0), mm
 uniform float u_ds;         // voxel edge, mm
 uniform ivec3 u_dims;

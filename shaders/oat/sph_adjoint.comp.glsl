@@ -4,8 +4,8 @@
 // recurrence re-anchored every 32 (as the cuda kernel).
 layout(local_size_x = 64) in;
 #include "sph.glsl"
-layout(std430, binding = 1) readonly buffer Weighted { vec2 w[]; };  // Q·L
-layout(std430, binding = 2) buffer Alpha { float alpha[]; };
+layout(std430, binding = OAT_SPH_ADJOINT_WEIGHTED) readonly buffer Weighted { vec2 w[]; };  // Q·L
+layout(std430, binding = OAT_SPH_ADJOINT_ALPHA) buffer Alpha { float alpha[]; };
 uniform int u_q0, u_q1, u_voxels;
 
 void main() {

@@ -5,8 +5,8 @@
 // last pass; passes split the voxels so software GL's loop limit is never reached.
 layout(local_size_x = 64) in;
 #include "sph.glsl"
-layout(std430, binding = 1) readonly buffer Alpha { float alpha[]; };
-layout(std430, binding = 2) buffer Sums { vec2 sums[]; };  // Q·L
+layout(std430, binding = OAT_SPH_FORWARD_ALPHA) readonly buffer Alpha { float alpha[]; };
+layout(std430, binding = OAT_SPH_FORWARD_SUMS) buffer Sums { vec2 sums[]; };  // Q·L
 uniform int u_v0, u_v1;
 #define F 8
 

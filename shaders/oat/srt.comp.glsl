@@ -4,16 +4,17 @@
 // trilinear weights over the α SSBO (kernel_math trilinear_visit, the transpose of the scatter
 // pass); otherwise the texture unit's trilinear filter of α in a 3D texture (border 0).
 layout(local_size_x = 32) in;
-layout(std430, binding = 0) readonly buffer Frames { float frames[]; };
-layout(std430, binding = 3) readonly buffer Caps { vec2 caps[]; };
-layout(std430, binding = 1) readonly buffer Alpha { float alpha[]; };
-layout(std430, binding = 2) writeonly buffer Shells { float g[]; };
+#include "bindings/oat.glsl"
+layout(std430, binding = OAT_SHELL_FRAMES) readonly buffer Frames { float frames[]; };
+layout(std430, binding = OAT_SHELL_CAPS) readonly buffer Caps { vec2 caps[]; };
+layout(std430, binding = OAT_SHELL_ALPHA) readonly buffer Alpha { float alpha[]; };
+layout(std430, binding = OAT_SHELL_SUMS) writeonly buffer Shells { float g[]; };
 uniform vec3 u_grid0;
 uniform float u_ds;
 uniform ivec3 u_dims;
 uniform int u_transducers, u_shells;  // Q, M = K + 2
 uniform float u_c0, u_t_min, u_dt, u_h;
-uniform sampler3D u_volume;
+layout(binding = OAT_VOLUME) uniform sampler3D u_volume;
 #include "shell.glsl"
 
 shared float partial[32];

@@ -6,10 +6,11 @@
 #extension GL_NV_shader_atomic_float : require
 #endif
 layout(local_size_x = 32) in;
-layout(std430, binding = 0) readonly buffer Frames { float frames[]; };
-layout(std430, binding = 3) readonly buffer Caps { vec2 caps[]; };
-layout(std430, binding = 2) readonly buffer Shells { float g[]; };
-#define FLOAT_ADD_BINDING 1
+#include "bindings/oat.glsl"
+layout(std430, binding = OAT_SHELL_FRAMES) readonly buffer Frames { float frames[]; };
+layout(std430, binding = OAT_SHELL_CAPS) readonly buffer Caps { vec2 caps[]; };
+layout(std430, binding = OAT_SHELL_SUMS) readonly buffer Shells { float g[]; };
+#define FLOAT_ADD_BINDING OAT_SHELL_ALPHA
 #define FLOAT_ADD_NAME alpha
 #include "common/float_add.glsl"
 uniform vec3 u_grid0;

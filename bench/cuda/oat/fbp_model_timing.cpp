@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "bench/cuda/oat/fbp_probes.hpp"
 #include "bench/cuda/oat/srt_probes.hpp"
+#include "compute/core/error.hpp"
 #include "cuda/core/event.hpp"
 #include "cuda/oat/fbp_device.hpp"
 #include "cuda/oat/model_device.hpp"
@@ -38,6 +40,14 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
     }
   }
   dev.synchronize();
+  try {  // the probes need the table in a texture, as the texture kernel does
+    FbpProbes probes(g);
+    probes.upload(pressure);
+    t.fetch_probe_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.fetch(); });
+    t.arithmetic_probe_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.arithmetic(); });
+    probes.synchronize();
+  } catch (const UnavailableError&) {
+  }
   return t;
 }
 

@@ -1,6 +1,7 @@
 // bench_oat's CUDA timings (plain C++ interface, so the bench's own sources need no nvcc): the
 // oat operators timed with the data resident on the device (no host transfers), each FBP kernel
-// the product ships side by side, and H_int / H_intᵀ beside their bench-only ceiling probes.
+// the product ships side by side beside the bench-only probes of the texture kernel, and H_int /
+// H_intᵀ beside their bench-only ceiling probes.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -17,9 +18,11 @@ namespace tomo::oat {
 // Best-of-`reps` kernel times (ms, CUDA events) of one FBP through each kernel of FbpDevice
 // (deferred, pinned, texture, ldg; 0 where not requested or unavailable on this geometry); the
 // deferred kernel's list entries, their capacity per block and whether they overflowed (then its
-// time is the pinned kernel's).
+// time is the pinned kernel's); the texture kernel's two ceiling probes (bench/cuda/oat/fbp_probes.hpp:
+// texture fetches only, arithmetic only; 0 where the table exceeds the texture limits).
 struct CudaFbpTimes {
   double deferred_ms = 0, pinned_ms = 0, texture_ms = 0, ldg_ms = 0;
+  double fetch_probe_ms = 0, arithmetic_probe_ms = 0;
   std::size_t deferred_entries = 0, deferred_capacity = 0;
   bool deferred_overflow = false;
   int slot = 0;                 // the shared-memory kernels' window length
