@@ -2,12 +2,14 @@
 #include "bench/gl/gl_pass_timings.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
 
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
+#include "renderer/gl/objects.hpp"
 #include "renderer/gl/reduction.hpp"
 #include "renderer/glpet/gl_projector.hpp"
 #include "compute/glpet/line_set.hpp"
@@ -15,6 +17,31 @@
 namespace tomo::glpet {
 
 namespace {
+
+using PassMs = std::array<double, 5>;  // by RasterPassKind
+double at(const PassMs& ms, RasterPassKind pass) { return ms[std::size_t(pass)]; }
+
+// Device time of each raster pass of `gl`, summed while on: a GL_TIME_ELAPSED query around
+// each pass, installed as the projector's observer (its result is waited for: a stall per pass).
+class PassTimer final : public RasterPassObserver {
+ public:
+  bool on = false;
+  PassMs ms{};
+
+  void begin(RasterPassKind) override {
+    if (!on) return;
+    query_ = gl::Query::create(GL_TIME_ELAPSED);
+    TOMO_GL_CHECK(glBeginQuery(GL_TIME_ELAPSED, query_.id()));
+  }
+  void end(RasterPassKind pass) override {
+    if (!on) return;
+    TOMO_GL_CHECK(glEndQuery(GL_TIME_ELAPSED));
+    ms[std::size_t(pass)] += double(query_.result_u64()) * 1e-6;
+  }
+
+ private:
+  gl::Query query_;
+};
 
 template <class F>
 double wall_ms(Projector& op, F&& f) {
@@ -65,13 +92,19 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
     rows.push_back({be, pass, ms, ms / (pass == "update" ? all : nvox), work, unit});
   };
   auto& reg = BackendRegistry<Projector>::instance();
+  PassTimer timer;
+  auto configure = [&](Projector& op, const std::string& be) {
+    op.configure(sys);
+    if (voxel_count > 0 && !op.restrict_voxels(first_voxel, voxel_count))
+      throw Error("gl_pass_timings: backend " + be + " cannot time a voxel range");
+  };
   for (const std::string& be : backends) {
     if (!reg.available(be).ok) continue;
-    std::unique_ptr<Projector> op = reg.create(be);
-    auto* raster = dynamic_cast<GlRasterProjector*>(op.get());
-    op->configure(sys);
-    if (voxel_count > 0 && !op->restrict_voxels(first_voxel, voxel_count))
-      throw Error("gl_pass_timings: backend " + be + " cannot time a voxel range");
+    // `gl` as the registry makes it (default options), with the pass timer looking on.
+    const bool raster = be == "gl";
+    std::unique_ptr<Projector> op =
+        raster ? std::make_unique<GlRasterProjector>(GlRasterOptions{.observer = &timer}) : reg.create(be);
+    configure(*op, be);
     auto bx = op->make_image(), bb = op->make_image(), bs = op->make_image();
     auto by = op->make_lors(), bt = op->make_lors();
     bx->upload(x);
@@ -79,22 +112,14 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
     op->forward(*bx, *bt);  // warm-up: compiles the programs
     op->back_ratio(*by, *bt, *bb, bs.get());
     double f = 0, br = 0, up = 0, se = 0;
-    if (raster) {
-      raster->set_timing(true);
-      raster->reset_times();
-    }
+    timer.ms = {};
+    timer.on = raster;
     for (int r = 0; r < repeats; ++r) f += wall_ms(*op, [&] { op->forward(*bx, *bt); });
-    RasterPassTimes fwd;
-    if (raster) {
-      fwd = raster->times();
-      raster->reset_times();
-    }
+    const PassMs fwd = timer.ms;
+    timer.ms = {};
     for (int r = 0; r < repeats; ++r) br += wall_ms(*op, [&] { op->back_ratio(*by, *bt, *bb, bs.get()); });
-    RasterPassTimes back;
-    if (raster) {
-      back = raster->times();
-      raster->set_timing(false);
-    }
+    const PassMs back = timer.ms;
+    timer.on = false;
     for (int r = 0; r < repeats; ++r) se += wall_ms(*op, [&] { op->sensitivity(*bs); });
     auto bx2 = op->make_image();
     for (int r = 0; r < repeats; ++r) {
@@ -103,19 +128,21 @@ std::vector<GlPassTiming> gl_pass_timings(const SystemModel& sys, std::span<cons
     }
     if (raster) {
       // [Toth2010]'s hardware-filtered σ_t variant of pass 1 (not the fp32 contract).
-      raster->set_hardware_filter(true);
-      op->forward(*bx, *bt);  // compiles the variant
-      raster->set_timing(true);
-      raster->reset_times();
-      for (int r = 0; r < repeats; ++r) op->forward(*bx, *bt);
-      add(be, "correspondence_hw", raster->times().correspondence_ms, lines, "fragments");
-      raster->set_timing(false);
-      raster->set_hardware_filter(false);
-      add(be, "correspondence", fwd.correspondence_ms, lines, "fragments");
-      add(be, "atlas", fwd.atlas_ms, lines, "points");
-      add(be, "terms", back.terms_ms, lines, "fragments");
-      add(be, "reduction", back.reduction_ms, reduction_bytes(sys) * part, "bytes");
-      add(be, "collect", back.collect_ms, nvox * (16.0 * sys.N + 16.0), "bytes");
+      GlRasterProjector hw({.sigma_fetch = SigmaFetch::Hardware, .observer = &timer});
+      configure(hw, be);
+      auto hx = hw.make_image(), ht = hw.make_lors();
+      hx->upload(x);
+      hw.forward(*hx, *ht);  // compiles the variant
+      timer.ms = {};
+      timer.on = true;
+      for (int r = 0; r < repeats; ++r) hw.forward(*hx, *ht);
+      timer.on = false;
+      add(be, "correspondence_hw", at(timer.ms, RasterPassKind::Correspondence), lines, "fragments");
+      add(be, "correspondence", at(fwd, RasterPassKind::Correspondence), lines, "fragments");
+      add(be, "atlas", at(fwd, RasterPassKind::Atlas), lines, "points");
+      add(be, "terms", at(back, RasterPassKind::Terms), lines, "fragments");
+      add(be, "reduction", at(back, RasterPassKind::Reduction), reduction_bytes(sys) * part, "bytes");
+      add(be, "collect", at(back, RasterPassKind::Collect), nvox * (16.0 * sys.N + 16.0), "bytes");
     }
     add(be, "forward", f, lines, "lines");
     add(be, "back_ratio", br, lines, "lines");

@@ -2,12 +2,23 @@
 // into an r32f 3D texture (imageStore); the host reads the texture once at the end.
 #include "compute/core/registry.hpp"
 #include "compute/demo/voxelizer.hpp"
+#include "renderer/demo/bindings.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/grid_block.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
 
 namespace tomo::demo {
 namespace {
+
+// voxelize.comp.glsl: one z-slab of the phantom's mean values.
+struct VoxelizePass {
+  const gl::Program& program;
+  gl::Uniform<int> z0, slab, supersampling, shape_count;
+  explicit VoxelizePass(const gl::Program& p)
+      : program(p), z0(p, "u_z0"), slab(p, "u_slab"), supersampling(p, "u_supersampling"),
+        shape_count(p, "u_shape_count") {}
+};
 
 class GlVoxelizer final : public Voxelizer {
  public:
@@ -20,22 +31,22 @@ class GlVoxelizer final : public Voxelizer {
   VolumeF voxelize(const Phantom& phantom, const Grid3& grid, int s, int slab,
                    const std::function<void(int)>& on_slab) override {
     gl::shared_context().make_current();
-    const gl::Program& prog = gl::shaders().compute("demo/voxelize.comp.glsl");
+    const VoxelizePass& pass = gl::shaders().get_compute<VoxelizePass>("demo/voxelize.comp.glsl");
     auto packed = pack_shapes(phantom);
     gl::Buffer shapes = gl::Buffer::from(packed);
     gl::Texture volume = gl::Texture::create_3d(GL_R32F, grid.dims[0], grid.dims[1], grid.dims[2]);
 
-    shapes.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    TOMO_GL_CHECK(glBindImageTexture(0, volume.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32F));
+    shapes.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShapes);
+    TOMO_GL_CHECK(glBindImageTexture(binding::kVolume, volume.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32F));
     gl::GridBlock grid_block;
     grid_block.bind(grid);
-    prog.set("u_supersampling", s);
-    prog.set("u_shape_count", static_cast<int>(phantom.shapes.size()));
+    pass.supersampling.set(s);
+    pass.shape_count.set(static_cast<int>(phantom.shapes.size()));
     for (int z0 = 0; z0 < grid.dims[2]; z0 += slab) {
       int n = std::min(slab, grid.dims[2] - z0);
-      prog.set("u_z0", z0);
-      prog.set("u_slab", n);
-      prog.dispatch(grid.dims[0], grid.dims[1], n);
+      pass.z0.set(z0);
+      pass.slab.set(n);
+      pass.program.dispatch(grid.dims[0], grid.dims[1], n);
       glFinish();  // slabs are the progress unit; a real pass would not wait
       on_slab(z0 + n);
     }

@@ -15,9 +15,19 @@
 #include "renderer/fdk/gl_common.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/pipeline_state.hpp"
 
 namespace tomo::fdk {
 namespace {
+
+// backproject_raster.frag.glsl on the layered triangle: adds the batch's update to the slab.
+struct RasterPass {
+  static constexpr gl::PipelineState kState{.blend = gl::Blend::Add};  // target += this batch's update
+  const gl::Program& program;
+  BackprojectionUniforms batch;
+  gl::Uniform<int> first_layer;
+  explicit RasterPass(const gl::Program& p) : program(p), batch(p), first_layer(p, "u_first_layer") {}
+};
 
 constexpr int kMaxPerDraw = 64;                          // MAX_PROJECTIONS in the shader
 constexpr std::size_t kSlabBytes = 512ull * 1024 * 1024;  // keeps each readback under GLsizei
@@ -58,7 +68,7 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
   void prepare(const ProjectionView& all) override {
     gl::shared_context().make_current();
     ensure_textures(all.sx, all.sy);
-    (void)program();  // compile outside the timed region
+    (void)pass();  // compile outside the timed region
     glFinish();
   }
 
@@ -66,16 +76,12 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
     if (slabs_.empty()) throw Error("fdk gl: backproject() before reset()");
     gl::shared_context().make_current();
     const int per = ensure_textures(b.sx, b.sy);
-    const gl::Program& prog = program();
-    set_backprojection_uniforms(prog, grid_block_, grid_, b);
-    prog.set("u_first_layer", 0);
+    const RasterPass& pass = this->pass();
+    set_backprojection_uniforms(pass.program, pass.batch, grid_block_, grid_, b);
+    pass.first_layer.set(0);
     vao_.bind();
     fbo_.bind();
-    TOMO_GL_CHECK(glDisable(GL_DEPTH_TEST));
-    TOMO_GL_CHECK(glDisable(GL_SCISSOR_TEST));
-    TOMO_GL_CHECK(glEnable(GL_BLEND));
-    TOMO_GL_CHECK(glBlendEquation(GL_FUNC_ADD));
-    TOMO_GL_CHECK(glBlendFunc(GL_ONE, GL_ONE));  // target += this batch's update
+    gl::apply(RasterPass::kState);
     TOMO_GL_CHECK(glViewport(0, 0, grid_.dims[0], grid_.dims[1]));
     const std::size_t image = static_cast<std::size_t>(b.sx) * b.sy;
     std::vector<float> rows(kMaxPerDraw * 12);
@@ -98,9 +104,9 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
           for (int c = 0; c < 4; ++c)
             rows[12 * n + 4 * r + c] = static_cast<float>(b.matrices[n0 + n].a[3 * c + r]);
       TOMO_GL_CHECK(glNamedBufferSubData(ubo.id(), 0, static_cast<GLsizeiptr>(cnt * 12 * sizeof(float)), rows.data()));
-      TOMO_GL_CHECK(glBindBufferBase(GL_UNIFORM_BUFFER, 0, ubo.id()));
-      TOMO_GL_CHECK(glBindTextureUnit(0, tex.id()));
-      prog.set("u_count", cnt);
+      TOMO_GL_CHECK(glBindBufferBase(GL_UNIFORM_BUFFER, binding::kMatrixRows, ubo.id()));
+      TOMO_GL_CHECK(glBindTextureUnit(binding::kProjections, tex.id()));
+      pass.batch.count.set(cnt);
       for (std::size_t s = 0; s < slabs_.size(); ++s) {
         fbo_.attach(GL_COLOR_ATTACHMENT0, slabs_[s]);  // layered: gl_Layer picks the z-slice
         if (!checked_) {
@@ -108,12 +114,12 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
           fbo_.check_complete();
           checked_ = true;
         }
-        prog.set("u_k0", static_cast<int>(s) * slab_nz_);
+        pass.batch.k0.set(static_cast<int>(s) * slab_nz_);
         TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, slabs_[s].depth()));
       }
       fences_[slot] = gl::Fence::insert();
     }
-    TOMO_GL_CHECK(glDisable(GL_BLEND));
+    gl::apply(gl::PipelineState{});  // passes outside fdk expect blending off
     TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
   }
 
@@ -157,10 +163,10 @@ class GlRasterBackprojector final : public ConeBeamBackprojector {
     }
     return per;
   }
-  const gl::Program& program() {
+  const RasterPass& pass() {
     gl::Defines defines;
     if (options_.interpolation == Interpolation::exact) defines.push_back({"EXACT", "1"});
-    return gl::layered_program("fdk/backproject_raster.frag.glsl", defines);
+    return gl::layered_pass<RasterPass>("fdk/backproject_raster.frag.glsl", defines);
   }
 
   Grid3 grid_;

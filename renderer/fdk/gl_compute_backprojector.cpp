@@ -22,6 +22,14 @@ constexpr int kMaxPerDispatch = 64;
 constexpr int kVoxelsPerThread = 8;  // VOXELS_PER_THREAD in the shader
 constexpr std::size_t kSlabBytes = 512ull * 1024 * 1024;
 
+// backproject.comp.glsl: the batch's update of one z-slab SSBO.
+struct ComputePass {
+  const gl::Program& program;
+  BackprojectionUniforms batch;
+  gl::Uniform<gl::Vec3i> slab_dims;
+  explicit ComputePass(const gl::Program& p) : program(p), batch(p), slab_dims(p, "u_slab_dims") {}
+};
+
 // Slices per slab: as many as fit in 512 MiB, in GL_MAX_SHADER_STORAGE_BLOCK_SIZE (max_block, 0 =
 // unknown) and, when set, in fdk.device_memory_mb (tests use it to force several slabs); ≥ 1, ≤ nz.
 int slab_depth(std::size_t slice_bytes, int nz, std::uint64_t max_block, double device_memory_mb) {
@@ -54,7 +62,7 @@ class GlBackprojector final : public ConeBeamBackprojector {
   void prepare(const ProjectionView& all) override {
     gl::shared_context().make_current();
     ensure_texture(all.sx, all.sy);
-    (void)program();  // compile outside the timed region
+    (void)pass();  // compile outside the timed region
     glFinish();
   }
 
@@ -62,8 +70,8 @@ class GlBackprojector final : public ConeBeamBackprojector {
     if (slabs_.empty()) throw Error("fdk gl-compute: backproject() before reset()");
     gl::shared_context().make_current();
     const int per = ensure_texture(b.sx, b.sy);
-    const gl::Program& prog = program();
-    set_backprojection_uniforms(prog, grid_block_, grid_, b);
+    const ComputePass& pass = this->pass();
+    set_backprojection_uniforms(pass.program, pass.batch, grid_block_, grid_, b);
     const std::size_t image = static_cast<std::size_t>(b.sx) * b.sy;
     std::vector<float> m(kMaxPerDispatch * 12);
     for (int n0 = 0; n0 < b.count; n0 += per) {
@@ -73,15 +81,15 @@ class GlBackprojector final : public ConeBeamBackprojector {
       for (int n = 0; n < cnt; ++n)
         for (int e = 0; e < 12; ++e) m[12 * n + e] = static_cast<float>(b.matrices[n0 + n].a[e]);
       matrices_.upload(m.data(), cnt * 12 * sizeof(float));
-      matrices_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-      TOMO_GL_CHECK(glBindTextureUnit(0, projections_.id()));
-      prog.set("u_count", cnt);
+      matrices_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kMatrices);
+      TOMO_GL_CHECK(glBindTextureUnit(binding::kProjections, projections_.id()));
+      pass.batch.count.set(cnt);
       for (std::size_t s = 0; s < slabs_.size(); ++s) {
         const int k0 = static_cast<int>(s) * slab_nz_, depth = std::min(slab_nz_, grid_.dims[2] - k0);
-        slabs_[s].bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-        prog.set("u_slab_dims", grid_.dims[0], grid_.dims[1], depth);
-        prog.set("u_k0", k0);
-        prog.dispatch(grid_.dims[0], grid_.dims[1], (depth + kVoxelsPerThread - 1) / kVoxelsPerThread);
+        slabs_[s].bind_base(GL_SHADER_STORAGE_BUFFER, binding::kVolume);
+        pass.slab_dims.set({grid_.dims[0], grid_.dims[1], depth});
+        pass.batch.k0.set(k0);
+        pass.program.dispatch(grid_.dims[0], grid_.dims[1], (depth + kVoxelsPerThread - 1) / kVoxelsPerThread);
       }
       TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT));
     }
@@ -119,9 +127,10 @@ class GlBackprojector final : public ConeBeamBackprojector {
     }
     return per;
   }
-  const gl::Program& program() {
-    return options_.interpolation == Interpolation::exact ? gl::shaders().compute("fdk/backproject.comp.glsl", {{"EXACT", "1"}})
-                                             : gl::shaders().compute("fdk/backproject.comp.glsl");
+  const ComputePass& pass() {
+    gl::Defines defines;
+    if (options_.interpolation == Interpolation::exact) defines.push_back({"EXACT", "1"});
+    return gl::shaders().get_compute<ComputePass>("fdk/backproject.comp.glsl", defines);
   }
 
   Grid3 grid_;

@@ -80,7 +80,9 @@ struct GlRasterProjector::PairState {
   }
 };
 
-GlRasterProjector::GlRasterProjector() = default;
+GlRasterProjector::GlRasterProjector(const GlRasterOptions& options) : options_(options) {
+  if (options_.batch_layers < 0) throw Error("glpet gl: batch_layers must be >= 0");
+}
 GlRasterProjector::~GlRasterProjector() {
   // GL names are freed in the shared context (a viewer may have made another current).
   if (!sigma_) return;
@@ -121,7 +123,7 @@ std::unique_ptr<GlRasterProjector::PairState> GlRasterProjector::make_pair_state
   ps->W = sys_.R * pair.n_a();
   ps->H = sys_.R * pair.n_t();
   const double per_layer = double(ps->W) * ps->H * 16.0 * (1.0 + 4.0 / 3.0);
-  int layers = batch_override_ > 0 ? batch_override_ : int(std::clamp(budget / per_layer, 1.0, 2048.0));
+  int layers = options_.batch_layers > 0 ? options_.batch_layers : int(std::clamp(budget / per_layer, 1.0, 2048.0));
   layers = std::min(layers, max_layers);
   layers = std::max(sys_.N, layers - layers % sys_.N);  // whole voxels per batch
   layers = int(std::min<long>(layers, nvox * sys_.N));
@@ -139,8 +141,6 @@ std::unique_ptr<GlRasterProjector::PairState> GlRasterProjector::make_pair_state
   ps->set_module_uniforms(pair, sys_.R);
   return ps;
 }
-
-int GlRasterProjector::batch_layers(std::size_t pair) const { return pairs_.at(pair)->layers; }
 
 bool GlRasterProjector::restrict_voxels(std::size_t first, std::size_t count) {
   range_first_ = first;
@@ -169,16 +169,10 @@ std::unique_ptr<BackendBuffer> GlRasterProjector::make_lors() {
 }
 
 template <class F>
-void GlRasterProjector::timed(double RasterPassTimes::*slot, F&& f) {
-  if (!timing_) {
-    f();
-    return;
-  }
-  gl::Query q = gl::Query::create(GL_TIME_ELAPSED);
-  TOMO_GL_CHECK(glBeginQuery(GL_TIME_ELAPSED, q.id()));
+void GlRasterProjector::observed(RasterPassKind pass, F&& f) {
+  if (options_.observer) options_.observer->begin(pass);
   f();
-  TOMO_GL_CHECK(glEndQuery(GL_TIME_ELAPSED));
-  times_.*slot += double(q.result_u64()) * 1e-6;
+  if (options_.observer) options_.observer->end(pass);
 }
 
 // Pass 1: layers [0, layers) of ps.corr = correspondence images of records
@@ -186,7 +180,7 @@ void GlRasterProjector::timed(double RasterPassTimes::*slot, F&& f) {
 void GlRasterProjector::draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers,
                                              const GlBuffer* skip_x, const gl::Buffer& cams) {
   gl::Defines defs;
-  if (hardware_filter_) defs.emplace_back("HW_FILTER", "1");
+  if (options_.sigma_fetch == SigmaFetch::Hardware) defs.emplace_back("HW_FILTER", "1");
   const auto& pass = gl::shaders().get<CorrespondencePass>(
       {{gl::Stage::Vertex, "glpet/correspondence.vert.glsl"}, {gl::Stage::Fragment, "glpet/correspondence.frag.glsl"}},
       defs);
@@ -239,9 +233,9 @@ void GlRasterProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
     TOMO_GL_CHECK(glClearNamedFramebufferfv(ps.atlas_fbo.id(), GL_COLOR, 0, zero));
     for (int first = record_begin(); first < record_end(); first += ps.layers) {
       const int layers = std::min(ps.layers, record_end() - first);
-      timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, &x, ps.cams); });
+      observed(RasterPassKind::Correspondence, [&] { draw_correspondences(ps, pair, first, layers, &x, ps.cams); });
       // Pass 2 ([Toth2010] §III): points into the atlas, GL_ONE/GL_ONE blending.
-      timed(&RasterPassTimes::atlas_ms, [&] {
+      observed(RasterPassKind::Atlas, [&] {
         pts.program.use();
         ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCameras);
         x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
@@ -260,7 +254,6 @@ void GlRasterProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
         TOMO_GL_CHECK(glDrawArrays(GL_POINTS, 0, ps.W * ps.H * layers));
         gl::apply(gl::PipelineState{});  // passes outside glpet expect blending off
       });
-      times_.layers += layers;
     }
     // The atlas is this pair's slice of ỹ: a GPU-side copy through the pixel-pack buffer.
     TOMO_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, y.buffer().id()));
@@ -292,9 +285,9 @@ void GlRasterProjector::gather(GatherMode mode, const GlBuffer* z, const GlBuffe
     const ModulePair& pr = sys_.scanner.pairs[pair];
     for (int first = record_begin(); first < record_end(); first += ps.layers) {
       const int layers = std::min(ps.layers, record_end() - first);
-      timed(&RasterPassTimes::correspondence_ms, [&] { draw_correspondences(ps, pair, first, layers, nullptr, ps.cams); });
+      observed(RasterPassKind::Correspondence, [&] { draw_correspondences(ps, pair, first, layers, nullptr, ps.cams); });
       // Pass 3a ([Toth2010] §IV): (A·z, A, 0, 0) into level 0 of the reduction texture.
-      timed(&RasterPassTimes::terms_ms, [&] {
+      observed(RasterPassKind::Terms, [&] {
         terms.program.use();
         ps.cams.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCameras);
         (z ? z->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kLors);
@@ -317,9 +310,9 @@ void GlRasterProjector::gather(GatherMode mode, const GlBuffer* z, const GlBuffe
         TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, layers));
       });
       // Pass 3b: halving mip-reduction of all layers at once, to 1×1.
-      timed(&RasterPassTimes::reduction_ms, [&] { reducer_->reduce(ps.red, 0, layers); });
+      observed(RasterPassKind::Reduction, [&] { reducer_->reduce(ps.red, 0, layers); });
       // Pass 3c: per voxel, Σ over its N sample layers / N into b and s.
-      timed(&RasterPassTimes::collect_ms, [&] {
+      observed(RasterPassKind::Collect, [&] {
         collect.program.use();
         (b ? b->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kBack);
         (s ? s->buffer() : dummy_).bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSensitivity);
@@ -333,7 +326,6 @@ void GlRasterProjector::gather(GatherMode mode, const GlBuffer* z, const GlBuffe
         collect.program.dispatch(layers / sys_.N);
         TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
       });
-      times_.layers += layers;
     }
   }
   TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));

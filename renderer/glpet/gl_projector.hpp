@@ -11,19 +11,28 @@
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/reduction.hpp"
 #include "renderer/glpet/gl_common.hpp"
+#include "renderer/glpet/gl_raster_passes.hpp"
 
 namespace tomo::glpet {
 
-// Device time of each raster pass, summed over a call (GL_TIME_ELAPSED queries); zero
-// until timing is switched on.
-struct RasterPassTimes {
-  double correspondence_ms = 0, atlas_ms = 0, terms_ms = 0, reduction_ms = 0, collect_ms = 0;
-  long layers = 0;  // voxel samples rendered
+// How pass 1 reads σ_t along a line.
+enum class SigmaFetch {
+  Trilinear,  // fp32 trilinear from 8 texelFetch: the contract every backend meets (default)
+  Hardware,   // [Toth2010]'s one hardware-filtered fetch: faster, fixed-point filter weights
+};
+
+// Fixed for the projector's life; the registered `gl` backend uses the defaults.
+struct GlRasterOptions {
+  // Layers (voxel samples) per batch; 0: as many as a memory budget allows (≤ 2048).
+  int batch_layers = 0;
+  SigmaFetch sigma_fetch = SigmaFetch::Trilinear;
+  // Told of every pass (not owned; outlives the projector); null: none.
+  RasterPassObserver* observer = nullptr;
 };
 
 class GlRasterProjector final : public Projector {
  public:
-  GlRasterProjector();
+  explicit GlRasterProjector(const GlRasterOptions& options = {});
   ~GlRasterProjector() override;
   std::string describe() const override { return "gl"; }
   void configure(const SystemModel& system, const ProjectorOptions& options = {}) override;
@@ -41,16 +50,6 @@ class GlRasterProjector final : public Projector {
   // array texture, left on the GPU (the viewer draws it); valid until the next pass.
   const gl::Texture& draw_correspondence_image(std::size_t pair, const Vec3& v);
 
-  // Layers (voxel samples) per batch; 0 = automatic (memory budget, ≤ 2048). For benches.
-  void set_batch_layers(int layers) { batch_override_ = layers; }
-  int batch_layers(std::size_t pair) const;
-  // σ_t by one hardware-filtered fetch per march sample ([Toth2010]'s way, faster) instead
-  // of the contract's fp32 trilinear from 8 texelFetch (default). For benches.
-  void set_hardware_filter(bool on) { hardware_filter_ = on; }
-  // Per-pass device timing (adds a query wait per pass: for benches, not for production).
-  void set_timing(bool on) { timing_ = on; }
-  const RasterPassTimes& times() const { return times_; }
-  void reset_times() { times_ = {}; }
 
  private:
   // Records (voxel samples) the passes process: [range_first_, range_end_) of nrec.
@@ -62,8 +61,9 @@ class GlRasterProjector final : public Projector {
   void gather(GatherMode mode, const GlBuffer* z, const GlBuffer* t, GlBuffer* b, GlBuffer* s);
   void draw_correspondences(PairState& ps, std::size_t pair, int first_record, int layers, const GlBuffer* skip_x,
                             const gl::Buffer& cams);
+  // Runs `f`, the GL commands of `pass`, between the observer's begin() and end().
   template <class F>
-  void timed(double RasterPassTimes::*slot, F&& f);
+  void observed(RasterPassKind pass, F&& f);
 
   SystemModel sys_;
   bool sigma_empty_ = true;
@@ -74,10 +74,7 @@ class GlRasterProjector final : public Projector {
   gl::VertexArray vao_;
   gl::Buffer dummy_;
   gl::GridBlock grid_block_;  // common/grid.glsl of the correspondence pass
-  int batch_override_ = 0;
-  bool timing_ = false;
-  bool hardware_filter_ = false;
-  RasterPassTimes times_;
+  GlRasterOptions options_;
 };
 
 }  // namespace tomo::glpet

@@ -6,6 +6,20 @@
 
 namespace tomo::glpet {
 
+// The raster passes in the order one batch runs them (forward: Correspondence, Atlas;
+// back-projections: Correspondence, Terms, Reduction, Collect).
+enum class RasterPassKind { Correspondence, Atlas, Terms, Reduction, Collect };
+
+// Sees the GL commands of every raster pass: begin() before its first command, end() after its
+// last, on the shared context, once per batch. For instruments outside the projector (timer
+// queries, frame-debugger markers); the projector itself does nothing with it.
+class RasterPassObserver {
+ public:
+  virtual ~RasterPassObserver() = default;
+  virtual void begin(RasterPassKind pass) = 0;
+  virtual void end(RasterPassKind pass) = 0;
+};
+
 // raster_common.glsl's uniforms, shared by every raster pass.
 struct RasterCommonUniforms {
   gl::Uniform<int> first_record, N, R, na, nt;

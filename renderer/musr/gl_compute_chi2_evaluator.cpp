@@ -18,6 +18,7 @@
 #include "compute/musr/fit_problem.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/musr/bindings.hpp"
 
 namespace tomo::musr {
 
@@ -57,7 +58,8 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
       throw UnavailableError(str_cat("musr gl-compute: ", loop, " bins per invocation exceed the ", limit,
                                      " loop iterations this software OpenGL (", ctx.info().gl_renderer, ") runs"));
     upload_tables(data);
-    const std::string tmpl = gl::shaders().load("musr/chi2.comp.glsl");
+    // The template with its includes inlined (the binding points), markers left for the generator.
+    const std::string tmpl = gl::shaders().preprocess("musr/chi2.comp.glsl", {});
     const std::string lib = double_ ? gl::shaders().load("musr/double_math.glsl") : std::string();
     value_ = gl::ShaderLibrary::build({{gl::Stage::Compute, glsl_chi2_source(data, false, tmpl, double_, lib)}},
                                       "musr/chi2.comp.glsl (generated, value)");
@@ -138,13 +140,13 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
     }
     const gl::Program& prog = gradient ? gradient_ : value_;
     prog.use();
-    runs_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    block_run_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    bins_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    times_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    params_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
-    partials_.bind_base(GL_SHADER_STORAGE_BUFFER, 5);
-    pmap_.bind_base(GL_SHADER_STORAGE_BUFFER, 6);
+    runs_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRuns);
+    block_run_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kBlockRun);
+    bins_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kBins);
+    times_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kTimes);
+    params_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kParams);
+    partials_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kPartials);
+    pmap_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kParamMap);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     prog.dispatch(groups_ * kGlslGroupThreads);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);

@@ -17,12 +17,64 @@
 #include "compute/safir/projector.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
+#include "renderer/safir/bindings.hpp"
 
 namespace tomo::safir {
 
 namespace {
 
 constexpr int kMaxGroups = 65535;
+
+// The MODE of project.comp.glsl and tiled.comp.glsl (tiled: Forward and Back only).
+enum class PassMode : int { Forward = binding::kModeForward, Back = binding::kModeBack, Mlem = binding::kModeMlem };
+// The v_l that tiled.comp.glsl's back mode spreads (u_back_mode).
+enum class BackWeights : int { Ones = binding::kBackOnes, Values = binding::kBackValues, Ratio = binding::kBackRatio };
+
+gl::Defines with_mode(gl::Defines d, PassMode mode) {
+  d.emplace_back("MODE", std::to_string(int(mode)));
+  return d;
+}
+
+// project.comp.glsl: one invocation per event (raytrace.glsl's walk).
+struct EventPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec3f> origin;
+  gl::Uniform<float> voxel, md, randoms;
+  gl::Uniform<gl::Vec3i> n;
+  gl::Uniform<unsigned> count;
+  explicit EventPass(const gl::Program& p)
+      : program(p), origin(p, "u_origin"), voxel(p, "u_voxel"), md(p, "u_md"), randoms(p, "u_randoms"), n(p, "u_n"),
+        count(p, "u_count") {}
+};
+
+// tiled.comp.glsl: one tile of the image and one chunk of one label's events per group; the
+// per-label uniforms are arrays of 3 (labels x, y, z).
+struct TiledPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec3i> n, ext, tiles;
+  gl::Uniform<float> md, randoms;
+  gl::Uniform<int> back_mode, blocks;
+  gl::Uniform<unsigned> begin, end, chunk;
+  explicit TiledPass(const gl::Program& p)
+      : program(p), n(p, "u_n"), ext(p, "u_ext"), tiles(p, "u_tiles"), md(p, "u_md"), randoms(p, "u_randoms"),
+        back_mode(p, "u_back_mode"), blocks(p, "u_blocks"), begin(p, "u_begin"), end(p, "u_end"), chunk(p, "u_chunk") {}
+};
+
+// update.comp.glsl: f ← f · c / s.
+struct UpdatePass {
+  const gl::Program& program;
+  gl::Uniform<unsigned> voxels;
+  explicit UpdatePass(const gl::Program& p) : program(p), voxels(p, "u_voxels") {}
+};
+
+// spheres.comp.glsl: sphere and shell sums per voxel.
+struct SpheresPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec3i> n;
+  gl::Uniform<int> offsets;
+  explicit SpheresPass(const gl::Program& p) : program(p), n(p, "u_n"), offsets(p, "u_offsets") {}
+};
 
 class GlComputeProjector final : public ListModeOperator {
  public:
@@ -44,12 +96,9 @@ class GlComputeProjector final : public ListModeOperator {
     float_atomics_ = !o.portable && ctx.info().caps.float_atomics;
     gl::Defines defs;
     if (float_atomics_) defs.emplace_back("FLOAT_ATOMICS", "1");
-    for (int mode = 0; mode < 3; ++mode) {
-      gl::Defines d = defs;
-      d.emplace_back("MODE", std::to_string(mode));
-      project_[mode] = &gl::shaders().compute("safir/project.comp.glsl", d);
-    }
-    update_ = &gl::shaders().compute("safir/update.comp.glsl");
+    for (PassMode mode : {PassMode::Forward, PassMode::Back, PassMode::Mlem})
+      project_[int(mode)] = &gl::shaders().get_compute<EventPass>("safir/project.comp.glsl", with_mode(defs, mode));
+    update_ = &gl::shaders().get_compute<UpdatePass>("safir/update.comp.glsl");
     const bool software = ctx.info().gl_renderer.find("llvmpipe") != std::string::npos ||
                           ctx.info().gl_renderer.find("softpipe") != std::string::npos;
     tiled_ = resolve_pass(o.pass, software) == Pass::tiled;
@@ -63,14 +112,13 @@ class GlComputeProjector final : public ListModeOperator {
         tile_extent(box.n.data(), l, tile_cap_, ext);
         tile_floats_ = std::max(tile_floats_, ext[0] * ext[1] * ext[2]);
       }
-      for (int mode = 0; mode < 2; ++mode) {
-        gl::Defines d = defs;
-        d.emplace_back("MODE", std::to_string(mode));
+      for (PassMode mode : {PassMode::Forward, PassMode::Back}) {
+        gl::Defines d = with_mode(defs, mode);
         d.emplace_back("TILE", std::to_string(tile_floats_));
-        tiled_pass_[mode] = &gl::shaders().compute("safir/tiled.comp.glsl", d);
+        tiled_pass_[int(mode)] = &gl::shaders().get_compute<TiledPass>("safir/tiled.comp.glsl", d);
       }
     }
-    spheres_ = &gl::shaders().compute("safir/spheres.comp.glsl");
+    spheres_ = &gl::shaders().get_compute<SpheresPass>("safir/spheres.comp.glsl");
     std::vector<float> pos;
     for (const auto& p : sc.positions()) pos.insert(pos.end(), {float(p[0]), float(p[1]), float(p[2]), 0.0f});
     crystals_ = gl::Buffer::from(pos);
@@ -124,9 +172,9 @@ class GlComputeProjector final : public ListModeOperator {
     if (tiled_) {
       gl::shared_context().make_current();
       values_.clear_zero();
-      run_tiled(0, 0);
+      run_tiled(PassMode::Forward, BackWeights::Ones);
     } else {
-      run_pass(0);
+      run_pass(PassMode::Forward);
     }
     const auto y = values_.read<float>();
     const double add = tiled_ ? randoms_ : 0.0;  // the tiled pass sums the image part only
@@ -144,9 +192,9 @@ class GlComputeProjector final : public ListModeOperator {
     values_.upload(sorted.data(), sorted.size() * sizeof(float));
     if (tiled_) {
       acc_.clear_zero();
-      run_tiled(1, 1);
+      run_tiled(PassMode::Back, BackWeights::Values);
     } else {
-      run_pass(1);
+      run_pass(PassMode::Back);
     }
     return download(acc_);
   }
@@ -156,17 +204,17 @@ class GlComputeProjector final : public ListModeOperator {
       gl::shared_context().make_current();
       values_.clear_zero();
       acc_.clear_zero();
-      run_tiled(0, 0);
-      run_tiled(1, 2);  // v = 1 / ȳ
+      run_tiled(PassMode::Forward, BackWeights::Ones);
+      run_tiled(PassMode::Back, BackWeights::Ratio);  // v = 1 / ȳ
     } else {
-      run_pass(2);
+      run_pass(PassMode::Mlem);
     }
-    const gl::Program& p = *update_;
+    const gl::Program& p = update_->program;
     p.use();
-    p.set("u_voxels", static_cast<unsigned>(box_.count()));
-    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
-    s_.bind_base(GL_SHADER_STORAGE_BUFFER, 5);
+    update_->voxels.set(static_cast<unsigned>(box_.count()));
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAcc);
+    s_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSensitivity);
     p.dispatch(static_cast<int>(std::min<std::size_t>(box_.count(), std::size_t(kMaxGroups) * 256)));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
   }
@@ -182,13 +230,13 @@ class GlComputeProjector final : public ListModeOperator {
     for (const auto& o : offs) packed.insert(packed.end(), {o.di, o.dj, o.dk, o.shell});
     const gl::Buffer offsets = gl::Buffer::from(packed);
     gl::Buffer sums(sizeof(float) * 4 * box_.count());
-    const gl::Program& p = *spheres_;
+    const gl::Program& p = spheres_->program;
     p.use();
-    p.set("u_n", box_.n[0], box_.n[1], box_.n[2]);
-    p.set("u_offsets", static_cast<int>(offs.size()));
-    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    offsets.bind_base(GL_SHADER_STORAGE_BUFFER, 6);
-    sums.bind_base(GL_SHADER_STORAGE_BUFFER, 7);
+    spheres_->n.set({box_.n[0], box_.n[1], box_.n[2]});
+    spheres_->offsets.set(static_cast<int>(offs.size()));
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+    offsets.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kOffsets);
+    sums.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSums);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     p.dispatch(static_cast<int>(box_.count()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -225,30 +273,40 @@ class GlComputeProjector final : public ListModeOperator {
     plan_ = plan_tiles(box_.n.data(), counts, tile_cap_, 2048.0, 4096);
   }
 
-  // One tiled pass (tiled.comp.glsl): mode 0 forward into values_, 1 back into acc_ with
-  // back_mode 1 (values_) or 2 (1 / (values_ + n)). The caller clears what it accumulates into.
-  void run_tiled(int mode, int back_mode) {
+  // One tiled pass (tiled.comp.glsl): Forward into values_, or Back into acc_ with weights
+  // `back` (Forward ignores it). The caller clears what it accumulates into.
+  void run_tiled(PassMode mode, BackWeights back) {
     if (plan_.blocks <= 0) return;
-    const gl::Program& p = *tiled_pass_[mode];
+    const TiledPass& pass = *tiled_pass_[int(mode)];
+    const gl::Program& p = pass.program;
     p.use();
-    p.set("u_n", box_.n[0], box_.n[1], box_.n[2]);
-    p.set("u_md", static_cast<float>(box_.md));
-    p.set("u_back_mode", back_mode);
-    p.set("u_randoms", static_cast<float>(randoms_));
+    pass.n.set({box_.n[0], box_.n[1], box_.n[2]});
+    pass.md.set(static_cast<float>(box_.md));
+    pass.back_mode.set(int(back));
+    pass.randoms.set(static_cast<float>(randoms_));
+    unsigned begin[3], end[3], chunk[3];
+    int ext[9], tiles[9], blocks[3];
     for (int l = 0; l < 3; ++l) {
       const LabelTiles& t = plan_.label[l];
-      const std::string i = str_cat("[", l, "]");
-      p.set(("u_begin" + i).c_str(), static_cast<unsigned>(t.begin));
-      p.set(("u_end" + i).c_str(), static_cast<unsigned>(t.end));
-      p.set(("u_chunk" + i).c_str(), static_cast<unsigned>(t.chunk));
-      p.set(("u_ext" + i).c_str(), t.ext[0], t.ext[1], t.ext[2]);
-      p.set(("u_tiles" + i).c_str(), t.tiles[0], t.tiles[1], t.tiles[2]);
-      p.set(("u_blocks" + i).c_str(), t.blocks);
+      begin[l] = static_cast<unsigned>(t.begin);
+      end[l] = static_cast<unsigned>(t.end);
+      chunk[l] = static_cast<unsigned>(t.chunk);
+      blocks[l] = t.blocks;
+      for (int a = 0; a < 3; ++a) {
+        ext[3 * l + a] = t.ext[a];
+        tiles[3 * l + a] = t.tiles[a];
+      }
     }
-    records_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    values_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
+    pass.begin.set_array(begin, 3);
+    pass.end.set_array(end, 3);
+    pass.chunk.set_array(chunk, 3);
+    pass.ext.set_array(ext, 3);
+    pass.tiles.set_array(tiles, 3);
+    pass.blocks.set_array(blocks, 3);
+    records_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRecords);
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+    values_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kValues);
+    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAcc);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     // Groups on a 2D grid (at most 65535 per dimension); the shader numbers them row by row.
     const int gx = std::min(plan_.blocks, kMaxGroups), gy = (plan_.blocks + gx - 1) / gx;
@@ -257,25 +315,26 @@ class GlComputeProjector final : public ListModeOperator {
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
   }
 
-  // One pass of project.comp.glsl over the window's labelled events (mode 0 forward, 1 back,
-  // 2 ML-EM); modes 1 and 2 clear the accumulator first.
-  void run_pass(int mode) {
+  // One pass of project.comp.glsl over the window's labelled events; Back and Mlem clear
+  // the accumulator first.
+  void run_pass(PassMode mode) {
     gl::shared_context().make_current();
-    const gl::Program& p = *project_[mode];
-    if (mode != 0) acc_.clear_zero();
+    const EventPass& pass = *project_[int(mode)];
+    const gl::Program& p = pass.program;
+    if (mode != PassMode::Forward) acc_.clear_zero();
     p.use();
     const auto g = box_.params<float>();
-    p.set("u_origin", g.origin[0], g.origin[1], g.origin[2]);
-    p.set("u_voxel", g.voxel);
-    p.set("u_n", g.n[0], g.n[1], g.n[2]);
-    p.set("u_md", g.md);
-    p.set("u_count", static_cast<unsigned>(window_.events.size()));
-    p.set("u_randoms", static_cast<float>(randoms_));
-    crystals_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    events_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    f_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    values_.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
-    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, 4);
+    pass.origin.set({g.origin[0], g.origin[1], g.origin[2]});
+    pass.voxel.set(g.voxel);
+    pass.n.set({g.n[0], g.n[1], g.n[2]});
+    pass.md.set(g.md);
+    pass.count.set(static_cast<unsigned>(window_.events.size()));
+    pass.randoms.set(static_cast<float>(randoms_));
+    crystals_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kCrystals);
+    events_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kEvents);
+    f_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
+    values_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kValues);
+    acc_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAcc);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     if (!window_.events.empty())
       p.dispatch(static_cast<int>(std::min<std::size_t>(window_.events.size(), std::size_t(kMaxGroups) * 64)));
@@ -302,11 +361,11 @@ class GlComputeProjector final : public ListModeOperator {
   long long tile_cap_ = 0;
   int tile_floats_ = 0;
   TilePlan plan_;
-  const gl::Program* tiled_pass_[2] = {};
+  const TiledPass* tiled_pass_[2] = {};  // by PassMode: Forward, Back
   gl::Buffer records_;
-  const gl::Program* project_[3] = {};
-  const gl::Program* update_ = nullptr;
-  const gl::Program* spheres_ = nullptr;
+  const EventPass* project_[3] = {};  // by PassMode
+  const UpdatePass* update_ = nullptr;
+  const SpheresPass* spheres_ = nullptr;
   gl::Buffer crystals_, events_, values_, f_, acc_, s_;
   std::vector<Event> events_host_;
   SortedEvents window_;

@@ -12,12 +12,28 @@
 #include "compute/core/registry.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
+#include "renderer/strip/bindings.hpp"
 #include "compute/strip/kernel_math.hpp"
 #include "compute/strip/projector.hpp"
 
 namespace tomo::strip {
 
 namespace {
+
+// kernel.glsl's uniforms, read by every strip pass (ML-EM iteration and projections).
+struct KernelPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec4f> grid, kp;  // y0, z0, py, pz; R, 1/σz², 1/σΔl², norm
+  gl::Uniform<gl::Vec2i> dims;      // ny, nz
+  gl::Uniform<float> cut;
+  gl::Uniform<unsigned> count;
+  explicit KernelPass(const gl::Program& p)
+      : program(p), grid(p, "u_grid"), kp(p, "u_kp"), dims(p, "u_dims"), cut(p, "u_cut"), count(p, "u_count") {}
+};
+
+// project.comp.glsl's two variants.
+enum class Projection { Forward, Back };
 
 class GlComputeProjector final : public ListModeProjector {
  public:
@@ -44,13 +60,12 @@ class GlComputeProjector final : public ListModeProjector {
     gl::Defines defs;
     if (float_atomics_) defs.emplace_back("FLOAT_ATOMICS", "1");
     if (subgroup_) defs.emplace_back("SUBGROUP", "1");
-    program_ = &gl::shaders().compute(o.granularity == Granularity::warp ? "strip/mlem_warp.comp.glsl" : "strip/mlem_thread.comp.glsl",
-                                      defs);
-    for (int mode = 0; mode < 2; ++mode) {
-      gl::Defines d = defs;
-      d.emplace_back("MODE", std::to_string(mode));
-      project_[mode] = &gl::shaders().compute("strip/project.comp.glsl", d);
-    }
+    iterate_ = &gl::shaders().get_compute<KernelPass>(
+        o.granularity == Granularity::warp ? "strip/mlem_warp.comp.glsl" : "strip/mlem_thread.comp.glsl", defs);
+    gl::Defines forward = defs;
+    forward.emplace_back("FORWARD", "1");
+    forward_ = &gl::shaders().get_compute<KernelPass>("strip/project.comp.glsl", forward);
+    back_ = &gl::shaders().get_compute<KernelPass>("strip/project.comp.glsl", defs);
     const std::size_t bytes = sizeof(float) * g.pixel_count();
     rho_ = gl::Buffer(bytes);
     rho_new_ = gl::Buffer(bytes);
@@ -87,7 +102,7 @@ class GlComputeProjector final : public ListModeProjector {
     gl::shared_context().make_current();
     const std::vector<float> xf(x.begin(), x.end());
     gl::Buffer xb(xf.size() * sizeof(float), xf.data()), yb(std::max<std::size_t>(1, count_) * sizeof(float));
-    project(0, xb, yb, rho_new_);
+    project(Projection::Forward, xb, yb, rho_new_);
     auto y = yb.read<float>();
     y.resize(count_);
     return {y.begin(), y.end()};
@@ -100,7 +115,7 @@ class GlComputeProjector final : public ListModeProjector {
     gl::Buffer wb(std::max<std::size_t>(1, wf.size()) * sizeof(float), wf.empty() ? nullptr : wf.data());
     gl::Buffer b(sizeof(float) * geom_.pixel_count());
     b.clear_zero();
-    project(1, rho_new_, wb, b);
+    project(Projection::Back, rho_new_, wb, b);
     auto out = b.read<float>();
     return {out.begin(), out.end()};
   }
@@ -108,17 +123,11 @@ class GlComputeProjector final : public ListModeProjector {
   void iterate() override {
     gl::shared_context().make_current();
     rho_new_.clear_zero();
-    const gl::Program& p = *program_;
-    p.use();
-    const auto grid = geom_.grid<float>();
-    p.set("u_grid", grid.y0, grid.z0, grid.py, grid.pz);
-    p.set("u_dims", grid.ny, grid.nz);
-    p.set("u_kp", kp_.R, kp_.inv_vz, kp_.inv_vl, kp_.norm);
-    p.set("u_cut", kp_.cut);
-    p.set("u_count", static_cast<unsigned>(count_));
-    events_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    rho_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    rho_new_.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+    const gl::Program& p = iterate_->program;
+    set_kernel_uniforms(*iterate_);
+    events_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kEvents);
+    rho_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRho);
+    rho_new_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRhoNew);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     if (count_ > 0) {
       if (opt_.granularity == Granularity::warp) {
@@ -136,21 +145,26 @@ class GlComputeProjector final : public ListModeProjector {
   }
 
  private:
-  // project.comp.glsl in `mode` (0 forward, 1 back): x at binding 1, values at 3, sums at 2.
-  void project(int mode, const gl::Buffer& x, const gl::Buffer& values, const gl::Buffer& sums) {
-    check_projection_budget();
-    const gl::Program& p = *project_[mode];
-    p.use();
+  void set_kernel_uniforms(const KernelPass& pass) const {
+    pass.program.use();
     const auto grid = geom_.grid<float>();
-    p.set("u_grid", grid.y0, grid.z0, grid.py, grid.pz);
-    p.set("u_dims", grid.ny, grid.nz);
-    p.set("u_kp", kp_.R, kp_.inv_vz, kp_.inv_vl, kp_.norm);
-    p.set("u_cut", kp_.cut);
-    p.set("u_count", static_cast<unsigned>(count_));
-    events_.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    x.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-    sums.bind_base(GL_SHADER_STORAGE_BUFFER, 2);
-    values.bind_base(GL_SHADER_STORAGE_BUFFER, 3);
+    pass.grid.set({grid.y0, grid.z0, grid.py, grid.pz});
+    pass.dims.set({grid.ny, grid.nz});
+    pass.kp.set({kp_.R, kp_.inv_vz, kp_.inv_vl, kp_.norm});
+    pass.cut.set(kp_.cut);
+    pass.count.set(static_cast<unsigned>(count_));
+  }
+
+  // project.comp.glsl: x as rho, the per-event values, the scatter sums as rho_new.
+  void project(Projection which, const gl::Buffer& x, const gl::Buffer& values, const gl::Buffer& sums) {
+    check_projection_budget();
+    const KernelPass& pass = which == Projection::Forward ? *forward_ : *back_;
+    const gl::Program& p = pass.program;
+    set_kernel_uniforms(pass);
+    events_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kEvents);
+    x.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRho);
+    sums.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRhoNew);
+    values.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kValues);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     if (count_ > 0) p.dispatch(static_cast<int>(std::min<std::size_t>(count_, std::size_t(65535) * 64)));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -205,8 +219,9 @@ class GlComputeProjector final : public ListModeProjector {
   ProjectorOptions opt_;
   KernelParams<float> kp_{};
   bool float_atomics_ = false, subgroup_ = false;
-  const gl::Program* program_ = nullptr;
-  const gl::Program* project_[2] = {nullptr, nullptr};  // project.comp.glsl: forward, back
+  const KernelPass* iterate_ = nullptr;  // mlem_{thread,warp}.comp.glsl
+  const KernelPass* forward_ = nullptr;  // project.comp.glsl, Projection::Forward
+  const KernelPass* back_ = nullptr;     // project.comp.glsl, Projection::Back
   gl::Buffer events_, rho_, rho_new_;
   std::size_t count_ = 0;
   long long max_box_ = 0, max_rows_ = 0;  // the largest event box of set_events (software GL's loop budget)

@@ -6,6 +6,7 @@
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/scene.hpp"
+#include "renderer/viewer/bindings.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/uniform.hpp"
 #include "renderer/glpet/gl_display_copy.hpp"
@@ -81,8 +82,8 @@ void GlpetSession::update_stat(const gl::Buffer& data, std::size_t n, int slot) 
                                           GL_RED_INTEGER, GL_UNSIGNED_INT, &zero));
   TOMO_GL_CHECK(glMemoryBarrier(GL_ALL_BARRIER_BITS));
   p.use();
-  data.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-  stats_.bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+  data.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kData);
+  stats_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kStats);
   pass.n.set(unsigned(n));
   pass.slot.set(unsigned(slot));
   p.dispatch(int(std::min<std::size_t>(std::max<std::size_t>(n, 1), 64 * 256)));

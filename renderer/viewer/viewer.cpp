@@ -127,8 +127,8 @@ class Viewer {
       if (pressed(GLFW_KEY_PAGE_UP)) st_.voxel[2]++;
       if (pressed(GLFW_KEY_G)) st_.grid = !st_.grid;
       if (pressed(GLFW_KEY_P)) st_.pair = (st_.pair + 1) % int(sys.scanner.pairs.size());
-      if (pressed(GLFW_KEY_M)) st_.atlas_mode = (st_.atlas_mode + 1) % 3;
-      if (pressed(GLFW_KEY_K)) st_.colour_map = (st_.colour_map + 1) % 3;
+      if (pressed(GLFW_KEY_M)) st_.atlas_mode = AtlasMode((int(st_.atlas_mode) + 1) % 3);
+      if (pressed(GLFW_KEY_K)) st_.colour_map = ColourMap((int(st_.colour_map) + 1) % 3);
       if (pressed(GLFW_KEY_X)) st_.mip_axis = (st_.mip_axis + 1) % 3;
       if (pressed(GLFW_KEY_HOME)) st_.atlas_zoom = 0;
       if (pressed(GLFW_KEY_R)) reload();
@@ -216,10 +216,12 @@ class Viewer {
       ImGui::Checkbox("macropixel grid (G)", &st_.grid);
       ImGui::TextUnformatted(readout(h).c_str());
     } else if (view_ == View::Atlas) {
-      ImGui::Combo("atlas (M)", &st_.atlas_mode, kAtlasModes, 3);
+      int mode = int(st_.atlas_mode);
+      if (ImGui::Combo("atlas (M)", &mode, kAtlasModes, 3)) st_.atlas_mode = AtlasMode(mode);
       ImGui::Text("zoom %.2f (wheel, drag pans, Home fits)", st_.atlas_zoom);
     } else {
-      ImGui::Combo("colour map (K)", &st_.colour_map, kMaps, 3);
+      int map = int(st_.colour_map);
+      if (ImGui::Combo("colour map (K)", &map, kMaps, 3)) st_.colour_map = ColourMap(map);
       ImGui::SliderFloat("level", &st_.level, 0.0f, 1.0f);
       ImGui::SliderFloat("width", &st_.width, 0.01f, 2.0f);
       ImGui::SliderInt("MIP axis (X)", &st_.mip_axis, 0, 2);

@@ -25,10 +25,10 @@ struct CorrespondenceView {
   gl::Uniform<gl::Vec2f> origin;
   gl::Uniform<float> scale, wref;
   gl::Uniform<gl::Vec2i> size;
-  gl::Uniform<int> corr, na, nt, R, grid;  // corr: the sampler's texture unit
+  gl::Uniform<int> na, nt, R, grid;
   explicit CorrespondenceView(const gl::Program& p)
       : program(p), quad(p), origin(p, "u_origin"), scale(p, "u_scale"), wref(p, "u_wref"), size(p, "u_size"),
-        corr(p, "u_corr"), na(p, "u_na"), nt(p, "u_nt"), R(p, "u_R"), grid(p, "u_grid") {}
+        na(p, "u_na"), nt(p, "u_nt"), R(p, "u_R"), grid(p, "u_grid") {}
 };
 
 // viewer/atlas.frag.glsl: one pair's atlas (measured, estimated or their ratio).
@@ -98,8 +98,7 @@ void Views::draw_correspondence(GlpetSession& s, ViewState& st, int win_w, int w
   const Placement& pl = corr_place_;
   const auto& p = view<CorrespondenceView>("viewer/correspondence.frag.glsl");
   begin(p.program, p.quad, vao_, win_w, win_h, {pl.x, pl.y, pl.scale * W, pl.scale * H});
-  p.corr.set(0);
-  TOMO_GL_CHECK(glBindTextureUnit(0, corr.id()));
+  TOMO_GL_CHECK(glBindTextureUnit(binding::kCorrespondence, corr.id()));
   p.origin.set({float(pl.x), float(pl.y)});
   p.scale.set(float(pl.scale));
   p.size.set({W, H});
@@ -128,12 +127,12 @@ void Views::draw_atlas(GlpetSession& s, ViewState& st, int win_w, int win_h) {
   }
   const auto& p = view<AtlasView>("viewer/atlas.frag.glsl");
   begin(p.program, p.quad, vao_, win_w, win_h, {a.x, a.y, a.width, a.height});
-  s.measured().bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-  s.estimated().bind_base(GL_SHADER_STORAGE_BUFFER, 1);
-  s.stats().bind_base(GL_SHADER_STORAGE_BUFFER, 2);
+  s.measured().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kMeasured);
+  s.estimated().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kEstimated);
+  s.stats().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAtlasStats);
   p.offset.set(unsigned(sys.scanner.lor_offset(st.pair)));
   p.size.set({pair.atlas_width(), pair.atlas_height()});
-  p.mode.set(st.atlas_mode);
+  p.mode.set(int(st.atlas_mode));
   p.origin.set({float(a.x), float(a.y)});
   p.scale.set(st.atlas_zoom);
   p.pan.set({st.atlas_pan[0], st.atlas_pan[1]});
@@ -148,15 +147,15 @@ void Views::draw_slices(GlpetSession& s, const ViewState& st, int win_w, int win
     const Placement& pl = places[i];
     const int axis = volume_panel_axis(i, st.mip_axis);
     begin(p.program, p.quad, vao_, win_w, win_h, {pl.x, pl.y, pl.scale * pl.width, pl.scale * pl.height});
-    s.image().bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-    s.stats().bind_base(GL_SHADER_STORAGE_BUFFER, 1);
+    s.image().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kData);
+    s.stats().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kStats);
     p.dims.set({d[0], d[1], d[2]});
     p.axis.set(axis);
     p.index.set(i < 3 ? st.voxel[axis] : -1);
     p.size.set({pl.width, pl.height});
     p.origin.set({float(pl.x), float(pl.y)});
     p.scale.set(float(pl.scale));
-    p.map.set(st.colour_map);
+    p.map.set(int(st.colour_map));
     p.lo.set(st.level - 0.5f * st.width);
     p.hi.set(st.level + 0.5f * st.width);
     p.slot.set(unsigned(kStatImage));

@@ -3,19 +3,29 @@
 #include <array>
 #include <string>
 
+#include "renderer/viewer/bindings.hpp"
 #include "renderer/viewer/layout.hpp"
 #include "renderer/viewer/session.hpp"
 
 namespace tomo::viewer {
 
+// What the atlas view shows (u_mode of shaders/viewer/atlas.frag.glsl).
+enum class AtlasMode : int {
+  Measured = binding::kAtlasMeasured,
+  Estimated = binding::kAtlasEstimated,
+  Ratio = binding::kAtlasRatio,  // y / ỹ
+};
+// The slice views' colour map (colour_map() of shaders/viewer/colour.glsl).
+enum class ColourMap : int { Gray = binding::kMapGray, Hot = binding::kMapHot, Viridis = binding::kMapViridis };
+
 struct ViewState {
   std::array<int, 3> voxel{0, 0, 0};  // selected voxel: correspondence sample, slice positions
   int pair = 0;
   bool grid = false;
-  int atlas_mode = 0;                 // 0 measured, 1 estimated, 2 ratio
+  AtlasMode atlas_mode = AtlasMode::Measured;
   float atlas_zoom = 0;               // window pixels per atlas texel (0: fit)
   std::array<float, 2> atlas_pan{0, 0};  // atlas texel at the area's lower-left corner
-  int colour_map = 1;                 // 0 gray, 1 hot, 2 viridis
+  ColourMap colour_map = ColourMap::Hot;
   float level = 0.5f, width = 1.0f;   // window [level ∓ width/2] · max
   int mip_axis = 2;
   double corr_ms = 0;                 // device time of the last correspondence pass

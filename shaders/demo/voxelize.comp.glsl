@@ -1,10 +1,11 @@
 #version 450 core
 // demo: mean phantom value of each voxel of one z-slab from s³ sub-samples, written to an r32f 3D image.
 #include "../common/phantom.glsl"
+#include "bindings/demo.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 4) in;
-layout(std430, binding = 0) readonly buffer Shapes { PhantomShape shapes[]; };
-layout(r32f, binding = 0) uniform writeonly image3D volume;
+layout(std430, binding = DEMO_SHAPES) readonly buffer Shapes { PhantomShape shapes[]; };
+layout(r32f, binding = DEMO_VOLUME) uniform writeonly image3D volume;
 
 #include "common/grid.glsl"  // u_grid_origin, u_grid_voxel, u_dims
 uniform int u_z0;        // first slice of this slab

@@ -7,8 +7,9 @@
 
 #define VOXELS_PER_THREAD 8
 layout(local_size_x = 32, local_size_y = 4, local_size_z = 1) in;
-layout(std430, binding = 0) buffer Volume { float volume[]; };
-layout(std430, binding = 1) readonly buffer Matrices { float mats[]; };  // 12 per projection, column-major
+#include "bindings/fdk.glsl"
+layout(std430, binding = FDK_VOLUME) buffer Volume { float volume[]; };
+layout(std430, binding = FDK_MATRICES) readonly buffer Matrices { float mats[]; };  // 12 per projection, column-major
 uniform ivec3 u_slab_dims;  // voxels of this slab (x, y: the volume's; z: the slab's depth)
 uniform int u_k0;           // global z index of the slab's first slice
 #include "common/grid.glsl"  // u_grid_origin, u_grid_voxel

@@ -8,7 +8,8 @@
 
 #define MAX_PROJECTIONS 64
 // Projection n: rows[3n + r] = (A[r], A[3 + r], A[6 + r], A[9 + r]), so (u·w, v·w, w) = rows · (x, y, z, 1).
-layout(std140, binding = 0) uniform Matrices { vec4 rows[3 * MAX_PROJECTIONS]; };
+#include "bindings/fdk.glsl"
+layout(std140, binding = FDK_MATRIX_ROWS) uniform Matrices { vec4 rows[3 * MAX_PROJECTIONS]; };
 #include "common/grid.glsl"  // u_grid_origin, u_grid_voxel
 uniform int u_k0;       // first z index of the slab bound as the render target
 uniform int u_count;

@@ -2,7 +2,8 @@
 // centred at integer (u, v) = (i, j), taps outside the image read 0. Shared by the gl-compute and
 // gl raster passes. EXACT: four texelFetch taps with fp32 weights (matches cpu); otherwise the
 // sampler's bilinear (8-bit weights; GL_CLAMP_TO_BORDER with border 0 = taps outside read 0).
-uniform sampler2DArray u_projections;  // layer n = projection n of this dispatch/draw
+#include "bindings/fdk.glsl"
+layout(binding = FDK_PROJECTIONS) uniform sampler2DArray u_projections;  // layer n = projection n of this dispatch/draw
 uniform ivec2 u_detector;              // S_x, S_y
 
 float tap(ivec2 p, int layer) {

@@ -7,6 +7,7 @@
 // adds them in double.
 @DEFINES@
 layout(local_size_x = 256) in;
+#include "bindings/musr.glsl"  // inlined by ShaderLibrary::preprocess
 
 struct RunInfo {
   uint offset, count, first_block, blocks, affine, kind;
@@ -14,13 +15,13 @@ struct RunInfo {
   uint pad;
   double t0, dt, scale;
 };
-layout(std430, binding = 0) readonly buffer Runs { RunInfo runs[]; };
-layout(std430, binding = 1) readonly buffer BlockRun { int block_run[]; };
-layout(std430, binding = 2) readonly buffer Bins { REAL2 yw_all[]; };
-layout(std430, binding = 3) readonly buffer Times { real tarr[]; };
-layout(std430, binding = 4) readonly buffer Params { real P[]; };
-layout(std430, binding = 5) writeonly buffer Partials { real partials[]; };
-layout(std430, binding = 6) readonly buffer ParamMap { uint pmap[]; };
+layout(std430, binding = MUSR_RUNS) readonly buffer Runs { RunInfo runs[]; };
+layout(std430, binding = MUSR_BLOCK_RUN) readonly buffer BlockRun { int block_run[]; };
+layout(std430, binding = MUSR_BINS) readonly buffer Bins { REAL2 yw_all[]; };
+layout(std430, binding = MUSR_TIMES) readonly buffer Times { real tarr[]; };
+layout(std430, binding = MUSR_PARAMS) readonly buffer Params { real P[]; };
+layout(std430, binding = MUSR_PARTIALS) writeonly buffer Partials { real partials[]; };
+layout(std430, binding = MUSR_PARAM_MAP) readonly buffer ParamMap { uint pmap[]; };
 
 @HELPERS@
 

@@ -2,9 +2,10 @@
 // safir: sphere and shell sums of the image analysis ([Locans2017] §5.3.2, eqs. 13–14), one
 // invocation per voxel centre, over the precomputed offsets (compute/safir/analysis.hpp).
 layout(local_size_x = 64) in;
-layout(std430, binding = 2) readonly buffer Image { float f[]; };
-layout(std430, binding = 6) readonly buffer Offsets { ivec4 offsets[]; };  // di, dj, dk, shell
-layout(std430, binding = 7) writeonly buffer Sums { vec4 sums[]; };        // inner, shell, n_inner, n_shell
+#include "bindings/safir.glsl"
+layout(std430, binding = SAFIR_IMAGE) readonly buffer Image { float f[]; };
+layout(std430, binding = SAFIR_OFFSETS) readonly buffer Offsets { ivec4 offsets[]; };  // di, dj, dk, shell
+layout(std430, binding = SAFIR_SUMS) writeonly buffer Sums { vec4 sums[]; };        // inner, shell, n_inner, n_shell
 uniform ivec3 u_n;
 uniform int u_offsets;
 

@@ -2,32 +2,33 @@
 // safir: the tiled pass, a twin of cuda/safir/tiled_pass.cu. A work group owns one tile of the
 // image (TILE voxels in shared memory) and one chunk of one label's sorted events, given as line
 // records (compute/safir/kernel_math.hpp: line_record, walk_record, computed on the host).
-// MODE 0 forward: values[l] += Σ_tile a_lj f_j. MODE 1 back: tile += a_lj v_l by shared atomics,
+// MODE (safir::PassMode) forward: values[l] += Σ_tile a_lj f_j. back: tile += a_lj v_l by shared atomics,
 // then one global atomic per touched tile voxel; v_l = 1, values[l] or 1 / (values[l] + n).
 #ifdef FLOAT_ATOMICS
 #extension GL_NV_shader_atomic_float : require
 #endif
 layout(local_size_x = 256) in;
+#include "bindings/safir.glsl"
 
-layout(std430, binding = 1) readonly buffer Records { vec4 rec[]; };
-layout(std430, binding = 2) readonly buffer Image { float f[]; };
+layout(std430, binding = SAFIR_RECORDS) readonly buffer Records { vec4 rec[]; };
+layout(std430, binding = SAFIR_IMAGE) readonly buffer Image { float f[]; };
 #ifdef FLOAT_ATOMICS
-layout(std430, binding = 3) buffer Values { float values[]; };
-layout(std430, binding = 4) buffer Acc { float acc[]; };
+layout(std430, binding = SAFIR_VALUES) buffer Values { float values[]; };
+layout(std430, binding = SAFIR_ACC) buffer Acc { float acc[]; };
 float value_at(uint l) { return values[l]; }
 void add_value(uint l, float v) { atomicAdd(values[l], v); }
 void add_acc(uint i, float v) { atomicAdd(acc[i], v); }
 #else
 // Exact compare-and-swap loops on the floats' bits (no float atomics in the driver).
 #include "common/float_add.glsl"
-layout(std430, binding = 3) buffer Values { uint values[]; };
-layout(std430, binding = 4) buffer Acc { uint acc[]; };
+layout(std430, binding = SAFIR_VALUES) buffer Values { uint values[]; };
+layout(std430, binding = SAFIR_ACC) buffer Acc { uint acc[]; };
 float value_at(uint l) { return uintBitsToFloat(values[l]); }
 void add_value(uint l, float v) { CAS_ADD(values[l], v); }
 void add_acc(uint i, float v) { CAS_ADD(acc[i], v); }
 #endif
 
-#if MODE == 1 && !defined(FLOAT_ATOMICS)
+#if MODE == SAFIR_MODE_BACK && !defined(FLOAT_ATOMICS)
 shared uint tile[TILE];
 float tile_at(int i) { return uintBitsToFloat(tile[i]); }
 void tile_set(int i, float v) { tile[i] = floatBitsToUint(v); }
@@ -36,7 +37,7 @@ void tile_add(int i, float v) { CAS_ADD(tile[i], v); }
 shared float tile[TILE];
 float tile_at(int i) { return tile[i]; }
 void tile_set(int i, float v) { tile[i] = v; }
-#if MODE == 1
+#if MODE == SAFIR_MODE_BACK
 void tile_add(int i, float v) { atomicAdd(tile[i], v); }
 #endif
 #endif
@@ -46,7 +47,7 @@ uniform float u_md;       // m_d in voxels
 uniform uint u_begin[3], u_end[3], u_chunk[3];  // per label (x, y, z): sorted events, events per group
 uniform ivec3 u_ext[3], u_tiles[3];             // tile extent and tiles per image axis
 uniform int u_blocks[3];                        // groups of the label: chunks × tiles
-uniform int u_back_mode;                        // MODE 1: 0 ones, 1 values, 2 ratio
+uniform int u_back_mode;                        // back mode: safir::BackWeights
 uniform float u_randoms;
 
 // kernel_math.hpp's clip_slices: the slices where c + (k − kc)·s lies in [lo − 1, hi], one slice of margin.
@@ -90,7 +91,7 @@ void main() {
 
   for (int i = int(gl_LocalInvocationID.x); i < size; i += int(gl_WorkGroupSize.x)) {
     ivec3 c = lo + ivec3(i % stride.y, (i / stride.y) % (hi.y - lo.y), i / stride.z);
-#if MODE == 0
+#if MODE == SAFIR_MODE_FORWARD
     tile_set(i, f[c.x + u_n.x * (c.y + u_n.y * c.z)]);
 #else
     tile_set(i, 0.0);
@@ -99,11 +100,11 @@ void main() {
   barrier();
 
   for (uint e = e0 + gl_LocalInvocationID.x; e < e1; e += gl_WorkGroupSize.x) {
-#if MODE == 1
+#if MODE == SAFIR_MODE_BACK
     float v = 1.0;
-    if (u_back_mode == 1) {
+    if (u_back_mode == SAFIR_BACK_VALUES) {
       v = value_at(e);
-    } else if (u_back_mode == 2) {
+    } else if (u_back_mode == SAFIR_BACK_RATIO) {
       float y = value_at(e) + u_randoms;  // ȳ of eq. (9)
       if (!(y > 0.0)) continue;
       v = 1.0 / y;
@@ -130,7 +131,7 @@ void main() {
         float a = (u_md - sqrt(eu * eu + ew * ew)) * scale;
         if (!(a > 0.0)) continue;
         int j = base + (ju - lo_u) * st_u + (jw - lo_w) * st_w;
-#if MODE == 1
+#if MODE == SAFIR_MODE_BACK
         tile_add(j, a * v);
 #else
         sum += a * tile_at(j);
@@ -138,12 +139,12 @@ void main() {
 #endif
       }
     }
-#if MODE == 0
+#if MODE == SAFIR_MODE_FORWARD
     if (hit) add_value(e, sum);
 #endif
   }
 
-#if MODE == 1
+#if MODE == SAFIR_MODE_BACK
   barrier();
   for (int i = int(gl_LocalInvocationID.x); i < size; i += int(gl_WorkGroupSize.x)) {
     float v = tile_at(i);

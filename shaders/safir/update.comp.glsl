@@ -1,9 +1,10 @@
 #version 450 core
 // safir: the ML-EM update of eq. (10), f_j ← f_j · c_j / s_j (0 where s_j = 0).
 layout(local_size_x = 256) in;
-layout(std430, binding = 2) buffer Image { float f[]; };
-layout(std430, binding = 4) readonly buffer Acc { float c[]; };
-layout(std430, binding = 5) readonly buffer Sens { float s[]; };
+#include "bindings/safir.glsl"
+layout(std430, binding = SAFIR_IMAGE) buffer Image { float f[]; };
+layout(std430, binding = SAFIR_ACC) readonly buffer Acc { float c[]; };
+layout(std430, binding = SAFIR_SENSITIVITY) readonly buffer Sens { float s[]; };
 uniform uint u_voxels;
 
 void main() {

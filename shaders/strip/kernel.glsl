@@ -48,10 +48,11 @@ ivec4 pixel_box(Frame f) {
 }
 
 // ρ_new accumulation (shared with the other scatter passes).
-#define FLOAT_ADD_BINDING 2
+#include "bindings/strip.glsl"
+#define FLOAT_ADD_BINDING STRIP_RHO_NEW
 #define FLOAT_ADD_NAME rho_new
 #include "common/float_add.glsl"
 
-layout(std430, binding = 0) readonly buffer Events { float events[]; };  // n × (z̃u, z̃d, Δl̃)
-layout(std430, binding = 1) readonly buffer Rho { float rho[]; };        // ρ' of the last iteration
+layout(std430, binding = STRIP_EVENTS) readonly buffer Events { float events[]; };  // n × (z̃u, z̃d, Δl̃)
+layout(std430, binding = STRIP_RHO) readonly buffer Rho { float rho[]; };        // ρ' of the last iteration
 uniform uint u_count;

@@ -1,16 +1,17 @@
 // Viewer colour mappings. colour_map() has the formulas of compute/io/png.cpp (gray, hot,
 // viridis) and correspondence_colour() those of renderer/viewer/layout.cpp, so that a
 // screenshot matches the PNG previews and the tests' CPU twins.
+#include "bindings/viewer.glsl"
 
 const vec3 kViridis[9] = vec3[](vec3(68, 1, 84), vec3(71, 45, 123), vec3(59, 82, 139), vec3(44, 114, 142),
                                 vec3(33, 144, 140), vec3(39, 173, 129), vec3(93, 200, 99), vec3(170, 220, 50),
                                 vec3(253, 231, 37));
 
-// map: 0 gray, 1 hot, 2 viridis; t is clamped to [0, 1].
+// map: VIEWER_MAP_GRAY, _HOT or _VIRIDIS (viewer::ColourMap); t is clamped to [0, 1].
 vec3 colour_map(int map, float t) {
   t = clamp(t, 0.0, 1.0);
-  if (map == 0) return vec3(t);
-  if (map == 1) return clamp(vec3(3.0 * t, 3.0 * t - 1.0, 3.0 * t - 2.0), 0.0, 1.0);
+  if (map == VIEWER_MAP_GRAY) return vec3(t);
+  if (map == VIEWER_MAP_HOT) return clamp(vec3(3.0 * t, 3.0 * t - 1.0, 3.0 * t - 2.0), 0.0, 1.0);
   float x = t * 8.0;
   int i = min(int(x), 7);
   float f = x - float(i);

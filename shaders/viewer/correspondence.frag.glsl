@@ -4,7 +4,7 @@
 // = one primary detector).
 #include "colour.glsl"
 
-uniform sampler2DArray u_corr;
+layout(binding = VIEWER_CORRESPONDENCE) uniform sampler2DArray u_corr;
 uniform vec2 u_origin;  // window pixel of the image's lower-left corner
 uniform float u_scale;  // window pixels per image pixel
 uniform ivec2 u_size;   // R·N_a × R·N_t

@@ -2,8 +2,9 @@
 // Viewer: stats[u_slot] = max(0, max_i data[i]) as float bits (non-negative floats order
 // like their bits), for the colour windows; stays on the GPU.
 layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer Data { float data[]; };
-layout(std430, binding = 1) buffer Stats { uint stats[]; };
+#include "bindings/viewer.glsl"
+layout(std430, binding = VIEWER_DATA) readonly buffer Data { float data[]; };
+layout(std430, binding = VIEWER_STATS) buffer Stats { uint stats[]; };
 uniform uint u_n;
 uniform uint u_slot;
 

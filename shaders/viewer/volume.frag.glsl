@@ -5,8 +5,8 @@
 // axis, the second in-plane axis upwards.
 #include "colour.glsl"
 
-layout(std430, binding = 0) readonly buffer Image { float x[]; };
-layout(std430, binding = 1) readonly buffer Stats { uint stats[]; };
+layout(std430, binding = VIEWER_DATA) readonly buffer Image { float x[]; };
+layout(std430, binding = VIEWER_STATS) readonly buffer Stats { uint stats[]; };
 uniform ivec3 u_dims;
 uniform int u_axis;
 uniform int u_index;

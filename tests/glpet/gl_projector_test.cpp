@@ -5,6 +5,7 @@
 // differs, and as relative L2 of the operators in raster-only settings (batches, filtering).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <random>
 
@@ -17,6 +18,13 @@ namespace tomo::glpet {
 namespace {
 
 using test::rel_l2;
+
+// Counts the raster passes a projector runs (its observer).
+struct PassCounter final : RasterPassObserver {
+  std::array<int, 5> begun{}, ended{};  // by RasterPassKind
+  void begin(RasterPassKind pass) override { ++begun[int(pass)]; }
+  void end(RasterPassKind pass) override { ++ended[int(pass)]; }
+};
 
 // docs/glpet-gl.md §3: tolerances of the raster backend.
 constexpr double kLineFraction = 1e-2;  // lines with another secondary detector (or dropped/added)
@@ -95,8 +103,7 @@ TEST(GlRasterGlpet, HardwareFilteredAttenuationStaysClose) {
   const SystemModel sys = test::attenuating_system(8, 2, 16);
   CpuProjector cpu;
   cpu.configure(sys);
-  GlRasterProjector gpu;
-  gpu.set_hardware_filter(true);
+  GlRasterProjector gpu({.sigma_fetch = SigmaFetch::Hardware});
   gpu.configure(sys);
   const auto x = test::test_image(sys);
   const double e = rel_l2(forward_host(gpu, x), forward_host(cpu, x));
@@ -112,12 +119,15 @@ TEST(GlRasterGlpet, ThreePairsSmallBatchesAndRatioMatchCpu) {
   test::add_tilted_pair(sys);
   CpuProjector cpu;
   cpu.configure(sys);
-  GlRasterProjector gpu;
-  gpu.set_batch_layers(6);  // many batches, the last one partial: 512·2 samples
+  PassCounter passes;
+  GlRasterProjector gpu({.batch_layers = 6, .observer = &passes});  // many batches, the last one partial
   gpu.configure(sys);
-  ASSERT_EQ(gpu.batch_layers(0), 6);
   const auto x = test::test_image(sys);
   const auto y_ref = forward_host(cpu, x), y = forward_host(gpu, x);
+  // 512 voxels · 2 samples per pair in batches of 6: 170 full and one of 4, for each of 3 pairs.
+  EXPECT_EQ(passes.begun[int(RasterPassKind::Correspondence)], 3 * 171);
+  EXPECT_EQ(passes.begun[int(RasterPassKind::Atlas)], 3 * 171);
+  EXPECT_EQ(passes.begun, passes.ended);
   std::vector<float> meas(y_ref.size());
   for (std::size_t l = 0; l < meas.size(); ++l) meas[l] = float(y_ref[l] * (1.0 + 0.3 * std::sin(1.3 * double(l))));
   auto run = [&](Projector& op, std::vector<float>& b, std::vector<float>& s) {

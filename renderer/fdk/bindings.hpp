@@ -1,0 +1,20 @@
+// Binding points of fdk's GL back-projection passes (shaders/fdk/). The build generates the
+// GLSL include "bindings/fdk.glsl" from this file (cmake/bindings_gen.cmake): each
+// `inline constexpr unsigned kCamelName = N;` line becomes `#define FDK_CAMEL_NAME N`.
+// Buffers, uniform blocks and texture units are separate GL name spaces. One definition per
+// line, a literal value.
+#pragma once
+
+namespace tomo::fdk::binding {
+
+// Shader storage buffers of the gl-compute pass (backproject.comp.glsl).
+inline constexpr unsigned kVolume = 0;    // the bound z-slab of the volume
+inline constexpr unsigned kMatrices = 1;  // 12 floats per projection, column-major
+
+// Uniform block of the gl raster pass (backproject_raster.frag.glsl).
+inline constexpr unsigned kMatrixRows = 0;  // 3 rows (vec4) per projection
+
+// Texture units (sample.glsl, both passes).
+inline constexpr unsigned kProjections = 0;  // the batch's projections, a 2D array texture
+
+}  // namespace tomo::fdk::binding
