@@ -44,6 +44,7 @@ const T* host_input(const AnyArray& a, const std::string& name, const std::vecto
   bool same = got.size() == shape.size();
   for (std::size_t d = 0; same && d < got.size(); ++d) same = shape[d] == kAnySize || shape[d] == got[d];
   if (!same) throw nb::value_error((name + ": shape " + shape_text(got) + ", expected " + shape_text(shape)).c_str());
+  if (a.size() == 0) throw nb::value_error((name + ": is empty (shape " + shape_text(got) + ")").c_str());
   require_c_contiguous(a, name);
   return static_cast<const T*>(a.data());
 }
