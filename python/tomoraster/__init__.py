@@ -42,7 +42,20 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
     """
     text, is_text, sets = _scene_arguments(scene, set)
     out = _checks.path("out", out) if out is not None else _os.path.join("out", "python")
-    report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
+    try:
+        report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
+    except ValueError as e:
+        # The scene's save_iterations (strip's default scene: 1, 3, 5, 10) beyond the iterations
+        # the caller set: run without the intermediate images, and say so.
+        given = dict(set or {})
+        if "save_iterations': iteration" not in str(e) or not any(
+                k.endswith(".iterations") and k.replace(".iterations", ".save_iterations") not in given for k in given):
+            raise
+        key = next(k for k in given if k.endswith(".iterations")).replace(".iterations", ".save_iterations")
+        import warnings
+        warnings.warn(f"{e}: {key} = [] used (no intermediate images); set {key} to choose them", stacklevel=2)
+        text, is_text, sets = _scene_arguments(scene, {**given, key: []})
+        report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
     report = _json.loads(report_text)
     report["output_dir"] = folder
     if load:

@@ -44,6 +44,8 @@ def check_keys(problem: str, values: Mapping[str, Any], what: str = "", keywords
     if not values:
         return
     sets = [f"{k}={_toml(v)}" for k, v in values.items()]
+    if not keywords and f"{problem}.iterations" in values and problem == "strip":
+        sets.append("strip.save_iterations=[]")  # a run's outputs, not an argument of mlem
     unused, resolved = _core.check_keys(problem, sets)
     if not keywords:
         return

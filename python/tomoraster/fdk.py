@@ -42,7 +42,7 @@ class Backprojector:
         CUDA projections (CuPy, PyTorch; backend="cuda"): back-projected on the GPU where they lie
         into a new array of the same kind, or into ``out=`` (accumulate=True adds to it); the
         matrices may be NumPy or GPU arrays (they are small and go to the host)."""
-        _check_stack(projections, to_host(matrices, "matrices"))
+        _check_stack(projections, to_host(matrices, "matrices"), count=False)  # the count: checked in C++
         if is_cuda_array(projections) or is_cuda_array(out):
             out = empty_like_kind(projections, self.volume_shape, "projections") if out is None else out
             self._op.backproject_device(projections, to_host(matrices, "matrices"), out, accumulate)
@@ -122,16 +122,16 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     return volume if volume is not None else np.zeros(bp.volume_shape, np.float32)
 
 
-def _check_stack(projections, matrices) -> None:
+def _check_stack(projections, matrices, count: bool = True) -> None:
     """One matrix per projection, every matrix finite (the CLI's matrix reader's words). A stack
     in ASTRA's layout (rows, N, cols) is refused by name rather than reconstructed as garbage."""
     m = np.asarray(matrices)
     shape = tuple(getattr(projections, "shape", ()))
-    if m.ndim == 3 and len(shape) == 3 and m.shape[0] != shape[0]:
+    if count and m.ndim == 3 and len(shape) == 3 and m.shape[0] != shape[0]:
         astra = " (it is ASTRA's (rows, N, cols) layout: numpy.moveaxis(stack, 1, 0) turns it into ours)" \
             if shape[1] == m.shape[0] else ""
-        raise ValueError(f"projections: shape {shape} is (N, rows, cols) = {shape[0]} projections but matrices has "
-                         f"{m.shape[0]} (one (3, 4) matrix per projection){astra}")
+        raise ValueError(f"matrices: shape {m.shape} for projections of shape {shape}, which is (N, rows, cols) = "
+                         f"{shape[0]} projections: one (3, 4) matrix per projection is needed{astra}")
     if m.dtype.kind == "f" and m.size and not np.isfinite(m).all():
         k = int(np.flatnonzero(~np.isfinite(m).ravel())[0])
         raise ValueError(f"matrices: matrix {k // 12}, row {k % 12 // 4}, column {k % 4} is not finite")

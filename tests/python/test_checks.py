@@ -153,14 +153,14 @@ def circular(n, rows=16, cols=20):
 
 def test_fdk_refuses_astra_layout_and_nan_matrices():
     mats = circular(16)
-    ours = np.ones((16, 16, 20), np.float32)  # (N, rows, cols)
-    astra = np.ascontiguousarray(ours.transpose(1, 0, 2))  # (rows, N, cols): 16 rows, so N "fits"
-    astra = np.ones((8, 16, 20), np.float32)  # (rows, N, cols) with 8 rows
-    with pytest.raises(ValueError, match=r"shape \(8, 16, 20\) is \(N, rows, cols\) = 8 projections but matrices has 16 "
-                                         r".*ASTRA's \(rows, N, cols\) layout: numpy.moveaxis"):
-        tomoraster.fdk.fdk(astra, mats, [8] * 3, [2.0] * 3, backend="cpu")
+    ours = np.ones((16, 8, 20), np.float32)  # (N, rows, cols)
+    astra = np.ascontiguousarray(ours.transpose(1, 0, 2))  # (rows, N, cols): 8 divides 16, chunks "fit"
+    with pytest.raises(ValueError, match=r"matrices: shape \(16, 3, 4\) for projections of shape \(8, 16, 20\), which is "
+                                         r"\(N, rows, cols\) = 8 projections.*ASTRA's \(rows, N, cols\) layout: "
+                                         r"numpy.moveaxis"):
+        tomoraster.fdk.fdk(astra, mats, [8] * 3, [2.0] * 3, backend="cpu", chunk=8)
     bp = tomoraster.fdk.Backprojector([8] * 3, [2.0] * 3, backend="cpu")
-    with pytest.raises(ValueError, match="8 projections but matrices has 16"):
+    with pytest.raises(ValueError, match="matrices: shape"):
         bp.backproject(astra, mats)
     bad = mats.copy()
     bad[5, 1, 2] = np.nan
@@ -185,3 +185,10 @@ def test_glpet_takes_the_cli_counts_npy_layout(cli, tmp_path, glpet_small):
     np.testing.assert_array_equal(x5, x1)
     with pytest.raises(ValueError, match=re.escape(f"y: shape {five.shape[:2] + (-1,)}"[:-4])):
         glpet_small.back(five.reshape(five.shape[0], five.shape[1], -1))
+
+
+def test_run_with_fewer_iterations_than_the_scene_saves(tmp_path):
+    with pytest.warns(UserWarning, match=r"strip.save_iterations = \[\] used"):
+        rep = tomoraster.run("strip_default.toml", backend="cpu", out=str(tmp_path / "o"),
+                             set={"strip.events": 2000, "strip.iterations": 2})
+    assert rep["problem"] == "strip" and "rho" in rep["volumes"]
