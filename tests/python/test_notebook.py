@@ -1,0 +1,66 @@
+"""What a notebook user meets: Ctrl-C inside a long C++ loop raises KeyboardInterrupt within a
+second, quiet() silences the Python side's progress bars too, operators print usefully."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import tomoraster
+
+SCRIPT = textwrap.dedent("""
+    import sys, time, numpy as np, tomoraster
+    tomoraster.quiet()
+    H = tomoraster.oat.Model("oat_default.toml", backend="cpu", grid=[24, 24, 24], voxel_mm=1.0, rings=8, views=16)
+    u = np.random.default_rng(0).random(H.data_shape)
+    print("ready", flush=True)
+    t0 = time.monotonic()
+    try:
+        tomoraster.oat.pls(H, u, iterations=100000)
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt", flush=True)
+        sys.exit(0)
+    print("returned", flush=True)
+""")
+
+
+def test_ctrl_c_during_oat_pls_raises_keyboard_interrupt_within_a_second():
+    p = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, text=True, env=os.environ)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(1.0)  # inside the C++ loop
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, _ = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("Ctrl-C was ignored: oat.pls still ran 10 s later")
+    elapsed = time.monotonic() - sent
+    assert out.strip() == "KeyboardInterrupt"
+    assert elapsed < 1.5, elapsed
+
+
+def test_quiet_silences_the_python_progress_bars(capsys):
+    pytest.importorskip("tqdm")
+    s = tomoraster.strip.Projector("strip_default.toml", backend="cpu")
+    ev = np.zeros((8, 3), np.float32)
+    tomoraster.quiet(False)
+    try:
+        tomoraster.strip.mlem(s, ev, iterations=2)
+        assert "strip ML-EM" in capsys.readouterr().err
+        tomoraster.quiet(True)
+        tomoraster.strip.mlem(s, ev, iterations=2)
+        assert capsys.readouterr().err == ""
+    finally:
+        tomoraster.quiet(True)
+
+
+def test_operators_have_a_repr():
+    s = tomoraster.strip.Projector("strip_default.toml", backend="cpu")
+    assert repr(s).startswith("tomoraster.strip.Projector(backend=") and f"image_shape={s.image_shape}" in repr(s)
+    H = tomoraster.oat.Model(backend="cpu", grid=[8, 8, 8], voxel_mm=2.0, rings=4, views=8)
+    assert f"data_shape={H.data_shape}" in repr(H)
