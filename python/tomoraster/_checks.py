@@ -46,7 +46,12 @@ def check_keys(problem: str, values: Mapping[str, Any], what: str = "", keywords
     sets = [f"{k}={_toml(v)}" for k, v in values.items()]
     if not keywords and f"{problem}.iterations" in values and problem == "strip":
         sets.append("strip.save_iterations=[]")  # a run's outputs, not an argument of mlem
-    unused, resolved = _core.check_keys(problem, sets)
+    try:
+        unused, resolved = _core.check_keys(problem, sets)
+    except ValueError as e:  # a reader that refuses unknown keys itself: for keywords a TypeError
+        if keywords and "unknown key '" in str(e):
+            raise TypeError(f"{what or problem}: {str(e).split(': ', 1)[-1]}") from None
+        raise
     if not keywords:
         return
     import json

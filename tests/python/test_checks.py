@@ -192,3 +192,15 @@ def test_run_with_fewer_iterations_than_the_scene_saves(tmp_path):
         rep = tomoraster.run("strip_default.toml", backend="cpu", out=str(tmp_path / "o"),
                              set={"strip.events": 2000, "strip.iterations": 2})
     assert rep["problem"] == "strip" and "rho" in rep["volumes"]
+
+
+def test_the_cuda_backend_missing_from_the_build_is_said_so():
+    """The registry of a build without CUDA does not know the name: Python says why."""
+    def registry(*_):
+        raise ValueError("unknown backend 'cuda' (this problem has: cpu, gl-compute, auto)")
+    with pytest.raises(tomoraster.UnavailableError, match="backend 'cuda': this tomoraster was built without CUDA"):
+        _checks.call(registry)
+    def other(*_):
+        raise ValueError("unknown backend 'cdua' (this problem has: cpu, auto)")
+    with pytest.raises(ValueError, match="unknown backend 'cdua'"):
+        _checks.call(other)
