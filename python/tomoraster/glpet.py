@@ -27,6 +27,7 @@ class Projector:
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
                  set: Mapping[str, Any] | None = None, **glpet_keys):
+        scene = "default.toml" if scene is None else scene  # the embedded default scene is glpet's
         self._op = _checks.call(_core.GlpetProjector, *problem_scene("glpet", scene, set, glpet_keys), backend)
 
     def __repr__(self) -> str:

@@ -103,6 +103,8 @@ def test_glpet_projector_takes_toml_keywords(glpet_small):
     x = np.random.default_rng(1).random(p.image_shape, dtype=np.float32)
     np.testing.assert_array_equal(p.forward(x), glpet_small.forward(x))
     assert "glpet.Projector(backend='cpu'" in repr(p)
+    default = tomoraster.glpet.Projector(backend="cpu", voxels=[8, 8, 8])  # None: the embedded default scene
+    assert default.image_shape == (8, 8, 8)
 
 
 def test_none_and_wrong_types_are_named(tmp_path):
