@@ -12,7 +12,7 @@ import json as _json
 import os as _os
 from typing import Any, Mapping
 
-from . import _checks, _core
+from . import _checks, _core, _stderr
 from ._scene import scene_arguments as _scene_arguments
 
 __version__ = _core.version()
@@ -43,7 +43,8 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
     text, is_text, sets = _scene_arguments(scene, set)
     out = _checks.path("out", out) if out is not None else _os.path.join("out", "python")
     try:
-        report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
+        with _stderr.through_python():
+            report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
     except ValueError as e:
         # The scene's save_iterations (strip's default scene: 1, 3, 5, 10) beyond the iterations
         # the caller set: run without the intermediate images, and say so.
@@ -55,7 +56,8 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
         import warnings
         warnings.warn(f"{e}: {key} = [] used (no intermediate images); set {key} to choose them", stacklevel=2)
         text, is_text, sets = _scene_arguments(scene, {**given, key: []})
-        report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
+        with _stderr.through_python():
+            report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
     report = _json.loads(report_text)
     report["output_dir"] = folder
     if load:

@@ -112,7 +112,10 @@ def pls(model: Model, u, iterations: int | None = None, mu: float | None = None,
     if callback is None:  # still called every iteration: a pending Ctrl-C is raised there
         callback = _checks.progress_callback(None, model._op.pls_options[0] if iterations is None else int(iterations),
                                              "oat PLS")
-    return model._op.pls(u, -1 if iterations is None else int(iterations), -1.0 if mu is None else float(mu), callback)
+    from ._stderr import through_python
+    with through_python():
+        return model._op.pls(u, -1 if iterations is None else int(iterations), -1.0 if mu is None else float(mu),
+                             callback)
 
 
 class _DeviceOps:

@@ -64,3 +64,24 @@ def test_operators_have_a_repr():
     assert repr(s).startswith("tomoraster.strip.Projector(backend=") and f"image_shape={s.image_shape}" in repr(s)
     H = tomoraster.oat.Model(backend="cpu", grid=[8, 8, 8], voxel_mm=2.0, rings=4, views=8)
     assert f"data_shape={H.data_shape}" in repr(H)
+
+
+CELL = textwrap.dedent("""
+    import io, sys, tomoraster
+    cell = io.StringIO()          # a notebook cell: Python's stderr is not the process's
+    sys.stderr = cell
+    tomoraster.quiet(False)
+    tomoraster.run("strip_default.toml", backend="cpu", out=OUT, load=False,
+                   set={"strip.events": 2000, "strip.iterations": 3, "strip.save_iterations": []})
+    sys.stderr = sys.__stderr__
+    print(cell.getvalue())
+""")
+
+
+def test_cpp_log_and_progress_lines_reach_the_cell(tmp_path):
+    r = subprocess.run([sys.executable, "-c", f"OUT = {str(tmp_path / 'o')!r}\n" + CELL], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "[info] strip: correlation" in r.stdout  # a log line, through logging into the cell
+    assert "3/3" in r.stdout  # the progress bar
+    assert "[info]" not in r.stderr  # not past it onto the process's stderr
