@@ -26,6 +26,8 @@ std::vector<std::size_t> shape_of(const AnyArray& a) {
 }
 
 void require_c_contiguous(const AnyArray& a, const std::string& name) {
+  // An empty array's strides say nothing (NumPy gives it any): name the emptiness instead.
+  if (a.size() == 0) throw nb::value_error((name + ": is empty (shape " + shape_text(shape_of(a)) + ")").c_str());
   std::int64_t expect = 1;
   for (std::size_t d = a.ndim(); d-- > 0;) {
     if (a.shape(d) > 1 && a.stride(d) != expect)
@@ -44,7 +46,6 @@ const T* host_input(const AnyArray& a, const std::string& name, const std::vecto
   bool same = got.size() == shape.size();
   for (std::size_t d = 0; same && d < got.size(); ++d) same = shape[d] == kAnySize || shape[d] == got[d];
   if (!same) throw nb::value_error((name + ": shape " + shape_text(got) + ", expected " + shape_text(shape)).c_str());
-  if (a.size() == 0) throw nb::value_error((name + ": is empty (shape " + shape_text(got) + ")").c_str());
   require_c_contiguous(a, name);
   return static_cast<const T*>(a.data());
 }

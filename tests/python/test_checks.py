@@ -121,6 +121,9 @@ def test_none_and_wrong_types_are_named(tmp_path):
 def test_empty_arrays_say_empty(glpet_small):
     with pytest.raises(ValueError, match=r"events: is empty \(shape \(0, 3\)\)"):
         tomoraster.strip.Projector("strip_default.toml", backend="cpu").set_events(np.zeros((0, 3), np.float32))
+    with pytest.raises(ValueError, match=r"events: is empty \(shape \(0, 2\)\)"):
+        tomoraster.safir.Projector("safir_default.toml", backend="cpu", image=[8, 8, 4]).set_events(
+            np.zeros((0, 2), np.uint32))
 
 
 def test_a_folder_is_not_an_event_file(tmp_path):
