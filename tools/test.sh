@@ -35,6 +35,7 @@ else
   "$venv/bin/pip" install -q numpy pytest
   launcher=()
   command -v ccache >/dev/null && launcher=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  "$venv/bin/pip" install -q "$root" --config-settings=cmake.define.TOMO_WITH_CUDA=OFF --config-settings=build-dir="$build/python-wheel" "${launcher[@]}"
+  # The examples extra (matplotlib, tqdm): tests/python/test_docs.py runs examples/*.py and the docs' snippets.
+  "$venv/bin/pip" install -q "$root[examples]" --config-settings=cmake.define.TOMO_WITH_CUDA=OFF --config-settings=build-dir="$build/python-wheel" "${launcher[@]}"
   (cd "$build" && TOMORASTER_CLI="$build/apps/tomoraster" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python")
 fi

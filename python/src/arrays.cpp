@@ -26,6 +26,8 @@ std::vector<std::size_t> shape_of(const AnyArray& a) {
 }
 
 void require_c_contiguous(const AnyArray& a, const std::string& name) {
+  // An empty array's strides say nothing (NumPy gives it any): name the emptiness instead.
+  if (a.size() == 0) throw nb::value_error((name + ": is empty (shape " + shape_text(shape_of(a)) + ")").c_str());
   std::int64_t expect = 1;
   for (std::size_t d = a.ndim(); d-- > 0;) {
     if (a.shape(d) > 1 && a.stride(d) != expect)

@@ -36,7 +36,8 @@ inline const double* double_input(const AnyArray& a, const std::string& name, co
 std::string shape_text(const std::vector<std::size_t>& s);
 // The array's shape as a vector.
 std::vector<std::size_t> shape_of(const AnyArray& a);
-// ValueError unless C-contiguous (the last stride 1, each outer one the product of the inner sizes).
+// ValueError if empty, or unless C-contiguous (the last stride 1, each outer one the product of
+// the inner sizes).
 void require_c_contiguous(const AnyArray& a, const std::string& name);
 
 // A new NumPy array of `shape` holding `data` (moved, no copy).

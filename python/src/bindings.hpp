@@ -19,13 +19,16 @@ Scene load_scene(const std::string& scene, bool is_text, const std::vector<std::
 
 // Python callbacks inside C++ loops that run without the GIL. call_python(f) takes the GIL and
 // runs f (which calls the user's function); a False result throws StopLoop, a Python exception
-// is put back into Python and PythonRaised unwinds the C++ loop; the binding catches both once
+// (or a pending Ctrl-C) is put back into Python and PythonRaised unwinds the C++ loop; the binding catches both once
 // it holds the GIL again (rethrow_python turns PythonRaised into the user's exception).
 struct StopLoop {};
 struct PythonRaised {};
 template <class F>
 void call_python(F&& f, bool may_stop = true) {
   nb::gil_scoped_acquire gil;
+  // Ctrl-C in a notebook or a terminal: Python's handler runs here (the loop is on the main
+  // thread), its KeyboardInterrupt unwinds the C++ loop like any exception of the callback.
+  if (PyErr_CheckSignals() != 0) throw PythonRaised{};
   nb::object r;
   try {
     r = f();
@@ -43,5 +46,6 @@ void bind_strip(nb::module_& m);
 void bind_oat(nb::module_& m);
 void bind_safir(nb::module_& m);
 void bind_musr(nb::module_& m);
+void bind_validate(nb::module_& m);
 
 }  // namespace tomo::py

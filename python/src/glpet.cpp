@@ -74,6 +74,15 @@ class GlpetProjector {
   int device() const { return device_; }
   std::vector<std::size_t> image_shape() const { return image_shape_; }
   std::size_t lor_count() const { return sys_.lor_count(); }
+  // (pairs, N_a, N_t) when every module pair has one size (the CLI's 5-D counts layout applies),
+  // else empty.
+  std::vector<std::size_t> pair_shape() const {
+    const auto& pairs = sys_.scanner.pairs;
+    if (pairs.empty()) return {};
+    for (const auto& p : pairs)
+      if (p.n_a() != pairs[0].n_a() || p.n_t() != pairs[0].n_t()) return {};
+    return {pairs.size(), std::size_t(pairs[0].n_a()), std::size_t(pairs[0].n_t())};
+  }
   std::vector<double> voxel_mm() const { return {sys_.grid.voxel_mm.begin(), sys_.grid.voxel_mm.end()}; }
 
  private:
@@ -118,7 +127,8 @@ void bind_glpet(nb::module_& m) {
       .def_prop_ro("device", &GlpetProjector::device)
       .def_prop_ro("image_shape", &GlpetProjector::image_shape)
       .def_prop_ro("lor_count", &GlpetProjector::lor_count)
-      .def_prop_ro("voxel_mm", &GlpetProjector::voxel_mm);
+      .def_prop_ro("voxel_mm", &GlpetProjector::voxel_mm)
+      .def_prop_ro("pair_shape", &GlpetProjector::pair_shape);
 }
 
 }  // namespace tomo::py

@@ -105,4 +105,5 @@ NB_MODULE(_core, m) {
   bind_oat(m);
   bind_safir(m);
   bind_musr(m);
+  bind_validate(m);
 }

@@ -12,7 +12,7 @@ import json as _json
 import os as _os
 from typing import Any, Mapping
 
-from . import _core
+from . import _checks, _core, _stderr
 from ._scene import scene_arguments as _scene_arguments
 
 __version__ = _core.version()
@@ -27,8 +27,9 @@ def info() -> dict:
 
 
 def quiet(on: bool = True) -> None:
-    """Warnings only, no progress bars (the CLI's -q)."""
+    """Warnings only, no progress bars (the CLI's -q), neither C++'s nor the Python side's tqdm bars."""
     _core.set_quiet(on)
+    _checks.quiet = bool(on)
 
 
 def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: str | None = None,
@@ -40,8 +41,23 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
     maps each NIfTI output's name to a NumPy array (z, y, x).
     """
     text, is_text, sets = _scene_arguments(scene, set)
-    out = out or _os.path.join("out", "python")
-    report_text, folder = _core.run(text, is_text, backend, out, sets, force)
+    out = _checks.path("out", out) if out is not None else _os.path.join("out", "python")
+    try:
+        with _stderr.through_python():
+            report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
+    except ValueError as e:
+        # The scene's save_iterations (strip's default scene: 1, 3, 5, 10) beyond the iterations
+        # the caller set: run without the intermediate images, and say so.
+        given = dict(set or {})
+        if "save_iterations': iteration" not in str(e) or not any(
+                k.endswith(".iterations") and k.replace(".iterations", ".save_iterations") not in given for k in given):
+            raise
+        key = next(k for k in given if k.endswith(".iterations")).replace(".iterations", ".save_iterations")
+        import warnings
+        warnings.warn(f"{e}: {key} = [] used (no intermediate images); set {key} to choose them", stacklevel=2)
+        text, is_text, sets = _scene_arguments(scene, {**given, key: []})
+        with _stderr.through_python():
+            report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
     report = _json.loads(report_text)
     report["output_dir"] = folder
     if load:
@@ -60,7 +76,7 @@ def set_cuda_device(device: int) -> None:
 
 def read_nifti(path: str):
     """A NIfTI volume as (array (z, y, x) float32, voxel_mm (x, y, z), origin_mm (x, y, z))."""
-    return _core.read_nifti(str(path))
+    return _core.read_nifti(_checks.path("path", path))
 
 
 from . import fdk, glpet, musr, oat, safir, strip  # noqa: E402  (they use the names above)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Mapping
 
 
@@ -52,12 +53,18 @@ def to_toml(scene: Mapping[str, Any]) -> str:
 
 def scene_arguments(scene, overrides):
     """(text or path, is_text, ["key=value", ...]) for the C++ side."""
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise TypeError(f"set: a dict {{key: value}} is needed (the CLI's --set key=value), got "
+                        f"{type(overrides).__name__}")
     sets = [f"{k}={_value(v)}" for k, v in (overrides or {}).items()]
     if scene is None:
         return "", False, sets
     if isinstance(scene, Mapping):
         return to_toml(scene), True, sets
-    return str(scene), False, sets
+    if not isinstance(scene, (str, os.PathLike)):
+        raise TypeError(f"scene: a path, an embedded scene's name, a dict or None is needed, got "
+                        f"{type(scene).__name__}")
+    return os.fspath(scene), False, sets
 
 
 def problem_scene(problem: str, scene, overrides, keys: Mapping[str, Any]):
@@ -65,13 +72,10 @@ def problem_scene(problem: str, scene, overrides, keys: Mapping[str, Any]):
     `set=` overrides and keyword arguments as keys of the problem's table (voxels=[8, 8, 8] →
     "<problem>.voxels"; a dict value is a sub-table: pls={"iterations": 3} → "<problem>.pls.iterations"),
     the same keys as its TOML section (docs/<problem>.md)."""
+    from ._checks import check_keywords, flatten
+    if overrides is not None and not isinstance(overrides, Mapping):
+        scene_arguments(None, overrides)  # its TypeError
+    check_keywords(problem, keys, problem)  # a typo is a TypeError, not the default silently
     sets = dict(overrides or {})
-
-    def add(prefix, table):
-        for k, v in table.items():
-            if isinstance(v, Mapping):
-                add(f"{prefix}.{k}", v)
-            elif v is not None:
-                sets[f"{prefix}.{k}"] = v
-    add(problem, keys)
+    sets.update(flatten(problem, keys))
     return scene_arguments({"problem": problem} if scene is None else scene, sets)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from ._gpu import empty_like_kind, is_cuda_array, to_host
 
 
@@ -22,7 +22,12 @@ class Backprojector:
         voxel_mm = [float(v) for v in voxel_mm]
         if origin_mm is None:  # centred on the world origin
             origin_mm = [-(n - 1) / 2 * d for n, d in zip(voxels, voxel_mm)]
-        self._op = _core.FdkBackprojector(backend, voxels, voxel_mm, [float(o) for o in origin_mm], interpolation)
+        self._op = _checks.call(_core.FdkBackprojector, backend, voxels, voxel_mm, [float(o) for o in origin_mm],
+                                interpolation)
+
+    def __repr__(self) -> str:
+        return (f"tomoraster.fdk.Backprojector(backend={self._op.backend_name!r}, "
+                f"volume_shape={self.volume_shape})")
 
     @property
     def backend(self) -> str:
@@ -37,6 +42,7 @@ class Backprojector:
         CUDA projections (CuPy, PyTorch; backend="cuda"): back-projected on the GPU where they lie
         into a new array of the same kind, or into ``out=`` (accumulate=True adds to it); the
         matrices may be NumPy or GPU arrays (they are small and go to the host)."""
+        _check_stack(projections, to_host(matrices, "matrices"), count=False)  # the count: checked in C++
         if is_cuda_array(projections) or is_cuda_array(out):
             out = empty_like_kind(projections, self.volume_shape, "projections") if out is None else out
             self._op.backproject_device(projections, to_host(matrices, "matrices"), out, accumulate)
@@ -74,6 +80,7 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
         raise ValueError("chunk must be >= 1")
     if intensity and not (i0 is not None and i0 > 0):
         raise ValueError("i0 must be > 0 with intensity=True (the unattenuated intensity)")
+    _check_stack(projections, to_host(matrices, "matrices"))
     on_gpu = is_cuda_array(projections)
     bp = Backprojector(voxels, voxel_mm, origin_mm, backend, interpolation)
     rows, cols = int(projections.shape[1]), int(projections.shape[2])
@@ -113,6 +120,21 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     if on_gpu:
         return out
     return volume if volume is not None else np.zeros(bp.volume_shape, np.float32)
+
+
+def _check_stack(projections, matrices, count: bool = True) -> None:
+    """One matrix per projection, every matrix finite (the CLI's matrix reader's words). A stack
+    in ASTRA's layout (rows, N, cols) is refused by name rather than reconstructed as garbage."""
+    m = np.asarray(matrices)
+    shape = tuple(getattr(projections, "shape", ()))
+    if count and m.ndim == 3 and len(shape) == 3 and m.shape[0] != shape[0]:
+        astra = " (it is ASTRA's (rows, N, cols) layout: numpy.moveaxis(stack, 1, 0) turns it into ours)" \
+            if shape[1] == m.shape[0] else ""
+        raise ValueError(f"matrices: shape {m.shape} for projections of shape {shape}, which is (N, rows, cols) = "
+                         f"{shape[0]} projections: one (3, 4) matrix per projection is needed{astra}")
+    if m.dtype.kind == "f" and m.size and not np.isfinite(m).all():
+        k = int(np.flatnonzero(~np.isfinite(m).ravel())[0])
+        raise ValueError(f"matrices: matrix {k // 12}, row {k % 12 // 4}, column {k % 4} is not finite")
 
 
 def _line_integrals(raw: np.ndarray, i0: float, n0: int) -> np.ndarray:

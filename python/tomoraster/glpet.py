@@ -9,9 +9,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from ._gpu import array_module, empty_like_kind, is_cuda_array
-from ._scene import scene_arguments
+from ._scene import problem_scene
 
 
 class Projector:
@@ -20,12 +20,35 @@ class Projector:
     ``forward(x)`` = A x, ``back(y)`` = Aᵀ y (its exact adjoint up to float rounding).
     With backend="cuda", x and y may be CUDA arrays (CuPy, PyTorch, anything with DLPack): they
     are used on the GPU and the result is the same kind of array (or ``out=``, written in place).
+    Geometry from a scene, ``set=`` overrides, or keyword arguments named as the [glpet] keys
+    (``grid={"dims": [16, 16, 16]}``...). LOR vectors y may also be given in the CLI's 5-D
+    ``counts.npy`` layout (pairs, N_a, N_t, N_a, N_t) [pair, p, q, r, s].
     """
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
-                 set: Mapping[str, Any] | None = None):
-        text, is_text, sets = scene_arguments(scene, set)
-        self._op = _core.GlpetProjector(text, is_text, sets, backend)
+                 set: Mapping[str, Any] | None = None, **glpet_keys):
+        scene = "default.toml" if scene is None else scene  # the embedded default scene is glpet's
+        self._op = _checks.call(_core.GlpetProjector, *problem_scene("glpet", scene, set, glpet_keys), backend)
+
+    def __repr__(self) -> str:
+        return (f"tomoraster.glpet.Projector(backend={self._op.backend_name!r}, image_shape={self.image_shape}, "
+                f"lor_count={self.lor_count})")
+
+    def lors(self, y):
+        """y as the flat LOR vector (lor_count,): a flat vector as it is, the CLI's 5-D counts
+        (pairs, N_a, N_t, N_a, N_t) [pair, p, q, r, s] reordered into the atlases' order; any
+        other shape is refused (a 5-D array raveled in C order is not the LOR order)."""
+        shape = tuple(getattr(y, "shape", ()))
+        five = tuple(self._op.pair_shape)
+        if len(five) == 3:
+            five = (five[0], five[1], five[2], five[1], five[2])
+        if len(shape) == 5 and five and shape == five:
+            # atlas texel (u, v) = (p·N_a + r, q·N_t + s), u fastest: axes (pair, q, s, p, r)
+            return y.transpose(0, 2, 4, 1, 3).reshape(-1)
+        if len(shape) == 1:
+            return y
+        layouts = f"({self.lor_count},)" + (f" or the CLI's counts.npy layout {five} [pair, p, q, r, s]" if five else "")
+        raise ValueError(f"y: shape {shape} is not a LOR vector: expected {layouts}")
 
     @property
     def image_shape(self) -> tuple:
@@ -47,6 +70,7 @@ class Projector:
         return _into(self._op.forward(x), out)
 
     def back(self, y, out=None):
+        y = self.lors(y)
         if is_cuda_array(y) or is_cuda_array(out):
             out = empty_like_kind(y, self.image_shape, "y") if out is None else out
             self._op.back_device(y, out)
@@ -74,18 +98,17 @@ def mlem(projector: Projector, y, iterations: int = 10, x0=None, callback=None):
     and x comes back as a CuPy array). callback(iteration, x) after each iteration; return
     False from it to stop. With tqdm installed and no callback, a progress bar is shown.
     """
+    if iterations is not None:
+        _checks.check_keys("glpet", {"glpet.iterations": iterations})
     xp = array_module(y, "y")
-    y = xp.ascontiguousarray(y, dtype=xp.float32)
+    y = xp.ascontiguousarray(projector.lors(y), dtype=xp.float32)
+    _checks.counts("y", y, "glpet.mlem")
     s = projector.sensitivity() if xp is np else projector.back(xp.ones(projector.lor_count, dtype=xp.float32))
     x = xp.where(s > 0, 1.0, 0.0).astype(xp.float32) if x0 is None else xp.array(x0, dtype=xp.float32)
     b = xp.empty_like(x)
     steps = range(1, iterations + 1)
     if callback is None:
-        try:
-            from tqdm import tqdm
-            steps = tqdm(steps, desc="glpet ML-EM")
-        except ImportError:
-            pass
+        steps = _checks.progress_iter(steps, "glpet ML-EM")
     for it in steps:
         yt = projector.forward(x)
         ratio = xp.where(yt > 0, y / xp.where(yt > 0, yt, 1), 0).astype(xp.float32)

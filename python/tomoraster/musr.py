@@ -6,7 +6,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 
 
 class Fit:
@@ -25,7 +25,11 @@ class Fit:
     """
 
     def __init__(self, msr: str, backend: str = "auto", single_precision: bool = False):
-        self._op = _core.MusrFit(str(msr), backend, single_precision)
+        self._op = _checks.call(_core.MusrFit, _checks.path("msr", msr), backend, single_precision)
+
+    def __repr__(self) -> str:
+        return (f"tomoraster.musr.Fit(backend={self._op.describe()!r}, statistic={self.statistic!r}, "
+                f"parameters={len(self.names)}, bins={self.bins})")
 
     @property
     def names(self) -> list:

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from ._gpu import apply, empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 
@@ -27,7 +27,11 @@ class Model:
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
                  set: Mapping[str, Any] | None = None, interpolation: str = "exact", **oat_keys):
-        self._op = _core.OatModel(*problem_scene("oat", scene, set, oat_keys), backend, interpolation)
+        self._op = _checks.call(_core.OatModel, *problem_scene("oat", scene, set, oat_keys), backend, interpolation)
+
+    def __repr__(self) -> str:
+        return (f"tomoraster.oat.Model(backend={self._op.describe()!r}, image_shape={self.image_shape}, "
+                f"data_shape={self.data_shape})")
 
     @property
     def image_shape(self) -> tuple:
@@ -57,7 +61,10 @@ class Fbp:
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
                  set: Mapping[str, Any] | None = None, interpolation: str = "exact", **oat_keys):
-        self._op = _core.OatFbp(*problem_scene("oat", scene, set, oat_keys), backend, interpolation)
+        self._op = _checks.call(_core.OatFbp, *problem_scene("oat", scene, set, oat_keys), backend, interpolation)
+
+    def __repr__(self) -> str:
+        return f"tomoraster.oat.Fbp(backend={self._op.describe()!r}, image_shape={self.image_shape})"
 
     @property
     def backend(self) -> str:
@@ -97,9 +104,18 @@ def pls(model: Model, u, iterations: int | None = None, mu: float | None = None,
     NumPy u (float64): the C++ loop (compute/oat/pls.cpp) in double. CUDA u (CuPy, PyTorch;
     float32 (Q, K); the model on backend="cuda"): the same CG in float32 on the GPU, dot products
     summed in float64, α returned as u's kind of array (z, y, x)."""
+    given = {k: v for k, v in (("oat.pls.iterations", iterations), ("oat.pls.mu", mu)) if v is not None}
+    _checks.check_keys("oat", given)  # the CLI's ranges and words
     if is_cuda_array(u):
         return _pls_device(model, u, iterations, mu, callback)
-    return model._op.pls(u, -1 if iterations is None else int(iterations), -1.0 if mu is None else float(mu), callback)
+    _checks.finite("u", u, "oat.pls")
+    if callback is None:  # still called every iteration: a pending Ctrl-C is raised there
+        callback = _checks.progress_callback(None, model._op.pls_options[0] if iterations is None else int(iterations),
+                                             "oat PLS")
+    from ._stderr import through_python
+    with through_python():
+        return model._op.pls(u, -1 if iterations is None else int(iterations), -1.0 if mu is None else float(mu),
+                             callback)
 
 
 class _DeviceOps:

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from ._gpu import apply, empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 from .strip import _progress
@@ -29,7 +29,11 @@ class Projector:
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
                  set: Mapping[str, Any] | None = None, **safir_keys):
-        self._op = _core.SafirProjector(*problem_scene("safir", scene, set, safir_keys), backend)
+        self._op = _checks.call(_core.SafirProjector, *problem_scene("safir", scene, set, safir_keys), backend)
+
+    def __repr__(self) -> str:
+        return (f"tomoraster.safir.Projector(backend={self._op.describe()!r}, image_shape={self.image_shape}, "
+                f"events={getattr(self, '_events', 0)})")
 
     @property
     def image_shape(self) -> tuple:
@@ -83,8 +87,13 @@ def mlem(projector: Projector, events, iterations: int | None = None, halve_even
     computed once, is uploaded) and the image comes back as a float32 array of the events' kind;
     the image given to the callback is that array, rewritten each iteration (copy it to keep it).
     """
+    if iterations is not None:
+        _checks.check_keys("safir", {"safir.iterations": iterations})
+    r = float(randoms_per_lor)
+    if not (r >= 0 and r < float("inf")):
+        raise ValueError(f"safir.mlem: randoms_per_lor must be finite and >= 0, got {r:g}")
     projector.set_events(events)
-    projector.set_randoms_per_lor(randoms_per_lor)
+    projector.set_randoms_per_lor(r)
     n = projector._op.iterations if iterations is None else int(iterations)
     callback = _progress(callback, n, "safir ML-EM")
     if is_cuda_array(events):

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 from ._gpu import empty_like_kind, is_cuda_array
 from ._scene import problem_scene
 
@@ -30,7 +30,11 @@ class Projector:
 
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
                  set: Mapping[str, Any] | None = None, **strip_keys):
-        self._op = _core.StripProjector(*problem_scene("strip", scene, set, strip_keys), backend)
+        self._op = _checks.call(_core.StripProjector, *problem_scene("strip", scene, set, strip_keys), backend)
+
+    def __repr__(self) -> str:
+        return (f"tomoraster.strip.Projector(backend={self._op.describe()!r}, image_shape={self.image_shape}, "
+                f"pixel_mm={self.pixel_mm})")
 
     @property
     def image_shape(self) -> tuple:
@@ -86,7 +90,12 @@ class Projector:
 
 def read_events(path: str) -> np.ndarray:
     """A .lm (binary) or text event file as an (N, 3) float32 array."""
-    return _core.strip_read_events(str(path))
+    import os
+    path = _checks.path("path", path)
+    if not os.path.isfile(path):
+        what = "a folder" if os.path.isdir(path) else "not a regular file" if os.path.exists(path) else "missing"
+        raise ValueError(f"{path}: events file is {what} (a .lm or text event file is needed)")
+    return _core.strip_read_events(path)
 
 
 def mlem(projector: Projector, events, iterations: int | None = None, callback=None,
@@ -102,6 +111,8 @@ def mlem(projector: Projector, events, iterations: int | None = None, callback=N
     all iterations and come back as float32 arrays of the events' kind; the ρ given to the
     callback is one array rewritten each iteration (copy it to keep it).
     """
+    if iterations is not None:
+        _checks.check_keys("strip", {"strip.iterations": iterations})
     projector.set_events(events)
     n = projector._op.iterations if iterations is None else int(iterations)
     callback = _progress(callback, n, "strip ML-EM")
@@ -126,17 +137,5 @@ def _no_host_out(out):
 
 
 def _progress(callback, total, desc):
-    """The user's callback, or a tqdm bar when tqdm is installed and no callback was given."""
-    if callback is not None:
-        return callback
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    bar = tqdm(total=total, desc=desc)
-
-    def step(it, *_):
-        bar.update(1)
-        if it >= total:
-            bar.close()
-    return step
+    """The user's callback, a tqdm bar, or a no-op (see _checks.progress_callback)."""
+    return _checks.progress_callback(callback, total, desc)
