@@ -10,46 +10,19 @@
 #include "compute/core/error.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/oat/bindings.hpp"
+#include "tests/support/gl_introspection.hpp"
 #include "tests/support/gl_test.hpp"
 
 using namespace tomo;
 
 namespace {
 
+using test::block_binding;
+using test::glsl_values;
+using test::ssbo_binding;
+using test::unit_of;
+
 using Named = std::vector<std::pair<std::string, int>>;
-
-// Every macro of bindings/oat.glsl, written by a compute shader into a buffer: what GLSL sees.
-std::vector<int> glsl_values(const Named& names) {
-  std::string src = "#version 450 core\n" + gl::shaders().load("bindings/oat.glsl") +
-                    "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer Out { int v[]; };\nvoid main() {\n";
-  for (std::size_t i = 0; i < names.size(); ++i)
-    src += "  v[" + std::to_string(i) + "] = int(" + names[i].first + ");\n";
-  src += "}\n";
-  gl::Program p = gl::ShaderLibrary::build({{gl::Stage::Compute, src}}, "oat bindings probe");
-  gl::Buffer out(names.size() * sizeof(int));
-  out.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-  p.dispatch(1);
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  return out.read<int>();
-}
-
-GLint ssbo_binding(const gl::Program& p, const char* block) {
-  const GLuint index = glGetProgramResourceIndex(p.id(), GL_SHADER_STORAGE_BLOCK, block);
-  EXPECT_NE(index, GL_INVALID_INDEX) << p.name() << ": no active block " << block;
-  if (index == GL_INVALID_INDEX) return -1;
-  const GLenum prop = GL_BUFFER_BINDING;
-  GLint binding = -1;
-  glGetProgramResourceiv(p.id(), GL_SHADER_STORAGE_BLOCK, index, 1, &prop, 1, nullptr, &binding);
-  return binding;
-}
-
-GLint sampler_unit(const gl::Program& p, const char* sampler) {
-  const GLint loc = glGetUniformLocation(p.id(), sampler);
-  EXPECT_GE(loc, 0) << p.name() << ": no active sampler " << sampler;
-  GLint unit = -1;
-  if (loc >= 0) glGetUniformiv(p.id(), loc, &unit);
-  return unit;
-}
 
 }  // namespace
 
@@ -78,7 +51,7 @@ TEST(OatGlBindings, GeneratedIncludeCarriesTheHeadersNumbers) {
                        {"OAT_STAGE_DERIVATIVE_ADJOINT", s::kStageDerivativeAdjoint},
                        {"OAT_STAGE_EIR", s::kStageEir},
                        {"OAT_STAGE_EIR_ADJOINT", s::kStageEirAdjoint}};
-  const std::vector<int> got = glsl_values(names);
+  const std::vector<int> got = glsl_values("bindings/oat.glsl", names);
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(got[i], names[i].second) << names[i].first;
   // Every #define of the include is one of the names above: a new header entry needs a line here.
   const std::string text = gl::shaders().load("bindings/oat.glsl");
@@ -96,14 +69,14 @@ TEST(OatGlBindings, PassesBindWhereTheirCallersBind) {
     EXPECT_EQ(ssbo_binding(fbp, "Transducers"), GLint(b::kFbpTransducers)) << name;
     EXPECT_EQ(ssbo_binding(fbp, "Image"), GLint(b::kFbpImage)) << name;
     EXPECT_EQ(ssbo_binding(fbp, "Positions"), GLint(b::kFbpPositions)) << name;
-    EXPECT_EQ(sampler_unit(fbp, "u_table"), GLint(b::kFbpTable)) << name;
+    EXPECT_EQ(unit_of(fbp, "u_table"), GLint(b::kFbpTable)) << name;
   }
   for (const gl::Defines& d : {gl::Defines{}, gl::Defines{{"EXACT", "1"}}}) {
     const gl::Program& srt = gl::shaders().compute("oat/srt.comp.glsl", d);
     EXPECT_EQ(ssbo_binding(srt, "Frames"), GLint(b::kShellFrames));
     EXPECT_EQ(ssbo_binding(srt, "Caps"), GLint(b::kShellCaps));
     EXPECT_EQ(ssbo_binding(srt, "Shells"), GLint(b::kShellSums));
-    if (d.empty()) EXPECT_EQ(sampler_unit(srt, "u_volume"), GLint(b::kVolume));  // the hardware fetch
+    if (d.empty()) EXPECT_EQ(unit_of(srt, "u_volume"), GLint(b::kVolume));  // the hardware fetch
     else EXPECT_EQ(ssbo_binding(srt, "Alpha"), GLint(b::kShellAlpha));
   }
   const gl::Program& adj = gl::shaders().compute("oat/srt_adjoint.comp.glsl");  // the compare-and-swap scatter

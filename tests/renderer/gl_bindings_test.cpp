@@ -10,46 +10,19 @@
 #include "renderer/gl/bindings.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/glpet/bindings.hpp"
+#include "tests/support/gl_introspection.hpp"
 #include "tests/support/gl_test.hpp"
 
 using namespace tomo;
 
 namespace {
 
+using test::block_binding;
+using test::glsl_values;
+using test::ssbo_binding;
+using test::unit_of;
+
 using Named = std::vector<std::pair<std::string, unsigned>>;
-
-// Every macro of `include`, written by a compute shader into a buffer: the values GLSL sees.
-std::vector<unsigned> glsl_values(const std::string& include, const Named& names) {
-  std::string src = "#version 450 core\n" + gl::shaders().load(include) +
-                    "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer Out { uint v[]; };\nvoid main() {\n";
-  for (std::size_t i = 0; i < names.size(); ++i)
-    src += "  v[" + std::to_string(i) + "] = uint(" + names[i].first + ");\n";
-  src += "}\n";
-  gl::Program p = gl::ShaderLibrary::build({{gl::Stage::Compute, src}}, "bindings probe " + include);
-  gl::Buffer out(names.size() * sizeof(unsigned));
-  out.bind_base(GL_SHADER_STORAGE_BUFFER, 0);
-  p.dispatch(1);
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  return out.read<unsigned>();
-}
-
-GLint block_binding(const gl::Program& p, GLenum interface, const char* block) {
-  const GLuint index = glGetProgramResourceIndex(p.id(), interface, block);
-  EXPECT_NE(index, GL_INVALID_INDEX) << p.name() << ": no active block " << block;
-  if (index == GL_INVALID_INDEX) return -1;
-  const GLenum prop = GL_BUFFER_BINDING;
-  GLint binding = -1;
-  glGetProgramResourceiv(p.id(), interface, index, 1, &prop, 1, nullptr, &binding);
-  return binding;
-}
-
-GLint sampler_unit(const gl::Program& p, const char* sampler) {
-  const GLint loc = glGetUniformLocation(p.id(), sampler);
-  EXPECT_GE(loc, 0) << p.name() << ": no active sampler " << sampler;
-  GLint unit = -1;
-  if (loc >= 0) glGetUniformiv(p.id(), loc, &unit);
-  return unit;
-}
 
 }  // namespace
 
@@ -90,25 +63,25 @@ TEST(GlBindings, ShippedPassesBindWhereTheirCallersBind) {
   namespace g = glpet::binding;
   const GLenum ssbo = GL_SHADER_STORAGE_BLOCK;
   const gl::Program& halve = gl::layered_program("common/halve_sum.frag.glsl");
-  EXPECT_EQ(sampler_unit(halve, "u_src"), GLint(gl::binding::kHalveSource));
+  EXPECT_EQ(unit_of(halve, "u_src"), GLint(gl::binding::kHalveSource));
   const gl::Program& corr = gl::shaders().program(
       {{gl::Stage::Vertex, "glpet/correspondence.vert.glsl"}, {gl::Stage::Fragment, "glpet/correspondence.frag.glsl"}});
   EXPECT_EQ(block_binding(corr, GL_UNIFORM_BLOCK, "GridBlock"), GLint(gl::binding::kGridBlock));
   EXPECT_EQ(block_binding(corr, ssbo, "Cameras"), GLint(g::kCameras));
   EXPECT_EQ(block_binding(corr, ssbo, "X"), GLint(g::kImage));
-  EXPECT_EQ(sampler_unit(corr, "u_sigma"), GLint(g::kSigmaTexture));
+  EXPECT_EQ(unit_of(corr, "u_sigma"), GLint(g::kSigmaTexture));
   const gl::Program& pts = gl::shaders().program(
       {{gl::Stage::Vertex, "glpet/atlas_points.vert.glsl"}, {gl::Stage::Fragment, "glpet/atlas_points.frag.glsl"}});
   EXPECT_EQ(block_binding(pts, ssbo, "X"), GLint(g::kImage));
-  EXPECT_EQ(sampler_unit(pts, "u_corr"), GLint(g::kCorrespondence));
+  EXPECT_EQ(unit_of(pts, "u_corr"), GLint(g::kCorrespondence));
   const gl::Program& terms = gl::layered_program("glpet/ratio.frag.glsl");
   EXPECT_EQ(block_binding(terms, ssbo, "Y"), GLint(g::kLors));
   EXPECT_EQ(block_binding(terms, ssbo, "T"), GLint(g::kLorsEstimate));
-  EXPECT_EQ(sampler_unit(terms, "u_corr"), GLint(g::kCorrespondence));
+  EXPECT_EQ(unit_of(terms, "u_corr"), GLint(g::kCorrespondence));
   const gl::Program& collect = gl::shaders().compute("glpet/collect.comp.glsl");
   EXPECT_EQ(block_binding(collect, ssbo, "B"), GLint(g::kBack));
   EXPECT_EQ(block_binding(collect, ssbo, "S"), GLint(g::kSensitivity));
-  EXPECT_EQ(sampler_unit(collect, "u_red"), GLint(g::kReduction));
+  EXPECT_EQ(unit_of(collect, "u_red"), GLint(g::kReduction));
   const gl::Program& update = gl::shaders().compute("glpet/mlem_update.comp.glsl");
   EXPECT_EQ(block_binding(update, ssbo, "X"), GLint(g::kUpdateImage));
   EXPECT_EQ(block_binding(update, ssbo, "B"), GLint(g::kUpdateBack));
