@@ -47,6 +47,7 @@ void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, long begin
     if (b) b[idx] = sb;
     if (s) s[idx] = ss;
   }
+  if (progress) progress->step((end - begin) - shown);  // the voxels thread 0 did not see finish
 }
 
 const BackendRegistrar<Projector> kRegisterCpu({"cpu", kPriorityCpu, [] { return Availability{true, {}}; },

@@ -59,6 +59,7 @@ class CpuFbp final : public Fbp {
       }
       image[v] = sum;
     }
+    progress.step(static_cast<long>(n - shown));  // the voxels thread 0 did not see finish
     progress.finish();
   }
 
