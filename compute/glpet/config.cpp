@@ -126,7 +126,9 @@ GlpetScene read_glpet_scene(const Scene& s) {
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
   g.sensitivity_threshold =
       s.get_in_range("glpet.sensitivity_threshold", kDefaultSensitivityThreshold, 0.0, 1.0);
-  if (s.has("glpet.ring") && s.get<bool>("glpet.fov_mask", true)) g.fov = ring_field_of_view(read_ring(s));
+  // Read for every scanner (so the key is never reported unused); only a ring has a cylinder.
+  const bool fov_mask = s.get<bool>("glpet.fov_mask", true);
+  if (fov_mask && s.has("glpet.ring")) g.fov = ring_field_of_view(read_ring(s));
   g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
   g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);
   if (g.mc.histories < 1 || g.mc.histories > kMaxHistories)

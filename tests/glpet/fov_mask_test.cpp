@@ -50,6 +50,14 @@ TEST(GlpetFovMask, RingFieldOfViewIsTheInscribedCylinder) {
   EXPECT_FALSE(read_glpet_scene(ring_scene("glpet.fov_mask=false")).fov.bounded());
 }
 
+// Scanners given module by module have no cylinder: the sensitivity threshold alone applies.
+TEST(GlpetFovMask, ModulesListedOneByOneHaveNoCylinder) {
+  Scene s = Scene::load_string(embedded_scene("glpet_small.toml"), "<glpet_small.toml>");
+  s.apply_override("glpet.voxels=[4,4,4]");
+  s.apply_override("glpet.fov_mask=true");
+  EXPECT_FALSE(read_glpet_scene(s).fov.bounded());
+}
+
 TEST(GlpetFovMask, VoxelsOutsideTheFieldOfViewStayZeroAboveTheSensitivityCut) {
   const GlpetScene g = read_glpet_scene(ring_scene());
   CpuProjector op;
