@@ -2,7 +2,9 @@
 #include "compute/glpet/config.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
 
 #include "compute/core/sensitivity_mask.hpp"
 #include "compute/core/error.hpp"
@@ -43,6 +45,12 @@ Module read_module(const Scene& s, const std::string& k) {
   m.validate(s.where(k));
   return m;
 }
+// The files every glpet run writes in its folder (problem.cpp's write_outputs, and the report).
+constexpr std::array<std::string_view, 10> kRunOutputs{
+    "activity.nii",       "activity_mip.png",   "phantom_activity.nii", "phantom_activity_mip.png",
+    "sensitivity.nii",    "sensitivity_mip.png", "atlas_measured.png",  "atlas_estimated.png",
+    "correspondence_centre.png", "report.json"};
+
 DataSettings read_data_settings(const Scene& s) {
   DataSettings d;
   d.counts = s.get_input_path("glpet.data.counts");
@@ -57,6 +65,12 @@ DataSettings read_data_settings(const Scene& s) {
         (ext != ".npy" && ext != ".nii" && ext != ".lm" && ext != ".txt"))
       throw InputError(s.where("glpet.data.write") + str_cat(": '", name, "' must be a file name (no folder) ending in "
                                                              ".npy or .nii (LOR counts), .lm or .txt (list mode)"));
+    // A data file named like an output of the run would be overwritten by it (or overwrite it).
+    if (std::find(kRunOutputs.begin(), kRunOutputs.end(), name) != kRunOutputs.end())
+      throw InputError(s.where("glpet.data.write") + str_cat(": '", name, "' is the name of an output of the run: "
+                                                             "choose another name"));
+    if (std::count(d.write.begin(), d.write.end(), name) > 1)
+      throw InputError(s.where("glpet.data.write") + str_cat(": '", name, "' is named twice"));
   }
   return d;
 }
@@ -112,6 +126,9 @@ GlpetScene read_glpet_scene(const Scene& s) {
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
   g.sensitivity_threshold =
       s.get_in_range("glpet.sensitivity_threshold", kDefaultSensitivityThreshold, 0.0, 1.0);
+  // Read for every scanner (so the key is never reported unused); only a ring has a cylinder.
+  const bool fov_mask = s.get<bool>("glpet.fov_mask", true);
+  if (fov_mask && s.has("glpet.ring")) g.fov = ring_field_of_view(read_ring(s));
   g.supersampling = s.get_int_in_range("glpet.supersampling", 2, 1, 8);
   g.mc.histories = s.get<std::int64_t>("glpet.mc.histories", 20'000'000);
   if (g.mc.histories < 1 || g.mc.histories > kMaxHistories)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compute/core/phantom.hpp"
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/geometry.hpp"
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/projector.hpp"
@@ -43,6 +44,9 @@ struct GlpetScene {
   VolumeF activity_volume; // voxelised activity (what the simulator emits from)
   int iterations = 10;
   double sensitivity_threshold = 0.01;  // ML-EM field of view: s_v >= this × max s (MlemOptions)
+  // The scanner's field of view (a ring's inscribed cylinder; unbounded for modules listed one
+  // by one); ML-EM holds voxels outside it at 0 unless glpet.fov_mask = false.
+  FieldOfView fov;
   McOptions mc;
   int supersampling = 2;   // phantom voxelisation sub-samples per axis
   CrosscheckSettings crosscheck;

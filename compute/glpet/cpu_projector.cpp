@@ -5,9 +5,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 
 namespace tomo::glpet {
@@ -21,14 +23,21 @@ HostBuffer& host(BackendBuffer& b) {
 const HostBuffer& host(const BackendBuffer& b) { return host(const_cast<BackendBuffer&>(b)); }
 
 // Gathers b_v = Σ_l A_lv·z(l) (when b) and s_v = Σ_l A_lv (when s), one voxel per task.
-// Voxels [begin, end) only (restrict_voxels): the others are left unwritten.
+// Voxels [begin, end) only (restrict_voxels): the others are left unwritten. With `progress`,
+// the voxels done are reported on it (drawn by one thread: Progress is not thread-safe).
 template <class Z>
 void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, long begin, long end, Z z, double* b,
-            double* s) {
+            double* s, Progress* progress = nullptr) {
   const Extinction ext(sys.sigma_t);
   const auto& d = sys.grid.dims;
+  std::atomic<long> done{0};
+  long shown = 0;
 #pragma omp parallel for schedule(dynamic, 16)
   for (long idx = begin; idx < end; ++idx) {
+    if (progress) {
+      const long n = done.fetch_add(1, std::memory_order_relaxed);
+      if (omp_get_thread_num() == 0 && n > shown) progress->step(n - shown), shown = n;
+    }
     const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
     double sb = 0, ss = 0;
     for_each_line(sys, ext, offsets, i, j, k, [&](std::size_t l, double a) {
@@ -38,6 +47,7 @@ void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, long begin
     if (b) b[idx] = sb;
     if (s) s[idx] = ss;
   }
+  if (progress) progress->step((end - begin) - shown);  // the voxels thread 0 did not see finish
 }
 
 const BackendRegistrar<Projector> kRegisterCpu({"cpu", kPriorityCpu, [] { return Availability{true, {}}; },
@@ -106,7 +116,10 @@ void CpuProjector::back_ratio(const BackendBuffer& yb, const BackendBuffer& tb, 
 
 void CpuProjector::sensitivity(BackendBuffer& sens) {
   if (sens.size() != sys_.voxel_count()) throw Error("glpet cpu sensitivity: size mismatch");
-  gather(sys_, offsets_, begin(), end(), [](std::size_t) { return 0.0; }, nullptr, host(sens).data.data());
+  // Σ_l A_lv over every line of every voxel: minutes for a GPU-sized grid on the cpu, so it shows progress.
+  Progress progress("glpet sensitivity (cpu)", end() - begin());
+  gather(sys_, offsets_, begin(), end(), [](std::size_t) { return 0.0; }, nullptr, host(sens).data.data(), &progress);
+  progress.finish();
 }
 
 void CpuProjector::mlem_update(BackendBuffer& xb, const BackendBuffer& bb, const BackendBuffer& sb) {

@@ -100,7 +100,7 @@ void exact_rank(Shared& sh, int r) {
     op->sensitivity(*bs);
     sh.md.collectives.allreduce_sum(r, *bs);
   });
-  const MaskedStart start = mask_and_start(*bs, *bx, {}, sh.opt.mlem.sensitivity_threshold);
+  const MaskedStart start = mask_and_start(*bs, *bx, {}, sh.opt.mlem.sensitivity_threshold, sh.opt.mlem.outside_fov);
   // The voxel split's ỹ: each rank projects its slab into every LOR; the sum is A x.
   auto forward = [&] {
     op->forward(*bx, *bt);

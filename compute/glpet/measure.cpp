@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/glpet/data_io.hpp"
 
@@ -23,9 +24,17 @@ Measurement measure(const Scene& scene) {
     m.mc.histories = 0;
     m.mc.detected = std::int64_t(total);
     log_info("glpet: ", total, " counts read from ", m.source);
+    // Valid data of nothing: a reconstruction of it would be all zero, a user's mistake.
+    if (!(total > 0))
+      throw InputError(str_cat(m.source, counts ? " (glpet.data.counts)" : " (glpet.data.listmode)",
+                               counts ? " holds no counts (every LOR is 0)" : " holds no events",
+                               ": nothing to reconstruct"));
   } else {
     m.source = "monte-carlo";
     m.mc = simulate(g.system.scanner, g.system.sigma_t, VoxelSource(g.activity_volume), g.mc);
+    if (m.mc.detected == 0)
+      throw InputError(str_cat("glpet: the Monte-Carlo detected no pair of ", g.mc.histories,
+                               " histories (glpet.mc.histories, the activity and the modules): nothing to reconstruct"));
   }
   m.simulate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return m;

@@ -45,7 +45,7 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
     op.sensitivity(*bs);
   }
   MlemResult res;
-  const MaskedStart start = mask_and_start(*bs, *bx, x0, opt.sensitivity_threshold);
+  const MaskedStart start = mask_and_start(*bs, *bx, x0, opt.sensitivity_threshold, opt.outside_fov);
   res.sensitivity = start.sensitivity;
   res.masked = start.masked;
   for (int it = 1; it <= opt.iterations; ++it) {
@@ -69,7 +69,10 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
   return res;
 }
 
-MaskedStart mask_and_start(BackendBuffer& bs, BackendBuffer& bx, std::span<const float> x0, double threshold) {
+MaskedStart mask_and_start(BackendBuffer& bs, BackendBuffer& bx, std::span<const float> x0, double threshold,
+                           std::span<const std::uint8_t> outside) {
+  if (!outside.empty() && outside.size() != bs.size())
+    throw Error(str_cat("glpet: field-of-view mask of ", outside.size(), " voxels for an image of ", bs.size()));
   MaskedStart out;
   out.sensitivity = download(bs);
   // The field of view: a zero sensitivity makes every backend's update hold the voxel at 0.
@@ -77,6 +80,7 @@ MaskedStart mask_and_start(BackendBuffer& bs, BackendBuffer& bx, std::span<const
   const float floor = sensitivity_floor<float>(s, threshold);
   for (float& v : s)
     if (v > 0 && v < floor) v = 0, ++out.masked;
+  out.masked += zero_outside<float>(s, outside);
   if (out.masked > 0) bs.upload(s);
   if (x0.empty()) {
     std::vector<float> ones(bx.size());

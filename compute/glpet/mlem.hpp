@@ -1,6 +1,7 @@
 // ML-EM ([Toth2010] eq. (3)) written once against the glpet Projector interface: the
 // sensitivity is computed once and kept; x, y, ỹ live on the backend between iterations.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
@@ -24,12 +25,15 @@ struct MlemOptions {
   // Voxels with a sensitivity below this fraction of the largest are outside the field of view:
   // held at 0 (compute/core/sensitivity_mask.hpp). Scene key glpet.sensitivity_threshold.
   double sensitivity_threshold = kDefaultSensitivityThreshold;
+  // Per voxel, 1 outside the scanner's field of view (outside_field_of_view): held at 0 whatever
+  // its sensitivity. Empty: no voxel is outside.
+  std::vector<std::uint8_t> outside_fov;
 };
 
 struct MlemResult {
   std::vector<float> x;            // final image
   std::vector<float> sensitivity;  // Σ_l A_lv (unmasked)
-  std::size_t masked = 0;          // voxels with 0 < s_v below the threshold, held at 0
+  std::size_t masked = 0;          // voxels with 0 < s_v below the threshold or outside the field of view, held at 0
   std::vector<float> estimate;     // ỹ = A x of the last image that was back-projected
   int iterations = 0;              // iterations run: fewer than asked when on_iteration stopped
 };
@@ -39,11 +43,13 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
 
 // The start of ML-EM on the backend, shared by run_mlem and the multi-device driver: voxels
 // whose sensitivity s (already on the backend) is below the threshold fraction of the largest
-// are masked to 0 in s, and x is set to x0 (or 1) inside the field of view, 0 outside.
+// or whose `outside` entry is 1 are masked to 0 in s, and x is set to x0 (or 1) inside the field
+// of view, 0 outside.
 struct MaskedStart {
   std::vector<float> sensitivity;  // as computed, unmasked
   std::size_t masked = 0;
 };
-MaskedStart mask_and_start(BackendBuffer& s, BackendBuffer& x, std::span<const float> x0, double threshold);
+MaskedStart mask_and_start(BackendBuffer& s, BackendBuffer& x, std::span<const float> x0, double threshold,
+                           std::span<const std::uint8_t> outside = {});
 
 }  // namespace tomo::glpet

@@ -52,6 +52,7 @@ MlemResult reconstruct_on_devices(RunContext& ctx, const GlpetScene& g, std::spa
     DistributedOptions eopt;
     eopt.mlem.iterations = opt.iterations;
     eopt.mlem.sensitivity_threshold = opt.sensitivity_threshold;
+    eopt.mlem.outside_fov = opt.outside_fov;
     log_info("glpet: the exact mode on the same devices, for the comparison");
     const DistributedResult exact = run_distributed_mlem(md, g.system, counts, eopt);
     rep["exact_data_misfit"] = exact.data_misfit;

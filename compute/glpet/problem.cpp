@@ -141,6 +141,7 @@ void run(RunContext& ctx) {
   MlemOptions opt;
   opt.iterations = g.iterations;
   opt.sensitivity_threshold = g.sensitivity_threshold;
+  opt.outside_fov = outside_field_of_view(sys.grid, g.fov);
   opt.report = &ctx.report;
   opt.on_iteration = [&](int, const BackendBuffer& x) {
     if (!g.has_phantom) {

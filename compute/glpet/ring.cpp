@@ -77,4 +77,14 @@ Ring read_ring(const Scene& s) {
   return r;
 }
 
+FieldOfView ring_field_of_view(const Ring& ring) {
+  FieldOfView f;
+  f.axis_xy = {ring.centre[0], ring.centre[1]};
+  f.radius_mm = ring.radius_mm;
+  const double half = 0.5 * ring.n_t * ring.pitch_t;
+  f.z_min_mm = ring.centre[2] - half;
+  f.z_max_mm = ring.centre[2] + half;
+  return f;
+}
+
 }  // namespace tomo::glpet

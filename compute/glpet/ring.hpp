@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/geometry.hpp"
 
 namespace tomo {
@@ -32,6 +33,10 @@ std::vector<Module> ring_modules(const Ring& ring);
 std::vector<std::array<int, 2>> ring_pairs(int modules, int span);
 // The scanner of a ring; Scanner::pair_modules holds the indices of ring_pairs.
 Scanner ring_scanner(const Ring& ring);
+
+// The ring's field of view: the cylinder inscribed in the modules (radius_mm about the ring's
+// axis) over their axial extent (centre z ± n_t·pitch_t / 2).
+FieldOfView ring_field_of_view(const Ring& ring);
 
 // [glpet.ring] keys (docs/glpet.md §4); InputError naming the key for values out of range or
 // modules that would overlap (n_a·pitch_a > 2·r·tan(180°/M)).

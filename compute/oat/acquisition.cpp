@@ -1,6 +1,8 @@
 // Simulated or read data for an oat run.
 #include "compute/oat/acquisition.hpp"
 
+#include <algorithm>
+
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/oat/data_io.hpp"
@@ -44,6 +46,9 @@ Acquisition acquire(const OatConfig& c) {
   if (g.eir.kind == EirKind::gaussian) g.eir.taps = gaussian_eir_taps(g.eir, g.time.dt_us());
   g.validate(file);
   a.data = std::move(d.pressure);
+  // Valid data of nothing: every image fits it, so a reconstruction would be all zero.
+  if (std::all_of(a.data.begin(), a.data.end(), [](double u) { return u == 0; }))
+    throw InputError(str_cat(file, ": every one of its ", a.data.size(), " pressure samples is 0: nothing to reconstruct"));
   log_info("oat: read ", g.transducer_count(), " × ", g.time.samples, " samples from ", file, " (fs ", g.time.fs_mhz,
            " MHz, c0 ", g.c0_mm_per_us, " mm/µs, Rs ", g.radius_mm, " mm)");
   return a;

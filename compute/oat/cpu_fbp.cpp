@@ -2,11 +2,13 @@
 // double, OpenMP over voxels, every transducer per voxel.
 #include <omp.h>
 
+#include <atomic>
 #include <cmath>
 #include <memory>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/oat/model.hpp"
 #include "compute/oat/params.hpp"
@@ -36,8 +38,15 @@ class CpuFbp final : public Fbp {
     const double inv_c0 = 1.0 / g_.c0_mm_per_us, t_min = g_.time.t_min_us, inv_dt = g_.time.fs_mhz;
     const Grid3& gr = g_.grid;
     const std::int64_t n = static_cast<std::int64_t>(gr.count());
-#pragma omp parallel for num_threads(threads()) schedule(static)
+    // Every transducer for every voxel: minutes for a GPU-sized grid, so it shows progress (one
+    // thread draws: Progress is not thread-safe).
+    Progress progress("oat FBP (cpu)", static_cast<long>(n));
+    std::atomic<std::int64_t> done{0};
+    std::int64_t shown = 0;
+#pragma omp parallel for num_threads(threads()) schedule(dynamic, 64)
     for (std::int64_t v = 0; v < n; ++v) {
+      const std::int64_t finished = done.fetch_add(1, std::memory_order_relaxed);
+      if (omp_get_thread_num() == 0 && finished > shown) progress.step(static_cast<long>(finished - shown)), shown = finished;
       const int i = static_cast<int>(v % gr.dims[0]);
       const int j = static_cast<int>((v / gr.dims[0]) % gr.dims[1]);
       const int k = static_cast<int>(v / (static_cast<std::int64_t>(gr.dims[0]) * gr.dims[1]));
@@ -50,6 +59,8 @@ class CpuFbp final : public Fbp {
       }
       image[v] = sum;
     }
+    progress.step(static_cast<long>(n - shown));  // the voxels thread 0 did not see finish
+    progress.finish();
   }
 
  private:

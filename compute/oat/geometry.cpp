@@ -40,12 +40,33 @@ void OatGeometry::validate(const std::string& where) const {
   if (!(radius_mm > 0)) bad(str_cat("measurement radius must be > 0 mm, got ", radius_mm));
   for (int a = 0; a < 3; ++a) {
     if (grid.dims[a] < 1 || grid.dims[a] > 4096) bad(str_cat("grid size must be in 1..4096, got ", grid.dims[a]));
-    if (!(grid.voxel_mm[a] > 0)) bad("voxel size must be > 0");
+    if (!(grid.voxel_mm[a] >= kMinVoxelMm && grid.voxel_mm[a] <= kMaxVoxelMm))
+      bad(str_cat("voxel size must be in ", kMinVoxelMm, "..", kMaxVoxelMm, " mm, got ", grid.voxel_mm[a]));
   }
   if (grid.voxel_mm[0] != grid.voxel_mm[1] || grid.voxel_mm[0] != grid.voxel_mm[2]) bad("voxels must be cubic");
   if (eir.kind != EirKind::none && eir.taps.empty()) bad("the EIR has no taps");
   for (double h : eir.taps)
     if (!std::isfinite(h)) bad("an EIR tap is not finite");
+  if (eir.kind != EirKind::none && std::all_of(eir.taps.begin(), eir.taps.end(), [](double h) { return h == 0; }))
+    bad("every EIR tap is 0: the model would map every image to zero data");
+  // Positions from a file get the bounds of the scene's (oat.radius_mm) and must lie outside the
+  // voxel grid: a transducer among the voxels sees a distance of 0 (the model's 1/d).
+  const Vec3d c = grid_centre_mm();
+  for (std::size_t q = 0; q < transducers.size(); ++q) {
+    const Vec3d& p = transducers[q];
+    const double d = std::hypot(p[0] - c[0], p[1] - c[1], p[2] - c[2]);
+    if (d > kMaxRadiusMm)
+      bad(str_cat("transducer ", q, " at (", p[0], ", ", p[1], ", ", p[2], ") mm is ", d,
+                  " mm from the grid centre, beyond the ", kMaxRadiusMm, " mm that oat.radius_mm allows"));
+    bool inside = true;
+    for (int a = 0; a < 3; ++a) inside = inside && std::fabs(p[a] - c[a]) < 0.5 * grid.dims[a] * grid.voxel_mm[a];
+    if (inside)
+      bad(str_cat("transducer ", q, " at (", p[0], ", ", p[1], ", ", p[2], ") mm lies inside the voxel grid (",
+                  grid.dims[0] * grid.voxel_mm[0], " x ", grid.dims[1] * grid.voxel_mm[1], " x ",
+                  grid.dims[2] * grid.voxel_mm[2], " mm about (", c[0], ", ", c[1], ", ", c[2],
+                  ")): transducers must surround the image"));
+  }
+  if (radius_mm < kMinRadiusMm) bad(str_cat("measurement radius must be >= ", kMinRadiusMm, " mm, got ", radius_mm));
 }
 
 void set_rings_views(OatGeometry& g, int rings, int views, double radius_mm, const Vec3d& centre) {
@@ -155,12 +176,12 @@ OatGeometry geometry_from_scene(const Scene& s) {
   for (int a = 0; a < 3; ++a)
     if (dims[a] < 1 || dims[a] > 4096)
       throw InputError(str_cat(s.where("oat.grid"), ": each size must be in 1..4096, got ", dims[a]));
-  const double voxel = s.get_in_range("oat.voxel_mm", 0.6, 1e-4, 1e3);
+  const double voxel = s.get_in_range("oat.voxel_mm", 0.6, kMinVoxelMm, kMaxVoxelMm);
   g.grid = Grid3::centred(dims, {voxel, voxel, voxel});
   g.support_radius_mm = s.get_in_range("oat.support_radius_mm", 0.0, 0.0, 1e5);
   const int rings = s.get_int_in_range("oat.rings", 16, 1, 4096);
   const int views = s.get_int_in_range("oat.views", 32, 1, 4096);
-  set_rings_views(g, rings, views, s.get_in_range("oat.radius_mm", 65.0, 1e-3, 1e5));
+  set_rings_views(g, rings, views, s.get_in_range("oat.radius_mm", 65.0, kMinRadiusMm, kMaxRadiusMm));
   const double fs = s.get_in_range("oat.fs_mhz", 10.0, 1e-3, 1e5);
   g.eir.kind = s.get_enum("oat.eir.kind", EirKind::none, kEirKindNames);
   g.eir.sigma_us = s.get_in_range("oat.eir.sigma_us", 0.05, 1e-6, 1e3);

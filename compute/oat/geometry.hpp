@@ -18,6 +18,11 @@ namespace tomo::oat {
 
 using Vec3d = std::array<double, 3>;
 
+// Bounds of the scene keys oat.radius_mm and oat.voxel_mm; positions and spacings read from a
+// file are held to the same (OatGeometry::validate).
+inline constexpr double kMinRadiusMm = 1e-3, kMaxRadiusMm = 1e5;
+inline constexpr double kMinVoxelMm = 1e-4, kMaxVoxelMm = 1e3;
+
 // Electro-acoustic impulse response h_e: none (identity), a Gaussian, or samples from a file.
 enum class EirKind { none, gaussian, file };
 inline constexpr std::array<EnumName<EirKind>, 3> kEirKindNames{

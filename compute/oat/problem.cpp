@@ -26,6 +26,7 @@
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
 #include "compute/oat/memory.hpp"
+#include "compute/oat/pls_progress.hpp"
 #include "compute/oat/sph_run.hpp"
 
 namespace tomo::oat {
@@ -63,12 +64,14 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
   model->configure(g, c.model);
   ctx.report.add_device(model->describe());
   nlohmann::json its = nlohmann::json::array();
-  Progress progress("oat PLS-int (" + backend + ")", c.pls.iterations);
+  Progress progress("oat PLS-int (" + backend + ")", pls_applications(c.pls.iterations));
+  ProgressModel counted(*model, progress);  // steps once per H or Hᵀ
   auto timer = ctx.report.time("pls");
-  auto alpha = run_pls(*model, g.grid, u, c.pls, [&](const PlsIteration& s) {
+  auto alpha = run_pls(counted, g.grid, u, c.pls, [&](const PlsIteration& s) {
     its.push_back({{"iteration", s.iteration}, {"objective", s.objective}, {"data_term", s.data_term},
                    {"residual", s.residual}});
-    if (s.iteration > 0) progress.step(1, str_cat("objective ", s.objective, ", residual ", s.residual));
+    if (s.iteration > 0)
+      progress.step(0, str_cat("iteration ", s.iteration, ", objective ", s.objective, ", residual ", s.residual));
   });
   progress.finish();
   ctx.report.set("pls_iterations", its);

@@ -12,6 +12,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/oat/pls.hpp"
+#include "compute/oat/pls_progress.hpp"
 #include "compute/oat/sph_spectrum.hpp"
 
 namespace tomo::oat {
@@ -80,13 +81,16 @@ std::vector<double> run_pls_sph(RunContext& ctx, const OatConfig& c, const OatGe
   const std::vector<std::complex<double>> data = frequency_data(g, o.setup, u);
   SphAsModel model(*sph);
   nlohmann::json its = nlohmann::json::array();
-  Progress progress("oat PLS-sph (" + backend + ")", c.pls.iterations);
+  Progress progress("oat PLS-sph (" + backend + ")", pls_applications(c.pls.iterations));
+  ProgressModel counted(model, progress);  // steps once per H_sph or H_sphᵀ
   auto timer = ctx.report.time("pls");
-  auto alpha = run_pls(model, g.grid, as_real(std::span<const std::complex<double>>(data)), c.pls,
+  auto alpha = run_pls(counted, g.grid, as_real(std::span<const std::complex<double>>(data)), c.pls,
                        [&](const PlsIteration& s) {
                          its.push_back({{"iteration", s.iteration}, {"objective", s.objective},
                                         {"data_term", s.data_term}, {"residual", s.residual}});
-                         if (s.iteration > 0) progress.step(1, str_cat("objective ", s.objective, ", residual ", s.residual));
+                         if (s.iteration > 0)
+                           progress.step(0, str_cat("iteration ", s.iteration, ", objective ", s.objective,
+                                                    ", residual ", s.residual));
                        });
   progress.finish();
   ctx.report.set("pls_iterations", its);

@@ -1,6 +1,8 @@
 // Reads and validates the [safir] section of a scene.
 #include "compute/safir/config.hpp"
 
+#include <cmath>
+
 #include "compute/core/enum_name.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -35,6 +37,7 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.options.threads = s.get_int_in_range("safir.threads", 0, 0, 4096);
   c.options.pass = s.get_enum("safir.pass", Pass::automatic, kPassNames);
   c.options.tile_blocks_per_sm = s.get_int_in_range("safir.tile_blocks_per_sm", 2, 1, 8);
+  c.fov_mask = s.get<bool>("safir.fov_mask", true);
   c.sensitivity = s.get_enum("safir.sensitivity", SensitivityMode::symmetric, kSensitivityNames);
   c.analysis.r_in_mm = s.get_in_range("safir.analysis.r_in_mm", 1.0, 1e-3, 1e3);
   c.analysis.r_out_mm = s.get_in_range("safir.analysis.r_out_mm", 2.0, 1e-3, 1e3);
@@ -50,7 +53,24 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
     throw InputError(s.where("safir.analysis.positions_mm") + ": holds x, y, z triples (mm), got " +
                      std::to_string(pos.size()) + " numbers");
   for (std::size_t i = 0; i < pos.size(); i += 3) c.analysis.positions.push_back({pos[i], pos[i + 1], pos[i + 2]});
+  // A position outside the image has no voxels around it: S = B = E = 0 would be reported.
+  const Grid3 g = c.box.grid();
+  for (const auto& p : c.analysis.positions)
+    for (int a = 0; a < 3; ++a) {
+      const double lo = g.origin_mm[a] - 0.5 * g.voxel_mm[a], hi = lo + g.dims[a] * g.voxel_mm[a];
+      if (!(p[a] >= lo && p[a] <= hi))
+        throw InputError(str_cat(s.where("safir.analysis.positions_mm"), ": position (", p[0], ", ", p[1], ", ", p[2],
+                                 ") mm lies outside the image, which spans [", g.origin_mm[0] - 0.5 * g.voxel_mm[0], ", ",
+                                 -(g.origin_mm[0] - 0.5 * g.voxel_mm[0]), "] x [", g.origin_mm[1] - 0.5 * g.voxel_mm[1],
+                                 ", ", -(g.origin_mm[1] - 0.5 * g.voxel_mm[1]), "] x [",
+                                 g.origin_mm[2] - 0.5 * g.voxel_mm[2], ", ", -(g.origin_mm[2] - 0.5 * g.voxel_mm[2]),
+                                 "] mm"));
+    }
   c.frame_s = s.get_in_range("safir.frame_s", 0.0, 0.0, 1e6);
+  if (c.frame_s > 0 && std::ceil(c.simulation.duration_s / c.frame_s - 1e-9) > double(kMaxFrames))
+    throw InputError(str_cat(s.where("safir.frame_s"), " = ", c.frame_s, " s cuts safir.duration_s = ",
+                             c.simulation.duration_s, " s into ", std::ceil(c.simulation.duration_s / c.frame_s - 1e-9),
+                             " frames; a 4D NIfTI file holds at most ", kMaxFrames));
   c.events_file = s.get_input_path("safir.events_file").string();
   c.crystal_map = s.get_input_path("safir.crystal_map").string();
   c.write_events = s.get_enum("safir.write_events", EventsFile::none, kEventsFileNames);

@@ -36,6 +36,7 @@ struct SafirConfig {
   ProjectorOptions options;
   SensitivityMode sensitivity = SensitivityMode::symmetric;
   AnalysisConfig analysis;
+  bool fov_mask = true;         // ML-EM holds voxels outside field_of_view(scanner) at 0
   double frame_s = 0.0;         // > 0: one image per frame of this length (4D NIfTI)
   std::string events_file;      // .clm.safir or .cdh instead of simulating
   std::string crystal_map;      // checked against the scanner when given

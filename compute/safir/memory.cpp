@@ -21,11 +21,13 @@ MemoryEstimate estimate_memory(const SafirConfig& c, std::size_t frames) {
   }
   const double image = 8.0 * double(c.box.count());
   e.key("safir.image", str_cat(c.box.n[0], "x", c.box.n[1], "x", c.box.n[2]));
+  // Per frame: the image and the significance map (doubles), and the float copy of one of
+  // them that the 4D NIfTI writer assembles (half an image).
   if (frames > 1) {
     e.key("safir.frame_s", str_cat(c.frame_s, " (", frames, " frames)"));
-    e.add(2.0 * double(frames), image, "frame images", "safir.frame_s");
+    e.add(2.5 * double(frames), image, "frame images", "safir.frame_s");
   } else {
-    e.add(2, image, "frame images", "safir.image");
+    e.add(2.5, image, "frame images", "safir.image");
   }
   e.add(8, image, "working images", "safir.image");
   return e;

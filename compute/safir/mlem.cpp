@@ -29,8 +29,12 @@ std::vector<Frame> split_frames(const std::vector<double>& time_s, std::size_t e
   if (frame_s <= 0 || time_s.empty()) return {{0, events, 0.0, duration_s}};
   if (time_s.size() != events) throw Error("safir: time stamps and events differ in number");
   double end = std::max(duration_s, time_s.empty() ? 0.0 : time_s.back());
-  const std::size_t n = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(end / frame_s - 1e-9)));
-  if (n > 100000) throw InputError(str_cat("safir.frame_s = ", frame_s, " s cuts ", end, " s into more than 100000 frames"));
+  // Counted in double first: a tiny frame_s over a long list would overflow the integer.
+  const double count = std::max(1.0, std::ceil(end / frame_s - 1e-9));
+  if (count > double(kMaxFrames))
+    throw InputError(str_cat("safir.frame_s = ", frame_s, " s cuts ", end, " s of events into ", count,
+                             " frames; a 4D NIfTI file holds at most ", kMaxFrames, ": raise safir.frame_s"));
+  const std::size_t n = static_cast<std::size_t>(count);
   std::vector<Frame> frames;
   std::size_t at = 0;
   for (std::size_t k = 0; k < n; ++k) {

@@ -20,8 +20,12 @@ struct MlemOptions {
 void run_mlem(ListModeOperator& op, std::size_t voxels, std::size_t first, std::size_t count, const MlemOptions& o,
               const std::function<void(int, std::size_t)>& after_iteration = {});
 
+// The most frames a run makes: a NIfTI file's time axis is a 16-bit count.
+inline constexpr std::size_t kMaxFrames = 32767;
+
 // Time frames: [k·frame_s, (k+1)·frame_s) as index ranges of time-sorted events;
-// one frame of everything when frame_s <= 0 or there are no time stamps.
+// one frame of everything when frame_s <= 0 or there are no time stamps. More than kMaxFrames
+// frames: InputError naming safir.frame_s and the count, before any frame is reconstructed.
 struct Frame {
   std::size_t first = 0, count = 0;
   double t0 = 0, t1 = 0;

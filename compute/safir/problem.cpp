@@ -2,6 +2,7 @@
 // over all crystal pairs, reconstruct every time frame with list-mode ML-EM on the chosen backend,
 // analyse the images (E ± ΔE, significance map, spots) and write NIfTI files and a report;
 // `crosscheck` compares every backend's projections, ML-EM step and analysis with cpu.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -34,6 +35,11 @@ ListMode load_or_simulate(const SafirConfig& c, RunReport& report) {
     ListMode lm = read_list_mode(c.events_file, c.scanner);
     log_info("safir: read ", lm.events.size(), " events (", lm.delayed, " delayed) from ", c.events_file);
     if (lm.events.empty()) throw InputError("safir: " + c.events_file + " (safir.events_file) holds no prompt events");
+    // An event joining a crystal to itself has no line: events that are all such reconstruct nothing.
+    const bool any_line = std::any_of(lm.events.begin(), lm.events.end(), [](const Event& e) { return e.a != e.b; });
+    if (!any_line)
+      throw InputError(str_cat("safir: ", c.events_file, " (safir.events_file): every one of its ", lm.events.size(),
+                               " prompt events joins a crystal to itself: nothing to reconstruct"));
     return lm;
   }
   SimulationStats stats;
@@ -65,6 +71,10 @@ void run(RunContext& ctx) {
   ctx.report.add_device(op->describe());
 
   ListMode lm = load_or_simulate(c, ctx.report);
+  const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
+  // Events from a file set their own duration: the frames' images are checked again, before the
+  // sensitivity (minutes on a large scanner) and before any frame image is allocated.
+  if (frames.size() > expected_frames(c)) require_host_memory(estimate_memory(c, frames.size()), "safir run");
   if (c.write_events == EventsFile::clm) {
     write_clm_safir(ctx.out.file("events.clm.safir"), lm, c.scanner);
     write_crystal_map(ctx.out.file("crystal_map.txt"), c.scanner);
@@ -79,14 +89,19 @@ void run(RunContext& ctx) {
     auto timer = ctx.report.time("sensitivity");
     s = compute_sensitivity(*op, c.scanner, c.box, c.sensitivity);
   }
-  op->set_sensitivity(s);
+  {
+    // Voxels outside the scanner's field of view keep s = 0, which every backend's step holds at 0.
+    std::vector<double> s_fov = s;
+    if (c.fov_mask) {
+      const std::size_t n = zero_outside<double>(s_fov, outside_field_of_view(grid, field_of_view(c.scanner)));
+      ctx.report.set_metric("fov_masked_voxels", double(n));
+    }
+    op->set_sensitivity(s_fov);
+  }
   {
     auto timer = ctx.report.time("upload");
     op->set_events(lm.events);
   }
-  const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
-  // Events from a file set their own duration: the frames' images are checked again.
-  if (frames.size() > expected_frames(c)) require_host_memory(estimate_memory(c, frames.size()), "safir run");
   std::vector<std::vector<double>> images, significance;
   nlohmann::json frames_json = nlohmann::json::array();
   Progress progress("safir ML-EM (" + backend + ")", static_cast<long>(frames.size()) * c.mlem.iterations);

@@ -57,4 +57,12 @@ ImageBox image_from_scene(const Scene& s) {
   return b;
 }
 
+FieldOfView field_of_view(const Scanner& sc) {
+  FieldOfView f;
+  f.radius_mm = sc.radius();
+  f.z_min_mm = -0.5 * sc.axial_extent();
+  f.z_max_mm = 0.5 * sc.axial_extent();
+  return f;
+}
+
 }  // namespace tomo::safir

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/core/volume.hpp"
 #include "compute/safir/kernel_math.hpp"
 
@@ -59,6 +60,10 @@ struct ImageBox {
 struct Event {
   std::uint32_t a = 0, b = 0;
 };
+
+// The scanner's field of view: the cylinder of the crystals' front faces (radius()) about the z
+// axis over the rings' axial extent (± rings·pitch / 2).
+FieldOfView field_of_view(const Scanner& sc);
 
 Scanner scanner_from_scene(const Scene& s);
 ImageBox image_from_scene(const Scene& s);

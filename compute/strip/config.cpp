@@ -43,6 +43,7 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   c.write_events = s.get<bool>("strip.write_events", false);
   c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);
   c.sensitivity_threshold = s.get_in_range("strip.sensitivity_threshold", kDefaultSensitivityThreshold, 0.0, 1.0);
+  c.fov_mask = s.get<bool>("strip.fov_mask", true);
   return c;
 }
 

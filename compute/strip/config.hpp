@@ -28,6 +28,7 @@ struct StripConfig {
   bool write_events = false;          // write the simulated events as events.lm
   int crosscheck_events = 0;          // crosscheck: first N events only (0 = all)
   double sensitivity_threshold = 0.01;  // ρ = 0 where s < this × max s (the field of view)
+  bool fov_mask = true;                 // ρ = 0 outside the strips' field of view (field_of_view)
 
   static StripConfig from_scene(const Scene& scene);
 };

@@ -59,6 +59,14 @@ std::vector<double> sensitivity_image(const StripGeometry& g) {
   return s;
 }
 
+std::vector<std::uint8_t> outside_field_of_view(const StripGeometry& g) {
+  std::vector<std::uint8_t> out(g.pixel_count(), 0);
+  for (int j = 0; j < g.n_y; ++j)
+    for (int k = 0; k < g.n_z; ++k)
+      out[g.index(j, k)] = std::fabs(g.y_centre(j)) > g.R || std::fabs(g.z_centre(k)) > 0.5 * g.L ? 1 : 0;
+  return out;
+}
+
 std::vector<double> direct_reconstruction(const StripGeometry& g, const std::vector<Event>& events) {
   std::vector<double> h(g.pixel_count(), 0.0);
   const auto kp = make_kernel_params<double>(g.R, 1.0, 1.0);

@@ -2,6 +2,7 @@
 // (y, z) pixel grid, measured events (z̃u, z̃d, Δl̃) and the sensitivity s(y, z) of eq. (4).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "compute/core/volume.hpp"
@@ -51,6 +52,10 @@ struct Resolution {
 double sensitivity(double R, double L, double y, double z);
 // s at every pixel centre (index order of StripGeometry::index).
 std::vector<double> sensitivity_image(const StripGeometry& g);
+
+// Per pixel (index order), 1 where the centre lies outside the strips' field of view — farther
+// than R from the axis between them or beyond their ends (|z| > L/2) — else 0.
+std::vector<std::uint8_t> outside_field_of_view(const StripGeometry& g);
 
 // Direct reconstruction (eq. 2) of every event, histogrammed into the pixel grid (seed Fig. 3b).
 std::vector<double> direct_reconstruction(const StripGeometry& g, const std::vector<Event>& events);

@@ -24,10 +24,15 @@ std::vector<double> run_mlem(ListModeProjector& op, std::size_t pixels, int iter
 }
 
 std::vector<double> rho_from_rho_prime(std::span<const double> rho_prime, std::span<const double> s,
-                                       double threshold) {
+                                       double threshold, std::span<const std::uint8_t> outside) {
+  if (!outside.empty() && outside.size() != rho_prime.size())
+    throw Error(str_cat("strip: field-of-view mask of ", outside.size(), " pixels for an image of ", rho_prime.size()));
   const double floor = sensitivity_floor<double>(s, threshold);
   std::vector<double> out(rho_prime.size(), 0.0);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = s[i] > 0 && s[i] >= floor ? rho_prime[i] / s[i] : 0.0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const bool in = outside.empty() || !outside[i];
+    out[i] = in && s[i] > 0 && s[i] >= floor ? rho_prime[i] / s[i] : 0.0;
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 // List-mode ML-EM of [Bialas2015] in the ρ' = sρ form (eqs. 5–6), written once against
 // ListModeProjector; the image metrics come from compute/core/metrics.hpp.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
@@ -22,8 +23,10 @@ std::vector<double> run_mlem(ListModeProjector& op, std::size_t pixels, int iter
                              const std::function<void(int, const std::vector<double>&)>& after_iteration = {});
 
 // ρ = ρ'/s (eq. 6), 0 where s is below `threshold` × max s (the field of view,
-// compute/core/sensitivity_mask.hpp; scene key strip.sensitivity_threshold) or 0.
+// compute/core/sensitivity_mask.hpp; scene key strip.sensitivity_threshold) or 0, and 0 where
+// `outside` is 1 (outside_field_of_view; scene key strip.fov_mask; empty: nowhere).
 std::vector<double> rho_from_rho_prime(std::span<const double> rho_prime, std::span<const double> s,
-                                       double threshold = kDefaultSensitivityThreshold);
+                                       double threshold = kDefaultSensitivityThreshold,
+                                       std::span<const std::uint8_t> outside = {});
 
 }  // namespace tomo::strip

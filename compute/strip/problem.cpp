@@ -83,6 +83,7 @@ void run(RunContext& ctx) {
   if (c.write_events && c.events_file.empty()) write_events_binary(ctx.out.file("events.lm"), events);
 
   const std::vector<double> s = sensitivity_image(g);
+  const std::vector<std::uint8_t> outside = c.fov_mask ? outside_field_of_view(g) : std::vector<std::uint8_t>{};
   const std::vector<double> phantom = c.phantom.rasterize(g, 4);
   write_image(ctx.out, g, "phantom", phantom);
   write_image(ctx.out, g, "sensitivity", s);
@@ -102,7 +103,7 @@ void run(RunContext& ctx) {
     rho_prime = run_mlem(*op, g.pixel_count(), c.iterations, [&](int t, const std::vector<double>& rp) {
       const auto now = std::chrono::steady_clock::now();
       const double iteration_ms = std::chrono::duration<double, std::milli>(now - last).count();
-      const auto rho = rho_from_rho_prime(rp, s, c.sensitivity_threshold);
+      const auto rho = rho_from_rho_prime(rp, s, c.sensitivity_threshold, outside);
       const double corr = correlation(rho, phantom);
       per_iteration.push_back({{"iteration", t}, {"iterate_ms", iteration_ms}, {"correlation", corr},
                                {"nrmse", nrmse(rho, phantom)}});
@@ -117,7 +118,7 @@ void run(RunContext& ctx) {
     });
   }
   progress.finish();
-  const std::vector<double> rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold);
+  const std::vector<double> rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside);
   write_image(ctx.out, g, "rho_prime", rho_prime);
   write_image(ctx.out, g, "rho", rho);
 
