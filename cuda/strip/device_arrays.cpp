@@ -31,7 +31,7 @@ struct DeviceArrayProjector::State {
 };
 
 DeviceArrayProjector::DeviceArrayProjector(ListModeProjector& op, const StripGeometry& g, double sensitivity_threshold,
-                                           int device)
+                                           std::span<const std::uint8_t> outside_fov, int device)
     : dev_(device_operator(op)), device_(device), s_(std::make_unique<State>()) {
   cuda::select_device(device_);
   s_->pixels = g.pixel_count();
@@ -39,7 +39,7 @@ DeviceArrayProjector::DeviceArrayProjector(ListModeProjector& op, const StripGeo
   const double floor = sensitivity_floor<double>(sens, sensitivity_threshold);
   std::vector<float> inv(sens.size(), 0.f);
   for (std::size_t i = 0; i < sens.size(); ++i)
-    if (sens[i] > 0 && sens[i] >= floor) inv[i] = float(1.0 / sens[i]);
+    if (sens[i] > 0 && sens[i] >= floor && !(i < outside_fov.size() && outside_fov[i])) inv[i] = float(1.0 / sens[i]);
   s_->inv_s = cuda::DeviceBuffer<float>(std::span<const float>(inv));
 }
 

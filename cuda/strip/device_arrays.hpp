@@ -4,7 +4,9 @@
 // ML-EM start on the caller's images.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "compute/strip/geometry.hpp"
@@ -18,8 +20,10 @@ class DeviceArrayProjector {
  public:
   // `op`: the configured `cuda` backend (Error for any other), used for as long as this object
   // lives, with its events; `sensitivity_threshold`: the field of view of rho()
-  // (strip.sensitivity_threshold, as rho_from_rho_prime); `device`: the CUDA device of `op`.
-  DeviceArrayProjector(ListModeProjector& op, const StripGeometry& g, double sensitivity_threshold, int device);
+  // (strip.sensitivity_threshold, as rho_from_rho_prime) with the pixels `outside_fov` marks
+  // (strip.fov_mask; empty: none) held at 0; `device`: the CUDA device of `op`.
+  DeviceArrayProjector(ListModeProjector& op, const StripGeometry& g, double sensitivity_threshold,
+                       std::span<const std::uint8_t> outside_fov, int device);
   ~DeviceArrayProjector();
   DeviceArrayProjector(const DeviceArrayProjector&) = delete;
   DeviceArrayProjector& operator=(const DeviceArrayProjector&) = delete;

@@ -11,9 +11,11 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/mlem.hpp"
+#include "compute/safir/scanner.hpp"
 #include "compute/safir/sensitivity.hpp"
 #include "compute/safir/simulator.hpp"
 #include "python/src/arrays.hpp"
@@ -235,7 +237,11 @@ class SafirProjector {
     // The sensitivity's pairs replace the backend's events for a while: keep a host copy first.
     if (!host_events_ && event_count() > 0) ensure_host_events();
     s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
-    op_->set_sensitivity(*s_);
+    // As a run: voxels outside the scanner's field of view (safir.fov_mask) keep s = 0 in the
+    // operator; sensitivity() still returns the unmasked image, as sensitivity.nii does.
+    std::vector<double> s_fov = *s_;
+    if (c_.fov_mask) zero_outside<double>(s_fov, outside_field_of_view(c_.box.grid(), safir::field_of_view(c_.scanner)));
+    op_->set_sensitivity(s_fov);
     if (host_events_ && !events_.empty()) upload_events();
   }
 

@@ -117,7 +117,7 @@ class StripProjector {
       rethrow_python();
     } catch (const StopLoop&) {
     }
-    std::vector<double> rho = strip::rho_from_rho_prime(last, s, c_.sensitivity_threshold);
+    std::vector<double> rho = strip::rho_from_rho_prime(last, s, c_.sensitivity_threshold, outside_fov());
     return {to_numpy(std::move(rho), image_shape()), to_numpy(std::move(last), image_shape())};
   }
 
@@ -214,8 +214,12 @@ class StripProjector {
   std::vector<double> pixel_mm() const { return {c_.geometry.pixel_y, c_.geometry.pixel_z}; }
 
  private:
+  // Pixels outside the strips' field of view (strip.fov_mask), held at 0 as a run does.
+  std::vector<std::uint8_t> outside_fov() const {
+    return c_.fov_mask ? strip::outside_field_of_view(c_.geometry) : std::vector<std::uint8_t>{};
+  }
   DoubleArray rho_of(const std::vector<double>& rp, const std::vector<double>& s) const {
-    return to_numpy(strip::rho_from_rho_prime(rp, s, c_.sensitivity_threshold), image_shape());
+    return to_numpy(strip::rho_from_rho_prime(rp, s, c_.sensitivity_threshold, outside_fov()), image_shape());
   }
   void require_events() const {
     if (event_count_ == 0) throw nb::value_error("strip.Projector: set_events(events) first");
@@ -243,7 +247,7 @@ class StripProjector {
   }
 #ifdef TOMO_HAVE_CUDA
   strip::DeviceArrayProjector& device_path() {
-    if (!dev_) dev_ = std::make_unique<strip::DeviceArrayProjector>(*op_, c_.geometry, c_.sensitivity_threshold, device_);
+    if (!dev_) dev_ = std::make_unique<strip::DeviceArrayProjector>(*op_, c_.geometry, c_.sensitivity_threshold, outside_fov(), device_);
     return *dev_;
   }
 #endif

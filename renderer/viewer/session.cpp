@@ -125,6 +125,7 @@ void GlpetSession::run(const std::function<bool()>& frame) {
   glpet::MlemOptions opt;
   opt.iterations = g_.iterations;
   opt.sensitivity_threshold = g_.sensitivity_threshold;
+  opt.outside_fov = outside_field_of_view(g_.system.grid, g_.fov);  // as a run: the scanner's field of view
   last_ = Clock::now();
   if (render_thread_) {
     opt.on_iteration = [&](int it, const glpet::BackendBuffer& x) {

@@ -96,7 +96,7 @@ TEST(StripDeviceArrays, ForwardAndBackEqualTheDoubleWalk) {
   cuda::DeviceBuffer<float> x_d{std::span<const float>(x)}, w_d{std::span<const float>(w)}, y_d(n), b_d(px);
   b_d.upload(std::vector<float>(px, 7.0f));  // overwritten, not added to
   auto op = make_cuda(s);
-  DeviceArrayProjector p(*op, s.g, 0.0, tomo::runtime_options().cuda_device);
+  DeviceArrayProjector p(*op, s.g, 0.0, {}, tomo::runtime_options().cuda_device);
   p.forward(x_d.data(), ev_d.data(), n, y_d.data());
   p.back(w_d.data(), ev_d.data(), n, b_d.data());
   const auto y = widen(y_d.to_host()), b = widen(b_d.to_host());
@@ -122,13 +122,15 @@ TEST(StripDeviceArrays, EmStepsEqualTheCpuBackend) {
   cpu->iterate();
   const std::vector<double> step_ref = cpu->image();
   const std::vector<double> rp_ref = run_mlem(*cpu, px, 3);
-  const std::vector<double> rho_ref = rho_from_rho_prime(rp_ref, sensitivity_image(s.g), 0.05);
+  // ρ as a run computes it: the sensitivity cut and the field of view (strip.fov_mask).
+  const std::vector<std::uint8_t> outside = outside_field_of_view(s.g);
+  const std::vector<double> rho_ref = rho_from_rho_prime(rp_ref, sensitivity_image(s.g), 0.05, outside);
 
   for (const Granularity gran : {Granularity::warp, Granularity::thread}) {
     ProjectorOptions o;
     o.granularity = gran;
     auto op = make_cuda(s, o);
-    DeviceArrayProjector p(*op, s.g, 0.05, tomo::runtime_options().cuda_device);
+    DeviceArrayProjector p(*op, s.g, 0.05, outside, tomo::runtime_options().cuda_device);
     // Events from the GPU (device-to-device) for the step, from the host for the ML-EM run.
     cuda::DeviceBuffer<float> ev_d(
         std::span<const float>(reinterpret_cast<const float*>(s.events.data()), 3 * s.events.size()));
@@ -176,7 +178,7 @@ TEST(StripDeviceArrays, ForwardBackAndEmStepEqualTheCudaBackend) {
       step_ref[r] = ref->image();
     }
     auto op = make_cuda(s, o);
-    DeviceArrayProjector p(*op, s.g, 0.0, tomo::runtime_options().cuda_device);
+    DeviceArrayProjector p(*op, s.g, 0.0, {}, tomo::runtime_options().cuda_device);
     cuda::DeviceBuffer<float> ev_d(std::span<const float>(reinterpret_cast<const float*>(s.events.data()), 3 * n));
     p.set_events(ev_d.data(), n);
     const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end());
