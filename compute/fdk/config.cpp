@@ -80,7 +80,9 @@ FdkConfig FdkConfig::from_scene(const Scene& s) {
   d.write_rct = s.get<bool>("fdk.write_rct", false);
   d.reference = s.get_enum("fdk.reference", ReferenceRun::none, kReferenceRunNames);
   d.reference_volume = s.get_input_path("fdk.reference_volume");
-  d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
+  d.algorithm = s.get_enum("fdk.algorithm", Algorithm::fdk, kAlgorithmNames);
+  // validated even when a file is read; only FDK's weights need a short scan at least
+  d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.", d.algorithm == Algorithm::fdk);
   d.phantom = phantom_from_scene(s, d.mu);  // also with a file: keys validated, not reported unused
   if (d.source != Source::rabbitct) {
     const auto hu = s.get<std::vector<double>>("fdk.hu_scale", {1000.0 / d.mu, 0.0});
