@@ -128,7 +128,8 @@ void prepare_raw(RunContext& ctx, Setup& d) {
   const Scene& s = ctx.scene;
   if (d.source == Source::raw) {
     auto t = ctx.report.time("read");
-    d.raw_data = load_raw_input(s, d.raw, d.geometry, d.filter.parker);
+    // Only FDK's Parker weights need a short scan; the iterative algorithms take any arc.
+    d.raw_data = load_raw_input(s, d.raw, d.geometry, d.filter.parker && d.algorithm == Algorithm::fdk);
     ctx.report.set("raw_geometry", d.raw_data.source);
     return;
   }
