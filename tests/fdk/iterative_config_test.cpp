@@ -9,6 +9,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/fdk/config.hpp"
+#include "compute/fdk/memory.hpp"
 
 namespace tomo::fdk {
 namespace {
@@ -53,6 +54,27 @@ TEST(FdkIterativeConfig, BadValuesNameTheKey) {
   const std::string rct = error("[fdk]\nalgorithm = \"sirt\"\ninput = \"" + file.string() + "\"\n");
   std::filesystem::remove(file);
   EXPECT_NE(rct.find("fdk.algorithm"), std::string::npos) << rct;
+}
+
+}  // namespace
+}  // namespace tomo::fdk
+
+namespace tomo::fdk {
+namespace {
+
+TEST(FdkIterativeConfig, MemoryEstimateCountsTheIterativeBuffers) {
+  CArmGeometry g;
+  g.projections = 8;
+  g.sx = g.sy = 32;
+  const Grid3 grid = Grid3::centred({64, 64, 64}, {1, 1, 1});
+  const double N = 64.0 * 64 * 64, P = 8.0 * 32 * 32;
+  MemoryEstimate tv;
+  add_iterative(tv, grid, g, {.algorithm = Algorithm::tv});
+  // 10 float volumes, 3 float stacks, the projector's double copies, 2 per-thread volumes.
+  EXPECT_DOUBLE_EQ(tv.bytes, 10 * 4 * N + 3 * 4 * P + 8 * (N + P) + 16 * N);
+  MemoryEstimate os;
+  add_iterative(os, grid, g, {.algorithm = Algorithm::os_sart, .subsets = 4});
+  EXPECT_DOUBLE_EQ(os.bytes, tv.bytes - 5 * 4 * N + 4 * 4 * N);  // one column-sum volume per subset
 }
 
 }  // namespace
