@@ -33,6 +33,23 @@ CrosscheckSetup crosscheck_from_scene(const Scene& s) {
   return c;
 }
 
+// The iterative algorithms' keys; InputError for one that needs line integrals on a RabbitCT file
+// (its projections are already filtered).
+void iterative_from_scene(const Scene& s, FdkConfig& d) {
+  d.algorithm = s.get_enum("fdk.algorithm", Algorithm::fdk, kAlgorithmNames);
+  IterativeOptions& o = d.iterative;
+  o.algorithm = d.algorithm;
+  o.iterations = s.get_int_in_range("fdk.iterations", 50, 1, 100000);
+  o.subsets = s.get_int_in_range("fdk.subsets", 10, 1, 100000);
+  o.tv_lambda = s.get_in_range("fdk.tv.lambda", 2e-5, 0.0, 1e3);
+  o.nonnegative = s.get<bool>("fdk.nonnegative", true);
+  d.projector.step_voxels = s.get_in_range("fdk.projector.step_voxels", 0.5, 0.01, 4.0);
+  if (d.algorithm != Algorithm::fdk && d.source == Source::rabbitct)
+    throw InputError(s.where("fdk.algorithm") + ": " + to_string(d.algorithm) +
+                     " needs line integrals (simulated or fdk.raw.projections); a RabbitCT file holds filtered "
+                     "projections, only fdk reconstructs them");
+}
+
 }  // namespace
 
 Phantom phantom_from_scene(const Scene& s, double& mu) {
@@ -63,7 +80,9 @@ FdkConfig FdkConfig::from_scene(const Scene& s) {
   d.write_rct = s.get<bool>("fdk.write_rct", false);
   d.reference = s.get_enum("fdk.reference", ReferenceRun::none, kReferenceRunNames);
   d.reference_volume = s.get_input_path("fdk.reference_volume");
-  d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.");  // validated even when a file is read
+  d.algorithm = s.get_enum("fdk.algorithm", Algorithm::fdk, kAlgorithmNames);
+  // validated even when a file is read; only FDK's weights need a short scan at least
+  d.geometry = CArmGeometry::from_scene(s, "fdk.geometry.", d.algorithm == Algorithm::fdk);
   d.phantom = phantom_from_scene(s, d.mu);  // also with a file: keys validated, not reported unused
   if (d.source != Source::rabbitct) {
     const auto hu = s.get<std::vector<double>>("fdk.hu_scale", {1000.0 / d.mu, 0.0});
@@ -75,6 +94,7 @@ FdkConfig FdkConfig::from_scene(const Scene& s) {
   if (win.size() != 2) throw InputError(s.where("fdk.display_window") + " must be [lo, hi] (mm⁻¹)");
   d.window = {win[0], win[1]};
   d.crosscheck = crosscheck_from_scene(s);
+  iterative_from_scene(s, d);
   return d;
 }
 

@@ -12,6 +12,7 @@
 #include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/filter.hpp"
 #include "compute/fdk/geometry.hpp"
+#include "compute/fdk/iterative.hpp"
 #include "compute/fdk/raw_input.hpp"
 
 namespace tomo {
@@ -55,6 +56,11 @@ struct FdkConfig {
   bool write_raw = false, write_rct = false;
   ReferenceRun reference = ReferenceRun::none;
   CrosscheckSetup crosscheck;
+  // fdk.algorithm (fdk unless the scene says otherwise), fdk.iterations, fdk.subsets,
+  // fdk.tv.lambda, fdk.nonnegative: read whichever algorithm runs.
+  Algorithm algorithm = Algorithm::fdk;
+  IterativeOptions iterative;
+  ProjectorOptions projector;  // fdk.projector.step_voxels
 
   bool simulated() const { return source == Source::simulated; }
 

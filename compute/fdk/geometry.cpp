@@ -68,7 +68,7 @@ std::vector<Mat34> CArmGeometry::matrices() const {
   return out;
 }
 
-void CArmGeometry::validate(const std::string& where) const {
+void CArmGeometry::validate(const std::string& where, bool short_scan) const {
   auto bad = [&](const std::string& what) { throw InputError(where + ": " + what); };
   if (projections < 2) bad(str_cat("geometry needs at least 2 projections, got ", projections));
   if (sx < 2 || sy < 1) bad(str_cat("detector must be at least 2x1 pixels, got ", sx, "x", sy));
@@ -77,11 +77,12 @@ void CArmGeometry::validate(const std::string& where) const {
     bad(str_cat("need 0 < source_iso_mm < source_det_mm, got ", source_iso_mm, " and ", source_det_mm));
   if (!(arc_deg > 0) || arc_deg > 360) bad(str_cat("arc_deg must be in (0, 360], got ", arc_deg));
   const double need = 180.0 + 2.0 * fan_half_angle_rad() * 180.0 / std::numbers::pi;
-  if (arc_deg < need)
+  if (short_scan && arc_deg < need)
     bad(str_cat("a short scan needs arc_deg >= 180 + 2·fan half-angle = ", need, " deg, got ", arc_deg));
 }
 
-CArmGeometry CArmGeometry::from_scene(const Scene& scene, const std::string& prefix, const CArmGeometry& d) {
+CArmGeometry CArmGeometry::from_scene(const Scene& scene, const std::string& prefix, const CArmGeometry& d,
+                                      bool short_scan) {
   CArmGeometry g = d;
   g.projections = scene.get_int_in_range(prefix + "projections", d.projections, 2, 100000);
   g.arc_deg = scene.get_in_range(prefix + "arc_deg", d.arc_deg, 1e-3, 360.0);
@@ -91,12 +92,18 @@ CArmGeometry CArmGeometry::from_scene(const Scene& scene, const std::string& pre
   g.pixel_mm = scene.get_in_range(prefix + "pixel_mm", d.pixel_mm, 1e-6, 1e3);
   g.source_iso_mm = scene.get_in_range(prefix + "source_iso_mm", d.source_iso_mm, 1.0, 1e5);
   g.source_det_mm = scene.get_in_range(prefix + "source_det_mm", d.source_det_mm, 1.0, 1e5);
-  g.validate(scene.where(prefix.substr(0, prefix.size() - 1)));
+  // Offsets move the central ray's pixel; unset (0 by default) keeps the defaults' (the centre).
+  const double half_u = 0.5 * g.sx * g.pixel_mm, half_v = 0.5 * g.sy * g.pixel_mm;
+  const double off_u = scene.get_in_range(prefix + "detector_offset_u_mm", 0.0, -half_u, half_u);
+  const double off_v = scene.get_in_range(prefix + "detector_offset_v_mm", 0.0, -half_v, half_v);
+  if (off_u != 0.0) g.principal_u = 0.5 * (g.sx - 1) + off_u / g.pixel_mm;
+  if (off_v != 0.0) g.principal_v = 0.5 * (g.sy - 1) + off_v / g.pixel_mm;
+  g.validate(scene.where(prefix.substr(0, prefix.size() - 1)), short_scan);
   return g;
 }
 
-CArmGeometry CArmGeometry::from_scene(const Scene& scene, const std::string& prefix) {
-  return from_scene(scene, prefix, CArmGeometry{});
+CArmGeometry CArmGeometry::from_scene(const Scene& scene, const std::string& prefix, bool short_scan) {
+  return from_scene(scene, prefix, CArmGeometry{}, short_scan);
 }
 
 }  // namespace tomo::fdk

@@ -52,12 +52,16 @@ struct CArmGeometry {
   Mat34 matrix(int n) const;
   std::vector<Mat34> matrices() const;
 
-  // InputError (prefixed with `where`) for non-physical values or a scan arc below π + 2γ_max.
-  void validate(const std::string& where) const;
+  // InputError (prefixed with `where`) for non-physical values or, with `short_scan` (FDK's
+  // need; iterative algorithms take any arc), a scan arc below π + 2γ_max.
+  void validate(const std::string& where, bool short_scan = true) const;
   // Keys under `prefix` (e.g. "fdk.geometry."): projections, arc_deg, start_deg, detector_columns,
-  // detector_rows, pixel_mm, source_iso_mm, source_det_mm. Missing keys keep the defaults above.
-  static CArmGeometry from_scene(const Scene& scene, const std::string& prefix, const CArmGeometry& defaults);
-  static CArmGeometry from_scene(const Scene& scene, const std::string& prefix);
+  // detector_rows, pixel_mm, source_iso_mm, source_det_mm, detector_offset_u_mm and
+  // detector_offset_v_mm (where the central ray meets the detector, from its centre, along the
+  // columns and rows). Missing keys keep the defaults above.
+  static CArmGeometry from_scene(const Scene& scene, const std::string& prefix, const CArmGeometry& defaults,
+                                 bool short_scan = true);
+  static CArmGeometry from_scene(const Scene& scene, const std::string& prefix, bool short_scan = true);
 };
 
 }  // namespace tomo::fdk

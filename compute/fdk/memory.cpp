@@ -2,6 +2,8 @@
 // (fdk.device_memory_mb); the host holds the whole stack and volume.
 #include "compute/fdk/memory.hpp"
 
+#include <algorithm>
+
 #include "compute/core/log.hpp"
 
 namespace tomo::fdk {
@@ -27,6 +29,20 @@ void add_raw_stack(MemoryEstimate& e, const std::filesystem::path& stack, const 
   if (ec) return;  // the reader says what is wrong with the file
   e.key(key, stack.string());
   e.add(3, static_cast<double>(bytes), "raw projection stack (file payload + floats)", key);
+}
+
+void add_iterative(MemoryEstimate& e, const Grid3& grid, const CArmGeometry& g, const IterativeOptions& o) {
+  const double voxels = static_cast<double>(grid.count());
+  const double pixels = static_cast<double>(g.projections) * g.sx * g.sy;
+  const std::string key = "fdk.algorithm";
+  e.key(key, to_string(o.algorithm));
+  double volumes = 5;
+  if (o.algorithm == Algorithm::tv) volumes += 5;
+  if (o.algorithm == Algorithm::os_sart) volumes += std::min(o.subsets, g.projections);
+  e.add(volumes, 4 * voxels, "iterative float volumes", o.algorithm == Algorithm::os_sart ? "fdk.subsets" : key);
+  e.add(3, 4 * pixels, "iterative float projection stacks", "fdk.geometry.projections");
+  e.add(1, 8 * (voxels + pixels), "projector's double copies", key);
+  e.add(1, std::min(512.0 * (1 << 20), 8 * voxels * 2), "projector's per-thread back-projection volumes", key);
 }
 
 }  // namespace tomo::fdk

@@ -14,6 +14,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/fdk/config.hpp"
+#include "compute/fdk/iterative_run.hpp"
 #include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/memory.hpp"
 #include "compute/fdk/metrics.hpp"
@@ -127,7 +128,8 @@ void prepare_raw(RunContext& ctx, Setup& d) {
   const Scene& s = ctx.scene;
   if (d.source == Source::raw) {
     auto t = ctx.report.time("read");
-    d.raw_data = load_raw_input(s, d.raw, d.geometry, d.filter.parker);
+    // Only FDK's Parker weights need a short scan; the iterative algorithms take any arc.
+    d.raw_data = load_raw_input(s, d.raw, d.geometry, d.filter.parker && d.algorithm == Algorithm::fdk);
     ctx.report.set("raw_geometry", d.raw_data.source);
     return;
   }
@@ -168,21 +170,91 @@ void compare_with_references(RunContext& ctx, const Setup& d, const std::vector<
   }
 }
 
+// An iterative algorithm on the line integrals: the raw stack's (fdk.raw or fdk.write_raw), or
+// the phantom's simulated here. `matrices`, `sx`, `sy` receive the geometry it ran on.
+VolumeF iterate(RunContext& ctx, Setup& d, std::vector<Mat34>& matrices, int& sx, int& sy) {
+  const std::string backend = resolve_projector_backend(ctx.backend);
+  ctx.report.set("backend", backend);
+  if (d.source == Source::simulated) {
+    const CArmGeometry& g = d.geometry;
+    auto t = ctx.report.time("simulate");
+    d.raw_data = RawInput{g, g.matrices(), std::vector<float>(static_cast<std::size_t>(g.projections) * g.sx * g.sy),
+                          "simulated"};
+    Progress bar("simulate", g.projections);
+    for (int n = 0; n < g.projections; ++n) {
+      simulate_projection(d.phantom, g, n, d.raw_data.line_integrals.data() + static_cast<std::size_t>(n) * g.sx * g.sy);
+      bar.step();
+    }
+    bar.finish();
+  }
+  const ConeGeometry cone{d.grid, d.raw_data.geometry.sx, d.raw_data.geometry.sy, d.raw_data.matrices};
+  matrices = cone.matrices;
+  sx = cone.sx;
+  sy = cone.sy;
+  ctx.report.set_metric("projections", cone.views());
+  ctx.report.set_metric("L", d.L);
+  return run_iterative(backend, cone, d.raw_data.line_integrals, d.iterative, d.projector, ctx.report, true);
+}
+
+// The outputs of every algorithm: metrics against the file's or the phantom's reference, the
+// volume and its slices. `matrices`, `sx`, `sy`: the geometry the volume was made from.
+void finish(RunContext& ctx, const Setup& d, const VolumeF& v, const BackprojectTiming& t, const std::string& backend,
+            const std::vector<Mat34>& matrices, int sx, int sy, const std::string& what) {
+  const auto hu = to_hu(v, d.hu_scale);
+  compare_with_references(ctx, d, hu, t);
+  if (d.phantom_metrics) {
+    VolumeF truth = d.phantom.voxelize(d.grid, 1);
+    const auto mask = fov_mask(d.grid, matrices, sx, sy);
+    const PhantomError e = phantom_error(v, truth, mask);
+    ctx.report.set_metric("phantom_rmse_fov", e.rmse);
+    ctx.report.set_metric("phantom_nrmse_fov", e.nrmse);
+    ctx.report.set_metric("fov_voxels", static_cast<double>(e.voxels));
+    log_info("vs analytic phantom inside the FOV (", e.voxels, " voxels): RMSE ", e.rmse, " mm⁻¹ (", 100 * e.nrmse,
+             " % of peak)");
+    report_rabbit(ctx.report, "phantom", rabbit_metric(hu, to_hu(truth, d.hu_scale)));
+  }
+  if (d.reference == ReferenceRun::cpu && d.algorithm == Algorithm::fdk && backend != "cpu") {
+    VolumeF ref = run_backend("cpu", d, ctx.report, nullptr, true);
+    ctx.report.set_metric("rel_l2_vs_cpu", relative_l2(v.data, ref.data));
+    report_rabbit(ctx.report, "cpu", rabbit_metric(hu, to_hu(ref, d.hu_scale)));
+  }
+
+  auto tw = ctx.report.time("write");
+  write_nifti(ctx.out.file("fdk_volume.nii"), v, {"attenuation (" + what + ")", "1/mm"});
+  const float lo = static_cast<float>(d.window[0]), hi = static_cast<float>(d.window[1]);
+  const PreviewLabel label{"attenuation (" + what + ")", "1/mm", "", ColorMap::Gray, lo, hi};
+  write_preview(ctx.out.file("fdk_slice_xy.png"), {slice_panel(v, 2, d.L / 2)}, label);
+  write_preview(ctx.out.file("fdk_slice_xz.png"), {slice_panel(v, 1, d.L / 2)}, label);
+  write_preview(ctx.out.file("fdk_slice_yz.png"), {slice_panel(v, 0, d.L / 2)}, label);
+}
+
 void run(RunContext& ctx) {
   const Scene& s = ctx.scene;
   Setup d(FdkConfig::from_scene(s));
   d.phantom_metrics = d.simulated();
   MemoryEstimate mem = estimate_memory(d.L, d.geometry, d.simulated(), 4, "fdk.L", "fdk.geometry.");
   if (d.source == Source::raw) add_raw_stack(mem, s.get_input_path("fdk.raw.projections"), "fdk.raw.projections");
+  if (d.algorithm != Algorithm::fdk) add_iterative(mem, d.grid, d.geometry, d.iterative);
   require_host_memory(mem, "fdk");
-  const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
-  ctx.report.set("backend", backend);
-  const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";
-  ctx.report.set("filter", filter);
+  ctx.report.set("algorithm", to_string(d.algorithm));
+  const std::string what = d.algorithm == Algorithm::fdk ? "FDK" : str_cat(to_string(d.algorithm), ", ",
+                                                                             d.iterative.iterations, " iterations");
   if (!d.reference_volume.empty()) {
     auto tr = ctx.report.time("read_reference");  // before the long work: a wrong size stops here
     d.references.push_back(read_reference_volume(d.reference_volume, d.L));
   }
+  if (d.algorithm != Algorithm::fdk) {
+    prepare_raw(ctx, d);
+    std::vector<Mat34> matrices;
+    int sx = 0, sy = 0;
+    VolumeF v = iterate(ctx, d, matrices, sx, sy);
+    finish(ctx, d, v, {}, "", matrices, sx, sy, what);
+    return;
+  }
+  const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
+  ctx.report.set("backend", backend);
+  const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";
+  ctx.report.set("filter", filter);
   prepare_raw(ctx, d);
   load_projections(d, filter, ctx.report, true);
   if (d.source != Source::rabbitct && d.write_rct) {
@@ -200,32 +272,7 @@ void run(RunContext& ctx) {
   log_info("back-projection [", backend, "]: ", t.total_ms, " ms, ", t.ms_per_projection, " ms/projection, ", t.gups,
            " GUPS");
 
-  const auto hu = to_hu(v, d.hu_scale);
-  compare_with_references(ctx, d, hu, t);
-  if (d.phantom_metrics) {
-    VolumeF truth = d.phantom.voxelize(d.grid, 1);
-    const auto mask = fov_mask(d.grid, d.projections.matrices, d.projections.sx, d.projections.sy);
-    const PhantomError e = phantom_error(v, truth, mask);
-    ctx.report.set_metric("phantom_rmse_fov", e.rmse);
-    ctx.report.set_metric("phantom_nrmse_fov", e.nrmse);
-    ctx.report.set_metric("fov_voxels", static_cast<double>(e.voxels));
-    log_info("vs analytic phantom inside the FOV (", e.voxels, " voxels): RMSE ", e.rmse, " mm⁻¹ (", 100 * e.nrmse,
-             " % of peak)");
-    report_rabbit(ctx.report, "phantom", rabbit_metric(hu, to_hu(truth, d.hu_scale)));
-  }
-  if (d.reference == ReferenceRun::cpu && backend != "cpu") {
-    VolumeF ref = run_backend("cpu", d, ctx.report, nullptr, true);
-    ctx.report.set_metric("rel_l2_vs_cpu", relative_l2(v.data, ref.data));
-    report_rabbit(ctx.report, "cpu", rabbit_metric(hu, to_hu(ref, d.hu_scale)));
-  }
-
-  auto tw = ctx.report.time("write");
-  write_nifti(ctx.out.file("fdk_volume.nii"), v, {"attenuation (FDK)", "1/mm"});
-  const float lo = static_cast<float>(d.window[0]), hi = static_cast<float>(d.window[1]);
-  const PreviewLabel label{"attenuation (FDK)", "1/mm", "", ColorMap::Gray, lo, hi};
-  write_preview(ctx.out.file("fdk_slice_xy.png"), {slice_panel(v, 2, d.L / 2)}, label);
-  write_preview(ctx.out.file("fdk_slice_xz.png"), {slice_panel(v, 1, d.L / 2)}, label);
-  write_preview(ctx.out.file("fdk_slice_yz.png"), {slice_panel(v, 0, d.L / 2)}, label);
+  finish(ctx, d, v, t, backend, d.projections.matrices, d.projections.sx, d.projections.sy, what);
 }
 
 // A small version of the scene's problem: fdk.crosscheck.{L, projections, detector_columns,
