@@ -53,9 +53,8 @@ VolumeF fista_tv(ConeBeamProjector& A, const ConeGeometry& g, std::span<const fl
                  const IterationCallback& cb);
 
 // argmin_x ½‖x − z‖² + mu·TV(x) (isotropic, forward differences, x ≥ 0 when `nonnegative`) by
-// the fast gradient projection on the dual (Beck and Teboulle, IEEE Trans. Image Process. 18,
-// 2009, eq. 4.9 with the 3D constant 1/12); `dual` (3 per voxel) is the
-// warm start and is updated.
+// the fast gradient projection on the dual ([Beck2009] eq. (4.9) with the 3D constant 1/12);
+// `dual` (3 per voxel) is the warm start and is updated.
 void tv_prox(const Grid3& grid, std::span<const float> z, double mu, int iterations, bool nonnegative,
              std::vector<float>& dual, std::span<float> x);
 
