@@ -10,6 +10,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/report.hpp"
 #include "apps/tomoraster/scene_args.hpp"
 
@@ -53,12 +54,16 @@ int run() {
   Scene scene = load_scene_arg(args.scene, args.sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
   if (!problem.crosscheck) throw InputError("problem '" + problem.name + "' has no crosscheck");
+  refuse_gpus_option("crosscheck");  // each backend is compared on one device
+  check_scene_keys(problem, scene);
   if (!args.report.empty()) check_report_target(args.report);
   RunReport report;
   report.set("problem", problem.name);
   CrosscheckContext ctx{scene, report};
   int status = problem.crosscheck(ctx);
-  for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
+  // The comparison reads fewer keys than a run: a run's keys are no typo here.
+  if (!problem.read_config)
+    for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
   if (!args.report.empty()) report.write(args.report);
   return status == 0 ? kExitOk : kExitFailure;
 }

@@ -59,14 +59,14 @@ int run_as_helper(const ProblemInfo& problem, const Scene& scene, const std::str
 int run() {
   Scene scene = load_scene_arg(args.scene, args.sets);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());
-  if (!runtime_options().gpus.empty() && !problem.multi_device)
-    throw InputError("--gpus: problem " + problem.name + " runs on one device (several GPUs: docs/multigpu.md)");
+  if (!problem.multi_device) refuse_gpus_option("problem " + problem.name);
   if (process_group() && !problem.multi_device)
     throw InputError("problem " + problem.name + " runs in one process; start it without mpirun (docs/multigpu.md)");
   std::string backend = scene.get<std::string>("backend", "auto");
   if (!args.backend.empty()) backend = args.backend;
   std::filesystem::path dir = args.output.empty() ? default_output(scene_stem(args.scene)) : std::filesystem::path(args.output);
 
+  check_scene_keys(problem, scene);  // an unknown key stops here, before the output folder exists
   if (process_rank() != 0) return run_as_helper(problem, scene, backend);
   OutputDir out(dir, args.force);
   run_into(problem, scene, backend, out);

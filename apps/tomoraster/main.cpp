@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_flag("--gl-validate", opt.gl_validate, "Synchronous GL debug output; GL errors become fatal");
   app.add_option("--cuda-device", opt.cuda_device, "CUDA device index (also picks the matching EGL device)");
-  app.add_option("--gpus", opt.gpus,
+  CLI::Option* gpus = app.add_option("--gpus", opt.gpus,
                  "Several GPUs: all, a count N or a list 0,2 (glpet; docs/multigpu.md); the cpu backend runs N threads");
   app.add_flag("-v,--verbose", verbose, "Debug logging");
   app.add_flag("-q,--quiet", quiet, "Warnings and errors only (no progress bars either)");
@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
     return cli::usage_error(app, e, argc, argv);
   }
   opt.shader_dir = shader_dir;
+  opt.command_line.assign(argv, argv + argc);
   opt.progress = !no_progress && !quiet;
   set_log_level(verbose ? LogLevel::Debug : quiet ? LogLevel::Warn : LogLevel::Info);
   // Started by mpirun with several processes: MPI first (docs/multigpu.md, "Cluster").
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
     ~Shutdown() { run_shutdown_hooks(); }  // GPU contexts go before the drivers unload
   } shutdown;
   try {
+    check_gpus_option(gpus->count() > 0, opt.gpus);  // one rule for every command
     for (auto& [sub, cmd] : subs)
       if (sub->parsed() && process_group() && sub->get_name() != "run")
         throw InputError(str_cat("under mpirun (", process_group()->size(), " processes) only `tomoraster run` runs; '",

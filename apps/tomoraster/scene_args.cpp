@@ -38,8 +38,16 @@ std::filesystem::path default_output(const std::string& stem) {
   }
 }
 
+void check_scene_keys(const ProblemInfo& problem, const Scene& scene) {
+  if (!problem.read_config) return;
+  Scene probe = scene;
+  problem.read_config(probe);
+  probe.check_unknown_keys();
+}
+
 RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::string& backend, OutputDir& out,
                    const std::function<void(RunReport&)>& annotate) {
+  check_scene_keys(problem, scene);
   RunReport report;
   report.set("problem", problem.name);
   report.set("scene_source", scene.source());
@@ -49,7 +57,7 @@ RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::st
     auto total = report.time("total");
     problem.run(ctx);
   }
-  for (const auto& key : scene.unused_keys()) log_warn(scene.source(), ": key '", key, "' was not used (typo?)");
+  scene.check_unknown_keys();  // before anything is published
   report.set("scene", scene.to_json());
   report.set("outputs", out.files());
   report.write(out.file("report.json"));

@@ -21,8 +21,12 @@ std::string scene_stem(const std::string& path);
 // Default output: out/<stem>, or the first out/<stem>-N that does not exist yet, so repeating a
 // run never touches an earlier result.
 std::filesystem::path default_output(const std::string& stem);
+// Before any output or long work: the problem reads its settings from a copy of `scene`
+// (ProblemInfo::read_config), then a key it does not know is an InputError with the nearest
+// known key. Does nothing for a problem without read_config.
+void check_scene_keys(const ProblemInfo& problem, const Scene& scene);
 // The body of `run` and `fit` (and tomoraster.run in Python): runs `problem` on `scene` into
-// `out`, warns about unused scene keys, writes report.json (problem, scene, outputs and what
+// `out` (an unknown scene key is an InputError, before the run where the problem can tell), writes report.json (problem, scene, outputs and what
 // `annotate` adds) and commits the folder. Returns the report.
 RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::string& backend, OutputDir& out,
                    const std::function<void(RunReport&)>& annotate = {});

@@ -21,10 +21,11 @@ constexpr auto kGrace = std::chrono::milliseconds(800);  // then the watcher end
 
 std::atomic<int> g_signal{0};
 std::recursive_mutex g_mutex;  // guards dirs(); held by a CleanupHold (which may register itself)
-std::map<int, std::filesystem::path>& dirs() {
-  static std::map<int, std::filesystem::path> d;
+std::map<int, std::pair<std::filesystem::path, CleanupKind>>& dirs() {
+  static std::map<int, std::pair<std::filesystem::path, CleanupKind>> d;
   return d;
 }
+bool g_published = false;  // guarded by g_mutex
 int g_next_id = 1;
 
 sigset_t guarded_signals() {
@@ -38,9 +39,10 @@ sigset_t guarded_signals() {
 
 [[noreturn]] void end_process(int sig) {
   std::lock_guard lock(g_mutex);  // waits for a commit in progress
-  for (const auto& [id, dir] : dirs()) {
+  for (const auto& [id, entry] : dirs()) {
     std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
+    if (entry.second == CleanupKind::Tree) std::filesystem::remove_all(entry.first, ec);
+    else std::filesystem::remove(entry.first, ec);  // fails, as it should, unless empty
   }
   std::fflush(nullptr);
   ::_exit(128 + sig);
@@ -51,8 +53,15 @@ std::atomic<bool> g_notice{true};
 void watch(sigset_t set) {
   int sig = 0;
   if (sigwait(&set, &sig) != 0) return;
-  g_signal.store(sig);
-  if (g_notice.load()) std::fprintf(stderr, "\ntomoraster: interrupted (signal %d): stopping\n", sig);
+  {
+    // Taken between commits, never during one: either the commit sees the flag and publishes
+    // nothing, or the results are in place and there is nothing left to interrupt.
+    std::lock_guard lock(g_mutex);
+    if (!g_published) {
+      g_signal.store(sig);
+      if (g_notice.load()) std::fprintf(stderr, "\ntomoraster: interrupted (signal %d): stopping\n", sig);
+    }
+  }
   // The program polls the flag and unwinds (its destructors clean up). If it is still running
   // after the grace period, or a second signal comes, end it here.
   std::thread([sig] {
@@ -85,11 +94,16 @@ void throw_if_interrupted() {
   if (const int s = interrupt_signal()) throw Interrupted(s);
 }
 
-int register_cleanup(const std::filesystem::path& dir) {
+int register_cleanup(const std::filesystem::path& dir, CleanupKind kind) {
   std::lock_guard lock(g_mutex);
   const int id = g_next_id++;
-  dirs()[id] = dir;
+  dirs()[id] = {dir, kind};
   return id;
+}
+
+void set_results_published(bool published) {
+  std::lock_guard lock(g_mutex);
+  g_published = published;
 }
 
 void unregister_cleanup(int id) {

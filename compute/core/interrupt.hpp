@@ -29,10 +29,17 @@ int interrupt_signal();
 inline bool interrupted() { return interrupt_signal() != 0; }
 void throw_if_interrupted();
 
-// Folders the watcher removes before ending the process. While a CleanupHold lives the
-// watcher waits (a commit moving files into place must finish, not be cut in half).
-int register_cleanup(const std::filesystem::path& dir);
+// Folders the watcher removes before ending the process, in the order registered: a staging
+// folder with all it holds (Tree), a parent folder the run made only while it is empty
+// (IfEmpty). While a CleanupHold lives the watcher waits (a commit moving files into place
+// must finish, not be cut in half) and takes no signal.
+enum class CleanupKind { Tree, IfEmpty };
+int register_cleanup(const std::filesystem::path& dir, CleanupKind kind = CleanupKind::Tree);
 void unregister_cleanup(int id);
+// Set (under a CleanupHold) once a run's results are in place, cleared when a run starts
+// writing: a signal that finds them published says nothing, since no work is left to stop;
+// one that comes first is reported and stops the commit (OutputDir::commit checks).
+void set_results_published(bool published);
 class CleanupHold {
  public:
   CleanupHold();

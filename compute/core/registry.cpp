@@ -1,5 +1,11 @@
 #include "compute/core/registry.hpp"
 
+#include <cmath>
+#include <mutex>
+#include <set>
+
+#include "compute/core/log.hpp"
+
 namespace tomo {
 
 ProblemRegistry& ProblemRegistry::instance() {
@@ -18,6 +24,23 @@ const ProblemInfo& ProblemRegistry::find(const std::string& name) const {
   std::string known;
   for (const auto& [n, p] : problems_) known += (known.empty() ? "" : ", ") + n;
   throw InputError("unknown problem '" + name + "' (known: " + known + ")");
+}
+
+std::string duration_words(double seconds) {
+  if (seconds < 90) return str_cat("about ", std::max(1L, std::lround(seconds)), " s");
+  if (seconds < 90 * 60) return str_cat("about ", std::lround(seconds / 60), " min");
+  return str_cat("about ", std::round(seconds / 360) / 10, " h");
+}
+
+void note_cpu_fallback(const std::string& chosen, const std::string& why, const WorkEstimate& work) {
+  std::string line = "backend auto: no GPU backend can run here (" + why + "); running on " +
+                     (chosen == "cpu" ? std::string("the cpu") : chosen + " (emulated on the cpu)");
+  if (work.units > 0 && work.cpu_units_per_s > 0)
+    line += ", " + duration_words(work.units / work.cpu_units_per_s) + " of work at the cpu's rate";
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard lock(mutex);
+  if (said.insert(line).second) log_info(line);
 }
 
 std::vector<const ProblemInfo*> ProblemRegistry::all() const {

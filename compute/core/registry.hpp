@@ -18,6 +18,12 @@ class Scene;
 class OutputDir;
 class RunReport;
 
+// Conventional priorities for "auto".
+inline constexpr int kPriorityCpu = 0;
+inline constexpr int kPriorityGlRaster = 10;
+inline constexpr int kPriorityGlCompute = 20;
+inline constexpr int kPriorityCuda = 30;
+
 // Availability of a backend on this machine, with the reason when it is not.
 struct Availability {
   bool ok = false;
@@ -47,6 +53,11 @@ struct ProblemInfo {
   // Backend names with their availability here, for `tomoraster info`.
   std::function<std::vector<std::pair<std::string, Availability>>()> backends;
   bool multi_device = false;  // runs on several GPUs with --gpus (docs/multigpu.md)
+  // Reads and validates every scene key the run reads (the problem's settings), without any
+  // work or output: the CLI calls it on a copy of the scene before the output folder exists,
+  // so an unknown key or a bad value stops the run at once. May be empty (then unknown keys
+  // are found when the run has read its settings, and nothing is published).
+  std::function<void(const Scene&)> read_config;
 };
 
 class ProblemRegistry {
@@ -64,6 +75,20 @@ class ProblemRegistry {
 struct ProblemRegistrar {
   explicit ProblemRegistrar(ProblemInfo info) { ProblemRegistry::instance().add(std::move(info)); }
 };
+
+// A run's work in the units its cpu speed is known in, so that "auto" falling back to the cpu
+// can say how long to expect (units / cpu_units_per_s seconds). Zero: not known.
+struct WorkEstimate {
+  double units = 0;            // e.g. voxel-LOR pairs, samples along rays
+  double cpu_units_per_s = 0;  // measured or assumed rate of the cpu backend
+};
+
+// The one line "auto" prints when a GPU backend is built but cannot run here and the choice is
+// the cpu (or a GPU emulated on it): what was chosen, why the GPU backends cannot run, and the
+// time to expect when `work` is known. Once per process for the same text.
+void note_cpu_fallback(const std::string& chosen, const std::string& why, const WorkEstimate& work);
+// "about 40 s", "about 3 min", "about 2.5 h".
+std::string duration_words(double seconds);
 
 // One registry per operator interface Op (e.g. tomo::demo::Voxelizer).
 // `priority` orders "auto": the highest available wins.
@@ -106,11 +131,21 @@ class BackendRegistry {
     return out;
   }
   // "auto" → best available; unknown or unavailable names → InputError/UnavailableError.
-  std::string resolve(const std::string& name) const {
+  // An "auto" that lands on the cpu while a GPU backend is built says so (note_cpu_fallback).
+  std::string resolve(const std::string& name, const WorkEstimate& work = {}) const {
     if (name == "auto") {
       auto names = available_names();
       if (names.empty()) throw UnavailableError("no backend is available on this machine");
-      return names.front();
+      const std::string& best = names.front();
+      if (best == "cpu" || available(best).software) {
+        std::string why;
+        for (const auto& [n, e] : entries_)
+          if (e.priority > kPriorityCpu && n != best)
+            if (const Availability a = available(n); !a.ok || a.software)
+              why += (why.empty() ? "" : "; ") + n + ": " + (a.ok ? std::string("emulated on the cpu") : a.why);
+        if (!why.empty()) note_cpu_fallback(best, why, work);
+      }
+      return best;
     }
     if (!entries_.count(name)) {
       std::string known;
@@ -147,10 +182,5 @@ std::function<std::vector<std::pair<std::string, Availability>>()> list_backends
   };
 }
 
-// Conventional priorities for "auto".
-inline constexpr int kPriorityCpu = 0;
-inline constexpr int kPriorityGlRaster = 10;
-inline constexpr int kPriorityGlCompute = 20;
-inline constexpr int kPriorityCuda = 30;
 
 }  // namespace tomo

@@ -1,10 +1,13 @@
 // The JSON run report: tool, version, start time, timings per stage, metrics, devices.
 #include "compute/core/report.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <ctime>
 
 #include "compute/core/log.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/io/atomic_file.hpp"
 
 #ifndef TOMO_VERSION
@@ -23,11 +26,31 @@ std::string iso8601_utc_now() {
   return buf;
 }
 
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+// A whole number stays one in JSON ("events": 5000, not 5000.0); exact below 2^53.
+nlohmann::json number(double v) {
+  if (v == std::trunc(v) && std::abs(v) < 9007199254740992.0) return static_cast<long long>(v);
+  return v;
+}
+
 }  // namespace
 
 RunReport::RunReport() {
   j_["tool"] = "tomoraster";
   j_["version"] = TOMO_VERSION;
+  // `git describe` of the source when the build knew it (TOMO_COMMIT), else the version.
+#ifdef TOMO_COMMIT
+  j_["commit"] = std::string(TOMO_COMMIT).empty() ? TOMO_VERSION : TOMO_COMMIT;
+#else
+  j_["commit"] = TOMO_VERSION;
+#endif
+  j_["host"] = host_name();
+  if (!runtime_options().command_line.empty()) j_["command_line"] = runtime_options().command_line;
   j_["started"] = iso8601_utc_now();
   j_["timings_ms"] = nlohmann::json::object();
   j_["metrics"] = nlohmann::json::object();
@@ -51,7 +74,7 @@ void RunReport::set_metric(const std::string& name, double value) {
     m[name] = nullptr;
     return;
   }
-  m[name] = value;
+  m[name] = number(value);
 }
 
 void RunReport::add_device(const std::string& description) {

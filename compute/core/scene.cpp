@@ -13,8 +13,10 @@
 
 #include "compute/core/embedded.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/nearest_name.hpp"
 #include "compute/core/scene_nodes.hpp"
 #include "compute/core/toml_guard.hpp"
+#include "compute/io/input_file.hpp"
 
 namespace tomo {
 namespace detail {
@@ -139,11 +141,9 @@ std::filesystem::path Scene::get_input_path(std::string_view key) const {
   std::filesystem::path p(text);
   if (p.is_relative() && !base_dir_.empty() && !overridden_.count(std::string(key))) p = base_dir_ / p;
   p = p.lexically_normal();
-  std::error_code ec;
-  const auto st = std::filesystem::status(p, ec);
-  if (!std::filesystem::exists(st)) throw InputError(where(key) + ": file '" + p.string() + "' not found");
-  if (!std::filesystem::is_regular_file(st))
-    throw InputError(where(key) + ": '" + p.string() + "' is not a regular file");
+  // The common gate (a folder, FIFO or device named as the file is said to be one); the
+  // reader applies its format's size cap.
+  io::check_input_file(p, std::numeric_limits<std::uintmax_t>::max(), where(key) + ": file");
   return p;
 }
 
@@ -320,6 +320,16 @@ std::vector<std::string> Scene::unused_keys() const {
   for (const auto& k : all)
     if (!used_.count(k)) out.push_back(k);
   return out;
+}
+
+void Scene::check_unknown_keys() const {
+  declare_optional({"problem", "backend"});  // read by the CLI, not by the problem
+  const std::vector<std::string> unknown = unused_keys();
+  if (unknown.empty()) return;
+  const std::string near = nearest_name(unknown.front(), std::vector<std::string>(used_.begin(), used_.end()));
+  std::string msg = source_ + ": unknown key '" + unknown.front() + "'";
+  if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+  throw InputError(msg);
 }
 
 nlohmann::json Scene::to_json() const { return to_json_node(*root_); }

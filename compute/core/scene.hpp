@@ -84,8 +84,12 @@ class Scene {
   // reported as unused. Their values are not validated here.
   void declare_optional(std::initializer_list<std::string_view> keys) const;
 
-  // Keys present in the file that nothing asked for (likely typos), for a warning.
+  // Keys present in the file that nothing asked for (likely typos).
   std::vector<std::string> unused_keys() const;
+  // Once the problem has read (or declared) every key it knows: InputError
+  // "<source>: unknown key 'k' (did you mean 'known'?)" for the first key nothing asked for,
+  // naming the known key nearest by edit distance. `problem` and `backend` are always known.
+  void check_unknown_keys() const;
 
   // The scene as it was resolved: file values, overrides and fallbacks used.
   nlohmann::json to_json() const;

@@ -15,7 +15,7 @@ std::vector<int> parse_device_spec(const std::string& spec, int available, const
   std::vector<int> out;
   if (spec == "all") {
     for (int d = 0; d < std::max(available, 1); ++d) out.push_back(d);
-    if (available == 0) throw UnavailableError("--gpus all: " + what_is_there);
+    if (available == 0) throw InputError("--gpus all: " + what_is_there);
     return out;
   }
   auto bad = [&] {
@@ -39,7 +39,7 @@ std::vector<int> parse_device_spec(const std::string& spec, int available, const
     for (std::size_t j = i + 1; j < out.size(); ++j)
       if (out[i] == out[j]) throw InputError("--gpus " + spec + ": device " + std::to_string(out[i]) + " named twice");
     if (available >= 0 && out[i] >= available)
-      throw UnavailableError("--gpus " + spec + ": device " + std::to_string(out[i]) + " asked for; " + what_is_there);
+      throw InputError("--gpus " + spec + ": device " + std::to_string(out[i]) + " asked for; " + what_is_there);
   }
   return out;
 }
@@ -199,7 +199,7 @@ std::vector<int> process_devices(const std::string& spec, int available, const s
   if (spec == "all") {
     const int per = available / n;
     if (per < 1)
-      throw UnavailableError(str_cat("--gpus all: ", n, " processes on this host share ", available, " devices; ",
+      throw InputError(str_cat("--gpus all: ", n, " processes on this host share ", available, " devices; ",
                                      what_is_there));
     out.clear();
     for (int d = 0; d < per; ++d) out.push_back(k * per + d);
@@ -209,7 +209,7 @@ std::vector<int> process_devices(const std::string& spec, int available, const s
   if (available >= 0 && n * count > available) {
     // Each process sees only its own devices (CUDA_VISIBLE_DEVICES per process, as Slurm binds them).
     if (count == available) return out;
-    throw UnavailableError(str_cat("--gpus ", spec, ": ", n, " processes on this host would take ", n * count,
+    throw InputError(str_cat("--gpus ", spec, ": ", n, " processes on this host would take ", n * count,
                                    " devices; ", what_is_there));
   }
   for (int& d : out) d += k * count;  // the k-th process of this host takes the k-th block

@@ -16,9 +16,9 @@
 namespace tomo {
 
 // The --gpus text as device indices: "all" (0..available−1), a count "N" (0..N−1) or a list
-// "0,2". InputError for other text, repeats or a count < 1; UnavailableError naming
-// `what_is_there` when an index is not below `available` (available < 0: no limit, and "all"
-// is one). Shared by every backend's multi-device factory.
+// "0,2". InputError for other text, repeats or a count < 1, and (naming `what_is_there`) when
+// an index is not below `available` (available < 0: no limit, and "all" is one): a --gpus
+// value that cannot be honoured is bad input (exit 2), whatever the reason. Shared by every backend's multi-device factory.
 std::vector<int> parse_device_spec(const std::string& spec, int available, const std::string& what_is_there);
 
 // The processes of a job (MPI_COMM_WORLD when mpirun started it): byte collectives between

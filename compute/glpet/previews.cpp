@@ -2,6 +2,7 @@
 #include "compute/glpet/previews.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "compute/glpet/line_set.hpp"
 
@@ -71,7 +72,10 @@ double write_correspondence_png(const std::filesystem::path& path, const SystemM
       px[1] = (unsigned char)(255.0 * (L.s + 1) / (m2.n_t + 1));
       px[2] = wmax > 0 ? (unsigned char)(255.0 * L.weight / wmax) : 0;
     }
-  write_png_rgb(path, c.width, c.height, rgb);
+  char title[160];
+  std::snprintf(title, sizeof title, "correspondence of pair %zu at (%.3g, %.3g, %.3g) mm: R = row r, G = column s, B = weight / %.3g",
+                pair, v[0], v[1], v[2], wmax);
+  write_picture_preview(path, RgbImage{c.width, c.height, std::move(rgb)}, title);
   return wmax;
 }
 

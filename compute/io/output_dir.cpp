@@ -49,13 +49,27 @@ OutputDir::OutputDir(fs::path dir, bool force) : dir_(strip_trailing_separator(s
   if (dir_.empty() || dir_ == ".") throw InputError("output directory: empty path or '.' is not allowed");
   std::error_code ec;
   const auto st = fs::status(dir_, ec);
-  const bool exists = fs::exists(st);
-  if (exists) {
+  if (fs::exists(st)) {
     if (!fs::is_directory(st))
       throw InputError("output directory '" + dir_.string() + "' exists and is not a directory");
     if (!force_) throw InputError(refuse_message(dir_));
   }
+  // Made once now, so an unwritable target fails before the run, and removed again: the run
+  // makes it when it writes its first file, after its scene and inputs were read, so a
+  // failure or crash before that leaves nothing.
+  make_staging();
+  drop_staging();
+}
+
+void OutputDir::make_staging() {
+  if (!staging_.empty()) return;
+  std::error_code ec;
+  const bool exists = fs::exists(dir_, ec);
   const fs::path parent = dir_.has_parent_path() ? dir_.parent_path() : fs::path(".");
+  // The interrupt watcher removes what is registered below if the process must end; taken
+  // now, so it never sees a folder made but not yet registered.
+  CleanupHold hold;
+  set_results_published(false);
   if (!exists) {
     // Parents made here are removed again if the run fails (a failed run leaves nothing).
     for (fs::path d = parent; !d.empty() && d != "." && !fs::exists(fs::symlink_status(d, ec)); d = d.parent_path())
@@ -67,24 +81,38 @@ OutputDir::OutputDir(fs::path dir, bool force) : dir_(strip_trailing_separator(s
     }
   }
   // Inside an existing target (it may be a mount point: a rename from its parent would cross
-  // filesystems) or beside a new one; made now, so an unwritable target fails before the run.
-  staging_ = (exists ? dir_ : parent) / staging_name();
-  fs::remove_all(staging_, ec);
-  fs::create_directory(staging_, ec);
+  // filesystems) or beside a new one.
+  const fs::path staging = (exists ? dir_ : parent) / staging_name();
+  fs::remove_all(staging, ec);
+  fs::create_directory(staging, ec);
   if (ec) {
     remove_made_parents();
     throw InputError("cannot write to output directory '" + dir_.string() + "': " + ec.message());
   }
-  cleanup_id_ = register_cleanup(staging_);
+  staging_ = staging;
+  cleanup_ids_.push_back(register_cleanup(staging_));
+  for (const fs::path& d : made_parents_) cleanup_ids_.push_back(register_cleanup(d, CleanupKind::IfEmpty));
+}
+
+void OutputDir::drop_staging() {
+  CleanupHold hold;
+  for (int id : cleanup_ids_) unregister_cleanup(id);
+  cleanup_ids_.clear();
+  if (!staging_.empty()) {
+    std::error_code ec;
+    fs::remove_all(staging_, ec);  // only ever the staging area, never the user's files
+    if (ec) log_warn("could not remove staging directory '", staging_.string(), "': ", ec.message());
+    staging_.clear();
+  }
+  remove_made_parents();
 }
 
 OutputDir::~OutputDir() {
-  unregister_cleanup(cleanup_id_);
-  if (committed_) return;
-  std::error_code ec;
-  fs::remove_all(staging_, ec);  // only ever the staging area, never the user's files
-  if (ec) log_warn("could not remove staging directory '", staging_.string(), "': ", ec.message());
-  remove_made_parents();
+  if (committed_) {
+    for (int id : cleanup_ids_) unregister_cleanup(id);
+    return;
+  }
+  drop_staging();
 }
 
 void OutputDir::remove_made_parents() {
@@ -99,6 +127,7 @@ fs::path OutputDir::file(const std::string& name) {
   if (name.empty() || rel.is_absolute() || rel.empty() || *rel.begin() == ".." || rel.filename().empty() ||
       *rel.begin() == kReplaced)
     throw Error("output file name '" + name + "' must be a relative path inside the output directory");
+  make_staging();
   const fs::path p = staging_ / rel;
   if (rel.has_parent_path()) fs::create_directories(p.parent_path());
   const std::string key = rel.generic_string();
@@ -109,6 +138,9 @@ fs::path OutputDir::file(const std::string& name) {
 void OutputDir::commit() {
   if (committed_) return;
   CleanupHold hold;  // an interrupt waits for the moves below to finish
+  // A signal taken before this point said "interrupted": nothing may be published after it.
+  throw_if_interrupted();
+  make_staging();
   std::error_code ec;
   const bool exists = fs::exists(dir_, ec);
   if (exists && !force_) throw InputError(refuse_message(dir_));
@@ -122,6 +154,7 @@ void OutputDir::commit() {
     fs::remove_all(staging_, ec);
   }
   committed_ = true;
+  set_results_published(true);  // a signal from now on finds the run done
 }
 
 // Every target is checked before anything moves; replaced files are set aside in the staging

@@ -2,7 +2,9 @@
 // filesystem (a sibling for a new directory, inside an existing one with `force`) and moved
 // into place by commit(), all or nothing; a run that fails or is interrupted leaves nothing
 // behind. An existing directory is refused unless `force` (then same-named files are replaced).
-// The staging folder is made in the constructor, so an unwritable target fails before any work.
+// The constructor makes and removes the staging folder once, so an unwritable target fails
+// before any work; it is made for good by the first file(), after the run read its inputs.
+// A signal that arrives before commit() moves anything stops the commit (Interrupted).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -26,10 +28,13 @@ class OutputDir {
 
  private:
   std::filesystem::path dir_;
-  std::filesystem::path staging_;
+  std::filesystem::path staging_;  // empty until made
   bool force_;
   bool committed_ = false;
-  int cleanup_id_ = 0;  // the interrupt guard removes staging_ if the process must end
+  std::vector<int> cleanup_ids_;  // the interrupt guard removes staging_ and made parents if the process must end
+
+  void make_staging();  // staging_ and the parents of a new target
+  void drop_staging();  // removes both again
 
   std::vector<std::filesystem::path> made_parents_;  // created for a new target, deepest first
 

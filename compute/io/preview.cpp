@@ -102,6 +102,13 @@ int preview_scale(int long_side) {
   return std::max(1, (kPreviewMinLongSide + long_side - 1) / long_side);
 }
 
+int preview_panel_scale(int width, int height) {
+  const int lo = std::max(1, std::min(width, height)), hi = std::max(1, std::max(width, height));
+  const int k = preview_scale(hi);
+  if (lo * k >= kPreviewMinLongSide) return k;
+  return std::max(k, std::min(preview_scale(lo), kPreviewMaxLongSide / hi));
+}
+
 int text_width(std::string_view text, int scale) {
   std::string s = printable(text);
   return stb_easy_font_width(s.data()) * scale;
@@ -147,7 +154,7 @@ RgbImage render_preview(const std::vector<PreviewPanel>& panels, const PreviewLa
   const int cols = n <= 3 ? n : std::clamp(static_cast<int>(std::lround(std::sqrt(n * 4.0 / 3.0 * hmax / wmax))), 1, n);
   const int rows = (n + cols - 1) / cols;
   // Panels at least as wide as their captions, so a row of three reads as three.
-  const int k = std::max(preview_scale(std::max(cols * wmax, rows * hmax)), (caption_w + wmax - 1) / wmax);
+  const int k = std::max(preview_panel_scale(cols * wmax, rows * hmax), (caption_w + wmax - 1) / wmax);
   const int th = text_height(kTextScale);
   const int cap_h = captions ? th + 8 : 0;
   const int cell_w = std::max(wmax * k, caption_w), cell_h = cap_h + hmax * k;
@@ -160,7 +167,8 @@ RgbImage render_preview(const std::vector<PreviewPanel>& panels, const PreviewLa
   RgbImage canvas;
   canvas.width = std::max(bar_x + kBarWidth + 10 + bar_label_width(lo, hi), kMargin + text_width(title, kTextScale)) +
                  kMargin;
-  canvas.height = std::max(top + area_h, bar_y + bar_h) + kMargin;
+  canvas.height = std::max(std::max(top + area_h, bar_y + bar_h) + kMargin, kPreviewMinLongSide);
+  canvas.width = std::max(canvas.width, kPreviewMinLongSide);
   canvas.rgb.resize(static_cast<std::size_t>(canvas.width) * canvas.height * 3);
   fill_rect(canvas, 0, 0, canvas.width, canvas.height, kBackground);
   draw_text(canvas, kMargin, kMargin, title, kTextScale, kText);
@@ -175,8 +183,36 @@ RgbImage render_preview(const std::vector<PreviewPanel>& panels, const PreviewLa
 
 void write_preview(const std::filesystem::path& path, const std::vector<PreviewPanel>& panels,
                    const PreviewLabel& label) {
-  const RgbImage img = render_preview(panels, label);
+  write_rgb_png(path, render_preview(panels, label));
+}
+
+void write_rgb_png(const std::filesystem::path& path, const RgbImage& img) {
   write_png_rgb(path, img.width, img.height, img.rgb);
+}
+
+RgbImage picture_preview(const RgbImage& picture, const std::string& title) {
+  if (picture.width < 1 || picture.height < 1 ||
+      picture.rgb.size() != static_cast<std::size_t>(picture.width) * picture.height * 3)
+    throw Error("picture_preview: the pixel count does not match the size");
+  const int k = preview_panel_scale(picture.width, picture.height);
+  const int th = text_height(kTextScale), top = kMargin + th + 12;
+  RgbImage canvas;
+  canvas.width = std::max({picture.width * k + 2 * kMargin, text_width(title, kTextScale) + 2 * kMargin, kPreviewMinLongSide});
+  canvas.height = std::max(top + picture.height * k + kMargin, kPreviewMinLongSide);
+  canvas.rgb.resize(static_cast<std::size_t>(canvas.width) * canvas.height * 3);
+  fill_rect(canvas, 0, 0, canvas.width, canvas.height, kBackground);
+  draw_text(canvas, kMargin, kMargin, printable(title), kTextScale, kText);
+  const int x0 = (canvas.width - picture.width * k) / 2, y0 = top + (canvas.height - top - picture.height * k - kMargin) / 2;
+  fill_rect(canvas, x0 - 1, y0 - 1, x0 + picture.width * k + 1, y0 + picture.height * k + 1, kFrame);
+  for (int r = 0; r < picture.height * k; ++r)
+    for (int c = 0; c < picture.width * k; ++c)
+      std::copy_n(&picture.rgb[(static_cast<std::size_t>(r / k) * picture.width + c / k) * 3], 3,
+                  &canvas.rgb[(static_cast<std::size_t>(y0 + r) * canvas.width + x0 + c) * 3]);
+  return canvas;
+}
+
+void write_picture_preview(const std::filesystem::path& path, const RgbImage& picture, const std::string& title) {
+  write_rgb_png(path, picture_preview(picture, title));
 }
 
 std::vector<PreviewPanel> mip_panels(const VolumeF& v) {

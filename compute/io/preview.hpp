@@ -1,5 +1,7 @@
-// Readable PNG previews: images upsampled by nearest neighbour to >= 512 px on the long
-// side, with a one-line title (quantity, unit, window), panel captions and a colour bar.
+// Readable PNG previews, one standard for every problem: images upsampled by a whole number
+// with nearest neighbour, every PNG at least 512 px on its short side, a one-line title
+// (quantity, unit, window), panel captions and a colour bar; plots get axes with ticks and
+// labels (preview_plot.hpp).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -35,12 +37,23 @@ constexpr int kPreviewMinLongSide = 512;
 
 // The integer nearest-neighbour factor that brings a `long_side`-pixel image to >= 512 px.
 int preview_scale(int long_side);
+// The factor for a width x height image: >= 512 px on the long side, and on the short side
+// too unless that would take the long side beyond kPreviewMaxLongSide (a long thin image
+// is then padded: the PNG is still >= 512 px both ways).
+constexpr int kPreviewMaxLongSide = 2048;
+int preview_panel_scale(int width, int height);
 
 // Panels (one shared window and integer scale) in a row, or a grid when there are more than
 // three, then the colour bar on the right and the title above.
 RgbImage render_preview(const std::vector<PreviewPanel>& panels, const PreviewLabel& label);
 void write_preview(const std::filesystem::path& path, const std::vector<PreviewPanel>& panels,
                    const PreviewLabel& label);
+
+// A picture made elsewhere (RGB, e.g. a map of detector indices) to the same standard:
+// upsampled by preview_panel_scale, centred on a canvas >= 512 px both ways, the title above.
+RgbImage picture_preview(const RgbImage& picture, const std::string& title);
+void write_picture_preview(const std::filesystem::path& path, const RgbImage& picture, const std::string& title);
+void write_rgb_png(const std::filesystem::path& path, const RgbImage& img);
 
 // The three maximum-intensity projections (along x, y, z) and the three central slices,
 // captioned with the plane's axes; tomo::mip / tomo::slice orientation (second axis up).

@@ -1,5 +1,6 @@
 // A small raster plotter for the fit previews (no plotting library in the dependency list;
-// points, error bars, a polyline and axes are all these previews need).
+// points, error bars and a polyline are all these previews need); the title, axes, ticks and
+// labels follow the previews' standard (compute/io/preview_plot).
 #include "compute/musr/plot.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "compute/io/png.hpp"
+#include "compute/io/preview_plot.hpp"
 #include "compute/musr/expression.hpp"
 
 namespace tomo::musr {
@@ -38,14 +40,14 @@ struct Panel {
   double tmin, tmax, vmin, vmax;
   double px(double t) const { return x0 + (t - tmin) / (tmax - tmin) * (x1 - x0); }
   double py(double v) const { return y1 - (v - vmin) / (vmax - vmin) * (y1 - y0); }
-  void frame(Canvas& c) const {
-    c.line(x0, y0, x1, y0, 0, 0, 0);
-    c.line(x0, y1, x1, y1, 0, 0, 0);
-    c.line(x0, y0, x0, y1, 0, 0, 0);
-    c.line(x1, y0, x1, y1, 0, 0, 0);
+  PlotArea area() const { return {x0, y0, x1, y1, tmin, tmax, vmin, vmax}; }
+  void zero_line(Canvas& c) const {
     if (vmin < 0 && vmax > 0) c.line(x0, py(0), x1, py(0), 160, 160, 160);
   }
 };
+
+constexpr int kWidth = 1000, kHeight = 780;
+constexpr unsigned char kInk[3] = {0, 0, 0};
 
 }  // namespace
 
@@ -85,8 +87,9 @@ void write_run_plot(const std::filesystem::path& path, const RunBins& bins, cons
     }
     pts.push_back({st / m, sa / sw, 1.0 / std::sqrt(sw), sr / std::sqrt(static_cast<double>(m))});
   }
-  Canvas c(1000, 700);
-  Panel top{70, 20, 980, 470, bins.t.front(), bins.t.back(), 0, 0};
+  Canvas c(kWidth, kHeight);
+  const int title_h = 16 + text_height(kPlotTextScale);
+  Panel top{kPlotLeftMargin, title_h + kPlotAbove + 8, kWidth - 30, 460, bins.t.front(), bins.t.back(), 0, 0};
   double lo = 1e300, hi = -1e300;
   for (const auto& p : pts) {
     if (!std::isfinite(p.a) || !std::isfinite(p.e)) continue;
@@ -100,7 +103,7 @@ void write_run_plot(const std::filesystem::path& path, const RunBins& bins, cons
   top.vmin = lo - 0.05 * (hi - lo);
   top.vmax = hi + 0.05 * (hi - lo);
   if (!(top.tmax > top.tmin)) top.tmax = top.tmin + 1;
-  top.frame(c);
+  top.zero_line(c);
   for (const auto& p : pts) {
     if (!std::isfinite(p.a)) continue;
     c.line(top.px(p.t), top.py(p.a - p.e), top.px(p.t), top.py(p.a + p.e), 170, 170, 170);
@@ -115,15 +118,21 @@ void write_run_plot(const std::filesystem::path& path, const RunBins& bins, cons
     px = x;
     py = y;
   }
-  Panel bot{70, 500, 980, 680, top.tmin, top.tmax, -5, 5};
-  bot.frame(c);
+  Panel bot{kPlotLeftMargin, top.y1 + kPlotBelow + kPlotAbove, kWidth - 30, kHeight - kPlotBelow, top.tmin, top.tmax, -5, 5};
+  bot.zero_line(c);
   c.line(bot.x0, bot.py(3), bot.x1, bot.py(3), 220, 220, 220);
   c.line(bot.x0, bot.py(-3), bot.x1, bot.py(-3), 220, 220, 220);
   for (const auto& p : pts) {
     const double r = std::clamp(p.r, -5.0, 5.0);
     c.line(bot.px(p.t), bot.py(0), bot.px(p.t), bot.py(r), 40, 90, 200);
   }
-  write_png_rgb(path, c.w, c.h, c.rgb);
+  RgbImage img{c.w, c.h, std::move(c.rgb)};
+  const std::string what = info.fittype == 0 ? "asymmetry (lifetime-corrected single histogram)" : "asymmetry";
+  draw_text(img, 16, 12, "run " + info.name + ": " + what + ", data (grey, error bars) and fit (red)",
+            kPlotTextScale, kInk);
+  draw_plot_axes(img, top.area(), "", "asymmetry", kInk);
+  draw_plot_axes(img, bot.area(), "t [us]", "normalised residual (y - fit) / sigma", kInk);
+  write_png_rgb(path, img.width, img.height, img.rgb);
 }
 
 }  // namespace tomo::musr

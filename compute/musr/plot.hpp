@@ -9,7 +9,7 @@
 
 namespace tomo::musr {
 
-// Writes a 1000×700 RGB PNG: top 70% asymmetry (grey points: data rebinned to ≤ 500 points
+// Writes a 1000×780 RGB PNG with a title and axes (ticks, labels): top asymmetry (grey points: data rebinned to ≤ 500 points
 // with error bars, red: fit), bottom 30% residuals (y−θ)/σ of the same bins (±3 marked).
 void write_run_plot(const std::filesystem::path& path, const RunBins& bins, const RunInfo& info,
                     std::span<const double> params);

@@ -3,6 +3,8 @@
 // behind in the folder it ran in (no output, no staging folder).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -25,6 +27,7 @@ struct Probe {
 // Files the probes name, made fresh in the probe folder.
 void make_inputs(const fs::path& d) {
   fs::create_directory(d / "a-folder");
+  ::mkfifo((d / "a-fifo").c_str(), 0600);
   fs::create_directory(d / "existing-out");
   std::ofstream(d / "a-file.txt") << "x";
   std::ofstream(d / "malformed.toml") << "problem = \n[strip\n";
@@ -105,6 +108,12 @@ const Probe kProbes[] = {
     {"--gpus two run -o out", 2, "is not all, a count, or a comma-separated list"},
     {"--gpus 0,0 run --backend cpu -o out", 2, "named twice"},
     {"--gpus 2 run strip_default.toml -o out", 2, "problem strip runs on one device"},
+    // One rule for --gpus in every command: a value that cannot be honoured is bad input.
+    {"--gpus '' run strip_default.toml -o out", 2, "--gpus: empty value"},
+    {"--gpus '' info", 2, "--gpus: empty value"},
+    {"--gpus 1,x crosscheck strip_default.toml", 2, "is not all, a count, or a comma-separated list"},
+    {"--gpus 2 crosscheck strip_default.toml", 2, "--gpus: crosscheck runs on one device"},
+    {"--gpus 2 run safir_default.toml -o out", 2, "problem safir runs on one device"},
     {"run default.toml --set glpet.mc.histories=1 --set glpet.voxels=[8,8,8] -o out", 2, "none of the 1 simulated"},
     {"run fdk_default.toml --set fdk.input=garbage.rct -o out", 2, "garbage.rct"},
     {"run fdk_default.toml --set fdk.input=missing.rct -o out", 2, "fdk.input"},
@@ -174,6 +183,15 @@ const Probe kProbes[] = {
     {"fit garbage.msr --backend nosuch -o out", 2, "unknown backend 'nosuch'"},
     {"run musr_default.toml --set musr.bins=10 -o out", 2, "musr.bins"},
     {"run musr_default.toml --set musr.msr=missing.msr -o out", 2, "musr.msr"},
+    // A folder or FIFO named as an input file is said to be one, not "not found".
+    {"run strip_default.toml --set strip.events_file=a-folder -o out", 2,
+     "key 'strip.events_file' (from --set): file 'a-folder': is a folder, not a file"},
+    {"run fdk_default.toml --set fdk.input=a-fifo -o out", 2, "file 'a-fifo': is not a regular file"},
+    {"run a-fifo -o out", 2, "a-fifo: is not a regular file"},
+    // A typo'd key is an error naming the nearest known key, not a default run.
+    {"run strip_default.toml --set strip.iteratons=2 -o out", 2,
+     "unknown key 'strip.iteratons' (did you mean 'strip.iterations'?)"},
+    {"run demo.toml --set demo.grdi=8 -o out", 2, "unknown key 'demo.grdi'"},
 };
 
 std::set<std::string> listing(const fs::path& d) {

@@ -51,6 +51,12 @@ TEST(Cli, DefaultSceneWritesNiftiPngAndReport) {
   EXPECT_TRUE(report["timings_ms"].contains("total"));
   EXPECT_EQ(report["problem"], "glpet");
   EXPECT_EQ(report["scene"]["glpet"]["voxels"][0], 8);
+  // How and where it ran; counts as integers.
+  EXPECT_EQ(report["command_line"][1], "--no-progress");
+  EXPECT_EQ(report["command_line"][2], "run");
+  EXPECT_FALSE(report["host"].get<std::string>().empty());
+  EXPECT_TRUE(report["commit"].is_string());
+  EXPECT_TRUE(report["metrics"]["mc_histories"].is_number_integer()) << report["metrics"];
   // No staging directory is left behind.
   for (auto& e : fs::directory_iterator(t.dir)) EXPECT_EQ(e.path().filename(), "run");
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 
 using namespace tomo;
 
@@ -24,6 +25,28 @@ TEST(RunReport, StartsWithToolVersionAndEmptySections) {
   EXPECT_TRUE(j.at("timings_ms").is_object() && j.at("timings_ms").empty());
   EXPECT_TRUE(j.at("metrics").is_object());
   EXPECT_TRUE(j.at("devices").is_array());
+}
+
+TEST(RunReport, SaysWhichBuildRanWhereAndHow) {
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  runtime_options().command_line = {"tomoraster", "run", "demo.toml"};
+  RunReport r;
+  runtime_options().command_line.clear();
+  const auto& j = r.json();
+  EXPECT_EQ(j.at("host"), std::string(host));
+  EXPECT_FALSE(j.at("commit").get<std::string>().empty());
+  EXPECT_EQ(j.at("command_line"), (nlohmann::json{"tomoraster", "run", "demo.toml"}));
+  EXPECT_FALSE(RunReport().json().contains("command_line"));  // not from the CLI
+}
+
+TEST(RunReport, WholeNumberMetricsAreIntegers) {
+  RunReport r;
+  r.set_metric("events", 5000.0);
+  r.set_metric("ratio", 0.5);
+  r.set_metric("huge", 1e300);
+  EXPECT_TRUE(r.json()["metrics"]["events"].is_number_integer());
+  EXPECT_EQ(r.json()["metrics"].dump(), R"({"events":5000,"huge":1e+300,"ratio":0.5})");
 }
 
 TEST(RunReport, TimingsAccumulate) {

@@ -58,7 +58,14 @@ TEST(ScenePaths, MissingFileNamesKeyAndResolvedPath) {
     s2.apply_override("fdk.input=\"" + (t.path / "scenes").string() + "\"");
     s2.get_input_path("fdk.input");
   });
-  EXPECT_NE(d.find("is not a regular file"), std::string::npos) << d;
+  EXPECT_NE(d.find("fdk.input"), std::string::npos) << d;
+  EXPECT_NE(d.find("is a folder, not a file"), std::string::npos) << d;
+  const std::string f = error_of([&] {
+    Scene s3 = Scene::load_file(t.path / "scenes" / "s.toml");
+    s3.apply_override("fdk.input=/dev/null");
+    s3.get_input_path("fdk.input");
+  });
+  EXPECT_NE(f.find("is not a regular file (a device, FIFO or socket"), std::string::npos) << f;
 }
 
 TEST(ScenePaths, SetPathsAreRelativeToTheWorkingDirectory) {

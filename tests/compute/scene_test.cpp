@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compute/core/error.hpp"
+#include "compute/core/nearest_name.hpp"
 #include "compute/core/scene.hpp"
 
 using namespace tomo;
@@ -112,6 +113,25 @@ TEST(Scene, UnusedKeysAreReported) {
   auto unused = s.unused_keys();
   EXPECT_NE(std::find(unused.begin(), unused.end(), "demo.rate"), unused.end());
   EXPECT_EQ(std::find(unused.begin(), unused.end(), "demo.size"), unused.end());
+}
+
+TEST(Scene, AnUnknownKeyIsAnErrorNamingTheNearestKnownKey) {
+  Scene s = Scene::load_string("problem = \"demo\"\nbackend = \"cpu\"\n[demo]\nsize = [8, 9, 10]\nrtae = 0.5\n", "t.toml");
+  s.get<std::array<int, 3>>("demo.size", {});
+  s.get<double>("demo.rate", 0.25);  // absent: the fallback makes it a known key
+  s.get<int>("demo.iterations", 4);
+  EXPECT_EQ(error_of([&] { s.check_unknown_keys(); }), "t.toml: unknown key 'demo.rtae' (did you mean 'demo.rate'?)");
+  Scene ok = Scene::load_string("problem = \"demo\"\nbackend = \"cpu\"\n[demo]\nrate = 0.5\n", "ok.toml");
+  ok.get<double>("demo.rate", 0.25);
+  EXPECT_NO_THROW(ok.check_unknown_keys());  // problem and backend are the CLI's keys
+}
+
+TEST(NearestName, CountsSwapsOfNeighboursAsOneEdit) {
+  EXPECT_EQ(edit_distance("grdi", "grid"), 1u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(nearest_name("oat.grdi", {"oat.voxel_mm", "oat.grid", "oat.rings"}), "oat.grid");
+  EXPECT_EQ(nearest_name("x", {}), "");
 }
 
 TEST(Scene, DefaultSceneIsEmbedded) {

@@ -7,7 +7,20 @@
 #include <limits>
 
 #include "compute/io/preview.hpp"
+#include "compute/io/preview_plot.hpp"
+#include "compute/musr/expression.hpp"
+#include "compute/musr/plot.hpp"
+#include "compute/oat/images.hpp"
+#include "compute/safir/output.hpp"
 #include "tests/support/temp_dir.hpp"
+
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
 
 namespace tomo {
 namespace {
@@ -44,8 +57,8 @@ TEST(Preview, SmallImageIsUpsampledNearestNeighbourWithItsWindow) {
   // A 4x2 image: values 0..7, hot map, window [0, 7].
   Image2D img{4, 2, {0, 1, 2, 3, 4, 5, 6, 7}};
   const RgbImage out = render_preview({{img, ""}}, {"activity", "a.u.", "", ColorMap::Hot, 0.0f, 7.0f});
-  const int k = preview_scale(4);
-  ASSERT_EQ(k, 128);
+  const int k = preview_panel_scale(4, 2);
+  ASSERT_EQ(k, 256);  // the short side reaches 512 too
   // The title band is above the panel; find the panel by its colours (the hot map's 0 is black).
   const Box b = coloured_box(out, 40, out.height, 16 + 4 * k);
   ASSERT_GE(b.x1, 0);
@@ -131,6 +144,96 @@ TEST(Preview, GridAndMipsOfAVolume) {
   char sig[8] = {};
   in.read(sig, 8);
   EXPECT_EQ(std::string(sig + 1, 3), "PNG");
+}
+
+TEST(Preview, ShortSideReachesTheMinimumUnlessTheLongSideWouldPassTheMaximum) {
+  EXPECT_EQ(preview_panel_scale(16, 16), 32);
+  EXPECT_EQ(preview_panel_scale(40, 20), 26);   // 20 x 26 = 520
+  EXPECT_EQ(preview_panel_scale(1000, 64), 2);  // 2000 <= 2048: as far as the long side allows
+  EXPECT_EQ(preview_panel_scale(600, 600), 1);
+}
+
+// A PNG as written: its size and pixels (stb_image), and whether its top band (the title's
+// rows) holds text: pixels of the title colour on a background of another.
+struct Png {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  explicit Png(const std::filesystem::path& p) {
+    int n = 0;
+    unsigned char* data = stbi_load(p.c_str(), &width, &height, &n, 3);
+    if (data) rgb.assign(data, data + std::size_t(width) * height * 3);
+    stbi_image_free(data);
+  }
+  bool titled() const {
+    if (rgb.empty()) return false;
+    const unsigned char* bg = &rgb[0];
+    int ink = 0;
+    for (int y = 8; y < 40; ++y)
+      for (int x = 0; x < width; ++x) {
+        const unsigned char* p = &rgb[(std::size_t(y) * width + x) * 3];
+        ink += std::abs(int(p[0]) - int(bg[0])) > 150;
+      }
+    return ink > 20 * 20;  // twenty glyphs or more
+  }
+};
+
+void expect_standard(const std::filesystem::path& p) {
+  const Png png(p);
+  EXPECT_GE(std::min(png.width, png.height), 512) << p << " is " << png.width << "x" << png.height;
+  EXPECT_TRUE(png.titled()) << p << " has no title line";
+}
+
+// Each problem's own preview path, with the small images that were unreadable.
+TEST(PreviewStandard, EveryProblemsPreviewIsAtLeast512PxWithATitle) {
+  test::TempDir dir;
+  RgbImage corr{16, 16, std::vector<unsigned char>(16 * 16 * 3, 200)};  // glpet's correspondence map
+  write_picture_preview(dir.dir / "correspondence_centre.png", corr, "correspondence of pair 0");
+  expect_standard(dir.dir / "correspondence_centre.png");
+
+  VolumeF v(Grid3{{20, 40, 30}, {1, 1, 1}, {0, 0, 0}});  // oat's MIPs of a small grid
+  for (std::size_t i = 0; i < v.data.size(); ++i) v.data[i] = static_cast<float>(i % 11);
+  write_preview(dir.dir / "mip.png", {mip_panels(v)[2]}, {"pls", "a.u.", "MIP", ColorMap::Gray, 0, 0});
+  expect_standard(dir.dir / "mip.png");
+
+  std::vector<double> u(64 * 300);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::sin(0.01 * double(i));
+  oat::write_data_preview(dir.dir / "data.png", 64, 300, 0.0, 0.025, u);
+  expect_standard(dir.dir / "data.png");
+
+  const Grid3 g{{90, 90, 3}, {1, 1, 1}, {0, 0, 0}};  // safir's image.png
+  safir::write_slice_png(dir.dir / "image.png", g, std::vector<double>(90 * 90 * 3, 1.0));
+  expect_standard(dir.dir / "image.png");
+
+  musr::ProgramBuilder b(1);  // musr's run plot: A cos(t) against data
+  const musr::Program model = b.finish(b.mul(b.param(0), b.unary(musr::OpCode::cos, b.time())));
+  musr::RunBins bins{model, {}, {}, {}};
+  for (int i = 0; i < 200; ++i) {
+    bins.t.push_back(0.05 * i);
+    bins.y.push_back(0.2 * std::cos(0.05 * i));
+    bins.sigma.push_back(0.01);
+  }
+  musr::RunInfo info;
+  info.name = "run2650";
+  info.fittype = 2;
+  musr::write_run_plot(dir.dir / "run1.png", bins, info, std::vector<double>{0.2});
+  expect_standard(dir.dir / "run1.png");
+}
+
+TEST(PreviewPlot, TicksAreRoundAndAxesCarryTheirNumbers) {
+  EXPECT_EQ(nice_ticks(0, 10, 6), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(nice_ticks(-0.3, 0.25, 6), (std::vector<double>{-0.2, 0, 0.2}));
+  EXPECT_TRUE(nice_ticks(1, 1, 5).empty());
+  // A plot with axes has lit pixels left of its area (the y numbers) and below it (the x numbers).
+  const RgbImage img = image_plot(Image2D{50, 10, std::vector<float>(500, 1.0f)}, {"p", "", "", ColorMap::Gray, 0, 2},
+                                  {"t [us]", 0, 5, "transducer", 10, 0});
+  int left = 0, below = 0;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < kPlotLeftMargin - 12; ++x) left += img.rgb[(std::size_t(y) * img.width + x) * 3] == 235;
+  for (int y = img.height - kPlotBelow + 8; y < img.height; ++y)
+    for (int x = kPlotLeftMargin; x < img.width; ++x) below += img.rgb[(std::size_t(y) * img.width + x) * 3] == 235;
+  EXPECT_GT(left, 100);
+  EXPECT_GT(below, 200);
+  EXPECT_GE(std::min(img.width, img.height), 512);
 }
 
 }  // namespace
