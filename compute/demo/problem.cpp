@@ -77,7 +77,8 @@ int crosscheck(CrosscheckContext& ctx) {
 }
 
 const ProblemRegistrar kRegister({"demo", "voxelise an analytic phantom on the GPU (engine demonstration)", run, crosscheck,
-                            list_backends_of<Voxelizer>()});
+                            list_backends_of<Voxelizer>(), /*multi_device=*/false,
+                            [](const Scene& s) { (void)DemoConfig::from_scene(s); }});
 
 }  // namespace
 }  // namespace tomo::demo

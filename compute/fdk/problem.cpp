@@ -329,7 +329,8 @@ int crosscheck(CrosscheckContext& ctx) {
 }
 
 const ProblemRegistrar kRegister({"fdk", "cone-beam FDK back-projection on the RabbitCT problem [Hofmann2010]", run,
-                            crosscheck, list_backends_of<ConeBeamBackprojector>()});
+                            crosscheck, list_backends_of<ConeBeamBackprojector>(), /*multi_device=*/false,
+                            [](const Scene& s) { (void)FdkConfig::from_scene(s); }});
 
 }  // namespace
 }  // namespace tomo::fdk

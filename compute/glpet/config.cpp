@@ -111,6 +111,7 @@ GlpetScene read_glpet_scene(const Scene& s) {
   GlpetScene g;
   SystemModel& sys = g.system;
   sys.scanner = read_scanner(s);
+  s.declare_optional({"glpet.gpus"});  // read by the run when --gpus is not given (multi_run.cpp)
   const auto dims = s.get<std::array<int, 3>>("glpet.voxels", {128, 128, 128});
   const auto vox = s.get<std::array<double, 3>>("glpet.voxel_mm", {0.5, 0.5, 0.5});
   for (int a = 0; a < 3; ++a) {

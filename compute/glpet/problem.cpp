@@ -180,7 +180,8 @@ void run(RunContext& ctx) {
 const ProblemRegistrar kRegister({"glpet",
                                   "PET between detector-module planes: correspondence images, LOR atlas, "
                                   "mip-reduction back-projection, ML-EM [Toth2010]",
-                                  run, run_crosscheck, list_backends_of<Projector>(), /*multi_device=*/true});
+                                  run, run_crosscheck, list_backends_of<Projector>(), /*multi_device=*/true,
+                                  [](const Scene& s) { (void)read_glpet_scene(s); }});
 
 }  // namespace
 }  // namespace tomo::glpet

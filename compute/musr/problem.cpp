@@ -144,7 +144,8 @@ int crosscheck(CrosscheckContext& ctx) {
 }
 
 const ProblemRegistrar kRegister({"musr", "μSR histogram fitting as musrfit (msr + PSI-BIN; χ²/max-likelihood, MIGRAD/HESSE/MINOS)",
-                                  run, crosscheck, list_backends_of<Chi2Evaluator>()});
+                                  run, crosscheck, list_backends_of<Chi2Evaluator>(), /*multi_device=*/false,
+                                  [](const Scene& s) { (void)MusrConfig::from_scene(s); }});
 
 }  // namespace
 }  // namespace tomo::musr

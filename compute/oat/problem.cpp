@@ -81,7 +81,7 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
 void run(RunContext& ctx) {
   const OatConfig c = OatConfig::from_scene(ctx.scene);
   if (!runtime_options().gpus.empty() && c.model.kind != ModelKind::sph)
-    throw UnavailableError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
+    throw InputError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
   require_host_memory(estimate_memory(c), "oat");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
@@ -95,9 +95,8 @@ void run(RunContext& ctx) {
     if (c.write_data) write_npy_data(ctx.out.file("data.npy"), ctx.out.file("transducers.npy"), g, acq.data);
     write_volume(ctx.out, g.grid, "phantom", acq.phantom);
   }
-  write_preview(ctx.out.file("data.png"),
-                {{data_image(g.transducer_count(), g.time.samples, acq.data), "time right, transducer down"}},
-                {"pressure", "a.u.", "", ColorMap::Gray, 0, 0});
+  write_data_preview(ctx.out.file("data.png"), g.transducer_count(), g.time.samples, g.time.t_min_us, g.time.dt_us(),
+                     acq.data);
 
   const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
@@ -178,7 +177,8 @@ const ProblemRegistrar kRegister({"oat",
                                     for (const auto& n : reg.names()) out.emplace_back(n, reg.available(n));
                                     return out;
                                   },
-                                  /*multi_device=*/true});  // H_sph only (sph_run.hpp)
+                                  /*multi_device=*/true,  // H_sph only (sph_run.hpp)
+                                  [](const Scene& s) { (void)OatConfig::from_scene(s); }});
 
 }  // namespace
 

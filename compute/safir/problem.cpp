@@ -217,7 +217,8 @@ int crosscheck(CrosscheckContext& ctx) {
 
 const ProblemRegistrar kRegister({"safir",
                                   "SAFIR list-mode PET ([Locans2017] §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
-                                  run, crosscheck, list_backends_of<ListModeOperator>()});
+                                  run, crosscheck, list_backends_of<ListModeOperator>(), /*multi_device=*/false,
+                                  [](const Scene& s) { (void)SafirConfig::from_scene(s); }});
 
 }  // namespace
 

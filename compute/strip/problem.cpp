@@ -167,7 +167,8 @@ int crosscheck(CrosscheckContext& ctx) {
 
 const ProblemRegistrar kRegister({"strip",
                                   "J-PET two-strip TOF list-mode ML-EM ([Bialas2015]): analytic kernel, 3σ ellipse",
-                                  run, crosscheck, list_backends_of<ListModeProjector>()});
+                                  run, crosscheck, list_backends_of<ListModeProjector>(), /*multi_device=*/false,
+                                  [](const Scene& s) { (void)StripConfig::from_scene(s); }});
 
 }  // namespace
 
