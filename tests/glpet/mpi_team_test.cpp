@@ -68,7 +68,7 @@ TEST(MpiChild, WorldMatchesTheLauncher) {
   EXPECT_EQ(process_devices("1", 2, "2 devices", &g), std::vector<int>{g.rank()});
   EXPECT_EQ(process_devices("all", 4, "4 devices", &g), (std::vector<int>{2 * g.rank(), 2 * g.rank() + 1}));
   EXPECT_EQ(process_devices("1,0", 2, "2 devices", &g), (std::vector<int>{1, 0}));  // a list as written
-  EXPECT_THROW(process_devices("2", 3, "3 devices", &g), UnavailableError);  // 4 of 3, on every process alike
+  EXPECT_THROW(process_devices("2", 3, "3 devices", &g), InputError);  // 4 of 3, on every process alike
   EXPECT_EQ(process_devices("1", 1, "1 device", &g), std::vector<int>{0});   // each process sees its own GPU
 }
 

@@ -1,5 +1,5 @@
 // glpet ML-EM on several GPUs: `exact` (LOR and voxel splits) on every GPU here equals one GPU within float
-// rounding, `seed`'s α sum to one, and asking for more GPUs than exist is UnavailableError.
+// rounding, `seed`'s α sum to one, and asking for more GPUs than exist is InputError (exit 2).
 // Skips without a CUDA device; the two-GPU cases skip with one device (run on the x2 machine).
 #include <gtest/gtest.h>
 
@@ -57,10 +57,10 @@ TEST(GlpetMultiGpu, SeedModeAlphaSumsToOne) {
               res.alpha[0], res.alpha[1], relative_l2(res.mlem.x, exact.mlem.x), res.data_misfit, exact.data_misfit);
 }
 
-TEST(GlpetMultiGpu, MoreGpusThanThereAreIsUnavailable) {
+TEST(GlpetMultiGpu, MoreGpusThanThereAreIsRefused) {
   if (!cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const int n = cuda::device_count();
-  EXPECT_THROW(cuda::resolve_gpus(std::to_string(n + 1)), UnavailableError);
+  EXPECT_THROW(cuda::resolve_gpus(std::to_string(n + 1)), InputError);
   EXPECT_THROW(cuda::resolve_gpus("0,0"), InputError);
   EXPECT_THROW(cuda::resolve_gpus("two"), InputError);
   EXPECT_EQ(cuda::resolve_gpus("all").size(), std::size_t(n));
