@@ -89,6 +89,8 @@ void install_interrupt_guard() {
 void set_interrupt_notice(bool on) { g_notice.store(on); }
 
 int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
+void request_interrupt(int signal) { g_signal.store(signal); }
+void clear_interrupt() { g_signal.store(0); }
 
 void throw_if_interrupted() {
   if (const int s = interrupt_signal()) throw Interrupted(s);

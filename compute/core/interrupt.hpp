@@ -27,6 +27,10 @@ void set_interrupt_notice(bool on);
 // The signal received, or 0.
 int interrupt_signal();
 inline bool interrupted() { return interrupt_signal() != 0; }
+// For hosts without the guard (the Python module): ask running work to stop as if `signal` had
+// come — loops that poll interrupted() throw Interrupted — and forget it once they have.
+void request_interrupt(int signal);
+void clear_interrupt();
 void throw_if_interrupted();
 
 // Folders the watcher removes before ending the process, in the order registered: a staging

@@ -10,6 +10,7 @@
 #include "apps/tomoraster/scene_args.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/info.hpp"
+#include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
@@ -87,6 +88,8 @@ NB_MODULE(_core, m) {
   });
   m.def("version", [] { return std::string(TOMO_VERSION); });
   m.def("info_json", &info_json);
+  m.def("request_interrupt", &request_interrupt, nb::arg("signal"));
+  m.def("clear_interrupt", &clear_interrupt);
   m.def("run", &run, nb::arg("scene"), nb::arg("is_text"), nb::arg("backend"), nb::arg("output"), nb::arg("sets"),
         nb::arg("force"));
   m.def("read_nifti", &read_nifti_py, nb::arg("path"));

@@ -32,6 +32,34 @@ def quiet(on: bool = True) -> None:
     _checks.quiet = bool(on)
 
 
+def _interruptible(fn, *args):
+    """fn(*args) in a worker thread (the C++ call releases the GIL), so that Ctrl-C in the main
+    thread is seen at once: it asks the C++ work to stop as a signal would (its loops poll for
+    one), waits for it to unwind, and raises KeyboardInterrupt."""
+    import threading
+    outcome = {}
+
+    def work():
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as e:  # handed to the caller's thread
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="tomoraster-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        _core.request_interrupt(2)
+        worker.join()
+        _core.clear_interrupt()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: str | None = None,
         set: Mapping[str, Any] | None = None, force: bool = False, load: bool = True) -> dict:
     """Runs a scene as ``tomoraster run`` does.
@@ -42,22 +70,8 @@ def run(scene: str | Mapping[str, Any] | None = None, backend: str = "", out: st
     """
     text, is_text, sets = _scene_arguments(scene, set)
     out = _checks.path("out", out) if out is not None else _os.path.join("out", "python")
-    try:
-        with _stderr.through_python():
-            report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
-    except ValueError as e:
-        # The scene's save_iterations (strip's default scene: 1, 3, 5, 10) beyond the iterations
-        # the caller set: run without the intermediate images, and say so.
-        given = dict(set or {})
-        if "save_iterations': iteration" not in str(e) or not any(
-                k.endswith(".iterations") and k.replace(".iterations", ".save_iterations") not in given for k in given):
-            raise
-        key = next(k for k in given if k.endswith(".iterations")).replace(".iterations", ".save_iterations")
-        import warnings
-        warnings.warn(f"{e}: {key} = [] used (no intermediate images); set {key} to choose them", stacklevel=2)
-        text, is_text, sets = _scene_arguments(scene, {**given, key: []})
-        with _stderr.through_python():
-            report_text, folder = _checks.call(_core.run, text, is_text, backend, out, sets, bool(force))
+    with _stderr.through_python():
+        report_text, folder = _checks.call(_interruptible, _core.run, text, is_text, backend, out, sets, bool(force))
     report = _json.loads(report_text)
     report["output_dir"] = folder
     if load:

@@ -51,6 +51,42 @@ def test_ctrl_c_during_oat_pls_raises_keyboard_interrupt_within_a_second():
     assert elapsed < 1.5, elapsed
 
 
+RUN_SCRIPT = textwrap.dedent("""
+    import os, sys, tomoraster
+    tomoraster.quiet()
+    out = sys.argv[1]
+    print("ready", flush=True)
+    try:
+        tomoraster.run("strip_default.toml", backend="cpu", out=out, load=False,
+                       set={"strip.events": 20000, "strip.iterations": 100000, "strip.save_iterations": []})
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt" if not os.path.exists(out) else "left " + out, flush=True)
+        sys.exit(0)
+    print("returned", flush=True)
+""")
+
+
+def test_ctrl_c_during_run_raises_keyboard_interrupt_and_leaves_nothing(tmp_path):
+    out = tmp_path / "o"
+    p = subprocess.Popen([sys.executable, "-c", RUN_SCRIPT, str(out)], stdout=subprocess.PIPE, text=True,
+                         env=os.environ)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(2.0)  # inside the ML-EM iterations
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    got = []
+    reader = threading.Thread(target=lambda: got.append((p.stdout.readline().strip(), time.monotonic())), daemon=True)
+    reader.start()
+    reader.join(10)
+    if not got:
+        p.kill()
+        pytest.fail("Ctrl-C was ignored: tomoraster.run still ran 10 s later")
+    p.wait(timeout=30)
+    line, when = got[0]
+    assert line == "KeyboardInterrupt"
+    assert when - sent < 1.5, when - sent
+
+
 def test_quiet_silences_the_python_progress_bars(capsys):
     pytest.importorskip("tqdm")
     s = tomoraster.strip.Projector("strip_default.toml", backend="cpu")
