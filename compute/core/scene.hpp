@@ -84,6 +84,9 @@ class Scene {
   // reported as unused. Their values are not validated here.
   void declare_optional(std::initializer_list<std::string_view> keys) const;
 
+  // Whether `key` was given by an override (--set, Python's set=/keywords) rather than the file.
+  bool overridden(std::string_view key) const { return overridden_.count(std::string(key)) != 0; }
+
   // Keys present in the file that nothing asked for (likely typos).
   std::vector<std::string> unused_keys() const;
   // Once the problem has read (or declared) every key it knows: InputError

@@ -35,6 +35,18 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   c.seed = static_cast<std::uint64_t>(seed);
   c.iterations = s.get_int_in_range("strip.iterations", 20, 0, 100000);
   c.save_iterations = s.get<std::vector<int>>("strip.save_iterations", {});
+  // A scene's intermediate images beyond iterations lowered by an override (--set
+  // strip.iterations=2 on the default scene) are dropped with a note; written together, they
+  // are a mistake.
+  if (s.overridden("strip.iterations") && !s.overridden("strip.save_iterations")) {
+    const auto beyond = std::remove_if(c.save_iterations.begin(), c.save_iterations.end(),
+                                       [&](int t) { return t > c.iterations; });
+    if (beyond != c.save_iterations.end()) {
+      log_info(s.where("strip.save_iterations"), ": iterations past strip.iterations = ", c.iterations,
+               " are not saved");
+      c.save_iterations.erase(beyond, c.save_iterations.end());
+    }
+  }
   for (int t : c.save_iterations)
     if (t < 1 || t > c.iterations)
       throw InputError(str_cat(s.where("strip.save_iterations"), ": iteration ", t, " is outside 1..", c.iterations));

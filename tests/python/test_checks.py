@@ -193,10 +193,11 @@ def test_glpet_takes_the_cli_counts_npy_layout(cli, tmp_path, glpet_small):
 
 
 def test_run_with_fewer_iterations_than_the_scene_saves(tmp_path):
-    with pytest.warns(UserWarning, match=r"strip.save_iterations = \[\] used"):
-        rep = tomoraster.run("strip_default.toml", backend="cpu", out=str(tmp_path / "o"),
-                             set={"strip.events": 2000, "strip.iterations": 2})
+    """The scene's save_iterations past the iterations set are dropped (the CLI's --set alike)."""
+    rep = tomoraster.run("strip_default.toml", backend="cpu", out=str(tmp_path / "o"),
+                         set={"strip.events": 2000, "strip.iterations": 2})
     assert rep["problem"] == "strip" and "rho" in rep["volumes"]
+    assert [n for n in rep["outputs"] if n.startswith("rho_prime_iter") and n.endswith(".nii")] == ["rho_prime_iter001.nii"]
 
 
 def test_the_cuda_backend_missing_from_the_build_is_said_so():

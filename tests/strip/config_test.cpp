@@ -2,6 +2,8 @@
 // values stop with tomo::InputError naming the key.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "compute/core/error.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/strip/config.hpp"
@@ -39,6 +41,15 @@ TEST(StripConfig, BadValuesAreInputErrors) {
   EXPECT_THROW(load("n_y = 100\n"), InputError);  // 100 × 4 mm pixels reach beyond the strips
   EXPECT_THROW(load("[[strip.phantom]]\nx = 0.0\ny = 0.0\na = -1.0\nb = 1.0\nrho = 1.0\n"), InputError);
   EXPECT_NO_THROW(load("events = 10\n"));
+}
+
+TEST(StripConfig, LoweredIterationsDropTheScenesLaterSavesButNotTheCallers) {
+  Scene scene = Scene::load_file(std::string(TOMO_SOURCE_DIR) + "/scenes/strip_default.toml");
+  ASSERT_GT(StripConfig::from_scene(scene).save_iterations.size(), 1u);
+  scene.apply_override("strip.iterations=2");
+  EXPECT_EQ(StripConfig::from_scene(scene).save_iterations, std::vector<int>{1});
+  scene.apply_override("strip.save_iterations=[1, 3]");  // written together: a mistake
+  EXPECT_THROW(StripConfig::from_scene(scene), InputError);
 }
 
 }  // namespace
