@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (clang, ASan + UBSan) into ${FUZZ_BUILD_DIR:-build-fuzz}
 # and runs each from its seed corpus, for --seconds S each (default 15) or --runs N inputs each.
-# A crash, leak, UB report or hang (> 10 s per input) fails the script; the input is kept under
+# A crash, leak, UB report, hang (> 10 s per input) or an allocation beyond the memory limits
+# (one malloc over FUZZ_MALLOC_MB, default 512; resident memory over FUZZ_RSS_MB, default 1024:
+# a small input that declares gigabytes) fails the script; the input is kept under
 # build-fuzz/findings/<target>/ (copy it to tests/fuzz/regressions/<target>/ once fixed).
 #   tools/fuzz.sh                      # CI: 15 s per target
 #   tools/fuzz.sh --runs 1000000 scene # the long run of one target
@@ -32,8 +34,10 @@ for t in "${targets[@]}"; do
   corpus="$build/corpus/$t" findings="$build/findings/$t"
   mkdir -p "$corpus" "$findings"
   cp -n "$build/corpus-seeds/$t"/* "$corpus"/ 2>/dev/null || true
+  cp -n "$root/tests/fuzz/regressions/$t"/* "$corpus"/ 2>/dev/null || true  # former findings, under the memory limits too
   log="$build/fuzz-$t.log"
-  if "$build/tests/fuzz_$t" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  if "$build/tests/fuzz_$t" "${limit[@]}" -timeout=10 -rss_limit_mb="${FUZZ_RSS_MB:-1024}" \
+       -malloc_limit_mb="${FUZZ_MALLOC_MB:-512}" -print_final_stats=1 \
        -artifact_prefix="$findings/" "$corpus" >"$log" 2>&1; then
     result=ok
   else

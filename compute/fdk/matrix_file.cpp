@@ -11,6 +11,7 @@
 #include <string>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/fdk/raw_stack.hpp"
@@ -59,6 +60,9 @@ std::vector<Mat34> read_npy_matrices(const std::filesystem::path& path) {
   return from_values(v);
 }
 
+// 96 bytes a projection as float64: 64 MiB is 700 000 projections, as text fewer.
+constexpr std::uintmax_t kMaxMatrixFileBytes = 64 * io::kMiB;
+
 std::vector<Mat34> read_text_matrices(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path.string() + ": cannot open the projection-matrix file");
@@ -97,6 +101,7 @@ std::vector<Mat34> read_text_matrices(const std::filesystem::path& path) {
 }  // namespace
 
 std::vector<Mat34> read_matrix_file(const std::filesystem::path& path) {
+  io::check_input_file(path, kMaxMatrixFileBytes, "projection-matrix file");  // before the magic is read
   std::vector<Mat34> m = has_npy_magic(path) ? read_npy_matrices(path) : read_text_matrices(path);
   log_debug(path.string(), ": ", m.size(), " projection matrices");
   return m;

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
 
@@ -83,11 +84,9 @@ RabbitHeader parse_header(const std::uint32_t (&w)[6], int version, std::uint64_
 }  // namespace
 
 RabbitHeader read_rabbitct_header(const std::filesystem::path& path) {
+  const std::uint64_t file_bytes = io::check_input_file(path, 64 * io::kGiB, "RabbitCT file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(name_of(path), ": cannot open RabbitCT file"));
-  std::error_code ec;
-  const std::uint64_t file_bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(str_cat(name_of(path), ": cannot stat: ", ec.message()));
   std::uint32_t w[6] = {};
   in.read(reinterpret_cast<char*>(w), sizeof w);  // a short file leaves zeros; parse_header says why
   std::string why_v1, why_v2;
@@ -193,10 +192,8 @@ namespace tomo::fdk {
 
 ReferenceVolume read_reference_volume(const std::filesystem::path& path, int L) {
   if (L < 1 || L > 4096) throw Error(str_cat("read_reference_volume: L = ", L));
-  std::error_code ec;
-  const std::uint64_t bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(str_cat(name_of(path), ": cannot read the reference volume: ", ec.message()));
   const std::uint64_t need = 2ull * L * L * L;
+  const std::uint64_t bytes = io::check_input_file(path, need, "RabbitCT reference volume");
   if (bytes != need)
     throw InputError(str_cat(name_of(path), ": a ", L, "³ uint16 reference volume has ", need, " bytes, the file has ",
                              bytes));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
@@ -77,9 +78,7 @@ bool has_npy_magic(const std::filesystem::path& path) {
 }
 
 RawStack read_projection_stack(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(path.string() + ": not a regular file (projection stack)");
+  io::check_input_file(path, 32 * io::kGiB, "projection stack");
   RawStack s = has_npy_magic(path) ? read_npy_stack(path) : read_nifti_stack(path);
   log_debug(path.string(), ": ", s.count, " projections of ", s.cols, "x", s.rows);
   return s;

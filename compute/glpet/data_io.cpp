@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/nifti.hpp"
@@ -21,6 +22,11 @@ static_assert(std::endian::native == std::endian::little, "list-mode I/O assumes
 static_assert(sizeof(ListModeEvent) == 16, "an event is four uint32 on file");
 
 namespace {
+
+// The largest inputs read: counts as .npy or .nii (one float per LOR: far below this), and
+// list-mode files (8 bytes an event: 10^9 events).
+constexpr std::uintmax_t kMaxCountsBytes = 16 * io::kGiB;
+constexpr std::uintmax_t kMaxListModeBytes = 16 * io::kGiB;
 
 constexpr std::size_t kMaxTextLine = 1024;  // four numbers need < 60 bytes; comments are short
 
@@ -151,11 +157,9 @@ struct EventMap {
 };
 
 std::vector<float> listmode_binary(const std::filesystem::path& path, const Scanner& sc) {
+  const std::uintmax_t size = io::check_input_file(path, kMaxListModeBytes, "list-mode file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(str_cat(path.string(), ": cannot stat: ", ec.message()));
   char h[kGlpetListModeHeaderBytes];
   if (size < sizeof h || !in.read(h, sizeof h))
     throw InputError(str_cat(path.string(), ": too short for a glpet list-mode header (", size, " bytes)"));
@@ -221,6 +225,7 @@ std::vector<float> listmode_text(const std::filesystem::path& path, const Scanne
 }  // namespace
 
 std::vector<float> read_counts(const std::filesystem::path& path, const Scanner& sc) {
+  io::check_input_file(path, kMaxCountsBytes, "counts file");
   if (is_nifti(path)) return counts_from_nifti(path, sc);
   return counts_from_npy(path, sc);
 }
@@ -254,6 +259,7 @@ void write_counts(const std::filesystem::path& path, const Scanner& sc, std::spa
 }
 
 std::vector<float> read_listmode(const std::filesystem::path& path, const Scanner& sc) {
+  io::check_input_file(path, kMaxListModeBytes, "list-mode file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
   char magic[4] = {};

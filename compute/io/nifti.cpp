@@ -20,6 +20,7 @@
 #include "compute/core/memory.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/gzip.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/io/orientation.hpp"
 
 namespace tomo {
@@ -182,14 +183,19 @@ void write_nifti(const std::filesystem::path& path, const NiftiSeries& series, c
 
 namespace {
 
+// The largest image read, over all frames: 2^29 voxels (2 GiB as float: 812³, or 1024×1024×512).
+// Checked from the header, before a byte of voxel data is inflated or allocated.
+constexpr std::uint64_t kMaxVoxels = std::uint64_t{1} << 29;
+// The largest file: the largest image as float64 with room for extensions.
+constexpr std::uintmax_t kMaxFileBytes = 5 * io::kGiB;
+// Voxel data are inflated and converted this many bytes at a time.
+constexpr std::size_t kChunkBytes = std::size_t{16} << 20;
+
 // Where the bytes come from: the file itself, or its gzip stream inflated on demand.
 class Source {
  public:
   Source(const std::filesystem::path& path, const std::string& name) : name_(name) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(name + ": no such file");
-    file_size_ = std::filesystem::file_size(path, ec);
-    if (ec) throw InputError(name + ": cannot read its size: " + ec.message());
+    file_size_ = io::check_input_file(path, kMaxFileBytes, "NIfTI file");
     in_.open(path, std::ios::binary);
     if (!in_) throw InputError(name + ": cannot open for reading");
     unsigned char magic[2] = {0, 0};
@@ -211,6 +217,7 @@ class Source {
     if (gz_) gz_->skip(n);
     else in_.seekg(static_cast<std::streamoff>(n), std::ios::cur);
   }
+  bool gzip() const { return gz_ != nullptr; }
   // The most bytes there can be: the file size, or what its compressed bytes can inflate to.
   std::uint64_t limit() const { return gz_ ? gz_->max_output() : file_size_; }
   // "file size is N bytes" or "gzip data of N bytes": the start of a size message.
@@ -246,23 +253,31 @@ HeaderBytes read_header(Source& in, const std::string& name) {
   return h;
 }
 
-// The image's dimensions (1..3 of them; higher ones must be 1).
-std::array<int, 3> header_dims(const HeaderBytes& h, const std::string& name) {
+// The image's dimensions x, y, z, t: 1..max_ndim of them (3 for a volume, 4 for a series);
+// higher ones must be 1.
+std::array<int, 4> header_dims(const HeaderBytes& h, const std::string& name, int max_ndim) {
   std::int16_t dim[8];
   for (int i = 0; i < 8; ++i) dim[i] = h.get<std::int16_t>(kOffDim + 2 * i);
   const int ndim = dim[0];
-  if (ndim < 1 || ndim > 7) throw InputError(name + ": dim[0] = " + std::to_string(ndim) + " is outside 1..3");
-  for (int i = 4; i <= ndim; ++i)
+  const std::string range = "1.." + std::to_string(max_ndim);
+  if (ndim < 1 || ndim > 7) throw InputError(name + ": dim[0] = " + std::to_string(ndim) + " is outside " + range);
+  for (int i = max_ndim + 1; i <= ndim; ++i)
     if (dim[i] != 1)
       throw InputError(name + ": dim[0] = " + std::to_string(ndim) + " with dim[" + std::to_string(i) + "] = " +
-                       std::to_string(dim[i]) + "; only 1..3 dimensional images are supported");
-  std::array<int, 3> dims{};
-  for (int a = 0; a < 3; ++a) {
+                       std::to_string(dim[i]) + "; only " + range + " dimensional images are read here" +
+                       (max_ndim == 3 && i == 4 ? " (a time series is read with read_nifti_series)" : ""));
+  std::array<int, 4> dims{1, 1, 1, 1};
+  for (int a = 0; a < max_ndim; ++a) {
     const int n = (a + 1 <= ndim) ? dim[a + 1] : 1;
     if (n < 1) throw InputError(name + ": dim[" + std::to_string(a + 1) + "] = " + std::to_string(n) + " must be >= 1");
     dims[a] = n;
   }
   return dims;
+}
+
+std::string dims_text(const std::array<int, 4>& d) {
+  std::string s = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+  return d[3] > 1 ? s + "x" + std::to_string(d[3]) : s;
 }
 
 // The voxel-to-world map: sform, else qform, else pixdim with qoffset (1 mm, with a warning,
@@ -291,61 +306,87 @@ Affine3 header_affine(const HeaderBytes& h, const std::string& name) {
   return a;
 }
 
-// The voxel data's raw bytes at vox_offset, checked against what the file can hold first.
-std::vector<unsigned char> read_raw(Source& in, const HeaderBytes& h, const std::string& name,
-                                    const std::array<int, 3>& dims, std::size_t bytes) {
+// Raw voxels of one datatype into floats.
+void convert_any(int datatype, const unsigned char* raw, std::size_t n, bool swap, float* out) {
+  switch (datatype) {
+    case kUint8: convert<std::uint8_t>(raw, n, swap, out); break;
+    case kInt8: convert<std::int8_t>(raw, n, swap, out); break;
+    case kInt16: convert<std::int16_t>(raw, n, swap, out); break;
+    case kUint16: convert<std::uint16_t>(raw, n, swap, out); break;
+    case kInt32: convert<std::int32_t>(raw, n, swap, out); break;
+    case kUint32: convert<std::uint32_t>(raw, n, swap, out); break;
+    case kFloat32: convert<float>(raw, n, swap, out); break;
+    case kFloat64: convert<double>(raw, n, swap, out); break;
+  }
+}
+
+// The voxels at vox_offset as floats (file order). The declared size is checked against the
+// voxel cap and against what the file (or its gzip data) can hold before anything is read;
+// the data are then inflated and converted piece by piece, the result growing only as bytes
+// really arrive, and a gzip stream must end exactly where the declared data do.
+std::vector<float> read_voxels(Source& in, const HeaderBytes& h, const std::string& name,
+                               const std::array<int, 4>& dims, int datatype, std::size_t bytes) {
+  const std::uint64_t n = static_cast<std::uint64_t>(dims[0]) * dims[1] * dims[2] * dims[3];
+  if (n > kMaxVoxels)
+    throw InputError(name + ": the header declares " + dims_text(dims) + " = " + std::to_string(n) +
+                     " voxels, more than the " + std::to_string(kMaxVoxels) + " an image may have");
   const double vox_offset_f = h.get<float>(kOffVoxOffset);
   if (!(vox_offset_f >= static_cast<double>(kHeaderSize)) || vox_offset_f > 1e12)
     throw InputError(name + ": vox_offset = " + std::to_string(vox_offset_f) + " is invalid (must be >= 348)");
   const auto vox_offset = static_cast<std::uint64_t>(vox_offset_f);
-  const std::uint64_t data_bytes = static_cast<std::uint64_t>(dims[0]) * dims[1] * dims[2] * bytes;
+  const std::uint64_t data_bytes = n * bytes;
   if (in.limit() < vox_offset + data_bytes)
     throw InputError(name + ": " + in.size_phrase() + ", expected at least " + std::to_string(vox_offset + data_bytes) +
-                     " (" + std::to_string(vox_offset) + " header + " + std::to_string(dims[0]) + "x" +
-                     std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " voxels of " + std::to_string(bytes) +
-                     " bytes)");
-  // A file that really is that large still has to fit: raw bytes + floats + a reoriented copy.
-  const double need = static_cast<double>(data_bytes) + 8.0 * dims[0] * dims[1] * dims[2];
+                     " (" + std::to_string(vox_offset) + " header + " + dims_text(dims) + " voxels of " +
+                     std::to_string(bytes) + " bytes)");
+  // A file that really is that large still has to fit: the floats and a reoriented copy.
+  const double need = 8.0 * static_cast<double>(n);
   if (need > host_memory_available())
-    throw InputError(name + ": its " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
-                     std::to_string(dims[2]) + " voxels need about " + format_bytes(need) + " of host memory, " +
-                     format_bytes(host_memory_available()) + " available");
+    throw InputError(name + ": its " + dims_text(dims) + " voxels need about " + format_bytes(need) +
+                     " of host memory, " + format_bytes(host_memory_available()) + " available");
   in.skip(static_cast<std::size_t>(vox_offset - kHeaderSize));
-  std::vector<unsigned char> raw(static_cast<std::size_t>(data_bytes));
-  const std::size_t got = in.read(raw.data(), raw.size());
-  if (got != data_bytes)
-    throw InputError(name + ": the voxel data end after " + std::to_string(got) + " of " + std::to_string(data_bytes) +
-                     " bytes");
-  return raw;
+  std::vector<float> v;
+  // An uncompressed file has been seen to hold them all; gzip data must prove it as they inflate.
+  v.reserve(static_cast<std::size_t>(in.gzip() ? std::min<std::uint64_t>(n, kChunkBytes / 4) : n));
+  std::vector<unsigned char> raw(static_cast<std::size_t>(std::min<std::uint64_t>(data_bytes, kChunkBytes)));
+  const std::size_t per_chunk = raw.size() / bytes;
+  std::uint64_t done = 0;
+  while (done < n) {
+    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(per_chunk, n - done));
+    const std::size_t got = in.read(raw.data(), count * bytes);
+    if (got != count * bytes)
+      throw InputError(name + ": the voxel data end after " + std::to_string(done * bytes + got) + " of " +
+                       std::to_string(data_bytes) + " bytes");
+    if (v.capacity() < v.size() + count)
+      v.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 2 * (v.size() + count))));
+    v.resize(v.size() + count);
+    convert_any(datatype, raw.data(), count, h.swap, v.data() + done);
+    done += count;
+  }
+  unsigned char extra = 0;
+  if (in.gzip() && in.read(&extra, 1) != 0)
+    throw InputError(name + ": the gzip data hold more than the " + std::to_string(vox_offset + data_bytes) +
+                     " bytes its header declares (" + dims_text(dims) + " voxels of " + std::to_string(bytes) +
+                     " bytes)");
+  return v;
 }
 
-// The raw voxels as floats (file order), scaled by scl_slope/scl_inter where those are set;
-// a non-finite value is refused with its voxel index.
-std::vector<float> decode(const std::vector<unsigned char>& raw, int datatype, const HeaderBytes& h,
-                          const std::array<int, 3>& dims, const std::string& name) {
-  const std::size_t n = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
-  std::vector<float> v(n);
-  switch (datatype) {
-    case kUint8: convert<std::uint8_t>(raw.data(), n, h.swap, v.data()); break;
-    case kInt8: convert<std::int8_t>(raw.data(), n, h.swap, v.data()); break;
-    case kInt16: convert<std::int16_t>(raw.data(), n, h.swap, v.data()); break;
-    case kUint16: convert<std::uint16_t>(raw.data(), n, h.swap, v.data()); break;
-    case kInt32: convert<std::int32_t>(raw.data(), n, h.swap, v.data()); break;
-    case kUint32: convert<std::uint32_t>(raw.data(), n, h.swap, v.data()); break;
-    case kFloat32: convert<float>(raw.data(), n, h.swap, v.data()); break;
-    case kFloat64: convert<double>(raw.data(), n, h.swap, v.data()); break;
-  }
+// Scales by scl_slope/scl_inter where those are set; a non-finite value is refused with its
+// voxel index (and frame, in a series).
+void scale_and_check(std::vector<float>& v, const HeaderBytes& h, const std::array<int, 4>& dims,
+                     const std::string& name) {
   const double slope = h.get<float>(kOffSclSlope), inter = h.get<float>(kOffSclInter);
   if (slope != 0 && std::isfinite(slope) && std::isfinite(inter) && !(slope == 1 && inter == 0))
     for (float& x : v) x = static_cast<float>(slope * x + inter);
-  for (std::size_t i = 0; i < n; ++i)
+  const std::size_t plane = static_cast<std::size_t>(dims[0]) * dims[1], frame = plane * dims[2];
+  for (std::size_t i = 0; i < v.size(); ++i)
     if (!std::isfinite(v[i])) {
-      const std::size_t x = i % dims[0], y = (i / dims[0]) % dims[1], z = i / (static_cast<std::size_t>(dims[0]) * dims[1]);
+      const std::size_t x = i % dims[0], y = (i / dims[0]) % dims[1], z = (i / plane) % dims[2], t = i / frame;
       throw InputError(name + ": voxel (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) +
-                       ") (value " + std::to_string(i) + " of the data) is " + (std::isnan(v[i]) ? "NaN" : "infinite") +
+                       ")" + (dims[3] > 1 ? " of frame " + std::to_string(t) : std::string()) + " (value " +
+                       std::to_string(i) + " of the data) is " + (std::isnan(v[i]) ? "NaN" : "infinite") +
                        " (after scaling to float); images must hold finite values");
     }
-  return v;
 }
 
 std::string trimmed_descrip(const HeaderBytes& h) {
@@ -367,6 +408,51 @@ void parse_descrip(NiftiMeta& meta) {
 
 }  // namespace
 
+namespace {
+
+// A file read up to its voxels: header, dims (x, y, z, t), voxel-to-world map and floats in
+// file order; `meta` filled from the header.
+struct ReadFile {
+  HeaderBytes h;
+  std::array<int, 4> dims{};
+  Affine3 affine;
+  std::vector<float> data;
+};
+
+ReadFile read_file(const std::filesystem::path& path, const std::string& name, NiftiMeta& meta, int max_ndim) {
+  Source in(path, name);
+  ReadFile r;
+  r.h = read_header(in, name);
+  r.dims = header_dims(r.h, name, max_ndim);
+  const int datatype = r.h.get<std::int16_t>(kOffDatatype);
+  const std::size_t bytes = datatype_bytes(datatype);
+  if (bytes == 0)
+    throw InputError(name + ": datatype " + std::to_string(datatype) +
+                     " is not supported (uint8, int8, int16, uint16, int32, uint32, float32, float64 are)");
+  r.affine = header_affine(r.h, name);
+  r.data = read_voxels(in, r.h, name, r.dims, datatype, bytes);
+  scale_and_check(r.data, r.h, r.dims, name);
+  meta.descrip = trimmed_descrip(r.h);
+  parse_descrip(meta);
+  meta.cal_min = r.h.get<float>(kOffCalMin);
+  meta.cal_max = r.h.get<float>(kOffCalMax);
+  meta.orientation = orientation_code(r.affine);
+  return r;
+}
+
+// pixdim[4] in seconds, from the time unit of xyzt_units (s, ms or µs; none taken as s).
+double frame_seconds(const HeaderBytes& h) {
+  const double dt = h.get<float>(kOffPixdim + 16);
+  if (!(std::isfinite(dt) && dt >= 0)) return 0.0;
+  switch (h.b[kOffXyztUnits] & 0x38) {
+    case 16: return dt * 1e-3;
+    case 24: return dt * 1e-6;
+    default: return dt;
+  }
+}
+
+}  // namespace
+
 VolumeF read_nifti(const std::filesystem::path& path) {
   NiftiMeta meta;
   return read_nifti(path, meta);
@@ -374,35 +460,48 @@ VolumeF read_nifti(const std::filesystem::path& path) {
 
 VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta, NiftiAxes axes) {
   const std::string name = "NIfTI file '" + path.string() + "'";
-  Source in(path, name);
-  const HeaderBytes h = read_header(in, name);
-  const std::array<int, 3> dims = header_dims(h, name);
-  const int datatype = h.get<std::int16_t>(kOffDatatype);
-  const std::size_t bytes = datatype_bytes(datatype);
-  if (bytes == 0)
-    throw InputError(name + ": datatype " + std::to_string(datatype) +
-                     " is not supported (uint8, int8, int16, uint16, int32, uint32, float32, float64 are)");
-  const Affine3 affine = header_affine(h, name);
-  std::vector<float> data = decode(read_raw(in, h, name, dims, bytes), datatype, h, dims, name);
-  meta.descrip = trimmed_descrip(h);
-  parse_descrip(meta);
-  meta.cal_min = h.get<float>(kOffCalMin);
-  meta.cal_max = h.get<float>(kOffCalMax);
-  meta.orientation = orientation_code(affine);
+  ReadFile r = read_file(path, name, meta, 3);
+  const std::array<int, 3> dims{r.dims[0], r.dims[1], r.dims[2]};
   if (axes == NiftiAxes::File) {  // an array: the file's index order, spacing from pixdim
     VolumeF v;
     v.grid.dims = dims;
     for (int a = 0; a < 3; ++a) {
-      const double p = std::fabs(static_cast<double>(h.get<float>(kOffPixdim + 4 * (a + 1))));
+      const double p = std::fabs(static_cast<double>(r.h.get<float>(kOffPixdim + 4 * (a + 1))));
       v.grid.voxel_mm[a] = std::isfinite(p) && p > 0 ? p : 1.0;
-      v.grid.origin_mm[a] = affine.m[a][3];
+      v.grid.origin_mm[a] = r.affine.m[a][3];
     }
-    v.data = std::move(data);
+    v.data = std::move(r.data);
     return v;
   }
   if (meta.orientation != "RAS" && meta.orientation != "oblique")
     log_info(name, ": axes stored as ", meta.orientation, "; permuted and flipped into our RAS frame");
-  return reorient_to_ras(std::move(data), dims, affine, name);
+  return reorient_to_ras(std::move(r.data), dims, r.affine, name);
+}
+
+NiftiSeries read_nifti_series(const std::filesystem::path& path, NiftiMeta& meta) {
+  const std::string name = "NIfTI file '" + path.string() + "'";
+  ReadFile r = read_file(path, name, meta, 4);
+  const std::array<int, 3> dims{r.dims[0], r.dims[1], r.dims[2]};
+  const std::size_t frame = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
+  if (meta.orientation != "RAS" && meta.orientation != "oblique")
+    log_info(name, ": axes stored as ", meta.orientation, "; permuted and flipped into our RAS frame");
+  NiftiSeries s;
+  s.frames = r.dims[3];
+  s.frame_s = s.frames > 1 ? frame_seconds(r.h) : 0.0;
+  s.data.reserve(r.data.size());
+  for (int t = 0; t < s.frames; ++t) {
+    std::vector<float> one(r.data.begin() + static_cast<std::ptrdiff_t>(t * frame),
+                           r.data.begin() + static_cast<std::ptrdiff_t>((t + 1) * frame));
+    VolumeF v = reorient_to_ras(std::move(one), dims, r.affine, name);
+    if (t == 0) s.grid = v.grid;
+    s.data.insert(s.data.end(), v.data.begin(), v.data.end());
+  }
+  return s;
+}
+
+NiftiSeries read_nifti_series(const std::filesystem::path& path) {
+  NiftiMeta meta;
+  return read_nifti_series(path, meta);
 }
 
 }  // namespace tomo

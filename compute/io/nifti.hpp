@@ -40,13 +40,20 @@ struct NiftiSeries {
 };
 void write_nifti(const std::filesystem::path& path, const NiftiSeries& series, const NiftiMeta& meta = NiftiMeta{});
 
-// Gzip is recognised by its bytes, not the name. InputError naming the file for a malformed
-// header, a size the file cannot hold, an oblique orientation, or a non-finite value (with
+// Gzip is recognised by its bytes, not the name. InputError naming the file for a folder or a
+// non-regular file, a malformed header, more than 2^29 voxels, a size the file cannot hold (or
+// gzip data that inflate to more or less than the header declares), an oblique orientation, or a non-finite value (with
 // the voxel's index in the file).
 // NiftiAxes::File keeps the file's index order and accepts any orientation: for arrays whose
 // indices mean something else than space (projection stacks, LOR atlases).
 enum class NiftiAxes { Ras, File };
 VolumeF read_nifti(const std::filesystem::path& path);
 VolumeF read_nifti(const std::filesystem::path& path, NiftiMeta& meta, NiftiAxes axes = NiftiAxes::Ras);
+
+// A 1- to 4-D file as a series (the inverse of the series writer): every frame resampled into
+// our RAS frame like read_nifti's volumes, frame_s from pixdim[4] in seconds (0 for a 3-D
+// file, which is one frame). The same checks as read_nifti, over all frames.
+NiftiSeries read_nifti_series(const std::filesystem::path& path);
+NiftiSeries read_nifti_series(const std::filesystem::path& path, NiftiMeta& meta);
 
 }  // namespace tomo

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/memory.hpp"
 #include "compute/io/atomic_file.hpp"
 
@@ -251,13 +252,12 @@ std::vector<std::complex<float>> NpyArray::to_complex_float(const std::string& w
   return out;
 }
 
+// The largest .npy read whole (projection stacks, counts): the memory check follows the header.
+constexpr std::uintmax_t kMaxNpyBytes = 32 * io::kGiB;
+
 NpyArray read_npy(const std::filesystem::path& path) {
   // The size from the file system, not from seeking: a directory or a device opens too.
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(path.string() + ": " + (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
-  const std::uint64_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(path.string() + ": cannot read its size: " + ec.message());
+  const std::uint64_t file_size = io::check_input_file(path, kMaxNpyBytes, "npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string() + ": cannot open");
   char pre[12] = {};

@@ -9,6 +9,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/isolated_read.hpp"
 
@@ -37,7 +38,17 @@ bool have_hdf5() { return true; }
 
 namespace {
 
-constexpr hsize_t kMaxElements = hsize_t(1) << 31;  // 16 GiB of doubles: far beyond any scan
+// The most values one read may return: 2 GiB of doubles, far beyond any scan (PATATO frames
+// are detectors × samples, ~10^6; k-Wave's p rarely beyond 10^8).
+constexpr hsize_t kMaxElements = hsize_t(1) << 28;
+// Compressed data inflate to at most this many times their stored bytes: real pressure traces
+// compress a few times, deflate's own limit (1032:1) only for constant data; a dataset asking
+// for more than its storage can plausibly hold is refused before it is read.
+constexpr double kMaxFilterRatio = 100.0;
+// Small datasets (scalars, compact layout) are never refused for their storage.
+constexpr double kStorageSlack = 65536.0;
+// The file itself: anything larger than this is not one scan.
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t(256) << 30;
 
 // One HDF5 handle, closed by its own close function.
 class Hid {
@@ -88,7 +99,8 @@ hid_t open_image(const std::filesystem::path& p) {
   return H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.get());
 }
 
-std::unique_ptr<File> open_file(const std::filesystem::path& p) {
+std::unique_ptr<File> open_file(const std::filesystem::path& p, std::string_view what) {
+  io::check_input_file(p, kMaxFileBytes, what);
   quiet_hdf5();
 #if H5_VERSION_GE(1, 12, 0)
   const htri_t is_hdf5 = H5Fis_accessible(p.c_str(), H5P_DEFAULT);
@@ -139,6 +151,24 @@ void require_stored_in_file(const File& f, const char* name, hid_t ds, hid_t typ
   }
 }
 
+// The dataset's declared bytes against what its storage can hold: the stored bytes themselves
+// without a filter, kMaxFilterRatio times them with one (gzip, szip, ...). Unwritten chunks
+// (read as fill values) hold nothing. Checked before a byte is allocated or inflated.
+void require_plausible_size(const File& f, const char* name, hid_t ds, hid_t type, const std::vector<hsize_t>& dims) {
+  double declared = static_cast<double>(H5Tget_size(type));
+  for (hsize_t d : dims) declared *= static_cast<double>(d);
+  Hid dcpl(H5Dget_create_plist(ds), H5Pclose);
+  if (!dcpl.ok()) throw InputError(f.name + ": '" + name + "' has no readable creation properties");
+  const int filters = H5Pget_nfilters(dcpl.get());
+  const double stored = static_cast<double>(H5Dget_storage_size(ds));
+  const double ratio = filters > 0 ? kMaxFilterRatio : 1.0;
+  if (declared > stored * ratio + kStorageSlack)
+    throw InputError(str_cat(f.name, ": '", name, "' declares ", io::byte_count(std::uintmax_t(declared)), " in ",
+                             io::byte_count(std::uintmax_t(stored)), " of ", filters > 0 ? "compressed " : "",
+                             "storage, more than ", filters > 0 ? "the 100:1 a compressed dataset may inflate to"
+                                                                : "its stored bytes hold"));
+}
+
 template <class T>
 std::vector<T> read_numeric(const File& f, const char* name, std::vector<hsize_t>* dims_out,
                             const std::vector<hsize_t>& start = {}, const std::vector<hsize_t>& count = {}) {
@@ -158,7 +188,7 @@ std::vector<T> read_numeric(const File& f, const char* name, std::vector<hsize_t
   hsize_t total = 1;
   for (hsize_t d : n) {
     if (d > kMaxElements || (d > 0 && total > kMaxElements / d))
-      throw InputError(f.name + ": '" + name + "' is too large");
+      throw InputError(str_cat(f.name, ": '", name, "' is too large (more than ", kMaxElements, " values)"));
     total *= d;
   }
   if (!start.empty()) {
@@ -167,9 +197,10 @@ std::vector<T> read_numeric(const File& f, const char* name, std::vector<hsize_t
       if (start[a] + n[a] > dims[a]) throw InputError(f.name + ": '" + name + "' is smaller than expected");
     H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, n.data(), nullptr);
   }
-  std::vector<T> out(total);
-  if (total == 0) return out;
+  if (total == 0) return std::vector<T>{};
+  require_plausible_size(f, name, ds.get(), type.get(), dims);
   require_stored_in_file(f, name, ds.get(), type.get(), dims);
+  std::vector<T> out(total);
   Hid mem(H5Screate_simple(static_cast<int>(n.size()), n.data(), nullptr), H5Sclose);
   const hid_t native = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_ULLONG;
   if (H5Dread(ds.get(), native, mem.get(), space.get(), H5P_DEFAULT, out.data()) < 0)
@@ -218,7 +249,7 @@ void require_finite(const std::vector<double>& v, const std::string& what) {
 }
 
 MeasuredData read_patato_here(const std::filesystem::path& path, int frame, int wavelength) {
-  const auto f = open_file(path);
+  const auto f = open_file(path, "PATATO file");
   const std::vector<hsize_t> dims = dataset_dims(*f, "raw_data");
   if (dims.size() != 4)
     throw InputError(f->name + ": 'raw_data' must be 4-D (frames, wavelengths, detectors, samples)");
@@ -238,8 +269,11 @@ MeasuredData read_patato_here(const std::filesystem::path& path, int frame, int 
     throw InputError(str_cat(f->name, ": 'GEOMETRY' must be (", dims[2], ", 3) to match 'raw_data'"));
   require_finite(geo, f->name + " 'GEOMETRY'");
   d.positions_mm.resize(dims[2]);
-  for (std::size_t q = 0; q < dims[2]; ++q)
+  for (std::size_t q = 0; q < dims[2]; ++q) {
     d.positions_mm[q] = {1e3 * geo[3 * q], 1e3 * geo[3 * q + 1], 1e3 * geo[3 * q + 2]};
+    for (double x : d.positions_mm[q])  // finite in metres, but not once in mm
+      if (!std::isfinite(x)) throw InputError(str_cat(f->name, ": 'GEOMETRY' row ", q, " is not finite in mm"));
+  }
   bool found = false;
   const double fs = read_root_attribute(*f, "fs", &found);
   if (!found) throw InputError(f->name + ": no root attribute 'fs' (sampling rate in Hz)");
@@ -254,8 +288,8 @@ MeasuredData read_patato_here(const std::filesystem::path& path, int frame, int 
 }
 
 MeasuredData read_kwave_here(const std::filesystem::path& output, const std::filesystem::path& input) {
-  const auto out = open_file(output);
-  const auto in = input.empty() ? nullptr : open_file(input);
+  const auto out = open_file(output, "k-Wave output file");
+  const auto in = input.empty() ? nullptr : open_file(input, "k-Wave input file");
   const File& grid = (in && !has_dataset(*out, "sensor_mask_index")) ? *in : *out;
   const auto nx = read_scalar<unsigned long long>(grid, "Nx"), ny = read_scalar<unsigned long long>(grid, "Ny"),
              nz = read_scalar<unsigned long long>(grid, "Nz");
@@ -264,8 +298,12 @@ MeasuredData read_kwave_here(const std::filesystem::path& output, const std::fil
   const double dx = read_scalar<double>(grid, "dx"), dy = read_scalar<double>(grid, "dy");
   const double dz = nz > 1 ? read_scalar<double>(grid, "dz") : dx;
   const double dt = read_scalar<double>(grid, "dt");
+  // Metres and seconds: a grid step beyond 1 m or a time step beyond 1 s is no acoustic scan
+  // (and 1e30 m would put the transducers beyond any finite image).
   for (double v : {dx, dy, dz, dt})
-    if (!(v > 0) || !std::isfinite(v)) throw InputError(grid.name + ": dx, dy, dz and dt must be > 0");
+    if (!(v > 0 && v <= 1.0))
+      throw InputError(str_cat(grid.name, ": dx, dy, dz (m) and dt (s) must be finite, > 0 and <= 1, got dx = ", dx,
+                               ", dy = ", dy, ", dz = ", dz, ", dt = ", dt));
   std::vector<hsize_t> pd;
   const auto p = read_numeric<double>(*out, "p", &pd);
   hsize_t nt = 0, ns = 0;

@@ -1,7 +1,11 @@
 // fork + pipe: the child serialises the result (kind, message, data) and leaves with _exit (no
-// atexit handlers, no GL or CUDA teardown); the parent parses it with size checks.
+// atexit handlers, no GL or CUDA teardown); the parent parses it with size checks. The child
+// never outlives the parent: it dies with it (PR_SET_PDEATHSIG), and an interrupted parent
+// kills and reaps it at once instead of waiting for a slow read to end.
 #include "compute/oat/isolated_read.hpp"
 
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +16,7 @@
 #include <string>
 
 #include "compute/core/error.hpp"
+#include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
 
 namespace tomo::oat {
@@ -63,7 +68,10 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-[[noreturn]] void child(int fd, const std::function<MeasuredData()>& read) {
+[[noreturn]] void child(int fd, pid_t parent, const std::function<MeasuredData()>& read) {
+  // Killed when the parent ends, however it ends; a parent gone before this line is seen here.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
   std::string b;
   std::int32_t kind = 0;
   std::string msg;
@@ -96,6 +104,7 @@ class Reader {
 MeasuredData read_isolated(const std::filesystem::path& file, const std::function<MeasuredData()>& read) {
   int fds[2];
   if (::pipe(fds) != 0) throw Error("pipe failed: " + std::string(std::strerror(errno)));
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]), ::close(fds[1]);
@@ -103,12 +112,22 @@ MeasuredData read_isolated(const std::filesystem::path& file, const std::functio
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child(fds[1], read);
+    child(fds[1], parent, read);
   }
   ::close(fds[1]);
   std::string reply;
   char buf[1 << 16];
+  pollfd ready{fds[0], POLLIN, 0};
   for (;;) {
+    if (interrupted()) {  // Ctrl-C: the child's read may take minutes; end it now
+      ::kill(pid, SIGKILL);
+      ::close(fds[0]);
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      throw_if_interrupted();
+    }
+    const int r = ::poll(&ready, 1, 50);  // the interrupt flag is polled every 50 ms
+    if (r == 0 || (r < 0 && errno == EINTR)) continue;
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;

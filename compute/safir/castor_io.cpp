@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/safir/list_io.hpp"
@@ -17,6 +18,7 @@ namespace tomo::safir {
 namespace {
 
 constexpr std::size_t kMaxHeader = 1 << 16;
+constexpr std::uintmax_t kMaxData = 16 * io::kGiB;  // 12+ bytes an event: 10^9 events
 // The optional float32 fields of a CASToR PET list-mode event, in file order.
 constexpr const char* kFlags[] = {"attenuation correction flag", "scatter correction flag", "random correction flag",
                                   "normalization correction flag", "tof information flag"};
@@ -34,10 +36,7 @@ std::string trim(const std::string& s) {
 
 std::map<std::string, std::string> read_header(const std::filesystem::path& cdh) {
   const std::string name = cdh.string();
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(cdh, ec);
-  if (ec) throw InputError(str_cat(name, ": cannot read CASToR header: ", ec.message()));
-  if (size > kMaxHeader) throw InputError(str_cat(name, ": ", size, " bytes is too long for a CASToR header"));
+  io::check_input_file(cdh, kMaxHeader, "CASToR header");
   std::ifstream in(cdh, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (text.find('\0') != std::string::npos) throw InputError(name + ": binary data, not a CASToR text header");
@@ -103,9 +102,7 @@ ListMode read_castor(const std::filesystem::path& cdh, const Scanner& sc) {
   const std::size_t record = 12 + 4 * extra;
   std::filesystem::path cdf = cdh.parent_path() / need("data filename");
   const std::string dname = cdf.string();
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(cdf, ec);
-  if (ec) throw InputError(str_cat(name, ": its data file ", dname, " cannot be read: ", ec.message()));
+  const auto size = io::check_input_file(cdf, kMaxData, "CASToR data file of " + name);
   const auto count = static_cast<std::uint64_t>(count_d);
   if (size != count * record)
     throw InputError(str_cat(dname, ": ", size, " bytes, but ", name, " says ", count, " events of ", record, " bytes (",

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/text_lines.hpp"
@@ -24,12 +25,9 @@ constexpr char kSafirMagic[] = "SAFIR CListModeData";  // 19 characters + NUL
 constexpr char kMupetMagic[] = "MUPET CListModeData";
 constexpr std::size_t kMaxLine = 4096;
 
-std::uintmax_t file_size_of(const std::filesystem::path& p) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(p, ec);
-  if (ec) throw InputError(str_cat(p.string(), ": cannot read: ", ec.message()));
-  return size;
-}
+// The largest coincidence list read (8 bytes a record: 2·10^9 records) and crystal map.
+constexpr std::uintmax_t kMaxListBytes = 16 * io::kGiB;
+constexpr std::uintmax_t kMaxCrystalMapBytes = 64 * io::kMiB;
 
 }  // namespace
 
@@ -58,7 +56,7 @@ void write_clm_safir(const std::filesystem::path& path, const ListMode& lm, cons
 
 ListMode read_clm_safir(const std::filesystem::path& path, const Scanner& sc) {
   const std::string name = path.string();
-  const auto size = file_size_of(path);
+  const auto size = io::check_input_file(path, kMaxListBytes, "coincidence list");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(name + ": cannot open coincidence list");
   char header[kClmHeader] = {};
@@ -116,6 +114,7 @@ void write_crystal_map(const std::filesystem::path& path, const Scanner& sc) {
 
 void check_crystal_map(const std::filesystem::path& path, const Scanner& sc, double tol) {
   const std::string name = path.string();
+  io::check_input_file(path, kMaxCrystalMapBytes, "crystal map");
   std::ifstream in(path);
   if (!in) throw InputError(name + ": cannot open crystal map");
   const auto pos = sc.positions();

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/text_lines.hpp"
@@ -19,6 +20,9 @@ namespace tomo::strip {
 static_assert(std::endian::native == std::endian::little, "list-mode I/O assumes a little-endian host");
 
 namespace {
+
+// The largest list-mode file read (binary or text): 10^9 events and more.
+constexpr std::uintmax_t kMaxEventBytes = 16 * io::kGiB;
 
 constexpr std::size_t kMaxTextLine = 1024;  // three numbers need < 100 bytes; comments are short
 
@@ -48,11 +52,9 @@ void write_events_binary(const std::filesystem::path& path, const std::vector<Ev
 }
 
 std::vector<Event> read_events_binary(const std::filesystem::path& path) {
+  const std::uintmax_t size = io::check_input_file(path, kMaxEventBytes, "list-mode file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(str_cat(path.string(), ": cannot stat: ", ec.message()));
   char header[kListModeHeaderBytes];
   if (size < kListModeHeaderBytes || !in.read(header, sizeof header))
     throw InputError(str_cat(path.string(), ": too short for a list-mode header (", size, " bytes)"));
@@ -88,6 +90,7 @@ void write_events_text(const std::filesystem::path& path, const std::vector<Even
 }
 
 std::vector<Event> read_events_text(const std::filesystem::path& path) {
+  io::check_input_file(path, kMaxEventBytes, "list-mode text file");
   std::ifstream in(path);
   if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode text file"));
   std::vector<Event> events;
@@ -115,6 +118,7 @@ std::vector<Event> read_events_text(const std::filesystem::path& path) {
 }
 
 std::vector<Event> read_events(const std::filesystem::path& path) {
+  io::check_input_file(path, kMaxEventBytes, "list-mode file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str_cat(path.string(), ": cannot open list-mode file"));
   char magic[4] = {};

@@ -100,11 +100,16 @@ inline bool listmode(const std::uint8_t* data, std::size_t size) {
   return accepted([&] { (void)strip::read_events(f.path()); });
 }
 
+// Both NIfTI readers: the series reader accepts every file the volume reader does, and 4-D.
 inline bool nifti(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
-  return accepted([&] {
+  (void)accepted([&] {
     NiftiMeta meta;
     (void)read_nifti(f.path(), meta);
+  });
+  return accepted([&] {
+    NiftiMeta meta;
+    (void)read_nifti_series(f.path(), meta);
   });
 }
 

@@ -97,6 +97,8 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   out["nifti"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));
   v.grid.origin_mm = {1.0, -2.0, 3.0};
   out["nifti"].push_back(written(".nii.gz", [&](const auto& p) { write_nifti(p, v, NiftiMeta("mu", "1/mm")); }));
+  NiftiSeries series{.grid = v.grid, .data = std::vector<float>(24, 0.5f), .frames = 2, .frame_s = 1.5};
+  out["nifti"].push_back(written(".nii.gz", [&](const auto& p) { write_nifti(p, series); }));
 
   const std::vector<std::size_t> shape{2, 3};
   const std::vector<float> f{0.5f, 1.0f, -2.0f, 3.0f, 4.0f, 5.5f};
