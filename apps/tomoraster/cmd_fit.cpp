@@ -68,6 +68,8 @@ void refuse_overwriting_input(const std::filesystem::path& dir, const std::files
 int run() {
   const std::filesystem::path msr = std::filesystem::absolute(args.msr);
   // The reader's gate, before any output folder: a folder, FIFO or device says what it is.
+  std::error_code ec;
+  if (!std::filesystem::exists(msr, ec)) throw InputError("msr file '" + args.msr + "' does not exist");
   io::check_input_file(args.msr, std::uintmax_t(64) << 20, "msr file");
   const std::string text = "problem = \"musr\"\n[musr]\nmsr = " + nlohmann::json(msr.string()).dump() + "\n";
   Scene scene = Scene::load_string(text, "fit " + args.msr);
