@@ -2,8 +2,10 @@
 // file. It runs the musr problem on a one-line scene, so apps/ needs nothing of compute/musr.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,11 +14,16 @@
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/io/output_dir.hpp"
 
 namespace tomo::cli {
 namespace {
+
+// `fit`'s own status: files written, but χ² not finite, HESSE failed or EDM too large.
+constexpr int kExitFitNotConverged = 4;
 
 struct FitArgs {
   std::string msr;
@@ -41,16 +48,47 @@ CLI::App* setup(CLI::App& root) {
   return sub;
 }
 
+// True for the names a fit writes into its output folder besides <stem>_fit.msr (which never
+// equals its input's name): report.json and run<N>.png.
+bool fit_output_name(const std::string& name) {
+  if (name == "report.json") return true;
+  if (!name.starts_with("run") || !name.ends_with(".png") || name.size() <= 7) return false;
+  const std::string digits = name.substr(3, name.size() - 7);
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `--force` into the msr's own folder replaces same-named files: never the msr itself.
+void refuse_overwriting_input(const std::filesystem::path& dir, const std::filesystem::path& msr) {
+  std::error_code ec;
+  if (!std::filesystem::equivalent(dir, msr.parent_path(), ec) || ec) return;
+  if (fit_output_name(msr.filename().string()))
+    throw InputError("msr file '" + args.msr + "' has the name of an output of the fit and the output folder is its own: choose another -o");
+}
+
 int run() {
   const std::filesystem::path msr = std::filesystem::absolute(args.msr);
-  if (!std::filesystem::is_regular_file(msr)) throw InputError("msr file '" + args.msr + "' does not exist");
+  // The reader's gate, before any output folder: a folder, FIFO or device says what it is.
+  std::error_code ec;
+  if (!std::filesystem::exists(msr, ec)) throw InputError("msr file '" + args.msr + "' does not exist");
+  io::check_input_file(args.msr, std::uintmax_t(64) << 20, "msr file");
   const std::string text = "problem = \"musr\"\n[musr]\nmsr = " + nlohmann::json(msr.string()).dump() + "\n";
   Scene scene = Scene::load_string(text, "fit " + args.msr);
   for (const auto& s : args.sets) scene.apply_override(s);
-  const ProblemInfo& problem = ProblemRegistry::instance().find("musr");
-  OutputDir out(args.output.empty() ? default_output(msr.stem().string()) : std::filesystem::path(args.output), args.force);
+  const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());  // reads `problem`: no unused-key warning
+  if (!runtime_options().gpus.empty() && !problem.multi_device)
+    throw InputError("--gpus: fit runs on one device; choose it with --cuda-device (docs/multigpu.md)");
+  const std::filesystem::path dir = args.output.empty() ? default_output(msr.stem().string()) : std::filesystem::path(args.output);
+  refuse_overwriting_input(dir, msr);
+  OutputDir out(dir, args.force);
   run_into(problem, scene, args.backend, out, [&](RunReport& r) { r.set("msr", msr.string()); });
   std::printf("wrote %zu files to %s\n", out.files().size(), out.final_dir().string().c_str());
+  // A fit that failed or did not converge wrote its files (for a look) but is no result.
+  std::ifstream report(out.final_dir() / "report.json");
+  const auto j = nlohmann::json::parse(report, nullptr, false);
+  if (!j.is_discarded() && j.contains("fit") && !j["fit"].value("converged", true)) {
+    std::fprintf(stderr, "tomoraster: the fit did not converge (exit %d; see the warning above)\n", kExitFitNotConverged);
+    return kExitFitNotConverged;
+  }
   return kExitOk;
 }
 

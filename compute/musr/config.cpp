@@ -1,6 +1,7 @@
 // MusrConfig::from_scene (see config.hpp).
 #include "compute/musr/config.hpp"
 
+#include "compute/core/error.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/musr/psi_bin.hpp"
 
@@ -21,7 +22,9 @@ Eq5Config eq5_from_scene(const Scene& s) {
   c.sigma = s.get_in_range("musr.sigma", c.sigma, 0.0, 100.0);
   c.field_g = s.get_in_range("musr.field", c.field_g, 0.0, 1e5);
   c.fit_end_us = s.get_in_range("musr.fit_end", 8.0, 0.0, 1e3);
-  c.seed = static_cast<std::uint64_t>(s.get<int>("musr.seed", 1));
+  const auto seed = s.get<std::int64_t>("musr.seed", 1);  // as safir.seed: a negative seed is refused
+  if (seed < 0) throw InputError(s.where("musr.seed") + " must be >= 0, got " + std::to_string(seed));
+  c.seed = static_cast<std::uint64_t>(seed);
   return c;
 }
 

@@ -117,6 +117,10 @@ struct Expr {
 // Parses the right-hand side of a FUNCTIONS line: numbers, parN, mapN, funN, PI, GAMMA_MU,
 // + − * /, unary −, parentheses, the musrfit functions (cos … atanh, exp, log, ln, sqrt,
 // pow(a,b)). Throws InputError naming the offending token and its column.
+// Bounds that keep parsing, lowering and destruction within the stack: realistic FUNCTIONS
+// lines are a few hundred characters and nest a handful of levels.
+inline constexpr std::size_t kMaxExpressionChars = 4096;
+inline constexpr int kMaxExpressionDepth = 200;
 std::unique_ptr<Expr> parse_expression(std::string_view text);
 
 // How a lowering resolves references: parN → param node, mapN → the run's map entry,

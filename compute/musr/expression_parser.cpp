@@ -6,6 +6,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/musr/expression.hpp"
+#include "compute/musr/quoted_text.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -33,15 +34,20 @@ class Parser {
   explicit Parser(std::string_view s) : s_(s) {}
 
   std::unique_ptr<Expr> parse() {
+    // Bounded before parsing: the parser, the lowering and the tree's destructor recurse once
+    // per nesting level and once per operand of a flat sum.
+    if (s_.size() > kMaxExpressionChars)
+      throw InputError("FUNCTIONS expression '" + quoted_excerpt(s_) + "' has " + std::to_string(s_.size()) +
+                       " characters, more than the " + std::to_string(kMaxExpressionChars) + " allowed");
     auto e = expr();
     skip();
-    if (pos_ < s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
+    if (pos_ < s_.size()) fail("unexpected '" + quoted_excerpt(s_.substr(pos_, 1)) + "'");
     return e;
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError("FUNCTIONS expression '" + std::string(s_) + "': " + what + " at column " +
+    throw InputError("FUNCTIONS expression '" + quoted_excerpt(s_) + "': " + what + " at column " +
                      std::to_string(pos_ + 1));
   }
   void skip() {
@@ -87,10 +93,16 @@ class Parser {
       else return e;
     }
   }
+  // Every nesting (parenthesis, function call, unary sign) passes through here once.
   std::unique_ptr<Expr> factor() {
-    if (eat('-')) return node(OpCode::neg, factor());
-    if (eat('+')) return factor();
-    return primary();
+    if (++depth_ > kMaxExpressionDepth)
+      fail("nested more than " + std::to_string(kMaxExpressionDepth) + " deep (parentheses, calls and signs)");
+    std::unique_ptr<Expr> e;
+    if (eat('-')) e = node(OpCode::neg, factor());
+    else if (eat('+')) e = factor();
+    else e = primary();
+    --depth_;
+    return e;
   }
   std::unique_ptr<Expr> number() {
     const char* b = s_.data() + pos_;
@@ -112,7 +124,7 @@ class Parser {
       expect(')');
       return e;
     }
-    if (!std::isalpha(static_cast<unsigned char>(c))) fail("unexpected '" + std::string(1, c) + "'");
+    if (!std::isalpha(static_cast<unsigned char>(c))) fail("unexpected '" + quoted_excerpt(s_.substr(pos_, 1)) + "'");
     std::size_t start = pos_;
     while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
     std::string word = lower(s_.substr(start, pos_ - start));
@@ -130,7 +142,7 @@ class Parser {
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
         if (ec != std::errc() || p != digits.data() + digits.size() || n < 1) {
           pos_ = start;
-          fail("bad reference '" + word + "' (expected " + std::string(prefix) + "N with N ≥ 1)");
+          fail("bad reference '" + quoted_excerpt(word) + "' (expected " + std::string(prefix) + "N with N ≥ 1)");
         }
         auto e = make(kind);
         e->ref = n;
@@ -151,11 +163,12 @@ class Parser {
       return e;
     }
     pos_ = start;
-    fail("unknown name '" + word + "'");
+    fail("unknown name '" + quoted_excerpt(word) + "'");
   }
 
   std::string_view s_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

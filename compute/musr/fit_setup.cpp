@@ -1,6 +1,7 @@
 // Data preparation as musrfit's PRunSingleHisto/PRunAsymmetry do it (notes: musrfit-facts.md,
 // "Single-histogram fit", "Asymmetry fit"); departures are listed in docs/musr.md.
 #include "compute/musr/fit_setup.hpp"
+#include "compute/musr/quoted_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,7 @@ namespace {
 constexpr double kPsiBeamPeriodUs = 0.01975;  // PSI accelerator period (background cut)
 
 [[noreturn]] void fail(const MsrFile& m, const MsrRun& r, const std::string& what) {
-  throw InputError(m.path.string() + ":" + std::to_string(r.line) + ": RUN " + r.file + ": " + what);
+  throw InputError(m.path.string() + ":" + std::to_string(r.line) + ": RUN " + quoted_excerpt(r.file) + ": " + tidy_message(what));
 }
 
 class RunResolver : public ExprResolver {
@@ -34,6 +35,9 @@ class RunResolver : public ExprResolver {
     const MsrFunction* f = m_.function(n);
     if (!f) fail(m_, r_, "fun" + std::to_string(n) + " is not defined in FUNCTIONS");
     if (!active_.insert(n).second) fail(m_, r_, "fun" + std::to_string(n) + " refers to itself");
+    if (active_.size() > kMaxFunctionChain)
+      throw InputError(m_.path.string() + ":" + std::to_string(f->line) + ": fun" + std::to_string(n) + " is reached through more than " +
+                       std::to_string(kMaxFunctionChain) + " functions referring to one another");
     auto id = lower_expression(*f->expr, b_, *this);
     active_.erase(n);
     done_[n] = id;
@@ -82,6 +86,9 @@ Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const st
   g.t0 = t0s[0];
   for (std::size_t k = 0; k < hists.size(); ++k) {
     const auto& h = f.histograms[hists[k] - 1];
+    // An empty histogram fits to any parameters: a wrong histogram number or a dead detector.
+    if (std::all_of(h.begin(), h.end(), [](std::int32_t v) { return v == 0; }))
+      fail(m, r, "histogram " + std::to_string(hists[k]) + " has no counts (every bin is 0)");
     const int shift = static_cast<int>(std::lround(t0s[k] - t0s[0]));
     for (int i = 0; i < bins; ++i) {
       const int j = i + shift;

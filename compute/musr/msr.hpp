@@ -110,6 +110,12 @@ struct MsrFile {
 // Parses msr text; `where` names it in errors ("file.msr"). Errors: InputError
 // "file.msr:LINE: ... 'TOKEN' ...".
 MsrFile parse_msr(const std::string& text, const std::string& where);
+// The file through the common input gate (a regular file of at most kMsrMaxBytes), then parse_msr.
+// FUNCTIONS bounds: how many lines, and how deep funN may refer to funM to funK … (each level
+// is a recursion of the lowering).
+inline constexpr std::size_t kMaxFunctions = 1000;
+inline constexpr std::size_t kMaxFunctionChain = 100;
+inline constexpr std::uintmax_t kMsrMaxBytes = std::uintmax_t(64) << 20;
 MsrFile read_msr(const std::filesystem::path& path);
 
 // The msr text after a fit, as musrfit writes it: the FITPARAMETER block with the new

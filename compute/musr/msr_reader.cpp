@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
 #include "compute/musr/msr.hpp"
+#include "compute/musr/quoted_text.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -33,7 +35,7 @@ class LineContext {
  public:
   LineContext(const std::string& where, int line) : where_(where), line_(line) {}
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(where_ + ":" + std::to_string(line_) + ": " + what);
+    throw InputError(where_ + ":" + std::to_string(line_) + ": " + tidy_message(what));
   }
   double number(const std::string& tok, const char* what) const {
     double v = 0.0;
@@ -142,6 +144,7 @@ void parse_function(const LineContext& c, const std::string& line, MsrFile& m) {
   MsrFunction f;
   f.number = c.integer(lhs[0].substr(3), "function number", 1);
   if (m.function(f.number)) c.fail("function '" + lhs[0] + "' defined twice");
+  if (m.functions.size() >= kMaxFunctions) c.fail("more than " + std::to_string(kMaxFunctions) + " FUNCTIONS");
   f.text = line.substr(eq + 1);
   f.line = c.line();
   try {
@@ -237,7 +240,7 @@ void parse_run_line(const LineContext& c, const std::vector<std::string>& t, Msr
 
 void check_references(const MsrFile& m, const std::string& where) {
   const int np = static_cast<int>(m.params.size());
-  auto bad = [&](int line, const std::string& what) { throw InputError(where + ":" + std::to_string(line) + ": " + what); };
+  auto bad = [&](int line, const std::string& what) { throw InputError(where + ":" + std::to_string(line) + ": " + tidy_message(what)); };
   for (const auto& term : m.theory)
     for (const auto& f : term)
       for (const auto& a : f.args) {
@@ -275,14 +278,14 @@ std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, co
       int v = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
       if (ec != std::errc() || p != s.data() + s.size() || v < 1)
-        throw InputError(where + ": histogram '" + tok + "' is not a number ≥ 1 or a range a-b");
+        throw InputError(where + ": histogram '" + quoted_excerpt(tok) + "' is not a number ≥ 1 or a range a-b");
       return v;
     };
     if (dash == std::string::npos) {
       out.push_back(num(tok));
     } else {
       int a = num(tok.substr(0, dash)), b = num(tok.substr(dash + 1));
-      if (b < a || b - a > 4096) throw InputError(where + ": histogram range '" + tok + "' is empty or too long");
+      if (b < a || b - a > 4096) throw InputError(where + ": histogram range '" + quoted_excerpt(tok) + "' is empty or too long");
       for (int h = a; h <= b; ++h) out.push_back(h);
     }
   }
@@ -367,12 +370,7 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
 }
 
 MsrFile read_msr(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError("cannot open msr file '" + path.string() + "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  auto text = ss.str();
-  if (text.size() > (64u << 20)) throw InputError("msr file '" + path.string() + "' is larger than 64 MiB");
+  const auto text = io::read_input_file(path, kMsrMaxBytes, "msr file");  // size checked before reading
   auto m = parse_msr(text, path.string());
   m.path = path;
   return m;

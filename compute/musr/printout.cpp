@@ -20,8 +20,12 @@ std::vector<MsrParameter> fitted_parameters(const MsrFile& msr, const FitResult&
   for (std::size_t i = 0; i < out.size() && i < r.params.size(); ++i) {
     const auto& s = r.params[i];
     auto& p = out[i];
-    p.value = s.value;
     p.pos_error.reset();
+    // A failed fit (χ² not finite, HESSE without a positive-definite matrix) keeps the input's
+    // value and step: a step of 0 would fix the parameter in the next fit.
+    if (!std::isfinite(s.value)) continue;
+    p.value = s.value;
+    if (s.free && !(std::isfinite(s.error) && s.error > 0.0) && !(s.minos_minus && s.minos_plus)) continue;
     if (!s.free) {
       p.step = 0.0;
       continue;

@@ -90,7 +90,13 @@ void run(RunContext& ctx) {
   ctx.report.set_metric("ndf", stat.ndf);
   ctx.report.set_metric("evaluations", r.evaluations);
   ctx.report.set_metric("fit_seconds", fit_s);
-  if (!r.converged) log_warn("musr: the minimiser did not converge (EDM ", r.edm, ")");
+  const char* stat_name = stat.max_likelihood ? "maxLH" : "chi2";
+  if (!std::isfinite(r.fmin))
+    log_warn("musr: the fit failed: ", stat_name, " is ", r.fmin, " (a THEORY or FUNCTIONS value is not finite); the fitted msr keeps the input steps");
+  else if (!r.hesse_ok)
+    log_warn("musr: the fit failed: HESSE found no positive-definite matrix (no errors); the fitted msr keeps the input steps");
+  else if (!r.converged)
+    log_warn("musr: the fit did not converge (EDM ", r.edm, " above ", 2e-4 * r.up, ")");
 }
 
 int crosscheck(CrosscheckContext& ctx) {

@@ -1,6 +1,7 @@
 // PSI-BIN reader and writer (notes: musrfit-facts.md, "PSI-BIN data files").
 #include "compute/musr/psi_bin.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/io/atomic_file.hpp"
+#include "compute/io/input_file.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -87,15 +89,36 @@ PsiBinFile parse_psi_bin(std::span<const std::uint8_t> b, const std::string& whe
     f.labels.push_back(text_field(b, 948 + 4 * h, 4));
     std::vector<std::int32_t> hist(static_cast<std::size_t>(bins));
     std::memcpy(hist.data(), b.data() + kHeader + 4 * static_cast<std::size_t>(h) * stride, 4 * hist.size());
+    // Counts are never negative: a negative one is a corrupt file, not data to fit.
+    if (auto it = std::find_if(hist.begin(), hist.end(), [](std::int32_t v) { return v < 0; }); it != hist.end())
+      fail("histogram " + std::to_string(h + 1) + " bin " + std::to_string(it - hist.begin()) + " has a negative count (" +
+           std::to_string(*it) + ")");
     f.histograms.push_back(std::move(hist));
   }
   return f;
 }
 
+// The gate first (a regular file under the hard cap), then the 1024-byte header, then only as
+// many bytes as the header's histograms occupy: padding after them is never held in memory.
 PsiBinFile read_psi_bin(const std::filesystem::path& path) {
+  const std::uintmax_t size = io::check_input_file(path, kPsiBinMaxBytes, "PSI-BIN data");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open PSI-BIN file '" + path.string() + "'");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in) throw InputError("PSI-BIN data '" + path.string() + "': cannot be opened");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(std::min<std::uintmax_t>(size, kHeader)));
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::size_t want = bytes.size();
+  if (bytes.size() == kHeader) {
+    const auto nh = get<std::int16_t>(bytes, 30), lendaf = get<std::int16_t>(bytes, 130), kdafhi = get<std::int16_t>(bytes, 132);
+    if (nh > 0 && lendaf > 0 && kdafhi > 0)
+      want = kHeader + 4 * static_cast<std::size_t>(nh) * static_cast<std::size_t>(lendaf) * static_cast<std::size_t>(kdafhi);
+  }
+  want = static_cast<std::size_t>(std::min<std::uintmax_t>(want, size));
+  if (want > bytes.size()) {
+    const std::size_t have = bytes.size();
+    bytes.resize(want);
+    in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(want - have));
+    bytes.resize(have + static_cast<std::size_t>(in.gcount()));
+  }
   return parse_psi_bin(bytes, path.string());
 }
 

@@ -11,6 +11,9 @@ namespace tomo::musr {
 
 inline constexpr int kPsiBinMaxHistograms = 16;   // header arrays hold 16 entries
 inline constexpr int kPsiBinMaxBins = 32767;      // int16 bins per histogram
+// A hard cap on the file: 16 histograms of 32767 bins fill 2 MiB; the record layout may pad
+// that, never to a GiB.
+inline constexpr std::uintmax_t kPsiBinMaxBytes = std::uintmax_t(1) << 30;
 
 struct PsiBinFile {
   int tdc_resolution = 0;    // resolution code (bin width 0.125·625e-6·2^code µs when none is stored)
