@@ -32,7 +32,7 @@ std::uintmax_t check_input_file(const std::filesystem::path& path, std::uintmax_
   return size;
 }
 
-std::string read_input_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view what) {
+std::string input_file_bytes(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view what) {
   const std::uintmax_t size = check_input_file(path, max_bytes, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(std::string(what) + " '" + path.string() + "': cannot be opened");

@@ -17,8 +17,9 @@ inline constexpr std::uintmax_t kGiB = std::uintmax_t(1) << 30;
 // "PSI-BIN data", "list-mode file") and `max_bytes` the cap.
 std::uintmax_t check_input_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view what);
 
-// check_input_file, then the whole file as bytes.
-std::string read_input_file(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view what);
+// check_input_file, then the whole file as bytes (no format: a reader parses them, and that
+// reader has the fuzz target).
+std::string input_file_bytes(const std::filesystem::path& path, std::uintmax_t max_bytes, std::string_view what);
 
 // A byte count for messages: "3.2 GiB", "12 MiB", "512 bytes".
 std::string byte_count(std::uintmax_t bytes);

@@ -370,7 +370,7 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
 }
 
 MsrFile read_msr(const std::filesystem::path& path) {
-  const auto text = io::read_input_file(path, kMsrMaxBytes, "msr file");  // size checked before reading
+  const auto text = io::input_file_bytes(path, kMsrMaxBytes, "msr file");  // size checked before reading
   auto m = parse_msr(text, path.string());
   m.path = path;
   return m;

@@ -16,7 +16,7 @@ namespace {
 
 std::string refusal(const std::filesystem::path& p, std::uintmax_t cap = kMiB) {
   try {
-    (void)read_input_file(p, cap, "test file");
+    (void)input_file_bytes(p, cap, "test file");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -38,7 +38,7 @@ TEST(InputFile, RefusesWhatIsNotARegularFileOfBoundedSize) {
       << refusal(big);
   const auto ok = dir.dir / "ok";
   std::ofstream(ok, std::ios::binary) << std::string("a\0b", 3);
-  EXPECT_EQ(read_input_file(ok, kMiB, "test file"), std::string("a\0b", 3));
+  EXPECT_EQ(input_file_bytes(ok, kMiB, "test file"), std::string("a\0b", 3));
   EXPECT_EQ(check_input_file(ok, 3, "test file"), 3u);
   EXPECT_NE(refusal(ok, 2).find("3 bytes is larger than the 2 bytes"), std::string::npos);
 }
