@@ -62,12 +62,14 @@ std::string info_json() {
   return j.dump();
 }
 
+// A 3-D file as (z, y, x); a 4-D one (safir's frames) as (t, z, y, x), with frame_s in seconds.
 nb::tuple read_nifti_py(const std::string& path) {
-  VolumeF v = read_nifti(path);
+  NiftiSeries v = read_nifti_series(path);
   const auto& g = v.grid;
   std::vector<double> vox(g.voxel_mm.begin(), g.voxel_mm.end()), org(g.origin_mm.begin(), g.origin_mm.end());
-  return nb::make_tuple(to_numpy(std::move(v.data), {std::size_t(g.dims[2]), std::size_t(g.dims[1]), std::size_t(g.dims[0])}),
-                        vox, org);
+  std::vector<std::size_t> shape{std::size_t(g.dims[2]), std::size_t(g.dims[1]), std::size_t(g.dims[0])};
+  if (v.frames > 1) shape.insert(shape.begin(), std::size_t(v.frames));
+  return nb::make_tuple(to_numpy(std::move(v.data), shape), vox, org, v.frame_s);
 }
 
 }  // namespace

@@ -88,9 +88,12 @@ def set_cuda_device(device: int) -> None:
     _core.set_cuda_device(int(device))
 
 
-def read_nifti(path: str):
-    """A NIfTI volume as (array (z, y, x) float32, voxel_mm (x, y, z), origin_mm (x, y, z))."""
-    return _core.read_nifti(_checks.path("path", path))
+def read_nifti(path: str, frames: bool = False):
+    """A NIfTI volume as (array (z, y, x) float32, voxel_mm (x, y, z), origin_mm (x, y, z)). A 4-D
+    file (safir's frames with safir.frame_s) gives an array (t, z, y, x); frames=True adds the
+    frame duration in seconds as a fourth item (0 for a 3-D file)."""
+    array, voxel_mm, origin_mm, frame_s = _core.read_nifti(_checks.path("path", path))
+    return (array, voxel_mm, origin_mm, frame_s) if frames else (array, voxel_mm, origin_mm)
 
 
 from . import fdk, glpet, musr, oat, safir, strip  # noqa: E402  (they use the names above)

@@ -69,3 +69,14 @@ def test_bad_arrays_raise(events):
     p.set_events(events)
     with pytest.raises(ValueError, match="v: shape"):
         p.back(np.ones(3))
+
+
+def test_a_run_with_frames_loads_its_4d_image(tmp_path):
+    """safir.frame_s writes image.nii 4-D; run() and read_nifti give it as (t, z, y, x)."""
+    rep = tomoraster.run({"problem": "safir", "backend": "cpu", "safir": {**SAFIR, "duration_s": 1.0, "frame_s": 0.5}},
+                         out=str(tmp_path / "o"))
+    img = rep["volumes"]["image"]
+    assert img.shape == (2, 8, 16, 16) and np.isfinite(img).all() and img[0].sum() > 0 and img[1].sum() > 0
+    arr, _, _, frame_s = tomoraster.read_nifti(str(tmp_path / "o" / "image.nii"), frames=True)
+    assert frame_s == pytest.approx(0.5) and arr.shape == img.shape
+    assert tomoraster.read_nifti(str(tmp_path / "o" / "sensitivity.nii"), frames=True)[3] == 0
