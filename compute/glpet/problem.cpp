@@ -181,7 +181,12 @@ const ProblemRegistrar kRegister({"glpet",
                                   "PET between detector-module planes: correspondence images, LOR atlas, "
                                   "mip-reduction back-projection, ML-EM [Toth2010]",
                                   run, run_crosscheck, list_backends_of<Projector>(), /*multi_device=*/true,
-                                  [](const Scene& s) { (void)read_glpet_scene(s); }});
+                                  [](const Scene& s) {
+                                    // The scene's volumes are voxelised while it is read: sized first.
+                                    require_host_memory(estimate_memory(s, false), "glpet");
+                                    (void)read_glpet_scene(s);
+                                    s.declare_optional({"glpet.multi_gpu", "glpet.multi_gpu_split"});  // multi_run.cpp
+                                  }});
 
 }  // namespace
 }  // namespace tomo::glpet
