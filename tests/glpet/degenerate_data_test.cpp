@@ -3,6 +3,8 @@
 // glpet.data.write name equal to an output of the run (which would overwrite it) is refused.
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -32,19 +34,7 @@ Scene small_scene(const std::string& set) {
   return s;
 }
 
-// The message of the InputError a cpu run of `s` throws ("" when none is thrown).
-std::string run_error(const Scene& s, const fs::path& dir) {
-  runtime_options().progress = false;
-  RunReport report;
-  OutputDir out(dir, true);
-  RunContext ctx{s, "cpu", out, report};
-  try {
-    ProblemRegistry::instance().find("glpet").run(ctx);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string run_error(const Scene& s, const fs::path& dir) { return test::run_error("glpet", s, dir); }
 
 TEST(GlpetDegenerateData, AllZeroCountsAreRefused) {
   test::TempDir t;

@@ -3,6 +3,8 @@
 // return, is refused before anything is allocated or inflated; a grid step of 1e30 m is refused.
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -20,16 +22,7 @@
 namespace tomo::oat {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not an InputError: ") + e.what();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 // A PATATO-like file whose 'raw_data' (1, 1, q, k) float32 is gzip-chunked by (1, 1, chunk_q, k)
 // with only its first chunk written, directly, as the deflated bytes of 64 kB of zeros.

@@ -3,6 +3,8 @@
 // exactly the declared size; and the 4-D series the writer makes reads back frame by frame.
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -20,16 +22,7 @@
 namespace tomo {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not an InputError: ") + e.what();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 // A little-endian header of `dims` (x, y, z, t) voxels of `datatype` (`bytes` each), identity sform.
 std::vector<unsigned char> header(std::array<std::int16_t, 4> dims, std::int16_t datatype, std::int16_t bitpix) {

@@ -4,6 +4,8 @@
 // libstdc++ message; /dev/zero and a FIFO never ended).
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
+
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -18,16 +20,7 @@
 namespace tomo {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not an InputError: ") + e.what();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 using Read = std::function<void(const std::filesystem::path&)>;
 

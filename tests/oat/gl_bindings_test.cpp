@@ -17,7 +17,6 @@ using namespace tomo;
 
 namespace {
 
-using test::block_binding;
 using test::glsl_values;
 using test::ssbo_binding;
 using test::unit_of;

@@ -19,7 +19,6 @@ namespace {
 
 using test::block_binding;
 using test::glsl_values;
-using test::ssbo_binding;
 using test::unit_of;
 
 using Named = std::vector<std::pair<std::string, unsigned>>;

@@ -3,6 +3,8 @@
 // (S = B = E = 0 was reported), and time frames so short that their images cannot fit in memory.
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
+
 #include <filesystem>
 #include <string>
 
@@ -29,18 +31,7 @@ Scene scene(const std::string& body, const std::string& image = "[12, 12, 8]") {
                             "s.toml");
 }
 
-std::string run_error(const Scene& s, const fs::path& dir) {
-  runtime_options().progress = false;
-  RunReport report;
-  OutputDir out(dir, true);
-  RunContext ctx{s, "cpu", out, report};
-  try {
-    ProblemRegistry::instance().find("safir").run(ctx);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string run_error(const Scene& s, const fs::path& dir) { return test::run_error("safir", s, dir); }
 
 TEST(SafirDegenerate, EventsThatAllJoinACrystalToItselfAreRefused) {
   test::TempDir t;

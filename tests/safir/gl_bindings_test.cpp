@@ -14,9 +14,6 @@ using namespace tomo;
 namespace {
 
 using test::block_binding;
-using test::glsl_values;
-using test::ssbo_binding;
-using test::unit_of;
 
 constexpr GLenum kSsbo = GL_SHADER_STORAGE_BLOCK;
 
