@@ -90,8 +90,8 @@ NB_MODULE(_core, m) {
   });
   m.def("version", [] { return std::string(TOMO_VERSION); });
   m.def("info_json", &info_json);
-  m.def("request_interrupt", &request_interrupt, nb::arg("signal"));
-  m.def("clear_interrupt", &clear_interrupt);
+  m.def("request_interrupt", &tomo::request_interrupt, nb::arg("signal"));
+  m.def("clear_interrupt", &tomo::clear_interrupt);
   m.def("run", &run, nb::arg("scene"), nb::arg("is_text"), nb::arg("backend"), nb::arg("output"), nb::arg("sets"),
         nb::arg("force"));
   m.def("read_nifti", &read_nifti_py, nb::arg("path"));
