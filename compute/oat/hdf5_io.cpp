@@ -11,6 +11,7 @@
 #include "compute/core/log.hpp"
 #include "compute/io/input_file.hpp"
 #include "compute/oat/data_io.hpp"
+#include "compute/oat/hdf5_here.hpp"
 #include "compute/oat/isolated_read.hpp"
 
 #if defined(TOMO_HAVE_HDF5)
@@ -30,6 +31,8 @@ namespace {
 MeasuredData read_patato(const std::filesystem::path& p, int, int) { no_hdf5(p); }
 void write_patato(const std::filesystem::path& p, const MeasuredData&) { no_hdf5(p); }
 MeasuredData read_kwave(const std::filesystem::path& p, const std::filesystem::path&) { no_hdf5(p); }
+MeasuredData read_patato_in_process(const std::filesystem::path& p, int, int) { no_hdf5(p); }
+MeasuredData read_kwave_in_process(const std::filesystem::path& p) { no_hdf5(p); }
 void write_kwave(const std::filesystem::path& p, const MeasuredData&, std::array<int, 3>, double) { no_hdf5(p); }
 
 #else
@@ -353,6 +356,12 @@ MeasuredData read_patato(const std::filesystem::path& path, int frame, int wavel
 MeasuredData read_kwave(const std::filesystem::path& output, const std::filesystem::path& input) {
   return read_isolated(output, [&] { return read_kwave_here(output, input); });
 }
+
+MeasuredData read_patato_in_process(const std::filesystem::path& path, int frame, int wavelength) {
+  return read_patato_here(path, frame, wavelength);
+}
+
+MeasuredData read_kwave_in_process(const std::filesystem::path& output) { return read_kwave_here(output, {}); }
 
 #endif
 

@@ -27,10 +27,12 @@
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/oat/data_io.hpp"
+#include "compute/oat/hdf5_here.hpp"
 #include "compute/musr/msr.hpp"
 #include "compute/musr/psi_bin.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
+#include "tests/fuzz/hdf5_recipe.hpp"
 
 namespace tomo::fuzz {
 
@@ -214,6 +216,35 @@ inline bool oat_kwave(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)oat::read_kwave(f.path()); });
 }
+
+#if defined(TOMO_HAVE_HDF5)
+// The structure-aware HDF5 targets (tests/fuzz/hdf5_recipe.hpp): the input is a recipe that
+// libhdf5 writes as a well-formed file, read in this process.
+template <std::size_t N, class Read>
+bool hdf5_recipe(const hdf5::Slot (&slots)[N], const std::uint8_t* data, std::size_t size, Read&& read) {
+  const std::vector<std::uint8_t> file = hdf5::build_file(slots, data, size);
+  if (file.empty()) return false;
+  MemoryFile f(file.data(), file.size());
+  return accepted([&] { (void)read(f.path()); });
+}
+
+inline constexpr hdf5::Slot kPatatoSlots[] = {{"raw_data", false}, {"GEOMETRY", false}, {"fs", true},
+                                              {"speedofsound", true}};
+inline constexpr hdf5::Slot kKwaveSlots[] = {{"Nx", false}, {"Ny", false}, {"Nz", false}, {"dx", false},
+                                             {"dy", false}, {"dz", false}, {"dt", false}, {"p", false},
+                                             {"sensor_mask_index", false}, {"c0", false}};
+
+inline bool oat_patato_recipe(const std::uint8_t* data, std::size_t size) {
+  return hdf5_recipe(kPatatoSlots, data, size, [](const auto& p) { return oat::read_patato_in_process(p); });
+}
+
+inline bool oat_kwave_recipe(const std::uint8_t* data, std::size_t size) {
+  return hdf5_recipe(kKwaveSlots, data, size, [](const auto& p) { return oat::read_kwave_in_process(p); });
+}
+#else
+inline bool oat_patato_recipe(const std::uint8_t*, std::size_t) { return true; }
+inline bool oat_kwave_recipe(const std::uint8_t*, std::size_t) { return true; }
+#endif
 
 inline bool msr(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -171,6 +171,28 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
     out["oat_patato"].push_back(text("no HDF5 in this build"));
     out["oat_kwave"].push_back(text("no HDF5 in this build"));
   }
+  {  // recipes of valid files: a PATATO frame and a k-Wave run (tests/fuzz/hdf5_recipe.hpp)
+    using hdf5::Item;
+    const auto number = [](std::uint8_t type, double v) {
+      Item it{.present = true, .type = type, .dims = {}, .huge = {}, .layout = 0, .mode = 1, .a = v};
+      return it;
+    };
+    const auto array = [](std::uint8_t type, std::vector<std::uint32_t> dims, std::uint8_t layout, double a, double b) {
+      Item it{.present = true, .type = type, .dims = dims, .huge = std::vector<std::uint8_t>(dims.size(), 0),
+              .layout = layout, .mode = 0, .a = a, .b = b};
+      return it;
+    };
+    Bytes patato, kwave;
+    for (const Item& it : {array(0, {1, 1, 4, 32}, 3, 0.01, -0.1), array(1, {4, 3}, 1, 0.001, 0.0), number(1, 4e7),
+                           number(1, 1500.0)})
+      hdf5::encode(it, patato);
+    for (const Item& it : {number(9, 21), number(9, 21), number(9, 3), number(1, 1e-3), number(1, 1e-3), number(1, 1e-3),
+                           number(1, 2.5e-8), array(0, {1, 32, 4}, 2, 0.01, 0.0), array(9, {4}, 1, 10.0, 1.0),
+                           number(1, 1500.0)})
+      hdf5::encode(it, kwave);
+    out["oat_patato_recipe"].push_back(patato);
+    out["oat_kwave_recipe"].push_back(kwave);
+  }
 
   musr::Eq5Config mc;
   mc.detectors = 2;
