@@ -8,9 +8,12 @@ namespace tomo {
 void check_toml_text(std::string_view text, const std::string& source) {
   enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
   int line = 1, column = 0;
-  // A quote opens a string only where TOML has a key or a value: at the start of a line or
-  // after = [ , { . (toml++ reads `1"""x` as one malformed value, not a number and a string).
+  // A quote opens a string only where TOML has a key or a value: a key at the start of a line,
+  // after [ { , or a dot between keys; a value after = [ ,. toml++ reads `1"""x` and `40."""x`
+  // in a value as one malformed token that it scans to its end, so no string starts there.
   char before = '\n';  // the last character of code on this line other than a space or tab
+  bool value = false;   // after a key's '=' (until the line or the inline table's entry ends)
+  std::string brackets; // the [ and { open in code
   auto starts = [&](std::size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
   auto refuse = [&](const char* what) {
     throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed scene: " + what);
@@ -32,8 +35,8 @@ void check_toml_text(std::string_view text, const std::string& source) {
     if (c == '\n') {
       ++line;
       column = 0;
-      before = '\n';
       if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Code;  // the parser reports those
+      if (brackets.empty()) value = false, before = '\n';  // inside [ or { a line break changes nothing
       continue;
     }
     switch (in) {
@@ -41,12 +44,17 @@ void check_toml_text(std::string_view text, const std::string& source) {
         if (static_cast<unsigned char>(c) >= 0x80) refuse("a character outside ASCII may only stand in a string or a comment");
         if (c == '#') {
           in = In::Comment;
-        } else if ((c == '"' || c == '\'') && std::string_view("\n=[,{.").find(before) != std::string_view::npos) {
+        } else if ((c == '"' || c == '\'') &&
+                   std::string_view(value ? "=[," : "\n[{,.").find(before) != std::string_view::npos) {
           if (starts(i, "\"\"\"")) in = In::MultiBasic, i += 2, column += 2;
           else if (starts(i, "'''")) in = In::MultiLiteral, i += 2, column += 2;
           else in = c == '"' ? In::Basic : In::Literal;
           before = c;
         } else if (c != ' ' && c != '\t' && c != '\r') {
+          if (c == '=') value = true;
+          if (c == '[' || c == '{') brackets.push_back(c);
+          if ((c == ']' || c == '}') && !brackets.empty()) brackets.pop_back();
+          if (c == '{' || (c == ',' && !brackets.empty() && brackets.back() == '{')) value = false;  // a key comes next
           before = c;
         }
         break;

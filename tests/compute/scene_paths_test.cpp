@@ -103,8 +103,14 @@ TEST(SceneText, NonAsciiOutsideStringsAndCommentsIsRefusedWithItsPlace) {
       "d = '''\xe2\x80\xa6'''  # \xc3\x97\n",
       "<t>");
   EXPECT_EQ(s.get<std::string>("b", ""), "\xc3\xa9");
+  // quoted dotted keys, inline tables and arrays keep their strings
+  const Scene k = Scene::load_string(
+      "problem = \"x\"\nt.\"\xc2\xb5\" = 1\nu = { a = \"\xc3\xa9\", b.\"\xc2\xb3\" = 2 }\nv = [\"\xc2\xb5\",\n \"\xc3\xa9\"]\n", "<t>");
+  EXPECT_EQ(k.get<std::string>("u.a", ""), "\xc3\xa9");
   // toml++'s whitespace test after a backslash: refused there too, as is a quote that opens no string
-  for (const char* text : {"a = \"\"\"\\\n  \xc3\xa9\"\"\"\n", "a = \"\"\"\\\xc3\xa9\"\"\"\n", "a = 1\"\"\"8\xc2\xb9\n"}) {
+  // (`40."""` in a value is one malformed number that toml++ scans to its end, not a dotted key)
+  for (const char* text : {"a = \"\"\"\\\n  \xc3\xa9\"\"\"\n", "a = \"\"\"\\\xc3\xa9\"\"\"\n", "a = 1\"\"\"8\xc2\xb9\n",
+                           "s = 40.\"\"\"\\\\+\\\\\xef\xb3\xbf# x\n", "s = [1, 2.\"\xc2\xa7\"]\n"}) {
     const std::string m = error_of([&] { Scene::load_string(text, "<t>"); });
     EXPECT_NE(m.find("malformed scene: a character outside ASCII"), std::string::npos) << text << ": " << m;
   }
