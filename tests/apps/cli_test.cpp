@@ -80,6 +80,29 @@ TEST(Cli, AutoWithoutAGpuSaysTheCpuAndTheTimeToExpect) {
   EXPECT_EQ(r.output.find("backend auto", end), std::string::npos) << r.output;  // one line
 }
 
+// report.json names the commit of the source the binary was built from, refreshed at every build
+// (not at configure time): `git rev-parse --short HEAD`, "-dirty" when a tracked file differs from
+// it, "unknown" when the source is not a git checkout.
+TEST(Cli, ReportNamesTheCommitTheBinaryWasBuiltFrom) {
+  const std::string git = "git -C '" + std::string(TOMO_SOURCE_DIR) + "' ";
+  std::string expected = "unknown";
+  const auto top = tomo::test::run_command(git + "rev-parse --show-toplevel 2>/dev/null");
+  if (top.status == 0 && fs::equivalent(fs::path(top.output.substr(0, top.output.find('\n'))), TOMO_SOURCE_DIR)) {
+    const auto head = tomo::test::run_command(git + "rev-parse --short HEAD");
+    ASSERT_EQ(head.status, 0) << head.output;
+    expected = head.output.substr(0, head.output.find('\n'));
+    const auto changed = tomo::test::run_command(git + "status --porcelain --untracked-files=no");
+    ASSERT_EQ(changed.status, 0) << changed.output;
+    if (!changed.output.empty()) expected += "-dirty";
+  }
+  TempDir t;
+  const fs::path out = t.dir / "run";
+  Result r = run("run demo.toml -o " + out.string() + " --set demo.size=[8,8,8]");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(out / "report.json");
+  EXPECT_EQ(nlohmann::json::parse(in).at("commit"), expected);
+}
+
 TEST(Cli, MissingSceneFailsWithOneLine) {
   Result r = run("run /no/such/missing.toml -o /tmp/never-written");
   EXPECT_EQ(r.status, 2);
