@@ -76,17 +76,27 @@ struct ProblemRegistrar {
   explicit ProblemRegistrar(ProblemInfo info) { ProblemRegistry::instance().add(std::move(info)); }
 };
 
-// A run's work in the units its cpu speed is known in, so that "auto" falling back to the cpu
-// can say how long to expect (units / cpu_units_per_s seconds). Zero: not known.
+// A run's work in the units its cpu cost is known in, so that "auto" falling back to the cpu
+// can say how long to expect: units / (cpu_units_per_core_s × the cores OpenMP uses) seconds.
+// Each problem states its cost model where it resolves its backend. Zero: not known.
 struct WorkEstimate {
-  double units = 0;            // e.g. voxel-LOR pairs, samples along rays
-  double cpu_units_per_s = 0;  // measured or assumed rate of the cpu backend
+  double units = 0;                 // e.g. line samples, kernel evaluations
+  double cpu_units_per_core_s = 0;  // rough rate of one core of the cpu backend (measured once)
+};
+
+// Why one backend "auto" passed over cannot serve: its name and the reason.
+struct PassedOver {
+  std::string name;
+  std::string why;
 };
 
 // The one line "auto" prints when a GPU backend is built but cannot run here and the choice is
-// the cpu (or a GPU emulated on it): what was chosen, why the GPU backends cannot run, and the
-// time to expect when `work` is known. Once per process for the same text.
-void note_cpu_fallback(const std::string& chosen, const std::string& why, const WorkEstimate& work);
+// the cpu (or a GPU emulated on it): what was asked, what was chosen, why the GPU backends cannot
+// run (backends with the same reason grouped, details left to `tomoraster info`) and, when `work`
+// is known, the time to expect on this machine's cores. Once per process for the same text.
+void note_cpu_fallback(const std::string& chosen, const std::vector<PassedOver>& passed_over, const WorkEstimate& work);
+// The time `work` takes on `cores` cores of the cpu backend; 0 when not known.
+double cpu_seconds(const WorkEstimate& work, int cores);
 // "about 40 s", "about 3 min", "about 2.5 h".
 std::string duration_words(double seconds);
 
@@ -138,12 +148,12 @@ class BackendRegistry {
       if (names.empty()) throw UnavailableError("no backend is available on this machine");
       const std::string& best = names.front();
       if (best == "cpu" || available(best).software) {
-        std::string why;
+        std::vector<PassedOver> passed_over;
         for (const auto& [n, e] : entries_)
           if (e.priority > kPriorityCpu && n != best)
             if (const Availability a = available(n); !a.ok || a.software)
-              why += (why.empty() ? "" : "; ") + n + ": " + (a.ok ? std::string("emulated on the cpu") : a.why);
-        if (!why.empty()) note_cpu_fallback(best, why, work);
+              passed_over.push_back({n, a.ok ? std::string("emulated on the cpu") : a.why});
+        if (!passed_over.empty()) note_cpu_fallback(best, passed_over, work);
       }
       return best;
     }

@@ -15,6 +15,11 @@
 #endif
 
 namespace tomo {
+
+// The commit of the source tree this binary was built from, "-dirty" when a tracked file differed
+// ("unknown" outside a git checkout): a source generated at every build (cmake/commit.cmake).
+const char* build_commit();
+
 namespace {
 
 std::string iso8601_utc_now() {
@@ -43,12 +48,7 @@ nlohmann::json number(double v) {
 RunReport::RunReport() {
   j_["tool"] = "tomoraster";
   j_["version"] = TOMO_VERSION;
-  // `git describe` of the source when the build knew it (TOMO_COMMIT), else the version.
-#ifdef TOMO_COMMIT
-  j_["commit"] = std::string(TOMO_COMMIT).empty() ? TOMO_VERSION : TOMO_COMMIT;
-#else
-  j_["commit"] = TOMO_VERSION;
-#endif
+  j_["commit"] = build_commit();
   j_["host"] = host_name();
   if (!runtime_options().command_line.empty()) j_["command_line"] = runtime_options().command_line;
   j_["started"] = iso8601_utc_now();

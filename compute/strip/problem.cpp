@@ -70,7 +70,8 @@ void run(RunContext& ctx) {
   require_host_memory(estimate_memory(c), "strip");
   const StripGeometry& g = c.geometry;
   auto& reg = BackendRegistry<ListModeProjector>::instance();
-  const std::string backend = reg.resolve(ctx.backend);
+  const std::string backend = reg.resolve(  // cpu cost: ~2e5 event-iterations per core-second (default kernel)
+      ctx.backend, {.units = c.events_file.empty() ? double(c.events) * c.iterations : 0, .cpu_units_per_core_s = 2e5});
   auto op = reg.create(backend);
   op->configure(g, c.resolution, c.options);
   ctx.report.set("backend", backend);

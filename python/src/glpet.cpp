@@ -7,6 +7,7 @@
 
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
+#include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/projector.hpp"
 #include "compute/glpet/config.hpp"
 #include "python/src/arrays.hpp"
@@ -32,6 +33,8 @@ class GlpetProjector {
     device_ = g.projector.device >= 0 ? g.projector.device : runtime_options().cuda_device;
     const auto& d = sys_.grid.dims;
     image_shape_ = {std::size_t(d[2]), std::size_t(d[1]), std::size_t(d[0])};
+    threshold_ = g.sensitivity_threshold;
+    outside_ = outside_field_of_view(sys_.grid, g.fov);
   }
   FloatArray forward(const AnyArray& x) {
     require_host(x, "x", backend_);
@@ -69,6 +72,23 @@ class GlpetProjector {
     device_path().back(in, o);
   }
   FloatArray sensitivity() { return to_numpy(glpet::sensitivity_host(*op_), image_shape_); }
+  // The sensitivity ML-EM divides by, with the CLI's field of view (glpet::mask_and_start): 0 below
+  // glpet.sensitivity_threshold × its maximum and, with glpet.fov_mask, outside the scanner's
+  // cylinder, so those voxels stay 0.
+  FloatArray mlem_sensitivity() {
+    std::vector<float> s = glpet::sensitivity_host(*op_);
+    mask(s);
+    return to_numpy(std::move(s), image_shape_);
+  }
+  // 1 where a voxel belongs to the field of view the sensitivity cut leaves, else 0, for `s`.
+  FloatArray field_of_view(const AnyArray& s) {
+    require_host(s, "s", backend_);
+    const float* p = float_input(s, "s", image_shape_);
+    std::vector<float> m(p, p + sys_.voxel_count());
+    mask(m);
+    for (float& v : m) v = v > 0 ? 1.0f : 0.0f;
+    return to_numpy(std::move(m), image_shape_);
+  }
   std::string describe() const { return op_->describe(); }
   std::string backend() const { return backend_; }
   int device() const { return device_; }
@@ -86,6 +106,12 @@ class GlpetProjector {
   std::vector<double> voxel_mm() const { return {sys_.grid.voxel_mm.begin(), sys_.grid.voxel_mm.end()}; }
 
  private:
+  void mask(std::vector<float>& s) const {
+    const float floor = sensitivity_floor<float>(s, threshold_);
+    for (float& v : s)
+      if (v > 0 && v < floor) v = 0;
+    zero_outside<float>(s, outside_);
+  }
   void require_cuda_backend(const char* name) const {
     tomo::py::require_cuda_backend(name, backend_, "glpet: CUDA arrays");
   }
@@ -106,6 +132,8 @@ class GlpetProjector {
   std::unique_ptr<glpet::Projector> op_;
   int device_ = 0;
   std::vector<std::size_t> image_shape_;
+  double threshold_ = kDefaultSensitivityThreshold;  // glpet.sensitivity_threshold
+  std::vector<std::uint8_t> outside_;                // glpet.fov_mask: 1 outside the cylinder
 #ifdef TOMO_HAVE_CUDA
   std::unique_ptr<glpet::DeviceProjection> dev_;  // uses *op_: declared after it, destroyed before it
 #endif
@@ -122,6 +150,8 @@ void bind_glpet(nb::module_& m) {
       .def("forward_device", &GlpetProjector::forward_device, nb::arg("x"), nb::arg("out"))
       .def("back_device", &GlpetProjector::back_device, nb::arg("y"), nb::arg("out"))
       .def("sensitivity", &GlpetProjector::sensitivity)
+      .def("mlem_sensitivity", &GlpetProjector::mlem_sensitivity)
+      .def("field_of_view", &GlpetProjector::field_of_view, nb::arg("s"))
       .def("describe", &GlpetProjector::describe)
       .def_prop_ro("backend_name", &GlpetProjector::backend)
       .def_prop_ro("device", &GlpetProjector::device)

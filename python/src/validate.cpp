@@ -34,6 +34,15 @@ void bind_validate(nb::module_& m) {
         return {s.unused_keys(), s.to_json().dump()};
       },
       nb::arg("problem"), nb::arg("sets"));
+  // Measured counts that sum to nothing: a reconstruction of them would be all zero, a user's
+  // mistake. The CLI's words for its counts file (glpet.data.counts), `what` naming the call.
+  m.def(
+      "check_counts_total",
+      [](double total, const std::string& what, const std::string& name) {
+        if (!(total > 0))
+          throw InputError(what + ": " + name + " holds no counts (every LOR is 0): nothing to reconstruct");
+      },
+      nb::arg("total"), nb::arg("what"), nb::arg("name"));
 }
 
 }  // namespace tomo::py

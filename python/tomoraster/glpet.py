@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _checks, _core
-from ._gpu import array_module, empty_like_kind, is_cuda_array
+from ._gpu import array_module, empty_like_kind, is_cuda_array, to_host
 from ._scene import problem_scene
 
 
@@ -97,14 +97,25 @@ def mlem(projector: Projector, y, iterations: int = 10, x0=None, callback=None):
     y: a NumPy array, or a CuPy array with backend="cuda" (then every vector stays on the GPU
     and x comes back as a CuPy array). callback(iteration, x) after each iteration; return
     False from it to stop. With tqdm installed and no callback, a progress bar is shown.
+    The field of view is the CLI's: voxels below glpet.sensitivity_threshold × the largest
+    sensitivity, or outside the scanner's cylinder (glpet.fov_mask), stay 0; counts that sum to
+    nothing are a ValueError.
     """
     if iterations is not None:
         _checks.check_keys("glpet", {"glpet.iterations": iterations})
     xp = array_module(y, "y")
     y = xp.ascontiguousarray(projector.lors(y), dtype=xp.float32)
     _checks.counts("y", y, "glpet.mlem")
-    s = projector.sensitivity() if xp is np else projector.back(xp.ones(projector.lor_count, dtype=xp.float32))
+    _core.check_counts_total(float(y.sum()), "glpet.mlem", "y")
+    # The CLI's field of view: voxels below glpet.sensitivity_threshold × the largest sensitivity
+    # and, with glpet.fov_mask, outside the scanner's cylinder get s = 0 and stay 0.
+    if xp is np:
+        s = projector._op.mlem_sensitivity()
+    else:
+        s = projector.back(xp.ones(projector.lor_count, dtype=xp.float32))
+        s = s * xp.asarray(projector._op.field_of_view(to_host(s, "s")))
     x = xp.where(s > 0, 1.0, 0.0).astype(xp.float32) if x0 is None else xp.array(x0, dtype=xp.float32)
+    x = xp.where(s > 0, x, 0).astype(xp.float32)
     b = xp.empty_like(x)
     steps = range(1, iterations + 1)
     if callback is None:

@@ -61,6 +61,48 @@ TEST(Cli, DefaultSceneWritesNiftiPngAndReport) {
   for (auto& e : fs::directory_iterator(t.dir)) EXPECT_EQ(e.path().filename(), "run");
 }
 
+// Without a GPU, "auto" (here the default: the scene names no backend) lands on the cpu and says
+// so in one line with the time to expect. glpet_default.toml (about 23 h on 2 cores) shrunk to 8³
+// voxels and no iteration: the sensitivity's 512 voxels × 16·32·32 lines × (14 + K = 32) samples
+// = 3.9e8 line samples at 2e8 per core-second on 1 core: 1.9 s.
+TEST(Cli, AutoWithoutAGpuSaysTheCpuAndTheTimeToExpect) {
+  TempDir t;
+  Result r = tomo::test::run_cli("run glpet_default.toml -o " + (t.dir / "run").string() +
+                                     " --set glpet.voxels=[8,8,8] --set glpet.mc.histories=100000 --set glpet.iterations=0",
+                                 {}, "OMP_NUM_THREADS=1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string head = "[info] backend auto chose the cpu: no GPU backend can run here (";
+  const std::string tail = "); expect about 2 s on this machine's 1 core\n";
+  const auto at = r.output.find(head);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const auto end = r.output.find('\n', at);
+  EXPECT_EQ(r.output.substr(end + 1 - tail.size(), tail.size()), tail) << r.output;
+  EXPECT_EQ(r.output.find("backend auto", end), std::string::npos) << r.output;  // one line
+}
+
+// report.json names the commit of the source the binary was built from, refreshed at every build
+// (not at configure time): `git rev-parse --short HEAD`, "-dirty" when a tracked file differs from
+// it, "unknown" when the source is not a git checkout.
+TEST(Cli, ReportNamesTheCommitTheBinaryWasBuiltFrom) {
+  const std::string git = "git -C '" + std::string(TOMO_SOURCE_DIR) + "' ";
+  std::string expected = "unknown";
+  const auto top = tomo::test::run_command(git + "rev-parse --show-toplevel 2>/dev/null");
+  if (top.status == 0 && fs::equivalent(fs::path(top.output.substr(0, top.output.find('\n'))), TOMO_SOURCE_DIR)) {
+    const auto head = tomo::test::run_command(git + "rev-parse --short HEAD");
+    ASSERT_EQ(head.status, 0) << head.output;
+    expected = head.output.substr(0, head.output.find('\n'));
+    const auto changed = tomo::test::run_command(git + "status --porcelain --untracked-files=no");
+    ASSERT_EQ(changed.status, 0) << changed.output;
+    if (!changed.output.empty()) expected += "-dirty";
+  }
+  TempDir t;
+  const fs::path out = t.dir / "run";
+  Result r = run("run demo.toml -o " + out.string() + " --set demo.size=[8,8,8]");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(out / "report.json");
+  EXPECT_EQ(nlohmann::json::parse(in).at("commit"), expected);
+}
+
 TEST(Cli, MissingSceneFailsWithOneLine) {
   Result r = run("run /no/such/missing.toml -o /tmp/never-written");
   EXPECT_EQ(r.status, 2);

@@ -3,9 +3,8 @@
 #include <sys/stat.h>
 
 #include <fstream>
-#include <sstream>
 
-#include "tests/apps/cli_run.hpp"
+#include "tests/apps/musr_fit_cli.hpp"
 
 namespace fs = std::filesystem;
 
@@ -24,27 +23,12 @@ TEST(MusrFitRefusals, FolderAndFifoMsrSayWhatTheyAre) {
   EXPECT_FALSE(fs::exists(t.dir / "out"));
 }
 
-}  // namespace
-
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Simulated data (2 detectors) in `dir`/sim: musr_eq5.msr and musr_eq5.bin.
-void simulate(const fs::path& dir) {
-  const auto sim = tomo::test::run_cli(
-      "-q run musr_default.toml --set musr.detectors=2 --set musr.bins=2000 --set musr.fit_end=5.0 -o sim", dir);
-  ASSERT_EQ(sim.status, 0) << sim.output;
-}
+using tomo::test::read_text;
+using tomo::test::simulate_musr;
 
 TEST(MusrFitRefusals, OptionsFitCannotHonourAndNegativeSeed) {
   tomo::test::TempDir t;
-  simulate(t.dir);
+  ASSERT_NO_FATAL_FAILURE(simulate_musr(t.dir));
   const auto fit = tomo::test::run_cli("fit sim/musr_eq5.msr --backend cpu -o fit", t.dir);
   ASSERT_EQ(fit.status, 0) << fit.output;
   EXPECT_EQ(fit.output.find("was not used"), std::string::npos) << fit.output;
@@ -60,15 +44,15 @@ TEST(MusrFitRefusals, OptionsFitCannotHonourAndNegativeSeed) {
 
 TEST(MusrFitRefusals, ForceNeverOverwritesTheInputMsr) {
   tomo::test::TempDir t;
-  simulate(t.dir);
+  ASSERT_NO_FATAL_FAILURE(simulate_musr(t.dir));
   fs::create_directory(t.dir / "in");
   fs::copy_file(t.dir / "sim" / "musr_eq5.bin", t.dir / "in" / "musr_eq5.bin");
   fs::copy_file(t.dir / "sim" / "musr_eq5.msr", t.dir / "in" / "report.json");
-  const std::string input = slurp(t.dir / "in" / "report.json");
+  const std::string input = read_text(t.dir / "in" / "report.json");
   const auto fit = tomo::test::run_cli("-q fit report.json --backend cpu -o ../in --force", t.dir / "in");
   EXPECT_EQ(fit.status, 2) << fit.output;
   EXPECT_NE(fit.output.find("has the name of an output of the fit"), std::string::npos) << fit.output;
-  EXPECT_EQ(slurp(t.dir / "in" / "report.json"), input);
+  EXPECT_EQ(read_text(t.dir / "in" / "report.json"), input);
   fs::copy_file(t.dir / "sim" / "musr_eq5.msr", t.dir / "in" / "run1.png");
   EXPECT_EQ(tomo::test::run_cli("-q fit run1.png --backend cpu -o ../in --force", t.dir / "in").status, 2);
   // Another output folder is fine.
@@ -77,8 +61,8 @@ TEST(MusrFitRefusals, ForceNeverOverwritesTheInputMsr) {
 
 TEST(MusrFitRefusals, NonFiniteChi2ExitsFourAndKeepsInputSteps) {
   tomo::test::TempDir t;
-  simulate(t.dir);
-  std::string text = slurp(t.dir / "sim" / "musr_eq5.msr");
+  ASSERT_NO_FATAL_FAILURE(simulate_musr(t.dir));
+  std::string text = read_text(t.dir / "sim" / "musr_eq5.msr");
   const std::string fun = "fun1 = gamma_mu * par2";
   ASSERT_NE(text.find(fun), std::string::npos);
   text.replace(text.find(fun), fun.size(), fun + " / 0");
@@ -87,7 +71,7 @@ TEST(MusrFitRefusals, NonFiniteChi2ExitsFourAndKeepsInputSteps) {
   const auto fit = tomo::test::run_cli("fit sim/nan.msr --backend cpu -o fit", t.dir);
   EXPECT_EQ(fit.status, 4) << fit.output;
   EXPECT_NE(fit.output.find("the fit failed"), std::string::npos) << fit.output;
-  const std::string fitted = slurp(t.dir / "fit" / "nan_fit.msr");
+  const std::string fitted = read_text(t.dir / "fit" / "nan_fit.msr");
   // Field's input step 0.1 is kept (a 0 would fix it in the next fit).
   const auto field = fitted.find(" Field ");
   ASSERT_NE(field, std::string::npos) << fitted;

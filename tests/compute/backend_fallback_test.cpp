@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include <omp.h>
+
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 
@@ -14,18 +16,31 @@ struct FakeOp {};  // an operator interface of its own: a registry nobody else f
 
 TEST(BackendAuto, FallingBackToTheCpuIsSaidWithTheTimeToExpect) {
   auto& reg = BackendRegistry<FakeOp>::instance();
-  reg.add({"cpu", kPriorityCpu, {}, [] { return std::make_unique<FakeOp>(); }});
-  reg.add({"cuda", kPriorityCuda, [] { return Availability{false, "no CUDA device"}; },
-           [] { return std::make_unique<FakeOp>(); }});
+  auto make = [] { return std::make_unique<FakeOp>(); };
+  reg.add({"cpu", kPriorityCpu, {}, make});
+  reg.add({"cuda", kPriorityCuda,
+           [] { return Availability{false, "no CUDA device (cudaErrorInsufficientDriver: driver too old)"}; }, make});
+  reg.add({"gl", kPriorityGlRaster, [] { return Availability{true, {}, /*software=*/true}; }, make});
+  reg.add({"gl-compute", kPriorityGlCompute, [] { return Availability{true, {}, /*software=*/true}; }, make});
   set_log_level(LogLevel::Info);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(4);
   testing::internal::CaptureStderr();
-  EXPECT_EQ(reg.resolve("auto", WorkEstimate{.units = 1e9, .cpu_units_per_s = 1e7}), "cpu");
-  EXPECT_EQ(reg.resolve("auto", WorkEstimate{.units = 1e9, .cpu_units_per_s = 1e7}), "cpu");  // said once
+  // 1.2e10 units at 1e7 per core-second on 4 cores: 300 s.
+  EXPECT_EQ(reg.resolve("auto", WorkEstimate{.units = 1.2e10, .cpu_units_per_core_s = 1e7}), "cpu");
+  EXPECT_EQ(reg.resolve("auto", WorkEstimate{.units = 1.2e10, .cpu_units_per_core_s = 1e7}), "cpu");  // said once
   EXPECT_EQ(reg.resolve("cpu"), "cpu");  // asked for by name: nothing to say
   const std::string out = testing::internal::GetCapturedStderr();
+  omp_set_num_threads(threads);
   EXPECT_EQ(out,
-            "[info] backend auto: no GPU backend can run here (cuda: no CUDA device); running on the cpu, "
-            "about 2 min of work at the cpu's rate\n");
+            "[info] backend auto chose the cpu: no GPU backend can run here (cuda: no CUDA device; gl, gl-compute: "
+            "emulated on the cpu); expect about 5 min on this machine's 4 cores\n");
+}
+
+TEST(BackendAuto, TheTimeIsTheWorkOverTheCoresRate) {
+  EXPECT_DOUBLE_EQ(cpu_seconds({.units = 6e9, .cpu_units_per_core_s = 1e8}, 2), 30.0);
+  EXPECT_EQ(cpu_seconds({.units = 6e9}, 2), 0.0);  // rate unknown: no estimate
+  EXPECT_EQ(cpu_seconds({}, 2), 0.0);
 }
 
 TEST(BackendAuto, DurationsAreWordsOfTheRightUnit) {

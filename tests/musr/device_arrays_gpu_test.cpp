@@ -27,14 +27,6 @@ FitData shifted(FitData data) {
   return data;
 }
 
-template <class Real>
-std::vector<Real> concatenated(const FitData& data) {
-  std::vector<Real> y;
-  for (const RunBins& r : data.runs)
-    for (double v : r.y) y.push_back(static_cast<Real>(v));
-  return y;
-}
-
 TEST(MusrDeviceBins, StatisticOfTheCallersBinsEqualsTheReference) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   for (const Statistic stat : {Statistic::chi2, Statistic::max_likelihood}) {

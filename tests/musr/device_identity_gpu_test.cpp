@@ -16,14 +16,6 @@ namespace tomo::musr::test {
 namespace {
 
 template <class Real>
-std::vector<Real> concatenated(const FitData& data) {
-  std::vector<Real> y;
-  for (const RunBins& r : data.runs)
-    for (double v : r.y) y.push_back(static_cast<Real>(v));
-  return y;
-}
-
-template <class Real>
 void expect_identical(const FitData& data, const std::vector<double>& p) {
   const bool single = sizeof(Real) == sizeof(float);
   SCOPED_TRACE(single ? "float" : "double");

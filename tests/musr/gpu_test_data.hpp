@@ -171,6 +171,15 @@ inline FitData every_op_data(int bins) {
   return data;
 }
 
+// Every run's y one after the other, as `Real`: the bins a caller hands over in one device array.
+template <class Real>
+std::vector<Real> concatenated(const FitData& data) {
+  std::vector<Real> y;
+  for (const RunBins& r : data.runs)
+    for (double v : r.y) y.push_back(static_cast<Real>(v));
+  return y;
+}
+
 // A backend configured for `single` precision with `data` uploaded.
 inline std::unique_ptr<Chi2Evaluator> make_evaluator(const std::string& backend, const FitData& data, bool single) {
   auto ev = BackendRegistry<Chi2Evaluator>::instance().create(backend);
