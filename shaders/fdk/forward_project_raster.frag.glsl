@@ -18,6 +18,7 @@ void main() {
   // Texel c's centre sits at normalised (c + 0.5) / n: index-space g maps to (g + 0.5) / n.
   vec3 p = (s.start + 0.5) * inv, dp = s.step * inv;
   float sum = 0.0;
-  for (int n = 0; n < s.count; ++n) sum += texture(u_volume, p + float(n) * dp).r;
+  // textureLod: the loop count differs between neighbouring fragments, so implicit derivatives are undefined.
+  for (int n = 0; n < s.count; ++n) sum += textureLod(u_volume, p + float(n) * dp, 0.0).r;
   o_line_integral = sum * s.weight;
 }
