@@ -20,8 +20,8 @@ inline constexpr unsigned kProjections = 0;  // the batch's projections, a 2D ar
 
 // The ray-driven projector (ray.glsl and the forward_project / back_project passes).
 inline constexpr unsigned kRays = 2;             // SSBO: 24 doubles per view of the batch (ray.glsl)
-inline constexpr unsigned kRayVolume = 3;        // SSBO: the volume (gl-compute A's input, Aᵀ's sum)
+inline constexpr unsigned kRayVolume = 3;        // SSBO: Aᵀ's sum over the volume
 inline constexpr unsigned kRayProjections = 4;   // SSBO: the batch's line integrals (A's output, Aᵀ's input)
-inline constexpr unsigned kRayVolumeTexture = 1;  // texture unit: the volume as an R32F 3D texture (gl A)
+inline constexpr unsigned kRayVolumeTexture = 1;  // texture unit: A's volume, an R32F 3D texture
 
 }  // namespace tomo::fdk::binding

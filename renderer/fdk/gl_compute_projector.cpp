@@ -1,9 +1,10 @@
 // `gl-compute` ConeBeamProjector: A and Aᵀ of ray_model.hpp as GLSL compute passes
 // (shaders/fdk/forward_project.comp.glsl, back_project.comp.glsl), one invocation per detector
-// pixel and view, up to 64 views per dispatch. The volume is an SSBO read with fp32 trilinear taps
-// (not a 3D texture, whose filter weights are 8-bit fixed point on NVIDIA): the pair agrees with
-// the cpu reference to fp32 rounding and Aᵀ is the exact transpose of A. Aᵀ scatters with float
-// atomics where the driver has GL_NV_shader_atomic_float, an exact CAS loop otherwise.
+// pixel and view, up to 64 views per dispatch. A reads the volume from an R32F 3D texture by eight
+// texelFetch taps with fp32 trilinear weights (not the texture unit's filter, whose weights are
+// 8-bit fixed point on NVIDIA): the pair agrees with the cpu reference to fp32 rounding and Aᵀ is
+// the exact transpose of A. Aᵀ scatters into z-slab SSBOs with float atomics where the driver has
+// GL_NV_shader_atomic_float, an exact CAS loop otherwise.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -26,13 +27,18 @@ namespace {
 
 constexpr int kMaxViewsPerDispatch = 64;
 
-// forward_project.comp.glsl and back_project.comp.glsl take the same uniforms.
+// forward_project.comp.glsl's uniforms, which back_project.comp.glsl reads too.
 struct RayPass {
   const gl::Program& program;
   RayUniforms ray;
   gl::Uniform<gl::Vec2i> detector;
   gl::Uniform<int> count;
   explicit RayPass(const gl::Program& p) : program(p), ray(p), detector(p, "u_detector"), count(p, "u_count") {}
+};
+// back_project.comp.glsl: and the bound slab.
+struct ScatterPass : RayPass {
+  ScatterUniforms scatter;
+  explicit ScatterPass(const gl::Program& p) : RayPass(p), scatter(p) {}
 };
 
 class GlComputeProjector final : public ConeBeamProjector {
@@ -42,19 +48,19 @@ class GlComputeProjector final : public ConeBeamProjector {
     ctx.make_current();
     table_ = ray_table(g);  // degenerate views fail here
     const gl::Capabilities& caps = ctx.info().caps;
-    const std::size_t bytes = g.grid.count() * sizeof(float);
-    if (caps.max_ssbo_block_size > 0 && bytes > static_cast<std::size_t>(caps.max_ssbo_block_size))
+    if (*std::max_element(g.grid.dims.begin(), g.grid.dims.end()) > caps.max_3d_texture_size)
       throw UnavailableError(str_cat("fdk gl-compute projector: a ", g.grid.dims[0], "x", g.grid.dims[1], "x",
-                                     g.grid.dims[2], " volume (", bytes, " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (",
-                                     caps.max_ssbo_block_size, " bytes)"));
+                                     g.grid.dims[2], " volume exceeds this GL's 3D texture size (",
+                                     caps.max_3d_texture_size, ")"));
     g_ = g;
     float_atomics_ = caps.float_atomics;
     per_ = views_per_batch(g, caps.max_ssbo_block_size, std::min(kMaxViewsPerDispatch, std::max(g.views(), 1)));
-    volume_ = gl::Buffer(bytes);
+    volume_ = gl::Texture::create_3d(GL_R32F, g.grid.dims[0], g.grid.dims[1], g.grid.dims[2]);
+    sum_.allocate(g.grid, scatter_slab_depth(g.grid, caps.max_ssbo_block_size));
     projections_ = gl::Buffer(static_cast<std::size_t>(per_) * g.image_size() * sizeof(float));
     rays_ = gl::Buffer(static_cast<std::size_t>(per_) * kRayDoubles * sizeof(double));
-    (void)pass(false);  // compile here, outside the iterations
-    (void)pass(true);
+    (void)forward_pass();  // compile here, outside the iterations
+    (void)back_pass();
   }
 
   void forward(std::span<const float> volume, std::span<float> out, std::span<const int> views) override {
@@ -62,9 +68,10 @@ class GlComputeProjector final : public ConeBeamProjector {
     const double step = step_mm(g_.grid, options_);
     check_loop_budget("fdk gl-compute projector A", 3 + max_samples(g_.grid, step));
     gl::shared_context().make_current();
-    const RayPass& pass = this->pass(false);
+    const RayPass& pass = forward_pass();
     begin(pass, step);
-    volume_.upload(volume.data(), volume.size_bytes());
+    volume_.upload_float(volume.data(), 1);
+    TOMO_GL_CHECK(glBindTextureUnit(binding::kRayVolumeTexture, volume_.id()));
     const std::size_t image = g_.image_size();
     for (int k0 = 0; k0 < static_cast<int>(list.size()); k0 += per_) {
       const int cnt = std::min<int>(per_, static_cast<int>(list.size()) - k0);
@@ -81,9 +88,9 @@ class GlComputeProjector final : public ConeBeamProjector {
     const double step = step_mm(g_.grid, options_);
     check_loop_budget("fdk gl-compute projector Aᵀ", 3 + max_samples(g_.grid, step) * (float_atomics_ ? 1 : 9));
     gl::shared_context().make_current();
-    const RayPass& pass = this->pass(true);
+    const ScatterPass& pass = back_pass();
     begin(pass, step);
-    volume_.clear_zero();
+    sum_.clear();
     const std::size_t image = g_.image_size();
     for (int k0 = 0; k0 < static_cast<int>(list.size()); k0 += per_) {
       const int cnt = std::min<int>(per_, static_cast<int>(list.size()) - k0);
@@ -91,11 +98,15 @@ class GlComputeProjector final : public ConeBeamProjector {
       projections_.upload(projections.data() + k0 * image, cnt * image * sizeof(float));
       upload_rays(rays_, table_, list, k0, cnt);
       pass.count.set(cnt);
-      pass.program.dispatch(g_.sx, g_.sy, cnt);
+      for (int s = 0; s < sum_.count(); ++s) {
+        sum_.bind(s);
+        pass.scatter.slab.set({sum_.first(s), sum_.depth(s)});
+        pass.program.dispatch(g_.sx, g_.sy, cnt);
+      }
       TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     }
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
-    volume_.download(volume.data(), volume.size_bytes());
+    sum_.download(volume);
   }
 
   void synchronize() override {
@@ -104,9 +115,9 @@ class GlComputeProjector final : public ConeBeamProjector {
   }
 
   std::string describe() const override {
-    return str_cat("gl-compute projector (ray-driven, fp32 trilinear taps from an SSBO every ", options_.step_voxels,
-                   " voxel, ", float_atomics_ ? "float atomics" : "CAS atomics", "): ",
-                   gl::shared_context().info().summary());
+    return str_cat("gl-compute projector (ray-driven, fp32 trilinear taps from a 3D texture every ",
+                   options_.step_voxels, " voxel; Aᵀ into ", sum_.count(), " SSBO slab(s), ",
+                   float_atomics_ ? "float atomics" : "CAS atomics", "): ", gl::shared_context().info().summary());
   }
 
  private:
@@ -115,14 +126,13 @@ class GlComputeProjector final : public ConeBeamProjector {
     grid_block_.bind(g_.grid);
     pass.ray.step_mm.set(step);
     pass.detector.set({g_.sx, g_.sy});
-    volume_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRayVolume);
     projections_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRayProjections);
   }
-  const RayPass& pass(bool adjoint) {
+  const RayPass& forward_pass() { return gl::shaders().get_compute<RayPass>("fdk/forward_project.comp.glsl"); }
+  const ScatterPass& back_pass() {
     gl::Defines defines;
-    if (adjoint && float_atomics_) defines.emplace_back("FLOAT_ATOMICS", "1");
-    return gl::shaders().get_compute<RayPass>(adjoint ? "fdk/back_project.comp.glsl" : "fdk/forward_project.comp.glsl",
-                                              defines);
+    if (float_atomics_) defines.emplace_back("FLOAT_ATOMICS", "1");
+    return gl::shaders().get_compute<ScatterPass>("fdk/back_project.comp.glsl", defines);
   }
 
   ConeGeometry g_;
@@ -130,7 +140,9 @@ class GlComputeProjector final : public ConeBeamProjector {
   bool float_atomics_ = false;
   int per_ = 1;
   gl::GridBlock grid_block_;
-  gl::Buffer volume_, projections_, rays_;
+  gl::Texture volume_;     // A's input
+  ScatterSlabs sum_;       // Aᵀ's output
+  gl::Buffer projections_, rays_;
 };
 
 const BackendRegistrar<ConeBeamProjector> kRegisterGlCompute({"gl-compute", kPriorityGlCompute,

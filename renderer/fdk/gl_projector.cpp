@@ -5,8 +5,8 @@
 // hardware trilinear fetch per sample, by the cpu's sampling rule (ray.glsl). The texture unit's
 // filter weights are 8-bit fixed point on NVIDIA (fp32 on llvmpipe), so A agrees with the cpu to
 // about 1e-3 there (docs/fdk_gl_projector.md). Aᵀ is the same layered draw on a framebuffer without
-// attachments whose fragments scatter along their rays into an SSBO (back_project_raster.frag.glsl):
-// the exact transpose of the fp32 trilinear march, as gl-compute's.
+// attachments whose fragments scatter along their rays into z-slab SSBOs
+// (back_project_raster.frag.glsl): the exact transpose of the fp32 trilinear march, as gl-compute's.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -44,10 +44,11 @@ struct BackPass {
   static constexpr gl::PipelineState kState{};
   const gl::Program& program;
   RayUniforms ray;
+  ScatterUniforms scatter;
   gl::Uniform<gl::Vec2i> detector;
   gl::Uniform<int> first_layer;
   explicit BackPass(const gl::Program& p)
-      : program(p), ray(p), detector(p, "u_detector"), first_layer(p, "u_first_layer") {}
+      : program(p), ray(p), scatter(p), detector(p, "u_detector"), first_layer(p, "u_first_layer") {}
 };
 
 class GlRasterProjector final : public ConeBeamProjector {
@@ -86,7 +87,8 @@ class GlRasterProjector final : public ConeBeamProjector {
     TOMO_GL_CHECK(glNamedFramebufferParameteri(scatter_fbo_.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, g.sx));
     TOMO_GL_CHECK(glNamedFramebufferParameteri(scatter_fbo_.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, g.sy));
     TOMO_GL_CHECK(glNamedFramebufferParameteri(scatter_fbo_.id(), GL_FRAMEBUFFER_DEFAULT_LAYERS, per_));
-    sum_ = gl::Buffer();  // made by the first back(): A alone may take volumes beyond one SSBO
+    sum_.allocate(g.grid, scatter_slab_depth(g.grid, caps.max_ssbo_block_size));
+    input_ = gl::Buffer(static_cast<std::size_t>(per_) * g.image_size() * sizeof(float));
     (void)forward_pass();  // compile here, outside the iterations
     (void)back_pass();
   }
@@ -124,15 +126,13 @@ class GlRasterProjector final : public ConeBeamProjector {
     const double step = step_mm(g_.grid, options_);
     check_loop_budget("fdk gl projector Aᵀ", 3 + max_samples(g_.grid, step) * (float_atomics_ ? 1 : 9));
     gl::shared_context().make_current();
-    ensure_scatter_buffers();
     const BackPass& pass = back_pass();
     grid_block_.bind(g_.grid);
     pass.ray.step_mm.set(step);
     pass.detector.set({g_.sx, g_.sy});
     pass.first_layer.set(0);
     pass.program.use();
-    sum_.clear_zero();
-    sum_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRayVolume);
+    sum_.clear();
     input_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kRayProjections);
     vao_.bind();
     scatter_fbo_.bind();
@@ -143,12 +143,16 @@ class GlRasterProjector final : public ConeBeamProjector {
       const int cnt = std::min<int>(per_, static_cast<int>(list.size()) - k0);
       input_.upload(projections.data() + k0 * image, cnt * image * sizeof(float));
       upload_rays(rays_, table_, list, k0, cnt);
-      TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, cnt));
+      for (int s = 0; s < sum_.count(); ++s) {
+        sum_.bind(s);
+        pass.scatter.slab.set({sum_.first(s), sum_.depth(s)});
+        TOMO_GL_CHECK(glDrawArraysInstanced(GL_TRIANGLES, 0, 3, cnt));
+      }
       TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     }
     TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
-    sum_.download(volume.data(), volume.size_bytes());
+    sum_.download(volume);
   }
 
   void synchronize() override {
@@ -158,23 +162,11 @@ class GlRasterProjector final : public ConeBeamProjector {
 
   std::string describe() const override {
     return str_cat("gl raster projector (ray-marching fragments, hardware trilinear 3D-texture fetches every ",
-                   options_.step_voxels, " voxel; Aᵀ by scattering fragments, ",
+                   options_.step_voxels, " voxel; Aᵀ by scattering fragments into ", sum_.count(), " SSBO slab(s), ",
                    float_atomics_ ? "float atomics" : "CAS atomics", "): ", gl::shared_context().info().summary());
   }
 
  private:
-  // Aᵀ's volume sum and input buffer (an SSBO must hold the whole volume).
-  void ensure_scatter_buffers() {
-    if (sum_) return;
-    const long long max_block = gl::shared_context().info().caps.max_ssbo_block_size;
-    const std::size_t bytes = g_.grid.count() * sizeof(float);
-    if (max_block > 0 && bytes > static_cast<std::size_t>(max_block))
-      throw UnavailableError(str_cat("fdk gl projector Aᵀ: a ", g_.grid.dims[0], "x", g_.grid.dims[1], "x",
-                                     g_.grid.dims[2], " volume (", bytes,
-                                     " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (", max_block, " bytes)"));
-    sum_ = gl::Buffer(bytes);
-    input_ = gl::Buffer(static_cast<std::size_t>(per_) * g_.image_size() * sizeof(float));
-  }
   const ForwardPass& forward_pass() { return gl::layered_pass<ForwardPass>("fdk/forward_project_raster.frag.glsl"); }
   const BackPass& back_pass() {
     gl::Defines defines;
@@ -188,7 +180,8 @@ class GlRasterProjector final : public ConeBeamProjector {
   int per_ = 1;
   gl::GridBlock grid_block_;
   gl::Texture volume_, target_;
-  gl::Buffer rays_, sum_, input_;
+  ScatterSlabs sum_;  // Aᵀ's output
+  gl::Buffer rays_, input_;
   gl::VertexArray vao_;
   gl::Framebuffer target_fbo_, scatter_fbo_;
 };

@@ -1,18 +1,30 @@
 // fdk projector Aᵀ: the transpose of ray.glsl's trilinear march. scatter_ray adds value·weight·w_tap
 // to the eight voxels of every sample (taps outside the grid dropped), the exact adjoint of
-// forward_project's sum. Needs float_add() (common/float_add.glsl) declared before the include.
+// forward_project's sum. The sum is bound as z-slabs (a volume may exceed what one SSBO binding
+// holds): only taps with z in [u_slab.x, u_slab.x + u_slab.y) land, and the march skips the
+// samples that cannot reach the slab. Needs float_add() (common/float_add.glsl) declared before.
 #include "ray.glsl"
+uniform ivec2 u_slab;  // first z index of the bound slab, its depth
 
 void add_tap(ivec3 c, float w) {
-  if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, u_dims))) return;
-  float_add((c.z * u_dims.y + c.y) * u_dims.x + c.x, w);
+  if (any(lessThan(c, ivec3(0, 0, u_slab.x))) || any(greaterThanEqual(c, ivec3(u_dims.xy, u_slab.x + u_slab.y))))
+    return;
+  float_add(((c.z - u_slab.x) * u_dims.y + c.y) * u_dims.x + c.x, w);
 }
 
 void scatter_ray(int view, int i, int j, float value) {
   if (value == 0.0) return;
   RaySamples s = ray_samples(view, i, j);
   float c = value * s.weight;
-  for (int n = 0; n < s.count; ++n) {
+  // Samples whose taps can reach the slab: z in (first − 1, first + depth), widened by one sample
+  // for rounding (add_tap decides exactly).
+  int n0 = 0, n1 = s.count;
+  if (s.step.z != 0.0) {
+    float na = (float(u_slab.x) - 1.0 - s.start.z) / s.step.z, nb = (float(u_slab.x + u_slab.y) - s.start.z) / s.step.z;
+    n0 = int(clamp(floor(min(na, nb)) - 1.0, 0.0, float(s.count)));  // clamped before int(): no overflow
+    n1 = int(clamp(ceil(max(na, nb)) + 2.0, 0.0, float(s.count)));
+  }
+  for (int n = n0; n < n1; ++n) {
     vec3 g = s.start + float(n) * s.step;
     if (any(lessThanEqual(g, vec3(-1.0))) || any(greaterThanEqual(g, vec3(u_dims)))) continue;
     vec3 g0 = floor(g);

@@ -49,7 +49,7 @@ TEST(GlBindingsFdk, ProjectorPassesBindWhereTheProjectorsBind) {
     EXPECT_EQ(block_binding(raster_back, kSsbo, "Rays"), GLint(b::kRays));
   }
   const gl::Program& forward = gl::shaders().compute("fdk/forward_project.comp.glsl");
-  EXPECT_EQ(block_binding(forward, kSsbo, "Volume"), GLint(b::kRayVolume));
+  EXPECT_EQ(unit_of(forward, "u_volume"), GLint(b::kRayVolumeTexture));
   EXPECT_EQ(block_binding(forward, kSsbo, "Projections"), GLint(b::kRayProjections));
   EXPECT_EQ(block_binding(forward, kSsbo, "Rays"), GLint(b::kRays));
   EXPECT_EQ(block_binding(forward, GL_UNIFORM_BLOCK, "GridBlock"), grid_block);
