@@ -19,6 +19,7 @@
 #include "compute/fdk/ray_model.hpp"
 #include "renderer/fdk/bindings.hpp"
 #include "renderer/fdk/ray_table.hpp"
+#include "renderer/fdk/scatter_slabs.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/grid_block.hpp"
 #include "renderer/gl/objects.hpp"

@@ -28,29 +28,6 @@ std::vector<int> checked_views(const std::string& who, const ConeGeometry& g, st
 // limit), at most `cap`; ≥ 1.
 int views_per_batch(const ConeGeometry& g, long long max_block, int cap);
 
-// z-slices per slab of Aᵀ's sum (ray_scatter.glsl): as many as fit in 512 MiB, in `max_block`
-// bytes (0 = no limit) and, when positive, in `cap_bytes`; ≥ 1, ≤ nz.
-int scatter_slab_depth(const Grid3& grid, long long max_block, std::size_t cap_bytes = 0);
-
-// Aᵀ's sum over the volume: z-slab SSBOs bound in turn at binding::kRayVolume.
-class ScatterSlabs {
- public:
-  void allocate(const Grid3& grid, int depth);
-  int count() const { return static_cast<int>(slabs_.size()); }
-  int first(int s) const { return s * depth_; }
-  int depth(int s) const;
-  void clear();
-  void bind(int s) const;
-  // The whole sum, slab after slab, into `volume` (grid order).
-  void download(std::span<float> volume) const;
-  explicit operator bool() const { return !slabs_.empty(); }
-
- private:
-  Grid3 grid_;
-  int depth_ = 1;
-  std::vector<gl::Buffer> slabs_;
-};
-
 // Upper bound of any ray's sample count: the support box's diagonal over the step, plus one.
 long long max_samples(const Grid3& grid, double step_mm);
 
@@ -66,12 +43,6 @@ void upload_rays(gl::Buffer& buffer, const std::vector<double>& table, std::span
 struct RayUniforms {
   gl::Uniform<double> step_mm;
   explicit RayUniforms(const gl::Program& p) : step_mm(p, "u_step_mm") {}
-};
-
-// ray_scatter.glsl's: the bound slab (first z, depth).
-struct ScatterUniforms {
-  gl::Uniform<gl::Vec2i> slab;
-  explicit ScatterUniforms(const gl::Program& p) : slab(p, "u_slab") {}
 };
 
 }  // namespace tomo::fdk
