@@ -1,7 +1,9 @@
 // bench_fdk_projector: the cone-beam projector pair of the iterative algorithms (A: ray-driven
 // forward projection, Aᵀ: its exact adjoint) on every available backend: time per call and per
 // view, rays and trilinear samples per second (the sample count from the cpu's ray model), and
-// the relative L2 error against the cpu reference on a small problem, all in one run.
+// the relative L2 error against the cpu reference on a small problem, all in one run; beside them
+// the trilinear-march ceilings of bench/gl_ceilings.hpp on the same volume size (one hardware-filtered
+// fetch in a fragment shader, 8 texelFetch in a fragment shader, 8 SSBO loads in a compute shader).
 // Flags: --L 256 --views 64 --detector 512x384 --step 0.5 --reps 3 --backends gl,gl-compute
 //        --check-L 40 --quick (L 128, 32 views, 1 rep) --json FILE
 #include <algorithm>
@@ -13,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/gl_ceilings.hpp"
 #include "bench/harness.hpp"
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
@@ -170,6 +173,20 @@ int main(int argc, char** argv) {
                     {"back_rel_l2_vs_cpu", err_b},
                     {"check_L", a.check_L}});
   }
-  bench::write_report(a.json, {{"bench", "fdk_projector"}, {"runs", rows}});
+  // The march ceilings, G samples/s: 2L samples per line through an L³ volume (if GL runs here).
+  nlohmann::json ceilings = nlohmann::json::object();
+  if (gl::availability().ok) {
+    const int L = std::min(a.L, 512);
+    const std::vector<float> sigma = random_vector(static_cast<std::size_t>(L) * L * L, 5);
+    const int samples = 2 * L, tiles = 4;
+    for (const auto& [name, mode] : {std::pair{"fragment_filtered", bench::March::FragmentFiltered},
+                                     std::pair{"fragment_texelfetch", bench::March::FragmentTexelFetch},
+                                     std::pair{"compute_ssbo_loads", bench::March::ComputeLoads}}) {
+      const double gs = bench::march_glines(mode, {L, L, L}, sigma, samples, tiles) * samples;
+      ceilings[name] = gs;
+      std::printf("march ceiling %-20s %8.2f G samples/s (L %d)\n", name, gs, L);
+    }
+  }
+  bench::write_report(a.json, {{"bench", "fdk_projector"}, {"runs", rows}, {"march_ceilings_gsamples_per_s", ceilings}});
   return 0;
 }
