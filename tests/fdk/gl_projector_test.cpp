@@ -9,13 +9,17 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
+#include "compute/core/scene.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/geometry.hpp"
 #include "compute/fdk/iterative.hpp"
 #include "compute/fdk/metrics.hpp"
+#include "compute/io/output_dir.hpp"
 #include "renderer/gl/engine.hpp"
 #include "tests/support/backend_contract.hpp"
 #include "tests/support/gl_test.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace tomo::fdk {
 namespace {
@@ -158,6 +162,36 @@ TEST_P(GlProjector, AdjointSumsBeyondOneSsboGoInSlabs) {
   }
   EXPECT_GT(first, 0.0);
   EXPECT_GT(last, 0.0);
+}
+
+// The fdk problem run as the CLI runs it (the embedded fdk_tv.toml, 8 views at 32³) with an
+// iterative algorithm on `backend`: the report.
+nlohmann::json run_scene(const std::string& backend, const std::string& algorithm,
+                         const std::filesystem::path& out_dir) {
+  Scene s = Scene::load_string(embedded_scene("fdk_tv.toml"), "fdk_tv.toml");
+  s.apply_override("fdk.algorithm=\"" + algorithm + "\"");
+  s.apply_override("fdk.iterations=4");
+  RunReport report;
+  OutputDir out(out_dir, true);
+  RunContext ctx{s, backend, out, report};
+  ProblemRegistry::instance().find("fdk").run(ctx);
+  out.commit();
+  return report.json();
+}
+
+TEST_P(GlProjector, TheFdkProblemIteratesOnThisBackend) {
+  tomo::test::TempDir t;
+  for (const std::string algorithm : {"sirt", "os-sart"}) {
+    const nlohmann::json gl = run_scene(GetParam(), algorithm, t.dir / (GetParam() + algorithm));
+    const nlohmann::json cpu = run_scene("cpu", algorithm, t.dir / ("cpu" + algorithm));
+    EXPECT_EQ(gl["backend"], GetParam());
+    EXPECT_NE(gl.dump().find(GetParam() == "gl" ? "gl raster projector" : "gl-compute projector"), std::string::npos);
+    const double r = gl["metrics"]["relative_residual"], r_cpu = cpu["metrics"]["relative_residual"];
+    const double e = gl["metrics"]["phantom_nrmse_fov"], e_cpu = cpu["metrics"]["phantom_nrmse_fov"];
+    EXPECT_NEAR(r / r_cpu, 1.0, 1e-4) << algorithm;
+    EXPECT_NEAR(e / e_cpu, 1.0, 1e-4) << algorithm;
+    EXPECT_LT(r, 0.5) << algorithm;  // it reconstructed
+  }
 }
 
 TEST_P(GlProjector, RaysLongerThanSoftwareGlRunsAreRefused) {
