@@ -1,9 +1,9 @@
 // `gl-compute` ConeBeamProjector: A and Aᵀ of ray_model.hpp as GLSL compute passes
 // (shaders/fdk/forward_project.comp.glsl, back_project.comp.glsl), one invocation per detector
-// pixel and view, up to 64 views per dispatch. A reads the volume from an R32F 3D texture by eight
-// texelFetch taps with fp32 trilinear weights (not the texture unit's filter, whose weights are
-// 8-bit fixed point on NVIDIA): the pair agrees with the cpu reference to fp32 rounding and Aᵀ is
-// the exact transpose of A. Aᵀ scatters into z-slab SSBOs with float atomics where the driver has
+// pixel and view, up to 64 views per dispatch. A reads the volume from an R32F 2D array texture
+// (one layer per z-slice), each sample's eight taps by two textureGather, with fp32 trilinear
+// weights (not the texture unit's filter, whose weights are 8-bit fixed point on NVIDIA): the pair
+// agrees with the cpu reference to fp32 rounding and Aᵀ is the exact transpose of A. Aᵀ scatters into z-slab SSBOs with float atomics where the driver has
 // GL_NV_shader_atomic_float, an exact CAS loop otherwise.
 #include <algorithm>
 #include <memory>
@@ -49,14 +49,18 @@ class GlComputeProjector final : public ConeBeamProjector {
     ctx.make_current();
     table_ = ray_table(g);  // degenerate views fail here
     const gl::Capabilities& caps = ctx.info().caps;
-    if (*std::max_element(g.grid.dims.begin(), g.grid.dims.end()) > caps.max_3d_texture_size)
+    if (g.grid.dims[0] > caps.max_texture_size || g.grid.dims[1] > caps.max_texture_size ||
+        g.grid.dims[2] > caps.max_array_texture_layers)
       throw UnavailableError(str_cat("fdk gl-compute projector: a ", g.grid.dims[0], "x", g.grid.dims[1], "x",
-                                     g.grid.dims[2], " volume exceeds this GL's 3D texture size (",
-                                     caps.max_3d_texture_size, ")"));
+                                     g.grid.dims[2], " volume exceeds this GL's array textures (",
+                                     caps.max_texture_size, " texels a side, ", caps.max_array_texture_layers,
+                                     " layers)"));
     g_ = g;
     float_atomics_ = caps.float_atomics;
     per_ = views_per_batch(g, caps.max_ssbo_block_size, std::min(kMaxViewsPerDispatch, std::max(g.views(), 1)));
-    volume_ = gl::Texture::create_3d(GL_R32F, g.grid.dims[0], g.grid.dims[1], g.grid.dims[2]);
+    volume_ = gl::Texture::create_2d_array(GL_R32F, g.grid.dims[0], g.grid.dims[1], g.grid.dims[2]);
+    volume_.set_wrap(GL_CLAMP_TO_BORDER);  // border colour (0,0,0,0): taps beyond x and y read 0
+    volume_.set_filter(GL_NEAREST, GL_NEAREST);
     sum_.allocate(g.grid, scatter_slab_depth(g.grid, caps.max_ssbo_block_size));
     projections_ = gl::Buffer(static_cast<std::size_t>(per_) * g.image_size() * sizeof(float));
     rays_ = gl::Buffer(static_cast<std::size_t>(per_) * kRayDoubles * sizeof(double));
@@ -116,7 +120,7 @@ class GlComputeProjector final : public ConeBeamProjector {
   }
 
   std::string describe() const override {
-    return str_cat("gl-compute projector (ray-driven, fp32 trilinear taps from a 3D texture every ",
+    return str_cat("gl-compute projector (ray-driven, fp32 trilinear weights on gathered texels every ",
                    options_.step_voxels, " voxel; Aᵀ into ", sum_.count(), " SSBO slab(s), ",
                    float_atomics_ ? "float atomics" : "CAS atomics", "): ", gl::shared_context().info().summary());
   }
