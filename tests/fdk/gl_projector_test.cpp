@@ -3,7 +3,9 @@
 // and the refusal where software GL would cut a ray's loop short.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,9 +64,18 @@ std::unique_ptr<ConeBeamProjector> make(const std::string& name, const ConeGeome
   return op;
 }
 
+// How far gl's A may be from the cpu's: its samples are the texture unit's trilinear filter,
+// fp32 on software GL (llvmpipe) but with 8-bit fixed-point weights on NVIDIA. gl-compute's
+// weights are fp32 everywhere. (Aᵀ is the fp32 scatter on both backends.)
+constexpr double kExact = 1e-5;
+constexpr double kFixedPointFilter = 3e-3;
+
 class GlProjector : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { (void)tomo::test::gl_context(); }
+  double a_tolerance() const { return GetParam() == "gl" && !gl::availability().software ? kFixedPointFilter : kExact; }
+  // Iterates differ from the cpu's by about the operator's error.
+  double iterate_tolerance() const { return std::max(1e-4, 3 * a_tolerance()); }
 };
 
 TEST_P(GlProjector, BatchesOfManyViewsMatchCpu) {
@@ -76,11 +87,12 @@ TEST_P(GlProjector, BatchesOfManyViewsMatchCpu) {
   ref->forward(x, a_ref);
   op->back(y, b);
   ref->back(y, b_ref);
-  EXPECT_LE(relative_l2(a, a_ref), 1e-5);
-  EXPECT_LE(relative_l2(b, b_ref), 1e-5);
+  EXPECT_LE(relative_l2(a, a_ref), a_tolerance());
+  EXPECT_LE(relative_l2(b, b_ref), kExact);
   // The last view sits in the second batch: its image must be its own, not the first batch's.
   const std::size_t last = (g.views() - 1) * g.image_size();
-  for (std::size_t p = 0; p < g.image_size(); ++p) EXPECT_NEAR(a[last + p], a_ref[last + p], 1e-4f * (1 + a_ref[last + p]));
+  const std::span<const float> image(a.data() + last, g.image_size()), image_ref(a_ref.data() + last, g.image_size());
+  EXPECT_LE(relative_l2(image, image_ref), 3 * a_tolerance());
 }
 
 TEST_P(GlProjector, SubsetsOfViewsInAnyOrderMatchCpuBothWays) {
@@ -97,8 +109,8 @@ TEST_P(GlProjector, SubsetsOfViewsInAnyOrderMatchCpuBothWays) {
   ref->forward(x, a_ref, views);
   op->back(y, b, views);
   ref->back(y, b_ref, views);
-  EXPECT_LE(relative_l2(a, a_ref), 1e-5);
-  EXPECT_LE(relative_l2(b, b_ref), 1e-5);
+  EXPECT_LE(relative_l2(a, a_ref), a_tolerance());
+  EXPECT_LE(relative_l2(b, b_ref), kExact);
 }
 
 TEST_P(GlProjector, TheStepOptionIsTheCpusStep) {
@@ -110,7 +122,7 @@ TEST_P(GlProjector, TheStepOptionIsTheCpusStep) {
   op->forward(x, a);
   ref->forward(x, a_ref);
   fine->forward(x, a_fine);
-  EXPECT_LE(relative_l2(a, a_ref), 1e-5);
+  EXPECT_LE(relative_l2(a, a_ref), a_tolerance());
   EXPECT_GT(relative_l2(a_fine, a_ref), 1e-3);  // the step changes the numbers: the option arrives
 }
 
@@ -125,7 +137,7 @@ TEST_P(GlProjector, SirtAndCglsMatchTheCpusIterates) {
     auto op = make(GetParam(), g);
     const VolumeF v = reconstruct_iterative(*op, g, b, o);
     const VolumeF v_ref = reconstruct_iterative(*ref, g, b, o);
-    EXPECT_LE(relative_l2(v.data, v_ref.data), 1e-4) << to_string(algorithm);
+    EXPECT_LE(relative_l2(v.data, v_ref.data), iterate_tolerance()) << to_string(algorithm);
     EXPECT_LT(relative_l2(v.data, truth), 0.9) << to_string(algorithm);  // it did iterate
   }
 }
@@ -188,8 +200,8 @@ TEST_P(GlProjector, TheFdkProblemIteratesOnThisBackend) {
     EXPECT_NE(gl.dump().find(GetParam() == "gl" ? "gl raster projector" : "gl-compute projector"), std::string::npos);
     const double r = gl["metrics"]["relative_residual"], r_cpu = cpu["metrics"]["relative_residual"];
     const double e = gl["metrics"]["phantom_nrmse_fov"], e_cpu = cpu["metrics"]["phantom_nrmse_fov"];
-    EXPECT_NEAR(r / r_cpu, 1.0, 1e-4) << algorithm;
-    EXPECT_NEAR(e / e_cpu, 1.0, 1e-4) << algorithm;
+    EXPECT_NEAR(r / r_cpu, 1.0, iterate_tolerance()) << algorithm;
+    EXPECT_NEAR(e / e_cpu, 1.0, iterate_tolerance()) << algorithm;
     EXPECT_LT(r, 0.5) << algorithm;  // it reconstructed
   }
 }
