@@ -65,17 +65,18 @@ std::unique_ptr<ConeBeamProjector> make(const std::string& name, const ConeGeome
 }
 
 // How far gl's A may be from the cpu's: its samples are the texture unit's trilinear filter,
-// fp32 on software GL (llvmpipe) but with 8-bit fixed-point weights on NVIDIA. gl-compute's
-// weights are fp32 everywhere. (Aᵀ is the fp32 scatter on both backends.)
+// fp32 on software GL (llvmpipe) but with 8-bit fixed-point weights on NVIDIA (measured on an
+// H100: 2.7e-4 to 4.3e-4 relative L2). gl-compute's weights are fp32 everywhere. (Aᵀ is the fp32
+// scatter on both backends.)
 constexpr double kExact = 1e-5;
-constexpr double kFixedPointFilter = 3e-3;
+constexpr double kFixedPointFilter = 1e-3;
 
 class GlProjector : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { (void)tomo::test::gl_context(); }
   double a_tolerance() const { return GetParam() == "gl" && !gl::availability().software ? kFixedPointFilter : kExact; }
   // Iterates differ from the cpu's by about the operator's error.
-  double iterate_tolerance() const { return std::max(1e-4, 3 * a_tolerance()); }
+  double iterate_tolerance() const { return std::max(1e-4, 10 * a_tolerance()); }
 };
 
 TEST_P(GlProjector, BatchesOfManyViewsMatchCpu) {
