@@ -7,7 +7,9 @@ set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 build=${1:-build-gpu}
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # a worktree's .git is a file
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 rm -rf .gpu
 mkdir -p .gpu/lib
 # The carried tree is limited to 64 MiB: test executables that only test CPU/llvmpipe code
