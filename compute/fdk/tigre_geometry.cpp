@@ -8,6 +8,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/scene.hpp"
 
 namespace tomo::fdk {
 namespace {
@@ -72,6 +73,50 @@ std::vector<ConeView> TigreGeometry::cone_views(const std::string& where) const 
 
 std::vector<Mat34> TigreGeometry::matrices(const std::string& where) const {
   return view_matrices(cone_views(where), nDetector[1], nDetector[0], where);
+}
+
+TigreGeometry TigreGeometry::from_scene(const Scene& s, const std::string& prefix) {
+  TigreGeometry t;
+  const auto list = [&](const char* name, std::size_t n, std::vector<double> fallback) {
+    const std::string key = prefix + name;
+    std::vector<double> v = s.get<std::vector<double>>(key, fallback);
+    if (v.size() != n) throw InputError(str_cat(s.where(key), " takes ", n, " numbers, got ", v.size()));
+    for (const double x : v)
+      if (!std::isfinite(x) || std::abs(x) > 1e7) throw InputError(str_cat(s.where(key), ": ", x, " is out of range"));
+    return v;
+  };
+  t.DSD = {s.get_in_range(prefix + "DSD", 1536.0, 1e-3, 1e7)};
+  t.DSO = {s.get_in_range(prefix + "DSO", 1000.0, 1e-3, 1e7)};
+  const auto nd = list("nDetector", 2, {512, 512}), dd = list("dDetector", 2, {0.8, 0.8});
+  const auto od = list("offDetector", 2, {0, 0}), rd = list("rotDetector", 3, {0, 0, 0});
+  const auto nv = list("nVoxel", 3, {512, 512, 512}), sv = list("sVoxel", 3, {256, 256, 256});
+  const auto oo = list("offOrigin", 3, {0, 0, 0});
+  for (int a = 0; a < 2; ++a) {
+    if (nd[a] < 1 || nd[a] > 65536 || nd[a] != std::floor(nd[a]))
+      throw InputError(str_cat(s.where(prefix + "nDetector"), ": ", nd[a], " is not a whole count in 1..65536"));
+    t.nDetector[a] = static_cast<int>(nd[a]);
+    t.dDetector[a] = dd[a];
+  }
+  for (int a = 0; a < 3; ++a) {
+    if (nv[a] < 1 || nv[a] > 4096 || nv[a] != std::floor(nv[a]))
+      throw InputError(str_cat(s.where(prefix + "nVoxel"), ": ", nv[a], " is not a whole count in 1..4096"));
+    t.nVoxel[a] = static_cast<int>(nv[a]);
+    t.sVoxel[a] = sv[a];
+  }
+  t.offDetector = {{od[0], od[1]}};
+  t.rotDetector = {{rd[0], rd[1], rd[2]}};
+  t.offOrigin = {{oo[0], oo[1], oo[2]}};
+  t.COR = {s.get_in_range(prefix + "COR", 0.0, -1e5, 1e5)};
+  const std::string akey = prefix + "angles";
+  const auto angles = s.get<std::vector<double>>(akey, {});
+  if (angles.empty() || angles.size() > 100000)
+    throw InputError(str_cat(s.where(akey), " needs 1..100000 angles (radians), got ", angles.size()));
+  for (const double a : angles) {
+    if (!std::isfinite(a) || std::abs(a) > 1e3) throw InputError(str_cat(s.where(akey), ": angle ", a, " is out of range"));
+    t.angles.push_back({a, 0.0, 0.0});
+  }
+  (void)t.cone_views(s.where(prefix.substr(0, prefix.size() - 1)));  // sizes and distances checked now
+  return t;
 }
 
 }  // namespace tomo::fdk

@@ -13,6 +13,10 @@
 #include "compute/core/volume.hpp"
 #include "compute/fdk/cone_view.hpp"
 
+namespace tomo {
+class Scene;
+}
+
 namespace tomo::fdk {
 
 struct TigreGeometry {
@@ -35,6 +39,11 @@ struct TigreGeometry {
   // views, a non-positive size or a distance with the detector nearer than the origin.
   std::vector<ConeView> cone_views(const std::string& where) const;
   std::vector<Mat34> matrices(const std::string& where) const;
+
+  // The table under `prefix` (e.g. "fdk.tigre."): DSD, DSO, nDetector, dDetector, offDetector,
+  // rotDetector, COR, angles (rad, one per view), nVoxel, sVoxel, offOrigin — each one value for
+  // every view. InputError naming the key for a wrong count or range.
+  static TigreGeometry from_scene(const Scene& scene, const std::string& prefix);
 };
 
 }  // namespace tomo::fdk

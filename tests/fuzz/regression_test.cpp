@@ -21,7 +21,7 @@ const std::map<std::string, std::function<bool(const std::uint8_t*, std::size_t)
     {"safir_clm", safir_clm}, {"safir_castor", safir_castor}, {"safir_crystal_map", safir_crystal_map},
     {"matrix_file", matrix_file}, {"projection_stack", projection_stack}, {"fdk_reference", fdk_reference},
     {"oat_npy", oat_npy}, {"oat_patato", oat_patato}, {"oat_kwave", oat_kwave},
-    {"msr", msr}, {"psibin", psibin}};
+    {"msr", msr}, {"psibin", psibin}, {"tiff", tiff}};
 
 TEST(FuzzRegression, SeedsAreValidInputs) {
   const auto all = seeds();
