@@ -29,9 +29,8 @@ struct Expected {
 }
 
 
-// fdk.raw.projections may name a folder of TIFF files, which the scene's file gate refuses: a
-// folder is resolved as the scene resolves files (relative to the scene file unless given with
-// --set) and passed on; anything else goes through the gate.
+}  // namespace
+
 std::filesystem::path stack_location(const Scene& s, const char* key) {
   const std::string text = s.get<std::string>(key, "");
   if (text.empty()) return {};
@@ -42,6 +41,8 @@ std::filesystem::path stack_location(const Scene& s, const char* key) {
   if (std::filesystem::is_directory(p, ec)) return p.lexically_normal();
   return s.get_input_path(key);
 }
+
+namespace {
 
 std::vector<float> mean_field(const Scene& s, const char* key, const RawStack& stack) {
   const std::filesystem::path p = stack_location(s, key);

@@ -40,6 +40,11 @@ struct RawOptions {
   static RawOptions from_scene(const Scene& s);
 };
 
+// The path of a stack key (fdk.raw.projections, flat, dark), which may name a folder of TIFF
+// files: a folder is resolved as the scene resolves files (relative to the scene file unless
+// given with --set); anything else goes through the scene's file gate. "" when the key is unset.
+std::filesystem::path stack_location(const Scene& s, const char* key);
+
 // Reads the stack and geometry of `o` (paths resolved by `s`, which also names keys in errors).
 // `scene_geometry` ([fdk.geometry]) is used when no other geometry is given. Every count and
 // size is checked before the line integrals are made: InputError in one line naming the stack's

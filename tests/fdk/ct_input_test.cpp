@@ -12,12 +12,16 @@
 #include <vector>
 
 #include "compute/core/error.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/fdk/astra_geometry.hpp"
 #include "compute/fdk/flat_field.hpp"
 #include "compute/fdk/raw_input.hpp"
 #include "compute/fdk/raw_stack.hpp"
+#include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/io/output_dir.hpp"
 #include "compute/io/tiff.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -229,4 +233,34 @@ TEST(CtInput, TigreTableIsCheckedAgainstTheStack) {
   const std::string both = "[fdk.raw]\nprojections = \"p.npy\"\nflat = \"x.tif\"\nintensity = true\n";
   EXPECT_EQ(refusal([&] { (void)RawOptions::from_scene(scene_of(both)); }),
             "<test>: key 'fdk.raw.flat' and fdk.raw.intensity both normalise the stack; give one");
+}
+
+TEST(CtInput, ARunTakesAFolderOfTiffFilesWithTigreGeometry) {
+  // The whole run, as the CLI does it: the folder passes the run's memory estimate and reader.
+  tomo::test::TempDir t;
+  fs::create_directories(t.dir / "proj");
+  std::vector<float> page(kRows * kCols);
+  for (int n = 0; n < kViews; ++n) {
+    for (int j = 0; j < kRows; ++j)
+      for (int i = 0; i < kCols; ++i) page[j * kCols + i] = 1000.0f * std::exp(-0.01f * line_integral(n, j, i));
+    io::write_tiff_stack(t.dir / "proj" / ("p" + std::to_string(n) + ".tif"), page, 1, kRows, kCols);
+  }
+  io::write_tiff_stack(t.dir / "flat.tif", std::vector<float>(kRows * kCols, 1000.0f), 1, kRows, kCols);
+  Scene s = Scene::load_string(
+      "problem = \"fdk\"\n[fdk]\nalgorithm = \"sirt\"\niterations = 2\n[fdk.tigre]\nDSO = 400.0\nDSD = 650.0\n"
+      "nDetector = [12, 16]\ndDetector = [2.0, 2.0]\nnVoxel = [8, 8, 8]\nsVoxel = [16.0, 16.0, 16.0]\n"
+      "angles = [0.0, 1.2, 2.4, 3.6, 4.8]\n[fdk.raw]\nprojections = \"" + (t.dir / "proj").string() +
+          "\"\nflat = \"" + (t.dir / "flat.tif").string() + "\"\n",
+      "<test>");
+  RunReport report;
+  {
+    OutputDir out(t.dir / "out", true);
+    RunContext ctx{s, "cpu", out, report};
+    ProblemRegistry::instance().find("fdk").run(ctx);
+    out.commit();
+  }
+  const VolumeF v = read_nifti(t.dir / "out" / "fdk_volume.nii");
+  EXPECT_EQ(v.grid.dims, (std::array<int, 3>{8, 8, 8}));
+  EXPECT_NEAR(v.grid.voxel_mm[0], 2.0, 1e-6);
+  EXPECT_EQ(report.json()["raw_geometry"], "TIGRE geometry (<test>: key 'fdk.tigre')");
 }
