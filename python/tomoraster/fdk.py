@@ -24,6 +24,8 @@ class Backprojector:
             origin_mm = [-(n - 1) / 2 * d for n, d in zip(voxels, voxel_mm)]
         self._op = _checks.call(_core.FdkBackprojector, backend, voxels, voxel_mm, [float(o) for o in origin_mm],
                                 interpolation)
+        self.voxel_mm = tuple(voxel_mm)
+        self.origin_mm = tuple(float(o) for o in origin_mm)
 
     def __repr__(self) -> str:
         return (f"tomoraster.fdk.Backprojector(backend={self._op.backend_name!r}, "
@@ -36,6 +38,11 @@ class Backprojector:
     @property
     def volume_shape(self) -> tuple:
         return tuple(self._op.volume_shape)
+
+    @property
+    def out_shape(self) -> tuple:
+        """The back-projection's output: the volume (z, y, x), as ``volume_shape``."""
+        return self.volume_shape
 
     def backproject(self, projections, matrices, out=None, accumulate: bool = False):
         """The volume (z, y, x) float32 of this stack. NumPy projections: a new NumPy volume.

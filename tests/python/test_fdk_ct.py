@@ -163,3 +163,9 @@ def test_example_from_tiff_files_reconstructs_the_ball(capsys, monkeypatch, tmp_
     for name in ("fdk", "sirt", "tv"):
         centre = float(re.search(rf"{name}: centre ([-0-9.e]+)", out).group(1))
         assert abs(centre - MU) <= 0.05 * MU, out
+
+
+def test_the_backprojector_exposes_its_grid():
+    bp = fdk.Backprojector((6, 5, 4), (1.0, 2.0, 3.0), backend="cpu")
+    assert bp.out_shape == bp.volume_shape == (4, 5, 6)
+    assert bp.voxel_mm == (1.0, 2.0, 3.0) and bp.origin_mm == (-2.5, -4.0, -4.5)
