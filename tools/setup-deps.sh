@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config
   libglfw3-dev libglm-dev libstb-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libbenchmark-dev libfftw3-dev
+  libgtest-dev libbenchmark-dev libfftw3-dev libtiff-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   libimgui-dev xvfb xauth
   clang libclang-rt-14-dev libomp-14-dev

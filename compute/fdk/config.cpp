@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/simulate.hpp"
@@ -50,6 +51,24 @@ void iterative_from_scene(const Scene& s, FdkConfig& d) {
                      "projections, only fdk reconstructs them");
 }
 
+// TIGRE's image (nVoxel, sVoxel) is the volume: fdk reconstructs a cube centred on the origin
+// (offOrigin moves the views), so the sides must agree, and with fdk.L / fdk.volume_mm.
+void tigre_grid(const Scene& s, const TigreGeometry& t, bool size_given, FdkConfig& d) {
+  const auto& n = t.nVoxel;
+  const auto& v = t.sVoxel;
+  if (n[0] != n[1] || n[1] != n[2] || v[0] != v[1] || v[1] != v[2])
+    throw InputError(str_cat(s.where("fdk.tigre.nVoxel"), ": fdk reconstructs a cube; nVoxel (", n[0], ", ", n[1], ", ",
+                             n[2], ") and sVoxel (", v[0], ", ", v[1], ", ", v[2],
+                             ") must have equal sides (the Python operators take any grid)"));
+  if (size_given && (n[0] != d.L || v[0] != d.volume_mm))
+    throw InputError(str_cat(s.where("fdk.tigre.nVoxel"), " (", n[0], " voxels over ", v[0], " mm) and fdk.L = ", d.L,
+                             ", fdk.volume_mm = ", d.volume_mm, " disagree; give one"));
+  if (n[0] < 2) throw InputError(s.where("fdk.tigre.nVoxel") + " must be at least 2");
+  d.L = n[0];
+  d.volume_mm = v[0];
+  d.grid = rabbit_grid(d.L, d.volume_mm);
+}
+
 }  // namespace
 
 Phantom phantom_from_scene(const Scene& s, double& mu) {
@@ -61,6 +80,7 @@ Phantom phantom_from_scene(const Scene& s, double& mu) {
 
 FdkConfig FdkConfig::from_scene(const Scene& s) {
   FdkConfig d;
+  const bool size_given = s.has("fdk.L") || s.has("fdk.volume_mm");  // before `get` records defaults
   d.L = s.get_int_in_range("fdk.L", 128, 2, 4096);
   d.volume_mm = s.get_in_range("fdk.volume_mm", 256.0, 1e-3, 1e5);
   d.grid = rabbit_grid(d.L, d.volume_mm);
@@ -72,6 +92,7 @@ FdkConfig FdkConfig::from_scene(const Scene& s) {
   d.filter_backend = s.get<std::string>("fdk.filter.backend", "auto");
   d.input = s.get_input_path("fdk.input");
   d.raw = RawOptions::from_scene(s);
+  if (d.raw.tigre) tigre_grid(s, *d.raw.tigre, size_given, d);
   const bool rct = !d.input.empty();
   if (rct && d.raw.given())
     throw InputError(s.where("fdk.input") + " and fdk.raw.projections both name projections; give one");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/fdk/cone_view.hpp"
 #include "compute/fdk/matrix.hpp"
 
 namespace tomo {
@@ -13,8 +14,6 @@ class Scene;
 }
 
 namespace tomo::fdk {
-
-using Vec3d = std::array<double, 3>;
 
 // Circular orbit about the z axis. Source at D_si·e_s(β), e_s = (cos β, sin β, 0); the detector
 // plane is at distance D_sd from the source, columns along e_u = (−sin β, cos β, 0), rows along +z;
@@ -32,6 +31,11 @@ struct CArmGeometry {
   double principal_v = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> angles_deg;  // β_n per projection, increasing; empty: start + n·arc/(N−1)
   bool u_along_rotation = true;    // false: columns run against the rotation (Parker's γ flips)
+  // Detector tilts about its centre (degrees), TIGRE's rotDetector: yaw turns it in its own plane
+  // (about the central ray), pitch about its column axis, roll about its row axis (the rotation
+  // axis). FDK's weights ignore them (its orbit stays circular); the projectors and simulator
+  // use them.
+  double roll_deg = 0.0, pitch_deg = 0.0, yaw_deg = 0.0;
 
   double u0() const { return principal_u == principal_u ? principal_u : 0.5 * (sx - 1); }
   double v0() const { return principal_v == principal_v ? principal_v : 0.5 * (sy - 1); }
@@ -41,8 +45,14 @@ struct CArmGeometry {
   // distance between the neighbours (the one-sided step at either end).
   double angle_weight_rad(int n) const;
   double fan_half_angle_rad() const;   // γ_max at the detector's outer column edge
+  // The shortest arc FDK's Parker weights take: 180° + 2·γ_max.
+  double short_scan_arc_deg() const;
   // Pixel spacing on the virtual detector through the isocentre (mm).
   double virtual_pixel_mm() const { return pixel_mm * source_iso_mm / source_det_mm; }
+
+  bool tilted() const { return roll_deg != 0.0 || pitch_deg != 0.0 || yaw_deg != 0.0; }
+  // View n as vectors (cone_view.hpp): what matrix(n) and detector_point(n, ...) are made of.
+  ConeView view(int n) const;
 
   Vec3d source(int n) const;
   // World position (mm) of detector point (u, v) of projection n (pixel units).
@@ -58,7 +68,9 @@ struct CArmGeometry {
   // Keys under `prefix` (e.g. "fdk.geometry."): projections, arc_deg, start_deg, detector_columns,
   // detector_rows, pixel_mm, source_iso_mm, source_det_mm, detector_offset_u_mm and
   // detector_offset_v_mm (where the central ray meets the detector, from its centre, along the
-  // columns and rows). Missing keys keep the defaults above.
+  // columns and rows), angles_deg (every view's angle, increasing; sets projections, start_deg
+  // and arc_deg), detector_roll_deg, detector_pitch_deg, detector_yaw_deg. Missing keys keep the
+  // defaults above.
   static CArmGeometry from_scene(const Scene& scene, const std::string& prefix, const CArmGeometry& defaults,
                                  bool short_scan = true);
   static CArmGeometry from_scene(const Scene& scene, const std::string& prefix, bool short_scan = true);

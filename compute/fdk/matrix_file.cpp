@@ -35,8 +35,11 @@ std::vector<Mat34> read_npy_matrices(const std::filesystem::path& path) {
   if (a.type != NpyType::f8 && a.type != NpyType::f4)
     throw InputError(str_cat(path.string(), ": projection matrices must be float64 or float32, not ",
                              npy_descr(a.type)));
-  const std::size_t expect[3] = {0, 3, 4};
-  require_npy_shape(a, expect, path.string() + " (projection matrices, shape (N, 3, 4))");
+  const bool rows_of_12 = a.shape.size() == 2 && a.shape[1] == 12;  // (N, 12): the text's order
+  if (!rows_of_12) {
+    const std::size_t expect[3] = {0, 3, 4};
+    require_npy_shape(a, expect, path.string() + " (projection matrices, shape (N, 3, 4) or (N, 12))");
+  }
   if (a.shape[0] == 0) throw InputError(path.string() + ": no projection matrices (N = 0)");
   std::vector<double> v;
   try {
@@ -49,8 +52,9 @@ std::vector<Mat34> read_npy_matrices(const std::filesystem::path& path) {
         std::memcpy(&x, a.bytes.data() + 8 * i, 8);
       else
         std::memcpy(&f, a.bytes.data() + 4 * i, 4), x = f;
-      const std::size_t k = a.fortran_order ? (i % a.shape[0]) * 12 + (i / a.shape[0]) % 3 * 4 + i / (a.shape[0] * 3)
-                                            : i;
+      const std::size_t k = !a.fortran_order ? i
+                            : rows_of_12  ? (i % a.shape[0]) * 12 + i / a.shape[0]
+                                          : (i % a.shape[0]) * 12 + (i / a.shape[0]) % 3 * 4 + i / (a.shape[0] * 3);
       if (!std::isfinite(x))
         throw InputError(str_cat(path.string(), ": matrix ", k / 12, ", row ", k % 12 / 4, ", column ", k % 4,
                                  " is not finite"));
@@ -105,6 +109,15 @@ std::vector<Mat34> read_matrix_file(const std::filesystem::path& path) {
   std::vector<Mat34> m = has_npy_magic(path) ? read_npy_matrices(path) : read_text_matrices(path);
   log_debug(path.string(), ": ", m.size(), " projection matrices");
   return m;
+}
+
+std::vector<double> matrix_numbers(const std::vector<Mat34>& matrices) {
+  std::vector<double> v;
+  v.reserve(12 * matrices.size());
+  for (const Mat34& m : matrices)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) v.push_back(m.at(r, c));
+  return v;
 }
 
 void write_matrix_file(const std::filesystem::path& path, const std::vector<Mat34>& matrices) {

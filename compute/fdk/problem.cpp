@@ -233,7 +233,7 @@ void run(RunContext& ctx) {
   Setup d(FdkConfig::from_scene(s));
   d.phantom_metrics = d.simulated();
   MemoryEstimate mem = estimate_memory(d.L, d.geometry, d.simulated(), 4, "fdk.L", "fdk.geometry.");
-  if (d.source == Source::raw) add_raw_stack(mem, s.get_input_path("fdk.raw.projections"), "fdk.raw.projections");
+  if (d.source == Source::raw) add_raw_stack(mem, stack_location(s, "fdk.raw.projections"), "fdk.raw.projections");
   if (d.algorithm != Algorithm::fdk) add_iterative(mem, d.grid, d.geometry, d.iterative);
   require_host_memory(mem, "fdk");
   ctx.report.set("algorithm", to_string(d.algorithm));

@@ -1,6 +1,8 @@
 // Raw projection stacks (see raw_stack.hpp).
 #include "compute/fdk/raw_stack.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "compute/core/log.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/io/tiff.hpp"
 
 namespace tomo::fdk {
 namespace {
@@ -68,7 +71,78 @@ RawStack read_nifti_stack(const std::filesystem::path& path) {
   return s;
 }
 
+bool has_tiff_magic(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  if (in.gcount() != 4) return false;
+  return (magic[0] == 'I' && magic[1] == 'I' && (magic[2] == 42 || magic[2] == 43) && magic[3] == 0) ||
+         (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43));
+}
+
+RawStack from_tiff(io::TiffStack t) {
+  RawStack s;
+  s.count = t.pages;
+  s.rows = t.rows;
+  s.cols = t.cols;
+  s.pixels = std::move(t.pixels);
+  return s;
+}
+
+// Every .tif/.tiff file of a folder in name order, pages after pages; all of one page size.
+RawStack read_tiff_folder(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(folder)) {
+    std::string ext = e.path().extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".tif" || ext == ".tiff") files.push_back(e.path());
+    if (files.size() > kMaxProjections)
+      throw InputError(str_cat(folder.string(), ": more than ", kMaxProjections, " TIFF files"));
+  }
+  if (files.empty()) throw InputError(folder.string() + ": a folder of projections holds no .tif or .tiff file");
+  std::sort(files.begin(), files.end());
+  RawStack s;
+  for (const auto& f : files) {
+    RawStack one = from_tiff(io::read_tiff_stack(f));
+    if (s.count == 0) {
+      s.rows = one.rows;
+      s.cols = one.cols;
+    } else if (one.rows != s.rows || one.cols != s.cols) {
+      throw InputError(str_cat(f.string(), ": ", one.cols, " x ", one.rows, " pixels, but ", files.front().string(),
+                               " has ", s.cols, " x ", s.rows, " (columns x rows)"));
+    }
+    if (s.count + one.count > static_cast<int>(kMaxProjections))
+      throw InputError(str_cat(folder.string(), ": more than ", kMaxProjections, " pages"));
+    s.count += one.count;
+    s.pixels.insert(s.pixels.end(), one.pixels.begin(), one.pixels.end());
+  }
+  return s;
+}
+
 }  // namespace
+
+std::string layout_axes(StackLayout layout) {
+  return layout == StackLayout::astra ? "(rows, N, cols)" : "(N, rows, cols)";
+}
+
+std::string stored_shape(const RawStack& s) { return str_cat("(", s.count, ", ", s.rows, ", ", s.cols, ")"); }
+
+RawStack arrange_stack(RawStack stored, StackLayout layout, const std::filesystem::path& path) {
+  if (layout != StackLayout::astra) return stored;
+  // ASTRA: stored axes (rows, N, cols) → (N, rows, cols).
+  RawStack s;
+  s.count = stored.rows;
+  s.rows = stored.count;
+  s.cols = stored.cols;
+  check_sides(path, s.count, s.rows, s.cols);
+  s.pixels.resize(stored.pixels.size());
+  const std::size_t cols = static_cast<std::size_t>(s.cols);
+  for (int r = 0; r < s.rows; ++r)
+    for (int n = 0; n < s.count; ++n)
+      std::memcpy(s.pixels.data() + (static_cast<std::size_t>(n) * s.rows + r) * cols,
+                  stored.pixels.data() + (static_cast<std::size_t>(r) * s.count + n) * cols, cols * sizeof(float));
+  return s;
+}
 
 bool has_npy_magic(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -78,8 +152,22 @@ bool has_npy_magic(const std::filesystem::path& path) {
 }
 
 RawStack read_projection_stack(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    RawStack s = read_tiff_folder(path);
+    check_sides(path, s.count, s.rows, s.cols);
+    return s;
+  }
   io::check_input_file(path, 32 * io::kGiB, "projection stack");
-  RawStack s = has_npy_magic(path) ? read_npy_stack(path) : read_nifti_stack(path);
+  RawStack s;
+  if (has_npy_magic(path)) {
+    s = read_npy_stack(path);
+  } else if (has_tiff_magic(path)) {
+    s = from_tiff(io::read_tiff_stack(path));  // finite values checked there
+    check_sides(path, s.count, s.rows, s.cols);
+  } else {
+    s = read_nifti_stack(path);
+  }
   log_debug(path.string(), ": ", s.count, " projections of ", s.cols, "x", s.rows);
   return s;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compute/core/error.hpp"
+#include "compute/fdk/config.hpp"
 #include "compute/glpet/config.hpp"
 #include "compute/oat/config.hpp"
 #include "compute/safir/config.hpp"
@@ -29,6 +30,7 @@ void bind_validate(nb::module_& m) {
         if (problem == "glpet") (void)glpet::read_glpet_scene(s);
         else if (problem == "oat") (void)oat::OatConfig::from_scene(s);
         else if (problem == "safir") (void)safir::SafirConfig::from_scene(s);
+        else if (problem == "fdk") (void)fdk::FdkConfig::from_scene(s);
         else if (problem == "strip") (void)strip::StripConfig::from_scene(s);
         else throw InputError("check_keys: no config reader for problem '" + problem + "'");
         return {s.unused_keys(), s.to_json().dump()};

@@ -24,6 +24,7 @@
 #include "compute/glpet/config.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/io/tiff.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/oat/data_io.hpp"
@@ -113,6 +114,12 @@ inline bool nifti(const std::uint8_t* data, std::size_t size) {
     NiftiMeta meta;
     (void)read_nifti_series(f.path(), meta);
   });
+}
+
+// TIFF pages as detectors write them (libtiff under our size and format checks).
+inline bool tiff(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)io::read_tiff_stack(f.path()); });
 }
 
 // read_npy, then the conversion a user's array goes through (real or complex by its dtype).

@@ -15,6 +15,7 @@
 
 #include "compute/core/scene.hpp"
 #include "compute/fdk/matrix_file.hpp"
+#include "compute/io/tiff.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/data_io.hpp"
 #include "compute/io/nifti.hpp"
@@ -72,6 +73,14 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   const std::size_t m_shape[3] = {2, 3, 4};
   out["matrix_file"].push_back(
       written(".npy", [&](const auto& p) { write_npy(p, std::span<const double>(m34), m_shape); }));
+
+  // TIFF: float32 pages and a uint16 page, as detectors write them.
+  std::vector<float> pages(2 * 3 * 4);
+  for (std::size_t i = 0; i < pages.size(); ++i) pages[i] = 0.5f * static_cast<float>(i);
+  out["tiff"].push_back(written(".tif", [&](const auto& p) { io::write_tiff_stack(p, pages, 2, 3, 4); }));
+  out["tiff"].push_back(written(".tif", [&](const auto& p) {
+    io::write_tiff_stack(p, std::span<const float>(pages).first(12), 1, 3, 4, io::TiffSample::uint16);
+  }));
 
   // A 4³ uint16 reference volume (no writer of ours makes one: the RabbitCT files come with it).
   Bytes reference(2 * 4 * 4 * 4);
