@@ -20,6 +20,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/safir/analysis.hpp"
+#include "compute/safir/castor_geometry.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/memory.hpp"
@@ -84,6 +85,8 @@ void run(RunContext& ctx) {
     const auto cdh = ctx.out.file("events.cdh");
     (void)ctx.out.file("events.cdf");  // written beside the header
     write_castor(cdh, lm, c.scanner);
+    // The scanner for CASToR's config/scanner folder, named as the header's "Scanner name".
+    write_castor_geometry(ctx.out.file(castor_scanner_name(c.scanner) + ".geom"), c.scanner, c.box);
   }
 
   std::vector<double> s;
