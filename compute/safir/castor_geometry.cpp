@@ -13,7 +13,7 @@ std::string castor_scanner_name(const Scanner& sc) {
 
 std::string castor_geometry_text(const Scanner& sc, const ImageBox& box) {
   std::ostringstream o;
-  o.precision(17);
+  o.precision(12);  // 1e-12 relative: far below a crystal, and 2.2 - 2.0 prints as 0.2
   o << "# CASToR scanner description of a tomoraster safir scanner: " << sc.rings << " rings x " << sc.crystals
     << " crystals on a cylinder.\n"
     << "# Crystal index = ring * " << sc.crystals << " + detector, as in the list-mode file; positions in mm,\n"
