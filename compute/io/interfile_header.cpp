@@ -214,11 +214,14 @@ InterfileHeader parse_interfile_header(std::string_view text, const std::string&
     if (!(v > 0)) throw InputError(name + ": 'scaling factor (mm/pixel) " + i + "' must be > 0, got " + std::to_string(v));
     h.voxel_mm[a] = v;
     // STIR: the centre of the first voxel; CASToR writes the shift of the image's centre under
-    // the same key. Without it the image is centred on the scanner, as CASToR places it.
+    // the same key. Without it CASToR centres the image on the scanner; STIR puts voxel index 0
+    // of x and y (the first voxel being index -floor(n/2)) on the axis, and its projectors centre
+    // the planes axially.
     const double centred = -0.5 * (h.dims[a] - 1) * v;
     const auto o = k.number({off.c_str(), off2.c_str(), off3.c_str()});
     const bool castor = lower(h.version_of_keys).rfind("castor", 0) == 0;
-    h.origin_mm[a] = !o ? centred : castor ? *o + centred : *o;
+    const double fallback = castor || a == 2 ? centred : -(h.dims[a] / 2) * v;
+    h.origin_mm[a] = !o ? fallback : castor ? *o + centred : *o;
   }
 
   h.frames = static_cast<int>(k.integer({"numberoftimeframes", "numberofframegroups"}, 1, 1 << 20).value_or(1));

@@ -202,7 +202,7 @@ TEST(Interfile, KeysAreReadWhateverTheirCaseSpacingAndBang) {
   const VolumeF v = read_interfile(t.dir / "d.hv");
   EXPECT_EQ(v.grid.dims, (std::array<int, 3>{2, 1, 1}));
   EXPECT_DOUBLE_EQ(v.grid.voxel_mm[0], 3.0);
-  EXPECT_DOUBLE_EQ(v.grid.origin_mm[0], -1.5);  // no offset: centred, as CASToR places it
+  EXPECT_DOUBLE_EQ(v.grid.origin_mm[0], -3.0);  // no offset, not CASToR: STIR's index -floor(n/2) at x = -n/2 voxels
   EXPECT_EQ(v.data, (std::vector<float>{1.5f, -2.5f}));
 }
 
