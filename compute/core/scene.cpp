@@ -14,6 +14,7 @@
 #include "compute/core/embedded.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/nearest_name.hpp"
+#include "compute/core/output_format.hpp"
 #include "compute/core/scene_nodes.hpp"
 #include "compute/core/toml_guard.hpp"
 #include "compute/io/input_file.hpp"
@@ -324,6 +325,7 @@ std::vector<std::string> Scene::unused_keys() const {
 
 void Scene::check_unknown_keys() const {
   declare_optional({"problem", "backend"});  // read by the CLI, not by the problem
+  (void)output_formats(*this);                // every problem's image writer reads it
   const std::vector<std::string> unknown = unused_keys();
   if (unknown.empty()) return;
   const std::string near = nearest_name(unknown.front(), std::vector<std::string>(used_.begin(), used_.end()));

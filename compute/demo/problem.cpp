@@ -13,7 +13,8 @@
 #include "compute/demo/config.hpp"
 #include "compute/demo/memory.hpp"
 #include "compute/demo/voxelizer.hpp"
-#include "compute/io/nifti.hpp"
+#include "compute/core/output_format.hpp"
+#include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
@@ -39,6 +40,7 @@ VolumeF run_backend(const std::string& backend, const DemoConfig& d, RunReport& 
 }
 
 void run(RunContext& ctx) {
+  ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const DemoConfig d = DemoConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(d.grid, d.slab, 1), "demo");
   // The cpu's cost, for "auto" falling back to it: one shape test per point sample (s³ a voxel),
@@ -59,7 +61,7 @@ void run(RunContext& ctx) {
   log_info("phantom integral: voxelised ", sum * voxel_volume, ", analytic ", expected);
 
   auto t = ctx.report.time("write");
-  write_nifti(ctx.out.file("phantom.nii"), v, {"phantom density", "a.u."});
+  write_image(ctx.out, "phantom", v, {"phantom density", "a.u."});
   write_preview(ctx.out.file("phantom_mip.png"), mip_panels(v), {"phantom density", "a.u.", "MIPs", ColorMap::Hot, 0, 0});
   write_preview(ctx.out.file("phantom_slices.png"), central_slice_panels(v),
                 {"phantom density", "a.u.", "central slices", ColorMap::Gray, 0, 0});

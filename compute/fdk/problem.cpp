@@ -22,7 +22,8 @@
 #include "compute/fdk/rabbitct_result.hpp"
 #include "compute/fdk/raw_input.hpp"
 #include "compute/fdk/simulate.hpp"
-#include "compute/io/nifti.hpp"
+#include "compute/core/output_format.hpp"
+#include "compute/io/image_output.hpp"
 #include "compute/io/npy.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
@@ -220,7 +221,7 @@ void finish(RunContext& ctx, const Setup& d, const VolumeF& v, const Backproject
   }
 
   auto tw = ctx.report.time("write");
-  write_nifti(ctx.out.file("fdk_volume.nii"), v, {"attenuation (" + what + ")", "1/mm"});
+  write_image(ctx.out, "fdk_volume", v, {"attenuation (" + what + ")", "1/mm"});
   const float lo = static_cast<float>(d.window[0]), hi = static_cast<float>(d.window[1]);
   const PreviewLabel label{"attenuation (" + what + ")", "1/mm", "", ColorMap::Gray, lo, hi};
   write_preview(ctx.out.file("fdk_slice_xy.png"), {slice_panel(v, 2, d.L / 2)}, label);
@@ -229,6 +230,7 @@ void finish(RunContext& ctx, const Setup& d, const VolumeF& v, const Backproject
 }
 
 void run(RunContext& ctx) {
+  ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const Scene& s = ctx.scene;
   Setup d(FdkConfig::from_scene(s));
   d.phantom_metrics = d.simulated();

@@ -25,7 +25,8 @@
 #include "compute/glpet/multi_run.hpp"
 #include "compute/glpet/previews.hpp"
 #include "compute/glpet/config.hpp"
-#include "compute/io/nifti.hpp"
+#include "compute/core/output_format.hpp"
+#include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
 
@@ -39,13 +40,13 @@ void write_outputs(OutputDir& out, const SystemModel& sys, const VolumeF& x, con
                    std::span<const float> counts, const VolumeF* truth) {
   VolumeF sens(sys.grid);
   sens.data = res.sensitivity;
-  write_nifti(out.file("activity.nii"), x, {"activity (ML-EM)", "a.u."});
+  write_image(out, "activity", x, {"activity (ML-EM)", "a.u."});
   write_mip_png(out.file("activity_mip.png"), x, "activity (ML-EM)", "a.u.", ColorMap::Hot);
   if (truth) {
-    write_nifti(out.file("phantom_activity.nii"), *truth, {"phantom activity", "a.u."});
+    write_image(out, "phantom_activity", *truth, {"phantom activity", "a.u."});
     write_mip_png(out.file("phantom_activity_mip.png"), *truth, "phantom activity", "a.u.", ColorMap::Hot);
   }
-  write_nifti(out.file("sensitivity.nii"), sens, {"sensitivity", "detection prob."});
+  write_image(out, "sensitivity", sens, {"sensitivity", "detection prob."});
   write_mip_png(out.file("sensitivity_mip.png"), sens, "sensitivity", "detection prob.", ColorMap::Viridis);
   write_atlas_png(out.file("atlas_measured.png"), sys.scanner, counts, "measured LOR counts");
   write_atlas_png(out.file("atlas_estimated.png"), sys.scanner, res.estimate, "estimated LOR counts (ML-EM)");
@@ -109,6 +110,7 @@ WorkEstimate estimate_work(const Scene& s) {
 }
 
 void run(RunContext& ctx) {
+  ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   require_host_memory(estimate_memory(ctx.scene, false), "glpet");
   auto& reg = BackendRegistry<Projector>::instance();
   const std::string backend = reg.resolve(ctx.backend, estimate_work(ctx.scene));

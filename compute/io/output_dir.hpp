@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/output_format.hpp"
+
 namespace tomo {
 
 class OutputDir {
@@ -26,6 +28,11 @@ class OutputDir {
   const std::filesystem::path& final_dir() const { return dir_; }
   const std::vector<std::string>& files() const { return files_; }
 
+  // The formats images are written in (write_image, compute/io/image_output.hpp): set once by a
+  // problem's run from the scene's `output_format`; NIfTI only until then.
+  void set_image_formats(ImageFormats f) { image_formats_ = f; }
+  ImageFormats image_formats() const { return image_formats_; }
+
  private:
   std::filesystem::path dir_;
   std::filesystem::path staging_;  // empty until made
@@ -41,6 +48,7 @@ class OutputDir {
   void replace_files();  // --force into an existing directory
   void remove_made_parents();
   std::vector<std::string> files_;
+  ImageFormats image_formats_;
 };
 
 }  // namespace tomo

@@ -16,7 +16,8 @@
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
-#include "compute/io/nifti.hpp"
+#include "compute/core/output_format.hpp"
+#include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
@@ -41,7 +42,7 @@ constexpr double kHardwareTolerance = 2e-2;
 void write_volume(OutputDir& out, const Grid3& g, const std::string& stem, std::span<const double> v) {
   VolumeF vol(g);
   for (std::size_t i = 0; i < v.size(); ++i) vol.data[i] = static_cast<float>(v[i]);
-  write_nifti(out.file(stem + ".nii"), vol);
+  write_image(out, stem, vol);
   static const char* kAxes[3] = {"yz", "xz", "xy"};  // the plane each MIP shows
   const std::vector<PreviewPanel> mips = mip_panels(vol);
   for (int axis = 0; axis < 3; ++axis)
@@ -79,6 +80,7 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
 }
 
 void run(RunContext& ctx) {
+  ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const OatConfig c = OatConfig::from_scene(ctx.scene);
   if (!runtime_options().gpus.empty() && c.model.kind != ModelKind::sph)
     throw InputError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");

@@ -11,6 +11,7 @@
 #include "compute/io/input_file.hpp"
 #include "compute/core/log.hpp"
 #include "compute/io/atomic_file.hpp"
+#include "compute/safir/castor_geometry.hpp"
 #include "compute/safir/list_io.hpp"
 
 namespace tomo::safir {
@@ -64,7 +65,7 @@ void write_castor(const std::filesystem::path& cdh, const ListMode& lm, const Sc
     }
   });
   std::ostringstream h;
-  h << "Scanner name: SAFIR_" << sc.rings << "x" << sc.crystals << "\n"
+  h << "Scanner name: " << castor_scanner_name(sc) << "\n"
     << "Data filename: " << cdf.filename().string() << "\n"
     << "Number of events: " << lm.events.size() << "\n"
     << "Number of delayed events: " << lm.delayed << "\n"

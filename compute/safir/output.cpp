@@ -2,13 +2,15 @@
 #include "compute/safir/output.hpp"
 
 #include "compute/core/error.hpp"
+#include "compute/io/image_output.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/preview.hpp"
 
 namespace tomo::safir {
 
-void write_frames_nifti(const std::filesystem::path& path, const Grid3& grid,
-                        const std::vector<std::vector<double>>& frames, double frame_s) {
+namespace {
+
+NiftiSeries frames_series(const Grid3& grid, const std::vector<std::vector<double>>& frames, double frame_s) {
   if (frames.empty()) throw Error("safir: no frames to write");
   if (frames.size() > 32767) throw Error("safir: more than 32767 frames for one NIfTI file");
   const std::size_t per = grid.count();
@@ -16,7 +18,19 @@ void write_frames_nifti(const std::filesystem::path& path, const Grid3& grid,
                      .frames = static_cast<int>(frames.size()), .frame_s = frame_s};
   for (std::size_t f = 0; f < frames.size(); ++f)
     for (std::size_t i = 0; i < per; ++i) series.data[f * per + i] = static_cast<float>(frames[f][i]);
-  write_nifti(path, series);
+  return series;
+}
+
+}  // namespace
+
+void write_frames_nifti(const std::filesystem::path& path, const Grid3& grid,
+                        const std::vector<std::vector<double>>& frames, double frame_s) {
+  write_nifti(path, frames_series(grid, frames, frame_s));
+}
+
+void write_frames(OutputDir& out, const std::string& stem, const Grid3& grid,
+                  const std::vector<std::vector<double>>& frames, double frame_s) {
+  write_image(out, stem, frames_series(grid, frames, frame_s));
 }
 
 void write_slice_png(const std::filesystem::path& path, const Grid3& g, const std::vector<double>& image) {

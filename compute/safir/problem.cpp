@@ -13,12 +13,14 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/metrics.hpp"
+#include "compute/core/output_format.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/safir/analysis.hpp"
+#include "compute/safir/castor_geometry.hpp"
 #include "compute/safir/config.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/memory.hpp"
@@ -60,6 +62,7 @@ nlohmann::json excess_json(const Excess& e) {
 }
 
 void run(RunContext& ctx) {
+  ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const SafirConfig c = SafirConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(c, expected_frames(c)), "safir run");
   const Grid3 grid = c.box.grid();
@@ -82,6 +85,8 @@ void run(RunContext& ctx) {
     const auto cdh = ctx.out.file("events.cdh");
     (void)ctx.out.file("events.cdf");  // written beside the header
     write_castor(cdh, lm, c.scanner);
+    // The scanner for CASToR's config/scanner folder, named as the header's "Scanner name".
+    write_castor_geometry(ctx.out.file(castor_scanner_name(c.scanner) + ".geom"), c.scanner, c.box);
   }
 
   std::vector<double> s;
@@ -144,9 +149,9 @@ void run(RunContext& ctx) {
   ctx.report.set_metric("reconstruction_ms", recon_ms);
   ctx.report.set_metric("analysis_ms", analysis_ms);
 
-  write_frames_nifti(ctx.out.file("image.nii"), grid, images, c.frame_s);
-  write_frames_nifti(ctx.out.file("significance.nii"), grid, significance, c.frame_s);
-  write_frames_nifti(ctx.out.file("sensitivity.nii"), grid, {s}, 0.0);
+  write_frames(ctx.out, "image", grid, images, c.frame_s);
+  write_frames(ctx.out, "significance", grid, significance, c.frame_s);
+  write_frames(ctx.out, "sensitivity", grid, {s}, 0.0);
   write_slice_png(ctx.out.file("image.png"), grid, images.back());
   ctx.report.set_metric("events", static_cast<double>(lm.events.size()));
   ctx.report.set_metric("delayed", static_cast<double>(lm.delayed));
@@ -154,7 +159,7 @@ void run(RunContext& ctx) {
   ctx.report.set_metric("iterations", c.mlem.iterations);
   if (c.events_file.empty()) {
     const VolumeD ph = c.phantom.rasterize(grid);
-    write_frames_nifti(ctx.out.file("phantom.nii"), grid, {ph.data}, 0.0);
+    write_frames(ctx.out, "phantom", grid, {ph.data}, 0.0);
     std::vector<double> sum(grid.count(), 0.0);
     for (const auto& im : images)
       for (std::size_t j = 0; j < sum.size(); ++j) sum[j] += im[j];

@@ -15,7 +15,8 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/core/scene.hpp"
-#include "compute/io/nifti.hpp"
+#include "compute/core/output_format.hpp"
+#include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
@@ -47,7 +48,7 @@ Image2D to_image(const StripGeometry& g, const std::vector<double>& img) {
 }
 
 void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem, const std::vector<double>& img) {
-  write_nifti(out.file(stem + ".nii"), to_volume(g, img), {stem, "a.u."});
+  write_image(out, stem, to_volume(g, img), {stem, "a.u."});
   write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
@@ -66,6 +67,7 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report) {
 }
 
 void run(RunContext& ctx) {
+  ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const StripConfig c = StripConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(c), "strip");
   const StripGeometry& g = c.geometry;

@@ -47,5 +47,6 @@ void bind_oat(nb::module_& m);
 void bind_safir(nb::module_& m);
 void bind_musr(nb::module_& m);
 void bind_validate(nb::module_& m);
+void bind_interfile(nb::module_& m);
 
 }  // namespace tomo::py

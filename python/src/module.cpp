@@ -111,4 +111,5 @@ NB_MODULE(_core, m) {
   bind_safir(m);
   bind_musr(m);
   bind_validate(m);
+  bind_interfile(m);
 }

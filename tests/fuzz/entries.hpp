@@ -22,6 +22,8 @@
 #include "compute/glpet/ring.hpp"
 #include "compute/fdk/raw_stack.hpp"
 #include "compute/glpet/config.hpp"
+#include "compute/io/image_volume.hpp"
+#include "compute/io/interfile.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
 #include "compute/io/tiff.hpp"
@@ -261,6 +263,42 @@ inline bool msr(const std::uint8_t* data, std::size_t size) {
 inline bool psibin(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)musr::read_psi_bin(f.path()); });
+}
+
+// Interfile: a header, a line "--data--", then the data file's bytes; the header's first line
+// is followed by a "name of data file" pointing at the second part (seeds carry none of their
+// own). The volume reader, read_image_volume and read_image_on_grid through a link named .hv
+// (they choose the format by extension), then the series reader.
+inline constexpr std::string_view kInterfileSplit = "\n--data--\n";
+inline bool interfile(const std::uint8_t* data, std::size_t size) {
+  const std::string_view all(reinterpret_cast<const char*>(data), size);
+  const std::size_t cut = all.find(kInterfileSplit);
+  const std::string_view head = all.substr(0, cut);
+  const std::string_view body = cut == std::string_view::npos ? std::string_view{} : all.substr(cut + kInterfileSplit.size());
+  MemoryFile raw(reinterpret_cast<const std::uint8_t*>(body.data()), body.size());
+  const std::size_t eol = std::min(head.find('\n'), head.size());
+  const std::string header = std::string(head.substr(0, eol)) + "\nname of data file := " + raw.path().string() +
+                             "\n" + std::string(head.substr(eol));
+  MemoryFile hv(reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
+  (void)accepted([&] {
+    NiftiMeta meta;
+    (void)read_interfile(hv.path(), meta);
+  });
+  struct LinkDir {  // one folder per process, removed at its end
+    std::filesystem::path d = std::filesystem::temp_directory_path() / ("tomo-fuzz-interfile-" + std::to_string(::getpid()));
+    LinkDir() { std::filesystem::create_directories(d); }
+    ~LinkDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  };
+  static const LinkDir links;
+  const std::filesystem::path link = links.d / "image.hv";
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(hv.path(), link);
+  (void)accepted([&] { (void)read_image_on_grid(link, Grid3{{2, 2, 2}, {1, 1, 1}, {0, 0, 0}}, GridFit::trilinear, "fuzz"); });
+  (void)accepted([&] { (void)read_image_volume(link); });
+  return accepted([&] { (void)read_interfile_series(hv.path()); });  // accepts all the volume reader does, and series
 }
 
 }  // namespace tomo::fuzz

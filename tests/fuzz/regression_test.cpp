@@ -16,7 +16,7 @@ namespace tomo::fuzz {
 namespace {
 
 const std::map<std::string, std::function<bool(const std::uint8_t*, std::size_t)>> kTargets = {
-    {"scene", scene}, {"rabbitct", rabbitct}, {"listmode", listmode}, {"nifti", nifti}, {"npy", npy},
+    {"scene", scene}, {"rabbitct", rabbitct}, {"listmode", listmode}, {"nifti", nifti}, {"interfile", interfile}, {"npy", npy},
     {"glpet_counts", glpet_counts}, {"glpet_listmode", glpet_listmode},
     {"safir_clm", safir_clm}, {"safir_castor", safir_castor}, {"safir_crystal_map", safir_crystal_map},
     {"matrix_file", matrix_file}, {"projection_stack", projection_stack}, {"fdk_reference", fdk_reference},

@@ -18,6 +18,7 @@
 #include "compute/io/tiff.hpp"
 #include "compute/fdk/rabbitct_file.hpp"
 #include "compute/glpet/data_io.hpp"
+#include "compute/io/interfile.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
 #include "compute/safir/list_io.hpp"
@@ -109,6 +110,25 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   NiftiSeries series{.grid = v.grid, .data = std::vector<float>(24, 0.5f), .frames = 2, .frame_s = 1.5};
   out["nifti"].push_back(written(".nii.gz", [&](const auto& p) { write_nifti(p, series); }));
 
+  {
+    // Our Interfile writer's header without its data file line (the entry adds one), and data.
+    const auto dir = std::filesystem::temp_directory_path() / ("tomo-fuzz-interfile-seed-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto bytes_of = [](const std::filesystem::path& p) {
+      std::ifstream in(p, std::ios::binary);
+      return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    };
+    auto add = [&](const auto& image) {
+      write_interfile(dir / "seed.hv", image, NiftiMeta("mu", "1/mm"));
+      std::string h = bytes_of(dir / "seed.hv");
+      const std::size_t at = h.find("name of data file");
+      h.erase(at, h.find('\n', at) + 1 - at);
+      out["interfile"].push_back(text(h + std::string(kInterfileSplit) + bytes_of(dir / "seed.v")));
+    };
+    add(v);
+    add(series);
+    std::filesystem::remove_all(dir);
+  }
   const std::vector<std::size_t> shape{2, 3};
   const std::vector<float> f{0.5f, 1.0f, -2.0f, 3.0f, 4.0f, 5.5f};
   out["npy"].push_back(written(".npy", [&](const auto& p) { write_npy(p, std::span<const float>(f), shape); }));

@@ -1,5 +1,6 @@
-// NIfTI-1 single-file (.nii, .nii.gz) reader and writer. The 348-byte header is handled as a
-// byte buffer at the offsets of nifti1.h, so either byte order is read the same way.
+// NIfTI-1 single-file reader (.nii, .nii.gz): the 348-byte header handled as a byte buffer at
+// the offsets of nifti1.h, so either byte order is read the same way; sizes are checked before
+// anything is allocated in proportion to what the header claims.
 #include "compute/io/nifti.hpp"
 
 #include <algorithm>
@@ -18,50 +19,15 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/memory.hpp"
-#include "compute/io/atomic_file.hpp"
 #include "compute/io/gzip.hpp"
 #include "compute/io/input_file.hpp"
+#include "compute/io/nifti_layout.hpp"
 #include "compute/io/orientation.hpp"
 
 namespace tomo {
 namespace {
 
-// Field offsets in the NIfTI-1 header (nifti1.h, struct nifti_1_header).
-constexpr std::size_t kHeaderSize = 348;
-constexpr std::size_t kVoxOffset = 352;  // header + 4-byte extension flag
-constexpr std::size_t kOffSizeofHdr = 0, kOffDim = 40, kOffDatatype = 70, kOffBitpix = 72, kOffPixdim = 76,
-                      kOffVoxOffset = 108, kOffSclSlope = 112, kOffSclInter = 116, kOffXyztUnits = 123,
-                      kOffCalMax = 124, kOffCalMin = 128,
-                      kOffDescrip = 148, kOffQformCode = 252, kOffSformCode = 254, kOffQuatern = 256,
-                      kOffQoffset = 268, kOffSrow = 280, kOffMagic = 344;
-
-enum Datatype : std::int16_t {
-  kUint8 = 2, kInt16 = 4, kInt32 = 8, kFloat32 = 16, kFloat64 = 64, kInt8 = 256, kUint16 = 512, kUint32 = 768
-};
-
-template <class T>
-T byteswap_value(T v) {
-  unsigned char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  std::reverse(b, b + sizeof(T));
-  std::memcpy(&v, b, sizeof(T));
-  return v;
-}
-
-// A header as bytes in host order when writing; `swap` when the file has the other order.
-struct HeaderBytes {
-  std::array<unsigned char, kVoxOffset> b{};
-  bool swap = false;
-
-  template <class T>
-  void put(std::size_t off, T v) { std::memcpy(b.data() + off, &v, sizeof(T)); }
-  template <class T>
-  T get(std::size_t off) const {
-    T v;
-    std::memcpy(&v, b.data() + off, sizeof(T));
-    return swap ? byteswap_value(v) : v;
-  }
-};
+using namespace nifti_layout;
 
 std::size_t datatype_bytes(int datatype) {
   switch (datatype) {
@@ -83,105 +49,6 @@ void convert(const unsigned char* src, std::size_t n, bool swap, float* dst) {
     dst[i] = static_cast<float>(v);
   }
 }
-
-// Finite min and max (0, 0 when there is none).
-std::pair<float, float> finite_range(const std::vector<float>& data) {
-  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
-  for (float x : data)
-    if (std::isfinite(x)) mn = std::min(mn, x), mx = std::max(mx, x);
-  return mn <= mx ? std::pair{mn, mx} : std::pair{0.0f, 0.0f};
-}
-
-// "quantity [unit]" in at most 79 bytes (descrip is 80, NUL-terminated).
-std::string descrip_text(const NiftiMeta& meta) {
-  std::string d = meta.quantity.empty() ? "tomoraster" : meta.quantity;
-  if (!meta.unit.empty()) d += " [" + meta.unit + "]";
-  return d.substr(0, 79);
-}
-
-}  // namespace
-
-namespace {
-
-// The writer of both forms: `frames` volumes of `g` in `data` (t slowest); 4-D when frames > 1.
-void write_series(const std::filesystem::path& path, const Grid3& g, const std::vector<float>& data, int frames,
-                  double frame_s, const NiftiMeta& meta) {
-  for (int a = 0; a < 3; ++a) {
-    if (g.dims[a] < 1 || g.dims[a] > std::numeric_limits<std::int16_t>::max())
-      throw Error("write_nifti '" + path.string() + "': dimension " + std::to_string(a) + " = " +
-                  std::to_string(g.dims[a]) + " is outside 1..32767");
-    if (!(g.voxel_mm[a] > 0) || !std::isfinite(g.voxel_mm[a]))
-      throw Error("write_nifti '" + path.string() + "': voxel size must be finite and > 0");
-  }
-  if (frames < 1 || frames > std::numeric_limits<std::int16_t>::max())
-    throw Error("write_nifti '" + path.string() + "': " + std::to_string(frames) + " frames is outside 1..32767");
-  if (frames > 1 && !(frame_s >= 0 && std::isfinite(frame_s)))
-    throw Error("write_nifti '" + path.string() + "': frame length must be finite and >= 0");
-  if (data.size() != g.count() * static_cast<std::size_t>(frames))
-    throw Error("write_nifti '" + path.string() + "': volume has " + std::to_string(data.size()) +
-                " samples, its grid says " + std::to_string(g.count() * static_cast<std::size_t>(frames)));
-
-  HeaderBytes h;
-  h.put<std::int32_t>(kOffSizeofHdr, static_cast<std::int32_t>(kHeaderSize));
-  std::int16_t dim[8] = {3, 1, 1, 1, 1, 1, 1, 1};
-  for (int a = 0; a < 3; ++a) dim[a + 1] = static_cast<std::int16_t>(g.dims[a]);
-  if (frames > 1) dim[0] = 4, dim[4] = static_cast<std::int16_t>(frames);
-  for (int i = 0; i < 8; ++i) h.put<std::int16_t>(kOffDim + 2 * i, dim[i]);
-  h.put<std::int16_t>(kOffDatatype, kFloat32);
-  h.put<std::int16_t>(kOffBitpix, 32);
-  float pixdim[8] = {1.0f, 0, 0, 0, 0, 0, 0, 0};  // pixdim[0] = qfac
-  for (int a = 0; a < 3; ++a) pixdim[a + 1] = static_cast<float>(g.voxel_mm[a]);
-  if (frames > 1) pixdim[4] = static_cast<float>(frame_s);
-  for (int i = 0; i < 8; ++i) h.put<float>(kOffPixdim + 4 * i, pixdim[i]);
-  h.put<float>(kOffVoxOffset, static_cast<float>(kVoxOffset));
-  h.put<float>(kOffSclSlope, 1.0f);
-  h.put<float>(kOffSclInter, 0.0f);
-  h.b[kOffXyztUnits] = frames > 1 ? 2 | 8 : 2;  // NIFTI_UNITS_MM (| NIFTI_UNITS_SEC for a series)
-  const auto [mn, mx] = finite_range(data);  // viewers' default display window
-  h.put<float>(kOffCalMax, mx);
-  h.put<float>(kOffCalMin, mn);
-  const std::string descrip = descrip_text(meta);
-  std::memcpy(h.b.data() + kOffDescrip, descrip.data(), descrip.size());
-  h.put<std::int16_t>(kOffQformCode, 1);  // NIFTI_XFORM_SCANNER_ANAT
-  h.put<std::int16_t>(kOffSformCode, 1);
-  for (int i = 0; i < 3; ++i) h.put<float>(kOffQuatern + 4 * i, 0.0f);  // identity rotation
-  for (int i = 0; i < 3; ++i) h.put<float>(kOffQoffset + 4 * i, static_cast<float>(g.origin_mm[i]));
-  for (int r = 0; r < 3; ++r)  // srow = [diag(voxel) | origin]
-    for (int c = 0; c < 4; ++c)
-      h.put<float>(kOffSrow + 16 * r + 4 * c,
-                   c == 3 ? static_cast<float>(g.origin_mm[r]) : (c == r ? static_cast<float>(g.voxel_mm[r]) : 0.0f));
-  std::memcpy(h.b.data() + kOffMagic, "n+1\0", 4);
-  // Bytes 348..351 stay zero: no extensions.
-
-  const bool gz = path.extension() == ".gz";
-  write_file_atomic(path, [&](std::ostream& os) {
-    const auto* bytes_in = reinterpret_cast<const char*>(data.data());
-    const std::size_t bytes = data.size() * sizeof(float);
-    if (!gz) {
-      os.write(reinterpret_cast<const char*>(h.b.data()), static_cast<std::streamsize>(h.b.size()));
-      os.write(bytes_in, static_cast<std::streamsize>(bytes));
-      return;
-    }
-    GzipWriter z(os);
-    z.write(h.b.data(), h.b.size());
-    z.write(bytes_in, bytes);
-    z.finish();
-  });
-}
-
-}  // namespace
-
-void write_nifti(const std::filesystem::path& path, const VolumeF& volume) { write_nifti(path, volume, NiftiMeta{}); }
-
-void write_nifti(const std::filesystem::path& path, const VolumeF& volume, const NiftiMeta& meta) {
-  write_series(path, volume.grid, volume.data, 1, 0.0, meta);
-}
-
-void write_nifti(const std::filesystem::path& path, const NiftiSeries& series, const NiftiMeta& meta) {
-  write_series(path, series.grid, series.data, series.frames, series.frame_s, meta);
-}
-
-namespace {
 
 // The largest image read, over all frames: 2^29 voxels (2 GiB as float: 812³, or 1024×1024×512).
 // Checked from the header, before a byte of voxel data is inflated or allocated.
