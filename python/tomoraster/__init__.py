@@ -96,7 +96,23 @@ def read_nifti(path: str, frames: bool = False):
     return (array, voxel_mm, origin_mm, frame_s) if frames else (array, voxel_mm, origin_mm)
 
 
+def read_interfile(path: str, frames: bool = False):
+    """An Interfile image (.hv header and its data file, as STIR and CASToR write them) as
+    read_nifti gives a NIfTI: (array (z, y, x) float32, voxel_mm, origin_mm[, frame_s])."""
+    array, voxel_mm, origin_mm, frame_s = _core.read_interfile(_checks.path("path", path))
+    return (array, voxel_mm, origin_mm, frame_s) if frames else (array, voxel_mm, origin_mm)
+
+
+def write_interfile(path: str, array, voxel_mm, origin_mm=None, quantity: str = "", unit: str = "",
+                    frame_s: float = 0.0) -> None:
+    """Writes `array` (z, y, x) or (t, z, y, x) as Interfile: `path` (.hv) and its .v data file
+    beside it, float32 little-endian. origin_mm: the centre of voxel 0 (x, y, z) in mm; None
+    centres the grid on the scanner axis."""
+    _core.write_interfile(str(path), array, list(voxel_mm), [] if origin_mm is None else list(origin_mm),
+                          quantity, unit, float(frame_s))
+
+
 from . import fdk, glpet, musr, oat, safir, strip  # noqa: E402  (they use the names above)
 
-__all__ = ["info", "run", "read_nifti", "quiet", "set_cuda_device", "glpet", "fdk", "strip", "oat", "safir", "musr", "UnavailableError",
+__all__ = ["info", "run", "read_nifti", "read_interfile", "write_interfile", "quiet", "set_cuda_device", "glpet", "fdk", "strip", "oat", "safir", "musr", "UnavailableError",
            "__version__"]
