@@ -5,6 +5,7 @@
 
 #include "cuda/core/device.hpp"
 #include "cuda/oat/fbp_device.hpp"
+#include "tests/oat/gather_model_checks.hpp"
 #include "tests/oat/gpu_checks.hpp"
 
 namespace tomo::oat::test {
@@ -25,21 +26,7 @@ TEST_F(OatCuda, HardwareModelWithinItsTolerance) { check_model("cuda", Interpola
 // H_srtᵀ is a gather over tiles of voxels: at the paper scene's scale (0.2 mm voxels 65 mm from the
 // transducers, shells 0.075 mm apart, tiles cut by the grid's edge) its image equals the cpu's
 // transpose and is the transpose of the cuda forward to fp32.
-TEST_F(OatCuda, GatherAtPaperScaleEqualsCpuAndIsMatched) {
-  const OatGeometry g = small_geometry(20, 0.2, 4, 8, 65.0, 20.0);
-  const ModelOptions o;
-  const auto x = random_positive(g.grid.count(), 5), y = random_positive(g.data_size(), 6);
-  const ModelRun ref = run_model("cpu", g, o, x, y);
-  const ModelRun got = run_model("cuda", g, o, x, y);
-  const double e_fwd = relative_l2(got.u, ref.u), e_adj = relative_l2(got.alpha, ref.alpha);
-  const double mismatch = tomo::test::adjoint_mismatch(tomo::test::inner<double, double>(got.u, y),
-                                                       tomo::test::inner<double, double>(x, got.alpha));
-  std::printf("cuda at paper scale: forward rel. L2 vs cpu %.3g, gather %.3g, adjoint mismatch %.3g\n", e_fwd, e_adj,
-              mismatch);
-  EXPECT_LT(e_fwd, kExactTolerance);
-  EXPECT_LT(e_adj, kExactTolerance);
-  EXPECT_LT(mismatch, kExactAdjoint);
-}
+TEST_F(OatCuda, GatherAtPaperScaleEqualsCpuAndIsMatched) { check_gather_at_paper_scale("cuda", 4, 8); }
 
 TEST_F(OatCuda, ExactFbpEqualsCpu) { check_fbp("cuda", Interpolation::exact, kFbpExactTolerance); }
 
