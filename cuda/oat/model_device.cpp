@@ -17,7 +17,7 @@ using namespace tomo::cuda;
 
 namespace {
 // The gather's tiles for this geometry: the ball every shell is cut to (the support about the grid
-// centre), the farthest patch from its transducer, and enough blocks for six per multiprocessor.
+// centre), the farthest patch from its transducer, and kGatherBlocksPerSm blocks per multiprocessor.
 cuda_detail::GatherParams gather_plan(const OatGeometry& g, const cuda_detail::SrtParams& p,
                                       const std::vector<ShellFrame<float>>& frames) {
   const Vec3d c = g.grid_centre_mm();
@@ -29,7 +29,7 @@ cuda_detail::GatherParams gather_plan(const OatGeometry& g, const cuda_detail::S
   TOMO_CUDA_CHECK(cudaGetDevice(&device));
   TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return cuda_detail::plan_gather(p, centre, static_cast<float>(rho), static_cast<float>(far),
-                                  cuda_detail::kGatherTile, 6 * std::max(1, sms));
+                                  cuda_detail::kGatherTile, cuda_detail::kGatherBlocksPerSm * std::max(1, sms));
 }
 
 const OatGeometry& validated(const OatGeometry& g, const ModelOptions& o) {

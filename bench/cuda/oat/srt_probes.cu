@@ -165,7 +165,8 @@ SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make
   for (std::size_t v = 0; v < std::size(kAdjointVariants); ++v) {
     int tile[3];
     variant_tile(kAdjointVariants[v], tile);
-    s.plans[v] = plan_gather(s.srt, centre, static_cast<float>(rho), static_cast<float>(far), tile, 6 * std::max(1, sms));
+    s.plans[v] = plan_gather(s.srt, centre, static_cast<float>(rho), static_cast<float>(far), tile,
+                             kGatherBlocksPerSm * std::max(1, sms));
     chunks = std::max(chunks, s.plans[v].chunks);
   }
   if (chunks > 1) s.partial.resize(static_cast<std::size_t>(chunks) * g.grid.count());
