@@ -219,7 +219,7 @@ class GlComputeModel final : public Model {
     if (limit <= 0) return;
     const double shells = 2.0 * r / (g_.c0_mm_per_us * g_.time.dt_us()) + 3.0;
     const double rings = 4.0 * r / h_ + 2.0, patches = rings * rings;
-    const double per_shell = std::ceil(rings / 64.0) * (14.0 + std::ceil(patches / 64.0) * 40.0) + 4.0;
+    const double per_shell = std::ceil(rings / 64.0) * (66.0 + std::ceil(patches / 64.0) * 40.0) + 4.0;
     const double per_q = shells * per_shell + 4.0;
     q_per_pass_ = static_cast<int>(std::clamp(0.5 * static_cast<double>(limit) / per_q, 1.0, static_cast<double>(Q_)));
   }

@@ -167,14 +167,16 @@ void main() {
             s_w[lid] = r.area * value;
           }
           s_count[lid] = count;
-          s_scan[lid] = count;
           barrier();
-          for (int o = 1; o < GROUP; o <<= 1) {  // inclusive prefix sum of the counts
-            int y = lid >= o ? s_scan[lid - o] : 0;
-            barrier();
-            s_scan[lid] += y;
-            barrier();
+          if (lid == 0) {  // inclusive prefix sum of the counts: one invocation, two barriers (cheaper
+                           // than a parallel scan's twelve where barriers are emulated)
+            int sum = 0;
+            for (int k = 0; k < GROUP; ++k) {
+              sum += s_count[k];
+              s_scan[k] = sum;
+            }
           }
+          barrier();
           int total = s_scan[GROUP - 1];
           for (int x = lid; x < total; x += GROUP) {
             int o = 0;  // the first ring whose inclusive prefix exceeds x
