@@ -84,7 +84,12 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
     wr.first[lane] = first;
     for (int x = first, end = min(incl, kOwnerCap); x < end; ++x) wr.owner[x] = static_cast<unsigned char>(lane);
     __syncwarp();
-    for (int x = lane; x < total; x += 32) {
+    // Lane l takes the patches l·P … l·P + P − 1 (P = ⌈total/32⌉): neighbouring lanes work
+    // P patches apart, in other voxel cells, so their shared-memory adds rarely collide.
+    const int per_lane = (total + 31) >> 5;
+    for (int it = 0; it < per_lane; ++it) {
+      const int x = lane * per_lane + it;
+      if (x >= total) break;
       int o = 0;
       if (x < kOwnerCap) {
         o = wr.owner[x];

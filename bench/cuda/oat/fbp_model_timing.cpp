@@ -77,6 +77,7 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   t.probe_texture_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.texture(); });
   t.probe_atomics_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.atomics(); });
   using cuda_detail::AdjointVariant;
+  probes.upload(alpha, u);  // the forward probes overwrote u with their H α
   probes.adjoint(AdjointVariant::scatter);
   const std::vector<float> scattered = probes.alpha();
   t.gather_vs_scatter = relative_l2(gathered, scattered);
