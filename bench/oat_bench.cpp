@@ -13,8 +13,12 @@
 // bench-only probes (bench/cuda/oat/fbp_probes.cu: texture fetches only, arithmetic only; texture
 // and ldg against the slower, deferred and pinned against the arithmetic); the deferred kernel's
 // list lines.
+// H_intᵀ is the product's gather (cuda/oat/srt_gather.cuh) beside the scatter it replaced and other
+// gather tiles (bench/cuda/oat/srt_adjoint_variants.hpp), with the images' rel. L2 against the
+// scatter's; one PLS-int iteration is timed through each GPU backend's Model against the cpu's.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
-//        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE.
+//        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE,
+//        --only fbp|model (just those rows), --pls-iterations 2 (0: no PLS timing).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +36,7 @@
 #include "compute/oat/geometry.hpp"
 #include "compute/oat/model.hpp"
 #include "compute/oat/params.hpp"
+#include "compute/oat/pls.hpp"
 #include "compute/oat/stages.hpp"
 #include "bench/oat_bench_cuda.hpp"
 
@@ -63,7 +68,14 @@ Args parse_args(int argc, char** argv) {
                  "on list overflow), texture and ldg (where the window does not fit shared memory)")
       ->delimiter(',')
       ->check(CLI::IsMember({"deferred", "pinned", "texture", "ldg"}));
+  std::string only;
+  app.add_option("--only", only, "time only the FBP rows or only the H_int rows (and the PLS iteration)")
+      ->check(CLI::IsMember({"fbp", "model"}));
+  app.add_option("--pls-iterations", a.pls_iterations, "PLS iterations timed through the cuda model (0: none)")
+      ->capture_default_str();
   cli.parse(argc, argv);
+  a.fbp = only != "model";
+  a.model = only != "fbp";
   if (a.small) {
     a.dims = {24, 24, 24};
     a.voxel = 1.0;
@@ -123,10 +135,13 @@ CpuRates cpu_rates(const Args& a, const OatGeometry& full) {
   for (int t = 0; t < 2; ++t) {
     FbpOptions fo;
     fo.threads = mo.threads = t == 0 ? 1 : 0;
-    auto fbp = BackendRegistry<Fbp>::instance().create("cpu");
-    fbp->configure(g, fo);
     std::vector<double> img(g.grid.count()), u(g.data_size()), alpha(g.grid.count());
-    r.fbp[t] = updates / (best_ms(1, [&] { fbp->reconstruct(p, img); }, [] {}) * 1e-3);
+    if (a.fbp) {
+      auto fbp = BackendRegistry<Fbp>::instance().create("cpu");
+      fbp->configure(g, fo);
+      r.fbp[t] = updates / (best_ms(1, [&] { fbp->reconstruct(p, img); }, [] {}) * 1e-3);
+    }
+    if (!a.model) continue;
     auto model = BackendRegistry<Model>::instance().create("cpu");
     model->configure(g, mo);
     if (t == 1) r.all_label = model->describe();
@@ -161,6 +176,7 @@ nlohmann::json row_json(const Row& r) {
 void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, const OatGeometry& gm, double updates,
                     double patches, std::vector<Row>& rows) {
   for (FbpRead read : {FbpRead::texture, FbpRead::shared}) try {  // both reads side by side
+      if (!a.fbp) break;
       FbpOptions fo;
       fo.read = read;
       auto fbp = BackendRegistry<Fbp>::instance().create(b);
@@ -174,6 +190,7 @@ void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, 
       std::printf("%s FBP read %s: unavailable (%s)\n", b.c_str(), std::string(enum_name(kFbpReadNames, read)).c_str(),
                   e.what());
     }
+  if (!a.model) return;
   ModelOptions mo;
   auto model = BackendRegistry<Model>::instance().create(b);
   model->configure(gm, mo);
@@ -186,6 +203,43 @@ void interface_rows(const Args& a, const std::string& b, const OatGeometry& gf, 
   rows.push_back({"H_intT", b, "exact*", ams, patches / (ams * 1e-3)});
 }
 
+// One PLS iteration (one H and one Hᵀ, the CG's vector work and the host transfers) through the
+// backend's Model, as `tomoraster run` does: the time of iterations 1…n less that of 0, over n.
+double pls_iteration_ms(const Args& a, const std::string& b, const OatGeometry& gm) {
+  if (a.pls_iterations <= 0) return 0;
+  auto model = BackendRegistry<Model>::instance().create(b);
+  model->configure(gm, ModelOptions{});
+  const auto u = pattern(gm.data_size(), 0.37);
+  auto run = [&](int n) {
+    PlsOptions o;
+    o.iterations = n;
+    return best_ms(1, [&] { (void)run_pls(*model, gm.grid, u, o); }, [&] { model->synchronize(); });
+  };
+  const double none = run(0), some = run(a.pls_iterations);
+  return (some - none) / a.pls_iterations;
+}
+
+
+// One PLS-int iteration on every GPU backend's Model (measured, host transfers included) against
+// the cpu's on one thread and on all (one H_int and one H_intT at the extrapolated rates).
+void pls_rows(const Args& a, const OatGeometry& gm, double patches, const CpuRates& cpu, nlohmann::json& out) {
+  if (!a.model || cpu.forward[0] <= 0 || cpu.adjoint[0] <= 0) return;
+  const double cpu1 = (patches / cpu.forward[0] + patches / cpu.adjoint[0]) * 1e3;
+  const double cpu_all = (patches / cpu.forward[1] + patches / cpu.adjoint[1]) * 1e3;
+  std::printf("PLS-int iteration, cpu (extrapolated): %.0f ms on one thread, %.0f ms on all\n", cpu1, cpu_all);
+  out["pls_int_iteration"]["cpu_1_thread_ms"] = cpu1;
+  out["pls_int_iteration"]["cpu_all_ms"] = cpu_all;
+  for (const std::string& b : gpu_backends(a)) try {
+      const double ms = pls_iteration_ms(a, b, gm);
+      if (ms <= 0) continue;
+      std::printf("PLS-int iteration, %s: %.1f ms (%d iterations timed, host transfers included), %.3gx the cpu on "
+                  "one thread, %.3gx on all (paper ~%.0fx; target <= 300 ms on the paper scene)\n",
+                  b.c_str(), ms, a.pls_iterations, cpu1 / ms, cpu_all / ms, kSeedPlsIntSpeedup);
+      out["pls_int_iteration"][b] = {{"ms", ms}, {"speedup_vs_cpu_1_thread", cpu1 / ms}, {"speedup_vs_cpu_all", cpu_all / ms}};
+    } catch (const std::exception& e) {
+      std::printf("PLS-int iteration, %s failed: %s\n", b.c_str(), e.what());
+    }
+}
 
 }  // namespace
 
@@ -222,8 +276,8 @@ int main(int argc, char** argv) {
     }
   for (Row& r : rows) {
     const double* c = r.what == "FBP" ? cpu.fbp : r.what == "H_int" ? cpu.forward : cpu.adjoint;
-    r.cpu1 = r.rate / c[0];
-    r.cpu_all = r.rate / c[1];
+    r.cpu1 = c[0] > 0 ? r.rate / c[0] : 0;
+    r.cpu_all = c[1] > 0 ? r.rate / c[1] : 0;
     out["runs"].push_back(row_json(r));
   }
   std::printf("\n%-8s %-11s %-10s %10s %11s  %-28s %10s %10s %10s\n", "op", "backend", "mode", "ms", "rate /s",
@@ -231,23 +285,13 @@ int main(int argc, char** argv) {
   for (const Row& r : rows) print_row(r);
   std::printf("rate: FBP voxel-transducer updates/s (GAPAT ~%.1e per GPU), H_int/H_intT shell patches/s; cpu "
               "figures extrapolated from %dx%d transducers; * = through the operator interface (host transfers "
-              "included); vs cpu: FBP image rel. L2 against the cpu on the middle z-slice; paper: FBP ~%.0fx, PLS-int "
+              "included); + = bench-only kernel; vs cpu: FBP image rel. L2 against the cpu on the middle z-slice; paper: FBP ~%.0fx, PLS-int "
               "~%.0fx over its CPU code\n",
               kGapatUpdatesPerS, a.cpu_rings, a.cpu_views, kSeedFbpSpeedup, kSeedPlsIntSpeedup);
   for (const Row& r : rows)
     if (r.what == "FBP")
       std::printf("FBP %s %s: %.2fx GAPAT's rate\n", r.backend.c_str(), r.mode.c_str(), r.rate / kGapatUpdatesPerS);
-  double pls_ms = 0, pls_cpu1 = 0;  // one PLS-int iteration ≈ one H_int + one H_intT
-  for (const Row& r : rows)
-    if (r.backend == "cuda" && r.mode == "exact" && r.what != "FBP") {
-      pls_ms += r.ms;
-      pls_cpu1 += patches / (r.what == "H_int" ? cpu.forward[0] : cpu.adjoint[0]) * 1e3;
-    }
-  if (pls_ms > 0) {
-    std::printf("PLS-int iteration (H_int + H_intT, cuda exact): %.1f ms, %.0fx the cpu on one thread (paper ~%.0fx)\n",
-                pls_ms, pls_cpu1 / pls_ms, kSeedPlsIntSpeedup);
-    out["pls_int_iteration"] = {{"ms", pls_ms}, {"speedup_vs_cpu_1_thread", pls_cpu1 / pls_ms}};
-  }
+  pls_rows(a, gm, patches, cpu, out);
   out["anchors"] = {{"gapat_updates_per_s", kGapatUpdatesPerS}, {"seed_fbp_speedup", kSeedFbpSpeedup},
                     {"seed_pls_int_speedup", kSeedPlsIntSpeedup}};
   if (!a.json.empty()) {

@@ -1,6 +1,6 @@
 // bench_oat's cuda rows (oat_bench_cuda.hpp): the FBP kernels side by side, each against a
 // bench-only probe of the texture kernel and with its image's error against the cpu; H_int and
-// H_intᵀ against their bench-only probes.
+// H_intᵀ (the gather) against their bench-only probes, and the bench-only H_intᵀ forms beside it.
 #include "bench/oat_bench_cuda.hpp"
 
 #include <algorithm>
@@ -102,11 +102,41 @@ void cuda_fbp_rows(const Args& a, const OatGeometry& gf, double updates, std::ve
                      {"target_rate_per_s", 1e12}};
 }
 
+// H_intᵀ: the product's gather against its no-adds probe (the enumeration and patch arithmetic
+// alone), the bench-only forms beside it (the scatter against its atomics probe), and the line
+// the gather is judged by: its speed-up over the scatter and its image against the scatter's.
+void adjoint_rows(const CudaModelTimes& m, double patches, std::vector<Row>& rows, nlohmann::json& out) {
+  double scatter_ms = 0, no_adds_ms = 0;
+  for (const AdjointTime& v : m.adjoints) {
+    if (v.name == "scatter") scatter_ms = v.ms;
+    if (v.name == "gather-no-adds") no_adds_ms = v.ms;
+  }
+  rows.push_back({"H_intT", "cuda", "gather", m.adjoint_ms, patches / (m.adjoint_ms * 1e-3), no_adds_ms,
+                  "no-adds probe (bench only)"});
+  for (const AdjointTime& v : m.adjoints) {
+    if (v.name == "gather") continue;  // the product's, timed above through ModelDevice
+    const bool scatter = v.name == "scatter";
+    rows.push_back({"H_intT", "cuda", v.name + "+", v.ms, patches / (v.ms * 1e-3), scatter ? m.probe_atomics_ms : 0.0,
+                    scatter ? "atomics probe (bench only)" : ""});
+    std::printf("H_intT %s (bench only): %.2f ms, rel. L2 vs scatter %.2e, %d transducer chunk(s)\n", v.name.c_str(),
+                v.ms, v.rel_l2_vs_scatter, v.chunks);
+    out["h_int_adjoints"].push_back(
+        {{"variant", v.name}, {"ms", v.ms}, {"rel_l2_vs_scatter", v.rel_l2_vs_scatter}, {"chunks", v.chunks}});
+  }
+  const double speedup = scatter_ms > 0 ? scatter_ms / m.adjoint_ms : 0;
+  std::printf("H_intT gather vs scatter: %.2fx faster (target >= 5x), image rel. L2 %.2e (target <= 1e-5)\n", speedup,
+              m.gather_vs_scatter);
+  out["h_int_adjoint_gather"] = {{"ms", m.adjoint_ms},           {"scatter_ms", scatter_ms},
+                                 {"speedup_vs_scatter", speedup}, {"rel_l2_vs_scatter", m.gather_vs_scatter},
+                                 {"no_adds_probe_ms", no_adds_ms}};
+}
+
 }  // namespace
 
 void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
                std::vector<Row>& rows, nlohmann::json& out) {
-  cuda_fbp_rows(a, gf, updates, rows, out);
+  if (a.fbp) cuda_fbp_rows(a, gf, updates, rows, out);
+  if (!a.model) return;
   ModelOptions mo;
   const CudaModelTimes m =
       time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps);
@@ -114,8 +144,7 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
                   m.probe_loads_ms, "load probe (bench only)"});
   rows.push_back({"H_int", "cuda", "hardware", m.forward_hardware_ms, patches / (m.forward_hardware_ms * 1e-3),
                   m.probe_texture_ms, "texture probe (bench only)"});
-  rows.push_back({"H_intT", "cuda", "exact", m.adjoint_ms, patches / (m.adjoint_ms * 1e-3), m.probe_atomics_ms,
-                  "atomics probe (bench only)"});
+  adjoint_rows(m, patches, rows, out);
 }
 #else
 void cuda_rows(const Args&, const OatGeometry&, const OatGeometry&, double, double, std::vector<Row>&,

@@ -24,6 +24,8 @@ struct Args {
   double voxel = 0.2, radius = 65.0, fs = 20.0;
   int fbp_rings = 128, fbp_views = 256, model_rings = 64, model_views = 128;
   int cpu_rings = 2, cpu_views = 4;  // the cpu reference's transducer subset
+  bool fbp = true, model = true;     // --only fbp|model: which rows to time
+  int pls_iterations = 2;            // PLS iterations timed through the cuda Model (0: none)
 };
 
 struct Row {

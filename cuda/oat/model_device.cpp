@@ -16,6 +16,22 @@ namespace tomo::oat {
 using namespace tomo::cuda;
 
 namespace {
+// The gather's tiles for this geometry: the ball every shell is cut to (the support about the grid
+// centre), the farthest patch from its transducer, and kGatherBlocksPerSm blocks per multiprocessor.
+cuda_detail::GatherParams gather_plan(const OatGeometry& g, const cuda_detail::SrtParams& p,
+                                      const std::vector<ShellFrame<float>>& frames) {
+  const Vec3d c = g.grid_centre_mm();
+  const float centre[3] = {static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2])};
+  const double rho = cap_radius_mm(g);
+  double far = 0;
+  for (const ShellFrame<float>& f : frames) far = std::max(far, static_cast<double>(f.D) + rho);
+  int device = 0, sms = 0;
+  TOMO_CUDA_CHECK(cudaGetDevice(&device));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return cuda_detail::plan_gather(p, centre, static_cast<float>(rho), static_cast<float>(far),
+                                  cuda_detail::kGatherTile, cuda_detail::kGatherBlocksPerSm * std::max(1, sms));
+}
+
 const OatGeometry& validated(const OatGeometry& g, const ModelOptions& o) {
   if (o.kind != ModelKind::interpolation)
     throw UnavailableError("oat cuda: model '" + to_string(o.kind) + "' is not implemented");
@@ -48,6 +64,11 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   frames_.resize(frames.size());
   frames_.upload(frames);
   srt_.frames = frames_.data();
+  gather_ = gather_plan(g, srt_, frames);
+  if (gather_.chunks > 1) {
+    require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
+    partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);
+  }
   if (g.eir.active()) {
     const std::vector<float> taps(g.eir.taps.begin(), g.eir.taps.end());
     taps_.resize(taps.size());
@@ -112,8 +133,7 @@ void ModelDevice::forward() {
 void ModelDevice::adjoint() {
   cuda_detail::launch_eir_adjoint(time_, taps_.data(), taps_count_, u_.data(), p_.data(), stream_);
   cuda_detail::launch_d_adjoint(time_, p_.data(), g_.data(), stream_);
-  alpha_.fill_zero(stream_);
-  cuda_detail::launch_srt_adjoint(srt_, g_.data(), alpha_.data(), stream_);
+  cuda_detail::launch_srt_gather(srt_, gather_, g_.data(), alpha_.data(), partial_.data(), stream_);
 }
 
 std::vector<float> ModelDevice::alpha() const {

@@ -1,5 +1,6 @@
 // H_int = H_eir·D·H_srt and its transpose on one CUDA device with every vector resident (α, the
-// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). What the `cuda`
+// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). The transpose
+// runs H_srtᵀ as a gather over tiles of voxels (srt_kernels.hpp). What the `cuda`
 // Model backend and the device-array model of the Python module run.
 #pragma once
 #include <span>
@@ -46,10 +47,12 @@ class ModelDevice {
   std::string device_;
   cuda_detail::SrtFetch fetch_;
   cuda_detail::SrtParams srt_{};
+  cuda_detail::GatherParams gather_{};
   cuda_detail::TimeParams time_{};
   tomo::cuda::Stream stream_;
   tomo::cuda::DeviceBuffer<ShellFrame<float>> frames_;
   tomo::cuda::DeviceBuffer<float> taps_, alpha_, g_, p_, u_;
+  tomo::cuda::DeviceBuffer<float> partial_;  // the gather's per-chunk images (several chunks only)
   int taps_count_ = 0;
   tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware)
   tomo::cuda::TextureObject volume_tex_;

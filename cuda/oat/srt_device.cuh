@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "cuda/oat/srt_gather.hpp"
 #include "cuda/oat/srt_kernels.hpp"
 
 namespace tomo::oat::cuda_detail {
@@ -41,14 +42,7 @@ template <class PerRing>
 __device__ __forceinline__ void for_each_ring(const ShellCap<float>& c, int lane, PerRing&& per_ring) {
   for (int i0 = 0; i0 < c.n_theta; i0 += 32) {
     ShellRing<float> mine{1, 0.0f, 0.0f, 1.0f};
-    if (i0 + lane < c.n_theta) {
-      mine = shell_ring(c, i0 + lane);
-      // kernel_math's band cos(iΔθ) − cos((i+1)Δθ) cancels in fp32 on the first rings of a large
-      // shell; 2·sin((i+½)Δθ)·sin(Δθ/2) is the same number without the cancellation.
-      const float dth = c.theta_max / static_cast<float>(c.n_theta);
-      mine.area = c.R * c.R * (2.0f * mine.sin_t * sinf(0.5f * dth)) * 2.0f * kPi<float> /
-                  static_cast<float>(mine.n_phi);
-    }
+    if (i0 + lane < c.n_theta) mine = srt_ring(c, i0 + lane);
     const int n = min(32, c.n_theta - i0);
     for (int l = 0; l < n; ++l) {
       const ShellRing<float> r{__shfl_sync(kFullMask, mine.n_phi, l), __shfl_sync(kFullMask, mine.area, l),

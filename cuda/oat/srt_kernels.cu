@@ -3,14 +3,17 @@
 // patches, each lane computes every 32nd ring for all, and the load imbalance between samples
 // stays between warps); the patch arithmetic is
 // kernel_math.hpp's, verbatim, so cpu, forward and transpose see the same patches and weights.
-// H_srtᵀ scatters each patch's value with its eight trilinear weights by atomicAdd ([Wang2013]
-// Alg. k_intHt). D and H_eir: one thread per output sample.
+// H_srtᵀ gathers: a block per tile of voxels sums the patches that touch it (srt_gather.cuh)
+// instead of scattering each patch's eight weights with global atomics ([Wang2013] Alg. k_intHt;
+// bench/cuda/oat keeps that scatter for comparison). D and H_eir: one thread per output sample.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda/core/check.hpp"
 #include "cuda/oat/srt_device.cuh"
+#include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
 
 namespace tomo::oat::cuda_detail {
@@ -45,23 +48,13 @@ __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float*
   if (lane == 0) g[static_cast<std::int64_t>(s.q) * p.shells + s.m] = sum;
 }
 
-__global__ void __launch_bounds__(kThreads) srt_adjoint_kernel(SrtParams p, const float* __restrict__ g,
-                                                                float* __restrict__ alpha) {
-  const Sample s = warp_sample(p);
-  if (!s.valid) return;
-  const float value = g[static_cast<std::int64_t>(s.q) * p.shells + s.m];
-  if (value == 0.0f) return;  // as the cpu: nothing to scatter (the whole warp reads one value)
-  const int lane = threadIdx.x & 31;
-  const ShellFrame<float> f = p.frames[s.q];
-  const ShellCap<float> c = shell_cap(f, shell_radius(p, s.m), p.h);
-  for_each_ring(c, lane, [&](const ShellRing<float>& r) {
-    const float v = r.area * value;
-    for (int j = lane; j < r.n_phi; j += 32) {
-      float x, y, z;
-      shell_point(f, c, r, j, &x, &y, &z);
-      trilinear_visit(p.grid, x, y, z, [&](int n, float w) { atomicAdd(alpha + n, w * v); });
-    }
-  });
+__global__ void gather_reduce_kernel(const float* __restrict__ partial, int chunks, std::int64_t n,
+                                     float* __restrict__ alpha) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0.0f;
+  for (int c = 0; c < chunks; ++c) s += partial[c * n + i];
+  alpha[i] = s;
 }
 
 __global__ void d_kernel(TimeParams t, const float* __restrict__ g, float* __restrict__ p) {
@@ -109,9 +102,41 @@ void launch_srt(const SrtParams& p, const float* alpha, cudaTextureObject_t volu
   TOMO_CUDA_CHECK_LAST();
 }
 
-void launch_srt_adjoint(const SrtParams& p, const float* g, float* alpha, cudaStream_t stream) {
-  if (p.transducers <= 0 || p.shells <= 0) return;
-  srt_adjoint_kernel<<<srt_blocks(p), kThreads, 0, stream>>>(p, g, alpha);
+GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, float max_distance, const int tile[3],
+                         int target_blocks) {
+  GatherParams gp;
+  const int n[3] = {p.grid.nx, p.grid.ny, p.grid.nz};
+  for (int a = 0; a < 3; ++a) gp.tiles[a] = (n[a] + tile[a] - 1) / tile[a];
+  gp.tile_count = gp.tiles[0] * gp.tiles[1] * gp.tiles[2];
+  gp.cx = centre[0], gp.cy = centre[1], gp.cz = centre[2], gp.rho = rho;
+  gp.margin = gather_margin(p.grid.ds, max_distance);
+  for (int k = 0; k < gp.tiles[2]; ++k)  // the kernel's own test of whether a cap reaches a tile
+    for (int j = 0; j < gp.tiles[1]; ++j)
+      for (int i = 0; i < gp.tiles[0]; ++i) {
+        const GatherTile<float> t =
+            gather_tile(p.grid, i * tile[0], j * tile[1], k * tile[2], tile[0], tile[1], tile[2], gp.margin);
+        const float dx = t.c[0] - gp.cx, dy = t.c[1] - gp.cy, dz = t.c[2] - gp.cz, reach = rho + t.r;
+        if (dx * dx + dy * dy + dz * dz <= reach * reach) ++gp.busy_tiles;
+      }
+  // Few busy tiles (small grids): split the transducers so that the device fills; at most 8
+  // partial images.
+  const int Q = std::max(1, p.transducers);
+  const int want = gp.busy_tiles > 0 ? (target_blocks + gp.busy_tiles - 1) / gp.busy_tiles : 1;
+  const int chunks = std::clamp(want, 1, std::min(8, Q));
+  gp.q_per_chunk = (Q + chunks - 1) / chunks;
+  gp.chunks = (Q + gp.q_per_chunk - 1) / gp.q_per_chunk;
+  return gp;
+}
+
+void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
+                       cudaStream_t stream) {
+  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, SharedAdd>(p, gp, g, alpha, partial, stream);
+}
+
+void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream) {
+  const std::int64_t n = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
+  if (n <= 0) return;
+  gather_reduce_kernel<<<blocks_of(n, 256), 256, 0, stream>>>(partial, chunks, n, alpha);
   TOMO_CUDA_CHECK_LAST();
 }
 

@@ -1,10 +1,12 @@
 // The `gl-compute` backend of the oat imaging model (float): H_int = H_eir·D·H_srt and its
-// transpose as GLSL compute passes (shaders/oat/: srt, srt_adjoint, time_stages), every vector in
+// transpose as GLSL compute passes (shaders/oat/: srt, srt_gather, time_stages), every vector in
 // an SSBO. H_srt: a work group of 32 per shell sample; exact = fp32 trilinear weights over the α
-// SSBO (matched to the scatter of the transpose), hardware = the sampler's trilinear filter of α
-// in a 3D texture. The transpose scatters with float atomics (GL_NV_shader_atomic_float) or,
-// without the extension or with `portable`, a compare-and-swap loop.
+// SSBO (matched to the transpose), hardware = the sampler's trilinear filter of α in a 3D
+// texture. The transpose gathers: a work group per tile of voxels sums the patches that touch it
+// in shared memory (compare-and-swap adds there) and writes the tile once; `portable` changes
+// nothing now (no float atomics are used).
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <memory>
 #include <vector>
@@ -22,7 +24,7 @@
 namespace tomo::oat {
 namespace {
 
-// srt.comp.glsl and srt_adjoint.comp.glsl: the shell sample's geometry, looked up once at link.
+// srt.comp.glsl (and srt_gather.comp.glsl): the shell sample's geometry, looked up once at link.
 struct ShellPass {
   const gl::Program& program;
   gl::Uniform<gl::Vec3f> grid0;  // centre of voxel (0, 0, 0), mm
@@ -33,6 +35,18 @@ struct ShellPass {
       : program(p), grid0(p, "u_grid0"), dims(p, "u_dims"), transducers(p, "u_transducers"), shells(p, "u_shells"),
         ds(p, "u_ds"), c0(p, "u_c0"), t_min(p, "u_t_min"), dt(p, "u_dt"), h(p, "u_h") {}
 };
+
+// srt_gather.comp.glsl: the shell uniforms plus the tiles, the transducer chunk and the cap ball.
+struct GatherPass : ShellPass {
+  gl::Uniform<gl::Vec3i> tiles;
+  gl::Uniform<int> q_begin, q_end, accumulate;
+  gl::Uniform<gl::Vec3f> centre;
+  gl::Uniform<float> rho, margin;
+  explicit GatherPass(const gl::Program& p)
+      : ShellPass(p), tiles(p, "u_tiles"), q_begin(p, "u_q_begin"), q_end(p, "u_q_end"), accumulate(p, "u_accumulate"),
+        centre(p, "u_centre"), rho(p, "u_rho"), margin(p, "u_margin") {}
+};
+constexpr int kGatherTile = 8;  // srt_gather.comp.glsl's TILE
 
 // The STAGE variants of time_stages.comp.glsl (values from bindings.hpp, so the shader's #if agrees).
 enum class TimeStage : int {
@@ -65,8 +79,8 @@ void dispatch_groups(long long groups) {
 class GlComputeModel final : public Model {
  public:
   std::string describe() const override {
-    return str_cat("gl-compute (", to_string(opt_.interpolation), " trilinear, float",
-                   float_atomics_ ? ", float atomics" : ", CAS atomics", "): ", gl::shared_context().info().summary());
+    return str_cat("gl-compute (", to_string(opt_.interpolation), " trilinear, float, gathered transpose): ",
+                   gl::shared_context().info().summary());
   }
 
   void configure(const OatGeometry& g, const ModelOptions& o) override {
@@ -82,7 +96,6 @@ class GlComputeModel final : public Model {
     K_ = g.time.samples;
     h_ = patch_mm(g, o);
     check_loop_budget(caps.max_loop_iterations, ctx.info().gl_renderer);
-    float_atomics_ = !o.portable && caps.float_atomics;
     std::vector<float> frames;
     for (const ShellFrame<float>& f : shell_frames<float>(g))
       frames.insert(frames.end(), {f.sx, f.sy, f.sz, f.ex, f.ey, f.ez, f.ux, f.uy, f.uz, f.vx, f.vy, f.vz, f.D, f.rho});
@@ -105,9 +118,8 @@ class GlComputeModel final : public Model {
     gl::Defines fwd;
     if (o.interpolation == Interpolation::exact) fwd.emplace_back("EXACT", "1");
     srt_ = &gl::shaders().get_compute<ShellPass>("oat/srt.comp.glsl", fwd);
-    gl::Defines adj;
-    if (float_atomics_) adj.emplace_back("FLOAT_ATOMICS", "1");
-    srt_adjoint_ = &gl::shaders().get_compute<ShellPass>("oat/srt_adjoint.comp.glsl", adj);
+    gather_ = &gl::shaders().get_compute<GatherPass>("oat/srt_gather.comp.glsl");
+    plan_gather(caps.max_loop_iterations);
     for (TimeStage s : kTimeStages)
       stages_[static_cast<int>(s)] =
           &gl::shaders().get_compute<TimeStagePass>("oat/time_stages.comp.glsl", {{"STAGE", std::to_string(static_cast<int>(s))}});
@@ -148,10 +160,7 @@ class GlComputeModel final : public Model {
       TOMO_GL_CHECK(glCopyNamedBufferSubData(u_.id(), p_.id(), 0, 0, static_cast<GLsizeiptr>(u_.bytes())));
     TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
     run_stage(TimeStage::derivative_adjoint, p_, g_buf_);
-    alpha_.clear_zero();
-    TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
-    set_shell_uniforms(*srt_adjoint_);
-    run_shell_pass();
+    run_gather();
     TOMO_GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
     const std::vector<float> f = alpha_.read<float>();
     std::copy(f.begin(), f.end(), alpha.begin());
@@ -185,7 +194,7 @@ class GlComputeModel final : public Model {
     s.h.set(static_cast<float>(h_));
   }
 
-  // The srt / srt_adjoint pass in use: its buffers (shell.glsl's bindings) and one work group per
+  // The srt pass: its buffers (shell.glsl's bindings) and one work group per
   // shell sample.
   void run_shell_pass() const {
     frames_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellFrames);
@@ -193,6 +202,48 @@ class GlComputeModel final : public Model {
     g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellSums);
     caps_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellCaps);
     dispatch_groups(static_cast<long long>(Q_) * (K_ + 2));
+  }
+
+  // The gather's tiles and its transducer chunks: on a GL that cuts loops (llvmpipe), few
+  // enough transducers per pass that an invocation's loops stay within half the limit, bounded
+  // from the tile's ball (shells across it, rings and patches of a shell inside it at no less
+  // than half a patch apart, each patch's binary search, eight adds and their CAS loops).
+  void plan_gather(long long limit) {
+    const Grid3& gr = g_.grid;
+    for (int a = 0; a < 3; ++a) tiles_[a] = (gr.dims[a] + kGatherTile - 1) / kGatherTile;
+    const double ds = g_.voxel_mm(), r = 0.5 * std::sqrt(3.0) * (kGatherTile + 1) * ds;
+    double far = 0;
+    for (const ShellFrame<double>& f : shell_frames<double>(g_)) far = std::max(far, f.D + cap_radius_mm(g_));
+    margin_ = 4.0 * (1e-3 * ds + 4e-6 * far);  // cuda/oat/srt_gather.hpp's margin, 4× for GL's acos/asin
+    q_per_pass_ = std::max(Q_, 1);
+    if (limit <= 0) return;
+    const double shells = 2.0 * r / (g_.c0_mm_per_us * g_.time.dt_us()) + 3.0;
+    const double rings = 4.0 * r / h_ + 2.0, patches = rings * rings;
+    const double per_shell = std::ceil(rings / 64.0) * (66.0 + std::ceil(patches / 64.0) * 40.0) + 4.0;
+    const double per_q = shells * per_shell + 4.0;
+    q_per_pass_ = static_cast<int>(std::clamp(0.5 * static_cast<double>(limit) / per_q, 1.0, static_cast<double>(Q_)));
+  }
+
+  // H_srtᵀ g into α by srt_gather.comp.glsl, in passes over chunks of transducers.
+  void run_gather() const {
+    const GatherPass& s = *gather_;
+    set_shell_uniforms(s);
+    s.tiles.set({tiles_[0], tiles_[1], tiles_[2]});
+    const Vec3d c = g_.grid_centre_mm();
+    s.centre.set({static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2])});
+    s.rho.set(static_cast<float>(cap_radius_mm(g_)));
+    s.margin.set(static_cast<float>(margin_));
+    frames_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellFrames);
+    alpha_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellAlpha);
+    g_buf_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellSums);
+    caps_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kShellCaps);
+    for (int q0 = 0; q0 < std::max(Q_, 1); q0 += q_per_pass_) {
+      s.q_begin.set(q0);
+      s.q_end.set(std::min(Q_, q0 + q_per_pass_));
+      s.accumulate.set(q0 > 0 ? 1 : 0);
+      dispatch_groups(static_cast<long long>(tiles_[0]) * tiles_[1] * tiles_[2]);
+      TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
+    }
   }
 
   // (θ_max, n_theta) of every shell sample (q, m), kernel_math shell_cap in double (see shell.glsl).
@@ -253,9 +304,10 @@ class GlComputeModel final : public Model {
   ModelOptions opt_;
   int Q_ = 0, K_ = 0, taps_count_ = 0;
   double h_ = 1;
-  bool float_atomics_ = false;
   const ShellPass* srt_ = nullptr;
-  const ShellPass* srt_adjoint_ = nullptr;
+  const GatherPass* gather_ = nullptr;
+  int tiles_[3] = {0, 0, 0}, q_per_pass_ = 1;
+  double margin_ = 0;
   const TimeStagePass* stages_[std::size(kTimeStages)] = {};
   gl::Buffer frames_, caps_, taps_, alpha_, g_buf_, p_, u_;
   gl::Texture volume_;

@@ -1,10 +1,11 @@
 // The cuda backends of oat (label gpu; skip without a device): H_int and its transpose vs cpu in
-// both interpolation modes, with and without an EIR, the float adjoint identity (exact ≤ 1e-5),
-// and the FBP vs cpu.
+// both interpolation modes, with and without an EIR, the float adjoint identity (exact ≤ 1e-5), the
+// transpose's gather at the paper scene's scale, and the FBP vs cpu.
 #include <gtest/gtest.h>
 
 #include "cuda/core/device.hpp"
 #include "cuda/oat/fbp_device.hpp"
+#include "tests/oat/gather_model_checks.hpp"
 #include "tests/oat/gpu_checks.hpp"
 
 namespace tomo::oat::test {
@@ -21,6 +22,11 @@ TEST_F(OatCuda, ExactModelEqualsCpuAndIsMatched) { check_model("cuda", Interpola
 TEST_F(OatCuda, ExactModelWithEirEqualsCpu) { check_model("cuda", Interpolation::exact, EirKind::gaussian); }
 
 TEST_F(OatCuda, HardwareModelWithinItsTolerance) { check_model("cuda", Interpolation::hardware, EirKind::none); }
+
+// H_srtᵀ is a gather over tiles of voxels: at the paper scene's scale (0.2 mm voxels 65 mm from the
+// transducers, shells 0.075 mm apart, tiles cut by the grid's edge) its image equals the cpu's
+// transpose and is the transpose of the cuda forward to fp32.
+TEST_F(OatCuda, GatherAtPaperScaleEqualsCpuAndIsMatched) { check_gather_at_paper_scale("cuda", 4, 8); }
 
 TEST_F(OatCuda, ExactFbpEqualsCpu) { check_fbp("cuda", Interpolation::exact, kFbpExactTolerance); }
 

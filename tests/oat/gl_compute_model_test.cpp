@@ -1,8 +1,9 @@
 // The gl-compute backends of oat on this machine's GL (llvmpipe in CI: never skipped): H_int and
-// its transpose vs cpu in both interpolation modes, with and without an EIR, with float atomics
-// and with the portable compare-and-swap scatter; the FBP vs cpu.
+// its transpose (gathered over tiles of voxels) vs cpu in both interpolation modes, with and
+// without an EIR, at the paper scene's scale, and `portable`; the FBP vs cpu.
 #include <gtest/gtest.h>
 
+#include "tests/oat/gather_model_checks.hpp"
 #include "tests/oat/gpu_checks.hpp"
 #include "tests/support/gl_test.hpp"
 
@@ -17,7 +18,10 @@ TEST_F(OatGlCompute, ExactModelEqualsCpuAndIsMatched) { check_model("gl-compute"
 
 TEST_F(OatGlCompute, ExactModelWithEirEqualsCpu) { check_model("gl-compute", Interpolation::exact, EirKind::gaussian); }
 
-TEST_F(OatGlCompute, PortableScatterEqualsCpu) {
+// The gathered transpose at the paper scene's scale, in passes of a few transducers on llvmpipe.
+TEST_F(OatGlCompute, GatherAtPaperScaleEqualsCpuAndIsMatched) { check_gather_at_paper_scale("gl-compute", 3, 6); }
+
+TEST_F(OatGlCompute, PortableEqualsCpu) {
   check_model("gl-compute", Interpolation::exact, EirKind::none, /*portable=*/true);
 }
 

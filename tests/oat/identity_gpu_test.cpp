@@ -1,8 +1,8 @@
 // One GPU path (label gpu; skip without a device): the device-array classes the Python module runs
 // on CuPy/PyTorch arrays (DeviceArrayModel, DeviceArrayFbp) and the registry's `cuda` backends
 // give the same results on the same float input: H_int bit for bit; H_intᵀ and the FBP (whose
-// fix-up pass and scatter add by float atomics, in an order that varies from run to run) bit for
-// bit up to that order, and through the same kernel (the backend's describe() and the device
+// gather and fix-up pass add by float atomics, in shared and global memory, in an order that
+// varies from run to run) bit for bit up to that order, and through the same kernel (the backend's describe() and the device
 // array's kernel()).
 #include <gtest/gtest.h>
 

@@ -7,6 +7,7 @@
 #include "bench/cuda/oat/fbp_probes.hpp"
 #include "bench/cuda/oat/srt_probes.hpp"
 #include "compute/core/error.hpp"
+#include "compute/core/metrics.hpp"
 #include "cuda/core/event.hpp"
 #include "cuda/oat/fbp_device.hpp"
 #include "cuda/oat/model_device.hpp"
@@ -57,13 +58,14 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   exact.interpolation = Interpolation::exact;
   hardware.interpolation = Interpolation::hardware;
   CudaModelTimes t;
+  std::vector<float> gathered;
   {
     ModelDevice dev(g, exact);
     dev.upload_alpha(alpha);
     t.forward_exact_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
     dev.upload_data(u);
     t.adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
-    dev.synchronize();
+    gathered = dev.alpha();
   }
   ModelDevice dev(g, hardware);
   dev.upload_alpha(alpha);
@@ -74,6 +76,18 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   t.probe_loads_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.loads(); });
   t.probe_texture_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.texture(); });
   t.probe_atomics_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.atomics(); });
+  using cuda_detail::AdjointVariant;
+  probes.upload(alpha, u);  // the forward probes overwrote u with their H α
+  probes.adjoint(AdjointVariant::scatter);
+  const std::vector<float> scattered = probes.alpha();
+  t.gather_vs_scatter = relative_l2(gathered, scattered);
+  for (AdjointVariant v : cuda_detail::kAdjointVariants) {
+    AdjointTime a{std::string(cuda_detail::variant_name(v))};
+    a.ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.adjoint(v); });
+    if (v != AdjointVariant::gather_no_adds) a.rel_l2_vs_scatter = relative_l2(probes.alpha(), scattered);
+    a.chunks = v == AdjointVariant::scatter ? 0 : probes.gather_chunks(v);
+    t.adjoints.push_back(a);
+  }
   probes.synchronize();
   return t;
 }

@@ -39,13 +39,24 @@ struct CudaFbpRequest {
 CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressure, int reps,
                            const CudaFbpRequest& request = {});
 
-// Best-of-`reps` times (ms) of one u = H_int α (exact and hardware fetch) and one α = H_intᵀ u,
-// and of their bench-only probes (bench/cuda/oat/srt_probes.cu): the forward with fast patch
+// Best-of-`reps` times (ms) of one u = H_int α (exact and hardware fetch) and one α = H_intᵀ u
+// (the gather), of the bench-only H_srtᵀ forms, and of their bench-only probes (bench/cuda/oat/srt_probes.cu): the forward with fast patch
 // positions and only the loads (exact) or only the texture fetches (hardware), the transpose with
 // fast positions and only the atomics.
+// adjoint_ms is the product's (ModelDevice: the gather); `adjoints` every bench-only H_srtᵀ form
+// in the same pipeline (srt_adjoint_variants.hpp: the scatter, other gather tiles, the gather
+// without its adds) with its image's rel. L2 against the scatter's; gather_vs_scatter the
+// product's image against the scatter's.
+struct AdjointTime {
+  std::string name;
+  double ms = 0, rel_l2_vs_scatter = -1;
+  int chunks = 1;
+};
 struct CudaModelTimes {
   double forward_exact_ms = 0, forward_hardware_ms = 0, adjoint_ms = 0;
   double probe_loads_ms = 0, probe_texture_ms = 0, probe_atomics_ms = 0;
+  std::vector<AdjointTime> adjoints;
+  double gather_vs_scatter = -1;
 };
 CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std::span<const double> alpha,
                                std::span<const double> u, int reps);

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "compute/core/error.hpp"
@@ -108,6 +110,8 @@ struct SrtProbes::State {
   int taps_count = 0;
   cuda::CudaArray volume;
   cuda::TextureObject volume_tex;
+  GatherParams plans[std::size(kAdjointVariants)];
+  cuda::DeviceBuffer<float> partial;
 };
 
 SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make_unique<State>()) {
@@ -148,7 +152,40 @@ SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make
                                                           static_cast<std::size_t>(g.grid.dims[2])});
   s.volume_tex =
       cuda::TextureObject(s.volume, cuda::TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+  // Each gather variant planned as ModelDevice plans the product's (cuda/oat/model_device.cpp).
+  const Vec3d c = g.grid_centre_mm();
+  const float centre[3] = {static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2])};
+  const double rho = cap_radius_mm(g);
+  double far = 0;
+  for (const ShellFrame<float>& f : frames) far = std::max(far, static_cast<double>(f.D) + rho);
+  int device = 0, sms = 0;
+  TOMO_CUDA_CHECK(cudaGetDevice(&device));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int chunks = 1;
+  for (std::size_t v = 0; v < std::size(kAdjointVariants); ++v) {
+    int tile[3];
+    variant_tile(kAdjointVariants[v], tile);
+    s.plans[v] = plan_gather(s.srt, centre, static_cast<float>(rho), static_cast<float>(far), tile,
+                             kGatherBlocksPerSm * std::max(1, sms));
+    chunks = std::max(chunks, s.plans[v].chunks);
+  }
+  if (chunks > 1) s.partial.resize(static_cast<std::size_t>(chunks) * g.grid.count());
 }
+
+void SrtProbes::adjoint(AdjointVariant variant) {
+  State& s = *s_;
+  launch_eir_adjoint(s.time, s.taps.data(), s.taps_count, s.u.data(), s.p.data(), s.stream.get());
+  launch_d_adjoint(s.time, s.p.data(), s.g.data(), s.stream.get());
+  launch_adjoint_variant(variant, s.srt, s.plans[static_cast<int>(variant)], s.g.data(), s.alpha.data(),
+                         s.partial.data(), s.stream.get());
+}
+
+std::vector<float> SrtProbes::alpha() const {
+  s_->stream.synchronize();
+  return s_->alpha.to_host();
+}
+
+int SrtProbes::gather_chunks(AdjointVariant variant) const { return s_->plans[static_cast<int>(variant)].chunks; }
 
 SrtProbes::~SrtProbes() = default;
 

@@ -1,0 +1,98 @@
+// Bench-only H_srtᵀ forms (srt_adjoint_variants.hpp).
+#include "bench/cuda/oat/srt_adjoint_variants.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/core/check.hpp"
+#include "cuda/oat/srt_device.cuh"
+#include "cuda/oat/srt_gather.cuh"
+
+namespace tomo::oat::cuda_detail {
+namespace {
+
+// The scatter the product ran before the gather: one warp per shell sample, global atomics.
+__global__ void __launch_bounds__(kSrtThreads) scatter_kernel(SrtParams p, const float* __restrict__ g,
+                                                               float* __restrict__ alpha) {
+  const Sample s = warp_sample(p);
+  if (!s.valid) return;
+  const float value = g[static_cast<std::int64_t>(s.q) * p.shells + s.m];
+  if (value == 0.0f) return;
+  const int lane = threadIdx.x & 31;
+  const ShellFrame<float> f = p.frames[s.q];
+  const ShellCap<float> c = shell_cap(f, shell_radius(p, s.m), p.h);
+  for_each_ring(c, lane, [&](const ShellRing<float>& r) {
+    const float v = r.area * value;
+    for (int j = lane; j < r.n_phi; j += 32) {
+      float x, y, z;
+      shell_point(f, c, r, j, &x, &y, &z);
+      trilinear_visit(p.grid, x, y, z, [&](int n, float w) { atomicAdd(alpha + n, w * v); });
+    }
+  });
+}
+
+// No add at all, but a store the compiler cannot drop (never taken for finite data).
+struct NoAdds {
+  __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
+    if (v == 3.0e38f) acc[i] = v;
+  }
+};
+
+}  // namespace
+
+std::string_view variant_name(AdjointVariant v) {
+  switch (v) {
+    case AdjointVariant::gather: return "gather";
+    case AdjointVariant::gather_8x8x8: return "gather8x8x8";
+    case AdjointVariant::gather_16x16x8: return "gather16x16x8";
+    case AdjointVariant::gather_32x16x16: return "gather32x16x16";
+    case AdjointVariant::gather_fast: return "gather-fast-sine";
+    case AdjointVariant::gather_no_adds: return "gather-no-adds";
+    case AdjointVariant::scatter: return "scatter";
+  }
+  return "?";
+}
+
+void variant_tile(AdjointVariant v, int tile[3]) {
+  const int* t = kGatherTile;
+  static constexpr int a[3] = {8, 8, 8}, b[3] = {16, 16, 8}, c[3] = {32, 16, 16};
+  if (v == AdjointVariant::gather_8x8x8) t = a;
+  if (v == AdjointVariant::gather_16x16x8) t = b;
+  if (v == AdjointVariant::gather_32x16x16) t = c;
+  for (int i = 0; i < 3; ++i) tile[i] = t[i];
+}
+
+void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
+                            float* partial, cudaStream_t stream) {
+  constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
+  constexpr PatchTrig kExact = PatchTrig::exact;
+  switch (v) {
+    case AdjointVariant::gather: launch_gather_as<X, Y, Z, kExact, SharedAdd>(p, gp, g, alpha, partial, stream); break;
+    case AdjointVariant::gather_8x8x8:
+      launch_gather_as<8, 8, 8, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_16x16x8:
+      launch_gather_as<16, 16, 8, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_32x16x16:
+      launch_gather_as<32, 16, 16, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_fast:
+      launch_gather_as<X, Y, Z, PatchTrig::fast, SharedAdd>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_no_adds:
+      launch_gather_as<X, Y, Z, kExact, NoAdds>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::scatter: {
+      if (p.transducers <= 0 || p.shells <= 0) return;
+      const std::int64_t n = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
+      TOMO_CUDA_CHECK(cudaMemsetAsync(alpha, 0, n * sizeof(float), stream));
+      scatter_kernel<<<srt_blocks(p), kSrtThreads, 0, stream>>>(p, g, alpha);
+      TOMO_CUDA_CHECK_LAST();
+      break;
+    }
+  }
+}
+
+}  // namespace tomo::oat::cuda_detail

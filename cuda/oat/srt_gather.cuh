@@ -1,0 +1,175 @@
+// The H_srtᵀ gather kernel (srt_kernels.cu; bench/cuda/oat instantiates other tile shapes and a
+// probe): a block owns a tile of TX×TY×TZ voxels and sums, in shared memory, every patch of every
+// transducer's shells that touches the tile (srt_gather.hpp), then writes the tile once: no
+// global atomics. Its warps take the tile's shell samples round-robin over the transducers; a warp
+// computes a shell's rings (a lane each) and their azimuth ranges, then deals the rings' patches
+// out to its lanes one flat index each (a prefix sum over the lanes and a map from flat index to
+// ring in shared memory), so a warp is busy whatever the rings' lengths.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/core/check.hpp"
+#include "cuda/oat/srt_device.cuh"
+#include "cuda/oat/srt_gather.hpp"
+
+namespace tomo::oat::cuda_detail {
+
+inline constexpr int kGatherWarps = 8, kGatherThreads = 32 * kGatherWarps;
+
+// The product's accumulation: a float atomic add into the block's shared tile.
+struct SharedAdd {
+  __device__ __forceinline__ void operator()(float* acc, int i, float v) const { atomicAdd(acc + i, v); }
+};
+
+// Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); fast =
+// the same formula with the azimuth reduced to [−π, π] and the hardware __sincosf (~1e-6 rad).
+enum class PatchTrig { exact, fast };
+
+template <PatchTrig kTrig>
+__device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const ShellCap<float>& c,
+                                            const ShellRing<float>& r, int j, float* x, float* y, float* z) {
+  if constexpr (kTrig == PatchTrig::exact) {
+    shell_point(f, c, r, j, x, y, z);
+  } else {
+    float phi = (static_cast<float>(j) + 0.5f) * 2.0f * kPi<float> / static_cast<float>(r.n_phi);
+    if (phi > kPi<float>) phi -= 2.0f * kPi<float>;
+    float sp, cp;
+    __sincosf(phi, &sp, &cp);
+    const float a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
+    *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
+    *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
+    *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
+  }
+}
+
+// A warp's rings of one batch (a lane each) and, for the first kOwnerCap of their patches in flat
+// order, the lane whose ring holds each: so that a lane finds its patch's ring with one read.
+inline constexpr int kOwnerCap = 1024;
+struct WarpRings {
+  float sin_t[32], cos_t[32], w[32];
+  int n_phi[32], j_lo[32], first[32];
+  unsigned char owner[kOwnerCap];
+};
+
+// One shell sample (q, m) of the tile, by one warp (all lanes call it).
+template <int TX, int TY, PatchTrig kTrig, class Add>
+__device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherTile<float>& t,
+                                                    const ShellFrame<float>& f, const GatherView<float>& v, int m,
+                                                    float value, int lane, WarpRings& wr, float* acc, Add add) {
+  const GatherShell<float> s = gather_shell(f, v, shell_radius(p, m), p.h);
+  for (int i0 = s.i_lo; i0 <= s.i_hi; i0 += 32) {
+    const int i = i0 + lane;
+    ShellRing<float> r{1, 0.0f, 0.0f, 1.0f};
+    RingRange rr{0, 0};
+    if (i <= s.i_hi) {
+      r = srt_ring(s.cap, i, s.sin_half);
+      rr = gather_ring(f, v, s, r, i);
+    }
+    int incl = rr.count;  // inclusive prefix of the patch counts over the lanes
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(kFullMask, incl, o);
+      if (lane >= o) incl += y;
+    }
+    const int total = __shfl_sync(kFullMask, incl, 31);
+    if (total == 0) continue;
+    const int first = incl - rr.count;
+    wr.sin_t[lane] = r.sin_t;
+    wr.cos_t[lane] = r.cos_t;
+    wr.w[lane] = r.area * value;
+    wr.n_phi[lane] = r.n_phi;
+    wr.j_lo[lane] = rr.j_lo;
+    wr.first[lane] = first;
+    for (int x = first, end = min(incl, kOwnerCap); x < end; ++x) wr.owner[x] = static_cast<unsigned char>(lane);
+    __syncwarp();
+    // Lane l takes the patches l·P … l·P + P − 1 (P = ⌈total/32⌉): neighbouring lanes work
+    // P patches apart, in other voxel cells, so their shared-memory adds rarely collide.
+    const int per_lane = (total + 31) >> 5;
+    for (int it = 0; it < per_lane; ++it) {
+      const int x = lane * per_lane + it;
+      if (x >= total) break;
+      int o = 0;
+      if (x < kOwnerCap) {
+        o = wr.owner[x];
+      } else {  // beyond the map: the last lane whose first patch is ≤ x
+#pragma unroll
+        for (int step = 16; step > 0; step >>= 1)
+          if (o + step < 32 && wr.first[o + step] <= x) o += step;
+      }
+      const int n_phi = wr.n_phi[o];
+      int j = wr.j_lo[o] + (x - wr.first[o]);
+      if (j >= n_phi) j -= n_phi;
+      const ShellRing<float> ring{n_phi, 0.0f, wr.sin_t[o], wr.cos_t[o]};
+      const float w = wr.w[o];
+      float px, py, pz;
+      patch_point<kTrig>(f, s.cap, ring, j, &px, &py, &pz);
+      tile_visit(p.grid, t, TX, TY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
+    }
+    __syncwarp();
+  }
+}
+
+// Block (tile blockIdx.x, transducer chunk blockIdx.y): out[chunk·N + voxel] = the chunk's
+// H_srtᵀ g on the tile (out = α itself with one chunk).
+template <int TX, int TY, int TZ, PatchTrig kTrig, class Add>
+__global__ void __launch_bounds__(kGatherThreads) srt_gather_kernel(SrtParams p, GatherParams gp,
+                                                                     const float* __restrict__ g,
+                                                                     float* __restrict__ out) {
+  constexpr int kVoxels = TX * TY * TZ;
+  __shared__ float acc[kVoxels];
+  __shared__ WarpRings rings[kGatherWarps];
+  for (int i = threadIdx.x; i < kVoxels; i += kGatherThreads) acc[i] = 0.0f;
+  const int b = static_cast<int>(blockIdx.x);
+  const int ti = b % gp.tiles[0], tj = (b / gp.tiles[0]) % gp.tiles[1], tk = b / (gp.tiles[0] * gp.tiles[1]);
+  const GatherTile<float> t = gather_tile(p.grid, ti * TX, tj * TY, tk * TZ, TX, TY, TZ, gp.margin);
+  __syncthreads();
+  const float cx = t.c[0] - gp.cx, cy = t.c[1] - gp.cy, cz = t.c[2] - gp.cz;
+  const float reach = gp.rho + t.r;
+  if (cx * cx + cy * cy + cz * cz <= reach * reach) {  // else no shell's cap reaches the tile
+    const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
+    const int q_begin = static_cast<int>(blockIdx.y) * gp.q_per_chunk;
+    const int q_end = min(p.transducers, q_begin + gp.q_per_chunk);
+    int slot = 0;  // shell samples dealt so far: warp w takes those ≡ w (mod kGatherWarps)
+    for (int q = q_begin; q < q_end; ++q) {
+      const ShellFrame<float> f = p.frames[q];
+      const GatherView<float> v = gather_view(f, t);
+      int m_lo, m_hi;
+      gather_shells(v, p.c0, p.t_min, p.dt, p.shells, &m_lo, &m_hi);
+      const int n = m_hi - m_lo + 1;
+      if (n <= 0) continue;
+      const float* gq = g + static_cast<std::int64_t>(q) * p.shells;
+      int k = (warp - slot) % kGatherWarps;
+      if (k < 0) k += kGatherWarps;
+      for (; k < n; k += kGatherWarps) {
+        const float value = __ldg(gq + m_lo + k);
+        if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
+          gather_shell_sample<TX, TY, kTrig>(p, t, f, v, m_lo + k, value, lane, rings[warp], acc, Add{});
+      }
+      slot = (slot + n) % kGatherWarps;
+    }
+  }
+  __syncthreads();
+  const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
+  float* dst = out + static_cast<std::int64_t>(blockIdx.y) * N;
+  for (int i = threadIdx.x; i < kVoxels; i += kGatherThreads) {
+    const int a = t.lo[0] + i % TX, bb = t.lo[1] + (i / TX) % TY, c = t.lo[2] + i / (TX * TY);
+    if (a < t.hi[0] && bb < t.hi[1] && c < t.hi[2])
+      dst[a + static_cast<std::int64_t>(p.grid.nx) * (bb + static_cast<std::int64_t>(p.grid.ny) * c)] = acc[i];
+  }
+}
+
+// The gather with tiles of TX×TY×TZ, patch positions kTrig and accumulation `Add`: α = H_srtᵀ g (every voxel written;
+// `partial` holds gp.chunks·N floats when gp.chunks > 1, summed into α by launch_gather_reduce).
+template <int TX, int TY, int TZ, PatchTrig kTrig, class Add>
+void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
+                      cudaStream_t stream) {
+  if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
+  const dim3 grid(static_cast<unsigned>(gp.tile_count), static_cast<unsigned>(gp.chunks));
+  srt_gather_kernel<TX, TY, TZ, kTrig, Add><<<grid, kGatherThreads, 0, stream>>>(p, gp, g, gp.chunks > 1 ? partial : alpha);
+  TOMO_CUDA_CHECK_LAST();
+  if (gp.chunks > 1) launch_gather_reduce(partial, gp.chunks, alpha, p, stream);
+}
+
+}  // namespace tomo::oat::cuda_detail
