@@ -12,7 +12,7 @@ inline constexpr unsigned kFbpTransducers = 0;  // xyz − voxel 0, one vec4 per
 inline constexpr unsigned kFbpImage = 1;        // the reconstruction, x fastest
 inline constexpr unsigned kFbpPositions = 2;    // the same positions, 3 doubles each
 
-// Shader storage buffers of H_srt and its transpose (srt.comp.glsl, srt_adjoint.comp.glsl).
+// Shader storage buffers of H_srt and its transpose (srt.comp.glsl, srt_gather.comp.glsl).
 inline constexpr unsigned kShellFrames = 0;  // ShellFrame per transducer, 14 floats
 inline constexpr unsigned kShellAlpha = 1;   // α, x fastest (read forward, scattered into by the transpose)
 inline constexpr unsigned kShellSums = 2;    // g, one sum per shell sample (written forward, read by the transpose)

@@ -78,11 +78,11 @@ TEST(OatGlBindings, PassesBindWhereTheirCallersBind) {
     if (d.empty()) EXPECT_EQ(unit_of(srt, "u_volume"), GLint(b::kVolume));  // the hardware fetch
     else EXPECT_EQ(ssbo_binding(srt, "Alpha"), GLint(b::kShellAlpha));
   }
-  const gl::Program& adj = gl::shaders().compute("oat/srt_adjoint.comp.glsl");  // the compare-and-swap scatter
+  const gl::Program& adj = gl::shaders().compute("oat/srt_gather.comp.glsl");  // the tiled gather
   EXPECT_EQ(ssbo_binding(adj, "Frames"), GLint(b::kShellFrames));
   EXPECT_EQ(ssbo_binding(adj, "Caps"), GLint(b::kShellCaps));
   EXPECT_EQ(ssbo_binding(adj, "Shells"), GLint(b::kShellSums));
-  EXPECT_EQ(ssbo_binding(adj, "FloatAddTarget"), GLint(b::kShellAlpha));
+  EXPECT_EQ(ssbo_binding(adj, "Alpha"), GLint(b::kShellAlpha));
   const gl::Program& eir = gl::shaders().compute("oat/time_stages.comp.glsl",
                                                  {{"STAGE", std::to_string(oat::stage::kStageEir)}});
   EXPECT_EQ(ssbo_binding(eir, "In"), GLint(b::kStageIn));

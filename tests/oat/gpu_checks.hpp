@@ -83,7 +83,7 @@ inline void check_model(const std::string& backend, Interpolation interp, EirKin
               backend.c_str(), to_string(interp).c_str(), portable ? " portable" : "",
               std::string(enum_name(kEirKindNames, eir)).c_str(), e_fwd, e_adj, mismatch);
   EXPECT_LT(e_fwd, exact ? kExactTolerance : kHardwareTolerance);
-  EXPECT_LT(e_adj, kExactTolerance) << "the transpose is the exact scatter in both modes";
+  EXPECT_LT(e_adj, kExactTolerance) << "the transpose is the exact gather in both modes";
   EXPECT_LT(mismatch, exact ? kExactAdjoint : kHardwareAdjoint);
 }
 
