@@ -7,7 +7,7 @@
 //        --reps 2 --psnr-L 128 --psnr-sizes 512,1024 --psnr-slices 8 --backends cuda,gl
 //        --quick (sizes 128,512, 1 rep, PSNR at 512 unless given) --json FILE
 //        --projector [--projector-L 256 --projector-views 360 --projector-detector 512x512
-//        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep]: the projector pair and the
+//        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only]: the projector pair and the
 //        iterative algorithms instead (fdk_bench_projector.cpp)
 #include <algorithm>
 #include <cmath>
@@ -80,6 +80,7 @@ Args parse_args(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dump", a.proj.dump, "--projector: folder for the arrays (astra_side_by_side.py)");
   app.add_flag("!--no-sweep", a.proj.sweep, "--projector: skip the block-shape sweep");
+  app.add_flag("--sweep-only", a.proj.sweep_only, "--projector: only the block-shape sweep");
   cli.parse(argc, argv);
   if (quick) {
     if (!app.count("--sizes")) a.sizes = {128, 512};

@@ -13,6 +13,7 @@ struct Options {
   int cpu_views = 4;   // the cpu rows run this many views and are scaled to all
   std::string dump;    // folder for the .npy files; empty: none
   bool sweep = true;   // block shapes of the ray-driven kernels
+  bool sweep_only = false;  // only the block shapes (no cpu rows, no timings of the settings)
 };
 
 // Runs the rows, prints them and adds them to `out`; returns the exit status.
