@@ -53,7 +53,8 @@ __global__ void forward_kernel(const RayLaunch l, cudaTextureObject_t tex, float
   if (i >= l.sx || j >= l.sy) return;
   const FloatRay r = ray_of(l, i, j, k);
   float sum = 0.0f;
-  for (int n = 0; n < r.count; ++n) {
+#pragma unroll 4
+  for (int n = 0; n < r.count; ++n) {  // unrolled: four independent fetches in flight
     const float fn = static_cast<float>(n);
     const float px = fmaf(fn, r.step[0], r.start[0]);
     const float py = fmaf(fn, r.step[1], r.start[1]);
