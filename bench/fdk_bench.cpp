@@ -6,6 +6,9 @@
 // Flags: --sizes 128,256,512,1024 --projections 496 --detector 1248x960 --pixel-mm 0.32
 //        --reps 2 --psnr-L 128 --psnr-sizes 512,1024 --psnr-slices 8 --backends cuda,gl
 //        --quick (sizes 128,512, 1 rep, PSNR at 512 unless given) --json FILE
+//        --projector [--projector-L 256 --projector-views 360 --projector-detector 512x512
+//        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only]: the projector pair and the
+//        iterative algorithms instead (fdk_bench_projector.cpp)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/fdk_bench_projector.hpp"
 #include "bench/harness.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
@@ -44,6 +48,8 @@ struct Args {
   int psnr_slices = 8;
   std::vector<std::string> backends;  // empty: every available non-cpu backend
   std::string json;
+  bool projector = false;  // --projector: the projector pair and the iterations instead
+  bench_projector::Options proj;
 };
 
 // The command line; --quick sets sizes 128,512, 1 rep and PSNR at 512 where those flags are not
@@ -64,6 +70,17 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--psnr-slices", a.psnr_slices, "z-slices of the full-size PSNR")->capture_default_str();
   app.add_option("--backends", a.backends, "backends (default: every available non-cpu)")->delimiter(',');
   app.add_flag("--quick", quick, "sizes 128,512, 1 rep, PSNR at 512");
+  std::string proj_detector;
+  app.add_flag("--projector", a.projector, "time the projector pair and one SIRT/CGLS iteration instead");
+  app.add_option("--projector-L", a.proj.L, "--projector: volume size")->capture_default_str();
+  app.add_option("--projector-views", a.proj.views, "--projector: views over 360 deg")->capture_default_str();
+  app.add_option("--projector-detector", proj_detector, "--projector: detector WxH (512x512)");
+  app.add_option("--projector-reps", a.proj.reps, "--projector: timed runs and iterations")->capture_default_str();
+  app.add_option("--cpu-views", a.proj.cpu_views, "--projector: views the cpu rows run (0: none)")
+      ->capture_default_str();
+  app.add_option("--dump", a.proj.dump, "--projector: folder for the arrays (astra_side_by_side.py)");
+  app.add_flag("!--no-sweep", a.proj.sweep, "--projector: skip the block-shape sweep");
+  app.add_flag("--sweep-only", a.proj.sweep_only, "--projector: only the block-shape sweep");
   cli.parse(argc, argv);
   if (quick) {
     if (!app.count("--sizes")) a.sizes = {128, 512};
@@ -72,6 +89,15 @@ Args parse_args(int argc, char** argv) {
   }
   if (!detector.empty() && std::sscanf(detector.c_str(), "%dx%d", &a.sx, &a.sy) != 2) {
     std::fprintf(stderr, "bench_fdk: --detector WxH\n");
+    std::exit(2);
+  }
+  if (!proj_detector.empty() && std::sscanf(proj_detector.c_str(), "%dx%d", &a.proj.sx, &a.proj.sy) != 2) {
+    std::fprintf(stderr, "bench_fdk: --projector-detector WxH\n");
+    std::exit(2);
+  }
+  if (a.proj.L < 2 || a.proj.L > 2048 || a.proj.views < 1 || a.proj.views > 100000 || a.proj.sx < 2 ||
+      a.proj.sy < 2 || a.proj.sx > 16384 || a.proj.sy > 16384 || a.proj.reps < 1 || a.proj.cpu_views < 0) {
+    std::fprintf(stderr, "bench_fdk: --projector sizes out of range\n");
     std::exit(2);
   }
   a.reps = std::max(1, a.reps);
@@ -337,6 +363,15 @@ void print_table(const Args& a, const std::vector<Row>& rows, const References& 
 int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   runtime_options().progress = false;
+  if (a.projector) {
+    nlohmann::json out;
+    const int rc = bench_projector::run(a.proj, out);
+    if (!a.json.empty()) {
+      bench::write_report(a.json, out);
+      std::printf("wrote %s\n", a.json.c_str());
+    }
+    return rc;
+  }
   const std::vector<std::string> backends = backends_to_run(a);
   nlohmann::json out;
   out["projections"] = a.projections;

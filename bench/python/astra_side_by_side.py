@@ -9,6 +9,8 @@ after ASTRA's constant weight factor is taken out (conventions in rabbit_geometr
 
   PYTHONPATH=/tmp/astra/site:... python3 bench/python/astra_side_by_side.py --json out.json
   python3 bench/python/astra_side_by_side.py --small     # here: cpu backend, NumPy, no ASTRA
+  python3 bench/python/astra_side_by_side.py --projector --bench build/bench/bench_fdk
+      # FP3D/BP3D/SIRT3D/CGLS3D_CUDA beside our projector pair and iterations (astra_iterative.py)
 
 Without ASTRA (import fails, or no CUDA for it) the ASTRA columns say why and ours are timed alone.
 """
@@ -24,6 +26,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import astra_iterative  # noqa: E402
 import rabbit_geometry as geo  # noqa: E402
 
 # Measured on one H200 (docs/fdk.md): ASTRA 2.5 BP3D_CUDA, GPU-resident arrays; our bench_fdk.
@@ -45,6 +48,7 @@ def parse_args(argv=None):
                    help="CPU check: L=32, 62 views of 156x120 at 2.56 mm, cpu backend, NumPy, 1 rep, "
                         "ASTRA's rule in NumPy in place of ASTRA when ASTRA cannot run")
     p.add_argument("--json", help="write the results here")
+    astra_iterative.add_args(p)
     a = p.parse_args(argv)
     if a.small:
         a.sizes, a.projections, a.detector, a.pixel_mm = "32", 62, "156x120", 2.56
@@ -343,6 +347,8 @@ def setup(a):
 
 def main(argv=None):
     a = parse_args(argv)
+    if a.projector:
+        return astra_iterative.main(a)
     ctx, info = setup(a)
     rows = [run_size(a, ctx, L) for L in a.sizes]
     print()

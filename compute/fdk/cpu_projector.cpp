@@ -31,6 +31,13 @@ class CpuProjector final : public ConeBeamProjector {
     back_reference(g_, step_mm(g_.grid, options_), y_.data(), x_.data(), views);
     for (std::size_t i = 0; i < volume.size(); ++i) volume[i] = static_cast<float>(x_[i]);
   }
+  void back_voxel(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override {
+    check(volume.size(), projections.size(), views);
+    y_.assign(projections.begin(), projections.end());
+    x_.resize(volume.size());
+    back_voxel_reference(g_, y_.data(), x_.data(), views);
+    for (std::size_t i = 0; i < volume.size(); ++i) volume[i] = static_cast<float>(x_[i]);
+  }
   std::string describe() const override {
     return str_cat("cpu projector (ray-driven, trilinear samples every ", options_.step_voxels,
                    " voxel, double, OpenMP)");

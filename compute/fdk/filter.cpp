@@ -46,6 +46,12 @@ const char* ramp_window_name(RampWindow w) {
 
 FdkFilter::FdkFilter(const CArmGeometry& g, FilterOptions o) : g_(g), o_(o) {
   padded_ = nice_size(std::max(64, 2 * g.sx));
+  // Without Parker weights the angular sum must total π (FDK's ½∫₀^{2π} dβ): each view stands
+  // for its Δβ (or, listed, its angle_weight_rad), so N views stand for N·Δβ, one step more than
+  // the arc from the first to the last (π/arc would sum to π·N/(N−1)).
+  double covered = 0;
+  for (int n = 0; n < g.projections; ++n) covered += g.angles_deg.empty() ? g.step_rad() : g.angle_weight_rad(n);
+  flat_weight_ = covered > 0 ? kPi / covered : 0.0;
   const int P = padded_;
   const double tau = g.virtual_pixel_mm();
 
@@ -137,7 +143,7 @@ std::vector<double> FdkFilter::column_weights(int n) const {
   const double share = g_.angles_deg.empty() ? 1.0 : g_.angle_weight_rad(n) / g_.step_rad();
   std::vector<double> weight(g_.sx);
   for (int i = 0; i < g_.sx; ++i)
-    weight[i] = share * (o_.parker ? parker_weight(beta, gamma(i)) : kPi / (g_.arc_deg * kPi / 180.0));
+    weight[i] = share * (o_.parker ? parker_weight(beta, gamma(i)) : flat_weight_);
   return weight;
 }
 

@@ -60,6 +60,7 @@ class FdkFilter {
   int padded_ = 0;
   std::vector<double> response_;
   std::vector<double> cosine_;  // sy·sx
+  double flat_weight_ = 0;      // without Parker: π over the angle the views stand for
   void* plan_forward_ = nullptr;
   void* plan_inverse_ = nullptr;
 };

@@ -1,6 +1,7 @@
 // The cone-beam projector pair of the iterative algorithms: a ray-driven forward projector A
-// (line integrals through the volume along every detector pixel's ray, for any 3×4 matrices) and
-// its exact adjoint Aᵀ (the transpose of the same discrete sum, not the FDK back-projector).
+// (line integrals through the volume along every detector pixel's ray, for any 3×4 matrices),
+// its exact adjoint Aᵀ (the transpose of the same discrete sum, not the FDK back-projector) and a
+// voxel-driven approximation B ≈ Aᵀ for the algorithms that do not need the exact transpose.
 // One implementation per backend through BackendRegistry<ConeBeamProjector>, as the
 // back-projector's.
 #pragma once
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "compute/core/volume.hpp"
+#include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/matrix.hpp"
 
 namespace tomo::fdk {
@@ -29,6 +31,11 @@ struct ProjectorOptions {
   // through the volume's support is cut into ceil(length / step) equal pieces sampled at their
   // midpoints, so the spacing used is at most this.
   double step_voxels = 0.5;
+  // How a GPU forward projector samples the volume: `exact` with fp32 trilinear weights (within
+  // 1e-5 of cpu, and the transpose of its Aᵀ to rounding), `hardware` with the texture unit's
+  // filter (one fetch per sample, 8-bit weights: about 1e-3 relative, so Aᵀ is then only
+  // nearly its adjoint). cpu is always exact.
+  Interpolation interpolation = Interpolation::exact;
 };
 
 // A and Aᵀ with the trilinear-sampled ray model of ray_model.hpp. Projections are n-major
@@ -44,6 +51,13 @@ class ConeBeamProjector {
                        std::span<const int> views = {}) = 0;
   // volume = Aᵀ·projections (overwritten).
   virtual void back(std::span<const float> projections, std::span<float> volume, std::span<const int> views = {}) = 0;
+  // volume = B·projections: the voxel-driven approximation of Aᵀ (ray_model.hpp, VoxelView)
+  // that SIRT, OS-SART and TV use, one gather per voxel and view, as ASTRA's SIRT does; CGLS
+  // needs back(). A backend without one uses its exact back().
+  virtual void back_voxel(std::span<const float> projections, std::span<float> volume,
+                          std::span<const int> views = {}) {
+    back(projections, volume, views);
+  }
   // Waits for queued work (timing).
   virtual void synchronize() {}
   virtual std::string describe() const = 0;

@@ -37,6 +37,16 @@ struct IterativeOptions {
 // algorithm has it at no extra cost (else NaN).
 using IterationCallback = std::function<void(int iteration, double relative_residual)>;
 
+// A projector that runs the algorithms with volume and projections on its own device (no host
+// round trip of the arrays per iteration) implements this too; reconstruct_iterative hands it
+// the work. It runs the same steps (iterative_steps.hpp) as the host path.
+class ResidentIterative {
+ public:
+  virtual ~ResidentIterative() = default;
+  virtual VolumeF reconstruct_resident(const ConeGeometry& g, std::span<const float> line_integrals,
+                                       const IterativeOptions& options, const IterationCallback& on_iteration) = 0;
+};
+
 // Reconstructs from `line_integrals` (n-major, view n at n·sx·sy, as the projector's geometry)
 // with `A` already set up. Starts from zero. Returns the volume on the projector's grid.
 VolumeF reconstruct_iterative(ConeBeamProjector& A, const ConeGeometry& g, std::span<const float> line_integrals,

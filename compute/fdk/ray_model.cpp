@@ -7,6 +7,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/fdk/kernel_math.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -95,37 +96,22 @@ ViewRays view_rays(const Grid3& grid, const Mat34& P, int view) {
   return r;
 }
 
-RaySamples ray_samples(const ViewRays& r, const Grid3& grid, double u, double v, double step) {
-  V3 d, dmm;
-  for (int a = 0; a < 3; ++a) {
-    d[a] = r.du[a] * u + r.dv[a] * v + r.d1[a];
-    dmm[a] = r.du_mm[a] * u + r.dv_mm[a] * v + r.d1_mm[a];
-  }
-  // The trilinear volume is non-zero for index coordinates in (−1, n) on each axis.
-  double t0 = 0.0, t1 = std::numeric_limits<double>::infinity();
-  for (int a = 0; a < 3; ++a) {
-    const double lo = -1.0, hi = grid.dims[a];
-    if (d[a] == 0.0) {
-      if (!(r.base[a] > lo && r.base[a] < hi)) return {};
-      continue;
-    }
-    double ta = (lo - r.base[a]) / d[a], tb = (hi - r.base[a]) / d[a];
-    if (ta > tb) std::swap(ta, tb);
-    t0 = std::max(t0, ta);
-    t1 = std::min(t1, tb);
-  }
-  if (!(t1 > t0)) return {};
-  const double per_t = std::sqrt(dmm[0] * dmm[0] + dmm[1] * dmm[1] + dmm[2] * dmm[2]);
-  const double length = (t1 - t0) * per_t;
-  RaySamples s;
-  s.count = std::max(1, static_cast<int>(std::ceil(length / step)));
-  const double dt = (t1 - t0) / s.count;
-  for (int a = 0; a < 3; ++a) {
-    s.start[a] = r.base[a] + (t0 + 0.5 * dt) * d[a];
-    s.step[a] = dt * d[a];
-  }
-  s.weight_mm = dt * per_t;
-  return s;
+VoxelView voxel_view(const Grid3& grid, const Mat34& P, int view) {
+  const ViewRays r = view_rays(grid, P, view);  // the source, and the checks
+  VoxelView out;
+  for (int a = 0; a < 3; ++a) out.source_mm[a] = grid.origin_mm[a] + r.base[a] * grid.voxel_mm[a];
+  // view_rays' direction is sign·M⁻¹(u, v, 1): the sign that puts the volume at t > 0.
+  V3 centre{};
+  for (int a = 0; a < 3; ++a) centre[a] = grid.origin_mm[a] + 0.5 * (grid.dims[a] - 1) * grid.voxel_mm[a];
+  const double w = P.at(2, 0) * centre[0] + P.at(2, 1) * centre[1] + P.at(2, 2) * centre[2] + P.at(2, 3);
+  const double sign = w > 0 ? 1.0 : -1.0;
+  for (int row = 0; row < 3; ++row)
+    for (int c = 0; c < 4; ++c) out.p[4 * row + c] = sign * P.at(row, c);
+  const double det = P.at(0, 0) * (P.at(1, 1) * P.at(2, 2) - P.at(1, 2) * P.at(2, 1)) -
+                     P.at(0, 1) * (P.at(1, 0) * P.at(2, 2) - P.at(1, 2) * P.at(2, 0)) +
+                     P.at(0, 2) * (P.at(1, 0) * P.at(2, 1) - P.at(1, 1) * P.at(2, 0));
+  out.scale = grid.voxel_mm[0] * grid.voxel_mm[1] * grid.voxel_mm[2] * std::abs(det);
+  return out;
 }
 
 double step_mm(const Grid3& grid, const ProjectorOptions& o) {
@@ -188,4 +174,31 @@ void back_reference(const ConeGeometry& g, double step, const double* y, double*
   }
 }
 
+void back_voxel_reference(const ConeGeometry& g, const double* y, double* x, std::span<const int> views) {
+  const std::vector<int> list = all_views(g, views);
+  std::vector<VoxelView> vv(list.size());
+  for (std::size_t k = 0; k < list.size(); ++k) vv[k] = voxel_view(g.grid, g.matrices.at(list[k]), list[k]);
+  const int nx = g.grid.dims[0], ny = g.grid.dims[1], nz = g.grid.dims[2];
+  const long sx = g.sx, sy = g.sy;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const auto c = g.grid.centre(i, j, k);
+        double acc = 0;
+        for (std::size_t n = 0; n < vv.size(); ++n) {
+          double u = 0, v = 0;
+          const double w = voxel_weight(vv[n].p.data(), vv[n].source_mm.data(), vv[n].scale, c[0], c[1], c[2], u, v);
+          if (w == 0.0 || !(u > -1.0 && u < sx && v > -1.0 && v < sy)) continue;  // every tap outside
+          const double* img = y + n * g.image_size();
+          acc += w * bilinear_sample(u, v, [&](double fu, double fv, int di, int dj) {
+                   const long pi = static_cast<long>(fu) + di, pj = static_cast<long>(fv) + dj;
+                   return pi >= 0 && pi < sx && pj >= 0 && pj < sy ? img[pj * sx + pi] : 0.0;
+                 });
+        }
+        x[g.grid.index(i, j, k)] = acc;
+      }
+}
+
 }  // namespace tomo::fdk
+

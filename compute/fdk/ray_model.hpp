@@ -3,8 +3,11 @@
 // at the midpoints of equal pieces. The double loops here are the cpu reference.
 #pragma once
 #include <array>
+#include <cmath>
+#include <limits>
 #include <vector>
 
+#include "compute/core/host_device.hpp"
 #include "compute/fdk/forward_projector.hpp"
 
 namespace tomo::fdk {
@@ -29,7 +32,74 @@ struct RaySamples {
   int count = 0;
   double weight_mm = 0;
 };
-RaySamples ray_samples(const ViewRays& r, const Grid3& grid, double u, double v, double step_mm);
+// Shared by the cpu reference and the CUDA kernels (double on both: the sample count is an
+// integer of the chord length, so every backend must cut each ray identically).
+TOMO_HD RaySamples ray_samples(const ViewRays& r, const std::array<int, 3>& dims, double u, double v, double step) {
+  double d[3], dmm[3];
+  for (int a = 0; a < 3; ++a) {
+    d[a] = r.du[a] * u + r.dv[a] * v + r.d1[a];
+    dmm[a] = r.du_mm[a] * u + r.dv_mm[a] * v + r.d1_mm[a];
+  }
+  // The trilinear volume is non-zero for index coordinates in (−1, n) on each axis.
+  double t0 = 0.0, t1 = std::numeric_limits<double>::infinity();
+  for (int a = 0; a < 3; ++a) {
+    const double lo = -1.0, hi = dims[a];
+    if (d[a] == 0.0) {
+      if (!(r.base[a] > lo && r.base[a] < hi)) return {};
+      continue;
+    }
+    double ta = (lo - r.base[a]) / d[a], tb = (hi - r.base[a]) / d[a];
+    if (ta > tb) {
+      const double s = ta;
+      ta = tb;
+      tb = s;
+    }
+    t0 = t0 > ta ? t0 : ta;
+    t1 = t1 < tb ? t1 : tb;
+  }
+  if (!(t1 > t0)) return {};
+  const double per_t = std::sqrt(dmm[0] * dmm[0] + dmm[1] * dmm[1] + dmm[2] * dmm[2]);
+  const double length = (t1 - t0) * per_t;
+  RaySamples s;
+  const int pieces = static_cast<int>(std::ceil(length / step));
+  s.count = pieces > 1 ? pieces : 1;
+  const double dt = (t1 - t0) / s.count;
+  for (int a = 0; a < 3; ++a) {
+    s.start[a] = r.base[a] + (t0 + 0.5 * dt) * d[a];
+    s.step[a] = dt * d[a];
+  }
+  s.weight_mm = dt * per_t;
+  return s;
+}
+inline RaySamples ray_samples(const ViewRays& r, const Grid3& grid, double u, double v, double step_mm) {
+  return ray_samples(r, grid.dims, u, v, step_mm);
+}
+
+// The voxel-driven approximation B ≈ Aᵀ that SIRT, OS-SART and TV use (as ASTRA's SIRT does):
+// per view, the detector is sampled bilinearly at the voxel's projection (taps outside read 0)
+// and weighted by the density of the rays there. A pixel's rays fill the volume element
+// t²·dt·du·dv / |det M| (x = c + t·M⁻¹(u, v, 1)), so summing A's row weights |M⁻¹(u, v, 1)|·dt
+// over the pixels through a voxel of volume V gives V·|det M|·|x − c| / |t|³ (t the matrix's depth
+// w, |M⁻¹(u, v, 1)| = |x − c| / |t|). Invariant to the matrix's scale; one gather per voxel and
+// view instead of Aᵀ's scatter of every ray sample (eight atomic adds each on a GPU).
+struct VoxelView {
+  std::array<double, 12> p{};       // the matrix, row-major, signed so that t > 0 in front
+  std::array<double, 3> source_mm{};
+  double scale = 0;                 // V·|det M|
+};
+VoxelView voxel_view(const Grid3& grid, const Mat34& P, int view);
+
+// Detector position (u, v) of world point (x, y, z) and B's weight there (0 behind the source).
+template <class T>
+TOMO_HD T voxel_weight(const T* p, const T* source, T scale, T x, T y, T z, T& u, T& v) {
+  const T t = p[8] * x + p[9] * y + p[10] * z + p[11];
+  if (!(t > T(0))) return T(0);
+  const T rt = T(1) / t;
+  u = (p[0] * x + p[1] * y + p[2] * z + p[3]) * rt;
+  v = (p[4] * x + p[5] * y + p[6] * z + p[7]) * rt;
+  const T dx = x - source[0], dy = y - source[1], dz = z - source[2];
+  return scale * std::sqrt(dx * dx + dy * dy + dz * dz) * rt * rt * rt;
+}
 
 // The projector's spacing in mm for `options` on `grid`.
 double step_mm(const Grid3& grid, const ProjectorOptions& options);
@@ -38,5 +108,7 @@ double step_mm(const Grid3& grid, const ProjectorOptions& options);
 // y n-major in the order of `views`.
 void forward_reference(const ConeGeometry& g, double step_mm, const double* x, double* y, std::span<const int> views);
 void back_reference(const ConeGeometry& g, double step_mm, const double* y, double* x, std::span<const int> views);
+// x = B y (voxel-driven, see VoxelView), double, OpenMP over (z, y) rows.
+void back_voxel_reference(const ConeGeometry& g, const double* y, double* x, std::span<const int> views);
 
 }  // namespace tomo::fdk

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <cstdio>
 #include <random>
 
 #include "compute/core/registry.hpp"
+#include "compute/fdk/filter.hpp"
 #include "compute/fdk/iterative.hpp"
 #include "compute/fdk/metrics.hpp"
 #include "compute/fdk/pipeline.hpp"
@@ -56,24 +58,19 @@ Case make_case(const Phantom& ph, const CArmGeometry& carm, int L) {
   return c;
 }
 
-double nrmse_fdk(const Phantom& ph, const Case& c) {
+VolumeF fdk_volume(const Phantom& ph, const Case& c) {
   FilterOptions f;
   f.parker = false;  // full or limited arcs: no short-scan weights
   const ProjectionStack p = simulate_preprocessed(ph, c.carm, f);
   auto bp = BackendRegistry<ConeBeamBackprojector>::instance().create("cpu");
-  VolumeF v = reconstruct(*bp, c.grid, p, 16);
-  // The filter's non-Parker weight π/arc over N views of step arc/(N−1) sums to π·N/(N−1):
-  // FDK is rescaled here so that its error is not that constant.
-  const int N = c.carm.projections;
-  for (float& e : v.data) e *= static_cast<float>(N - 1) / N;
-  return phantom_error(v, c.truth, c.mask).nrmse;
+  return reconstruct(*bp, c.grid, p, 16);
 }
 
-double nrmse_iterative(const Case& c, IterativeOptions o) {
+VolumeF iterative_volume(const Case& c, IterativeOptions o) {
   auto A = BackendRegistry<ConeBeamProjector>::instance().create("cpu");
   const ConeGeometry g{c.grid, c.carm.sx, c.carm.sy, c.carm.matrices()};
   A->setup(g);
-  return phantom_error(reconstruct_iterative(*A, g, c.b, o), c.truth, c.mask).nrmse;
+  return reconstruct_iterative(*A, g, c.b, o);
 }
 
 }  // namespace
@@ -96,8 +93,24 @@ TEST(FdkIterative, EveryAlgorithmReducesTheResidual) {
     });
     ASSERT_EQ(res.size(), 8u) << to_string(a);
     EXPECT_LT(res.back(), 0.7 * res.front()) << to_string(a);  // CGLS: 0.344 → 0.188
-    if (a == Algorithm::cgls)
+    if (a == Algorithm::cgls) {
       for (std::size_t k = 1; k < res.size(); ++k) EXPECT_LE(res[k], res[k - 1] * (1 + 1e-6)) << k;
+    }
+  }
+}
+
+// FDK without Parker weights (full circles, limited arcs): the angular sum of the view weights is
+// π whatever the number of views; π/arc per view over N views of step arc/(N−1) gave π·N/(N−1),
+// 14 % too much on 8 views.
+TEST(FdkIterative, FlatAngularWeightsSumToPi) {
+  for (int views : {8, 40}) {
+    const CArmGeometry g = scan(views, 315.0, 16);
+    FilterOptions f;
+    f.parker = false;
+    const FdkFilter filter(g, f);
+    double sum = 0;
+    for (int n = 0; n < views; ++n) sum += filter.column_weights(n)[3] * g.step_rad();
+    EXPECT_NEAR(sum, std::numbers::pi, 1e-12) << views << " views";
   }
 }
 
@@ -124,30 +137,38 @@ TEST(FdkIterative, TvProxFlattensNoiseAndKeepsConstants) {
   for (float e : x) EXPECT_GE(e, 0.0f);
 }
 
-// The acceptance numbers: NRMSE (RMSE inside the skull and the field of view / the phantom's
-// peak) at 32³ over 160 mm, from closed-form line integrals.
+// The acceptance numbers: NRMSE (RMSE / the phantom's peak) at 32³ over 160 mm from closed-form
+// line integrals on a 64×64 detector (two rays per voxel: on one the discretised model's own
+// error dominates every method), inside the skull (the brain shrunk by 10 %) and over the field
+// of view. Sparse: 12 views over the circle (as 60 views are for a 160³ volume); limited: 40 views
+// over 120°. TV: λ = 3e-5 mm⁻¹, 100 iterations, non-negative.
 TEST(FdkIterative, TvBeatsFdkOnSparseAndLimitedAngleScans) {
   const Phantom ph = shepp_logan_3d(80.0, 0.02);  // fills the 160 mm volume
-  constexpr int L = 32, side = 32;
+  constexpr int L = 32, side = 64;
   struct Row {
     const char* name;
     CArmGeometry carm;
-    double fdk = 0, sirt = 0, cgls = 0, tv = 0;
+    double fdk[2]{}, sirt[2]{}, cgls[2]{}, os_sart[2]{}, tv[2]{};
   };
-  Row rows[] = {{"full (40 views, 360 deg)", scan(40, 351.0, side)},
-                {"sparse (8 views, 360 deg)", scan(8, 315.0, side)},
+  Row rows[] = {{"sparse (12 views, 360 deg)", scan(12, 330.0, side)},
                 {"limited (40 views, 120 deg)", scan(40, 120.0, side)}};
   for (Row& r : rows) {
     const Case c = make_case(ph, r.carm, L);
-    r.fdk = nrmse_fdk(ph, c);
-    r.sirt = nrmse_iterative(c, {.algorithm = Algorithm::sirt, .iterations = 50});
-    r.cgls = nrmse_iterative(c, {.algorithm = Algorithm::cgls, .iterations = 10});
-    r.tv = nrmse_iterative(c, {.algorithm = Algorithm::tv, .iterations = 50});
-    std::printf("%-30s FDK %.4f  SIRT %.4f  CGLS %.4f  TV %.4f\n", r.name, r.fdk, r.sirt, r.cgls, r.tv);
+    const auto fov = fov_mask(c.grid, c.carm.matrices(), c.carm.sx, c.carm.sy);
+    auto both = [&](const VolumeF& v, double* out) {
+      out[0] = phantom_error(v, c.truth, c.mask).nrmse;
+      out[1] = phantom_error(v, c.truth, fov).nrmse;
+    };
+    both(fdk_volume(ph, c), r.fdk);
+    both(iterative_volume(c, {.algorithm = Algorithm::sirt, .iterations = 50}), r.sirt);
+    both(iterative_volume(c, {.algorithm = Algorithm::cgls, .iterations = 10}), r.cgls);
+    both(iterative_volume(c, {.algorithm = Algorithm::os_sart, .iterations = 10, .subsets = 4}), r.os_sart);
+    both(iterative_volume(c, {.algorithm = Algorithm::tv, .iterations = 100, .tv_lambda = 3e-5}), r.tv);
+    for (int m = 0; m < 2; ++m)
+      std::printf("%-28s %-6s FDK %.4f  SIRT %.4f  CGLS %.4f  OS-SART %.4f  TV %.4f (TV/FDK %.2f)\n", r.name,
+                  m ? "fov" : "skull", r.fdk[m], r.sirt[m], r.cgls[m], r.os_sart[m], r.tv[m], r.tv[m] / r.fdk[m]);
   }
-  // Measured TV/FDK: 0.87 (sparse), 0.87 (limited); SIRT and CGLS stay above FDK inside the skull.
-  EXPECT_LT(rows[1].tv, 0.92 * rows[1].fdk);
-  EXPECT_LT(rows[2].tv, 0.92 * rows[2].fdk);
-  EXPECT_LT(rows[0].fdk, 0.05);  // the full scan: every method near the partial-volume floor
-  EXPECT_LT(rows[0].tv, 0.05);
+  // Measured TV/FDK: sparse 0.65 (skull) and 0.41 (field of view), limited 0.63 and 0.67.
+  for (const Row& r : rows)
+    for (int m = 0; m < 2; ++m) EXPECT_LT(r.tv[m], 0.70 * r.fdk[m]) << r.name << (m ? " fov" : " skull");
 }

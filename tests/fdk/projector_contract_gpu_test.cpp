@@ -1,5 +1,5 @@
-// The fdk::ConeBeamProjector contract over the cuda backend (label gpu). No cuda projector is
-// registered yet: the registry reports it unavailable and the fixture skips, until one is.
+// The fdk::ConeBeamProjector contract over the cuda backend (label gpu; skipped without a CUDA
+// device).
 #include "tests/fdk/projector_contract.hpp"
 
 namespace tomo::fdk::test {

@@ -1,0 +1,207 @@
+// `cuda` cone-beam projector pair (see cuda_projector.hpp).
+#include "cuda/fdk/cuda_projector.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/fdk/projector_kernels.hpp"
+
+namespace tomo::fdk::cuda_impl {
+
+using namespace tomo::cuda;
+namespace cd = cuda_detail;
+
+CudaProjector::DeviceSelection::DeviceSelection() { select_device(runtime_options().cuda_device); }
+
+CudaProjector::CudaProjector() = default;
+
+CudaProjector::~CudaProjector() {
+  try {
+    stream_.synchronize();
+  } catch (...) {
+  }
+}
+
+void CudaProjector::setup(const ConeGeometry& g) {
+  std::vector<ViewRays> rays(g.views());
+  for (int n = 0; n < g.views(); ++n) rays[n] = view_rays(g.grid, g.matrices[n], n);  // degenerate views fail here
+  stream_.synchronize();
+  g_ = g;
+  rays_ = DeviceBuffer<ViewRays>{std::span<const ViewRays>(rays)};
+  view_lists_.clear();
+  const ArrayExtent e{static_cast<std::size_t>(g.grid.dims[0]), static_cast<std::size_t>(g.grid.dims[1]),
+                      static_cast<std::size_t>(g.grid.dims[2])};
+  volume_array_ = CudaArray::of<float>(e);
+  linear_ = TextureObject(volume_array_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+  point_ = TextureObject(volume_array_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
+  voxel_views_.assign(16 * static_cast<std::size_t>(g.views()), 0.0f);
+  for (int n = 0; n < g.views(); ++n) {
+    const VoxelView v = voxel_view(g.grid, g.matrices[n], n);
+    float* out = voxel_views_.data() + 16 * n;
+    for (int e = 0; e < 12; ++e) out[e] = static_cast<float>(v.p[e]);
+    for (int a = 0; a < 3; ++a) out[12 + a] = static_cast<float>(v.source_mm[a]);
+    out[15] = static_cast<float>(v.scale);
+  }
+  // B reads the stack in chunks of up to kDetectorLayers views through one layered texture.
+  constexpr int kDetectorLayers = 256;
+  const ArrayExtent d{static_cast<std::size_t>(g.sx), static_cast<std::size_t>(g.sy),
+                      static_cast<std::size_t>(std::min(g.views(), kDetectorLayers))};
+  detector_ = CudaArray::of<float>(d, cudaArrayLayered);
+  detector_linear_ = TextureObject(detector_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+  detector_point_ = TextureObject(detector_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
+  x_.clear();
+  y_.clear();
+}
+
+std::size_t CudaProjector::stack_size(std::span<const int> views) const {
+  return (views.empty() ? static_cast<std::size_t>(g_.views()) : views.size()) * g_.image_size();
+}
+
+void CudaProjector::check(std::size_t voxels, std::size_t pixels, std::span<const int> views) const {
+  if (voxels != g_.grid.count() || pixels != stack_size(views))
+    throw Error(str_cat("fdk cuda projector: ", voxels, " voxels and ", pixels, " pixels given, the geometry has ",
+                        g_.grid.count(), " and ", stack_size(views)));
+  for (int v : views)
+    if (v < 0 || v >= g_.views()) throw Error(str_cat("fdk cuda projector: view ", v, " of ", g_.views()));
+}
+
+const int* CudaProjector::device_views(std::span<const int> views) {
+  std::vector<int> key(views.begin(), views.end());
+  if (key.empty())
+    for (int n = 0; n < g_.views(); ++n) key.push_back(n);
+  auto it = view_lists_.find(key);
+  if (it != view_lists_.end()) return it->second.data();
+  if (view_lists_.size() >= 256) {  // bounded: a caller cycling through ever new lists
+    stream_.synchronize();
+    view_lists_.clear();
+  }
+  DeviceBuffer<int> buf{std::span<const int>(key)};
+  const int* p = buf.data();
+  view_lists_.emplace(std::move(key), std::move(buf));
+  return p;
+}
+
+struct CudaProjector::Launch {
+  static cd::RayLaunch make(CudaProjector& self, std::span<const int> views) {
+    cd::RayLaunch l;
+    l.rays = self.rays_.data();
+    l.views = self.device_views(views);
+    l.count = views.empty() ? self.g_.views() : static_cast<int>(views.size());
+    l.sx = self.g_.sx;
+    l.sy = self.g_.sy;
+    l.dims = self.g_.grid.dims;
+    l.step_mm = step_mm(self.g_.grid, self.options_);
+    return l;
+  }
+};
+
+void CudaProjector::forward_device(const float* x, float* y, std::span<const int> views) {
+  if (!rays_.data()) throw Error("fdk cuda projector: forward() before setup()");
+  check(g_.grid.count(), stack_size(views), views);
+  const ArrayExtent e = volume_array_.extent();
+  copy_to_array(volume_array_, e, sizeof(float), x, cudaMemcpyDeviceToDevice, stream_);
+  const bool hardware = options_.interpolation == Interpolation::hardware;
+  cd::launch_forward(Launch::make(*this, views), hardware ? linear_.get() : point_.get(), hardware, y, stream_);
+}
+
+void CudaProjector::back_device(const float* y, float* x, std::span<const int> views) {
+  if (!rays_.data()) throw Error("fdk cuda projector: back() before setup()");
+  check(g_.grid.count(), stack_size(views), views);
+  TOMO_CUDA_CHECK(cudaMemsetAsync(x, 0, g_.grid.count() * sizeof(float), stream_));
+  cd::launch_back(Launch::make(*this, views), y, x, stream_);
+}
+
+void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const int> views) {
+  if (!rays_.data()) throw Error("fdk cuda projector: back_voxel() before setup()");
+  check(g_.grid.count(), stack_size(views), views);
+  TOMO_CUDA_CHECK(cudaMemsetAsync(x, 0, g_.grid.count() * sizeof(float), stream_));
+  cd::VoxelBack l;
+  l.x = x;
+  l.nx = g_.grid.dims[0];
+  l.ny = g_.grid.dims[1];
+  l.nz = g_.grid.dims[2];
+  for (int a = 0; a < 3; ++a) {
+    l.origin[a] = static_cast<float>(g_.grid.origin_mm[a]);
+    l.voxel[a] = static_cast<float>(g_.grid.voxel_mm[a]);
+  }
+  const bool hardware = options_.interpolation == Interpolation::hardware;
+  const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
+  const int layers = static_cast<int>(detector_.extent().depth);
+  std::vector<float> params;
+  for (int k0 = 0; k0 < count; k0 += layers) {
+    const int c = std::min(layers, count - k0);
+    // The stream orders this copy after the launches that read the previous chunk.
+    copy_to_array(detector_, ArrayExtent{static_cast<std::size_t>(g_.sx), static_cast<std::size_t>(g_.sy),
+                                         static_cast<std::size_t>(c)},
+                  sizeof(float), y + static_cast<std::size_t>(k0) * g_.image_size(), cudaMemcpyDeviceToDevice, stream_);
+    params.resize(16 * static_cast<std::size_t>(c));
+    for (int k = 0; k < c; ++k) {
+      const int view = views.empty() ? k0 + k : views[k0 + k];
+      std::copy_n(voxel_views_.data() + 16 * static_cast<std::size_t>(view), 16, params.data() + 16 * k);
+    }
+    cd::launch_back_voxel(l, hardware ? detector_linear_.get() : detector_point_.get(), 0, params.data(), c, hardware,
+                          stream_);
+  }
+}
+
+void CudaProjector::forward(std::span<const float> volume, std::span<float> out, std::span<const int> views) {
+  check(volume.size(), out.size(), views);
+  stream_.synchronize();  // the staging buffers may still be read by queued work
+  x_.resize(volume.size());
+  y_.resize(out.size());
+  x_.upload(volume);
+  forward_device(x_.data(), y_.data(), views);
+  y_.download_async(out.data(), out.size(), stream_);
+  stream_.synchronize();
+}
+
+void CudaProjector::back(std::span<const float> projections, std::span<float> volume, std::span<const int> views) {
+  check(volume.size(), projections.size(), views);
+  stream_.synchronize();
+  x_.resize(volume.size());
+  y_.resize(projections.size());
+  y_.upload(projections);
+  back_device(y_.data(), x_.data(), views);
+  x_.download_async(volume.data(), volume.size(), stream_);
+  stream_.synchronize();
+}
+
+void CudaProjector::back_voxel(std::span<const float> projections, std::span<float> volume,
+                               std::span<const int> views) {
+  check(volume.size(), projections.size(), views);
+  stream_.synchronize();
+  x_.resize(volume.size());
+  y_.resize(projections.size());
+  y_.upload(projections);
+  back_voxel_device(y_.data(), x_.data(), views);
+  x_.download_async(volume.data(), volume.size(), stream_);
+  stream_.synchronize();
+}
+
+void CudaProjector::synchronize() { stream_.synchronize(); }
+
+std::string CudaProjector::describe() const {
+  auto devs = list_devices();
+  const std::string dev = devs.empty() ? "?" : tomo::cuda::describe(devs[std::min<std::size_t>(
+                                                    devs.size() - 1, static_cast<std::size_t>(current_device()))]);
+  return str_cat("cuda projector (", dev, ", ray-driven, ", to_string(options_.interpolation),
+                 " trilinear samples every ", options_.step_voxels,
+                 " voxel, exact transpose by atomic scatter, voxel-driven B)");
+}
+
+namespace {
+
+const BackendRegistrar<ConeBeamProjector> kRegisterCuda({"cuda", kPriorityCuda,
+                                                         [] { return tomo::cuda::cuda_availability(); },
+                                                         [] { return std::make_unique<CudaProjector>(); }});
+
+}  // namespace
+}  // namespace tomo::fdk::cuda_impl

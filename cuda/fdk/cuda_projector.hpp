@@ -1,0 +1,68 @@
+// `cuda` backend of the cone-beam projector pair (ConeBeamProjector): A ray-driven from a 3D
+// texture of the volume, Aᵀ its exact transpose by atomic scatter, B ≈ Aᵀ voxel-driven from a
+// layered texture of the projections (projector_kernels.hpp). Besides
+// the host-span interface it takes device pointers, so the iterative algorithms keep volume and
+// projections on the GPU (cuda_iterative.cpp).
+#pragma once
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compute/fdk/forward_projector.hpp"
+#include "compute/fdk/iterative.hpp"
+#include "compute/fdk/ray_model.hpp"
+#include "cuda/core/cuda_array.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/stream.hpp"
+#include "cuda/core/texture.hpp"
+
+namespace tomo::fdk::cuda_impl {
+
+class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
+ public:
+  CudaProjector();
+  ~CudaProjector() override;
+
+  void setup(const ConeGeometry& geometry) override;
+  void forward(std::span<const float> volume, std::span<float> projections, std::span<const int> views) override;
+  void back(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override;
+  void back_voxel(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override;
+  void synchronize() override;
+  std::string describe() const override;
+
+  // The same on device memory, queued on stream(): y (views·sx·sy floats) = A x;
+  // x (grid.count() floats) = Aᵀ y.
+  void forward_device(const float* x, float* y, std::span<const int> views = {});
+  void back_device(const float* y, float* x, std::span<const int> views = {});
+  void back_voxel_device(const float* y, float* x, std::span<const int> views = {});
+  cudaStream_t stream() const { return stream_; }
+  // The device copy of a view list (all views when empty); kept, as OS-SART reuses its subsets.
+  const int* device_views(std::span<const int> views);
+  const ConeGeometry& geometry() const { return g_; }
+
+  VolumeF reconstruct_resident(const ConeGeometry& g, std::span<const float> b, const IterativeOptions& o,
+                               const IterationCallback& cb) override;
+
+ private:
+  struct DeviceSelection {
+    DeviceSelection();
+  };
+  std::size_t stack_size(std::span<const int> views) const;
+  void check(std::size_t voxels, std::size_t pixels, std::span<const int> views) const;
+  struct Launch;
+
+  DeviceSelection device_;
+  ConeGeometry g_;
+  cuda::Stream stream_;
+  cuda::DeviceBuffer<ViewRays> rays_;
+  std::map<std::vector<int>, cuda::DeviceBuffer<int>> view_lists_;
+  cuda::CudaArray volume_array_;
+  cuda::TextureObject linear_, point_;
+  std::vector<float> voxel_views_;             // B's 16 floats per view (projector_kernels.hpp)
+  cuda::CudaArray detector_;                   // B's layered copy of a chunk of the stack
+  cuda::TextureObject detector_linear_, detector_point_;
+  cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
+};
+
+}  // namespace tomo::fdk::cuda_impl
