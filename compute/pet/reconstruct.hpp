@@ -33,7 +33,7 @@ struct ReconOptions {
   // BSREM relaxation λ_n = relaxation / (1 + relaxation_decay·(n − 1)) in iteration n: Σλ_n = ∞
   // and Σλ_n² < ∞, the condition of [Ahn2003]'s convergence theorem.
   double relaxation = 1.0;
-  double relaxation_decay = 0.1;
+  double relaxation_decay = 0.02;
 };
 
 // One problem's data and operator, split into subsets, on its backend. The image lives in the
@@ -66,6 +66,13 @@ struct ReconHooks {
 // Runs `o.iterations` iterations from the backend's current image. `prior` (configured with the
 // grid, γ, ε and κ) is needed by map-rdp and osl-rdp. Returns the iterations run.
 int reconstruct(SubsetPrimitives& op, const ReconOptions& o, PriorOperator* prior, const ReconHooks& hooks = {});
+
+// The weight the prior gets in the objective L(x) − β' R(x): β' = β·s̄ with s̄ the mean of the
+// full sensitivity s over the field of view (s > 0). The likelihood's gradient B − s scales with
+// s, which differs by orders of magnitude between the problems (strip's is 1, glpet's a
+// detection probability), while ∇R of an image and of any multiple of it are alike: so one β
+// means the same smoothing in glpet, safir and strip.
+double prior_weight(double beta, std::span<const double> s);
 
 // The BSREM relaxation of iteration n (1-based).
 double relaxation(const ReconOptions& o, int iteration);

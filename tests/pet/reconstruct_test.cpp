@@ -49,15 +49,16 @@ TEST(Reconstruct, BsremConvergesToTheMapPoint) {
   const RdpParams p{.beta = 0.5, .gamma = 2.0, .epsilon = 1e-3};
   ToySystem a(6, 6, 200, 4);
   auto prior = cpu_prior(6, 6, p);
-  ReconOptions o{.algorithm = Algorithm::map_rdp, .iterations = 400, .subsets = 4, .prior = p};
+  ReconOptions o{.algorithm = Algorithm::map_rdp, .iterations = 400, .subsets = 4, .prior = p, .relaxation_decay = 0.1};
   reconstruct(a, o, prior.get());
   const std::vector<double> x = a.image();
   ToySystem full(6, 6, 200, 1);
   full.set_image(x);
   const std::vector<double> b = full.back_ratio(0), s = full.sensitivity(0), g = prior->gradient(x);
   double worst = 0, scale = 0;
+  const double beta = prior_weight(p.beta, s);
   for (std::size_t j = 0; j < x.size(); ++j) {
-    const double grad = b[j] - s[j] - p.beta * g[j];
+    const double grad = b[j] - s[j] - beta * g[j];
     scale = std::max(scale, s[j]);
     if (x[j] > 1e-3) worst = std::max(worst, std::abs(grad));
   }
@@ -66,6 +67,13 @@ TEST(Reconstruct, BsremConvergesToTheMapPoint) {
   ToySystem m(6, 6, 200, 1);
   for (int t = 0; t < 400; ++t) m.em_step(0);
   EXPECT_LT(prior->value(x), 0.8 * prior->value(m.image()));
+}
+
+// β is relative to the mean sensitivity inside the field of view.
+TEST(Reconstruct, PriorWeightFollowsTheSensitivity) {
+  const std::vector<double> s{0.0, 2.0, 4.0, 0.0};
+  EXPECT_DOUBLE_EQ(prior_weight(0.5, s), 1.5);
+  EXPECT_DOUBLE_EQ(prior_weight(0.5, std::vector<double>(3, 0.0)), 0.0);
 }
 
 // The relaxation sequence: λ_1 = λ_0, decaying as 1/n.
