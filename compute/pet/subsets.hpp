@@ -34,8 +34,8 @@ InterleavedSubsets interleave_events(std::size_t count, int subsets);
 
 // LOR subsets by angle: LORs are ranked by their transaxial azimuth φ ∈ [0, π) (ties: by
 // `group`, the module pair, then by index), the ranking is cut into 4·S groups of equal size and
-// group g goes to subset g mod S, so every subset sees every module pair and four angular
-// sectors spread over the half turn. Returns the subset of each LOR.
+// group g goes to subset g mod S, so every subset holds four angular sectors spread over the
+// half turn (and the module pairs that see them). Returns the subset of each LOR.
 std::vector<int> angular_subsets(std::span<const double> azimuth, std::span<const int> group, int subsets);
 
 }  // namespace tomo::pet

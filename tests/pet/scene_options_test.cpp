@@ -51,7 +51,7 @@ TEST(PetSceneOptions, Values) {
 }
 
 TEST(PetSceneOptions, Refusals) {
-  EXPECT_NE(refusal("subsets = 2").find("safir.subsets = 2 needs safir.algorithm = \"osem\""), std::string::npos)
+  EXPECT_NE(refusal("subsets = 2").find("'safir.subsets' = 2 needs safir.algorithm = \"osem\""), std::string::npos)
       << refusal("subsets = 2");
   EXPECT_NE(refusal("prior.beta = 1").find("has no effect with safir.algorithm = \"mlem\""), std::string::npos)
       << refusal("prior.beta = 1");
