@@ -149,7 +149,7 @@ void run(RunContext& ctx) {
     const auto v = pet::read_initial_image(g.pet.initial_image, sys.grid.dims, "glpet.initial_image");
     return std::vector<float>(v.begin(), v.end());
   }();
-  Progress progress(str_cat("glpet ", enum_name(pet::kAlgorithmNames, recon.algorithm)),
+  Progress progress(str_cat("glpet ", pet::algorithm_title(recon.algorithm)),
                     static_cast<long>(g.iterations) * recon.subsets);
   MlemOptions opt;
   opt.iterations = g.iterations;

@@ -21,6 +21,16 @@ inline constexpr std::array<EnumName<Algorithm>, 4> kAlgorithmNames{{{"mlem", Al
                                                                      {"osem", Algorithm::osem},
                                                                      {"map-rdp", Algorithm::map_rdp},
                                                                      {"osl-rdp", Algorithm::osl_rdp}}};
+// The algorithm's name in progress lines and logs.
+inline const char* algorithm_title(Algorithm a) {
+  switch (a) {
+    case Algorithm::mlem: return "ML-EM";
+    case Algorithm::osem: return "OSEM";
+    case Algorithm::map_rdp: return "MAP-RDP";
+    case Algorithm::osl_rdp: return "OSL-RDP";
+  }
+  return "";
+}
 inline bool uses_prior(Algorithm a) { return a == Algorithm::map_rdp || a == Algorithm::osl_rdp; }
 
 struct ReconOptions {

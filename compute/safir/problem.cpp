@@ -114,7 +114,7 @@ void run(RunContext& ctx) {
   std::vector<std::vector<std::vector<double>>> saved(c.save_iterations.size());
   std::vector<std::vector<double>> images, significance;
   nlohmann::json frames_json = nlohmann::json::array();
-  Progress progress(str_cat("safir ", enum_name(pet::kAlgorithmNames, recon.algorithm), " (", backend, ")"),
+  Progress progress(str_cat("safir ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
                     static_cast<long>(frames.size()) * c.mlem.iterations * recon.subsets);
   double recon_ms = 0, analysis_ms = 0;
   for (std::size_t k = 0; k < frames.size(); ++k) {

@@ -108,7 +108,7 @@ void run(RunContext& ctx) {
     prior = pet::make_prior(backend, {g3.dims, g3.voxel_mm}, recon.prior, std::vector<double>(g.pixel_count(), 1.0));
   }
   nlohmann::json per_iteration = nlohmann::json::array();
-  Progress progress(str_cat("strip ", enum_name(pet::kAlgorithmNames, recon.algorithm), " (", backend, ")"),
+  Progress progress(str_cat("strip ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
                     static_cast<long>(c.iterations) * recon.subsets);
   std::size_t next_save = 0;
   std::vector<double> rho_prime = start;
@@ -121,7 +121,7 @@ void run(RunContext& ctx) {
       const double iteration_ms = std::chrono::duration<double, std::milli>(now - last).count();
       rho_prime = data.image();
       for (double v : rho_prime)
-        if (!std::isfinite(v)) throw Error(str_cat("strip ", enum_name(pet::kAlgorithmNames, recon.algorithm),
+        if (!std::isfinite(v)) throw Error(str_cat("strip ", pet::algorithm_title(recon.algorithm),
                                                    ": non-finite pixel after iteration ", t));
       const auto rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside);
       const double corr = correlation(rho, phantom);
