@@ -2,7 +2,7 @@
 # folders (core, io, gl, window, support) are always built. Lets one work on one
 # problem while another is mid-change: -DTOMO_PROBLEMS="demo;strip".
 set(TOMO_PROBLEMS "" CACHE STRING "Problem folders to build (empty: all)")
-set(TOMO_CORE_FOLDERS core io gl window viewer support compute renderer cuda apps demo engine multi)
+set(TOMO_CORE_FOLDERS core io pet gl window viewer support compute renderer cuda apps demo engine multi)
 
 # tomo_filter_problem_sources(VAR BASE_DIR): drops files of unselected problem folders.
 function(tomo_filter_problem_sources var base)

@@ -125,6 +125,8 @@ GlpetScene read_glpet_scene(const Scene& s) {
   g.projector.system_cache = s.get_enum("glpet.system_cache", Use::automatic, kUseNames);
   g.projector.cuda_gl_interop = s.get_enum("glpet.cuda_gl_interop", Use::automatic, kUseNames);
   g.iterations = s.get_int_in_range("glpet.iterations", 10, 0, 100000);
+  g.pet = pet::read_pet_options(s, "glpet", g.iterations);
+  g.save_iterations = pet::read_save_iterations(s, "glpet", g.iterations);
   g.sensitivity_threshold =
       s.get_in_range("glpet.sensitivity_threshold", kDefaultSensitivityThreshold, 0.0, 1.0);
   // Read for every scanner (so the key is never reported unused); only a ring has a cylinder.

@@ -11,6 +11,7 @@
 #include "compute/glpet/geometry.hpp"
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/projector.hpp"
+#include "compute/pet/scene_options.hpp"
 
 namespace tomo {
 class Scene;
@@ -43,6 +44,8 @@ struct GlpetScene {
   Phantom attenuation;     // σ_t in 1/mm
   VolumeF activity_volume; // voxelised activity (what the simulator emits from)
   int iterations = 10;
+  pet::PetSceneOptions pet;          // algorithm, subsets, prior, initial image (docs/pet.md)
+  std::vector<int> save_iterations;  // activity images also written after these iterations
   double sensitivity_threshold = 0.01;  // ML-EM field of view: s_v >= this × max s (MlemOptions)
   // The scanner's field of view (a ring's inscribed cylinder; unbounded for modules listed one
   // by one); ML-EM holds voxels outside it at 0 unless glpet.fov_mask = false.

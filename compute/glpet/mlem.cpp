@@ -2,11 +2,14 @@
 #include "compute/glpet/mlem.hpp"
 
 #include <chrono>
+#include <memory>
 #include <cmath>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/report.hpp"
+#include "compute/pet/prior.hpp"
+#include "compute/pet/subsets.hpp"
 
 namespace tomo::glpet {
 
@@ -27,7 +30,109 @@ class StageTimer {
   const char* stage_;
   clock::time_point t0_;
 };
+
+// The glpet backend as the reconstruction layer's primitives: subset k's counts y_k (y on its
+// LORs, 0 elsewhere: terms with y = 0 add nothing to the ratio) and sensitivity s_k = Aᵀ1_k
+// (0 outside the field of view) are made once and stay on the backend.
+class LorSubsets final : public pet::SubsetPrimitives {
+ public:
+  LorSubsets(Projector& op, const BackendBuffer& y, BackendBuffer& s, BackendBuffer& x, BackendBuffer& t,
+             BackendBuffer& b, std::span<const int> subset_of_lor, int subsets, RunReport* report)
+      : op_(op), x_(x), t_(t), b_(b), report_(report) {
+    if (subsets <= 1) {
+      y_.push_back(&y);
+      s_.push_back(&s);
+      return;
+    }
+    const std::vector<float> hy = download(y), hs = download(s);
+    for (int k = 0; k < subsets; ++k) {
+      std::vector<float> yk(hy.size(), 0.0f), mask(hy.size(), 0.0f);
+      for (std::size_t l = 0; l < hy.size(); ++l)
+        if (subset_of_lor[l] == k) yk[l] = hy[l], mask[l] = 1.0f;
+      auto by = op.make_lors(), bs = op.make_image();
+      by->upload(yk);
+      {
+        auto bm = op.make_lors();
+        bm->upload(mask);
+        StageTimer timer(op, report, "sensitivity");
+        op.back(*bm, *bs);
+      }
+      std::vector<float> sk = download(*bs);
+      for (std::size_t v = 0; v < sk.size(); ++v)
+        if (!(hs[v] > 0)) sk[v] = 0;  // the field of view of the whole data
+      bs->upload(sk);
+      own_.push_back(std::move(by));
+      own_.push_back(std::move(bs));
+      y_.push_back(own_[own_.size() - 2].get());
+      s_.push_back(own_.back().get());
+    }
+  }
+  int subset_count() const override { return int(y_.size()); }
+  std::size_t voxel_count() const override { return x_.size(); }
+  void set_image(std::span<const double> x) override { x_.upload(std::vector<float>(x.begin(), x.end())); }
+  std::vector<double> image() override {
+    const auto x = download(x_);
+    return {x.begin(), x.end()};
+  }
+  std::vector<double> sensitivity(int k) override {
+    const auto s = download(*s_[k]);
+    return {s.begin(), s.end()};
+  }
+  void em_step(int k) override {
+    ratio(k);
+    StageTimer timer(op_, report_, "update");
+    op_.mlem_update(x_, b_, *s_[k]);
+  }
+  std::vector<double> back_ratio(int k) override {
+    ratio(k);
+    const auto b = download(b_);
+    return {b.begin(), b.end()};
+  }
+
+ private:
+  void ratio(int k) {
+    {
+      StageTimer timer(op_, report_, "forward");
+      op_.forward(x_, t_);  // [Toth2010] eq. (2)
+    }
+    StageTimer timer(op_, report_, "back_ratio");
+    op_.back_ratio(*y_[k], t_, b_, nullptr);  // [Toth2010] eq. (3) numerator
+  }
+  Projector& op_;
+  BackendBuffer &x_, &t_, &b_;
+  RunReport* report_;
+  std::vector<const BackendBuffer*> y_;
+  std::vector<BackendBuffer*> s_;
+  std::vector<std::unique_ptr<BackendBuffer>> own_;
+};
+
 }  // namespace
+
+std::vector<int> lor_subsets(const Scanner& sc, int subsets) {
+  std::vector<double> phi;
+  std::vector<int> group;
+  phi.reserve(sc.lor_count());
+  group.reserve(sc.lor_count());
+  for (std::size_t p = 0; p < sc.pairs.size(); ++p) {
+    const ModulePair& pair = sc.pairs[p];
+    const Module &m0 = pair.modules[0], &m1 = pair.modules[1];
+    const std::size_t base = phi.size();
+    phi.resize(base + pair.lor_count());
+    group.resize(base + pair.lor_count(), int(p));
+    for (int j0 = 0; j0 < pair.n_t(); ++j0)
+      for (int j1 = 0; j1 < pair.n_t(); ++j1)
+        for (int i0 = 0; i0 < pair.n_a(); ++i0)
+          for (int i1 = 0; i1 < pair.n_a(); ++i1) {
+            const Vec3 d = sub(m1.point((i1 + 0.5) * m1.pitch_a, (j1 + 0.5) * m1.pitch_t),
+                               m0.point((i0 + 0.5) * m0.pitch_a, (j0 + 0.5) * m0.pitch_t));
+            double a = std::atan2(d[1], d[0]);
+            if (a < 0) a += M_PI;
+            if (a >= M_PI) a -= M_PI;
+            phi[base + pair.lor_index(i0, j0, i1, j1)] = a;
+          }
+  }
+  return pet::angular_subsets(phi, group, subsets);
+}
 
 MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const float> x0, const MlemOptions& opt) {
   if (opt.iterations < 0) throw InputError(str_cat("glpet: iterations must be >= 0, got ", opt.iterations));
@@ -48,22 +153,24 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
   const MaskedStart start = mask_and_start(*bs, *bx, x0, opt.sensitivity_threshold, opt.outside_fov);
   res.sensitivity = start.sensitivity;
   res.masked = start.masked;
-  for (int it = 1; it <= opt.iterations; ++it) {
-    {
-      StageTimer t(op, opt.report, "forward");
-      op.forward(*bx, *bt);  // [Toth2010] eq. (2)
-    }
-    {
-      StageTimer t(op, opt.report, "back_ratio");
-      op.back_ratio(*by, *bt, *bb, nullptr);  // [Toth2010] eq. (3) numerator
-    }
-    {
-      StageTimer t(op, opt.report, "update");
-      op.mlem_update(*bx, *bb, *bs);
-    }
-    res.iterations = it;
-    if (opt.on_iteration && !opt.on_iteration(it, *bx)) break;
+  pet::ReconOptions recon = opt.recon;
+  recon.iterations = opt.iterations;
+  if ((recon.subsets > 1 || pet::uses_prior(recon.algorithm)) && !opt.system)
+    throw Error("glpet: subsets and priors need the system model in MlemOptions");
+  const std::vector<int> subset_of_lor =
+      recon.subsets > 1 ? lor_subsets(opt.system->scanner, recon.subsets) : std::vector<int>{};
+  LorSubsets data(op, *by, *bs, *bx, *bt, *bb, subset_of_lor, recon.subsets, opt.report);
+  std::unique_ptr<pet::PriorOperator> prior;
+  if (pet::uses_prior(recon.algorithm)) {
+    const std::vector<float> s = download(*bs);
+    prior = pet::make_prior(opt.prior_backend, {opt.system->grid.dims, opt.system->grid.voxel_mm}, recon.prior,
+                            std::vector<double>(s.begin(), s.end()));
   }
+  res.iterations = pet::reconstruct(data, recon, prior.get(),
+                                    {.after_subset = opt.on_subset,
+                                     .after_iteration = [&](int it) {
+                                       return !opt.on_iteration || opt.on_iteration(it, *bx);
+                                     }});
   res.x = download(*bx);
   res.estimate = res.iterations > 0 ? download(*bt) : std::vector<float>(by->size(), 0.0f);
   return res;

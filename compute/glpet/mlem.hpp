@@ -1,5 +1,6 @@
-// ML-EM ([Toth2010] eq. (3)) written once against the glpet Projector interface: the
-// sensitivity is computed once and kept; x, y, ỹ live on the backend between iterations.
+// glpet's reconstruction ([Toth2010] eq. (3) ML-EM, and the reconstruction layer's OSEM and MAP,
+// compute/pet/) against the glpet Projector interface: the sensitivity (of every LOR subset) is
+// computed once and kept; x, y, ỹ live on the backend between iterations.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -8,6 +9,7 @@
 
 #include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/projector.hpp"
+#include "compute/pet/reconstruct.hpp"
 
 namespace tomo {
 class RunReport;
@@ -17,6 +19,12 @@ namespace tomo::glpet {
 
 struct MlemOptions {
   int iterations = 10;
+  // Algorithm, subsets and prior (docs/pet.md); recon.iterations is ignored (`iterations` counts).
+  pet::ReconOptions recon;
+  std::string prior_backend = "cpu";  // the prior's backend (pet::prior_backend_for of the run's)
+  const SystemModel* system = nullptr;  // the scanner (LOR subsets) and grid (prior): needed beyond ML-EM
+  // Called after every subset (progress); may be empty.
+  std::function<void(const pet::Step&)> on_subset;
   // Called after every iteration with the iteration number (1-based) and the image on
   // the device (download only if you need it: that is the only host copy per iteration).
   // Returns false to stop after this iteration (the viewer's stop button), true to go on.
@@ -37,6 +45,11 @@ struct MlemResult {
   std::vector<float> estimate;     // ỹ = A x of the last image that was back-projected
   int iterations = 0;              // iterations run: fewer than asked when on_iteration stopped
 };
+
+// The LOR subsets of a scanner ([Hudson1994]): LORs ranked by the transaxial azimuth of the line
+// between their detector centres, interleaved by angle (pet::angular_subsets, module pair as the
+// tie-break). Returns the subset of every LOR (Scanner::lor_offset order).
+std::vector<int> lor_subsets(const Scanner& scanner, int subsets);
 
 // x0 empty: start from x_v = 1 where the sensitivity is > 0.
 MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const float> x0, const MlemOptions& opt);

@@ -1,6 +1,7 @@
 // The glpet problem [Toth2010]: simulate with the independent Monte-Carlo,
 // reconstruct with ML-EM on the chosen backend, write images and the report; and the
 // cross-check of every available backend against the cpu reference.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "compute/glpet/memory.hpp"
 #include "compute/glpet/metrics.hpp"
 #include "compute/glpet/mlem.hpp"
+#include "compute/pet/prior.hpp"
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/multi_run.hpp"
 #include "compute/glpet/previews.hpp"
@@ -154,13 +156,36 @@ void run(RunContext& ctx) {
   }
   std::vector<double> nrmse_per_it;
   nlohmann::json recovery_per_it = nlohmann::json::object();
-  Progress progress("glpet ML-EM", g.iterations);
+  const pet::ReconOptions& recon = g.pet.recon;
+  if (!gpus.empty() && (recon.algorithm != pet::Algorithm::mlem || !g.pet.initial_image.empty()))
+    throw InputError(str_cat("glpet: glpet.algorithm = \"", enum_name(pet::kAlgorithmNames, recon.algorithm),
+                             "\" and glpet.initial_image run on one device; the multi-device run (--gpus) is ML-EM "
+                             "from a flat start"));
+  const std::vector<float> x0 = [&] {
+    if (g.pet.initial_image.empty()) return std::vector<float>{};
+    const auto v = pet::read_initial_image(g.pet.initial_image, sys.grid.dims, "glpet.initial_image");
+    return std::vector<float>(v.begin(), v.end());
+  }();
+  Progress progress(str_cat("glpet ", pet::algorithm_title(recon.algorithm)),
+                    static_cast<long>(g.iterations) * recon.subsets);
   MlemOptions opt;
   opt.iterations = g.iterations;
+  opt.recon = recon;
+  opt.prior_backend = pet::prior_backend_for(backend);
+  opt.system = &sys;
+  opt.on_subset = [&](const pet::Step& st) {
+    if (st.position < st.positions)
+      progress.step(1, str_cat("iteration ", st.iteration, ", subset ", st.position, "/", st.positions));
+  };
   opt.sensitivity_threshold = g.sensitivity_threshold;
   opt.outside_fov = outside_field_of_view(sys.grid, g.fov);
   opt.report = &ctx.report;
-  opt.on_iteration = [&](int, const BackendBuffer& x) {
+  opt.on_iteration = [&](int it, const BackendBuffer& x) {
+    if (std::find(g.save_iterations.begin(), g.save_iterations.end(), it) != g.save_iterations.end()) {
+      VolumeF xi(sys.grid);
+      xi.data = download(x);
+      write_image(ctx.out, str_cat("activity_iteration_", it), xi, {"activity", "a.u."});
+    }
     if (!g.has_phantom) {
       progress.step(1);
       return true;
@@ -176,7 +201,7 @@ void run(RunContext& ctx) {
     progress.step(1, str_cat("NRMSE ", nrmse_per_it.back()));
     return true;
   };
-  const MlemResult res = gpus.empty() ? run_mlem(*op, mc.counts, {}, opt)
+  const MlemResult res = gpus.empty() ? run_mlem(*op, mc.counts, x0, opt)
                                       : reconstruct_on_devices(ctx, g, mc.counts, backend, gpus, opt);
   progress.finish();
   ctx.report.set_metric("sensitivity_masked_voxels", double(res.masked));

@@ -34,6 +34,11 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.simulation.depth_of_interaction = s.get<bool>("safir.depth_of_interaction", false);
   c.mlem.iterations = s.get_int_in_range("safir.iterations", 15, 1, 10000);
   c.mlem.halve_events = s.get<bool>("safir.halve_events", false);
+  c.pet = pet::read_pet_options(s, "safir", c.mlem.iterations);
+  if (c.mlem.halve_events && c.pet.recon.algorithm != pet::Algorithm::mlem)
+    throw InputError(str_cat(s.where("safir.halve_events"), " halves the events of ML-EM; safir.algorithm = \"",
+                             enum_name(pet::kAlgorithmNames, c.pet.recon.algorithm), "\" takes its own subsets"));
+  c.save_iterations = pet::read_save_iterations(s, "safir", c.mlem.iterations);
   c.options.threads = s.get_int_in_range("safir.threads", 0, 0, 4096);
   c.options.pass = s.get_enum("safir.pass", Pass::automatic, kPassNames);
   c.options.tile_blocks_per_sm = s.get_int_in_range("safir.tile_blocks_per_sm", 2, 1, 8);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/pet/scene_options.hpp"
 #include "compute/safir/mlem.hpp"
 #include "compute/safir/phantom.hpp"
 #include "compute/safir/sensitivity.hpp"
@@ -33,6 +34,8 @@ struct SafirConfig {
   Phantom phantom;
   SimulationOptions simulation;
   MlemOptions mlem;
+  pet::PetSceneOptions pet;           // algorithm, subsets, prior, initial image (docs/pet.md)
+  std::vector<int> save_iterations;   // images also written after these iterations
   ProjectorOptions options;
   SensitivityMode sensitivity = SensitivityMode::symmetric;
   AnalysisConfig analysis;

@@ -25,6 +25,8 @@
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/memory.hpp"
 #include "compute/safir/output.hpp"
+#include "compute/safir/subsets.hpp"
+#include "compute/pet/prior.hpp"
 
 namespace tomo::safir {
 
@@ -89,27 +91,36 @@ void run(RunContext& ctx) {
     write_castor_geometry(ctx.out.file(castor_scanner_name(c.scanner) + ".geom"), c.scanner, c.box);
   }
 
+  // The start image (read before the sensitivity, which takes minutes on a large scanner).
+  const std::vector<double> start = c.pet.initial_image.empty()
+                                        ? std::vector<double>(grid.count(), 1.0)
+                                        : pet::read_initial_image(c.pet.initial_image, grid.dims, "safir.initial_image");
   std::vector<double> s;
   {
     auto timer = ctx.report.time("sensitivity");
     s = compute_sensitivity(*op, c.scanner, c.box, c.sensitivity);
   }
-  {
-    // Voxels outside the scanner's field of view keep s = 0, which every backend's step holds at 0.
-    std::vector<double> s_fov = s;
-    if (c.fov_mask) {
-      const std::size_t n = zero_outside<double>(s_fov, outside_field_of_view(grid, field_of_view(c.scanner)));
-      ctx.report.set_metric("fov_masked_voxels", double(n));
-    }
-    op->set_sensitivity(s_fov);
+  // Voxels outside the scanner's field of view keep s = 0, which every backend's step holds at 0.
+  std::vector<double> s_fov = s;
+  if (c.fov_mask) {
+    const std::size_t n = zero_outside<double>(s_fov, outside_field_of_view(grid, field_of_view(c.scanner)));
+    ctx.report.set_metric("fov_masked_voxels", double(n));
   }
+  op->set_sensitivity(s_fov);
+  // The reconstruction layer (docs/pet.md): each frame's events interleaved into the subsets.
+  const pet::ReconOptions& recon = c.pet.recon;
   {
     auto timer = ctx.report.time("upload");
-    op->set_events(lm.events);
+    op->set_events(order_for_subsets(lm.events, frames, recon.subsets));
   }
+  std::unique_ptr<pet::PriorOperator> prior;
+  if (pet::uses_prior(recon.algorithm))
+    prior = pet::make_prior(backend, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
+  std::vector<std::vector<std::vector<double>>> saved(c.save_iterations.size());
   std::vector<std::vector<double>> images, significance;
   nlohmann::json frames_json = nlohmann::json::array();
-  Progress progress("safir ML-EM (" + backend + ")", static_cast<long>(frames.size()) * c.mlem.iterations);
+  Progress progress(str_cat("safir ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
+                    static_cast<long>(frames.size()) * c.mlem.iterations * recon.subsets);
   double recon_ms = 0, analysis_ms = 0;
   for (std::size_t k = 0; k < frames.size(); ++k) {
     const Frame& f = frames[k];
@@ -117,9 +128,30 @@ void run(RunContext& ctx) {
     const double share = lm.events.empty() ? 0.0 : double(f.count) / double(lm.events.size());
     op->set_randoms_per_lor(double(lm.delayed) * share / lor_count(c.scanner));
     const auto t0 = std::chrono::steady_clock::now();
-    run_mlem(*op, grid.count(), f.first, f.count, c.mlem, [&](int t, std::size_t active) {
-      progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", ", active, " events"));
-    });
+    auto save = [&](int t) {
+      const auto at = std::find(c.save_iterations.begin(), c.save_iterations.end(), t);
+      if (at != c.save_iterations.end()) saved[at - c.save_iterations.begin()].push_back(op->image());
+    };
+    if (c.mlem.halve_events) {
+      run_mlem(*op, grid.count(), f.first, f.count, c.mlem, [&](int t, std::size_t active) {
+        progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", t, ", ", active, " events"));
+        save(t);
+      });
+    } else {
+      FrameSubsets data(*op, s_fov, f.first, f.count, recon.subsets);
+      data.set_image(start);
+      pet::reconstruct(data, recon, prior.get(),
+                       {.after_subset =
+                            [&](const pet::Step& st) {
+                              progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", st.iteration,
+                                                       ", subset ", st.position, "/", st.positions));
+                            },
+                        .after_iteration =
+                            [&](int t) {
+                              save(t);
+                              return true;
+                            }});
+    }
     op->synchronize();
     const auto t1 = std::chrono::steady_clock::now();
     const SphereSums sums = op->sphere_sums(c.analysis.r_in_mm, c.analysis.r_out_mm);
@@ -152,11 +184,15 @@ void run(RunContext& ctx) {
   write_frames(ctx.out, "image", grid, images, c.frame_s);
   write_frames(ctx.out, "significance", grid, significance, c.frame_s);
   write_frames(ctx.out, "sensitivity", grid, {s}, 0.0);
+  for (std::size_t i = 0; i < saved.size(); ++i)
+    write_frames(ctx.out, str_cat("image_iteration_", c.save_iterations[i]), grid, saved[i], c.frame_s);
   write_slice_png(ctx.out.file("image.png"), grid, images.back());
   ctx.report.set_metric("events", static_cast<double>(lm.events.size()));
   ctx.report.set_metric("delayed", static_cast<double>(lm.delayed));
   ctx.report.set_metric("frames", static_cast<double>(frames.size()));
   ctx.report.set_metric("iterations", c.mlem.iterations);
+  ctx.report.set("algorithm", std::string(enum_name(pet::kAlgorithmNames, recon.algorithm)));
+  ctx.report.set_metric("subsets", recon.subsets);
   if (c.events_file.empty()) {
     const VolumeD ph = c.phantom.rasterize(grid);
     write_frames(ctx.out, "phantom", grid, {ph.data}, 0.0);

@@ -34,23 +34,8 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   if (seed < 0) throw InputError(str_cat(s.where("strip.seed"), " must be >= 0, got ", seed));
   c.seed = static_cast<std::uint64_t>(seed);
   c.iterations = s.get_int_in_range("strip.iterations", 20, 0, 100000);
-  c.save_iterations = s.get<std::vector<int>>("strip.save_iterations", {});
-  // A scene's intermediate images beyond iterations lowered by an override (--set
-  // strip.iterations=2 on the default scene) are dropped with a note; written together, they
-  // are a mistake.
-  if (s.overridden("strip.iterations") && !s.overridden("strip.save_iterations")) {
-    const auto beyond = std::remove_if(c.save_iterations.begin(), c.save_iterations.end(),
-                                       [&](int t) { return t > c.iterations; });
-    if (beyond != c.save_iterations.end()) {
-      log_info(s.where("strip.save_iterations"), ": iterations past strip.iterations = ", c.iterations,
-               " are not saved");
-      c.save_iterations.erase(beyond, c.save_iterations.end());
-    }
-  }
-  for (int t : c.save_iterations)
-    if (t < 1 || t > c.iterations)
-      throw InputError(str_cat(s.where("strip.save_iterations"), ": iteration ", t, " is outside 1..", c.iterations));
-  std::sort(c.save_iterations.begin(), c.save_iterations.end());
+  c.save_iterations = pet::read_save_iterations(s, "strip", c.iterations);
+  c.pet = pet::read_pet_options(s, "strip", c.iterations);
   c.events_file = s.get_input_path("strip.events_file").string();
   c.write_events = s.get<bool>("strip.write_events", false);
   c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);

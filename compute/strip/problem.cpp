@@ -25,6 +25,8 @@
 #include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
 #include "compute/strip/simulator.hpp"
+#include "compute/strip/subsets.hpp"
+#include "compute/pet/prior.hpp"
 
 namespace tomo::strip {
 
@@ -96,29 +98,55 @@ void run(RunContext& ctx) {
     auto timer = ctx.report.time("upload");
     op->set_events(events);
   }
+  // The reconstruction layer (docs/pet.md) over ρ', events interleaved into the subsets.
+  const pet::ReconOptions& recon = c.pet.recon;
+  const std::vector<double> start =
+      c.pet.initial_image.empty()
+          ? std::vector<double>(g.pixel_count(), 1.0)  // flat start: every pixel may emit
+          : pet::read_initial_image(c.pet.initial_image, g.grid3().dims, "strip.initial_image");
+  EventSubsets data(*op, events, recon.subsets, g.pixel_count());
+  std::unique_ptr<pet::PriorOperator> prior;
+  if (pet::uses_prior(recon.algorithm)) {
+    const Grid3 g3 = g.grid3();
+    prior = pet::make_prior(backend, {g3.dims, g3.voxel_mm}, recon.prior, std::vector<double>(g.pixel_count(), 1.0));
+  }
   nlohmann::json per_iteration = nlohmann::json::array();
-  Progress progress("strip ML-EM (" + backend + ")", c.iterations);
+  Progress progress(str_cat("strip ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
+                    static_cast<long>(c.iterations) * recon.subsets);
   std::size_t next_save = 0;
-  std::vector<double> rho_prime;
+  std::vector<double> rho_prime = start;
   {
     auto timer = ctx.report.time("mlem");
     auto last = std::chrono::steady_clock::now();
-    rho_prime = run_mlem(*op, g.pixel_count(), c.iterations, [&](int t, const std::vector<double>& rp) {
+    data.set_image(start);
+    const auto after_iteration = [&](int t) {
       const auto now = std::chrono::steady_clock::now();
       const double iteration_ms = std::chrono::duration<double, std::milli>(now - last).count();
-      const auto rho = rho_from_rho_prime(rp, s, c.sensitivity_threshold, outside);
+      rho_prime = data.image();
+      for (double v : rho_prime)
+        if (!std::isfinite(v)) throw Error(str_cat("strip ", pet::algorithm_title(recon.algorithm),
+                                                   ": non-finite pixel after iteration ", t));
+      const auto rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside);
       const double corr = correlation(rho, phantom);
       per_iteration.push_back({{"iteration", t}, {"iterate_ms", iteration_ms}, {"correlation", corr},
                                {"nrmse", nrmse(rho, phantom)}});
       if (next_save < c.save_iterations.size() && c.save_iterations[next_save] == t) {
         char stem[64];
         std::snprintf(stem, sizeof stem, "rho_prime_iter%03d", t);
-        write_image(ctx.out, g, stem, rp);
+        write_image(ctx.out, g, stem, rho_prime);
         ++next_save;
       }
-      progress.step(1, str_cat("corr ", corr));
+      log_debug("strip: iteration ", t, ", corr ", corr);
       last = std::chrono::steady_clock::now();
-    });
+      return true;
+    };
+    pet::reconstruct(data, recon, prior.get(),
+                     {.after_subset =
+                          [&](const pet::Step& st) {
+                            progress.step(1, str_cat("iteration ", st.iteration, ", subset ", st.position, "/",
+                                                     st.positions));
+                          },
+                      .after_iteration = after_iteration});
   }
   progress.finish();
   const std::vector<double> rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside);
@@ -127,6 +155,8 @@ void run(RunContext& ctx) {
 
   ctx.report.set_metric("events", static_cast<double>(events.size()));
   ctx.report.set_metric("iterations", c.iterations);
+  ctx.report.set("algorithm", std::string(enum_name(pet::kAlgorithmNames, recon.algorithm)));
+  ctx.report.set_metric("subsets", recon.subsets);
   ctx.report.set_metric("correlation_rho_phantom", correlation(rho, phantom));
   ctx.report.set_metric("nrmse_rho_phantom", nrmse(rho, phantom));
   std::vector<double> s_phantom(phantom.size());

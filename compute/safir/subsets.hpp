@@ -1,0 +1,42 @@
+// safir's list-mode data as the reconstruction layer's SubsetPrimitives (compute/pet/): the
+// events of a frame, reordered so that each of S interleaved subsets (event i of the frame in
+// subset i mod S) is one contiguous window of the ListModeOperator. The subset sensitivity of
+// list-mode data is s/S (each subset is a thinning of the whole acquisition).
+#pragma once
+#include <span>
+#include <vector>
+
+#include "compute/pet/reconstruct.hpp"
+#include "compute/safir/mlem.hpp"
+#include "compute/safir/projector.hpp"
+
+namespace tomo::safir {
+
+// The events with every frame's events interleaved into `subsets` contiguous subsets (frames
+// keep their index ranges); subsets = 1 leaves them as they are.
+std::vector<Event> order_for_subsets(std::span<const Event> events, const std::vector<Frame>& frames, int subsets);
+
+class FrameSubsets final : public pet::SubsetPrimitives {
+ public:
+  // Sets the sensitivity s/S (s: 0 outside the field of view) and the window of subset 0 of the
+  // frame [first, first + count) of events ordered by order_for_subsets.
+  FrameSubsets(ListModeOperator& op, std::span<const double> s, std::size_t first, std::size_t count, int subsets);
+
+  int subset_count() const override { return int(starts_.size()) - 1; }
+  std::size_t voxel_count() const override { return s_.size(); }
+  void set_image(std::span<const double> x) override { op_.set_image(x); }
+  std::vector<double> image() override { return op_.image(); }
+  std::vector<double> sensitivity(int subset) override { return s_; }
+  void em_step(int subset) override;
+  std::vector<double> back_ratio(int subset) override;
+
+ private:
+  void select(int subset);
+  ListModeOperator& op_;
+  std::vector<double> s_;            // s/S
+  std::size_t first_;
+  std::vector<std::size_t> starts_;  // subset k: [first_ + starts_[k], first_ + starts_[k + 1])
+  int active_ = -1;
+};
+
+}  // namespace tomo::safir

@@ -1,0 +1,38 @@
+// strip's list-mode data as the reconstruction layer's SubsetPrimitives (compute/pet/): event i
+// in subset i mod S (interleaved in acquisition order). The image is ρ' = sρ, the variable of
+// [Bialas2015] eq. (5), whose sensitivity is 1 per pixel: a subset's is 1/S. Eq. (5)'s step is
+// homogeneous of degree 0 in ρ', so the backend's iterate() over a subset gives the OSEM step
+// divided by S; the factor is applied when the image is read.
+#pragma once
+#include <span>
+#include <vector>
+
+#include "compute/pet/reconstruct.hpp"
+#include "compute/strip/projector.hpp"
+
+namespace tomo::strip {
+
+class EventSubsets final : public pet::SubsetPrimitives {
+ public:
+  // With one subset the events must already be in the backend (set_events); with more the
+  // backend gets each subset's events when it is visited.
+  EventSubsets(ListModeProjector& op, std::span<const Event> events, int subsets, std::size_t pixels);
+
+  int subset_count() const override { return int(subsets_.size()); }
+  std::size_t voxel_count() const override { return pixels_; }
+  void set_image(std::span<const double> x) override;
+  std::vector<double> image() override;
+  std::vector<double> sensitivity(int subset) override;
+  void em_step(int subset) override;
+  std::vector<double> back_ratio(int subset) override;
+
+ private:
+  void select(int subset);
+  ListModeProjector& op_;
+  std::vector<std::vector<Event>> subsets_;  // empty vectors when there is one subset
+  std::size_t pixels_;
+  int active_ = -1;
+  double scale_ = 1;  // the image is scale_ × the backend's
+};
+
+}  // namespace tomo::strip

@@ -1,0 +1,84 @@
+// Contract suite of the relative difference prior over every backend: value, gradient and
+// Hessian diagonal against the cpu double reference, and against finite differences of the
+// backend's own value and gradient.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "compute/core/metrics.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/pet/prior.hpp"
+#include "tests/support/backend_contract.hpp"
+
+namespace tomo::pet::test {
+
+struct PriorCase {
+  PriorGrid grid{{9, 7, 5}, {1.0, 1.5, 2.0}};
+  RdpParams params{.beta = 1.0, .gamma = 2.0, .epsilon = 1e-3};
+  std::vector<double> x, kappa;
+  PriorCase() {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(0.5, 2.0);
+    x.resize(grid.count());
+    kappa.resize(grid.count());
+    for (auto& v : x) v = u(rng);
+    for (std::size_t j = 0; j < kappa.size(); ++j) kappa[j] = j % 11 == 3 ? 0.0 : 0.5 + 0.25 * u(rng);
+  }
+};
+
+inline std::unique_ptr<PriorOperator> make_prior(const std::string& name, const PriorCase& c, bool with_kappa) {
+  auto op = BackendRegistry<PriorOperator>::instance().create(name);
+  op->configure(c.grid, c.params, with_kappa ? std::span<const double>(c.kappa) : std::span<const double>());
+  return op;
+}
+
+class PriorContract : public tomo::test::BackendContract<PriorOperator> {};
+
+TEST_P(PriorContract, MatchesTheCpuReference) {
+  const PriorCase c;
+  for (bool with_kappa : {false, true}) {
+    auto ref = make_prior("cpu", c, with_kappa);
+    auto op = make_prior(backend(), c, with_kappa);
+    const double tol = is_cpu() ? 1e-14 : 1e-5;
+    EXPECT_NEAR(op->value(c.x) / ref->value(c.x), 1.0, tol) << "kappa " << with_kappa;
+    EXPECT_LT(relative_l2(op->gradient(c.x), ref->gradient(c.x)), tol) << "kappa " << with_kappa;
+    EXPECT_LT(relative_l2(op->hessian_diagonal(c.x), ref->hessian_diagonal(c.x)), tol) << "kappa " << with_kappa;
+  }
+}
+
+// Central differences of the backend's own value (gradient) and gradient (Hessian diagonal) at
+// a few voxels, one of them next to a κ = 0 voxel. Float backends: a larger step.
+TEST_P(PriorContract, GradientAndHessianAreTheDerivatives) {
+  const PriorCase c;
+  auto op = make_prior(backend(), c, true);
+  const std::vector<double> g = op->gradient(c.x), h = op->hessian_diagonal(c.x);
+  const double step = is_cpu() ? 1e-6 : 2e-2, tol = is_cpu() ? 1e-6 : 2e-2;
+  for (std::size_t j : {std::size_t(0), std::size_t(4), std::size_t(40), std::size_t(137), c.grid.count() - 1}) {
+    std::vector<double> xp = c.x, xm = c.x;
+    xp[j] += step;
+    xm[j] -= step;
+    const double fd = (op->value(xp) - op->value(xm)) / (2 * step);
+    EXPECT_NEAR(fd, g[j], tol * std::max(1.0, std::abs(g[j]))) << "voxel " << j;
+    const double fd2 = (op->gradient(xp)[j] - op->gradient(xm)[j]) / (2 * step);
+    EXPECT_NEAR(fd2, h[j], tol * std::max(1.0, std::abs(h[j]))) << "voxel " << j;
+  }
+}
+
+// A flat image has R = 0 and ∇R = 0; κ = 0 voxels take no part at all.
+TEST_P(PriorContract, FlatImageAndMaskedVoxels) {
+  PriorCase c;
+  auto op = make_prior(backend(), c, true);
+  const std::vector<double> flat(c.grid.count(), 1.5);
+  EXPECT_NEAR(op->value(flat), 0.0, 1e-12);
+  for (double v : op->gradient(flat)) EXPECT_NEAR(v, 0.0, 1e-12);
+  const std::vector<double> g = op->gradient(c.x);
+  for (std::size_t j = 0; j < g.size(); ++j)
+    if (c.kappa[j] == 0) {
+      EXPECT_EQ(g[j], 0.0) << "voxel " << j;
+    }
+}
+
+}  // namespace tomo::pet::test
