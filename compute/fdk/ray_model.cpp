@@ -200,5 +200,11 @@ void back_voxel_reference(const ConeGeometry& g, const double* y, double* x, std
       }
 }
 
-}  // namespace tomo::fdk
+void back_voxel_on_host(const ConeGeometry& g, std::span<const float> y, std::span<float> x, std::span<const int> views) {
+  const std::vector<double> yd(y.begin(), y.end());
+  std::vector<double> xd(x.size());
+  back_voxel_reference(g, yd.data(), xd.data(), views);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(xd[i]);
+}
 
+}  // namespace tomo::fdk

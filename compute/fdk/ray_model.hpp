@@ -110,5 +110,8 @@ void forward_reference(const ConeGeometry& g, double step_mm, const double* x, d
 void back_reference(const ConeGeometry& g, double step_mm, const double* y, double* x, std::span<const int> views);
 // x = B y (voxel-driven, see VoxelView), double, OpenMP over (z, y) rows.
 void back_voxel_reference(const ConeGeometry& g, const double* y, double* x, std::span<const int> views);
+// The same B on float arrays (widened to double, rounded once): the B of a backend without a
+// kernel of its own, so that SIRT, OS-SART and TV take the same steps on every backend.
+void back_voxel_on_host(const ConeGeometry& g, std::span<const float> y, std::span<float> x, std::span<const int> views);
 
 }  // namespace tomo::fdk

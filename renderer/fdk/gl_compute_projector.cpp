@@ -88,6 +88,11 @@ class GlComputeProjector final : public ConeBeamProjector {
     }
   }
 
+  // B from the cpu's double reference (no GL kernel for the voxel-driven B yet), so that SIRT,
+  // OS-SART and TV take the cpu's steps here too.
+  void back_voxel(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override {
+    back_voxel_on_host(g_, projections, volume, views);
+  }
   void back(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override {
     const std::vector<int> list = checked_views("fdk gl-compute projector", g_, volume.size(), projections.size(), views);
     const double step = step_mm(g_.grid, options_);
