@@ -8,6 +8,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/tv_prox.hpp"
 
 namespace tomo::fdk {
 namespace {
@@ -147,6 +148,12 @@ VolumeF cgls(ConeBeamProjector& A, const ConeGeometry& g, std::span<const float>
   VolumeF v(g.grid);
   v.data = std::move(x);
   return v;
+}
+
+// The shared TV proximal operator (compute/core/tv_prox.hpp) under fdk's signature.
+void tv_prox(const Grid3& grid, std::span<const float> z, double mu, int iterations, bool nonnegative,
+             std::vector<float>& dual, std::span<float> x) {
+  (void)tomo::tv_prox<float>(grid, z, {.weight = mu, .iterations = iterations, .nonnegative = nonnegative}, dual, x);
 }
 
 VolumeF fista_tv(ConeBeamProjector& A, const ConeGeometry& g, std::span<const float> b, const IterativeOptions& o,
