@@ -8,6 +8,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/tv_prox.hpp"
 #include "compute/fdk/iterative_steps.hpp"
 
 namespace tomo::fdk {
@@ -106,6 +107,12 @@ VolumeF os_sart(ConeBeamProjector& A, const ConeGeometry& g, std::span<const flo
 VolumeF cgls(ConeBeamProjector& A, const ConeGeometry& g, std::span<const float> b, const IterativeOptions& o,
              const IterationCallback& cb) {
   return on_host(A, g, b, [&](HostSpace& s, const std::vector<float>& bv) { return steps::cgls(s, g, bv, o, cb); });
+}
+
+// The shared TV proximal operator (compute/core/tv_prox.hpp) under fdk's signature.
+void tv_prox(const Grid3& grid, std::span<const float> z, double mu, int iterations, bool nonnegative,
+             std::vector<float>& dual, std::span<float> x) {
+  (void)tomo::tv_prox<float>(grid, z, {.weight = mu, .iterations = iterations, .nonnegative = nonnegative}, dual, x);
 }
 
 VolumeF fista_tv(ConeBeamProjector& A, const ConeGeometry& g, std::span<const float> b, const IterativeOptions& o,

@@ -74,7 +74,10 @@ OatConfig OatConfig::from_scene(const Scene& s) {
   c.fbp.threads = c.model.threads;
   c.fbp.read = s.get_enum("oat.fbp.read", FbpRead::automatic, kFbpReadNames);
   c.pls.iterations = s.get_int_in_range("oat.pls.iterations", 20, 0, 100000);
-  c.pls.mu = s.get_in_range("oat.pls.mu", 0.0, 0.0, 1e30);
+  c.pls.mu = s.get_in_range("oat.pls.mu", 0.0, 0.0, 1e6);
+  c.pls.regulariser = s.get_enum("oat.pls.regulariser", Regulariser::quadratic, kRegulariserNames);
+  c.pls.nonnegative = s.get<bool>("oat.pls.nonnegative", false);
+  c.pls.tv_iterations = s.get_int_in_range("oat.pls.tv_iterations", 20, 1, 100000);
   c.deconvolution_cutoff_mhz = s.get_in_range("oat.fbp.cutoff_mhz", 0.0, 0.0, 1e6);
   c.write_data = s.get<bool>("oat.write_data", true);
   read_sph_keys(s, c);

@@ -13,7 +13,9 @@ MemoryEstimate estimate_memory(const OatConfig& c) {
   if (c.source == DataSource::simulate) {
     const double data = double(c.geometry.transducers.size()) * (c.geometry.time.samples + 2);
     e.key("oat.rings/views/samples", str_cat(c.geometry.rings, "/", c.geometry.views, "/", c.geometry.time.samples));
-    e.add(6, 8.0 * data, "double data vectors", "oat.rings/views/samples");
+    // FISTA (TV or the bound) carries H of three iterates beside CG's two data vectors.
+    const bool fista = c.pls.regulariser == Regulariser::tv || c.pls.nonnegative;
+    e.add(fista ? 8 : 6, 8.0 * data, "double data vectors", "oat.rings/views/samples");
   }
   return e;
 }

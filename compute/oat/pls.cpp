@@ -1,5 +1,6 @@
-// Linear CG on the PLS normal equations; Hα is carried along (α += a·p, Hα += a·Hp) so the
-// objective of every iterate costs no extra H.
+// Linear CG on the PLS normal equations (quadratic penalty, no bound); Hα is carried along
+// (α += a·p, Hα += a·Hp) so the objective of every iterate costs no extra H. TV or the bound go
+// to run_pls_fista.
 #include "compute/oat/pls.hpp"
 
 #include <cmath>
@@ -55,8 +56,12 @@ void add_penalty_normal(const Grid3& g, double mu, std::span<const double> a, st
 std::vector<double> run_pls(Model& H, const Grid3& grid, std::span<const double> u, const PlsOptions& o,
                             const std::function<void(const PlsIteration&)>& on_iteration) {
   const std::size_t N = grid.count(), M = u.size();
-  std::vector<double> alpha(N, 0.0), h_alpha(M, 0.0), r(N), p(N), ap(N), hp(M);
-  H.adjoint(u, r);  // r = Hᵀu − Aα with α = 0
+  std::vector<double> r(N), hb;
+  H.adjoint(u, r);  // b = Hᵀu: CG's first residual (α = 0), FISTA's first gradient
+  const PlsScale scale = pls_scale(H, u, r, hb);
+  if (o.regulariser == Regulariser::tv || o.nonnegative) return run_pls_fista(H, grid, u, r, o, scale, on_iteration);
+  const double mu = o.mu * scale.lambda;  // the penalty's weight in the normal equations
+  std::vector<double> alpha(N, 0.0), h_alpha(M, 0.0), p(N), ap(N), hp(M);
   const double b_norm = std::sqrt(dot(r, r));
   p = r;
   double rr = dot(r, r);
@@ -64,18 +69,22 @@ std::vector<double> run_pls(Model& H, const Grid3& grid, std::span<const double>
     if (!on_iteration) return;
     PlsIteration s;
     s.iteration = it;
+    s.scale = scale;
     double data = 0;
     for (std::size_t i = 0; i < M; ++i) data += (u[i] - h_alpha[i]) * (u[i] - h_alpha[i]);
     s.data_term = data;
-    s.objective = data + (o.mu != 0 ? o.mu * first_difference_penalty(grid, alpha) : 0.0);
+    s.objective = data + (mu != 0 ? mu * first_difference_penalty(grid, alpha) : 0.0);
     s.residual = b_norm > 0 ? std::sqrt(rr) / b_norm : 0.0;
     on_iteration(s);
   };
   report(0);
   for (int it = 1; it <= o.iterations && rr > 0; ++it) {
-    H.forward(p, hp);
+    if (it == 1)
+      hp.swap(hb);  // p = b: pls_scale's H·b
+    else
+      H.forward(p, hp);
     H.adjoint(hp, ap);
-    add_penalty_normal(grid, o.mu, p, ap);
+    add_penalty_normal(grid, mu, p, ap);
     const double pap = dot(p, ap);
     if (!(pap > 0)) {
       log_warn("oat PLS: pᵀAp = ", pap, " at iteration ", it, ": stopped (the normal matrix is singular there)");

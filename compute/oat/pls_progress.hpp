@@ -10,7 +10,8 @@
 
 namespace tomo::oat {
 
-// Operator applications run_pls makes for `iterations`: Hᵀu first, then H and Hᵀ per iteration.
+// Operator applications run_pls makes for `iterations`: Hᵀu and H·Hᵀu first, then Hᵀ and H per
+// iteration after the first (CG and FISTA alike; a retried FISTA step adds one).
 inline long pls_applications(int iterations) { return 1 + 2 * static_cast<long>(iterations); }
 
 class ProgressModel final : public Model {

@@ -4,6 +4,7 @@
 // every backend's H, Hᵀ and FBP with cpu.
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,7 @@
 #include "compute/oat/images.hpp"
 #include "compute/oat/memory.hpp"
 #include "compute/oat/pls_progress.hpp"
+#include "compute/oat/pls_report.hpp"
 #include "compute/oat/sph_run.hpp"
 
 namespace tomo::oat {
@@ -61,16 +63,20 @@ void record_errors(RunReport& report, const std::string& name, std::span<const d
 
 std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const OatGeometry& g,
                                      std::span<const double> u, const std::string& backend) {
-  auto model = BackendRegistry<Model>::instance().create(backend);
-  model->configure(g, c.model);
-  ctx.report.add_device(model->describe());
+  std::unique_ptr<Model> model;
+  {
+    auto timer = ctx.report.time("contexts");  // the device (a GL context, a CUDA context) and its uploads
+    model = BackendRegistry<Model>::instance().create(backend);
+    model->configure(g, c.model);
+    ctx.report.add_device(model->describe());
+  }
   nlohmann::json its = nlohmann::json::array();
   Progress progress("oat PLS-int (" + backend + ")", pls_applications(c.pls.iterations));
   ProgressModel counted(*model, progress);  // steps once per H or Hᵀ
   auto timer = ctx.report.time("pls");
   auto alpha = run_pls(counted, g.grid, u, c.pls, [&](const PlsIteration& s) {
-    its.push_back({{"iteration", s.iteration}, {"objective", s.objective}, {"data_term", s.data_term},
-                   {"residual", s.residual}});
+    its.push_back(pls_iteration_json(s));
+    if (s.iteration == 0) ctx.report.set("pls", pls_settings_json(c.pls, s.scale));
     if (s.iteration > 0)
       progress.step(0, str_cat("iteration ", s.iteration, ", objective ", s.objective, ", residual ", s.residual));
   });
@@ -79,15 +85,41 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
   return alpha;
 }
 
+std::vector<double> run_fbp_reported(RunContext& ctx, const OatConfig& c, const OatGeometry& g,
+                                     std::span<const double> u) {
+  std::unique_ptr<Fbp> op;
+  {
+    auto timer = ctx.report.time("contexts");
+    op = BackendRegistry<Fbp>::instance().create(BackendRegistry<Fbp>::instance().resolve(ctx.backend));
+    op->configure(g, c.fbp);
+    ctx.report.add_device(op->describe());
+  }
+  auto timer = ctx.report.time("fbp");
+  const std::vector<double> p = deconvolve_eir(g, u, c.deconvolution_cutoff_mhz);
+  std::vector<double> img(g.grid.count());
+  op->reconstruct(p, img);
+  op->synchronize();
+  return img;
+}
+
+// report.json timings_ms: the stages below add up to "total" (the whole of run): setup (scene and
+// memory check), simulation or reading, contexts (backends made and configured), fbp (with the
+// EIR deconvolution), pls, writing (volumes, previews, data, metrics).
 void run(RunContext& ctx) {
+  std::optional<RunReport::Timer> stage;
+  stage.emplace(ctx.report, "setup");
   ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const OatConfig c = OatConfig::from_scene(ctx.scene);
   if (!runtime_options().gpus.empty() && c.model.kind != ModelKind::sph)
     throw InputError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
   require_host_memory(estimate_memory(c), "oat");
+  stage.emplace(ctx.report, "contexts");  // `auto` probes the backends
+  const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend);
+  stage.emplace(ctx.report, c.source == DataSource::simulate ? "simulation" : "reading");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
   if (c.model.kind == ModelKind::sph) (void)resolved_sph_setup(c, g);  // bad oat.sph keys fail before any output
+  stage.emplace(ctx.report, "writing");
   ctx.report.set("geometry", {{"transducers", g.transducer_count()}, {"rings", g.rings}, {"views", g.views},
                               {"samples", g.time.samples}, {"fs_mhz", g.time.fs_mhz}, {"t_min_us", g.time.t_min_us},
                               {"c0_mm_per_us", g.c0_mm_per_us}, {"radius_mm", g.radius_mm},
@@ -99,26 +131,19 @@ void run(RunContext& ctx) {
   }
   write_data_preview(ctx.out.file("data.png"), g.transducer_count(), g.time.samples, g.time.t_min_us, g.time.dt_us(),
                      acq.data);
+  stage.reset();
 
-  const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend);
   ctx.report.set("backend", backend);
   for (const Algorithm algorithm : c.algorithms) {
     const std::string name(enum_name(kAlgorithmNames, algorithm));
-    std::vector<double> img(g.grid.count());
-    if (algorithm == Algorithm::fbp) {
-      const std::string fb = BackendRegistry<Fbp>::instance().resolve(ctx.backend);
-      auto op = BackendRegistry<Fbp>::instance().create(fb);
-      op->configure(g, c.fbp);
-      ctx.report.add_device(op->describe());
-      const std::vector<double> p = deconvolve_eir(g, acq.data, c.deconvolution_cutoff_mhz);
-      auto timer = ctx.report.time("fbp");
-      op->reconstruct(p, img);
-      op->synchronize();
-    } else if (c.model.kind == ModelKind::sph) {
+    std::vector<double> img;
+    if (algorithm == Algorithm::fbp)
+      img = run_fbp_reported(ctx, c, g, acq.data);
+    else if (c.model.kind == ModelKind::sph)
       img = run_pls_sph(ctx, c, g, acq.data, BackendRegistry<SphModel>::instance().resolve(ctx.backend));
-    } else {
+    else
       img = run_pls_reported(ctx, c, g, acq.data, backend);
-    }
+    auto timer = ctx.report.time("writing");
     write_volume(ctx.out, g.grid, name, img);
     record_errors(ctx.report, name, img, acq.phantom);
   }

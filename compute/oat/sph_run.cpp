@@ -13,6 +13,7 @@
 #include "compute/core/runtime_options.hpp"
 #include "compute/oat/pls.hpp"
 #include "compute/oat/pls_progress.hpp"
+#include "compute/oat/pls_report.hpp"
 #include "compute/oat/sph_spectrum.hpp"
 
 namespace tomo::oat {
@@ -70,8 +71,13 @@ std::vector<double> run_pls_sph(RunContext& ctx, const OatConfig& c, const OatGe
   SphOptions o;
   o.setup = resolved_sph_setup(c, g);
   o.threads = c.model.threads;
-  auto sph = make_sph_model(backend, runtime_options().gpus, g, o);
-  ctx.report.add_device(sph->describe());
+  std::unique_ptr<SphModel> sph;
+  {
+    auto timer = ctx.report.time("contexts");  // the devices (and the team of several) and their uploads
+    sph = make_sph_model(backend, runtime_options().gpus, g, o);
+    ctx.report.add_device(sph->describe());
+  }
+  auto timer = ctx.report.time("pls");  // with the data's FFT
   ctx.report.set("sph", {{"fft_length", o.setup.fft_length}, {"first_bin", o.setup.first_bin},
                          {"frequencies", o.setup.frequencies}, {"f0_mhz", o.setup.f_mhz(g, 0)},
                          {"df_mhz", o.setup.df_mhz(g)}, {"aperture_mm", {o.setup.aperture_width_mm, o.setup.aperture_height_mm}},
@@ -83,11 +89,10 @@ std::vector<double> run_pls_sph(RunContext& ctx, const OatConfig& c, const OatGe
   nlohmann::json its = nlohmann::json::array();
   Progress progress("oat PLS-sph (" + backend + ")", pls_applications(c.pls.iterations));
   ProgressModel counted(model, progress);  // steps once per H_sph or H_sphᵀ
-  auto timer = ctx.report.time("pls");
   auto alpha = run_pls(counted, g.grid, as_real(std::span<const std::complex<double>>(data)), c.pls,
                        [&](const PlsIteration& s) {
-                         its.push_back({{"iteration", s.iteration}, {"objective", s.objective},
-                                        {"data_term", s.data_term}, {"residual", s.residual}});
+                         its.push_back(pls_iteration_json(s));
+    if (s.iteration == 0) ctx.report.set("pls", pls_settings_json(c.pls, s.scale));
                          if (s.iteration > 0)
                            progress.step(0, str_cat("iteration ", s.iteration, ", objective ", s.objective,
                                                     ", residual ", s.residual));

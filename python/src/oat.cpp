@@ -103,12 +103,26 @@ class OatModel {
     return to_numpy(std::move(a), s_.image_shape());
   }
   // run_pls: callback(iteration, objective, residual) per iteration ≥ 1 (its result is ignored:
-  // run_pls keeps α to itself until it ends).
-  DoubleArray pls(const AnyArray& data, int iterations, double mu, nb::object callback) {
+  // run_pls keeps α to itself until it ends). iterations/mu < 0, regulariser "" and nonnegative
+  // None: the scene's oat.pls.* values.
+  DoubleArray pls(const AnyArray& data, int iterations, double mu, nb::object callback, const std::string& regulariser,
+                  nb::object nonnegative) {
     const auto u = s_.data(data, "u");
     oat::PlsOptions o = s_.config.pls;
     if (iterations >= 0) o.iterations = iterations;
     if (mu >= 0) o.mu = mu;
+    if (!regulariser.empty()) {
+      if (regulariser == "quadratic")
+        o.regulariser = oat::Regulariser::quadratic;
+      else if (regulariser == "tv")
+        o.regulariser = oat::Regulariser::tv;
+      else
+        throw nb::value_error(("regulariser must be 'quadratic' or 'tv', got '" + regulariser + "'").c_str());
+    }
+    if (!nonnegative.is_none()) {
+      if (!nb::isinstance<bool>(nonnegative)) throw nb::type_error("nonnegative must be True, False or None");
+      o.nonnegative = nb::cast<bool>(nonnegative);
+    }
     std::vector<double> alpha;
     try {
       nb::gil_scoped_release release;
@@ -123,6 +137,10 @@ class OatModel {
   }
   // The scene's oat.pls.iterations and oat.pls.mu (the device PLS loop of oat.py runs in Python).
   std::tuple<int, double> pls_options() const { return {s_.config.pls.iterations, s_.config.pls.mu}; }
+  // The scene's oat.pls.regulariser and oat.pls.nonnegative.
+  std::tuple<std::string, bool> pls_penalty() const {
+    return {oat::to_string(s_.config.pls.regulariser), s_.config.pls.nonnegative};
+  }
   std::string describe() const { return op_->describe(); }
   std::vector<std::size_t> image_shape() const { return s_.image_shape(); }
   std::vector<std::size_t> data_shape() const { return s_.data_shape(); }
@@ -231,9 +249,11 @@ void bind_oat(nb::module_& m) {
       .def("adjoint", &OatModel::adjoint, nb::arg("u"))
       .def("forward_device", &OatModel::forward_device, nb::arg("alpha"), nb::arg("out"))
       .def("adjoint_device", &OatModel::adjoint_device, nb::arg("u"), nb::arg("out"))
-      .def("pls", &OatModel::pls, nb::arg("u"), nb::arg("iterations"), nb::arg("mu"), nb::arg("callback").none())
+      .def("pls", &OatModel::pls, nb::arg("u"), nb::arg("iterations"), nb::arg("mu"), nb::arg("callback").none(),
+           nb::arg("regulariser") = "", nb::arg("nonnegative").none() = nb::none())
       .def("describe", &OatModel::describe)
       .def_prop_ro("pls_options", &OatModel::pls_options)
+      .def_prop_ro("pls_penalty", &OatModel::pls_penalty)
       .def_prop_ro("image_shape", &OatModel::image_shape)
       .def_prop_ro("data_shape", &OatModel::data_shape);
   nb::class_<OatFbp>(m, "OatFbp")
