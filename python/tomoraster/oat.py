@@ -97,16 +97,25 @@ def fbp(u, scene=None, backend: str = "auto", set=None, deconvolve: bool = True,
     return Fbp(scene, backend, set, **oat_keys).reconstruct(u, deconvolve, out=out)
 
 
-def pls(model: Model, u, iterations: int | None = None, mu: float | None = None, callback=None):
-    """Penalised least squares ([Wang2013] "PLS") by conjugate gradients from α = 0, as a run does:
-    argmin ‖u − Hα‖² + μR(α). iterations/mu: None = the scene's oat.pls.* values.
+def pls(model: Model, u, iterations: int | None = None, mu: float | None = None, callback=None,
+        regulariser: str | None = None, nonnegative: bool | None = None):
+    """Penalised least squares ([Wang2013] "PLS") from α = 0, as a run does (docs/oat.md "PLS"):
+    argmin ‖u − Hα‖² + μλ·P(α), P the quadratic first-difference penalty (regulariser="quadratic",
+    by conjugate gradients) or ᾱ·TV (regulariser="tv", by FISTA), over α ≥ 0 when nonnegative;
+    μ is dimensionless (λ and ᾱ are scales taken from the data). iterations/mu/regulariser/
+    nonnegative: None = the scene's oat.pls.* values.
     callback(iteration, objective, residual) after each iteration (its result is ignored).
     NumPy u (float64): the C++ loop (compute/oat/pls.cpp) in double. CUDA u (CuPy, PyTorch;
-    float32 (Q, K); the model on backend="cuda"): the same CG in float32 on the GPU, dot products
-    summed in float64, α returned as u's kind of array (z, y, x)."""
-    given = {k: v for k, v in (("oat.pls.iterations", iterations), ("oat.pls.mu", mu)) if v is not None}
+    float32 (Q, K); the model on backend="cuda"): the quadratic CG in float32 on the GPU, dot
+    products summed in float64, α returned as u's kind of array (z, y, x)."""
+    given = {k: v for k, v in (("oat.pls.iterations", iterations), ("oat.pls.mu", mu),
+                               ("oat.pls.regulariser", regulariser), ("oat.pls.nonnegative", nonnegative))
+             if v is not None}
     _checks.check_keys("oat", given)  # the CLI's ranges and words
     if is_cuda_array(u):
+        reg_scene, nn_scene = model._op.pls_penalty
+        if (regulariser or reg_scene) != "quadratic" or (nn_scene if nonnegative is None else nonnegative):
+            raise ValueError("oat.pls: TV and the bound run on NumPy arrays (pass u as a NumPy array)")
         return _pls_device(model, u, iterations, mu, callback)
     _checks.finite("u", u, "oat.pls")
     if callback is None:  # still called every iteration: a pending Ctrl-C is raised there
@@ -115,7 +124,7 @@ def pls(model: Model, u, iterations: int | None = None, mu: float | None = None,
     from ._stderr import through_python
     with through_python():
         return model._op.pls(u, -1 if iterations is None else int(iterations), -1.0 if mu is None else float(mu),
-                             callback)
+                             callback, regulariser or "", nonnegative)
 
 
 class _DeviceOps:
@@ -192,10 +201,13 @@ def _pls_device(model: Model, u, iterations, mu, callback):
     b_norm = math.sqrt(rr)
     p = ops.copy(r)
     it = 1
+    mu_lam = None  # μ·λ, λ = ‖H·Hᵀu‖²/‖Hᵀu‖² from the first forward (μ is dimensionless, docs/oat.md)
     while it <= n_it and rr > 0:
         model.forward(p, out=hp)
+        if mu_lam is None:
+            mu_lam = mu * ops.dot(hp, hp) / rr
         model.adjoint(hp, out=ap)
-        _add_penalty_normal(mu, p, ap)
+        _add_penalty_normal(mu_lam, p, ap)
         pap = ops.dot(p, ap)
         if not pap > 0:
             warnings.warn(f"oat PLS: pᵀAp = {pap} at iteration {it}: stopped (the normal matrix is singular there)")
@@ -211,7 +223,7 @@ def _pls_device(model: Model, u, iterations, mu, callback):
         p += r
         if callback is not None:
             e = u - h_alpha
-            objective = ops.dot(e, e) + (mu * _penalty(ops, alpha) if mu != 0 else 0.0)
+            objective = ops.dot(e, e) + (mu_lam * _penalty(ops, alpha) if mu != 0 else 0.0)
             callback(it, objective, math.sqrt(rr) / b_norm if b_norm > 0 else 0.0)
         it += 1
     return alpha
