@@ -161,6 +161,9 @@ const Probe kProbes[] = {
     {"run fdk_default.toml --set fdk.raw.projections=stack.npy --set fdk.raw.matrices=a-file.txt -o out", 2,
      "line 1: 'x' is not a number"},
     {"run fdk_default.toml --set fdk.raw.projections=stack.npy -o out", 2, "describes 124 of 312x240"},
+    {"run fdk_default.toml --set fdk.raw.projections=stack.npy --set fdk.raw.dark=stack.npy -o out", 2,
+     "needs fdk.raw.flat"},
+    {"run strip_default.toml --set output_format=png -o out", 2, "has 'png'"},
     {"run fdk_default.toml --set fdk.reference_volume=a-file.txt -o out", 2, "has 4194304 bytes, the file has 1"},
     {"run fdk_default.toml --set fdk.input=v2-short.rct -o out", 2, "its version-2 header"},
     // oat: its data readers and keys (the HDF5 rows need a build with HDF5, as CI and the GPU pack have).
