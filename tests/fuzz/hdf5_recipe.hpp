@@ -89,6 +89,12 @@ inline void encode(const Item& it, std::vector<std::uint8_t>& out) {
   put_f64(out, it.b);
 }
 
+// A name the reader looks for: a dataset, or an attribute of the root group.
+struct Slot {
+  const char* name;
+  bool attribute;
+};
+
 #if defined(TOMO_HAVE_HDF5)
 
 inline std::vector<hsize_t> shape(const Item& it) {
@@ -169,11 +175,6 @@ inline void write_item(hid_t file, const char* name, bool attribute, const Item&
   H5Tclose(type);
   H5Sclose(space);
 }
-
-struct Slot {
-  const char* name;
-  bool attribute;
-};
 
 // The file the recipe describes, as bytes (empty if libhdf5 could not make it). The slots are
 // the names the reader looks for; the bytes left after the recipe feed mode-3 values.
