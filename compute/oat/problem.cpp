@@ -2,6 +2,7 @@
 // FBP and PLS-int on the chosen backend, write volumes (.nii), MIP previews in three orientations,
 // the data preview, report.json with RMSE vs the phantom per algorithm; `crosscheck` compares
 // every backend's H, Hᵀ and FBP with cpu.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -102,6 +103,19 @@ std::vector<double> run_fbp_reported(RunContext& ctx, const OatConfig& c, const 
   return img;
 }
 
+// The cpu's cost of the model-based part, the bulk of a cpu run, for `auto`'s fallback line:
+// every PLS iteration (and the step-size probe) one H_int and one H_intᵀ of about 1.25 shell
+// patches per voxel and transducer (bench_oat: 2.63e10 patches for 2.6e6 voxels × 8192
+// transducers) at about 2e7 patches per core-second (bench_oat's double cpu reference, one
+// thread). FBP and H_sph are not modelled: without PLS on H_int the time is not estimated.
+WorkEstimate estimate_work(const OatConfig& c) {
+  const double q = double(c.geometry.rings) * c.geometry.views;
+  const bool pls = std::find(c.algorithms.begin(), c.algorithms.end(), Algorithm::pls) != c.algorithms.end();
+  if (!pls || c.model.kind == ModelKind::sph || q <= 0) return {};
+  return {.units = 2.0 * (c.pls.iterations + 1) * 1.25 * double(c.geometry.grid.count()) * q,
+          .cpu_units_per_core_s = 2e7};
+}
+
 // report.json timings_ms: the stages below add up to "total" (the whole of run): setup (scene and
 // memory check), simulation or reading, contexts (backends made and configured), fbp (with the
 // EIR deconvolution), pls, writing (volumes, previews, data, metrics).
@@ -114,7 +128,7 @@ void run(RunContext& ctx) {
     throw InputError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
   require_host_memory(estimate_memory(c), "oat");
   stage.emplace(ctx.report, "contexts");  // `auto` probes the backends
-  const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend);
+  const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend, estimate_work(c));
   stage.emplace(ctx.report, c.source == DataSource::simulate ? "simulation" : "reading");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;

@@ -80,6 +80,21 @@ TEST(Cli, AutoWithoutAGpuSaysTheCpuAndTheTimeToExpect) {
   EXPECT_EQ(r.output.find("backend auto", end), std::string::npos) << r.output;  // one line
 }
 
+// oat's estimate is its PLS on H_int: 2·(iterations + 1)·1.25·voxels·transducers patches at 2e7
+// per core-second; 24³ voxels, 16×32 transducers, 1 iteration: 3.5e7 patches, about 2 s.
+TEST(Cli, AutoWithoutAGpuEstimatesOatsModelBasedReconstruction) {
+  TempDir t;
+  Result r = tomo::test::run_cli("run oat_default.toml -o " + (t.dir / "run").string() +
+                                     " --set oat.grid=[24,24,24] --set 'oat.algorithms=[\"pls\"]' --set oat.pls.iterations=1"
+                                     " --set oat.write_data=false --set oat.fs_mhz=4",
+                                 {}, "OMP_NUM_THREADS=1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto at = r.output.find("[info] backend auto chose the cpu");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+  EXPECT_NE(line.find("; expect about 2 s on this machine's 1 core"), std::string::npos) << line;
+}
+
 // report.json names the commit of the source the binary was built from, refreshed at every build
 // (not at configure time): `git rev-parse --short HEAD`, "-dirty" when a tracked file differs from
 // it, "unknown" when the source is not a git checkout.
