@@ -119,6 +119,12 @@ inline hid_t file_type(std::uint8_t t) {
 // The values written: at most kMaxWritten of them, so every input stays fast.
 constexpr hsize_t kMaxWritten = 4096;
 
+// |v| as an index below n (0 for NaN, infinities and values beyond 2^60: no conversion overflows).
+inline std::uint64_t index_of(double v, std::uint64_t n) {
+  const double a = std::fabs(v);
+  return a < 1e18 ? static_cast<std::uint64_t>(a) % n : 0;
+}
+
 inline std::vector<double> values(const Item& it, hsize_t n, Bytes& rest) {
   static const double special[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
                                    -std::numeric_limits<double>::infinity(), 1e300, -1e300, 0.0, -1.0, 1e-320,
@@ -128,7 +134,7 @@ inline std::vector<double> values(const Item& it, hsize_t n, Bytes& rest) {
     switch (it.mode) {
       case 0: v[i] = it.a * double(i) + it.b; break;
       case 1: v[i] = it.a; break;
-      case 2: v[i] = (i == std::uint64_t(std::fabs(it.a)) % n) ? special[std::uint64_t(std::fabs(it.b)) % 10] : it.a; break;
+      case 2: v[i] = (i == index_of(it.a, n)) ? special[index_of(it.b, 10)] : it.a; break;
       default: v[i] = rest.f64(); break;
     }
   }
