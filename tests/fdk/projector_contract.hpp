@@ -14,6 +14,7 @@
 #include "compute/fdk/geometry.hpp"
 #include "compute/fdk/metrics.hpp"
 #include "compute/fdk/pipeline.hpp"
+#include "renderer/gl/engine.hpp"
 #include "tests/support/backend_contract.hpp"
 
 namespace tomo::fdk::test {
@@ -46,6 +47,12 @@ class FdkProjectorContract : public tomo::test::BackendContract<ConeBeamProjecto
   }
 };
 
+// The `gl` projector samples by the texture unit: fp32 on software GL, 8-bit weights on NVIDIA
+// (measured 3–4e-4 from the cpu on an H100); every other backend, and gl on llvmpipe, to 1e-5.
+inline double contract_tolerance(const std::string& backend) {
+  return backend == "gl" && !gl::availability().software ? 1e-3 : 1e-5;
+}
+
 TEST_P(FdkProjectorContract, BackIsTheAdjointOfForward) {
   const ConeGeometry g = contract_geometry();
   auto op = make(backend(), g);
@@ -58,7 +65,7 @@ TEST_P(FdkProjectorContract, BackIsTheAdjointOfForward) {
   for (std::size_t i = 0; i < y.size(); ++i) lhs += double(ax[i]) * y[i];
   for (std::size_t i = 0; i < x.size(); ++i) rhs += double(x[i]) * aty[i];
   EXPECT_GT(lhs, 1.0);
-  EXPECT_NEAR(lhs / rhs, 1.0, 1e-5);
+  EXPECT_NEAR(lhs / rhs, 1.0, contract_tolerance(backend()));
 }
 
 TEST_P(FdkProjectorContract, MatchesCpuAndSubsetsAreRows) {
@@ -72,7 +79,7 @@ TEST_P(FdkProjectorContract, MatchesCpuAndSubsetsAreRows) {
   op->back(y, b);
   ref->back(y, b_ref);
   op->synchronize();
-  EXPECT_LE(relative_l2(a, a_ref), 1e-5);
+  EXPECT_LE(relative_l2(a, a_ref), contract_tolerance(backend()));
   EXPECT_LE(relative_l2(b, b_ref), 1e-5);
   const std::vector<int> views{7, 0, 4};
   std::vector<float> sub(views.size() * g.image_size());
