@@ -2,6 +2,7 @@
 // "Single-histogram fit", "Asymmetry fit"); departures are listed in docs/musr.md.
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/quoted_text.hpp"
+#include "compute/musr/user_fcn.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -153,7 +154,7 @@ std::int32_t build_theory(const MsrFile& msr, const MsrRun& run, ProgramBuilder&
     for (const auto& f : term) {
       std::vector<std::int32_t> args;
       for (const auto& a : f.args) args.push_back(res.arg(a));
-      prod = b.mul(prod, build_theory_function(b, f.fn, args, t));
+      prod = b.mul(prod, f.user ? build_user_function(b, *f.user, args, t) : build_theory_function(b, f.fn, args, t));
     }
     sum = b.add(sum, prod);
   }

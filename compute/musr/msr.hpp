@@ -26,8 +26,10 @@ struct TheoryArg {
   enum class Kind { param, map, fun } kind = Kind::param;
   int n = 0;  // 1-based
 };
+struct UserFunction;  // compute/musr/user_fcn.hpp
 struct TheoryFactor {
   TheoryFn fn;
+  std::shared_ptr<const UserFunction> user;  // `userFcn` lines: the resolved user function (fn unused)
   std::vector<TheoryArg> args;
   int line = 0;
 };

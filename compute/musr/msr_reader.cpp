@@ -11,6 +11,7 @@
 #include "compute/io/input_file.hpp"
 #include "compute/musr/msr.hpp"
 #include "compute/musr/quoted_text.hpp"
+#include "compute/musr/user_fcn.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -109,16 +110,36 @@ TheoryArg parse_arg(const LineContext& c, const std::string& tok) {
   return a;
 }
 
+TheoryFactor parse_user_fcn(const LineContext& c, const std::vector<std::string>& t) {
+  if (t.size() < 3) c.fail("userFcn needs a library and a function name: userFcn <library> <ClassName> <arguments>");
+  TheoryFactor f;
+  f.fn = TheoryFn::constant;  // unused: f.user is set
+  f.line = c.line();
+  try {
+    f.user = resolve_user_function(t[1], t[2], std::filesystem::path(c.where()).parent_path());
+  } catch (const InputError& e) {
+    c.fail(e.what());
+  }
+  for (std::size_t i = 3; i < t.size() && t[i][0] != '(' && t[i][0] != '#'; ++i) f.args.push_back(parse_arg(c, t[i]));
+  if (f.args.size() != f.user->params.size())
+    c.fail("userFcn " + t[2] + " (" + f.user->where + ") takes " + std::to_string(f.user->params.size()) +
+           " arguments, got " + std::to_string(f.args.size()));
+  return f;
+}
+
 void parse_theory(const LineContext& c, const std::vector<std::string>& t, MsrFile& m, bool& new_term) {
   if (t[0] == "+") {
     new_term = true;
     return;
   }
-  const auto* info = find_theory_function(t[0]);
-  if (!info) {
-    if (lower(t[0]).starts_with("userfcn")) c.fail("THEORY function 'userFcn' (user libraries) is not supported");
-    c.fail("unknown THEORY function '" + t[0] + "'");
+  if (lower(t[0]) == "userfcn") {  // userFcn <library> <ClassName> <args>: compute/musr/user_fcn.hpp
+    if (new_term || m.theory.empty()) m.theory.emplace_back();
+    new_term = false;
+    m.theory.back().push_back(parse_user_fcn(c, t));
+    return;
   }
+  const auto* info = find_theory_function(t[0]);
+  if (!info) c.fail("unknown THEORY function '" + t[0] + "'");
   TheoryFactor f;
   f.fn = info->fn;
   f.line = c.line();

@@ -1,0 +1,74 @@
+// Lowering of user functions into an expression program, and the lookup an msr `userFcn`
+// line goes through (compute/musr/user_fcn.hpp).
+#include "compute/musr/user_fcn.hpp"
+
+#include <system_error>
+
+#include "compute/core/error.hpp"
+
+namespace tomo::musr {
+namespace {
+
+std::int32_t lower(const UserExpr& e, ProgramBuilder& b, std::span<const std::int32_t> args,
+                   const std::vector<std::int32_t>& locals, std::int32_t t) {
+  auto sub = [&](std::size_t i) { return lower(*e.args.at(i), b, args, locals, t); };
+  switch (e.kind) {
+    case UserExpr::Kind::number: return b.constant(e.number);
+    case UserExpr::Kind::time: return t;
+    case UserExpr::Kind::arg: return args[static_cast<std::size_t>(e.ref)];
+    case UserExpr::Kind::local: return locals.at(static_cast<std::size_t>(e.ref));
+    case UserExpr::Kind::unary: return b.unary(e.op, sub(0));
+    case UserExpr::Kind::binary: {
+      const auto a = sub(0);
+      return b.binary(e.op, a, sub(1));
+    }
+    case UserExpr::Kind::select: {
+      const auto c = sub(0);
+      const auto x = sub(1);
+      return b.select(c, x, sub(2));
+    }
+  }
+  throw Error("musr: unhandled user expression kind");
+}
+
+bool ends_with_fcn(const std::string& s) { return s.size() > 4 && s.compare(s.size() - 4, 4, ".fcn") == 0; }
+
+std::shared_ptr<const UserFunction> named(const std::vector<std::shared_ptr<const UserFunction>>& fs,
+                                          const std::string& name, const std::filesystem::path& file) {
+  for (const auto& f : fs)
+    if (f->name == name) return f;
+  std::string have;
+  for (const auto& f : fs) have += (have.empty() ? "" : ", ") + f->name;
+  throw InputError(file.string() + ": no function '" + name + "' (the file defines " + have + ")");
+}
+
+}  // namespace
+
+std::int32_t build_user_function(ProgramBuilder& b, const UserFunction& f, std::span<const std::int32_t> args,
+                                 std::int32_t t) {
+  if (args.size() != f.params.size())
+    throw InputError(f.where + ": user function " + f.name + " takes " + std::to_string(f.params.size()) +
+                     " parameters, got " + std::to_string(args.size()));
+  std::vector<std::int32_t> locals;
+  locals.reserve(f.locals.size());
+  for (const auto& l : f.locals) locals.push_back(lower(*l, b, args, locals, t));
+  return lower(*f.result, b, args, locals, t);
+}
+
+std::shared_ptr<const UserFunction> resolve_user_function(const std::string& library, const std::string& class_name,
+                                                          const std::filesystem::path& msr_dir) {
+  if (ends_with_fcn(library)) {
+    const auto file = msr_dir / library;
+    return named(read_user_functions(file), class_name, file);
+  }
+  const auto beside = msr_dir / (class_name + ".fcn");
+  std::error_code ec;
+  if (std::filesystem::exists(beside, ec)) return named(read_user_functions(beside), class_name, beside);
+  if (auto f = find_builtin_user_function(class_name)) return f;
+  std::string names;
+  for (const auto& n : builtin_user_function_names()) names += (names.empty() ? "" : ", ") + n;
+  throw InputError("userFcn '" + class_name + "' (" + library + ") not found: no " + beside.string() +
+                   " and no built-in of that name (built-ins: " + names + ")");
+}
+
+}  // namespace tomo::musr

@@ -1,0 +1,71 @@
+// User functions: a THEORY factor written once, in a small C-like language (a `.fcn` file or a
+// built-in text), lowered into the same expression program as the predefined functions, so
+// that cpu, cuda (NVRTC) and gl-compute (GLSL) evaluate it, value and gradient, without ROOT.
+//
+//   # PUserFcn.fcn — musrfit's polynomial example
+//   function PUserFcn(c0, c1, c2, c3) {
+//     return c0 + c1*t + c2*t*t + c3*t*t*t;
+//   }
+//
+// msr: `userFcn libPUserFcn PUserFcn 3 4 5 6` (musrfit's syntax) resolves, in this order, to
+// the named function in the library token's file when it ends in `.fcn` (relative to the msr
+// file), to `<ClassName>.fcn` beside the msr file, then to the built-in of that name.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compute/musr/expression.hpp"
+
+namespace tomo::musr {
+
+// One expression of a user function body; names are resolved when parsed.
+struct UserExpr {
+  enum class Kind { number, time, arg, local, unary, binary, select } kind = Kind::number;
+  double number = 0.0;    // number
+  int ref = 0;            // arg: parameter position, local: `let` position (0-based)
+  OpCode op = OpCode::add;  // unary / binary
+  std::vector<std::unique_ptr<UserExpr>> args;  // select: cond (taken when ≥ 0), then, else
+};
+
+struct UserFunction {
+  std::string name;
+  std::string where;  // the file (or "built-in user function NAME") and line of its definition
+  std::vector<std::string> params;
+  std::vector<std::unique_ptr<UserExpr>> locals;  // the `let` values, in order
+  std::unique_ptr<UserExpr> result;
+};
+
+// Bounds: a `.fcn` file is read whole, and every nesting level is a recursion of parser and
+// lowering.
+inline constexpr std::uintmax_t kUserFcnMaxBytes = std::uintmax_t(1) << 20;
+inline constexpr int kUserFcnMaxDepth = 200;
+inline constexpr std::size_t kUserFcnMaxStatements = 2000;
+inline constexpr std::size_t kUserFcnMaxParams = 64;
+inline constexpr std::size_t kUserFcnMaxFunctions = 256;
+
+// Parses every `function` of a `.fcn` text; `where` names it in errors
+// ("poly.fcn:LINE:COLUMN: ..."), thrown as InputError.
+std::vector<std::shared_ptr<const UserFunction>> parse_user_functions(std::string_view text, const std::string& where);
+// The file through the common input gate, then parse_user_functions.
+std::vector<std::shared_ptr<const UserFunction>> read_user_functions(const std::filesystem::path& path);
+
+// Built-in user functions: musrfit's examples and the BMW library functions that have a
+// closed form (compute/musr/bmw/). nullptr when there is none of that name.
+std::shared_ptr<const UserFunction> find_builtin_user_function(std::string_view name);
+std::vector<std::string> builtin_user_function_names();
+
+// The function an msr `userFcn <library> <ClassName>` line names (order in the file comment);
+// `msr_dir` is the msr file's folder. Throws InputError naming what was looked for.
+std::shared_ptr<const UserFunction> resolve_user_function(const std::string& library, const std::string& class_name,
+                                                          const std::filesystem::path& msr_dir);
+
+// Emits f(args) at time node t into b; args.size() must equal f.params.size().
+std::int32_t build_user_function(ProgramBuilder& b, const UserFunction& f, std::span<const std::int32_t> args,
+                                 std::int32_t t);
+
+}  // namespace tomo::musr

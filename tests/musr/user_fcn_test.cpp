@@ -1,0 +1,301 @@
+// User functions (compute/musr/user_fcn.hpp): the `.fcn` language, its errors, the msr
+// `userFcn` line, the built-ins against their formulas, and musrfit's UserFcnWithGlobal example
+// fitted on cpu and evaluated on gl-compute (llvmpipe) against its stored STATISTIC.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compute/core/error.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/minimizer.hpp"
+#include "compute/musr/msr.hpp"
+#include "compute/musr/user_fcn.hpp"
+#include "tests/musr/gpu_test_data.hpp"
+
+namespace tomo::musr::test {
+namespace {
+
+const std::filesystem::path kSource = TOMO_SOURCE_DIR;
+
+// f(args) at t, with the arguments as parameters 0…n−1, and its gradient.
+double eval(const UserFunction& f, std::vector<double> params, double t, std::vector<double>* grad = nullptr) {
+  ProgramBuilder b(static_cast<int>(params.size()));
+  std::vector<std::int32_t> args;
+  for (int i = 0; i < static_cast<int>(params.size()); ++i) args.push_back(b.param(i));
+  const Program p = b.finish(build_user_function(b, f, args, b.time()));
+  ProgramEvaluator ev(p);
+  ev.prepare(params, grad != nullptr);
+  if (!grad) return ev.value(t);
+  std::vector<double> d(ev.used().size());
+  const double v = ev.value_and_gradient(t, d);
+  grad->assign(params.size(), 0.0);
+  for (std::size_t k = 0; k < d.size(); ++k) (*grad)[ev.used()[k]] = d[k];
+  return v;
+}
+
+std::shared_ptr<const UserFunction> one(const std::string& text) {
+  auto fs = parse_user_functions(text, "test.fcn");
+  EXPECT_EQ(fs.size(), 1u);
+  return fs.at(0);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_user_functions(text, "test.fcn");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(MusrUserFcn, LanguageEvaluatesLetsConditionalsAndCalls) {
+  auto f = one(R"(
+# a comment
+function F(a, b) {  // another
+  let x = a * t - b;
+  let y = x >= 0 ? sqrt(x) : -x;       # select on the sign
+  return y + pow(t, 2) / 4 + abs(b) + min(a, b) * max(a, b) + j0(t) + log(exp(2)) + 1e-1;
+}
+)");
+  EXPECT_EQ(f->name, "F");
+  EXPECT_EQ(f->params, (std::vector<std::string>{"a", "b"}));
+  for (double t : {0.1, 1.0, 3.0}) {
+    const double a = 1.5, b = -0.7, x = a * t - b;
+    const double y = x >= 0 ? std::sqrt(x) : -x;
+    const double want = y + t * t / 4 + 0.7 + a * b + ::j0(t) + 2.0 + 0.1;
+    EXPECT_NEAR(eval(*f, {a, b}, t), want, 1e-14 * std::fabs(want)) << t;
+  }
+  // The comparisons: a < b, a <= b, a > b, a >= b at and around equality.
+  auto c = one("function C(a) { return (a < 1 ? 1 : 0) + (a <= 1 ? 10 : 0) + (a > 1 ? 100 : 0) + (a >= 1 ? 1000 : 0); }");
+  EXPECT_EQ(eval(*c, {0.5}, 0.0), 11.0);
+  EXPECT_EQ(eval(*c, {1.0}, 0.0), 1010.0);
+  EXPECT_EQ(eval(*c, {1.5}, 0.0), 1100.0);
+}
+
+TEST(MusrUserFcn, GradientMatchesFiniteDifferences) {
+  auto f = find_builtin_user_function("ZFMagExp");
+  ASSERT_TRUE(f);
+  const std::vector<double> p = {0.66, 2.3, 1.3, 0.1};
+  for (double t : {0.05, 0.8, 4.0}) {
+    std::vector<double> g;
+    eval(*f, p, t, &g);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      auto q = p, r = p;
+      const double h = 1e-6 * std::max(1.0, std::fabs(p[i]));
+      q[i] += h;
+      r[i] -= h;
+      EXPECT_NEAR(g[i], (eval(*f, q, t) - eval(*f, r, t)) / (2 * h), 1e-7) << "t " << t << " d/dp" << i;
+    }
+  }
+}
+
+TEST(MusrUserFcn, BuiltinsFollowTheirFormulas) {
+  const double t = 0.7;
+  EXPECT_NEAR(eval(*find_builtin_user_function("PUserFcn"), {1.047, -0.1957, 0.0216, -0.00119}, t),
+              1.047 - 0.1957 * t + 0.0216 * t * t - 0.00119 * t * t * t, 1e-15);
+  auto dummy = find_builtin_user_function("PDummyUserFcn");
+  EXPECT_DOUBLE_EQ(eval(*dummy, {0.32}, t), std::exp(-0.32 * t));
+  EXPECT_EQ(eval(*dummy, {0.32}, -0.1), 1.0);
+  EXPECT_EQ(eval(*dummy, {0.32}, 25.0), 0.0);
+  const double w = 2 * kPi * 2.3;
+  EXPECT_NEAR(eval(*find_builtin_user_function("ZFMagExp"), {0.66, 2.3, 1.3, 0.1}, t),
+              0.66 * (std::cos(w * t) - 1.3 / w * std::sin(w * t)) * std::exp(-1.3 * t) + 0.34 * std::exp(-0.1 * t), 1e-15);
+  // ExpRlx: continuous at the pulse's end, e^(−λ(t − pulse)) after it, → 1 as λ → 0.
+  auto rlx = find_builtin_user_function("ExpRlx");
+  const double at_end = eval(*rlx, {4.0, 0.3}, 4.0);
+  EXPECT_NEAR(eval(*rlx, {4.0, 0.3}, 4.0 + 1e-9), at_end, 1e-9);
+  EXPECT_NEAR(eval(*rlx, {4.0, 0.3}, 6.0), at_end * std::exp(-0.3 * 2.0), 1e-14);
+  EXPECT_NEAR(eval(*rlx, {4.0, 1e-9}, 2.0), 1.0, 1e-8);
+  EXPECT_EQ(eval(*rlx, {4.0, 0.3}, -1.0), 0.0);
+  EXPECT_EQ(find_builtin_user_function("NoSuchFcn"), nullptr);
+}
+
+// The example files under examples/ are the built-ins: the same program, node for node.
+TEST(MusrUserFcn, ShippedExamplesEqualTheBuiltins) {
+  for (const std::string name : {"PUserFcn", "PDummyUserFcn"}) {
+    auto file = read_user_functions(kSource / "examples/musr_user_fcn" / (name + ".fcn"));
+    ASSERT_EQ(file.size(), 1u);
+    auto builtin = find_builtin_user_function(name);
+    ASSERT_TRUE(builtin);
+    auto program = [](const UserFunction& f) {
+      ProgramBuilder b(static_cast<int>(f.params.size()));
+      std::vector<std::int32_t> args;
+      for (int i = 0; i < static_cast<int>(f.params.size()); ++i) args.push_back(b.param(i));
+      return b.finish(build_user_function(b, f, args, b.time())).dump();
+    };
+    EXPECT_EQ(program(*file[0]), program(*builtin)) << name;
+  }
+}
+
+TEST(MusrUserFcn, ErrorsNameFileLineAndColumn) {
+  EXPECT_EQ(error_of("function F(a) { return a * q; }"), "test.fcn:1:28: unknown name 'q'");
+  EXPECT_EQ(error_of("function F(a) {\n  let x = x + 1;\n  return x; }"), "test.fcn:2:11: unknown name 'x'");
+  EXPECT_EQ(error_of("function F(t) { return t; }"), "test.fcn:1:12: name 't' is a keyword, a function or already declared");
+  EXPECT_EQ(error_of("function F(a, a) { return a; }"), "test.fcn:1:15: name 'a' is a keyword, a function or already declared");
+  EXPECT_EQ(error_of("function F(a) { return a; }\nfunction F(b) { return b; }"), "test.fcn:2:28: function 'F' defined twice");
+  EXPECT_EQ(error_of("function F(a) { return pow(a); }"), "test.fcn:1:24: pow() takes 2 arguments");
+  EXPECT_EQ(error_of("function F(a) { return a > 1; }"), "test.fcn:1:29: expected '?', found ';'");
+  EXPECT_EQ(error_of("function F(a) { return a"), "test.fcn:1:25: expected ';', found the end of the file");
+  EXPECT_EQ(error_of("function F(a) { a = 1; }"), "test.fcn:1:17: expected 'let' or 'return', found 'a'");
+  EXPECT_EQ(error_of("# nothing\n"), "test.fcn:2:1: no 'function' in the file");
+  EXPECT_EQ(error_of("function F(a) { return 1e999; }"), "test.fcn:1:24: bad number");
+  // Nesting is bounded (the parser and the lowering recurse per level).
+  const std::string deep = "function F(a) { return " + std::string(300, '(') + "a" + std::string(300, ')') + "; }";
+  EXPECT_NE(error_of(deep).find("nested more than 200 deep"), std::string::npos) << error_of(deep);
+}
+
+// A folder with an msr file whose THEORY is `theory`, and optionally a `.fcn` file.
+struct MsrDir {
+  std::filesystem::path dir;
+  MsrDir(const std::string& name, const std::string& theory) {
+    dir = std::filesystem::temp_directory_path() / ("tomo_user_fcn_" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "a.msr") << "title\nFITPARAMETER\n 1 a 1.0 0.1\n 2 b 0.5 0.1\nTHEORY\n" << theory
+                                 << "\nRUN x PIE1 PSI PSI-BIN\nfittype 0\nnorm 1\nforward 1\n";
+  }
+  void write(const std::string& file, const std::string& text) const { std::ofstream(dir / file) << text; }
+  std::string error() const {
+    try {
+      read_msr(dir / "a.msr");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  ~MsrDir() { std::filesystem::remove_all(dir); }
+};
+
+TEST(MusrUserFcn, MsrLineResolvesFileBesideThenBuiltin) {
+  {  // The built-in, with musrfit's library token.
+    MsrDir d("builtin", "userFcn libZFRelaxation.so ZFMagExp 1 2 1 2");
+    const MsrFile m = read_msr(d.dir / "a.msr");
+    ASSERT_EQ(m.theory.size(), 1u);
+    ASSERT_TRUE(m.theory[0][0].user);
+    EXPECT_EQ(m.theory[0][0].user->name, "ZFMagExp");
+    EXPECT_EQ(m.theory[0][0].args.size(), 4u);
+  }
+  {  // <ClassName>.fcn beside the msr file wins over a built-in of that name.
+    MsrDir d("beside", "userFcn libPUserFcn PUserFcn 1 2");
+    d.write("PUserFcn.fcn", "function PUserFcn(x, y) { return x - y * t; }");
+    const MsrFile m = read_msr(d.dir / "a.msr");
+    EXPECT_EQ(m.theory[0][0].user->params.size(), 2u);
+    ProgramBuilder b(2);
+    const Program p = b.finish(build_theory(m, m.runs[0], b));
+    EXPECT_DOUBLE_EQ(evaluate(p, std::vector<double>{1.0, 0.5}, 3.0), 1.0 - 0.5 * 3.0);
+  }
+  {  // An explicit .fcn library with several functions.
+    MsrDir d("explicit", "simplExpo 2\nuserFcn mine.fcn G 1");
+    d.write("mine.fcn", "function F(a) { return a; }\nfunction G(a) { return 2 * a; }");
+    const MsrFile m = read_msr(d.dir / "a.msr");
+    ProgramBuilder b(2);
+    const Program p = b.finish(build_theory(m, m.runs[0], b));
+    EXPECT_DOUBLE_EQ(evaluate(p, std::vector<double>{1.5, 0.5}, 2.0), std::exp(-1.0) * 3.0);
+  }
+}
+
+TEST(MusrUserFcn, MsrLineErrorsNameTheFiles) {
+  const auto where = [](const MsrDir& d) { return (d.dir / "a.msr").string(); };
+  {
+    MsrDir d("arity", "userFcn libPUserFcn PUserFcn 1 2 1");
+    EXPECT_EQ(d.error(), where(d) + ":6: userFcn PUserFcn (built-in user function PUserFcn:2) takes 4 arguments, got 3");
+  }
+  {
+    MsrDir d("missing", "userFcn libFoo Foo 1");
+    EXPECT_EQ(d.error(), where(d) + ":6: userFcn 'Foo' (libFoo) not found: no " + (d.dir / "Foo.fcn").string() +
+                             " and no built-in of that name (built-ins: PUserFcn, PDummyUserFcn, ZFMagExp, ExpRlx)");
+  }
+  {
+    MsrDir d("nofile", "userFcn gone.fcn Foo 1");
+    EXPECT_NE(d.error().find((d.dir / "gone.fcn").string()), std::string::npos) << d.error();
+  }
+  {
+    MsrDir d("wrongname", "userFcn mine.fcn Foo 1");
+    d.write("mine.fcn", "function Bar(a) { return a; }");
+    EXPECT_EQ(d.error(), where(d) + ":6: " + (d.dir / "mine.fcn").string() + ": no function 'Foo' (the file defines Bar)");
+  }
+  {
+    MsrDir d("syntax", "userFcn libX Broken 1");
+    d.write("Broken.fcn", "function Broken(a) {\n  return a +; }");
+    EXPECT_EQ(d.error(), where(d) + ":6: " + (d.dir / "Broken.fcn").string() + ":2:13: expected an operand, found ';'");
+  }
+  {
+    MsrDir d("folder", "userFcn libX Dir 1");
+    std::filesystem::create_directories(d.dir / "Dir.fcn");
+    EXPECT_NE(d.error().find("Dir.fcn"), std::string::npos) << d.error();
+  }
+  {
+    MsrDir d("param", "userFcn libPDummyUserFcn PDummyUserFcn 7");
+    EXPECT_EQ(d.error(), where(d) + ":6: parameter 7 does not exist");
+  }
+}
+
+// musrfit's UserFcnWithGlobal example. Its STATISTIC (663.9, NDF 515) belongs to packing 25:
+// the file is test-histo-PSI-BIN.msr with `simplExpo 2` replaced by the user function and the
+// packing set to 1 without a new fit. At packing 25 the user function gives musrfit's numbers;
+// as written, the same χ² as simplExpo.
+struct Fitted {
+  double chi2 = 0.0;
+  int ndf = 0;
+  FitData data;
+  std::vector<double> params;
+};
+Fitted fit_text(const std::string& text, const std::filesystem::path& path) {
+  MsrFile msr = parse_msr(text, path.string());
+  msr.path = path;
+  FitSetup s = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
+  auto ev = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
+  ev->configure({});
+  ev->upload(s.data);
+  FitResult r = run_fit(*ev, msr, s.used, s.data.statistic);
+  Fitted out{r.fmin, static_cast<int>(s.data.bins()) - r.free_count(), s.data, {}};
+  for (const auto& p : r.params) out.params.push_back(p.value);
+  return out;
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
+TEST(MusrUserFcn, UserFcnWithGlobalExampleMatchesMusrfit) {
+  const auto path = kSource / "tests/musr/musrfit/UserFcnWithGlobal/test-histo-PSI-BIN-UserFcn.msr";
+  std::ostringstream os;
+  os << std::ifstream(path).rdbuf();
+  const std::string text = os.str();
+  const MsrFile msr = read_msr(path);
+  ASSERT_TRUE(msr.statistic);
+  ASSERT_EQ(msr.theory[0][1].user->name, "PDummyUserFcn");
+
+  const Fitted packed = fit_text(replace(text, "packing         1", "packing         25"), path);
+  EXPECT_NEAR(packed.chi2, 663.9, 663.9 * 1e-3);
+  EXPECT_EQ(packed.ndf, 515);
+
+  const Fitted as_written = fit_text(text, path);
+  const Fitted simpl = fit_text(replace(text, "userFcn libPDummyUserFcn   PDummyUserFcn    2", "simplExpo 2"), path);
+  EXPECT_EQ(as_written.ndf, 13105);
+  EXPECT_NEAR(as_written.chi2, simpl.chi2, 1e-9 * simpl.chi2);
+
+  // gl-compute (llvmpipe here) on the same bins, away from the minimum so that every gradient
+  // entry is clearly non-zero: double within 1e-9 of cpu, float within 1e-5.
+  const std::vector<double> p = perturbed(packed.params);
+  for (bool single : {false, true}) {
+    auto gl = make_evaluator("gl-compute", packed.data, single);
+    auto cpu = make_evaluator("cpu", packed.data, false);
+    const double want = cpu->evaluate(p);
+    EXPECT_NEAR(gl->evaluate(p), want, (single ? 1e-5 : 1e-9) * want) << (single ? "float" : "double");
+    std::vector<double> g(p.size()), gc(p.size());
+    gl->evaluate_with_gradient(p, g);
+    cpu->evaluate_with_gradient(p, gc);
+    const double scale = max_abs(gc);
+    for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], gc[i], (single ? 1e-3 : 1e-8) * scale) << "d/dp" << i;
+  }
+}
+
+}  // namespace
+}  // namespace tomo::musr::test
