@@ -292,6 +292,7 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
     out.data.runs.push_back(std::move(bins));
     out.runs.push_back(info);
   }
+  check_user_functions_finite(msr, out.data.runs);
   out.used.assign(static_cast<std::size_t>(np), false);
   for (const auto& rb : out.data.runs)
     for (int i : rb.model.params_used()) out.used[i] = true;

@@ -2,9 +2,14 @@
 // line goes through (compute/musr/user_fcn.hpp).
 #include "compute/musr/user_fcn.hpp"
 
+#include <cmath>
+#include <sstream>
 #include <system_error>
 
 #include "compute/core/error.hpp"
+#include "compute/musr/fit_problem.hpp"
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/msr.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -69,6 +74,31 @@ std::shared_ptr<const UserFunction> resolve_user_function(const std::string& lib
   for (const auto& n : builtin_user_function_names()) names += (names.empty() ? "" : ", ") + n;
   throw InputError("userFcn '" + class_name + "' (" + library + ") not found: no " + beside.string() +
                    " and no built-in of that name (built-ins: " + names + ")");
+}
+
+void check_user_functions_finite(const MsrFile& msr, const std::vector<RunBins>& runs) {
+  std::vector<double> start;
+  for (const auto& p : msr.params) start.push_back(p.value);
+  for (std::size_t r = 0; r < msr.runs.size() && r < runs.size(); ++r)
+    for (const auto& term : msr.theory)
+      for (const auto& f : term) {
+        if (!f.user) continue;
+        MsrFile one = msr;  // the factor alone, its arguments resolved as in the run's theory
+        one.theory = {{f}};
+        ProgramBuilder b(static_cast<int>(start.size()));
+        const Program p = b.finish(build_theory(one, msr.runs[r], b));
+        ProgramEvaluator ev(p);
+        ev.prepare(start, false);
+        for (double t : runs[r].t) {
+          const double v = ev.value(t);
+          if (std::isfinite(v)) continue;
+          std::ostringstream os;
+          os.precision(6);
+          os << f.user->where << ": user function " << f.user->name << " is " << v << " at t = " << t
+             << " µs of RUN " << r + 1 << " (msr line " << f.line << ") with the start values of FITPARAMETER";
+          throw InputError(os.str());
+        }
+      }
 }
 
 }  // namespace tomo::musr

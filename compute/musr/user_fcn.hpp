@@ -68,4 +68,11 @@ std::shared_ptr<const UserFunction> resolve_user_function(const std::string& lib
 std::int32_t build_user_function(ProgramBuilder& b, const UserFunction& f, std::span<const std::int32_t> args,
                                  std::int32_t t);
 
+// Evaluates every userFcn factor of every run at the msr's start values over the run's fit
+// times (runs[i].t, in the order of msr.runs) and throws InputError naming the function's
+// file and line, the run and the time where it is not finite: such a fit cannot start.
+struct MsrFile;
+struct RunBins;
+void check_user_functions_finite(const MsrFile& msr, const std::vector<RunBins>& runs);
+
 }  // namespace tomo::musr

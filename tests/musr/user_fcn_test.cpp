@@ -297,5 +297,30 @@ TEST(MusrUserFcn, UserFcnWithGlobalExampleMatchesMusrfit) {
   }
 }
 
+// A user function that is not finite at the start values: one error naming its file and line.
+TEST(MusrUserFcn, NotFiniteAtStartValuesIsAnInputError) {
+  const auto path = kSource / "tests/musr/musrfit/UserFcnWithGlobal/test-histo-PSI-BIN-UserFcn.msr";
+  std::ostringstream os;
+  os << std::ifstream(path).rdbuf();
+  MsrDir d("nan", "");
+  d.write("NanF.fcn", "# zero over zero\nfunction NanF(lambda) { return t > 1 ? 0 * lambda / 0 : 1; }\n");
+  std::string text = replace(os.str(), "userFcn libPDummyUserFcn   PDummyUserFcn    2", "userFcn libX NanF 2");
+  const std::string data = (kSource / "tests/musr/musrfit/data").string();
+  text = replace(replace(text, "../data", data), "../data", data);
+  const auto where = d.dir / "n.msr";
+  MsrFile msr = parse_msr(text, where.string());
+  msr.path = where;
+  std::string err = "no error";
+  try {
+    prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
+  } catch (const InputError& e) {
+    err = e.what();
+  }
+  const std::string head = (d.dir / "NanF.fcn").string() + ":2: user function NanF is ";
+  EXPECT_EQ(err.substr(0, head.size()), head) << err;
+  EXPECT_NE(err.find("nan at t = 1.0"), std::string::npos) << err;
+  EXPECT_NE(err.find(" µs of RUN 1 (msr line 18) with the start values of FITPARAMETER"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace tomo::musr::test
