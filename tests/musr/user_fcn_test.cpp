@@ -131,6 +131,24 @@ TEST(MusrUserFcn, ShippedExamplesEqualTheBuiltins) {
   }
 }
 
+// docs/musr.md's "User functions" snippet is the shipped example file, character for character.
+TEST(MusrUserFcn, DocsSnippetIsTheShippedExample) {
+  std::ostringstream doc, file;
+  doc << std::ifstream(kSource / "docs/musr.md").rdbuf();
+  file << std::ifstream(kSource / "examples/musr_user_fcn/PUserFcn.fcn").rdbuf();
+  const std::string d = doc.str();
+  const auto section = d.find("## User functions");
+  ASSERT_NE(section, std::string::npos);
+  const auto open = d.find("```fcn\n", section);
+  ASSERT_NE(open, std::string::npos);
+  const auto body = open + 7;
+  const auto close = d.find("```", body);
+  ASSERT_NE(close, std::string::npos);
+  const std::string snippet = d.substr(body, close - body);
+  EXPECT_EQ(snippet, file.str());
+  EXPECT_EQ(parse_user_functions(snippet, "docs")[0]->name, "PUserFcn");
+}
+
 TEST(MusrUserFcn, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(error_of("function F(a) { return a * q; }"), "test.fcn:1:28: unknown name 'q'");
   EXPECT_EQ(error_of("function F(a) {\n  let x = x + 1;\n  return x; }"), "test.fcn:2:11: unknown name 'x'");
