@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,7 +19,12 @@
 namespace tomo::musr::test {
 namespace {
 
-const std::filesystem::path kSource = TOMO_SOURCE_DIR;
+// The repository (the msr files and their data); TOMO_SOURCE_DIR in the environment overrides
+// the configured path where the tests run from a copied build folder.
+std::filesystem::path source_dir() {
+  const char* e = std::getenv("TOMO_SOURCE_DIR");
+  return e && *e ? std::filesystem::path(e) : std::filesystem::path(TOMO_SOURCE_DIR);
+}
 
 struct Case {
   FitData data;
@@ -26,7 +32,7 @@ struct Case {
 };
 
 Case load(const std::string& rel) {
-  const MsrFile msr = read_msr(kSource / "tests/musr/musrfit" / rel);
+  const MsrFile msr = read_msr(source_dir() / "tests/musr/musrfit" / rel);
   Case c{prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); }).data, {}};
   for (const auto& p : msr.params) c.params.push_back(p.value);
   c.params = perturbed(c.params);
