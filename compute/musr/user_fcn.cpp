@@ -27,6 +27,11 @@ std::int32_t lower(const UserExpr& e, ProgramBuilder& b, std::span<const std::in
       const auto a = sub(0);
       return b.binary(e.op, a, sub(1));
     }
+    case UserExpr::Kind::theory: {
+      std::vector<std::int32_t> a;
+      for (std::size_t i = 0; i < e.args.size(); ++i) a.push_back(sub(i));
+      return build_theory_function(b, e.fn, a, t);
+    }
     case UserExpr::Kind::select: {
       const auto c = sub(0);
       const auto x = sub(1);
@@ -53,7 +58,7 @@ std::int32_t build_user_function(ProgramBuilder& b, const UserFunction& f, std::
                                  std::int32_t t) {
   if (args.size() != f.params.size())
     throw InputError(f.where + ": user function " + f.name + " takes " + std::to_string(f.params.size()) +
-                     " parameters, got " + std::to_string(args.size()));
+                     (f.params.size() == 1 ? " parameter" : " parameters") + ", got " + std::to_string(args.size()));
   std::vector<std::int32_t> locals;
   locals.reserve(f.locals.size());
   for (const auto& l : f.locals) locals.push_back(lower(*l, b, args, locals, t));

@@ -7,6 +7,9 @@
 //     return c0 + c1*t + c2*t*t + c3*t*t*t;
 //   }
 //
+// A body may call the predefined THEORY functions by their full names (`statGssKT(sigma)`,
+// `TFieldCos(phase, nu)`, …), evaluated at t like a THEORY line.
+//
 // msr: `userFcn libPUserFcn PUserFcn 3 4 5 6` (musrfit's syntax) resolves, in this order, to
 // the named function in the library token's file when it ends in `.fcn` (relative to the msr
 // file), to `<ClassName>.fcn` beside the msr file, then to the built-in of that name.
@@ -25,10 +28,11 @@ namespace tomo::musr {
 
 // One expression of a user function body; names are resolved when parsed.
 struct UserExpr {
-  enum class Kind { number, time, arg, local, unary, binary, select } kind = Kind::number;
+  enum class Kind { number, time, arg, local, unary, binary, select, theory } kind = Kind::number;
   double number = 0.0;    // number
   int ref = 0;            // arg: parameter position, local: `let` position (0-based)
   OpCode op = OpCode::add;  // unary / binary
+  TheoryFn fn = TheoryFn::constant;  // theory: a predefined THEORY function of its args at t
   std::vector<std::unique_ptr<UserExpr>> args;  // select: cond (taken when ≥ 0), then, else
 };
 

@@ -7,7 +7,8 @@
 //   sum       := product { ('+' | '-') product }
 //   product   := unary { ('*' | '/') unary }
 //   unary     := ('-' | '+') unary | primary
-//   primary   := NUMBER | NAME | NAME '(' expr {',' expr} ')' | '(' expr ')'
+//   primary   := NUMBER | NAME | NAME '(' [expr {',' expr}] ')' | '(' expr ')'
+// A call names a math function (kCalls) or a predefined THEORY function (its full name).
 // Comments run from '#' or '//' to the end of the line.
 #include <cctype>
 #include <charconv>
@@ -72,6 +73,7 @@ Ptr clone(const UserExpr& e) {
   c->number = e.number;
   c->ref = e.ref;
   c->op = e.op;
+  c->fn = e.fn;
   for (const auto& a : e.args) c->args.push_back(clone(*a));
   return c;
 }
@@ -330,6 +332,25 @@ class Parser {
         return select(std::move(d), std::move(a[0]), std::move(a[1]));
       }
       return b.nargs == 2 ? op(b.op, std::move(a[0]), std::move(a[1])) : op(b.op, std::move(a[0]));
+    }
+    // A predefined THEORY function by its full name (abbreviations would take short names).
+    if (const TheoryFnInfo* info = find_theory_function(n); info && info->name == n) {
+      auto e = make(UserExpr::Kind::theory);
+      e->fn = info->fn;
+      expect("(");
+      if (!eat(")")) {
+        do e->args.push_back(expr());
+        while (eat(","));
+        expect(")");
+      }
+      const int k = static_cast<int>(e->args.size());
+      if (k < info->min_args || (info->max_args >= 0 && k > info->max_args)) {
+        pos_ = at;
+        fail(n + "() takes " + std::to_string(info->min_args) +
+             (info->max_args < 0 ? " or more" : info->max_args == info->min_args ? "" : " to " + std::to_string(info->max_args)) +
+             " arguments, got " + std::to_string(k));
+      }
+      return e;
     }
     pos_ = at;
     fail("unknown name '" + n + "'");

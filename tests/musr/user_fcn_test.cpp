@@ -76,6 +76,19 @@ function F(a, b) {  // another
   EXPECT_EQ(eval(*c, {1.5}, 0.0), 1100.0);
 }
 
+// Predefined THEORY functions by their full names, at t (tshift as on a THEORY line).
+TEST(MusrUserFcn, CallsPredefinedTheoryFunctions) {
+  auto f = one("function K(s, nu, ph) { return statGssKT(s) * TFieldCos(ph, nu, 0.1) + polynom(0, 1, 2) - simplExpo(s); }");
+  for (double t : {0.0, 0.4, 2.5}) {
+    const double s = 0.3, nu = 1.7, ph = 12.0, x = s * t;
+    const double kt = 1.0 / 3.0 + 2.0 / 3.0 * (1 - x * x) * std::exp(-x * x / 2);
+    const double tf = std::cos(ph * kPi / 180 + 2 * kPi * nu * (t - 0.1));
+    EXPECT_NEAR(eval(*f, {s, nu, ph}, t), kt * tf + (1 + 2 * t) - std::exp(-s * t), 1e-14) << t;
+  }
+  EXPECT_EQ(error_of("function K(s) { return statGssKT(s, 1, 2); }"), "test.fcn:1:24: statGssKT() takes 1 to 2 arguments, got 3");
+  EXPECT_EQ(error_of("function K(s) { return stg(s); }"), "test.fcn:1:24: unknown name 'stg'");
+}
+
 TEST(MusrUserFcn, GradientMatchesFiniteDifferences) {
   auto f = find_builtin_user_function("ZFMagExp");
   ASSERT_TRUE(f);
