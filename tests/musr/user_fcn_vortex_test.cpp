@@ -5,11 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 
 #include "compute/core/error.hpp"
 #include "compute/musr/bmw/vortex_lattice.hpp"
 #include "compute/musr/expression.hpp"
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/msr.hpp"
 
 namespace tomo::musr::bmw {
 namespace {
@@ -84,6 +89,69 @@ TEST(MusrVortexLattice, NoLatticeAboveBc2AndInputChecks) {
   EXPECT_EQ(err({VortexModel::london, 100.0, 200.0, 0.0, 15}), "vortex lattice: grid 15 is not an even number in [8, 2048]");
   EXPECT_THROW(field_distribution(std::vector<double>{1.0, 2.0}, 0.0), InputError);
   EXPECT_THROW(field_distribution(std::vector<double>{0.0, 1e9}, 1e-3), InputError);
+}
+
+}  // namespace
+}  // namespace tomo::musr::bmw
+
+namespace tomo::musr::bmw {
+namespace {
+
+// musrfit's libFitPofB example (TBulkTriVortexML, two PSI-BIN histograms, max-likelihood, its
+// STATISTIC maxLH = 1497.5, NDF = 415): the data and every other factor from prepare_fit, the
+// vortex factor U(t) from this file's P(t). The model is linear in U, so the run's program with
+// `const u` in U's place, evaluated at u = 0 and u = 1, gives θ = θ0 + (θ1 − θ0)·U.
+// At musrfit's (field, λ) our lattice does not fit (maxLH 9401); the data take it at
+// ⟨B⟩ = 97.70 G, λ = 245.1 nm (other parameters as musrfit's, not refitted): the P(B) shape
+// is the one musrfit fits, but its field and λ parameters do not map onto the textbook
+// lattice's ⟨B⟩ and λ (⟨B⟩ ratio 0.866 ≈ √3/2), so this function is not built in yet.
+TEST(MusrVortexLattice, AbrikosovExampleDataTakeTheModifiedLondonShape) {
+  const std::filesystem::path path = std::filesystem::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit/BMWlibs/test-libFitPofB_Abrikosov-PSI-BIN.msr";
+  std::ostringstream os;
+  os << std::ifstream(path).rdbuf();
+  std::string text = os.str();
+  auto swap = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  swap("16 one         1         0           none        \n", "16 one         1         0           none\n        17 u           1         0\n");
+  swap("userFcn  libFitPofB TBulkTriVortexML fun2 2 3 4", "const 17");
+  MsrFile msr = parse_msr(text, path.string());
+  msr.path = path;
+  const FitSetup s = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
+  ASSERT_EQ(s.data.statistic, Statistic::max_likelihood);
+  std::vector<double> p;
+  for (const auto& q : msr.params) p.push_back(q.value);
+  // BMW_startup.xml: a 512² grid, ΔB = 0.5 G; libFitPofB's bin fields (upper edges).
+  auto maxlh_at = [&](double field, double lambda, double dphase) {
+    const auto b = triangular_vortex_field({VortexModel::modified_london, field, lambda, p[3], 512});
+    const FieldDistribution d = field_distribution(b, 0.5, 1.0);
+    double sum = 0.0;
+    for (std::size_t r = 0; r < s.data.runs.size(); ++r) {
+      const RunBins& run = s.data.runs[r];
+      const double phase = p[0] + dphase + p[static_cast<std::size_t>(msr.runs[r].map.at(0) - 1)];
+      std::vector<double> u(run.t.size());
+      polarization(d, phase, run.t, u);
+      auto p0 = p, p1 = p;
+      p0[16] = 0.0;
+      p1[16] = 1.0;
+      p0[1] = p1[1] = field;  // the background term's frequency
+      for (std::size_t k = 0; k < run.t.size(); ++k) {
+        const double th0 = evaluate(run.model, p0, run.t[k]), th1 = evaluate(run.model, p1, run.t[k]);
+        const double yc = run.scale * run.y[k], tc = run.scale * (th0 + (th1 - th0) * u[k]);
+        if (tc <= 0.0) continue;
+        sum += 2.0 * ((tc - yc) + (yc > 1e-9 ? yc * std::log(yc / tc) : 0.0));
+      }
+    }
+    return sum;
+  };
+  // NDF as musrfit's: λ is free and used by the vortex factor only.
+  int free = 1;
+  for (std::size_t i = 0; i < msr.params.size(); ++i) free += !msr.params[i].fixed() && s.used[i];
+  EXPECT_EQ(static_cast<int>(s.data.bins()) - free, 415);
+  EXPECT_GT(maxlh_at(p[1], p[2], 0.0), 5.0 * 1497.5);
+  EXPECT_LT(maxlh_at(97.6986, 245.144, -2.65625), 1.1 * 1497.5);
 }
 
 }  // namespace

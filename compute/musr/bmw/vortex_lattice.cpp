@@ -76,13 +76,14 @@ std::vector<double> triangular_vortex_field(const VortexLatticeParams& p) {
   return b;
 }
 
-FieldDistribution field_distribution(std::span<const double> field, double db) {
+FieldDistribution field_distribution(std::span<const double> field, double db, double at) {
   if (field.empty()) throw InputError("field distribution: no field values");
   if (!(std::isfinite(db) && db > 0.0)) throw InputError("field distribution: bin width " + std::to_string(db) + " G is not positive");
   const auto [lo, hi] = std::minmax_element(field.begin(), field.end());
   if (!std::isfinite(*lo) || !std::isfinite(*hi)) throw InputError("field distribution: a field value is not finite");
   FieldDistribution d;
   d.db = db;
+  d.at = at;
   d.b0 = std::floor(*lo / db) * db;
   const double bins = std::floor((*hi - d.b0) / db) + 1.0;
   if (bins > 1e7) throw InputError("field distribution: " + std::to_string(bins) + " bins of " + std::to_string(db) + " G, more than 1e7");
@@ -97,7 +98,7 @@ FieldDistribution field_distribution(std::span<const double> field, double db) {
 
 double FieldDistribution::mean() const {
   double m = 0.0;
-  for (std::size_t k = 0; k < p.size(); ++k) m += p[k] * (b0 + (static_cast<double>(k) + 0.5) * db);
+  for (std::size_t k = 0; k < p.size(); ++k) m += p[k] * field(k);
   return m;
 }
 
@@ -105,7 +106,7 @@ double FieldDistribution::variance() const {
   const double m = mean();
   double v = 0.0;
   for (std::size_t k = 0; k < p.size(); ++k) {
-    const double x = b0 + (static_cast<double>(k) + 0.5) * db - m;
+    const double x = field(k) - m;
     v += p[k] * x * x;
   }
   return v;
@@ -117,7 +118,7 @@ void polarization(const FieldDistribution& d, double phase_deg, std::span<const 
   std::fill(out.begin(), out.end(), 0.0);
   for (std::size_t k = 0; k < d.p.size(); ++k) {
     if (d.p[k] == 0.0) continue;
-    const double w = 2.0 * kPi * kGammaMuOver2Pi * (d.b0 + (static_cast<double>(k) + 0.5) * d.db);
+    const double w = 2.0 * kPi * kGammaMuOver2Pi * d.field(k);
     for (std::size_t i = 0; i < t.size(); ++i) out[i] += d.p[k] * std::cos(w * t[i] + phi);
   }
 }

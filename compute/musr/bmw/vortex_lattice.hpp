@@ -32,16 +32,20 @@ struct VortexLatticeParams {
 // Throws InputError for a non-finite or non-positive field or λ, a negative ξ, or a bad grid.
 std::vector<double> triangular_vortex_field(const VortexLatticeParams& p);
 
-// A normalised histogram: bin k holds the fraction of points with B in [b0 + k·db, b0 + (k+1)·db).
+// A normalised histogram: bin k holds the fraction of points with B in [b0 + k·db, b0 + (k+1)·db)
+// and stands for the field b0 + (k + at)·db: at = ½ the centre; libFitPofB fills bin ⌈B/ΔB⌉
+// and gives it the field ⌈B/ΔB⌉·ΔB, the upper edge (at = 1), which shifts every field by ΔB/2.
 struct FieldDistribution {
   double b0 = 0.0, db = 0.0;
+  double at = 0.5;
   std::vector<double> p;
+  double field(std::size_t k) const { return b0 + (static_cast<double>(k) + at) * db; }
   double mean() const;
-  double variance() const;  // of the bin centres
+  double variance() const;  // of the bins' fields
 };
-FieldDistribution field_distribution(std::span<const double> field, double db);
+FieldDistribution field_distribution(std::span<const double> field, double db, double at = 0.5);
 
-// P(t) = Σ_k p_k cos(2π γ_μ B_k t + φ) with B_k the bin centres (γ_μ/2π in MHz/G).
+// P(t) = Σ_k p_k cos(2π γ_μ B_k t + φ) with B_k = field(k) (γ_μ/2π in MHz/G).
 void polarization(const FieldDistribution& d, double phase_deg, std::span<const double> t, std::span<double> out);
 
 }  // namespace tomo::musr::bmw
