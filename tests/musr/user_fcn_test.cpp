@@ -179,6 +179,47 @@ TEST(MusrUserFcn, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(error_of(deep).find("nested more than 200 deep"), std::string::npos) << error_of(deep);
 }
 
+// Damaged texts (bytes replaced, inserted, cut) either parse or throw InputError: no other
+// exception, no crash, no unbounded recursion.
+TEST(MusrUserFcn, DamagedTextsParseOrFailWithInputError) {
+  const std::string good = R"(function F(a, b) {
+  let x = a * t - b;   # comment
+  return x >= 0 ? sqrt(x) * statGssKT(a) : -pow(x, 2) + min(a, b);
+}
+)";
+  const std::string bytes = "(){};,?:<>=+-*/#.0123456789eEatxfunctionletreturn \n\t\x01\xff";
+  std::uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  int parsed = 0, refused = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s = good;
+    for (int k = 0, n = 1 + static_cast<int>(next() % 4); k < n; ++k) {
+      const auto at = static_cast<std::size_t>(next() % (s.size() + 1));
+      const char c = bytes[next() % bytes.size()];
+      switch (next() % 3) {
+        case 0: if (at < s.size()) s[at] = c; break;
+        case 1: s.insert(at, 1, c); break;
+        default: s.resize(at); break;
+      }
+    }
+    try {
+      auto fs = parse_user_functions(s, "damaged.fcn");
+      for (const auto& f : fs) {
+        ProgramBuilder b(static_cast<int>(f->params.size()));
+        std::vector<std::int32_t> args;
+        for (int j = 0; j < static_cast<int>(f->params.size()); ++j) args.push_back(b.param(j));
+        b.finish(build_user_function(b, *f, args, b.time()));
+      }
+      ++parsed;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("damaged.fcn:", 0), 0u) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(parsed, 30);
+  EXPECT_GT(refused, 1000);
+}
+
 // A folder with an msr file whose THEORY is `theory`, and optionally a `.fcn` file.
 struct MsrDir {
   std::filesystem::path dir;
