@@ -33,6 +33,7 @@
 #include "compute/oat/hdf5_here.hpp"
 #include "compute/musr/msr.hpp"
 #include "compute/musr/psi_bin.hpp"
+#include "compute/musr/user_fcn.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/hdf5_recipe.hpp"
@@ -258,6 +259,19 @@ inline bool oat_kwave_recipe(const std::uint8_t* data, std::size_t size) {
 inline bool msr(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   return accepted([&] { (void)musr::parse_msr(text, "<fuzz>"); });
+}
+
+// A `.fcn` user-function file, read through the input gate, every function lowered.
+inline bool user_fcn(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] {
+    for (const auto& fn : musr::read_user_functions(f.path())) {
+      musr::ProgramBuilder b(static_cast<int>(fn->params.size()));
+      std::vector<std::int32_t> args;
+      for (int i = 0; i < static_cast<int>(fn->params.size()); ++i) args.push_back(b.param(i));
+      (void)b.finish(musr::build_user_function(b, *fn, args, b.time()));
+    }
+  });
 }
 
 inline bool psibin(const std::uint8_t* data, std::size_t size) {

@@ -232,6 +232,9 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   out["msr"].push_back(text(musr::eq5_msr(mc, "run", true) +
                             "FUNCTIONS\nfun2 = pow(par1, 2) * cos(PI * map1) / sqrt(ln(par2)) - -3.5e-2\n"));
   out["psibin"].push_back(musr::encode_psi_bin(musr::simulate_eq5(mc)));
+  out["user_fcn"].push_back(text("# a comment\nfunction PUserFcn(c0, c1, c2, c3) {\n  return c0 + c1 * t + c2 * t * t + c3 * t * t * t;\n}\n"));
+  out["user_fcn"].push_back(text("function F(a, b) { let x = a * t - b; return x >= 0 ? sqrt(x) * statGssKT(a) : -pow(x, 2) + min(a, b); }\n"
+                                 "function G(w) { return abs(j0(w * t)) + log10(gamma_mu * pi) + exp(-w * t); }\n"));
   return out;
 }
 
