@@ -117,6 +117,11 @@ TEST(MusrUserFcn, BuiltinsFollowTheirFormulas) {
   const double w = 2 * kPi * 2.3;
   EXPECT_NEAR(eval(*find_builtin_user_function("ZFMagExp"), {0.66, 2.3, 1.3, 0.1}, t),
               0.66 * (std::cos(w * t) - 1.3 / w * std::sin(w * t)) * std::exp(-1.3 * t) + 0.34 * std::exp(-0.1 * t), 1e-15);
+  const double sst = 0.9 * 0.9 * t;
+  EXPECT_NEAR(eval(*find_builtin_user_function("ZFMagGss"), {0.66, 2.3, 0.9, 0.2}, t),
+              0.66 * (std::cos(w * t) - sst / w * std::sin(w * t)) * std::exp(-0.5 * sst * t) +
+                  0.34 * std::exp(-0.5 * 0.04 * t * t),
+              1e-15);
   // ExpRlx: continuous at the pulse's end, e^(−λ(t − pulse)) after it, → 1 as λ → 0.
   auto rlx = find_builtin_user_function("ExpRlx");
   const double at_end = eval(*rlx, {4.0, 0.3}, 4.0);
@@ -279,7 +284,7 @@ TEST(MusrUserFcn, MsrLineErrorsNameTheFiles) {
   {
     MsrDir d("missing", "userFcn libFoo Foo 1");
     EXPECT_EQ(d.error(), where(d) + ":6: userFcn 'Foo' (libFoo) not found: no " + (d.dir / "Foo.fcn").string() +
-                             " and no built-in of that name (built-ins: PUserFcn, PDummyUserFcn, ZFMagExp, ExpRlx)");
+                             " and no built-in of that name (built-ins: PUserFcn, PDummyUserFcn, ZFMagExp, ZFMagGss, ExpRlx)");
   }
   {
     MsrDir d("nofile", "userFcn gone.fcn Foo 1");

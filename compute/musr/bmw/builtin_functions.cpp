@@ -35,6 +35,15 @@ function ZFMagExp(alpha, nu, aT, aL) {
   return alpha * (cos(w * t) - aT / w * sin(w * t)) * exp(-aT * t) + (1 - alpha) * exp(-aL * t);
 }
 )"},
+    // libZFRelaxation: the same with Gaussian damping,
+    // α[cos ωt − (σ²t/ω) sin ωt]e^(−σ²t²/2) + (1 − α)e^(−σ_L²t²/2), ω = 2πν.
+    {"ZFMagGss", R"(
+function ZFMagGss(alpha, nu, sigmaT, sigmaL) {
+  let w = 2 * pi * nu;
+  let sst = sigmaT * sigmaT * t;
+  return alpha * (cos(w * t) - sst / w * sin(w * t)) * exp(-0.5 * sst * t) + (1 - alpha) * exp(-0.5 * sigmaL * sigmaL * t * t);
+}
+)"},
     // libBNMR: β-NMR spin-lattice relaxation e^(−λt) of 8Li (lifetime τ = 1.210 s) implanted
     // at a constant rate during a beam pulse of length `pulse`; t, pulse in s, λ in 1/s.
     // During the pulse the polarisation is the average over the implantation times of the
