@@ -74,11 +74,16 @@ std::shared_ptr<const UserFunction> resolve_user_function(const std::string& lib
   const auto beside = msr_dir / (class_name + ".fcn");
   std::error_code ec;
   if (std::filesystem::exists(beside, ec)) return named(read_user_functions(beside), class_name, beside);
+  // A whole library ported into one file: libBNMR.so → libBNMR.fcn beside the msr file.
+  const auto stem = std::filesystem::path(library).filename().replace_extension(".fcn");
+  const auto library_file = msr_dir / stem;
+  if (!stem.empty() && stem != ".fcn" && std::filesystem::exists(library_file, ec))
+    return named(read_user_functions(library_file), class_name, library_file);
   if (auto f = find_builtin_user_function(class_name)) return f;
   std::string names;
   for (const auto& n : builtin_user_function_names()) names += (names.empty() ? "" : ", ") + n;
-  throw InputError("userFcn '" + class_name + "' (" + library + ") not found: no " + beside.string() +
-                   " and no built-in of that name (built-ins: " + names + ")");
+  throw InputError("userFcn '" + class_name + "' (" + library + ") not found: no " + beside.string() + ", no " +
+                   library_file.string() + " and no built-in of that name (built-ins: " + names + ")");
 }
 
 void check_user_functions_finite(const MsrFile& msr, const std::vector<RunBins>& runs) {

@@ -12,7 +12,8 @@
 //
 // msr: `userFcn libPUserFcn PUserFcn 3 4 5 6` (musrfit's syntax) resolves, in this order, to
 // the named function in the library token's file when it ends in `.fcn` (relative to the msr
-// file), to `<ClassName>.fcn` beside the msr file, then to the built-in of that name.
+// file), to `<ClassName>.fcn` beside the msr file, to the named function in `<library>.fcn`
+// beside it (libX.so → libX.fcn: a ported library), then to the built-in of that name.
 #pragma once
 #include <cstdint>
 #include <filesystem>

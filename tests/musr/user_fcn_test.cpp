@@ -265,6 +265,13 @@ TEST(MusrUserFcn, MsrLineResolvesFileBesideThenBuiltin) {
     const Program p = b.finish(build_theory(m, m.runs[0], b));
     EXPECT_DOUBLE_EQ(evaluate(p, std::vector<double>{1.0, 0.5}, 3.0), 1.0 - 0.5 * 3.0);
   }
+  {  // A ported library: libMine.so → libMine.fcn beside the msr file, several functions.
+    MsrDir d("library", "userFcn libMine.so G 1");
+    d.write("libMine.fcn", "function F(a) { return a; }\nfunction G(a) { return 3 * a; }");
+    const MsrFile m = read_msr(d.dir / "a.msr");
+    EXPECT_EQ(m.theory[0][0].user->name, "G");
+    EXPECT_EQ(m.theory[0][0].user->where, (d.dir / "libMine.fcn").string() + ":2");
+  }
   {  // An explicit .fcn library with several functions.
     MsrDir d("explicit", "simplExpo 2\nuserFcn mine.fcn G 1");
     d.write("mine.fcn", "function F(a) { return a; }\nfunction G(a) { return 2 * a; }");
@@ -283,8 +290,8 @@ TEST(MusrUserFcn, MsrLineErrorsNameTheFiles) {
   }
   {
     MsrDir d("missing", "userFcn libFoo Foo 1");
-    EXPECT_EQ(d.error(), where(d) + ":6: userFcn 'Foo' (libFoo) not found: no " + (d.dir / "Foo.fcn").string() +
-                             " and no built-in of that name (built-ins: PUserFcn, PDummyUserFcn, ZFMagExp, ZFMagGss, ExpRlx)");
+    EXPECT_EQ(d.error(), where(d) + ":6: userFcn 'Foo' (libFoo) not found: no " + (d.dir / "Foo.fcn").string() + ", no " +
+                             (d.dir / "libFoo.fcn").string() + " and no built-in of that name (built-ins: PUserFcn, PDummyUserFcn, ZFMagExp, ZFMagGss, ExpRlx)");
   }
   {
     MsrDir d("nofile", "userFcn gone.fcn Foo 1");
