@@ -32,6 +32,16 @@ std::int32_t lower(const UserExpr& e, ProgramBuilder& b, std::span<const std::in
       for (std::size_t i = 0; i < e.args.size(); ++i) a.push_back(sub(i));
       return build_theory_function(b, e.fn, a, t);
     }
+    case UserExpr::Kind::abs: {  // x ≥ 0 ? x : −x
+      const auto x = sub(0);
+      return b.select(x, x, b.unary(OpCode::neg, x));
+    }
+    case UserExpr::Kind::min:
+    case UserExpr::Kind::max: {  // min: y − x ≥ 0 ? x : y; max: x − y ≥ 0 ? x : y
+      const auto x = sub(0);
+      const auto y = sub(1);
+      return b.select(e.kind == UserExpr::Kind::min ? b.sub(y, x) : b.sub(x, y), x, y);
+    }
     case UserExpr::Kind::select: {
       const auto c = sub(0);
       const auto x = sub(1);

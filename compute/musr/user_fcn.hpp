@@ -29,7 +29,7 @@ namespace tomo::musr {
 
 // One expression of a user function body; names are resolved when parsed.
 struct UserExpr {
-  enum class Kind { number, time, arg, local, unary, binary, select, theory } kind = Kind::number;
+  enum class Kind { number, time, arg, local, unary, binary, select, theory, abs, min, max } kind = Kind::number;
   double number = 0.0;    // number
   int ref = 0;            // arg: parameter position, local: `let` position (0-based)
   OpCode op = OpCode::add;  // unary / binary
@@ -45,10 +45,10 @@ struct UserFunction {
   std::unique_ptr<UserExpr> result;
 };
 
-// Bounds: a `.fcn` file is read whole, and every nesting level is a recursion of parser and
-// lowering.
+// Bounds: a `.fcn` file is read whole, and every nesting level (parentheses, calls, signs, and
+// each operator of a chain such as a + b + c) is a recursion of parser, lowering and destructor.
 inline constexpr std::uintmax_t kUserFcnMaxBytes = std::uintmax_t(1) << 20;
-inline constexpr int kUserFcnMaxDepth = 200;
+inline constexpr int kUserFcnMaxDepth = 1000;
 inline constexpr std::size_t kUserFcnMaxStatements = 2000;
 inline constexpr std::size_t kUserFcnMaxParams = 64;
 inline constexpr std::size_t kUserFcnMaxFunctions = 256;

@@ -36,7 +36,7 @@ constexpr Builtin kCalls[] = {
     {"exp", OpCode::exp, 1},     {"log", OpCode::ln_abs, 1},  {"log10", OpCode::log10_abs, 1},
     {"sqrt", OpCode::sqrt_abs, 1}, {"j0", OpCode::bessel_j0, 1}, {"j1", OpCode::bessel_j1, 1},
     {"pow", OpCode::pow, 2},
-    // abs, min, max: written with select below (OpCode::neg marks them).
+    // abs, min, max: their own kinds (lowered with select, the operands once).
     {"abs", OpCode::neg, 1},     {"min", OpCode::neg, 2},     {"max", OpCode::neg, 2},
 };
 constexpr std::string_view kKeywords[] = {"function", "let", "return", "t", "pi", "gamma_mu"};
@@ -67,17 +67,6 @@ Ptr select(Ptr cond, Ptr if_nonneg, Ptr if_neg) {
   e->args.push_back(std::move(if_neg));
   return e;
 }
-// A copy of a tree (min/max/abs use an operand twice).
-Ptr clone(const UserExpr& e) {
-  auto c = make(e.kind);
-  c->number = e.number;
-  c->ref = e.ref;
-  c->op = e.op;
-  c->fn = e.fn;
-  for (const auto& a : e.args) c->args.push_back(clone(*a));
-  return c;
-}
-
 class Parser {
  public:
   Parser(std::string_view s, const std::string& where) : s_(s), where_(where) {}
@@ -247,21 +236,28 @@ class Parser {
     --depth_;
     return a;
   }
+  // Each operator of a chain deepens the (left-deep) tree by one: it counts as a level.
   Ptr sum() {
     auto e = product();
-    for (;;) {
-      if (eat("+")) e = op(OpCode::add, std::move(e), product());
-      else if (eat("-")) e = op(OpCode::sub, std::move(e), product());
-      else return e;
+    int chained = 0;
+    for (;; ++chained) {
+      if (eat("+")) { enter(); e = op(OpCode::add, std::move(e), product()); }
+      else if (eat("-")) { enter(); e = op(OpCode::sub, std::move(e), product()); }
+      else break;
     }
+    depth_ -= chained;
+    return e;
   }
   Ptr product() {
     auto e = unary();
-    for (;;) {
-      if (eat("*")) e = op(OpCode::mul, std::move(e), unary());
-      else if (eat("/")) e = op(OpCode::div, std::move(e), unary());
-      else return e;
+    int chained = 0;
+    for (;; ++chained) {
+      if (eat("*")) { enter(); e = op(OpCode::mul, std::move(e), unary()); }
+      else if (eat("/")) { enter(); e = op(OpCode::div, std::move(e), unary()); }
+      else break;
     }
+    depth_ -= chained;
+    return e;
   }
   Ptr unary() {
     enter();
@@ -322,14 +318,10 @@ class Parser {
         fail(std::string(b.name) + "() takes " + std::to_string(b.nargs) + " arguments");
       }
       expect(")");
-      if (n == "abs") {
-        auto x = clone(*a[0]);
-        auto minus_x = op(OpCode::neg, clone(*a[0]));
-        return select(std::move(a[0]), std::move(x), std::move(minus_x));
-      }
-      if (n == "min" || n == "max") {  // min: b − a ≥ 0 ? a : b
-        auto d = op(OpCode::sub, clone(*a[n == "min" ? 1 : 0]), clone(*a[n == "min" ? 0 : 1]));
-        return select(std::move(d), std::move(a[0]), std::move(a[1]));
+      if (n == "abs" || n == "min" || n == "max") {
+        auto e = make(n == "abs" ? UserExpr::Kind::abs : n == "min" ? UserExpr::Kind::min : UserExpr::Kind::max);
+        e->args = std::move(a);
+        return e;
       }
       return b.nargs == 2 ? op(b.op, std::move(a[0]), std::move(a[1])) : op(b.op, std::move(a[0]));
     }

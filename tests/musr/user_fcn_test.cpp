@@ -180,8 +180,22 @@ TEST(MusrUserFcn, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(error_of("# nothing\n"), "test.fcn:2:1: no 'function' in the file");
   EXPECT_EQ(error_of("function F(a) { return 1e999; }"), "test.fcn:1:24: bad number");
   // Nesting is bounded (the parser and the lowering recurse per level).
-  const std::string deep = "function F(a) { return " + std::string(300, '(') + "a" + std::string(300, ')') + "; }";
-  EXPECT_NE(error_of(deep).find("nested more than 200 deep"), std::string::npos) << error_of(deep);
+  const std::string deep = "function F(a) { return " + std::string(1100, '(') + "a" + std::string(1100, ')') + "; }";
+  EXPECT_NE(error_of(deep).find("nested more than 1000 deep"), std::string::npos) << error_of(deep);
+  // So is a chain: each operator deepens the tree the lowering walks.
+  std::string chain = "function F(a) { return a";
+  for (int i = 0; i < 1200; ++i) chain += " + a";
+  EXPECT_NE(error_of(chain + "; }").find("nested more than 1000 deep"), std::string::npos);
+  chain.resize(std::string("function F(a) { return a").size() + 4 * 500);
+  EXPECT_DOUBLE_EQ(eval(*one(chain + "; }"), {0.5}, 0.0), 250.5);
+  // abs/min/max use their operand twice without copying it: 60 nested calls stay small.
+  std::string nested = "a";
+  for (int i = 0; i < 60; ++i) nested = (i % 2 ? "abs(" : "max(-1, ") + nested + ")";
+  auto f = one("function F(a) { return " + nested + "; }");
+  ProgramBuilder b(1);
+  const Program p = b.finish(build_user_function(b, *f, std::vector<std::int32_t>{b.param(0)}, b.time()));
+  EXPECT_LT(p.nodes.size(), 300u);
+  EXPECT_DOUBLE_EQ(evaluate(p, std::vector<double>{-0.25}, 0.0), 0.25);
 }
 
 // Damaged texts (bytes replaced, inserted, cut) either parse or throw InputError: no other
