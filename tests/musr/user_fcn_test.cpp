@@ -395,6 +395,19 @@ TEST(MusrUserFcn, UserFcnWithGlobalExampleMatchesMusrfit) {
   }
 }
 
+// The worked example under examples/: musrfit's msr at packing 25 with the user function from
+// the .fcn file beside it, fitted as a user would: musrfit's 663.9, NDF 515.
+TEST(MusrUserFcn, WorkedExampleFitsToMusrfitsStatistic) {
+  const auto path = kSource / "examples/musr_user_fcn/test-histo-PSI-BIN-fcn.msr";
+  std::ostringstream os;
+  os << std::ifstream(path).rdbuf();
+  const MsrFile msr = read_msr(path);
+  EXPECT_EQ(msr.theory[0][1].user->where, (kSource / "examples/musr_user_fcn/PDummyUserFcn.fcn").string() + ":5");
+  const Fitted f = fit_text(os.str(), path);
+  EXPECT_NEAR(f.chi2, 663.9, 663.9 * 1e-3);
+  EXPECT_EQ(f.ndf, 515);
+}
+
 // A user function that is not finite at the start values: one error naming its file and line.
 TEST(MusrUserFcn, NotFiniteAtStartValuesIsAnInputError) {
   const auto path = kSource / "tests/musr/musrfit/UserFcnWithGlobal/test-histo-PSI-BIN-UserFcn.msr";
