@@ -6,6 +6,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/musr/mud.hpp"
+#include "compute/musr/musr_root.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -46,7 +47,8 @@ std::filesystem::path find_run_file(const MsrFile& msr, const MsrRun& run) {
   if (ext.empty()) throw InputError(where + "data-file-format '" + run.format + "' is not one musrfit knows");
   std::vector<std::string> names = {run.file + "." + ext, run.file + "." + upper(ext), run.file + "." + lower(ext),
                                     upper(run.file + "." + ext), lower(run.file + "." + ext)};
-  const std::string tail = "." + lower(ext);
+  std::string tail = lower(ext);
+  tail.insert(tail.begin(), '.');  // (GCC 12 -Wrestrict misfires on "." + string)
   if (run.file.size() > tail.size() && lower(run.file.substr(run.file.size() - tail.size())) == tail) names.insert(names.begin(), run.file);
   names.erase(std::unique(names.begin(), names.end()), names.end());
   // Beside the msr file first (every name), then the working directory.
@@ -62,7 +64,9 @@ RunData read_run_file(const std::filesystem::path& path, const std::string& form
   const std::string f = upper(format);
   if (f == "PSI-BIN") return read_psi_bin(path);
   if (f == "MUD") return read_mud(path);
-  throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD are)");
+  // musrfit reads all three from the file's own layout (MusrRoot or LEM), whatever the token.
+  if (f == "MUSR-ROOT" || f == "ROOT-NPP" || f == "ROOT-PPC") return read_musr_root(path);
+  throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC are)");
 }
 
 }  // namespace tomo::musr

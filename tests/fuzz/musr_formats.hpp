@@ -1,8 +1,9 @@
-// Fuzz entries and seeds of the μSR data formats other than PSI-BIN (MUD, ROOT, NeXus): the
+// Fuzz entries and seeds of the μSR data formats other than PSI-BIN (MUD, ROOT): the
 // entries go through the same reader the fit uses (read_run_file); the seeds are small files
 // laid out as the formats' documentation describes.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +16,11 @@ namespace tomo::fuzz {
 inline bool musr_mud(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)musr::read_run_file(f.path(), "MUD"); });
+}
+
+inline bool musr_root(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)musr::read_run_file(f.path(), "MUSR-ROOT"); });
 }
 
 namespace musr_seed {
@@ -93,10 +99,177 @@ inline Bytes mud_run() {
   return file;
 }
 
+// ROOT's big-endian object streaming, enough for a MusrRoot seed: objects behind pointers
+// carry a byte count and a class tag (the class name the first time, then a reference to the
+// tag's offset displaced by the key's length).
+class RootObjects {
+ public:
+  explicit RootObjects(std::uint32_t key_bytes) : key_bytes_(key_bytes) {}
+  Bytes b;
+  void be16(std::uint16_t v) {
+    b.push_back(static_cast<std::uint8_t>(v >> 8));
+    b.push_back(static_cast<std::uint8_t>(v));
+  }
+  void be32(std::uint32_t v) {
+    for (int i = 3; i >= 0; --i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void tstring(const std::string& s) {
+    b.push_back(static_cast<std::uint8_t>(s.size()));
+    b.insert(b.end(), s.begin(), s.end());
+  }
+  // A byte count, then `body`.
+  template <class F>
+  void counted(F&& body) {
+    const std::size_t at = b.size();
+    be32(0);
+    body();
+    const std::uint32_t n = static_cast<std::uint32_t>(b.size() - at - 4) | 0x40000000u;
+    for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(n >> (8 * (3 - i)));
+  }
+  template <class F>
+  void versioned(std::uint16_t v, F&& body) {
+    counted([&] {
+      be16(v);
+      body();
+    });
+  }
+  void tobject() {
+    be16(1);
+    be32(0);
+    be32(0x03000000);
+  }
+  void tnamed(const std::string& name) {
+    versioned(1, [&] {
+      tobject();
+      tstring(name);
+      tstring("");
+    });
+  }
+  template <class F>
+  void pointer(const std::string& cls, F&& body) {
+    counted([&] {
+      for (const auto& [c, off] : classes_)
+        if (c == cls) {
+          be32(0x80000000u | off);
+          body();
+          return;
+        }
+      classes_.emplace_back(cls, static_cast<std::uint32_t>(b.size()) + key_bytes_ + 2);
+      be32(0xFFFFFFFFu);
+      b.insert(b.end(), cls.begin(), cls.end());
+      b.push_back(0);
+      body();
+    });
+  }
+  template <class F>
+  void list(F&& entries) {
+    pointer("TList", [&] {
+      versioned(5, [&] {
+        tobject();
+        tstring("");
+        const std::size_t count_at = b.size();
+        be32(0);
+        const std::uint32_t n = entries();
+        for (int i = 0; i < 4; ++i) b[count_at + i] = static_cast<std::uint8_t>(n >> (8 * (3 - i)));
+      });
+    });
+  }
+  template <class F>
+  void folder(const std::string& name, F&& entries) {
+    versioned(1, [&] {
+      tnamed(name);
+      list(entries);
+      b.push_back(0);  // fIsOwner
+    });
+  }
+
+ private:
+  std::uint32_t key_bytes_;
+  std::vector<std::pair<std::string, std::uint32_t>> classes_;
+};
+
+// A MusrRoot run of two 12-bin histograms, its objects stored uncompressed.
+inline Bytes root_run() {
+  const auto key_bytes = [](const std::string& name) { return static_cast<std::uint32_t>(18 + 8 + 8 + 1 + name.size() + 1); };
+  RootObjects header(key_bytes("RunHeader"));
+  header.folder("RunHeader", [&] {
+    auto array = [&](const std::string& name, const std::vector<std::string>& entries) {
+      header.pointer("TObjArray", [&] {
+        header.versioned(3, [&] {
+          header.tobject();
+          header.tstring(name);
+          header.be32(static_cast<std::uint32_t>(entries.size()));
+          header.be32(0);
+          for (const auto& e : entries)
+            header.pointer("TObjString", [&] {
+              header.versioned(1, [&] {
+                header.tobject();
+                header.tstring(e);
+              });
+            });
+        });
+      });
+      header.tstring("");  // list option
+    };
+    array("RunInfo", {"006 - Run Number: 7 -@1", "020 - No of Histos: 2 -@1", "021 - Time Resolution: 0.1953125 ns -@3",
+                      "018 - Sample Temperature: 5 +- 0.1 K -@3"});
+    array("Detector001", {"026 - Time Zero Bin: 2.000000 -@2", "027 - First Good Bin: 3 -@1", "028 - Last Good Bin: 11 -@1"});
+    array("Detector002", {"026 - Time Zero Bin: 3.000000 -@2"});
+    return 3u;
+  });
+  RootObjects histos(key_bytes("histos"));
+  histos.folder("histos", [&] {
+    for (int h = 1; h <= 2; ++h) {
+      histos.pointer("TH1F", [&] {
+        histos.versioned(1, [&] {
+          histos.versioned(6, [&] { histos.tnamed("hDecay00" + std::to_string(h)); });
+          histos.be32(14);  // cells: underflow, 12 bins, overflow
+          for (int i = 0; i < 14; ++i) {
+            const float v = static_cast<float>(i == 0 || i == 13 ? 0 : 100 * h + i);
+            std::uint32_t u;
+            std::memcpy(&u, &v, 4);
+            histos.be32(u);
+          }
+        });
+      });
+      histos.tstring("");
+    }
+    return 2u;
+  });
+  Bytes file(100, 0);
+  const char magic[] = "root";
+  std::copy(magic, magic + 4, file.begin());
+  auto put = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) file[at + i] = static_cast<std::uint8_t>(v >> (8 * (3 - i)));
+  };
+  put(4, 61206);
+  put(8, 100);
+  for (auto [name, obj] : {std::pair<std::string, const Bytes*>{"RunHeader", &header.b}, {"histos", &histos.b}}) {
+    RootObjects key(0);
+    const std::uint32_t kb = key_bytes(name);
+    key.be32(static_cast<std::uint32_t>(kb + obj->size()));
+    key.be16(4);
+    key.be32(static_cast<std::uint32_t>(obj->size()));
+    key.be32(0);
+    key.be16(static_cast<std::uint16_t>(kb));
+    key.be16(1);
+    key.be32(static_cast<std::uint32_t>(file.size()));
+    key.be32(100);
+    key.tstring("TFolder");
+    key.tstring(name);
+    key.tstring("");
+    file.insert(file.end(), key.b.begin(), key.b.end());
+    file.insert(file.end(), obj->begin(), obj->end());
+  }
+  put(12, static_cast<std::uint32_t>(file.size()));
+  return file;
+}
+
 }  // namespace musr_seed
 
 inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<std::uint8_t>>>& out) {
   out["musr_mud"].push_back(musr_seed::mud_run());
+  out["musr_root"].push_back(musr_seed::root_run());
 }
 
 }  // namespace tomo::fuzz
