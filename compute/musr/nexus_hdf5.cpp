@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "compute/core/error.hpp"
 
@@ -36,9 +37,22 @@ class H5 {
   herr_t (*close_)(hid_t);
 };
 
+// libhdf5 resolves a symbolic link before opening, which fails for /proc/self/fd/N of a pipe or
+// memfd: such a file (already size-checked) is opened as an in-memory image instead.
+hid_t open_file(const std::filesystem::path& p, std::uintmax_t bytes) {
+  const hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0) return f;
+  std::vector<char> image(bytes);
+  std::ifstream in(p, std::ios::binary);
+  if (bytes == 0 || !in.read(image.data(), static_cast<std::streamsize>(bytes))) return -1;
+  const H5 fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (H5Pset_fapl_core(fapl.get(), 1 << 20, 0) < 0 || H5Pset_file_image(fapl.get(), image.data(), bytes) < 0) return -1;
+  return H5Fopen((p.string() + " (in-memory image)").c_str(), H5F_ACC_RDONLY, fapl.get());
+}
+
 class Reader {
  public:
-  Reader(const std::filesystem::path& p, std::uintmax_t bytes) : where_(p.string()), bytes_(bytes), file_(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose) {
+  Reader(const std::filesystem::path& p, std::uintmax_t bytes) : where_(p.string()), bytes_(bytes), file_(open_file(p, bytes), H5Fclose) {
     if (!file_.ok()) fail("file", "libhdf5 cannot open it");
   }
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {

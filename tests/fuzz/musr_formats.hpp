@@ -1,9 +1,12 @@
-// Fuzz entries and seeds of the μSR data formats other than PSI-BIN (MUD, ROOT): the
+// Fuzz entries and seeds of the μSR data formats other than PSI-BIN (MUD, ROOT, NeXus): the
 // entries go through the same reader the fit uses (read_run_file); the seeds are small files
 // laid out as the formats' documentation describes.
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,11 +14,21 @@
 #include "compute/musr/run_file.hpp"
 #include "tests/fuzz/entries.hpp"
 
+#ifdef TOMO_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
 namespace tomo::fuzz {
 
 inline bool musr_mud(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)musr::read_run_file(f.path(), "MUD"); });
+}
+
+// NeXus goes through the isolated child (one fork per input): slow, but the path users take.
+inline bool musr_nexus(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)musr::read_run_file(f.path(), "NEXUS"); });
 }
 
 inline bool musr_root(const std::uint8_t* data, std::size_t size) {
@@ -265,11 +278,61 @@ inline Bytes root_run() {
   return file;
 }
 
+#ifdef TOMO_HAVE_HDF5
+// An ISIS NeXus definition-2 run of two 50-bin spectra, written with libhdf5.
+inline Bytes nexus_run() {
+  const auto path = std::filesystem::temp_directory_path() / ("tomo-fuzz-nexus-" + std::to_string(::getpid()) + ".nxs");
+  const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  auto group = [&](const char* name) { H5Gclose(H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)); };
+  group("/raw_data_1");
+  group("/raw_data_1/instrument");
+  group("/raw_data_1/instrument/detector_1");
+  auto ints = [&](const char* name, std::vector<hsize_t> dims, const std::vector<std::int32_t>& v) {
+    const hid_t sp = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    const hid_t ds = H5Dcreate2(f, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    H5Dclose(ds);
+    H5Sclose(sp);
+  };
+  ints("/raw_data_1/idf_version", {1}, {2});
+  ints("/raw_data_1/run_number", {1}, {17});
+  std::vector<std::int32_t> counts(100);
+  for (int i = 0; i < 100; ++i) counts[i] = 1000 - 9 * (i % 50) + i / 50;
+  ints("/raw_data_1/instrument/detector_1/counts", {2, 50}, counts);
+  ints("/raw_data_1/instrument/detector_1/time_zero_bin", {2}, {3, 4});
+  ints("/raw_data_1/instrument/detector_1/first_good_bin", {1}, {6});
+  ints("/raw_data_1/instrument/detector_1/last_good_bin", {2}, {49, 50});
+  const hsize_t one = 1;
+  const hid_t sp = H5Screate_simple(1, &one, nullptr);
+  const hid_t ds = H5Dcreate2(f, "/raw_data_1/instrument/detector_1/histogram_resolution", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const float res = 16.0f;
+  H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &res);
+  const hid_t st = H5Tcopy(H5T_C_S1);
+  H5Tset_size(st, 11);
+  const hid_t as = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(ds, "units", st, as, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, st, "nano.second");
+  H5Aclose(a);
+  H5Sclose(as);
+  H5Tclose(st);
+  H5Dclose(ds);
+  H5Sclose(sp);
+  H5Fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  Bytes b{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::filesystem::remove(path);
+  return b;
+}
+#endif
+
 }  // namespace musr_seed
 
 inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<std::uint8_t>>>& out) {
   out["musr_mud"].push_back(musr_seed::mud_run());
   out["musr_root"].push_back(musr_seed::root_run());
+#ifdef TOMO_HAVE_HDF5
+  out["musr_nexus"].push_back(musr_seed::nexus_run());
+#endif
 }
 
 }  // namespace tomo::fuzz
