@@ -26,9 +26,9 @@ RunData read_nexus(const std::filesystem::path& path) {
   static const unsigned char hdf5[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   static const unsigned char hdf4[4] = {0x0e, 0x03, 0x13, 0x01};
   if (in.gcount() == 8 && std::memcmp(head, hdf5, 8) == 0)
-    return read_run_isolated(path, "HDF5", [&] { return read_nexus_hdf5_in_process(path, size); });
+    return read_run_isolated(path, "HDF5", [&] { return nexus_hdf5_body(path, size); });
   if (in.gcount() >= 4 && std::memcmp(head, hdf4, 4) == 0)
-    return read_run_isolated(path, "HDF4", [&] { return read_nexus_hdf4_in_process(path, size); });
+    return read_run_isolated(path, "HDF4", [&] { return nexus_hdf4_body(path, size); });
   throw InputError("NeXus data '" + path.string() + "': neither an HDF5 nor an HDF4 file (signature)");
 }
 

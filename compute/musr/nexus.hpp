@@ -18,10 +18,10 @@ inline constexpr std::uint64_t kNexusMaxCounts = std::uint64_t(1) << 26;  // bin
 RunData read_nexus(const std::filesystem::path& path);
 
 // The readers' bodies, run in this process (tests of files this program checked, and the child).
-RunData read_nexus_hdf5_in_process(const std::filesystem::path& path, std::uintmax_t file_bytes);
+RunData nexus_hdf5_body(const std::filesystem::path& path, std::uintmax_t file_bytes);
 // Whether this build has libhdf4 (without it, definition-1 files are refused with one line).
 bool nexus_has_hdf4();
-RunData read_nexus_hdf4_in_process(const std::filesystem::path& path, std::uintmax_t file_bytes);
+RunData nexus_hdf4_body(const std::filesystem::path& path, std::uintmax_t file_bytes);
 
 // Time resolution in µs of a value in NeXus units ("ps", "picoseconds", "nano.second", ...);
 // negative when the unit is not a time.

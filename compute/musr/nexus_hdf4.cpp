@@ -17,7 +17,7 @@ namespace tomo::musr {
 
 #ifndef TOMO_HAVE_HDF4
 bool nexus_has_hdf4() { return false; }
-RunData read_nexus_hdf4_in_process(const std::filesystem::path& path, std::uintmax_t) {
+RunData nexus_hdf4_body(const std::filesystem::path& path, std::uintmax_t) {
   throw InputError("NeXus data '" + path.string() + "': this build has no HDF4 library (NeXus definition 1 files need it)");
 }
 #else
@@ -143,7 +143,7 @@ class Sd {
 
 }  // namespace
 
-RunData read_nexus_hdf4_in_process(const std::filesystem::path& path, std::uintmax_t file_bytes) {
+RunData nexus_hdf4_body(const std::filesystem::path& path, std::uintmax_t file_bytes) {
   const Sd sd(path, file_bytes);
   const auto idf = sd.ints("idf_version");
   if (idf.size() != 1 || idf[0] != 1) sd.fail("idf_version", std::to_string(idf[0]) + " in an HDF4 file (definition 1 is read)");

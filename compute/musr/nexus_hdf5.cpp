@@ -15,7 +15,7 @@
 namespace tomo::musr {
 
 #ifndef TOMO_HAVE_HDF5
-RunData read_nexus_hdf5_in_process(const std::filesystem::path& path, std::uintmax_t) {
+RunData nexus_hdf5_body(const std::filesystem::path& path, std::uintmax_t) {
   throw InputError("NeXus data '" + path.string() + "': this build has no HDF5 library");
 }
 #else
@@ -146,7 +146,7 @@ int per_histogram(const Reader& r, const std::vector<std::int32_t>& v, std::size
 
 }  // namespace
 
-RunData read_nexus_hdf5_in_process(const std::filesystem::path& path, std::uintmax_t file_bytes) {
+RunData nexus_hdf5_body(const std::filesystem::path& path, std::uintmax_t file_bytes) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become one InputError line, not a trace
   const Reader r(path, file_bytes);
   const std::string entry = "/raw_data_1";

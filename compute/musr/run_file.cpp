@@ -6,7 +6,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/musr/mud.hpp"
-#include "compute/musr/musr_root.hpp"
+#include "compute/musr/root_run.hpp"
 #include "compute/musr/nexus.hpp"
 
 namespace tomo::musr {
@@ -66,7 +66,7 @@ RunData read_run_file(const std::filesystem::path& path, const std::string& form
   if (f == "PSI-BIN") return read_psi_bin(path);
   if (f == "MUD") return read_mud(path);
   // musrfit reads all three from the file's own layout (MusrRoot or LEM), whatever the token.
-  if (f == "MUSR-ROOT" || f == "ROOT-NPP" || f == "ROOT-PPC") return read_musr_root(path);
+  if (f == "MUSR-ROOT" || f == "ROOT-NPP" || f == "ROOT-PPC") return read_root_run(path);
   if (f == "NEXUS") return read_nexus(path);
   throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC, NEXUS are)");
 }

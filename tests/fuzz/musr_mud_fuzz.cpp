@@ -1,5 +1,5 @@
-// libFuzzer target: the MUD reader through the RUN dispatch (tests/fuzz/musr_formats.hpp); built by tools/fuzz.sh.
-#include "tests/fuzz/musr_formats.hpp"
+// libFuzzer target: the MUD reader, and the RUN dispatch (tests/fuzz/entries.hpp); built by tools/fuzz.sh.
+#include "tests/fuzz/entries.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   (void)tomo::fuzz::musr_mud(data, size);  // any exception other than InputError aborts: a finding

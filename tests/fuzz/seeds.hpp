@@ -27,7 +27,7 @@
 #include "compute/musr/simulator.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/entries.hpp"
-#include "tests/fuzz/musr_formats.hpp"
+#include "tests/fuzz/musr_seeds.hpp"
 
 namespace tomo::fuzz {
 

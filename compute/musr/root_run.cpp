@@ -2,7 +2,7 @@
 // histograms by name and the run header's entries, then lays the histograms out by their
 // musrfit histogram numbers (numbers without a histogram hold an empty one, which a fit that
 // uses it refuses).
-#include "compute/musr/musr_root.hpp"
+#include "compute/musr/root_run.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -322,7 +322,7 @@ RunData musr_root_run(const root::File& f, Tree& t) {
 
 }  // namespace
 
-RunData parse_musr_root(std::span<const std::uint8_t> bytes, const std::string& where) {
+RunData parse_root_run(std::span<const std::uint8_t> bytes, const std::string& where) {
   const root::File f(bytes, where);
   Tree t;
   if (f.find("RunInfo")) return lem_run(f, t);
@@ -330,9 +330,9 @@ RunData parse_musr_root(std::span<const std::uint8_t> bytes, const std::string& 
   f.fail("has neither a 'RunInfo' (LEM) nor a 'RunHeader' (MusrRoot) folder");
 }
 
-RunData read_musr_root(const std::filesystem::path& path) {
+RunData read_root_run(const std::filesystem::path& path) {
   const std::string bytes = io::input_file_bytes(path, root::kRootMaxBytes, "ROOT data");
-  return parse_musr_root(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), path.string());
+  return parse_root_run(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), path.string());
 }
 
 }  // namespace tomo::musr

@@ -1,6 +1,5 @@
-// Fuzz entries and seeds of the μSR data formats other than PSI-BIN (MUD, ROOT, NeXus): the
-// entries go through the same reader the fit uses (read_run_file); the seeds are small files
-// laid out as the formats' documentation describes.
+// Seeds of the μSR data formats other than PSI-BIN (MUD, ROOT, NeXus; their entries are in
+// entries.hpp): small files laid out as the formats' documentation describes.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -11,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "compute/musr/run_file.hpp"
 #include "tests/fuzz/entries.hpp"
 
 #ifdef TOMO_HAVE_HDF5
@@ -19,22 +17,6 @@
 #endif
 
 namespace tomo::fuzz {
-
-inline bool musr_mud(const std::uint8_t* data, std::size_t size) {
-  MemoryFile f(data, size);
-  return accepted([&] { (void)musr::read_run_file(f.path(), "MUD"); });
-}
-
-// NeXus goes through the isolated child (one fork per input): slow, but the path users take.
-inline bool musr_nexus(const std::uint8_t* data, std::size_t size) {
-  MemoryFile f(data, size);
-  return accepted([&] { (void)musr::read_run_file(f.path(), "NEXUS"); });
-}
-
-inline bool musr_root(const std::uint8_t* data, std::size_t size) {
-  MemoryFile f(data, size);
-  return accepted([&] { (void)musr::read_run_file(f.path(), "MUSR-ROOT"); });
-}
 
 namespace musr_seed {
 

@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "compute/core/error.hpp"
-#include "compute/musr/musr_root.hpp"
+#include "compute/musr/root_run.hpp"
 #include "compute/musr/run_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -24,7 +24,7 @@ std::vector<std::uint8_t> bytes_of(const std::filesystem::path& p) {
 
 std::string refusal(const std::vector<std::uint8_t>& b) {
   try {
-    (void)parse_musr_root(b, "bad.root");
+    (void)parse_root_run(b, "bad.root");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -109,7 +109,7 @@ TEST(MusrRoot, DamagedFilesAreRefusedNamingTheField) {
 
 TEST(MusrRoot, NotARegularFile) {
   test::TempDir tmp("musr-root");
-  EXPECT_THROW((void)read_musr_root(tmp.dir), InputError);
+  EXPECT_THROW((void)read_root_run(tmp.dir), InputError);
 }
 
 }  // namespace

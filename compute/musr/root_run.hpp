@@ -16,7 +16,7 @@ inline constexpr int kRootPostPileupOffset = 20;  // musrfit's post-pile-up hist
 inline constexpr int kRootMaxHistogramNumber = 1000;
 
 // Throws InputError naming `where` and the object or field at fault.
-RunData parse_musr_root(std::span<const std::uint8_t> bytes, const std::string& where);
-RunData read_musr_root(const std::filesystem::path& path);
+RunData parse_root_run(std::span<const std::uint8_t> bytes, const std::string& where);
+RunData read_root_run(const std::filesystem::path& path);
 
 }  // namespace tomo::musr
