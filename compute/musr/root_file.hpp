@@ -12,7 +12,7 @@
 namespace tomo::musr::root {
 
 inline constexpr std::uintmax_t kRootMaxBytes = std::uintmax_t(1) << 30;
-inline constexpr std::size_t kRootMaxObjectBytes = std::size_t(512) << 20;  // one decompressed object
+inline constexpr std::size_t kRootMaxObjectBytes = std::size_t(256) << 20;  // one decompressed object (examples: 4.4 MB)
 
 struct Key {
   std::string class_name, name, title;
