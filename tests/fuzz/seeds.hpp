@@ -27,6 +27,7 @@
 #include "compute/musr/simulator.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/entries.hpp"
+#include "tests/fuzz/musr_seeds.hpp"
 
 namespace tomo::fuzz {
 
@@ -232,6 +233,7 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   out["msr"].push_back(text(musr::eq5_msr(mc, "run", true) +
                             "FUNCTIONS\nfun2 = pow(par1, 2) * cos(PI * map1) / sqrt(ln(par2)) - -3.5e-2\n"));
   out["psibin"].push_back(musr::encode_psi_bin(musr::simulate_eq5(mc)));
+  add_musr_format_seeds(out);
   return out;
 }
 
