@@ -12,9 +12,9 @@
 
 namespace tomo::fdk {
 
-std::string resolve_projector_backend(const std::string& backend) {
+std::string resolve_projector_backend(const std::string& backend, const WorkEstimate& work) {
   auto& registry = BackendRegistry<ConeBeamProjector>::instance();
-  if (backend == "auto") return registry.resolve("auto");
+  if (backend == "auto") return registry.resolve("auto", work);
   try {
     return registry.resolve(backend);
   } catch (const InputError&) {

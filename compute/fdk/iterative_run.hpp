@@ -4,14 +4,16 @@
 #include <span>
 #include <string>
 
+#include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
 #include "compute/fdk/iterative.hpp"
 
 namespace tomo::fdk {
 
 // The projector backend for the run's `backend` ("auto", or a name): that backend's projector,
-// or cpu (with a warning) where the backend has none yet.
-std::string resolve_projector_backend(const std::string& backend);
+// or cpu (with a warning) where the backend has none yet. `work`: what "auto" falling back to the
+// cpu says to expect.
+std::string resolve_projector_backend(const std::string& backend, const WorkEstimate& work = {});
 
 // Reconstructs with `o.algorithm` on projector `backend` (resolved); reports the projector, the
 // iterations and their time. `progress`: a bar per iteration on stderr.

@@ -15,6 +15,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/fdk/config.hpp"
 #include "compute/fdk/iterative_run.hpp"
+#include "compute/fdk/work_estimate.hpp"
 #include "compute/fdk/matrix_file.hpp"
 #include "compute/fdk/memory.hpp"
 #include "compute/fdk/metrics.hpp"
@@ -174,7 +175,7 @@ void compare_with_references(RunContext& ctx, const Setup& d, const std::vector<
 // An iterative algorithm on the line integrals: the raw stack's (fdk.raw or fdk.write_raw), or
 // the phantom's simulated here. `matrices`, `sx`, `sy` receive the geometry it ran on.
 VolumeF iterate(RunContext& ctx, Setup& d, std::vector<Mat34>& matrices, int& sx, int& sy) {
-  const std::string backend = resolve_projector_backend(ctx.backend);
+  const std::string backend = resolve_projector_backend(ctx.backend, estimate_work(d));
   ctx.report.set("backend", backend);
   if (d.source == Source::simulated) {
     const CArmGeometry& g = d.geometry;
@@ -253,7 +254,7 @@ void run(RunContext& ctx) {
     finish(ctx, d, v, {}, "", matrices, sx, sy, what);
     return;
   }
-  const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend);
+  const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend, estimate_work(d));
   ctx.report.set("backend", backend);
   const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";
   ctx.report.set("filter", filter);

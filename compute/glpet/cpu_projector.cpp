@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -22,22 +23,38 @@ HostBuffer& host(BackendBuffer& b) {
 }
 const HostBuffer& host(const BackendBuffer& b) { return host(const_cast<BackendBuffer&>(b)); }
 
+// Voxels done in a parallel loop, drawn on `progress` (when given) by thread 0 alone: Progress
+// is not thread-safe. finish() reports the voxels thread 0 did not see.
+class VoxelTicks {
+ public:
+  explicit VoxelTicks(Progress* progress) : progress_(progress) {}
+  void tick() {
+    if (!progress_) return;
+    const long n = done_.fetch_add(1, std::memory_order_relaxed);
+    if (omp_get_thread_num() == 0 && n > shown_) progress_->step(n - shown_), shown_ = n;
+  }
+  void finish(long total) {
+    if (progress_) progress_->step(total - shown_);
+  }
+
+ private:
+  Progress* progress_;
+  std::atomic<long> done_{0};
+  long shown_ = 0;
+};
+
 // Gathers b_v = Σ_l A_lv·z(l) (when b) and s_v = Σ_l A_lv (when s), one voxel per task.
 // Voxels [begin, end) only (restrict_voxels): the others are left unwritten. With `progress`,
-// the voxels done are reported on it (drawn by one thread: Progress is not thread-safe).
+// the voxels done are reported on it.
 template <class Z>
 void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, long begin, long end, Z z, double* b,
             double* s, Progress* progress = nullptr) {
   const Extinction ext(sys.sigma_t);
   const auto& d = sys.grid.dims;
-  std::atomic<long> done{0};
-  long shown = 0;
+  VoxelTicks ticks(progress);
 #pragma omp parallel for schedule(dynamic, 16)
   for (long idx = begin; idx < end; ++idx) {
-    if (progress) {
-      const long n = done.fetch_add(1, std::memory_order_relaxed);
-      if (omp_get_thread_num() == 0 && n > shown) progress->step(n - shown), shown = n;
-    }
+    ticks.tick();
     const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
     double sb = 0, ss = 0;
     for_each_line(sys, ext, offsets, i, j, k, [&](std::size_t l, double a) {
@@ -47,7 +64,17 @@ void gather(const SystemModel& sys, const std::vector<Vec3>& offsets, long begin
     if (b) b[idx] = sb;
     if (s) s[idx] = ss;
   }
-  if (progress) progress->step((end - begin) - shown);  // the voxels thread 0 did not see finish
+  ticks.finish(end - begin);
+}
+
+// A pass over every line of every voxel that would run long enough to want a bar of its own
+// inside an iteration: more than `seconds` at about 2e8 line samples per core-second (the rate of
+// glpet's cpu cost model), each line ~14 samples of set-up plus K with attenuation.
+bool long_pass(const SystemModel& sys, long voxels, double seconds) {
+  double lines = 0;
+  for (const ModulePair& p : sys.scanner.pairs) lines += double(sys.R) * sys.R * p.n_a() * p.n_t();
+  const double samples = double(voxels) * sys.N * lines * (14 + (Extinction(sys.sigma_t).empty ? 0 : sys.K));
+  return samples / (2e8 * omp_get_max_threads()) > seconds;
 }
 
 const BackendRegistrar<Projector> kRegisterCpu({"cpu", kPriorityCpu, [] { return Availability{true, {}}; },
@@ -82,11 +109,15 @@ void CpuProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
   const auto& d = sys_.grid.dims;
   const long first = begin(), last = end();
   std::fill(y.begin(), y.end(), 0.0);
+  std::optional<Progress> bar;
+  if (long_pass(sys_, last - first, bar_after_s)) bar.emplace("glpet forward projection (cpu)", last - first);
+  VoxelTicks ticks(bar ? &*bar : nullptr);
 #pragma omp parallel
   {
     std::vector<double> local(y.size(), 0.0);  // per-thread atlas: the scatter has no races
 #pragma omp for schedule(dynamic, 16)
     for (long idx = first; idx < last; ++idx) {
+      ticks.tick();
       const double xv = x[idx];
       if (xv == 0) continue;  // exact: the voxel adds nothing
       const int i = int(idx % d[0]), j = int((idx / d[0]) % d[1]), k = int(idx / (long(d[0]) * d[1]));
@@ -95,6 +126,8 @@ void CpuProjector::forward(const BackendBuffer& xb, BackendBuffer& yb) {
 #pragma omp critical
     for (std::size_t l = 0; l < y.size(); ++l) y[l] += local[l];
   }
+  ticks.finish(last - first);
+  if (bar) bar->finish();
 }
 
 void CpuProjector::back(const BackendBuffer& zb, BackendBuffer& bb) {
@@ -110,8 +143,11 @@ void CpuProjector::back_ratio(const BackendBuffer& yb, const BackendBuffer& tb, 
     throw Error("glpet cpu back_ratio: size mismatch");
   std::vector<double> ratio(y.size());
   for (std::size_t l = 0; l < y.size(); ++l) ratio[l] = t[l] > 0 ? y[l] / t[l] : 0.0;
+  std::optional<Progress> bar;
+  if (long_pass(sys_, end() - begin(), bar_after_s)) bar.emplace("glpet back-projection (cpu)", end() - begin());
   gather(sys_, offsets_, begin(), end(), [&](std::size_t l) { return ratio[l]; }, host(bb).data.data(),
-         sens ? host(*sens).data.data() : nullptr);
+         sens ? host(*sens).data.data() : nullptr, bar ? &*bar : nullptr);
+  if (bar) bar->finish();
 }
 
 void CpuProjector::sensitivity(BackendBuffer& sens) {

@@ -40,6 +40,10 @@ class CpuProjector final : public Projector {
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
   bool restrict_voxels(std::size_t first, std::size_t count) override;
 
+  // A forward or back-projection pass estimated to take longer than this on the cpu (about 2e8
+  // line samples per core-second) draws a bar of its own: a GPU-sized grid takes minutes per pass.
+  double bar_after_s = 20;
+
  private:
   SystemModel sys_;
   std::vector<Vec3> offsets_;

@@ -2,6 +2,7 @@
 // "Single-histogram fit", "Asymmetry fit"); departures are listed in docs/musr.md.
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/quoted_text.hpp"
+#include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
 
 #include <algorithm>
@@ -162,12 +163,7 @@ std::int32_t build_theory(const MsrFile& msr, const MsrRun& run, ProgramBuilder&
 }
 
 PsiBinFile load_run_data(const MsrFile& msr, const MsrRun& run) {
-  std::filesystem::path name = run.file + ".bin";
-  auto beside = msr.path.parent_path() / name;
-  if (!msr.path.empty() && std::filesystem::exists(beside)) return read_psi_bin(beside);
-  if (std::filesystem::exists(name)) return read_psi_bin(name);
-  throw InputError(msr.path.string() + ":" + std::to_string(run.line) + ": data file '" + name.string() +
-                   "' not found beside the msr file or in the working directory");
+  return read_run_file(find_run_file(msr, run), run.format);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "compute/core/error.hpp"
 #include "compute/io/input_file.hpp"
 #include "compute/musr/msr.hpp"
+#include "compute/musr/run_file.hpp"
 #include "compute/musr/quoted_text.hpp"
 #include "compute/musr/user_fcn.hpp"
 
@@ -341,7 +342,9 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
         r.institute = t[3];
         r.format = upper(t[4]);
         r.line = lineno;
-        if (r.format != "PSI-BIN") c.fail("data format '" + t[4] + "' is not supported (PSI-BIN is)");
+        // A format musrfit knows passes here; one tomoraster has no reader for is refused when read.
+        if (run_format_extension(r.format, r.beamline).empty())
+          c.fail("data format '" + t[4] + "' is not one musrfit knows");
         m.runs.push_back(r);
       } else if (kw == "STATISTIC") {
         m.statistic = MsrStatistic{};

@@ -95,6 +95,7 @@ PsiBinFile parse_psi_bin(std::span<const std::uint8_t> b, const std::string& whe
            std::to_string(*it) + ")");
     f.histograms.push_back(std::move(hist));
   }
+  f.format = "PSI-BIN";
   return f;
 }
 

@@ -95,6 +95,43 @@ TEST(Cli, AutoWithoutAGpuEstimatesOatsModelBasedReconstruction) {
   EXPECT_NE(line.find("; expect about 2 s on this machine's 1 core"), std::string::npos) << line;
 }
 
+// fdk's estimate: FDK back-projects L³·views voxel updates at 8e7 per core-second and simulates
+// each detector ray at the cost of 14 of them: 64³·124 + 14·124·312·240 = 1.6e8, about 2 s. An
+// iterative run traces every ray through L samples per iteration (plus half an iteration of
+// set-up) at 3e7 per core-second: SIRT, 1 iteration, 32³ from 62 views of 156×120: about 2 s.
+TEST(Cli, AutoWithoutAGpuEstimatesFdkAndItsIterativeAlgorithms) {
+  TempDir t;
+  const std::string fdk = "run fdk_default.toml -o " + (t.dir / "fdk").string() + " --set fdk.L=64";
+  const std::string sirt = "run fdk_default.toml -o " + (t.dir / "sirt").string() +
+                           " --set fdk.L=32 --set fdk.algorithm=\"sirt\" --set fdk.iterations=1"
+                           " --set fdk.geometry.projections=62 --set fdk.geometry.detector_columns=156"
+                           " --set fdk.geometry.detector_rows=120 --set fdk.geometry.pixel_mm=2.56";
+  for (const std::string& cmd : {fdk, sirt}) {
+    Result r = tomo::test::run_cli(cmd, {}, "OMP_NUM_THREADS=1");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto at = r.output.find("[info] backend auto chose the cpu");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    EXPECT_NE(line.find("; expect about 2 s on this machine's 1 core"), std::string::npos) << cmd << "\n" << line;
+  }
+}
+
+// safir's estimate in LOR traces at 1e6 per core-second: the sensitivity an eighth of the crystal
+// pairs (8 rings × 128 crystals: 65 472), each event-iteration ten: 300 000 events, 1 iteration,
+// 3.07e6 traces, about 3 s.
+TEST(Cli, AutoWithoutAGpuEstimatesSafirsSensitivityAndIterations) {
+  TempDir t;
+  Result r = tomo::test::run_cli("run safir_default.toml -o " + (t.dir / "run").string() +
+                                     " --set safir.rings=8 --set safir.crystals=128 --set safir.image=[60,60,10]"
+                                     " --set safir.events=300000 --set safir.iterations=1",
+                                 {}, "OMP_NUM_THREADS=1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto at = r.output.find("[info] backend auto chose the cpu");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+  EXPECT_NE(line.find("; expect about 3 s on this machine's 1 core"), std::string::npos) << line;
+}
+
 // report.json names the commit of the source the binary was built from, refreshed at every build
 // (not at configure time): `git rev-parse --short HEAD`, "-dirty" when a tracked file differs from
 // it, "unknown" when the source is not a git checkout.

@@ -32,7 +32,11 @@
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/hdf5_here.hpp"
 #include "compute/musr/msr.hpp"
+#include "compute/musr/mud.hpp"
+#include "compute/musr/nexus.hpp"
 #include "compute/musr/psi_bin.hpp"
+#include "compute/musr/root_run.hpp"
+#include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
@@ -277,6 +281,27 @@ inline bool user_fcn(const std::uint8_t* data, std::size_t size) {
 inline bool psibin(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   return accepted([&] { (void)musr::read_psi_bin(f.path()); });
+}
+
+// μSR MUD: the reader, then the same bytes through the RUN dispatch the fit uses.
+inline bool musr_mud(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  const bool ok = accepted([&] { (void)musr::read_mud(f.path()); });
+  (void)accepted([&] { (void)musr::read_run_file(f.path(), "MUD"); });
+  return ok;
+}
+
+// μSR ROOT (MusrRoot and LEM layouts).
+inline bool musr_root(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)musr::read_root_run(f.path()); });
+}
+
+// μSR NeXus: libhdf5/libhdf4 in the isolated child, one fork per input (slow, but the path a
+// user's file takes).
+inline bool musr_nexus(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  return accepted([&] { (void)musr::read_nexus(f.path()); });
 }
 
 // Interfile: a header, a line "--data--", then the data file's bytes; the header's first line

@@ -22,7 +22,12 @@ const std::map<std::string, std::function<bool(const std::uint8_t*, std::size_t)
     {"matrix_file", matrix_file}, {"projection_stack", projection_stack}, {"fdk_reference", fdk_reference},
     {"oat_npy", oat_npy}, {"oat_patato", oat_patato}, {"oat_kwave", oat_kwave},
     {"oat_patato_recipe", oat_patato_recipe}, {"oat_kwave_recipe", oat_kwave_recipe},
-    {"msr", msr}, {"psibin", psibin}, {"user_fcn", user_fcn}, {"tiff", tiff}};
+    {"msr", msr}, {"psibin", psibin}, {"user_fcn", user_fcn}, {"tiff", tiff},
+    {"musr_mud", musr_mud}, {"musr_root", musr_root}
+#ifdef TOMO_HAVE_HDF5
+    , {"musr_nexus", musr_nexus}
+#endif
+};
 
 TEST(FuzzRegression, SeedsAreValidInputs) {
   const auto all = seeds();

@@ -27,6 +27,7 @@
 #include "compute/musr/simulator.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/entries.hpp"
+#include "tests/fuzz/musr_seeds.hpp"
 
 namespace tomo::fuzz {
 
@@ -235,6 +236,7 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   out["user_fcn"].push_back(text("# a comment\nfunction PUserFcn(c0, c1, c2, c3) {\n  return c0 + c1 * t + c2 * t * t + c3 * t * t * t;\n}\n"));
   out["user_fcn"].push_back(text("function F(a, b) { let x = a * t - b; return x >= 0 ? sqrt(x) * statGssKT(a) : -pow(x, 2) + min(a, b); }\n"
                                  "function G(w) { return abs(j0(w * t)) + log10(gamma_mu * pi) + exp(-w * t); }\n"));
+  add_musr_format_seeds(out);
   return out;
 }
 

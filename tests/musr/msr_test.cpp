@@ -157,7 +157,7 @@ TEST(MusrMsr, RejectsBadLinesNamingLineAndToken) {
   expect_bad("forward         1-4 7", "forward         0", 38, "'0'");
   expect_bad("map             5    0    0", "mapp            5", 37, "mapp");
   expect_bad("backgr.fix      4.2", "backgr.fix      nan", 35, "nan");
-  expect_bad("PIM3 PSI PSI-BIN   (name", "PIM3 PSI ROOT-NPP   (name", 33, "ROOT-NPP");
+  expect_bad("PIM3 PSI PSI-BIN   (name", "PIM3 PSI ZIP   (name", 33, "ZIP");
   expect_bad("MIGRAD", "MIGRADE", 57, "MIGRADE");
   expect_bad("fit             fgb+10  lgb-100", "fit             fgb+10  lgb+100", 51, "lgb+100");
   expect_bad("asymmetry   2", "userFcn  libFoo.so TFoo 1", 16, "userFcn");

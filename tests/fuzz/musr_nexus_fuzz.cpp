@@ -1,0 +1,7 @@
+// libFuzzer target: the NeXus reader (HDF5 and HDF4 in the isolated child) (tests/fuzz/entries.hpp); built by tools/fuzz.sh.
+#include "tests/fuzz/entries.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  (void)tomo::fuzz::musr_nexus(data, size);  // any exception other than InputError aborts: a finding
+  return 0;
+}

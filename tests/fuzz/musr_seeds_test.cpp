@@ -1,0 +1,68 @@
+// The μSR format seeds decode to the values they were laid out with: the MUD seed's zero run,
+// one- and two-byte packed runs and fixed four-byte bins, the ROOT seed's uncompressed objects
+// and class references, the NeXus seed's per-spectrum t0 (paths the example files do not all take).
+#include <gtest/gtest.h>
+
+#include "compute/musr/mud.hpp"
+#include "compute/musr/root_run.hpp"
+#include "tests/fuzz/musr_seeds.hpp"
+
+namespace tomo::fuzz {
+namespace {
+
+TEST(MusrSeeds, MudPackedAndFixedBins) {
+  const auto b = musr_seed::mud_run();
+  const musr::RunData f = musr::parse_mud(b, "seed");
+  EXPECT_EQ(f.run_number, 7);
+  EXPECT_EQ(f.title, "seed run");
+  EXPECT_EQ(f.temperature, "10.0(0.1)K");
+  ASSERT_EQ(f.histograms.size(), 2u);
+  EXPECT_EQ(f.bins(), 64);
+  EXPECT_EQ(f.histograms[0][4], 0);    // the run of 5 zeros
+  EXPECT_EQ(f.histograms[0][5], 1);    // one-byte bins 1..50
+  EXPECT_EQ(f.histograms[0][54], 50);
+  EXPECT_EQ(f.histograms[0][55], 0x0110);  // two-byte bins
+  EXPECT_EQ(f.histograms[0][63], 0x0110);
+  EXPECT_EQ(f.histograms[1][0], 1000);  // fixed four-byte bins
+  EXPECT_EQ(f.histograms[1][63], 937);
+  EXPECT_EQ(f.t0, (std::vector<int>{5, 5}));
+  EXPECT_EQ(f.first_good, (std::vector<int>{8, 8}));
+  EXPECT_EQ(f.last_good, (std::vector<int>{63, 63}));
+}
+
+TEST(MusrSeeds, RootUncompressedRun) {
+  const auto b = musr_seed::root_run();
+  const musr::RunData f = musr::parse_root_run(b, "seed");
+  EXPECT_EQ(f.format, "MUSR-ROOT");
+  EXPECT_EQ(f.run_number, 7);
+  EXPECT_EQ(f.temperature, "5 +- 0.1 K");
+  EXPECT_DOUBLE_EQ(f.bin_width_us, 0.1953125e-3);
+  ASSERT_EQ(f.histograms.size(), 2u);
+  EXPECT_EQ(f.bins(), 12);
+  EXPECT_EQ(f.histograms[0][0], 101);
+  EXPECT_EQ(f.histograms[1][11], 212);
+  EXPECT_EQ(f.t0, (std::vector<int>{2, 3}));
+  EXPECT_EQ(f.first_good, (std::vector<int>{3, 0}));
+  EXPECT_EQ(f.last_good, (std::vector<int>{11, 11}));
+}
+
+#ifdef TOMO_HAVE_HDF5
+TEST(MusrSeeds, NexusDefinition2) {
+  const auto b = musr_seed::nexus_run();
+  EXPECT_TRUE(musr_nexus(b.data(), b.size()));
+  MemoryFile m(b.data(), b.size());
+  const musr::RunData f = musr::read_nexus(m.path());
+  EXPECT_EQ(f.run_number, 17);
+  ASSERT_EQ(f.histograms.size(), 2u);
+  EXPECT_EQ(f.bins(), 50);
+  EXPECT_DOUBLE_EQ(f.bin_width_us, 0.016);
+  EXPECT_EQ(f.t0, (std::vector<int>{3, 4}));
+  EXPECT_EQ(f.first_good, (std::vector<int>{6, 6}));
+  EXPECT_EQ(f.last_good, (std::vector<int>{49, 50}));
+  EXPECT_EQ(f.histograms[1][0], 1001);
+  EXPECT_EQ(f.histograms[0][49], 1000 - 9 * 49);
+}
+#endif
+
+}  // namespace
+}  // namespace tomo::fuzz
