@@ -422,6 +422,36 @@ TEST(MusrUserFcn, ExpRlxExampleMatchesMusrfitsParameters) {
   for (std::size_t i = 0; i < 6; ++i) EXPECT_NEAR(f.params[i], want[i][0], 0.1 * want[i][1] + 1e-12) << "parameter " << i + 1;
 }
 
+// musrfit's UserFcn example (MUD, asymmetry, PUserFcn): the same χ² as `polynom` in its place
+// (its remaining gap to musrfit's STATISTIC is the MUD asymmetry example's), NDF 97.
+TEST(MusrUserFcn, UserFcnExampleEqualsPolynom) {
+  const auto path = kSource / "tests/musr/musrfit/UserFcn/test-asy-MUD.msr";
+  std::ostringstream os;
+  os << std::ifstream(path).rdbuf();
+  const std::string text = os.str();
+  auto chi2 = [&](const std::string& t, int& ndf) {
+    MsrFile msr = parse_msr(t, path.string());
+    msr.path = path;
+    const FitSetup s = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
+    std::vector<double> p;
+    int free = 0;
+    for (std::size_t i = 0; i < msr.params.size(); ++i) {
+      p.push_back(msr.params[i].value);
+      free += !msr.params[i].fixed() && s.used[i];
+    }
+    ndf = static_cast<int>(s.data.bins()) - free;
+    return make_evaluator("cpu", s.data, false)->evaluate(p);
+  };
+  int ndf_user = 0, ndf_poly = 0;
+  const double user = chi2(text, ndf_user);
+  std::string poly = replace(text, "userFcn  libPUserFcn PUserFcn 3 4 5 6", "polynom 7 3 4 5 6");
+  poly = replace(poly, "        6 c3          -0.00119  0.00011     none        \n",
+                 "        6 c3          -0.00119  0.00011     none        \n        7 zero 0 0\n");
+  EXPECT_EQ(ndf_user, 97);
+  EXPECT_NEAR(chi2(poly, ndf_poly), user, 1e-12 * user);
+  EXPECT_EQ(ndf_poly, 97);
+}
+
 // A user function that is not finite at the start values: one error naming its file and line.
 TEST(MusrUserFcn, NotFiniteAtStartValuesIsAnInputError) {
   const auto path = kSource / "tests/musr/musrfit/UserFcnWithGlobal/test-histo-PSI-BIN-UserFcn.msr";
