@@ -81,13 +81,17 @@ class PageReader {
  public:
   PageReader(TIFF* t, const std::string& where, std::string& message) : t_(t), where_(where), message_(message) {}
 
-  // Reads the current page into `out` (rows × cols floats).
-  void read(int rows, int cols, Convert convert, int bytes, float* out) {
+  // Reads the current page into `out` (rows × cols floats); a tile buffer larger than
+  // `max_buffer` bytes (what the file can decode to) is refused before it is allocated.
+  void read(int rows, int cols, Convert convert, int bytes, std::uintmax_t max_buffer, float* out) {
     if (TIFFIsTiled(t_)) {
       std::uint32_t tw = 0, th = 0;
       TIFFGetField(t_, TIFFTAG_TILEWIDTH, &tw);
       TIFFGetField(t_, TIFFTAG_TILELENGTH, &th);
       if (tw < 1 || th < 1 || tw > kMaxSide || th > kMaxSide) fail("a tile size outside 1..65536");
+      if (std::uintmax_t(tw) * th * bytes > max_buffer)
+        fail(str_cat("tiles of ", tw, " x ", th, " samples (", byte_count(std::uintmax_t(tw) * th * bytes),
+                     ") are more than the file can hold"));
       std::vector<unsigned char> tile(static_cast<std::size_t>(tw) * th * bytes);
       for (std::uint32_t y0 = 0; y0 < static_cast<std::uint32_t>(rows); y0 += th)
         for (std::uint32_t x0 = 0; x0 < static_cast<std::uint32_t>(cols); x0 += tw) {
@@ -161,7 +165,7 @@ TiffStack read_tiff_stack(const std::filesystem::path& path) {
       page.fail(str_cat("the pages declare ", byte_count(decoded), " of samples, more than a file of ",
                         byte_count(file_bytes), " can hold"));
     s.pixels.resize(s.pixels.size() + image);
-    page.read(s.rows, s.cols, convert, bits / 8, s.pixels.data() + static_cast<std::size_t>(s.pages) * image);
+    page.read(s.rows, s.cols, convert, bits / 8, max_decoded, s.pixels.data() + static_cast<std::size_t>(s.pages) * image);
     for (std::size_t i = 0; i < image; ++i) {
       const float v = s.pixels[static_cast<std::size_t>(s.pages) * image + i];
       if (!std::isfinite(v)) page.fail(str_cat("row ", i / w, ", column ", i % w, " is not finite (", v, ")"));
