@@ -27,10 +27,10 @@ constexpr double kTwoPi = 2.0 * M_PI;
 TEST(MusrTheoryMore, DawsonIntegralMatchesQuadrature) {
   const double x[] = {0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0};
   const double f[] = {9.9335992397852652e-02, 4.2443638350202190e-01, 5.3807950691276873e-01, 3.0134038892379200e-01,
-                      1.0213407442427713e-01, 5.0253847187599121e-02, 1.6675941401057732e-02};
+                      1.0213407442427713e-01, 5.0253847187598531e-02, 1.6675941401059175e-02};
   for (int i = 0; i < 7; ++i) {
-    EXPECT_NEAR(dawson(x[i]), f[i], 2e-14 * f[i]) << x[i];
-    EXPECT_NEAR(dawson(-x[i]), -f[i], 2e-14 * f[i]) << x[i];
+    EXPECT_NEAR(dawson(x[i]), f[i], 5e-15 * f[i]) << x[i];
+    EXPECT_NEAR(dawson(-x[i]), -f[i], 5e-15 * f[i]) << x[i];
   }
   EXPECT_NEAR(dawson(0.19999), dawson(0.20001), 2e-5);  // the series meets the sampling sum
   EXPECT_NEAR(dawson(100.0), 0.5 / 100.0 * (1 + 0.5e-4 + 0.75e-8 + 1.875e-12 + 6.5625e-16), 1e-17);
