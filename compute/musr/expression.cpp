@@ -272,7 +272,7 @@ inline void eval_node(const Node& n, std::size_t i, double* v, double* d, std::s
       // ∂/∂x from the interval's slope, ∂/∂argument from the table's differences at x.
       const double px = kt_slope(tab.v, tab.dt, v[n.a]);
       double pj[3];
-      for (int j = 0; j < 3; ++j) pj[j] = tab.dv[j].empty() ? 0.0 : kt_lookup(tab.dv[j], tab.dt, v[n.a]);
+      for (int j = 0; j < 3; ++j) pj[j] = tab.dv[j].size() == tab.v.size() ? kt_lookup(tab.dv[j], tab.dt, v[n.a]) : 0.0;
       double* di = d + i * k;
       const double* da = d + static_cast<std::size_t>(n.a) * k;
       const double* db[3] = {d + static_cast<std::size_t>(n.b) * k, d + static_cast<std::size_t>(n.c) * k,
@@ -320,8 +320,13 @@ void ProgramEvaluator::prepare(std::span<const double> params, bool with_gradien
   // Tables of the time-independent arguments just computed (cached across evaluators).
   for (auto i : tdep_) {
     const Node& n = p_->nodes[i];
-    if (n.op == OpCode::table)
-      tables_[i] = kt_table(static_cast<TableKind>(n.index), v_[n.b], v_[n.c], v_[n.d], with_gradient);
+    if (n.op != OpCode::table) continue;
+    // Differences only for the arguments that depend on a parameter.
+    unsigned diff = 0;
+    const std::int32_t args[3] = {n.b, n.c, n.d};
+    for (int j = 0; j < 3; ++j)
+      if (with_gradient && p_->nodes[static_cast<std::size_t>(args[j])].op != OpCode::constant) diff |= 1u << j;
+    tables_[i] = kt_table(static_cast<TableKind>(n.index), v_[n.b], v_[n.c], v_[n.d], diff);
   }
   params_ = params;
 }

@@ -36,10 +36,11 @@ void pack_tables(const FitData& data, std::span<const double> params, bool gradi
         i.n = static_cast<int>(t->v.size());
         i.dt = t->dt;
         out.values.insert(out.values.end(), t->v.begin(), t->v.end());
+        // With a gradient, the differences follow (zeros for arguments that need none).
         if (gradient)
           for (const auto& dv : t->dv) {
-            if (dv.size() != t->v.size()) throw Error("musr: a table lacks its differences");
-            out.values.insert(out.values.end(), dv.begin(), dv.end());
+            if (dv.size() == t->v.size()) out.values.insert(out.values.end(), dv.begin(), dv.end());
+            else out.values.insert(out.values.end(), t->v.size(), 0.0);
           }
       }
       out.info[r * static_cast<std::size_t>(out.per_run) + s] = it->second;

@@ -152,12 +152,13 @@ KtTable build(TableKind kind, double a0, double a1, double a2) {
   return dynamic_kt_lf(kind, a0, a1, a2);
 }
 
-// Central differences of the table with respect to each argument, on the table's own grid.
-void differentiate(TableKind kind, const double (&a)[3], KtTable& t) {
+// Central differences of the table with respect to the arguments in `which`, on the table's grid.
+void differentiate(TableKind kind, const double (&a)[3], unsigned which, KtTable& t) {
   const int args = (kind == TableKind::gauss_lf_integral || kind == TableKind::lorentz_lf_integral) ? 2 : 3;
+  t.differences = which;
   for (int j = 0; j < 3; ++j) {
     t.dv[j].assign(t.v.size(), 0.0);
-    if (j >= args) continue;
+    if (j >= args || !(which & (1u << j))) continue;
     const double h = 1e-5 * std::max(std::fabs(a[j]), 1e-3);
     double up[3] = {a[0], a[1], a[2]}, dn[3] = {a[0], a[1], a[2]};
     up[j] += h, dn[j] -= h;
@@ -176,7 +177,7 @@ struct CacheEntry {
 
 }  // namespace
 
-std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, double a2, bool gradient) {
+std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, double a2, unsigned differences) {
   // A few recent tables: a fit's runs share their parameter sets, and a gradient call follows
   // the value call at the same point. Built under the lock, so concurrent callers build once.
   static std::mutex mutex;
@@ -185,12 +186,12 @@ std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, do
   const auto key = std::make_tuple(static_cast<int>(kind), a0, a1, a2);
   std::lock_guard lock(mutex);
   for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->key != key || (gradient && it->table->dv[0].empty())) continue;
+    if (it->key != key || (differences & ~it->table->differences) != 0) continue;
     cache.splice(cache.begin(), cache, it);
     return cache.front().table;
   }
   auto t = std::make_shared<KtTable>(build(kind, a0, a1, a2));
-  if (gradient) differentiate(kind, {a0, a1, a2}, *t);
+  if (differences != 0) differentiate(kind, {a0, a1, a2}, differences, *t);
   cache.push_front({key, t});
   if (cache.size() > kEntries) cache.pop_back();
   return t;

@@ -26,6 +26,7 @@ struct KtTable {
   double dt = 1.0;
   std::vector<double> v;
   std::array<std::vector<double>, 3> dv;  // empty without a gradient
+  unsigned differences = 0;               // the arguments whose dv were computed (bits)
 };
 
 // musrfit's lookup: 0 for x < 0, the last value from the last interval on, else the linear
@@ -34,8 +35,9 @@ double kt_lookup(const std::vector<double>& v, double dt, double x);
 // ∂kt_lookup/∂x: the interval's slope (0 outside the table).
 double kt_slope(const std::vector<double>& v, double dt, double x);
 
-// The table of `kind` at (a0, a1, a2) from the cache (thread-safe); with `gradient` its dv too.
-std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, double a2, bool gradient);
+// The table of `kind` at (a0, a1, a2) from the cache (thread-safe); dv[j] too for each bit j of
+// `differences` (the arguments a gradient needs; the others' dv stay zero).
+std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, double a2, unsigned differences = 0);
 
 // Bounds that keep a table's cost finite: musrfit's LF integral runs to 20 µs in steps down to
 // 1/(3000Δ) (points capped here), its Volterra grid has up to 10⁶ points and costs n² (capped

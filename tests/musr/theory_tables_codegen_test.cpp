@@ -36,7 +36,7 @@ TEST(MusrTables, PackStoresEachParameterSetOnceWithItsDifferences) {
   EXPECT_EQ(value.info[1].off, value.info[3].off);
   EXPECT_NE(value.info[0].off, value.info[4].off);  // run 2 has its own width
   const TableInfo& t = grad.info[0];
-  const auto ref = kt_table(TableKind::dyn_gauss_lf, p[0], p[1], p[2], true);
+  const auto ref = kt_table(TableKind::dyn_gauss_lf, p[0], p[1], p[2], 7u);
   ASSERT_EQ(t.n, static_cast<int>(ref->v.size()));
   EXPECT_DOUBLE_EQ(t.dt, ref->dt);
   for (int j = 0; j < 3; ++j)
