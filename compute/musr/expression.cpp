@@ -317,8 +317,28 @@ void ProgramEvaluator::prepare(std::span<const double> params, bool with_gradien
     if (n.time_dependent) continue;
     eval_node(n, i, v_.data(), with_gradient ? d_.data() : nullptr, k, params, slot_of_param_, 0.0, tables_.data());
   }
-  // Tables of the time-independent arguments just computed (cached across evaluators).
-  for (auto i : tdep_) {
+  // The time-dependent nodes the output needs at these parameters: of a select whose
+  // condition does not depend on t only the taken branch (musrfit's branches by parameter
+  // value, e.g. dynGssKTLF's Volterra table or Keren's formula).
+  const auto nn = static_cast<std::int32_t>(p_->nodes.size());
+  std::vector<char> live(p_->nodes.size(), 0);
+  live[static_cast<std::size_t>(p_->output)] = 1;
+  for (std::int32_t i = p_->output; i >= 0; --i) {
+    if (!live[static_cast<std::size_t>(i)]) continue;
+    const Node& n = p_->nodes[static_cast<std::size_t>(i)];
+    if (n.op == OpCode::select && !p_->nodes[static_cast<std::size_t>(n.a)].time_dependent) {
+      live[static_cast<std::size_t>(n.a)] = 1;
+      live[static_cast<std::size_t>(v_[n.a] >= 0.0 ? n.b : n.c)] = 1;
+      continue;
+    }
+    for (auto o : {n.a, n.b, n.c, n.d})
+      if (o >= 0) live[static_cast<std::size_t>(o)] = 1;
+  }
+  tdep_.clear();
+  for (std::int32_t i = 0; i < nn; ++i)
+    if (p_->nodes[static_cast<std::size_t>(i)].time_dependent && live[static_cast<std::size_t>(i)]) tdep_.push_back(i);
+  // Every table (a GPU kernel reads the untaken branches too), from the cache.
+  for (std::size_t i = 0; i < p_->nodes.size(); ++i) {
     const Node& n = p_->nodes[i];
     if (n.op != OpCode::table) continue;
     // Differences only for the arguments that depend on a parameter.
