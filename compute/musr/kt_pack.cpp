@@ -22,9 +22,14 @@ void pack_tables(const FitData& data, std::span<const double> params, bool gradi
   out.values.clear();
   out.info.assign(data.runs.size() * static_cast<std::size_t>(out.per_run), TableInfo{});
   std::map<const KtTable*, TableInfo> stored;
+  if (out.bound != &data || out.evaluators.size() != data.runs.size()) {
+    out.evaluators.clear();
+    for (const RunBins& r : data.runs) out.evaluators.push_back(std::make_unique<ProgramEvaluator>(r.model));
+    out.bound = &data;
+  }
   for (std::size_t r = 0; r < data.runs.size(); ++r) {
     if (out.per_run == 0) break;
-    ProgramEvaluator ev(data.runs[r].model);
+    ProgramEvaluator& ev = *out.evaluators[r];
     ev.prepare(params, gradient);
     const auto tables = ev.tables();
     for (std::size_t s = 0; s < tables.size(); ++s) {

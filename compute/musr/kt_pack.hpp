@@ -3,6 +3,7 @@
 // host before each launch (the cache makes a repeated parameter set cheap), read by the
 // generated mu_tab helpers (codegen_tables.hpp).
 #pragma once
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct TablePack {
   std::vector<double> values;
   std::vector<TableInfo> info;  // run r's table s at info[r·per_run + s]
   int per_run = 0;
+  // The runs' evaluators, kept between calls for the FitData last packed (the same object,
+  // unchanged: a backend packs the fit it uploaded at every call).
+  const FitData* bound = nullptr;
+  std::vector<std::unique_ptr<ProgramEvaluator>> evaluators;
 };
 // Fills `out` for every run at `params` (with the differences when `gradient`). Tables shared by
 // runs (same kind and arguments) are stored once.

@@ -42,6 +42,14 @@ TEST(MusrTables, PackStoresEachParameterSetOnceWithItsDifferences) {
   for (int j = 0; j < 3; ++j)
     for (int i = 0; i < t.n; i += 37) EXPECT_DOUBLE_EQ(grad.values[t.off + (1 + j) * t.n + i], ref->dv[j][i]);
   EXPECT_EQ(value.values.size() * 4, grad.values.size());
+  // Packed again at other parameters (the kept evaluators): the tables of those parameters.
+  std::vector<double> q = p;
+  q[1] = 0.7;
+  pack_tables(data, q, false, value);
+  const auto moved = kt_table(TableKind::dyn_gauss_lf, q[0], q[1], q[2]);
+  ASSERT_EQ(value.info[0].n, static_cast<int>(moved->v.size()));
+  for (int i = 0; i < value.info[0].n; i += 29) EXPECT_DOUBLE_EQ(value.values[value.info[0].off + i], moved->v[i]);
+  EXPECT_NE(value.values[value.info[0].off + 40], ref->v[40]);
 }
 
 TEST(MusrTables, CudaSourceReadsTablesThroughTwoExtraArguments) {
