@@ -27,6 +27,7 @@
 #include "bench/harness.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/core/error.hpp"
 #include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_problem.hpp"
 #include "compute/musr/fit_setup.hpp"
@@ -44,14 +45,26 @@ using namespace tomo;
 using namespace tomo::musr;
 using namespace tomo::musr::musr_bench;
 
-Problem tomo::musr::musr_bench::make_problem(int detectors, int bins) {
+Problem tomo::musr::musr_bench::make_problem(int detectors, int bins, const std::string& theory) {
   Eq5Config c;
   c.detectors = detectors;
   c.bins = bins + c.first_good + 1;
   c.dt_us = 10.0 / bins;
   const PsiBinFile file = simulate_eq5(c);
   Problem p;
-  p.msr = parse_msr(eq5_msr(c, "bench_eq5"), "bench_eq5.msr");
+  std::string text = eq5_msr(c, "bench_eq5");
+  if (theory == "dynkt") {
+    auto swap = [&](const std::string& from, const std::string& to) {
+      const auto at = text.find(from);
+      if (at == std::string::npos) throw Error("bench_musr: the eq5 msr lacks '" + from + "'");
+      text.replace(at, from.size(), to);
+    };
+    swap("simpleGss  1          (rate)", "dynGssKTLF  fun2  1  fun3  (frequency damping hopping-rate)");
+    swap("fun1 = gamma_mu * par2\n", "fun1 = gamma_mu * par2\nfun2 = 0.5\nfun3 = 0.3\n");
+  } else if (theory != "eq5") {
+    throw InputError("bench_musr: --theory is eq5 or dynkt, not '" + theory + "'");
+  }
+  p.msr = parse_msr(text, "bench_eq5.msr");
   p.setup = prepare_fit(p.msr, [&](const MsrRun&) { return file; });
   return p;
 }
@@ -81,6 +94,7 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--backends", a.backends, "backends (default: every available)")->delimiter(',');
   app.add_option("--breakdown-size", a.breakdown_size, "bins per detector of the cuda call breakdown (0: none; default: the largest size)");
   app.add_option("--launches", a.launches, "back-to-back launches the kernel time is averaged over")->capture_default_str();
+  app.add_option("--theory", a.theory, "eq5, or dynkt: the relaxation as dynGssKTLF from host tables")->capture_default_str();
   app.add_flag("--small", small, "CI size: 16 × 2000 bins, 3 reps");
   cli.parse(argc, argv);
   a.json = cli.json_path();
@@ -146,11 +160,12 @@ int main(int argc, char** argv) {
   report["copy_gbps"] = {{"cuda", copy_gbps}, {"gl_compute", gl_copy_gbps}};
   std::printf("# device copy bandwidth (read+write): cuda %.1f GB/s, gl-compute %.1f GB/s\n", copy_gbps, gl_copy_gbps);
   std::printf("# targets (one H200): one χ² evaluation of 16 × 426601 bins ≤ 20 µs, the full fit ≤ 0.5 s\n");
+  std::printf("# theory: %s\n", args.theory == "eq5" ? "eq. (5), simpleGss" : "eq. (5) with dynGssKTLF (tables from the host each call)");
   std::printf("%-9s %-16s %9s %10s %10s %9s %8s %9s %6s %8s %8s %8s\n", "bins/det", "backend", "upload_ms", "chi2_us",
               "grad_us", "floor_us", "x_floor", "fit_s", "evals", "chi2/ndf", "K40c_s", "E5_s");
   const auto vars = variants(args);
   for (int bins : args.sizes) {
-    const Problem prob = make_problem(args.detectors, bins);
+    const Problem prob = make_problem(args.detectors, bins, args.theory);
     const FitData& data = prob.setup.data;
     std::vector<double> p0;
     for (const auto& fp : prob.msr.params) p0.push_back(fp.value);
@@ -191,7 +206,7 @@ int main(int argc, char** argv) {
                   grad_us, floor_us, floor_us > 0 ? value_us / floor_us : 0.0, fit_s, evals, chi2_ndf, seed ? seed->k40_s : 0.0,
                   seed ? seed->cpu_s : 0.0);
       std::fflush(stdout);
-      report["rows"].push_back({{"bins_per_detector", bins}, {"detectors", args.detectors}, {"fitted_bins", data.bins()},
+      report["rows"].push_back({{"bins_per_detector", bins}, {"detectors", args.detectors}, {"theory", args.theory}, {"fitted_bins", data.bins()},
                                 {"backend", v.backend}, {"variant", v.label}, {"describe", ev->describe()},
                                 {"upload_ms", upload_ms}, {"chi2_us", value_us}, {"chi2_grad_us", grad_us},
                                 {"bytes_per_eval", bytes}, {"floor_us", floor_us}, {"fit_s", fit_s}, {"fit_evaluations", evals},

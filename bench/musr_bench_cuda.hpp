@@ -22,6 +22,10 @@ struct Args {
   int launches = 200;
   std::vector<std::string> backends;  // empty: every available one
   std::string json;
+  // "eq5": [Locans2017]'s simpleGss; "dynkt": the same fit with the relaxation replaced by
+  // dynGssKTLF (0.5 MHz, width par1, hopping 0.3/µs), whose Volterra tables are rebuilt on the
+  // host at every parameter change and uploaded.
+  std::string theory = "eq5";
 };
 
 struct Problem {
@@ -31,7 +35,7 @@ struct Problem {
 
 // The eq. (5) msr and its simulated histograms, fitted bins per detector ≈ `bins`, 10 µs range
 // (musr_bench.cpp).
-Problem make_problem(int detectors, int bins);
+Problem make_problem(int detectors, int bins, const std::string& theory = "eq5");
 
 // The cuda breakdown at `bins` per detector into stdout and `report` (copy_gbps: the floor's
 // bandwidth, measured by the caller); only in builds with CUDA, where the cuda backend is available.

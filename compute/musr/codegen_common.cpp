@@ -54,6 +54,7 @@ std::string unary_call(OpCode op, const std::string& a, const Dialect& d) {
     case OpCode::sqrt_abs: return "mu_sqrtabs(" + a + ")";
     case OpCode::bessel_j0: return "mu_j0(" + a + ")";
     case OpCode::bessel_j1: return "mu_j1(" + a + ")";
+    case OpCode::dawson: return "mu_dawson(" + a + ")";
     default: return d.fn(std::string(op_name(op))) + "(" + a + ")";  // cos, sin, ..., atanh, exp
   }
 }
@@ -87,6 +88,7 @@ void partial_text(OpCode op, const std::string& a, const std::string& b, const s
       break;
     case OpCode::bessel_j0: pa = "(-mu_j1(" + a + "))"; break;
     case OpCode::bessel_j1: pa = "(mu_j0(" + a + ") - (" + a + " == " + L(0) + " ? " + L(0.5) + " : mu_j1(" + a + ") / " + a + "))"; break;
+    case OpCode::dawson: pa = "(" + L(1) + " - " + L(2) + " * " + a + " * " + v + ")"; break;
     default: throw Error(str_cat("musr codegen: no partial for op ", op_name(op)));
   }
 }
@@ -103,6 +105,28 @@ struct Names {
 // d<i>_k = (∂v/∂a)·d<a>_k + (∂v/∂b)·d<b>_k for the slots of unary/binary node i.
 // `rcp`: the hoisted reciprocal of a division's time-independent divisor (else empty).
 // `partial`: ∂v/∂a of a stepped node (Stepper), else empty.
+// d<i>_k of table node i (its table MU_TAB(slot)): ∂/∂x by the interval's slope, ∂/∂ each
+// argument from the table's differences.
+void table_chain_rule(const Node& n, std::int32_t i, int slot, const Names& nm, std::string& out) {
+  const std::string T = "MU_TAB(" + std::to_string(slot) + ")", id = std::to_string(i);
+  const std::int32_t ops[4] = {n.a, n.b, n.c, n.d};
+  std::string mult[4];
+  for (int j = 0; j < 4; ++j) {
+    bool any = false;
+    for (int k : nm.slots[i]) any = any || nm.has(ops[j], k);
+    if (!any) continue;
+    mult[j] = nm.prefix + "pt" + id + "_" + std::to_string(j);
+    out += nm.decl + mult[j] + " = " + (j == 0 ? "mu_tab_dx(" + T : "mu_tab_da(" + T + ", " + std::to_string(j - 1)) + ", " +
+           nm.V(n.a) + ");\n";
+  }
+  for (int k : nm.slots[i]) {
+    std::string e;
+    for (int j = 0; j < 4; ++j)
+      if (!mult[j].empty() && nm.has(ops[j], k)) e += (e.empty() ? "" : " + ") + mult[j] + " * " + nm.D(ops[j], k);
+    out += nm.decl + nm.D(i, k) + " = " + e + ";\n";
+  }
+}
+
 void chain_rule(const Node& n, std::int32_t i, const Names& nm, const Dialect& d, const std::string& rcp, const std::string& partial,
                 std::string& out) {
   std::string expr_a, expr_b;  // per slot: multiplier of dA and dB
@@ -155,6 +179,7 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
   auto& slots = nm.slots;
   std::unique_ptr<Stepper> stepper;
   if (stepping != nullptr && !d.glsl()) stepper = std::make_unique<Stepper>(p, d, prefix, *stepping, time_var);
+  int tables = 0;  // table nodes so far: node i's table is MU_TAB(its ordinal)
 
   for (std::size_t ui = 0; ui < p.nodes.size(); ++ui) {
     const auto i = static_cast<std::int32_t>(ui);
@@ -180,11 +205,14 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       }
       case OpCode::pow: value = "mu_pow(" + V(n.a) + ", " + V(n.b) + ")"; break;
       case OpCode::select: value = "(" + V(n.a) + " >= " + real_literal(0, d) + " ? " + V(n.b) + " : " + V(n.c) + ")"; break;
+      case OpCode::table: value = "mu_tab(MU_TAB(" + std::to_string(tables) + "), " + V(n.a) + ")"; break;
       default: value = unary_call(n.op, V(n.a), d);
     }
     std::string partial;  // ∂v/∂a of a stepped cos/sin
     if (!stepper || !stepper->emit(i, code, partial)) out += decl + V(i) + " = " + value + ";\n";
     if (stepper) stepper->track(i, V(i), rcp, code);
+    const int table_slot = n.op == OpCode::table ? tables++ : -1;
+    code.tables = tables;
     if (!with_gradient || n.op == OpCode::constant || n.op == OpCode::time) continue;
     if (n.op == OpCode::param) {
       out += decl + D(i, slots[ui][0]) + " = " + real_literal(1, d) + ";\n";
@@ -192,7 +220,9 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
     }
     // Slots of the result: the union of the operands' (select: of its two branches).
     std::vector<int> s;
-    for (auto o : n.op == OpCode::select ? std::vector<std::int32_t>{n.b, n.c} : std::vector<std::int32_t>{n.a, n.b})
+    for (auto o : n.op == OpCode::select  ? std::vector<std::int32_t>{n.b, n.c}
+                  : n.op == OpCode::table ? std::vector<std::int32_t>{n.a, n.b, n.c, n.d}
+                                          : std::vector<std::int32_t>{n.a, n.b})
       if (o >= 0) s.insert(s.end(), slots[o].begin(), slots[o].end());
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -204,7 +234,8 @@ ModelCode emit_model(const Program& p, const Dialect& d, bool with_gradient, con
       for (int k : s) out += decl + D(i, k) + " = (" + V(n.a) + " >= " + zero + " ? " + Dor0(n.b, k) + " : " + Dor0(n.c, k) + ");\n";
       continue;
     }
-    chain_rule(n, i, nm, d, rcp, partial, out);
+    if (n.op == OpCode::table) table_chain_rule(n, i, table_slot, nm, out);
+    else chain_rule(n, i, nm, d, rcp, partial, out);
   }
   if (p.output < 0 || p.output >= static_cast<std::int32_t>(p.nodes.size())) throw Error("musr codegen: program has no output");
   code.value = V(p.output);

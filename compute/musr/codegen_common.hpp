@@ -52,6 +52,9 @@ struct ModelCode {
   std::string value;                  // the output's value expression
   std::vector<std::string> gradient;  // per slot: the output's derivative expression ("0" where none)
   std::vector<int> used;              // parameter index of each slot
+  // Table nodes (OpCode::table): the statements read table s through the dialect's
+  // mu_tab(MU_TAB(s), x), mu_tab_dx and mu_tab_da(MU_TAB(s), j, x), which the kernel defines.
+  int tables = 0;
 };
 using ParamText = std::function<std::string(int index, int slot)>;
 // Fewer hardware-function ops over consecutive, evenly spaced bins (CUDA v2, all runs affine):

@@ -9,6 +9,8 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/musr/codegen_tables.hpp"
+#include "compute/musr/kt_pack.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -73,7 +75,8 @@ std::string kernel_body(const FitData& data, const Dialect& d, bool gradient, co
 std::string kernel(const FitData& data, const Dialect& d, bool gradient, const std::string& name, const CudaSource& src) {
   std::string out = str_cat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockThreads, ", ", src.min_blocks, ") ", name,
                             "(const __grid_constant__ Args a, ", kCommonParams,
-                            ",\n    unsigned long long* __restrict__ done, unsigned long long seq) {\n");
+                            ",\n    unsigned long long* __restrict__ done, unsigned long long seq",
+                            src.tables > 0 ? ",\n    const double* __restrict__ tabs, const MuTab* __restrict__ tinfo" : "", ") {\n");
   out += kernel_body(data, d, gradient, src);
   if (!gradient) {
     // Thread 0 of the last block wrote out[0]: it alone fences and publishes.
@@ -210,6 +213,7 @@ CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
   s += "struct Args { double p[NP]; };\n";
   s += "struct RunInfo { long long offset, count; int first_block, blocks, affine, kind; double t0, dt, scale; int pmap, pad; };\n";
   s += helper_functions(d);
+  s += dawson_source(d);
   src.y_only = poisson_errors(data);
   if (data.bins() > (std::size_t{1} << 30))
     throw InputError(str_cat("musr cuda: ", data.bins(), " bins; the cuda backend takes at most 2^30"));
@@ -229,6 +233,8 @@ CudaSource cuda_chi2_source(const FitData& data, bool single_precision) {
   src.block_ints = (kCudaBlockInfoFieldBytes + 4 * src.block_pm) / 4;
   s += str_cat("struct __align__(16) BlockInfo { long long offset; double t0, dt, scale; int count, kind, affine, g_lo, g_hi, run, pm[",
                src.block_pm, "]; };\n");
+  src.tables = max_tables(data);
+  if (src.tables > 0) s += cuda_table_helpers(d, src.tables);
   s += single_precision ? "__device__ __forceinline__ float mu_keep(float x) { asm volatile(\"\" : \"+f\"(x)); return x; }\n"
                         : "__device__ __forceinline__ double mu_keep(double x) { asm volatile(\"\" : \"+d\"(x)); return x; }\n";
   // Fast float: flush denormals, so __expf and __fdividef are one hardware op and a multiply.

@@ -41,6 +41,10 @@ struct CudaSource {
   bool stepped = false;  // exp/cos/sin stepped within a Pack (every run's times evenly spaced)
   int block_ints = 1;    // ints of `block_run` a block: one BlockInfo
   int block_pm = 0;      // parameter-map entries in a BlockInfo
+  // Table nodes a run at most (kt_tables.hpp): with any, both kernels take two more arguments
+  // after `seq`, `const double* tabs, const MuTab* tinfo` (kt_pack.hpp), and run r's table s
+  // is tinfo[r·tables + s].
+  int tables = 0;
 };
 
 // Kernels (extern "C", 256 threads a block, one run per block, one pass over the bins):

@@ -5,6 +5,8 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/musr/codegen_common.hpp"
+#include "compute/musr/codegen_tables.hpp"
+#include "compute/musr/kt_pack.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -20,7 +22,7 @@ void replace_marker(std::string& text, const std::string& marker, const std::str
 int glsl_slots(const FitData& data, bool gradient) { return gradient ? 1 + max_slots(data) : 1; }
 
 std::string glsl_chi2_source(const FitData& data, bool gradient, const std::string& tmpl, bool double_precision,
-                             const std::string& double_library) {
+                             const std::string& double_library, bool tables_bound) {
   if (data.runs.empty()) throw InputError("musr gl-compute: no runs to fit");
   const int ns = glsl_slots(data, gradient);
   const int max_slots = double_precision ? kGlslMaxSlots / 2 : kGlslMaxSlots;
@@ -48,9 +50,25 @@ std::string glsl_chi2_source(const FitData& data, bool gradient, const std::stri
   std::string text = tmpl;
   replace_marker(text, "@DEFINES@", str_cat("#define NS ", ns, "\n#define NUM_PARAMS ", data.num_params, "\n#define real ", d.real,
                                             "\n#define REAL2 ", double_precision ? "dvec2" : "vec2"));
-  replace_marker(text, "@HELPERS@", double_precision ? double_library : helper_functions(d));
+  std::string helpers = (double_precision ? double_library : helper_functions(d)) + dawson_source(d);
+  if (const int nt = max_tables(data); nt > 0) {
+    if (!tables_bound)
+      throw InputError("musr gl-compute: the theory has tabulated functions (statGssKTLF, statExpKTLF, dynGssKTLF, dynExpKTLF), "
+                       "which this backend does not upload yet (use --backend cpu or cuda)");
+    helpers += glsl_table_helpers(d, nt, kGlslTableBinding);
+  }
+  replace_marker(text, "@HELPERS@", helpers);
   replace_marker(text, "@CASES@", cases);
   return text;
+}
+
+std::vector<GlslTableInfo> glsl_table_infos(const TablePack& pack) {
+  std::vector<GlslTableInfo> out;
+  for (const TableInfo& t : pack.info) {
+    if (t.off < 0 || t.off + 4LL * t.n > 0xffffffffLL) throw InputError("musr gl-compute: theory tables larger than 2^32 values");
+    out.push_back({static_cast<unsigned>(t.off), static_cast<unsigned>(t.n), t.dt});
+  }
+  return out;
 }
 
 }  // namespace tomo::musr

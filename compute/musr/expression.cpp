@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compute/core/error.hpp"
+#include "compute/musr/kt_tables.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -38,6 +39,7 @@ double apply(OpCode op, double a, double b, double c) {
     case OpCode::bessel_j0: return ::j0(a);
     case OpCode::bessel_j1: return ::j1(a);
     case OpCode::select: return a >= 0.0 ? b : c;
+    case OpCode::dawson: return dawson(a);
     default: throw Error("musr: apply() of a leaf op");
   }
 }
@@ -75,6 +77,7 @@ void partials(OpCode op, double a, double b, double v, double& pa, double& pb) {
     case OpCode::sqrt_abs: pa = v == 0.0 ? 0.0 : (a < 0.0 ? -0.5 : 0.5) / v; break;
     case OpCode::bessel_j0: pa = -::j1(a); break;
     case OpCode::bessel_j1: pa = ::j0(a) - (a == 0.0 ? 0.5 : ::j1(a) / a); break;
+    case OpCode::dawson: pa = 1.0 - 2.0 * a * v; break;
     default: break;
   }
 }
@@ -86,6 +89,7 @@ int arity(OpCode op) {
     case OpCode::constant: case OpCode::param: case OpCode::time: return 0;
     case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::pow: return 2;
     case OpCode::select: return 3;
+    case OpCode::table: return 4;
     default: return 1;
   }
 }
@@ -94,7 +98,7 @@ std::string_view op_name(OpCode op) {
   static constexpr std::string_view names[] = {
       "constant", "param", "time", "add", "sub", "mul", "div", "pow", "neg", "cos", "sin", "tan",
       "cosh", "sinh", "tanh", "acos", "asin", "atan", "acosh", "asinh", "atanh", "exp",
-      "log10_abs", "ln_abs", "sqrt_abs", "bessel_j0", "bessel_j1", "select"};
+      "log10_abs", "ln_abs", "sqrt_abs", "bessel_j0", "bessel_j1", "select", "table", "dawson"};
   return names[static_cast<int>(op)];
 }
 
@@ -114,8 +118,8 @@ std::string Program::dump() const {
     const Node& n = nodes[i];
     os << 'v' << i << " = " << op_name(n.op);
     if (n.op == OpCode::constant) os << ' ' << n.value;
-    if (n.op == OpCode::param) os << ' ' << n.index;
-    for (int k = 0, ar = arity(n.op); k < ar; ++k) os << " v" << (k == 0 ? n.a : k == 1 ? n.b : n.c);
+    if (n.op == OpCode::param || n.op == OpCode::table) os << ' ' << n.index;
+    for (int k = 0, ar = arity(n.op); k < ar; ++k) os << " v" << (k == 0 ? n.a : k == 1 ? n.b : k == 2 ? n.c : n.d);
     if (n.time_dependent) os << "  [t]";
     os << (static_cast<std::int32_t>(i) == output ? "  <- output\n" : "\n");
   }
@@ -123,7 +127,7 @@ std::string Program::dump() const {
 }
 
 std::int32_t ProgramBuilder::push(Node n) {
-  auto key = std::make_tuple(static_cast<int>(n.op), n.a, n.b, n.c, n.index, std::bit_cast<std::uint64_t>(n.value));
+  auto key = std::make_tuple(static_cast<int>(n.op), n.a, n.b, n.c, n.d, n.index, std::bit_cast<std::uint64_t>(n.value));
   if (auto it = seen_.find(key); it != seen_.end()) return it->second;
   auto id = static_cast<std::int32_t>(nodes_.size());
   nodes_.push_back(n);
@@ -197,6 +201,21 @@ std::int32_t ProgramBuilder::select(std::int32_t cond, std::int32_t if_nonneg, s
   return push(n);
 }
 
+std::int32_t ProgramBuilder::table(int kind, std::int32_t x, std::int32_t a0, std::int32_t a1, std::int32_t a2) {
+  if (!nodes_.at(x).time_dependent) throw Error("musr: a table is read at a time-independent point");
+  for (auto o : {a0, a1, a2})
+    if (nodes_.at(o).time_dependent) throw InputError("musr: a tabulated theory function's parameters may not depend on t");
+  Node n;
+  n.op = OpCode::table;
+  n.index = kind;
+  n.a = x;
+  n.b = a0;
+  n.c = a1;
+  n.d = a2;
+  n.time_dependent = nodes_.at(x).time_dependent;
+  return push(n);
+}
+
 Program ProgramBuilder::finish(std::int32_t output) const {
   if (output < 0 || output >= static_cast<std::int32_t>(nodes_.size())) throw Error("musr: program has no output");
   // Keep only the nodes that reach the output, renumbered in their (topological) order.
@@ -205,7 +224,7 @@ Program ProgramBuilder::finish(std::int32_t output) const {
   for (auto i = output; i >= 0; --i) {
     if (!live[i]) continue;
     const Node& n = nodes_[i];
-    for (auto o : {n.a, n.b, n.c})
+    for (auto o : {n.a, n.b, n.c, n.d})
       if (o >= 0) live[o] = 1;
   }
   std::vector<std::int32_t> renum(nodes_.size(), -1);
@@ -214,7 +233,7 @@ Program ProgramBuilder::finish(std::int32_t output) const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (!live[i]) continue;
     Node n = nodes_[i];
-    for (auto* o : {&n.a, &n.b, &n.c})
+    for (auto* o : {&n.a, &n.b, &n.c, &n.d})
       if (*o >= 0) *o = renum[*o];
     renum[i] = static_cast<std::int32_t>(p.nodes.size());
     p.nodes.push_back(n);
@@ -233,6 +252,7 @@ ProgramEvaluator::ProgramEvaluator(const Program& p) : p_(&p), used_(p.params_us
   slot_of_param_.assign(static_cast<std::size_t>(p.num_params), -1);
   for (std::size_t k = 0; k < used_.size(); ++k) slot_of_param_[used_[k]] = static_cast<int>(k);
   v_.assign(p.nodes.size(), 0.0);
+  tables_.assign(p.nodes.size(), nullptr);
   for (std::size_t i = 0; i < p.nodes.size(); ++i)
     if (p.nodes[i].time_dependent) tdep_.push_back(static_cast<std::int32_t>(i));
 }
@@ -240,11 +260,26 @@ ProgramEvaluator::ProgramEvaluator(const Program& p) : p_(&p), used_(p.params_us
 namespace {
 // Value (and, with d != nullptr, the derivative slots) of node i from its operands.
 inline void eval_node(const Node& n, std::size_t i, double* v, double* d, std::size_t k, std::span<const double> params,
-                      const std::vector<int>& slot, double t) {
+                      const std::vector<int>& slot, double t, const std::shared_ptr<const KtTable>* tables) {
   switch (n.op) {
     case OpCode::constant: v[i] = n.value; break;
     case OpCode::param: v[i] = params[n.index]; break;
     case OpCode::time: v[i] = t; break;
+    case OpCode::table: {
+      const KtTable& tab = *tables[i];
+      v[i] = kt_lookup(tab.v, tab.dt, v[n.a]);
+      if (!d) return;
+      // ∂/∂x from the interval's slope, ∂/∂argument from the table's differences at x.
+      const double px = kt_slope(tab.v, tab.dt, v[n.a]);
+      double pj[3];
+      for (int j = 0; j < 3; ++j) pj[j] = tab.dv[j].size() == tab.v.size() ? kt_lookup(tab.dv[j], tab.dt, v[n.a]) : 0.0;
+      double* di = d + i * k;
+      const double* da = d + static_cast<std::size_t>(n.a) * k;
+      const double* db[3] = {d + static_cast<std::size_t>(n.b) * k, d + static_cast<std::size_t>(n.c) * k,
+                             d + static_cast<std::size_t>(n.d) * k};
+      for (std::size_t s = 0; s < k; ++s) di[s] = px * da[s] + pj[0] * db[0][s] + pj[1] * db[1][s] + pj[2] * db[2][s];
+      return;
+    }
     default: v[i] = apply(n.op, v[n.a], n.b >= 0 ? v[n.b] : 0.0, n.c >= 0 ? v[n.c] : 0.0);
   }
   if (!d) return;
@@ -280,19 +315,57 @@ void ProgramEvaluator::prepare(std::span<const double> params, bool with_gradien
   for (std::size_t i = 0; i < p_->nodes.size(); ++i) {
     const Node& n = p_->nodes[i];
     if (n.time_dependent) continue;
-    eval_node(n, i, v_.data(), with_gradient ? d_.data() : nullptr, k, params, slot_of_param_, 0.0);
+    eval_node(n, i, v_.data(), with_gradient ? d_.data() : nullptr, k, params, slot_of_param_, 0.0, tables_.data());
+  }
+  // The time-dependent nodes the output needs at these parameters: of a select whose
+  // condition does not depend on t only the taken branch (musrfit's branches by parameter
+  // value, e.g. dynGssKTLF's Volterra table or Keren's formula).
+  const auto nn = static_cast<std::int32_t>(p_->nodes.size());
+  std::vector<char> live(p_->nodes.size(), 0);
+  live[static_cast<std::size_t>(p_->output)] = 1;
+  for (std::int32_t i = p_->output; i >= 0; --i) {
+    if (!live[static_cast<std::size_t>(i)]) continue;
+    const Node& n = p_->nodes[static_cast<std::size_t>(i)];
+    if (n.op == OpCode::select && !p_->nodes[static_cast<std::size_t>(n.a)].time_dependent) {
+      live[static_cast<std::size_t>(n.a)] = 1;
+      live[static_cast<std::size_t>(v_[n.a] >= 0.0 ? n.b : n.c)] = 1;
+      continue;
+    }
+    for (auto o : {n.a, n.b, n.c, n.d})
+      if (o >= 0) live[static_cast<std::size_t>(o)] = 1;
+  }
+  tdep_.clear();
+  for (std::int32_t i = 0; i < nn; ++i)
+    if (p_->nodes[static_cast<std::size_t>(i)].time_dependent && live[static_cast<std::size_t>(i)]) tdep_.push_back(i);
+  // Every table (a GPU kernel reads the untaken branches too), from the cache.
+  for (std::size_t i = 0; i < p_->nodes.size(); ++i) {
+    const Node& n = p_->nodes[i];
+    if (n.op != OpCode::table) continue;
+    // Differences only for the arguments that depend on a parameter.
+    unsigned diff = 0;
+    const std::int32_t args[3] = {n.b, n.c, n.d};
+    for (int j = 0; j < 3; ++j)
+      if (with_gradient && p_->nodes[static_cast<std::size_t>(args[j])].op != OpCode::constant) diff |= 1u << j;
+    tables_[i] = kt_table(static_cast<TableKind>(n.index), v_[n.b], v_[n.c], v_[n.d], diff);
   }
   params_ = params;
 }
 
+std::vector<const KtTable*> ProgramEvaluator::tables() const {
+  std::vector<const KtTable*> out;
+  for (std::size_t i = 0; i < p_->nodes.size(); ++i)
+    if (p_->nodes[i].op == OpCode::table) out.push_back(tables_[i].get());
+  return out;
+}
+
 double ProgramEvaluator::value(double t) {
-  for (auto i : tdep_) eval_node(p_->nodes[i], i, v_.data(), nullptr, 0, params_, slot_of_param_, t);
+  for (auto i : tdep_) eval_node(p_->nodes[i], i, v_.data(), nullptr, 0, params_, slot_of_param_, t, tables_.data());
   return v_[p_->output];
 }
 
 double ProgramEvaluator::value_and_gradient(double t, std::span<double> dtheta) {
   const std::size_t k = used_.size();
-  for (auto i : tdep_) eval_node(p_->nodes[i], i, v_.data(), d_.data(), k, params_, slot_of_param_, t);
+  for (auto i : tdep_) eval_node(p_->nodes[i], i, v_.data(), d_.data(), k, params_, slot_of_param_, t, tables_.data());
   const double* dout = d_.data() + static_cast<std::size_t>(p_->output) * k;
   std::copy(dout, dout + k, dtheta.begin());
   return v_[p_->output];

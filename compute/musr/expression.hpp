@@ -35,6 +35,12 @@ enum class OpCode : std::uint8_t {
   bessel_j1,  // J1(a) (only so that a generated gradient has a name for J0')
   // ternary
   select,     // a >= 0 ? b : c  (guards such as generExpo's λt < 0)
+  // a tabulated function of one time-like operand a, defined by the time-independent operands
+  // b, c, d (Kubo–Toyabe LF integrals and Volterra solutions: compute/musr/kt_tables.hpp);
+  // index is its TableKind. Evaluated by interpolation in a table built once per parameter set.
+  table,
+  // Dawson's integral F(a) = e^(−a²)∫₀^a e^(s²) ds (skewedGss); its derivative is 1 − 2aF(a)
+  dawson,
 };
 
 int arity(OpCode op);
@@ -43,6 +49,7 @@ std::string_view op_name(OpCode op);  // "add", "cos", ... (for dumps and genera
 struct Node {
   OpCode op = OpCode::constant;
   std::int32_t a = -1, b = -1, c = -1;  // operands (earlier nodes), -1 where unused
+  std::int32_t d = -1;                  // the fourth operand of `table`
   std::int32_t index = -1;              // param: parameter index
   double value = 0.0;                   // constant: its value
   bool time_dependent = false;          // true when t reaches this node (else hoistable per call)
@@ -70,6 +77,8 @@ class ProgramBuilder {
   std::int32_t unary(OpCode op, std::int32_t a);
   std::int32_t binary(OpCode op, std::int32_t a, std::int32_t b);
   std::int32_t select(std::int32_t cond, std::int32_t if_nonneg, std::int32_t if_neg);
+  // kind's table at x; a0, a1, a2 must not depend on t (InputError otherwise).
+  std::int32_t table(int kind, std::int32_t x, std::int32_t a0, std::int32_t a1, std::int32_t a2);
   std::int32_t add(std::int32_t a, std::int32_t b) { return binary(OpCode::add, a, b); }
   std::int32_t sub(std::int32_t a, std::int32_t b) { return binary(OpCode::sub, a, b); }
   std::int32_t mul(std::int32_t a, std::int32_t b) { return binary(OpCode::mul, a, b); }
@@ -82,13 +91,15 @@ class ProgramBuilder {
   std::int32_t push(Node n);
   int num_params_;
   std::vector<Node> nodes_;
-  std::map<std::tuple<int, int, int, int, int, std::uint64_t>, std::int32_t> seen_;
+  std::map<std::tuple<int, int, int, int, int, int, std::uint64_t>, std::int32_t> seen_;
 };
 
 // ---- predefined THEORY functions (musrfit names and abbreviations) ----
 enum class TheoryFn {
   constant, asymmetry, simpl_expo, gener_expo, simple_gss, stat_gss_kt, stat_exp_kt, combi_lgkt,
-  str_kt, abragam, tfield_cos, bessel, intern_fld, intern_bsl, polynom
+  str_kt, abragam, tfield_cos, bessel, intern_fld, intern_bsl, polynom,
+  stat_gss_kt_lf, dyn_gss_kt_lf, stat_exp_kt_lf, dyn_exp_kt_lf, spin_glass, rd_aniso_hf, intern_fld_gk,
+  intern_fld_ll, skewed_gss, static_nk_zf, static_nk_tf, dynamic_nk_zf, dynamic_nk_tf, mu_minus_exp_tf
 };
 struct TheoryFnInfo {
   TheoryFn fn;
@@ -133,7 +144,12 @@ struct ExprResolver {
 };
 std::int32_t lower_expression(const Expr& e, ProgramBuilder& b, ExprResolver& r);
 
+// Dawson's integral F(x) = e^(−x²)∫₀^x e^(s²) ds in double (relative error < 2e-14).
+double dawson(double x);
+
 // ---- CPU evaluation in double ----
+struct KtTable;  // compute/musr/kt_tables.hpp
+
 // Value of the program at time t.
 double evaluate(const Program& p, std::span<const double> params, double t);
 
@@ -149,6 +165,8 @@ class ProgramEvaluator {
   // Value at t; dtheta[k] = ∂θ/∂params[used()[k]].
   double value_and_gradient(double t, std::span<double> dtheta);
   const std::vector<int>& used() const { return used_; }
+  // The tables of the program's table nodes in node order (after prepare()).
+  std::vector<const KtTable*> tables() const;
 
  private:
   const Program* p_;
@@ -157,6 +175,7 @@ class ProgramEvaluator {
   std::vector<double> v_;           // node values
   std::vector<double> d_;           // node derivatives, nodes × used
   std::vector<std::int32_t> tdep_;  // time-dependent nodes in order
+  std::vector<std::shared_ptr<const KtTable>> tables_;  // per node: its table (table nodes)
   std::span<const double> params_;  // as given to prepare() (must outlive the value calls)
 };
 

@@ -5,6 +5,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/musr/expression.hpp"
+#include "compute/musr/theory_builders.hpp"
 
 namespace tomo::musr {
 
@@ -25,6 +26,21 @@ const std::vector<TheoryFnInfo>& theory_functions() {
       {TheoryFn::intern_fld, "internFld", "if", 5, 6},
       {TheoryFn::intern_bsl, "internBsl", "ib", 5, 6},
       {TheoryFn::polynom, "polynom", "p", 2, -1},
+      {TheoryFn::stat_gss_kt_lf, "statGssKTLF", "sgktlf", 2, 3},
+      {TheoryFn::dyn_gss_kt_lf, "dynGssKTLF", "dgktlf", 3, 4},
+      {TheoryFn::stat_exp_kt_lf, "statExpKTLF", "sektlf", 2, 3},
+      {TheoryFn::dyn_exp_kt_lf, "dynExpKTLF", "dektlf", 3, 4},
+      {TheoryFn::spin_glass, "spinGlass", "spg", 3, 4},
+      {TheoryFn::rd_aniso_hf, "rdAnisoHf", "rahf", 2, 3},
+      {TheoryFn::intern_fld_gk, "internFldGK", "ifgk", 5, 6},
+      // musrfit reads five arguments and no tshift (its table lists four)
+      {TheoryFn::intern_fld_ll, "internFldLL", "ifll", 5, 5},
+      {TheoryFn::skewed_gss, "skewedGss", "skg", 4, 5},
+      {TheoryFn::static_nk_zf, "staticNKZF", "snkzf", 2, 3},
+      {TheoryFn::static_nk_tf, "staticNKTF", "snktf", 4, 5},
+      {TheoryFn::dynamic_nk_zf, "dynamicNKZF", "dnkzf", 3, 4},
+      {TheoryFn::dynamic_nk_tf, "dynamicNKTF", "dnktf", 5, 6},
+      {TheoryFn::mu_minus_exp_tf, "muMinusExpTF", "mmsetf", 6, 7},
   };
   return table;
 }
@@ -133,6 +149,11 @@ std::int32_t build_theory_function(ProgramBuilder& b, TheoryFn fn, std::span<con
       for (int i = n - 2; i >= 1; --i) acc = b.add(b.mul(acc, x), a[i]);
       return acc;
     }
+    case TheoryFn::stat_gss_kt_lf:
+    case TheoryFn::dyn_gss_kt_lf:
+    case TheoryFn::stat_exp_kt_lf:
+    case TheoryFn::dyn_exp_kt_lf: return build_kt_lf(b, fn, a, tt, t);
+    default: return build_more_theory(b, fn, a, tt, t);
   }
   throw Error("musr: unhandled theory function");
 }

@@ -20,6 +20,7 @@
 #include "compute/musr/codegen_common.hpp"
 #include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_problem.hpp"
+#include "compute/musr/kt_pack.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
@@ -75,6 +76,14 @@ class Evaluator final : public CudaChi2Evaluator {
     const CudaSource src = cuda_chi2_source(data, single);
     stepped_ = src.stepped;
     y_only_ = src.y_only;
+    // Theories with tabulated functions keep their programs: the tables are rebuilt on the host
+    // for each call's parameters (kt_pack.hpp) and uploaded before the launch.
+    tables_ = src.tables;
+    models_ = FitData{};
+    if (tables_ > 0) {
+      models_.num_params = data.num_params;
+      for (const RunBins& r : data.runs) models_.runs.push_back(RunBins{r.model, {}, {}, {}, r.scale});
+    }
     const auto kernels = cuda::load_kernels(src.text, "musr_chi2.cu (generated)", {src.value_kernel, src.gradient_kernel},
                                             src.nvrtc_options);
     value_kernel_ = kernels[0];
@@ -174,8 +183,12 @@ class Evaluator final : public CudaChi2Evaluator {
     if (wait_ == CallWait::value_flag) *static_cast<volatile double*>(host_out_.data()) = std::bit_cast<double>(kValueSentinel);
     void* done = wait_ == CallWait::value_flag ? nullptr : mapped_done_;
     unsigned long long seq = wait_ == CallWait::value_flag ? seq_ : ++seq_;
+    const void* tabs = nullptr;
+    const void* tinfo = nullptr;
+    if (tables_ > 0) upload_tables(params, gradient, tabs, tinfo);
     // The first argument is the parameter struct by value: the kernel copies NP doubles from here.
-    void* argv[] = {args_.data(), &runs, &nruns, &param_map, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out, &done, &seq};
+    void* argv[] = {args_.data(), &runs, &nruns, &param_map, &block_run, &yw, &t, &partials, &runsum, &ptr, &entry, &counter, &out, &done, &seq,
+                    &tabs, &tinfo};
     TOMO_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(gradient ? gradient_kernel_ : value_kernel_),
                                      dim3(static_cast<unsigned>(blocks_)), dim3(kCudaBlockThreads), argv, 0, stream_));
     const std::size_t n = gradient ? 1 + static_cast<std::size_t>(num_params_) : 1;
@@ -184,6 +197,24 @@ class Evaluator final : public CudaChi2Evaluator {
   }
 
  private:
+  // The tables at `params` into tabs_/tinfo_ (grown as needed), copied on stream_ before the
+  // launch from pinned staging.
+  void upload_tables(std::span<const double> params, bool gradient, const void*& tabs, const void*& tinfo) {
+    pack_tables(models_, params, gradient, pack_);
+    stream_.synchronize();  // a call enqueued without a wait may still read the staging or the tables
+    static_assert(sizeof(TableInfo) == 24, "TableInfo is the generated MuTab");
+    if (tab_stage_.size() < pack_.values.size()) tab_stage_.resize(pack_.values.size());
+    if (info_stage_.size() < pack_.info.size()) info_stage_.resize(pack_.info.size());
+    if (tabs_.size() < pack_.values.size()) tabs_.resize(pack_.values.size());
+    if (tinfo_.size() < pack_.info.size()) tinfo_.resize(pack_.info.size());
+    std::copy(pack_.values.begin(), pack_.values.end(), tab_stage_.data());
+    std::copy(pack_.info.begin(), pack_.info.end(), info_stage_.data());
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(tabs_.data(), tab_stage_.data(), pack_.values.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(tinfo_.data(), info_stage_.data(), pack_.info.size() * sizeof(TableInfo), cudaMemcpyHostToDevice, stream_));
+    tabs = tabs_.data();
+    tinfo = tinfo_.data();
+  }
+
   // Bins as y (y_only) or (y, 1/σ²) pairs of the kernel's real type at the tables' run offsets
   // (runs padded with zeros to whole Packs); t only where a run's times are uneven.
   template <class Real>
@@ -255,6 +286,13 @@ class Evaluator final : public CudaChi2Evaluator {
   unsigned long long seq_ = 0;
   std::vector<double> args_;
   std::vector<std::size_t> run_offset_, run_count_;  // each run's first bin in yw and its bins
+  int tables_ = 0;          // table slots a run (CudaSource::tables)
+  FitData models_;          // the runs' programs (no bins) where tables_ > 0
+  TablePack pack_;
+  cuda::DeviceBuffer<double> tabs_;
+  cuda::DeviceBuffer<TableInfo> tinfo_;
+  cuda::PinnedBuffer<double> tab_stage_;
+  cuda::PinnedBuffer<TableInfo> info_stage_;
 };
 
 const BackendRegistrar<Chi2Evaluator> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },

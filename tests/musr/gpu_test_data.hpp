@@ -142,6 +142,7 @@ inline std::vector<OpCase> every_op_programs() {
   add("div", [](B& b, I t, I, I p1, I) { return b.binary(OpCode::div, p1, b.add(b.constant(1.0), b.mul(t, t))); });
   add("sub", [](B& b, I t, I p0, I p1, I) { return b.sub(b.mul(p0, t), b.mul(p1, b.mul(t, t))); });
   add("select", [](B& b, I t, I p0, I p1, I p2) { return b.select(b.sub(t, p0), b.mul(p1, t), b.mul(p2, b.mul(t, t))); });
+  add("dawson", [](B& b, I t, I p0, I, I) { return b.unary(OpCode::dawson, b.sub(b.mul(b.constant(3.0), b.mul(p0, t)), b.constant(0.5))); });
   return out;
 }
 inline std::vector<double> every_op_params() { return {0.7, 0.45, 1.2}; }
