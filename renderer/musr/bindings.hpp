@@ -14,5 +14,7 @@ inline constexpr unsigned kTimes = 3;     // bin times where a run's are not eve
 inline constexpr unsigned kParams = 4;    // the fit's parameters
 inline constexpr unsigned kPartials = 5;  // NS partial sums per work group
 inline constexpr unsigned kParamMap = 6;  // the runs' parameter maps
+inline constexpr unsigned kTables = 7;       // one GlslTableInfo per run and table (kGlslTableBinding)
+inline constexpr unsigned kTableValues = 8;  // the tables' values, refilled before each dispatch
 
 }  // namespace tomo::musr::binding

@@ -16,6 +16,7 @@
 #include "compute/musr/codegen_common.hpp"
 #include "compute/musr/codegen_glsl.hpp"
 #include "compute/musr/fit_problem.hpp"
+#include "compute/musr/kt_pack.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
 #include "renderer/musr/bindings.hpp"
@@ -23,6 +24,9 @@
 namespace tomo::musr {
 
 namespace {
+
+static_assert(binding::kTables == kGlslTableBinding && binding::kTableValues == kGlslTableBinding + 1,
+              "the generated table helpers read the bindings the evaluator fills");
 
 // Bins per work group: 16 per invocation keeps every shader loop far below software GL's
 // loop cut (65535) and the partials few.
@@ -58,12 +62,19 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
       throw UnavailableError(str_cat("musr gl-compute: ", loop, " bins per invocation exceed the ", limit,
                                      " loop iterations this software OpenGL (", ctx.info().gl_renderer, ") runs"));
     upload_tables(data);
+    // Tabulated theory functions: the runs' programs (no bins) kept to refill their tables from
+    // the parameters before every dispatch.
+    models_ = FitData{};
+    if (max_tables(data) > 0) {
+      models_.num_params = data.num_params;
+      for (const RunBins& r : data.runs) models_.runs.push_back(RunBins{r.model, {}, {}, {}, r.scale});
+    }
     // The template with its includes inlined (the binding points), markers left for the generator.
     const std::string tmpl = gl::shaders().preprocess("musr/chi2.comp.glsl", {});
     const std::string lib = double_ ? gl::shaders().load("musr/double_math.glsl") : std::string();
-    value_ = gl::ShaderLibrary::build({{gl::Stage::Compute, glsl_chi2_source(data, false, tmpl, double_, lib)}},
+    value_ = gl::ShaderLibrary::build({{gl::Stage::Compute, glsl_chi2_source(data, false, tmpl, double_, lib, true)}},
                                       "musr/chi2.comp.glsl (generated, value)");
-    gradient_ = gl::ShaderLibrary::build({{gl::Stage::Compute, glsl_chi2_source(data, true, tmpl, double_, lib)}},
+    gradient_ = gl::ShaderLibrary::build({{gl::Stage::Compute, glsl_chi2_source(data, true, tmpl, double_, lib, true)}},
                                          "musr/chi2.comp.glsl (generated, gradient)");
     ns_gradient_ = glsl_slots(data, true);
     pairs_ = gradient_pairs(data);
@@ -147,6 +158,13 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
     params_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kParams);
     partials_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kPartials);
     pmap_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kParamMap);
+    if (!models_.runs.empty()) {
+      pack_tables(models_, params, gradient, pack_);
+      table_info_ = gl::Buffer::from(glsl_table_infos(pack_));
+      table_values_ = gl::Buffer::from(pack_.values);
+      table_info_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kTables);
+      table_values_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kTableValues);
+    }
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     prog.dispatch(groups_ * kGlslGroupThreads);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -179,6 +197,9 @@ class GlComputeChi2Evaluator final : public Chi2Evaluator {
   std::vector<GradientPair> pairs_;
   gl::Program value_, gradient_;
   gl::Buffer runs_, block_run_, bins_, times_, params_, partials_, pmap_;
+  FitData models_;  // the runs' programs (no bins) where the theory has tables
+  TablePack pack_;
+  gl::Buffer table_info_, table_values_;
   std::vector<double> host_partials_;
   bool double_ = true;
   std::size_t real_bytes_ = sizeof(double);
