@@ -74,6 +74,11 @@ void binned_ratio(std::span<double> t, std::span<const double> y, const ForwardT
   }
 }
 
+double flat_start_level(double prompts, double additive, double sensitivity_sum) {
+  const double level = sensitivity_sum > 0 ? (prompts - additive) / sensitivity_sum : 0.0;
+  return level > 0 && std::isfinite(level) ? level : 1.0;
+}
+
 void em_update(std::span<double> x, std::span<const double> b, std::span<const double> s) {
   for (std::size_t j = 0; j < x.size(); ++j) x[j] = s[j] > 0 ? x[j] * b[j] / s[j] : 0.0;
 }

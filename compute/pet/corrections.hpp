@@ -60,6 +60,12 @@ void list_mode_ratio(std::span<double> t, const ForwardTerms& terms, std::size_t
 // The same for binned data y: t_l ← m_l·y_l / (m_l·t_l + c_l), 0 where y_l = 0 or the denominator is ≤ 0.
 void binned_ratio(std::span<double> t, std::span<const double> y, const ForwardTerms& terms);
 
+// The level of a flat start image whose expected trues Σ_j s_j x_j are the prompts less the
+// additive counts: (prompts − additive) / Σ_j s_j, or 1 when that is not > 0. With additive
+// terms EM grows an image at most by y/(r + s) per step, so a start far below the data's scale
+// (the usual flat 1) would take many iterations to reach it.
+double flat_start_level(double prompts, double additive, double sensitivity_sum);
+
 // The EM update x_j ← x_j·b_j / s_j (0 where s_j ≤ 0).
 void em_update(std::span<double> x, std::span<const double> b, std::span<const double> s);
 
