@@ -10,6 +10,8 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/io/image_volume.hpp"
+#include "compute/pet/attenuation.hpp"
 #include "compute/glpet/ring.hpp"
 
 namespace tomo::glpet {
@@ -164,6 +166,33 @@ GlpetScene read_glpet_scene(const Scene& s) {
   };
   clamp_tiny(g.activity_volume, "glpet.activity");
   clamp_tiny(sys.sigma_t, "glpet.attenuation");
+  // The terms of the forward model (docs/pet.md): a μ-map (cm⁻¹) adds to the shapes' σ_t (1/mm),
+  // resampled onto the grid; attenuation is then part of A, in the projector and the Monte-Carlo.
+  g.corrections = pet::read_correction_options(s, "glpet");
+  if (!g.corrections.attenuation_map.empty()) {
+    const std::string what = str_cat("glpet.attenuation_map '", g.corrections.attenuation_map.string(), "'");
+    const pet::AttenuationMap mu(read_image_volume(g.corrections.attenuation_map), what);  // checks μ >= 0
+    const VolumeF on_grid = fit_to_grid(mu.volume(), sys.grid, GridFit::trilinear, what);
+    for (std::size_t v = 0; v < on_grid.data.size(); ++v) sys.sigma_t.data[v] += 0.1f * on_grid.data[v];
+  }
+  const std::size_t lors = sys.scanner.lor_count();
+  if (!g.corrections.normalisation.empty())
+    (void)pet::read_term_file(g.corrections.normalisation, lors, "glpet.normalisation");  // checked up front
+  if (!g.corrections.randoms.file.empty()) (void)pet::read_term_file(g.corrections.randoms.file, lors, "glpet.randoms.file");
+  if (!g.corrections.scatter.file.empty()) (void)pet::read_term_file(g.corrections.scatter.file, lors, "glpet.scatter.file");
+  McEffects& fx = g.mc_effects;
+  fx.randoms_fraction = s.get_in_range("glpet.mc.randoms_fraction", 0.0, 0.0, 0.9);
+  fx.scatter_fraction = s.get_in_range("glpet.mc.scatter_fraction", 0.0, 0.0, 0.9);
+  if (fx.randoms_fraction + fx.scatter_fraction >= 1.0)
+    throw InputError(s.where("glpet.mc.scatter_fraction") + ": randoms and scatter fractions add up to 1 or more");
+  fx.seed = g.mc.seed;
+  if (const auto eff = s.get_input_path("glpet.mc.efficiency"); !eff.empty()) {
+    fx.efficiency = pet::read_term_file(eff, lors, "glpet.mc.efficiency");
+    for (std::size_t l = 0; l < lors; ++l)
+      if (fx.efficiency[l] > 1.0)
+        throw InputError(str_cat("glpet.mc.efficiency '", eff.string(), "': value ", l, " is ", fx.efficiency[l],
+                                 "; a detection efficiency is in [0, 1]"));
+  }
   sys.validate();
   return g;
 }

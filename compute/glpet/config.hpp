@@ -9,8 +9,10 @@
 #include "compute/core/phantom.hpp"
 #include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/geometry.hpp"
+#include "compute/glpet/mc_effects.hpp"
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/projector.hpp"
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/scene_options.hpp"
 
 namespace tomo {
@@ -51,6 +53,8 @@ struct GlpetScene {
   // by one); ML-EM holds voxels outside it at 0 unless glpet.fov_mask = false.
   FieldOfView fov;
   McOptions mc;
+  McEffects mc_effects;              // glpet.mc.{efficiency, randoms_fraction, scatter_fraction}
+  pet::CorrectionOptions corrections;  // glpet.{attenuation_map, normalisation, randoms, scatter} (docs/pet.md)
   int supersampling = 2;   // phantom voxelisation sub-samples per axis
   CrosscheckSettings crosscheck;
   DataSettings data;

@@ -35,6 +35,10 @@ Measurement measure(const Scene& scene) {
     if (m.mc.detected == 0)
       throw InputError(str_cat("glpet: the Monte-Carlo detected no pair of ", g.mc.histories,
                                " histories (glpet.mc.histories, the activity and the modules): nothing to reconstruct"));
+    if (g.mc_effects.any()) {  // efficiency, randoms and scatter (docs/pet.md)
+      const McEffectCounts e = apply_effects(m.mc.counts, g.mc_effects);
+      log_info("glpet: Monte-Carlo effects: ", e.trues, " trues, ", e.randoms, " randoms, ", e.scattered, " scattered");
+    }
   }
   m.simulate_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return m;

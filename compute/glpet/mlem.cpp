@@ -8,6 +8,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/report.hpp"
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/prior.hpp"
 #include "compute/pet/subsets.hpp"
 
@@ -36,9 +37,19 @@ class StageTimer {
 // (0 outside the field of view) are made once and stay on the backend.
 class LorSubsets final : public pet::SubsetPrimitives {
  public:
+  // With `terms` (per LOR: normalisation n and randoms + scatter counts, docs/pet.md) the ratio
+  // n·y/(n·A x + r + s) is formed on the host between the backend's forward and back passes, and
+  // s_k = Aᵀ(n·1_k) (`s` must then already be Aᵀn).
   LorSubsets(Projector& op, const BackendBuffer& y, BackendBuffer& s, BackendBuffer& x, BackendBuffer& t,
-             BackendBuffer& b, std::span<const int> subset_of_lor, int subsets, RunReport* report)
-      : op_(op), x_(x), t_(t), b_(b), report_(report) {
+             BackendBuffer& b, std::span<const int> subset_of_lor, int subsets, RunReport* report,
+             const pet::ForwardTerms* terms = nullptr)
+      : op_(op), x_(x), t_(t), b_(b), report_(report), terms_(terms && !terms->empty() ? terms : nullptr) {
+    if (terms_) {
+      const std::vector<float> hy = download(y);
+      hy_.assign(hy.begin(), hy.end());
+      subset_of_lor_.assign(subset_of_lor.begin(), subset_of_lor.end());
+      z_ = op.make_lors();
+    }
     if (subsets <= 1) {
       y_.push_back(&y);
       s_.push_back(&s);
@@ -48,7 +59,8 @@ class LorSubsets final : public pet::SubsetPrimitives {
     for (int k = 0; k < subsets; ++k) {
       std::vector<float> yk(hy.size(), 0.0f), mask(hy.size(), 0.0f);
       for (std::size_t l = 0; l < hy.size(); ++l)
-        if (subset_of_lor[l] == k) yk[l] = hy[l], mask[l] = 1.0f;
+        if (subset_of_lor[l] == k)
+          yk[l] = hy[l], mask[l] = terms_ && !terms_->multiplicative.empty() ? float(terms_->multiplicative[l]) : 1.0f;
       auto by = op.make_lors(), bs = op.make_image();
       by->upload(yk);
       {
@@ -96,7 +108,18 @@ class LorSubsets final : public pet::SubsetPrimitives {
       op_.forward(x_, t_);  // [Toth2010] eq. (2)
     }
     StageTimer timer(op_, report_, "back_ratio");
-    op_.back_ratio(*y_[k], t_, b_, nullptr);  // [Toth2010] eq. (3) numerator
+    if (!terms_) {
+      op_.back_ratio(*y_[k], t_, b_, nullptr);  // [Toth2010] eq. (3) numerator
+      return;
+    }
+    const std::vector<float> ht = download(t_);
+    std::vector<double> z(ht.begin(), ht.end());
+    pet::binned_ratio(z, hy_, *terms_);  // n·y / (n·A x + r + s)
+    if (!subset_of_lor_.empty())
+      for (std::size_t l = 0; l < z.size(); ++l)
+        if (subset_of_lor_[l] != k) z[l] = 0;
+    z_->upload(std::vector<float>(z.begin(), z.end()));
+    op_.back(*z_, b_);
   }
   Projector& op_;
   BackendBuffer &x_, &t_, &b_;
@@ -104,6 +127,10 @@ class LorSubsets final : public pet::SubsetPrimitives {
   std::vector<const BackendBuffer*> y_;
   std::vector<BackendBuffer*> s_;
   std::vector<std::unique_ptr<BackendBuffer>> own_;
+  const pet::ForwardTerms* terms_;
+  std::vector<double> hy_;          // with terms: the counts on the host
+  std::vector<int> subset_of_lor_;  // with terms and subsets
+  std::unique_ptr<BackendBuffer> z_;
 };
 
 }  // namespace
@@ -145,21 +172,48 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
   auto bs = op.make_image();
   if (y.size() != by->size()) throw InputError(str_cat("glpet: ", y.size(), " measured LORs, the scanner has ", by->size()));
   by->upload(y);
+  const pet::ForwardTerms* terms = opt.terms && !opt.terms->empty() ? opt.terms : nullptr;
+  if (terms) {
+    if ((!terms->multiplicative.empty() && terms->multiplicative.size() != y.size()) ||
+        (!terms->additive.empty() && terms->additive.size() != y.size()))
+      throw Error(str_cat("glpet: correction terms for ", terms->multiplicative.size(), "/", terms->additive.size(),
+                          " LORs, the scanner has ", y.size()));
+  }
   {
     StageTimer t(op, opt.report, "sensitivity");
-    op.sensitivity(*bs);
+    if (terms && !terms->multiplicative.empty()) {  // s = Aᵀn
+      auto bn = op.make_lors();
+      bn->upload(std::vector<float>(terms->multiplicative.begin(), terms->multiplicative.end()));
+      op.back(*bn, *bs);
+    } else {
+      op.sensitivity(*bs);
+    }
   }
   MlemResult res;
   const MaskedStart start = mask_and_start(*bs, *bx, x0, opt.sensitivity_threshold, opt.outside_fov);
   res.sensitivity = start.sensitivity;
   res.masked = start.masked;
+  if (terms && !terms->additive.empty() && x0.empty()) {
+    // A flat start of 1 lies orders of magnitude below the counts' scale; EM's first step
+    // rescales it without additive terms, but with them each step grows it at most by y/(r+s).
+    // So the flat start is scaled to the trues the data hold (pet::flat_start_level).
+    const std::vector<float> hs = download(*bs);
+    double sum_s = 0, sum_y = 0, sum_c = 0;
+    for (float v : hs) sum_s += v > 0 ? v : 0;
+    for (float v : y) sum_y += v;
+    for (double c : terms->additive) sum_c += c;
+    const double level = pet::flat_start_level(sum_y, sum_c, sum_s);
+    std::vector<float> x(hs.size());
+    for (std::size_t v = 0; v < x.size(); ++v) x[v] = hs[v] > 0 ? float(level) : 0.0f;
+    bx->upload(x);
+  }
   pet::ReconOptions recon = opt.recon;
   recon.iterations = opt.iterations;
   if ((recon.subsets > 1 || pet::uses_prior(recon.algorithm)) && !opt.system)
     throw Error("glpet: subsets and priors need the system model in MlemOptions");
   const std::vector<int> subset_of_lor =
       recon.subsets > 1 ? lor_subsets(opt.system->scanner, recon.subsets) : std::vector<int>{};
-  LorSubsets data(op, *by, *bs, *bx, *bt, *bb, subset_of_lor, recon.subsets, opt.report);
+  LorSubsets data(op, *by, *bs, *bx, *bt, *bb, subset_of_lor, recon.subsets, opt.report, terms);
   std::unique_ptr<pet::PriorOperator> prior;
   if (pet::uses_prior(recon.algorithm)) {
     const std::vector<float> s = download(*bs);

@@ -9,6 +9,7 @@
 
 #include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/projector.hpp"
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/reconstruct.hpp"
 
 namespace tomo {
@@ -36,6 +37,9 @@ struct MlemOptions {
   // Per voxel, 1 outside the scanner's field of view (outside_field_of_view): held at 0 whatever
   // its sensitivity. Empty: no voxel is outside.
   std::vector<std::uint8_t> outside_fov;
+  // Per LOR: normalisation factors n and randoms + scatter counts (docs/pet.md); the forward model
+  // is then ȳ = n·A x + r + s (attenuation is in A). Null or empty: ȳ = A x.
+  const pet::ForwardTerms* terms = nullptr;
 };
 
 struct MlemResult {

@@ -111,6 +111,25 @@ WorkEstimate estimate_work(const Scene& s) {
   return {.units = passes * double(dims[0]) * dims[1] * dims[2] * N * lines * per_line, .cpu_units_per_core_s = 2e8};
 }
 
+// The per-LOR terms of g.corrections: n from the normalisation file; r + s from the files or the
+// fractions f of the prompts, f·Σy / LORs on every LOR.
+pet::ForwardTerms lor_terms(const GlpetScene& g, std::span<const float> y) {
+  pet::ForwardTerms t;
+  const pet::CorrectionOptions& o = g.corrections;
+  const std::size_t lors = y.size();
+  if (!o.normalisation.empty()) t.multiplicative = pet::read_term_file(o.normalisation, lors, "glpet.normalisation");
+  if (!o.randoms.given() && !o.scatter.given()) return t;
+  double prompts = 0;
+  for (float c : y) prompts += c;
+  t.additive.assign(lors, (o.randoms.fraction + o.scatter.fraction) * prompts / double(lors));
+  for (const auto& [file, key] : {std::pair{o.randoms.file, "glpet.randoms.file"}, std::pair{o.scatter.file, "glpet.scatter.file"}})
+    if (!file.empty()) {
+      const std::vector<double> v = pet::read_term_file(file, lors, key);
+      for (std::size_t l = 0; l < lors; ++l) t.additive[l] += v[l];
+    }
+  return t;
+}
+
 void run(RunContext& ctx) {
   ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   require_host_memory(estimate_memory(ctx.scene, false), "glpet");
@@ -180,6 +199,13 @@ void run(RunContext& ctx) {
   opt.sensitivity_threshold = g.sensitivity_threshold;
   opt.outside_fov = outside_field_of_view(sys.grid, g.fov);
   opt.report = &ctx.report;
+  // The normalisation, randoms and scatter terms per LOR (docs/pet.md; attenuation is in A).
+  const pet::ForwardTerms terms = lor_terms(g, mc.counts);
+  if (!terms.empty()) {
+    if (!gpus.empty())
+      throw InputError("glpet: the normalisation, randoms and scatter terms run on one device, not with --gpus");
+    opt.terms = &terms;
+  }
   opt.on_iteration = [&](int it, const BackendBuffer& x) {
     if (std::find(g.save_iterations.begin(), g.save_iterations.end(), it) != g.save_iterations.end()) {
       VolumeF xi(sys.grid);

@@ -39,6 +39,13 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
     throw InputError(str_cat(s.where("safir.halve_events"), " halves the events of ML-EM; safir.algorithm = \"",
                              enum_name(pet::kAlgorithmNames, c.pet.recon.algorithm), "\" takes its own subsets"));
   c.save_iterations = pet::read_save_iterations(s, "safir", c.mlem.iterations);
+  c.corrections = pet::read_correction_options(s, "safir");
+  if (c.mlem.halve_events && c.corrections.any())
+    throw InputError(str_cat(s.where("safir.halve_events"), " runs the backend's own ML-EM, without the correction terms"));
+  c.simulation.scatter_fraction = s.get_in_range("safir.scatter_fraction", 0.0, 0.0, 0.9);
+  if (c.simulation.randoms_fraction + c.simulation.scatter_fraction >= 1.0)
+    throw InputError(str_cat(s.where("safir.scatter_fraction"), ": randoms and scatter fractions of the simulation add up to ",
+                             c.simulation.randoms_fraction + c.simulation.scatter_fraction, "; no trues would be left"));
   c.options.threads = s.get_int_in_range("safir.threads", 0, 0, 4096);
   c.options.pass = s.get_enum("safir.pass", Pass::automatic, kPassNames);
   c.options.tile_blocks_per_sm = s.get_int_in_range("safir.tile_blocks_per_sm", 2, 1, 8);

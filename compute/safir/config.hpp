@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/scene_options.hpp"
 #include "compute/safir/mlem.hpp"
 #include "compute/safir/phantom.hpp"
@@ -36,6 +37,7 @@ struct SafirConfig {
   MlemOptions mlem;
   pet::PetSceneOptions pet;           // algorithm, subsets, prior, initial image (docs/pet.md)
   std::vector<int> save_iterations;   // images also written after these iterations
+  pet::CorrectionOptions corrections;  // attenuation map, crystal efficiencies, randoms, scatter (docs/pet.md)
   ProjectorOptions options;
   SensitivityMode sensitivity = SensitivityMode::symmetric;
   AnalysisConfig analysis;

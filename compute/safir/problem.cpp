@@ -22,6 +22,7 @@
 #include "compute/safir/analysis.hpp"
 #include "compute/safir/castor_geometry.hpp"
 #include "compute/safir/config.hpp"
+#include "compute/safir/corrections.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/memory.hpp"
 #include "compute/safir/output.hpp"
@@ -49,7 +50,7 @@ ListMode load_or_simulate(const SafirConfig& c, RunReport& report) {
   SimulationStats stats;
   ListMode lm = simulate(c.scanner, c.phantom, c.simulation, &stats);
   log_info("safir: simulated ", lm.events.size(), " events from ", stats.emissions, " annihilations, ", stats.randoms,
-           " randoms (seed ", c.simulation.seed, ")");
+           " randoms, ", stats.scattered, " scattered (seed ", c.simulation.seed, ")");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return lm;
 }
@@ -109,10 +110,16 @@ void run(RunContext& ctx) {
   const std::vector<double> start = c.pet.initial_image.empty()
                                         ? std::vector<double>(grid.count(), 1.0)
                                         : pet::read_initial_image(c.pet.initial_image, grid.dims, "safir.initial_image");
+  // The correction terms (docs/pet.md): the sensitivity then weighs each LOR by ε_a·ε_b·exp(−∫μ).
+  const Corrections corr(c.corrections, c.scanner, lm.events.size());
   std::vector<double> s;
   {
     auto timer = ctx.report.time("sensitivity");
-    s = compute_sensitivity(*op, c.scanner, c.box, c.sensitivity);
+    s = corr.multiplicative() ? compute_weighted_sensitivity(*op, c.scanner, c.box,
+                                                             [&](std::uint32_t a, std::uint32_t b) {
+                                                               return corr.lor_factor(a, b);
+                                                             })
+                              : compute_sensitivity(*op, c.scanner, c.box, c.sensitivity);
   }
   // Voxels outside the scanner's field of view keep s = 0, which every backend's step holds at 0.
   std::vector<double> s_fov = s;
@@ -123,9 +130,12 @@ void run(RunContext& ctx) {
   op->set_sensitivity(s_fov);
   // The reconstruction layer (docs/pet.md): each frame's events interleaved into the subsets.
   const pet::ReconOptions& recon = c.pet.recon;
+  pet::ForwardTerms terms;
   {
     auto timer = ctx.report.time("upload");
-    op->set_events(order_for_subsets(lm.events, frames, recon.subsets));
+    const std::vector<Event> ordered = order_for_subsets(lm.events, frames, recon.subsets);
+    terms = corr.event_terms(ordered, subset_permutation(lm.events.size(), frames, recon.subsets), frames, lm.delayed);
+    op->set_events(ordered);
   }
   std::unique_ptr<pet::PriorOperator> prior;
   if (pet::uses_prior(recon.algorithm))
@@ -140,7 +150,7 @@ void run(RunContext& ctx) {
     const Frame& f = frames[k];
     // Uniform randoms: the delayed coincidences of this frame's share, spread over all LORs.
     const double share = lm.events.empty() ? 0.0 : double(f.count) / double(lm.events.size());
-    op->set_randoms_per_lor(double(lm.delayed) * share / lor_count(c.scanner));
+    op->set_randoms_per_lor(corr.any() ? 0.0 : double(lm.delayed) * share / lor_count(c.scanner));
     const auto t0 = std::chrono::steady_clock::now();
     auto save = [&](int t) {
       const auto at = std::find(c.save_iterations.begin(), c.save_iterations.end(), t);
@@ -152,8 +162,19 @@ void run(RunContext& ctx) {
         save(t);
       });
     } else {
-      FrameSubsets data(*op, s_fov, f.first, f.count, recon.subsets);
-      data.set_image(start);
+      FrameSubsets data(*op, s_fov, f.first, f.count, recon.subsets, &terms);
+      if (c.pet.initial_image.empty() && !terms.additive.empty()) {
+        // With additive terms a flat start is put at the scale of the frame's trues (pet::flat_start_level).
+        double sum_s = 0, sum_c = 0;
+        for (double v : s_fov) sum_s += v;
+        for (std::size_t p = f.first; p < f.first + f.count; ++p) sum_c += terms.additive[p];
+        const double level = pet::flat_start_level(double(f.count), sum_c, sum_s);
+        std::vector<double> x0(s_fov.size());
+        for (std::size_t j = 0; j < x0.size(); ++j) x0[j] = s_fov[j] > 0 ? level : 0.0;
+        data.set_image(x0);
+      } else {
+        data.set_image(start);
+      }
       pet::reconstruct(data, recon, prior.get(),
                        {.after_subset =
                             [&](const pet::Step& st) {

@@ -13,7 +13,7 @@ bool sensitivity_symmetry_applies(const Scanner& sc, const ImageBox& box) {
 
 namespace {
 
-// Back-projects ordered pairs (a, b ≠ a) for a in `crystals_a`, each with weight w(a), in calls of
+// Back-projects ordered pairs (a, b ≠ a) for a in `crystals_a`, each with weight w(a, b), in calls of
 // at most `per_call` pairs, into `s`.
 template <class Weight>
 void back_project_pairs(ListModeOperator& op, const Scanner& sc, const std::vector<std::uint32_t>& crystals_a,
@@ -36,7 +36,7 @@ void back_project_pairs(ListModeOperator& op, const Scanner& sc, const std::vect
     for (std::uint32_t b = 0; b < n; ++b)
       if (b != a) {
         pairs.push_back({a, b});
-        values.push_back(w(a));
+        values.push_back(w(a, b));
       }
     progress.step(1);
   }
@@ -54,7 +54,7 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
   if (mode == SensitivityMode::all_pairs || !sensitivity_symmetry_applies(sc, box)) {
     // Every ordered pair: each LOR twice.
     for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
-    back_project_pairs(op, sc, as, [](std::uint32_t) { return 0.5; }, pairs_per_call, s);
+    back_project_pairs(op, sc, as, [](std::uint32_t, std::uint32_t) { return 0.5; }, pairs_per_call, s);
     return s;
   }
   // a in the first quarter of the ring (detectors [0, C/4)) and rings [0, mid]; the middle ring
@@ -67,7 +67,7 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
   std::vector<double> q(box.count(), 0.0);
   back_project_pairs(
       op, sc, as,
-      [&](std::uint32_t a) { return (odd && static_cast<int>(a / sc.crystals) == mid ? 0.5 : 1.0) * 0.5; },
+      [&](std::uint32_t a, std::uint32_t) { return (odd && static_cast<int>(a / sc.crystals) == mid ? 0.5 : 1.0) * 0.5; },
       pairs_per_call, q);
   // s(v) = Σ_g q(g v) over the quarter turns (x, y) → (−y, x): (i, j) → (n−1−j, i), and z mirror.
   const int n = box.n[0], nz = box.n[2];
@@ -85,6 +85,17 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
         }
         s[g.index(i, j, k)] = sum;
       }
+  return s;
+}
+
+std::vector<double> compute_weighted_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
+                                                 const std::function<double(std::uint32_t, std::uint32_t)>& weight,
+                                                 std::size_t pairs_per_call) {
+  pairs_per_call = std::max<std::size_t>(pairs_per_call, sc.crystal_count());
+  std::vector<double> s(box.count(), 0.0);
+  std::vector<std::uint32_t> as;
+  for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
+  back_project_pairs(op, sc, as, [&](std::uint32_t a, std::uint32_t b) { return 0.5 * weight(a, b); }, pairs_per_call, s);
   return s;
 }
 

@@ -2,6 +2,8 @@
 // open point 3): back-projections of ones by the chosen backend, over 1/8 of the ordered pairs
 // when the scanner and image share the 4 quarter turns and the z mirror (docs/safir.md).
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "compute/safir/projector.hpp"
@@ -18,5 +20,12 @@ bool sensitivity_symmetry_applies(const Scanner& sc, const ImageBox& box);
 std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
                                         SensitivityMode mode = SensitivityMode::symmetric,
                                         std::size_t pairs_per_call = std::size_t(1) << 22);
+
+// Σ_l w_l a_lj over every LOR l = (a, b): the sensitivity with each LOR's normalisation ·
+// attenuation factor w(a, b) = w(b, a) (docs/pet.md). Every ordered pair is projected (weights
+// need not share the scanner's symmetry), eight times the symmetric mode's work.
+std::vector<double> compute_weighted_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
+                                                 const std::function<double(std::uint32_t, std::uint32_t)>& weight,
+                                                 std::size_t pairs_per_call = std::size_t(1) << 22);
 
 }  // namespace tomo::safir

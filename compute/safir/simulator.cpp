@@ -109,8 +109,8 @@ ListMode simulate(const Scanner& scanner, const Phantom& phantom, const Simulati
   lm.events.resize(o.events);
   lm.duration_s = o.duration_s;
   const std::uint64_t chunks = (o.events + kChunk - 1) / kChunk;
-  std::uint64_t emissions = 0, randoms = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : emissions, randoms)
+  std::uint64_t emissions = 0, randoms = 0, scattered = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : emissions, randoms, scattered)
   for (std::int64_t ch = 0; ch < static_cast<std::int64_t>(chunks); ++ch) {
     std::seed_seq seq{o.seed, static_cast<std::uint64_t>(ch), std::uint64_t{0x5afe}};
     std::mt19937_64 rng(seq);
@@ -124,6 +124,23 @@ ListMode simulate(const Scanner& scanner, const Phantom& phantom, const Simulati
         while (b < 0 || b == a) b = smp.hit(smp.emission(rng), Sampler::direction(rng), rng);
         lm.events[e] = {static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
         ++randoms;
+        continue;
+      }
+      if (o.scatter_fraction > 0 && u01(rng) < o.scatter_fraction / (1.0 - o.randoms_fraction)) {
+        // The scatter model (simulator.hpp): the second photon in a new direction.
+        for (;;) {
+          ++emissions;
+          const auto p = smp.emission(rng);
+          const auto u = Sampler::direction(rng);
+          if (u01(rng) >= smp.survival(p, u)) continue;
+          const long long a = smp.hit(p, u, rng);
+          if (a < 0) continue;
+          const long long b = smp.hit(p, Sampler::direction(rng), rng);
+          if (b < 0 || b == a) continue;
+          lm.events[e] = {static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
+          break;
+        }
+        ++scattered;
         continue;
       }
       for (;;) {
@@ -149,7 +166,7 @@ ListMode simulate(const Scanner& scanner, const Phantom& phantom, const Simulati
   sum += gap(trng);
   for (auto& t : lm.time_s) t *= o.duration_s / sum;
   lm.delayed = randoms;  // the delayed window sees as many randoms as the prompt window
-  if (stats) *stats = {emissions, randoms};
+  if (stats) *stats = {emissions, randoms, scattered};
   return lm;
 }
 

@@ -25,6 +25,10 @@ struct SimulationOptions {
   double duration_s = 1.0;         // time stamps spread over [0, duration)
   std::uint64_t seed = 1;
   double randoms_fraction = 0.0;   // share of prompts that are random pairs (and as many delayed)
+  // Share of prompts that are scattered pairs, a smooth background by a simple model: one photon
+  // of an annihilation (after its attenuation) is detected along its direction, the other leaves
+  // the annihilation point in a new uniform direction (no scatter physics: docs/pet.md).
+  double scatter_fraction = 0.0;
   bool depth_of_interaction = false;
   double attenuation_length_mm = 11.4;  // LYSO at 511 keV (DOI only)
 };
@@ -32,6 +36,7 @@ struct SimulationOptions {
 struct SimulationStats {
   std::uint64_t emissions = 0;  // annihilations drawn for the prompts
   std::uint64_t randoms = 0;
+  std::uint64_t scattered = 0;
 };
 
 // Deterministic for a seed, whatever the thread count (chunks of events have their own streams).

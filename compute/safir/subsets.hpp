@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/reconstruct.hpp"
 #include "compute/safir/mlem.hpp"
 #include "compute/safir/projector.hpp"
@@ -15,12 +16,19 @@ namespace tomo::safir {
 // The events with every frame's events interleaved into `subsets` contiguous subsets (frames
 // keep their index ranges); subsets = 1 leaves them as they are.
 std::vector<Event> order_for_subsets(std::span<const Event> events, const std::vector<Frame>& frames, int subsets);
+// The same order as indices: position p of the reordered events holds event permutation[p].
+std::vector<std::size_t> subset_permutation(std::size_t events, const std::vector<Frame>& frames, int subsets);
 
 class FrameSubsets final : public pet::SubsetPrimitives {
  public:
   // Sets the sensitivity s/S (s: 0 outside the field of view) and the window of subset 0 of the
   // frame [first, first + count) of events ordered by order_for_subsets.
-  FrameSubsets(ListModeOperator& op, std::span<const double> s, std::size_t first, std::size_t count, int subsets);
+  // `terms` (per event in the operator's order, docs/pet.md): the normalisation·attenuation
+  // factor and the randoms + scatter counts of each event; with them the steps run on the host
+  // over forward() and back() (the operator's own randoms must then be 0), without them on the
+  // backend.
+  FrameSubsets(ListModeOperator& op, std::span<const double> s, std::size_t first, std::size_t count, int subsets,
+               const pet::ForwardTerms* terms = nullptr);
 
   int subset_count() const override { return int(starts_.size()) - 1; }
   std::size_t voxel_count() const override { return s_.size(); }
@@ -37,6 +45,7 @@ class FrameSubsets final : public pet::SubsetPrimitives {
   std::size_t first_;
   std::vector<std::size_t> starts_;  // subset k: [first_ + starts_[k], first_ + starts_[k + 1])
   int active_ = -1;
+  const pet::ForwardTerms* terms_ = nullptr;
 };
 
 }  // namespace tomo::safir

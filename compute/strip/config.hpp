@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/scene_options.hpp"
 #include "compute/strip/geometry.hpp"
 #include "compute/strip/phantom.hpp"
@@ -26,6 +27,7 @@ struct StripConfig {
   int iterations = 20;
   std::vector<int> save_iterations;   // ρ' images written after these iterations
   pet::PetSceneOptions pet;           // algorithm, subsets, prior, initial ρ' image (docs/pet.md)
+  pet::CorrectionOptions corrections;  // strip.attenuation_map (the object's μ: simulated and corrected)
   std::string events_file;            // read events from here instead of simulating
   bool write_events = false;          // write the simulated events as events.lm
   int crosscheck_events = 0;          // crosscheck: first N events only (0 = all)

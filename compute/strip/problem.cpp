@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@
 #include "compute/io/output_dir.hpp"
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
+#include "compute/strip/attenuation.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/memory.hpp"
@@ -54,7 +56,7 @@ void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem
   write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
-std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report) {
+std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, const pet::AttenuationMap* mu = nullptr) {
   auto timer = report.time("simulate");
   if (!c.events_file.empty()) {
     auto ev = read_events(c.events_file);
@@ -62,7 +64,7 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report) {
     return ev;
   }
   SimulationStats stats;
-  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats);
+  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu);
   log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ")");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return ev;
@@ -81,7 +83,11 @@ void run(RunContext& ctx) {
   ctx.report.set("backend", backend);
   ctx.report.add_device(op->describe());
 
-  const std::vector<Event> events = load_or_simulate(c, ctx.report);
+  // strip.attenuation_map: the object's μ, through which the simulator's pairs pass and which
+  // the reconstruction corrects (docs/pet.md).
+  std::optional<pet::AttenuationMap> mu;
+  if (!c.corrections.attenuation_map.empty()) mu = pet::AttenuationMap::read(c.corrections.attenuation_map, "strip.attenuation_map");
+  const std::vector<Event> events = load_or_simulate(c, ctx.report, mu ? &*mu : nullptr);
   if (events.empty())
     throw InputError(c.events_file.empty() ? std::string("strip: the simulation produced no events (strip.events = 0?)")
                                            : "strip: " + c.events_file + " (strip.events_file) holds no events");
@@ -104,7 +110,7 @@ void run(RunContext& ctx) {
       c.pet.initial_image.empty()
           ? std::vector<double>(g.pixel_count(), 1.0)  // flat start: every pixel may emit
           : pet::read_initial_image(c.pet.initial_image, g.grid3().dims, "strip.initial_image");
-  EventSubsets data(*op, events, recon.subsets, g.pixel_count());
+  EventSubsets data(*op, events, recon.subsets, g.pixel_count(), mu ? attenuated_acceptance(g, *mu) : std::vector<double>{});
   std::unique_ptr<pet::PriorOperator> prior;
   if (pet::uses_prior(recon.algorithm)) {
     const Grid3 g3 = g.grid3();

@@ -2,6 +2,8 @@
 // uniform angles in (−π/2, π/2), eq. (1) for Δl, Gaussian smearing by σz, σz, σΔl.
 #include "compute/strip/simulator.hpp"
 
+#include "compute/strip/attenuation.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -50,7 +52,7 @@ bool exact_hits(double R, double L, double y, double z, double t, double& z_u, d
 }
 
 std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
-                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats) {
+                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats, const pet::AttenuationMap* mu) {
   check_resolution(res);
   const double vmax = phantom.max_value();
   if (!(vmax > 0)) throw InputError("strip simulator: the phantom has no positive density");
@@ -89,6 +91,7 @@ std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& re
       ++emitted;
       double zu, zd, dl;
       if (!exact_hits(g.R, g.L, y, z, std::tan(uth(rng)), zu, zd, dl)) continue;  // isotropic in 2D
+      if (mu && u01(rng) >= survival(*mu, g.R, zu, zd)) continue;                  // attenuated
       out[i++] = smear(rng, res, zu, zd, dl);
     }
   }

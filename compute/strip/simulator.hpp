@@ -8,6 +8,10 @@
 #include "compute/strip/geometry.hpp"
 #include "compute/strip/phantom.hpp"
 
+namespace tomo::pet {
+class AttenuationMap;
+}
+
 namespace tomo::strip {
 
 struct SimulationStats {
@@ -21,8 +25,10 @@ bool exact_hits(double R, double L, double y, double z, double t, double& z_u, d
 
 // `count` detected events from the phantom. Deterministic for a given seed whatever the thread count
 // (work is cut into fixed chunks, each with its own generator).
+// With `mu`, each pair survives with exp(−∫μ) along its line (attenuation.hpp) or is lost.
 std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
-                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats = nullptr);
+                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats = nullptr,
+                                    const pet::AttenuationMap* mu = nullptr);
 
 // Events from `emissions` pairs emitted at one point (y, z); only detected pairs are returned.
 std::vector<Event> simulate_point(const StripGeometry& g, const Resolution& res, double y, double z,

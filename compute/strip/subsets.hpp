@@ -16,7 +16,11 @@ class EventSubsets final : public pet::SubsetPrimitives {
  public:
   // With one subset the events must already be in the backend (set_events); with more the
   // backend gets each subset's events when it is visited.
-  EventSubsets(ListModeProjector& op, std::span<const Event> events, int subsets, std::size_t pixels);
+  // `acceptance` (attenuation.hpp; empty: none): the attenuated acceptance c of each pixel, the
+  // sensitivity of ρ' with attenuation. The per-event factors cancel in the EM ratio, so the step
+  // is eq. (5)'s divided by c/S, applied on the host after the backend's pass.
+  EventSubsets(ListModeProjector& op, std::span<const Event> events, int subsets, std::size_t pixels,
+               std::vector<double> acceptance = {});
 
   int subset_count() const override { return int(subsets_.size()); }
   std::size_t voxel_count() const override { return pixels_; }
@@ -33,6 +37,7 @@ class EventSubsets final : public pet::SubsetPrimitives {
   std::size_t pixels_;
   int active_ = -1;
   double scale_ = 1;  // the image is scale_ × the backend's
+  std::vector<double> acceptance_;
 };
 
 }  // namespace tomo::strip

@@ -1,0 +1,67 @@
+// safir's correction keys (docs/pet.md) through a whole cpu run: bad values stop the run naming
+// the key and the file, and a run with a μ-map, crystal efficiencies and a scatter fraction
+// completes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compute/core/scene.hpp"
+#include "compute/io/nifti.hpp"
+#include "compute/io/npy.hpp"
+#include "tests/support/input_errors.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace tomo::safir {
+namespace {
+
+namespace fs = std::filesystem;
+
+// 8 rings of 32 crystals (256), a 12 x 12 x 8 image of 1 mm, 2000 simulated events.
+Scene scene(const std::string& body) {
+  return Scene::load_string("problem = \"safir\"\n[safir]\nrings = 8\ncrystals = 32\nvoxel_mm = 1.0\niterations = 2\n"
+                            "image = [12, 12, 8]\nevents = 2000\n" + body,
+                            "s.toml");
+}
+
+void write_values(const fs::path& f, const std::vector<float>& v) {
+  const std::size_t shape[] = {v.size()};
+  write_npy(f, v, shape);
+}
+
+TEST(SafirCorrectionKeys, BadValuesStopTheRunNamingTheKey) {
+  test::TempDir t;
+  EXPECT_EQ(test::run_error("safir", scene("randoms.fraction = 0.5\nscatter.fraction = 0.6\n"), t.dir / "a"),
+            "s.toml: key 'safir.scatter.fraction': randoms and scatter fractions add up to 1.1; the prompts would hold no trues");
+  EXPECT_EQ(test::run_error("safir", scene("halve_events = true\nrandoms.fraction = 0.1\n"), t.dir / "b"),
+            "s.toml: key 'safir.halve_events' runs the backend's own ML-EM, without the correction terms");
+  write_values(t.dir / "eff.npy", std::vector<float>(100, 1.0f));
+  EXPECT_EQ(test::run_error("safir", scene("normalisation = \"" + (t.dir / "eff.npy").string() + "\"\n"), t.dir / "c"),
+            "safir.normalisation '" + (t.dir / "eff.npy").string() + "': 100 values, expected 256");
+  std::vector<float> eff(256, 1.0f);
+  eff[7] = 0.0f;
+  write_values(t.dir / "eff0.npy", eff);
+  EXPECT_EQ(test::run_error("safir", scene("normalisation = \"" + (t.dir / "eff0.npy").string() + "\"\n"), t.dir / "d"),
+            "safir.normalisation '" + (t.dir / "eff0.npy").string() + "': value 7 is 0; it must be > 0");
+  EXPECT_NE(test::run_error("safir", scene("attenuation_map = \"" + t.dir.string() + "\"\n"), t.dir / "e").find(t.dir.string()),
+            std::string::npos);
+  EXPECT_NE(test::run_error("safir", scene("scatter_fraction = 0.95\n"), t.dir / "f").find("safir.scatter_fraction"),
+            std::string::npos);
+}
+
+TEST(SafirCorrectionKeys, ARunWithAllTermsCompletes) {
+  test::TempDir t;
+  VolumeF mu(Grid3::centred({24, 24, 24}, {1.0, 1.0, 1.0}), 0.096f);  // water, cm⁻¹
+  write_nifti(t.dir / "mu.nii", mu);
+  std::vector<float> eff(256, 1.0f);
+  for (std::size_t i = 0; i < eff.size(); i += 3) eff[i] = 0.8f;
+  write_values(t.dir / "eff.npy", eff);
+  const Scene s = scene("scatter_fraction = 0.1\nscatter.fraction = 0.1\nattenuation_map = \"" +
+                        (t.dir / "mu.nii").string() + "\"\nnormalisation = \"" + (t.dir / "eff.npy").string() +
+                        "\"\nalgorithm = \"osem\"\nsubsets = 2\n");
+  EXPECT_EQ(test::run_error("safir", s, t.dir / "out"), "");
+}
+
+}  // namespace
+}  // namespace tomo::safir
