@@ -76,7 +76,7 @@ struct MsrRun {
   std::vector<int> map;               // parameter numbers (0 = unused)
   std::vector<int> forward, backward; // histogram numbers (1-based, file order)
   std::vector<int> background;        // bin ranges: start end [start end]
-  int alpha = 0, beta = 0;            // asymmetry: parameter numbers, 0 = 1.0
+  int alpha = 0, beta = 0;            // asymmetry: parameter N (> 0), funN (−N), 0 = 1.0
   int line = 0;
   int fittype() const { return settings.fittype.value_or(0); }
 };
