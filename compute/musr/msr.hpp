@@ -86,6 +86,7 @@ struct MsrStatistic {
   double value = 0.0;
   int ndf = 0;
   std::string date;
+  bool converged = true;  // false: written (and read) as musrfit's "*** FIT DID NOT CONVERGE ***"
 };
 
 struct MsrFile {

@@ -149,6 +149,10 @@ void parse_statistic(const std::string& line, MsrStatistic& s) {
     v = std::strtod(a, &end);
     return end != a && std::isfinite(v);
   };
+  if (line.find("*** FIT DID NOT CONVERGE") != std::string::npos) {
+    s.converged = false;
+    return;
+  }
   double v = 0.0, ndf = 0.0;
   const bool ml = line.find("maxLH =") != std::string::npos;
   if (!number_after(ml ? "maxLH =" : "chisq =", v) || !number_after("NDF =", ndf)) return;
@@ -368,10 +372,15 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
       if (!parse_setting(c, t, m.global)) c.fail("unknown GLOBAL entry '" + t[0] + "'");
     } else if (block == "RUN") parse_run_line(c, t, m.runs.back());
     else if (block == "COMMANDS") {
+      // `#` starts a comment; "STRATEGY=2" is STRATEGY (musrfit matches the keyword and reads a
+      // value only as a second token).
+      if (auto hash = std::find_if(t.begin() + 1, t.end(), [](const std::string& w) { return w[0] == '#'; }); hash != t.end())
+        t.erase(hash, t.end());
       std::string cmd = upper(t[0]);
+      if (const auto eq = cmd.find('='); eq != std::string::npos && eq > 0) cmd.erase(eq);
       static const char* const known[] = {"MIGRAD", "MINIMIZE", "SIMPLEX", "HESSE", "MINOS", "SAVE", "STRATEGY",
                                           "FIX", "RELEASE", "MAX_LIKELIHOOD", "SCALE_N0_BKG", "SET", "RESTORE",
-                                          "PRINT_LEVEL", "CALL"};
+                                          "PRINT_LEVEL", "CALL", "END", "CHI_SQUARE", "MACHINE_PRECISION"};
       if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return cmd == k; }))
         c.fail("unknown command '" + t[0] + "'");
       if (cmd == "SCALE_N0_BKG" && (t.size() != 2 || (upper(t[1]) != "TRUE" && upper(t[1]) != "FALSE")))

@@ -15,6 +15,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/output_dir.hpp"
+#include "compute/musr/auto_t0.hpp"
 #include "compute/musr/config.hpp"
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/memory.hpp"
@@ -52,7 +53,10 @@ void run(RunContext& ctx) {
   if (ctx.backend != "auto") (void)reg.resolve(ctx.backend);  // a wrong name fails before any work
   const MusrConfig cfg = MusrConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(cfg), "musr");
-  const MsrFile msr = load_or_simulate(ctx, cfg);
+  MsrFile msr = load_or_simulate(ctx, cfg);
+  if (cfg.auto_t0)
+    for (const auto& line : apply_auto_t0(msr, [&](const MsrRun& r) { return load_run_data(msr, r); }, cfg.auto_t0_offset))
+      log_info("musr: auto t0: ", line);
   FitSetup setup;
   {
     auto timer = ctx.report.time("prepare");

@@ -7,6 +7,8 @@
 //   <case>  differs  <our statistic>   <reason, with the number under current musrfit's rule>
 //   <case>  refused  <tomoraster's one-line refusal, paths relative to tests/musr/musrfit>  <reason>
 //   <case>  data     -                 <what the file is: a MUD data file named .msr>
+// <case> is the msr file's path, optionally followed by " --auto-t0" (t0 from the prompt peaks
+// first, as `tomoraster fit --auto-t0`).
 // `agree`: χ² (or maxLH) within 0.1 % of the STATISTIC block and the same NDF; every parameter
 // musrfit fitted within 0.1 σ of its value and every error (HESSE, or MINOS − and +) within 2 %,
 // each beyond the half unit of the last digit musrfit printed (it rounds what it saves).
@@ -22,6 +24,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/musr/auto_t0.hpp"
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/minimizer.hpp"
 #include "compute/musr/printout.hpp"
@@ -200,11 +203,18 @@ inline void compare_parameters(CaseOutcome& o, const MsrFile& msr, const std::ve
 }
 
 // Fits one case as `tomoraster fit` does (cpu backend, the msr's COMMANDS).
+// A case is an msr file, optionally followed by " --auto-t0" (fitted as `tomoraster fit --auto-t0`).
+inline constexpr std::string_view kAutoT0Suffix = " --auto-t0";
+inline std::string case_file(const std::string& name) {
+  return name.ends_with(kAutoT0Suffix) ? name.substr(0, name.size() - kAutoT0Suffix.size()) : name;
+}
+
 inline CaseOutcome run_case(const std::filesystem::path& dir, const std::string& name, int threads) {
   CaseOutcome o;
   o.name = name;
   try {
-    const MsrFile msr = read_msr(dir / name);
+    MsrFile msr = read_msr(dir / case_file(name));
+    if (name.ends_with(kAutoT0Suffix)) apply_auto_t0(msr, [&](const MsrRun& r) { return load_run_data(msr, r); }, -1);
     const FitSetup setup = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
     auto ev = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
     ev->configure({.threads = threads});
