@@ -4,6 +4,7 @@
 #include "compute/musr/plot.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -50,6 +51,61 @@ constexpr int kWidth = 1000, kHeight = 780;
 constexpr unsigned char kInk[3] = {0, 0, 0};
 
 }  // namespace
+
+std::vector<double> asymmetry_view(const RunBins& bins, const RunInfo& info, std::span<const double> params) {
+  std::vector<double> a(bins.y.begin(), bins.y.end());
+  if (info.fittype != 0) return a;
+  double n0 = 1.0, tau = kMuonLifetime, bkg = info.background;
+  if (info.norm_param >= 0) n0 = params[info.norm_param];
+  if (info.lifetime_param >= 0) tau = params[info.lifetime_param];
+  if (info.bkg_param >= 0) bkg = params[info.bkg_param];
+  for (std::size_t k = 0; k < a.size(); ++k)
+    a[k] = info.norm_param < 0 ? 0.0 : (bins.y[k] - bkg) / (n0 * std::exp(-bins.t[k] / tau)) - 1.0;
+  return a;
+}
+
+void write_fourier_plot(const std::filesystem::path& path, const FourierSpectrum& f, const FourierSettings& s,
+                        const std::string& run_name) {
+  if (f.x.size() < 2) return;
+  const int height = 560;
+  Canvas c(kWidth, height);
+  const int title_h = 16 + text_height(kPlotTextScale);
+  Panel p{kPlotLeftMargin, title_h + kPlotAbove + 8, kWidth - 30, height - kPlotBelow, f.x.front(), f.x.back(), 0, 0};
+  // The curves the `plot` entry asks for: (values, colour).
+  std::vector<std::pair<std::vector<double>, std::array<unsigned char, 3>>> curves;
+  std::vector<double> mag(f.x.size()), ph(f.x.size());
+  for (std::size_t i = 0; i < f.x.size(); ++i) {
+    mag[i] = std::hypot(f.re[i], f.im[i]);
+    ph[i] = std::atan2(f.im[i], f.re[i]) * 180.0 / 3.14159265358979323846;
+  }
+  std::string what;
+  switch (s.plot) {
+    case FourierPlot::real: curves.push_back({f.re, {220, 30, 30}}); what = "real part"; break;
+    case FourierPlot::imag: curves.push_back({f.im, {40, 90, 200}}); what = "imaginary part"; break;
+    case FourierPlot::real_and_imag:
+      curves.push_back({f.re, {220, 30, 30}});
+      curves.push_back({f.im, {40, 90, 200}});
+      what = "real (red) and imaginary (blue) parts";
+      break;
+    case FourierPlot::power: curves.push_back({mag, {220, 30, 30}}); what = "power |F|"; break;
+    case FourierPlot::phase: curves.push_back({ph, {220, 30, 30}}); what = "phase [deg]"; break;
+  }
+  double lo = 1e300, hi = -1e300;
+  for (const auto& [v, col] : curves)
+    for (double y : v)
+      if (std::isfinite(y)) lo = std::min(lo, y), hi = std::max(hi, y);
+  if (!(hi > lo)) lo = -1, hi = 1;
+  p.vmin = lo - 0.05 * (hi - lo);
+  p.vmax = hi + 0.05 * (hi - lo);
+  p.zero_line(c);
+  for (const auto& [v, col] : curves)
+    for (std::size_t i = 1; i < v.size(); ++i)
+      c.line(p.px(f.x[i - 1]), p.py(v[i - 1]), p.px(f.x[i]), p.py(v[i]), col[0], col[1], col[2]);
+  RgbImage img{c.w, c.h, std::move(c.rgb)};
+  draw_text(img, 16, 12, "run " + run_name + ": Fourier transform of the asymmetry, " + what, kPlotTextScale, kInk);
+  draw_plot_axes(img, p.area(), std::string("field / frequency [") + unit_name(s.unit) + "]", what, kInk);
+  write_png_rgb(path, img.width, img.height, img.rgb);
+}
 
 void write_run_plot(const std::filesystem::path& path, const RunBins& bins, const RunInfo& info,
                     std::span<const double> params) {

@@ -3,9 +3,12 @@
 #pragma once
 #include <filesystem>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "compute/musr/fit_problem.hpp"
 #include "compute/musr/fit_setup.hpp"
+#include "compute/musr/fourier.hpp"
 
 namespace tomo::musr {
 
@@ -13,5 +16,14 @@ namespace tomo::musr {
 // with error bars, red: fit), bottom 30% residuals (y−θ)/σ of the same bins (±3 marked).
 void write_run_plot(const std::filesystem::path& path, const RunBins& bins, const RunInfo& info,
                     std::span<const double> params);
+
+// The asymmetry view of a run's bins at the fitted parameters: asymmetry runs as they are,
+// single histograms as (y − Bkg)/(N0 e^(−t/τ)) − 1 (0 where N0 is a function).
+std::vector<double> asymmetry_view(const RunBins& bins, const RunInfo& info, std::span<const double> params);
+
+// A 1000×560 PNG of the FOURIER block's `plot` quantity (real, imaginary, both, power |F| or
+// phase) against frequency, titled with the run.
+void write_fourier_plot(const std::filesystem::path& path, const FourierSpectrum& f, const FourierSettings& s,
+                        const std::string& run_name);
 
 }  // namespace tomo::musr
