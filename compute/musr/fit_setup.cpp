@@ -61,6 +61,12 @@ class RunResolver : public ExprResolver {
   std::set<int> active_;
 };
 
+// A run added to a RUN (ADDRUN) with its t0 list (addt0).
+struct AddedRun {
+  const PsiBinFile* file = nullptr;
+  std::vector<double> t0s;
+};
+
 // One group of histograms summed after aligning each to the first one's t0.
 struct Group {
   std::vector<double> counts;  // raw bins of the summed group
@@ -70,8 +76,9 @@ struct Group {
 
 // Sums `hists`; histogram k's t0 is entry t0_index(k) of the t0 list (musrfit: single
 // histograms k, asymmetry forward 2k and backward 2k + 1), shifted by ⌊t0_k⌋ − ⌊t0_0⌋ bins.
+// Each ADDRUN's histogram k is first added to the RUN's, shifted by ⌊addt0_k⌋ − ⌊t0_k⌋ bins.
 Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const std::vector<int>& hists,
-                const std::function<std::size_t(std::size_t)>& t0_index) {
+                const std::function<std::size_t(std::size_t)>& t0_index, const std::vector<AddedRun>& added) {
   const int nh = static_cast<int>(f.histograms.size());
   const int bins = f.bins();
   Group g;
@@ -96,7 +103,21 @@ Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const st
   }
   g.t0 = t0s[0];
   for (std::size_t k = 0; k < hists.size(); ++k) {
-    const auto& h = f.histograms[hists[k] - 1];
+    const auto& raw = f.histograms[hists[k] - 1];
+    std::vector<double> h(raw.begin(), raw.end());
+    for (std::size_t a = 0; a < added.size(); ++a) {
+      const PsiBinFile& fa = *added[a].file;
+      const int ha = hists[k];
+      if (ha > static_cast<int>(fa.histograms.size()))
+        fail(m, r, "ADDRUN " + quoted_excerpt(r.addruns[a].file) + " has no histogram " + std::to_string(ha));
+      const auto& ra = fa.histograms[ha - 1];
+      const std::vector<double> ca(ra.begin(), ra.end());
+      const double header = static_cast<std::size_t>(ha - 1) < fa.t0.size() ? fa.t0[ha - 1] : 0.0;
+      const double ta = resolve_t0(added[a].t0s, t0_index(k), header, ca);
+      const int shift = static_cast<int>(ta) - static_cast<int>(t0s[k]);
+      for (int i = 0; i < bins; ++i)
+        if (const int j = i + shift; j >= 0 && j < static_cast<int>(ca.size())) h[i] += ca[j];
+    }
     const int shift = static_cast<int>(t0s[k]) - static_cast<int>(t0s[0]);
     for (int i = 0; i < bins; ++i) {
       const int j = i + shift;
@@ -191,12 +212,12 @@ PsiBinFile load_run_data(const MsrFile& msr, const MsrRun& run) {
 namespace {
 
 // Single histogram (fittype 0): N(t) = N0 e^(−t/τ)[1 + A(t)] + Bkg on packed, scaled counts.
-RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, bool scale, int p,
-                              ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
+RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, const std::vector<AddedRun>& added,
+                              bool scale, int p, ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
   const double dt = f.bin_width_us;
   const auto t = b.time();
   RunBins bins;
-    Group g = sum_group(msr, r, f, r.forward, [](std::size_t k) { return k; });
+    Group g = sum_group(msr, r, f, r.forward, [](std::size_t k) { return k; }, added);
     set_data_range(msr, r, g, 0, dt);
     info.normalizer = scale ? p * dt * 1e3 : 1.0;
     RunResolver res(msr, r, b);
@@ -238,12 +259,12 @@ RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinF
 // Asymmetry (fittype 2): A = (F−B)/(F+B) against A_th(α, β, f), F and B the background-
 // subtracted packed means; each raw bin's variance is its count plus the background's Σ/N²
 // (1 for an empty bin), as PRunAsymmetry.
-RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, int p, ProgramBuilder& b,
-                       std::int32_t theory, RunInfo& info) {
+RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, const std::vector<AddedRun>& added, int p,
+                       ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
   const double dt = f.bin_width_us;
   RunBins bins;
-  Group gf = sum_group(msr, r, f, r.forward, [](std::size_t k) { return 2 * k; });
-  Group gb = sum_group(msr, r, f, r.backward, [](std::size_t k) { return 2 * k + 1; });
+  Group gf = sum_group(msr, r, f, r.forward, [](std::size_t k) { return 2 * k; }, added);
+  Group gb = sum_group(msr, r, f, r.backward, [](std::size_t k) { return 2 * k + 1; }, added);
   BackgroundEstimate ef, eb;
   if (r.backgr_fix.size() == 2) {
     ef.mean = r.backgr_fix[0];
@@ -341,8 +362,22 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
     info.lifetime_correction = r.lifetime_correction;
     ProgramBuilder b(np);
     const auto theory = build_theory(msr, r, b);
-    RunBins bins = info.fittype == 0 ? single_histogram_bins(msr, r, f, scale, p, b, theory, info)
-                                     : asymmetry_bins(msr, r, f, p, b, theory, info);
+    // ADDRUN: each added run read as the RUN's own data file is.
+    std::vector<PsiBinFile> added_files;
+    for (const auto& a : r.addruns) {
+      MsrRun ar = r;
+      ar.file = a.file;
+      ar.beamline = a.beamline;
+      ar.institute = a.institute;
+      ar.format = a.format;
+      ar.line = a.line;
+      added_files.push_back(load(ar));
+    }
+    std::vector<AddedRun> added;
+    for (std::size_t i = 0; i < added_files.size(); ++i)
+      added.push_back({&added_files[i], i < r.addt0.size() ? r.addt0[i] : std::vector<double>{}});
+    RunBins bins = info.fittype == 0 ? single_histogram_bins(msr, r, f, added, scale, p, b, theory, info)
+                                     : asymmetry_bins(msr, r, f, added, p, b, theory, info);
     if (bins.t.size() < 2) fail(msr, r, "fit range leaves " + std::to_string(bins.t.size()) + " bins");
     out.data.runs.push_back(std::move(bins));
     out.runs.push_back(info);

@@ -64,6 +64,12 @@ struct RunSettings {
   std::optional<int> packing;
 };
 
+// An ADDRUN line of a RUN block: a run whose histograms are added to the RUN's (t0-aligned).
+struct MsrAddRun {
+  std::string file, beamline, institute, format;
+  int line = 0;
+};
+
 struct MsrRun {
   std::string file;  // without extension, as written
   std::string beamline, institute, format;
@@ -76,6 +82,8 @@ struct MsrRun {
   std::vector<int> map;               // parameter numbers (0 = unused)
   std::vector<int> forward, backward; // histogram numbers (1-based, file order)
   std::vector<int> background;        // bin ranges: start end [start end]
+  std::vector<MsrAddRun> addruns;      // ADDRUN lines, in order
+  std::vector<std::vector<double>> addt0;  // addt0 lines: per ADDRUN, its t0 list (as `t0`)
   int alpha = 0, beta = 0;            // asymmetry: parameter N (> 0), funN (−N), 0 = 1.0
   int line = 0;
   int fittype() const { return settings.fittype.value_or(0); }

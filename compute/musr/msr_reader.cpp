@@ -197,8 +197,6 @@ bool parse_setting(const LineContext& c, const std::vector<std::string>& t, RunS
     if (t.size() < 2) c.fail("t0 needs a value");
     s.t0.clear();
     for (std::size_t i = 1; i < t.size(); ++i) s.t0.push_back(c.number(t[i], "t0"));
-  } else if (key == "addt0") {
-    c.fail("addt0 (addrun) is not supported");
   } else if (key == "packing") {
     if (t.size() != 2) c.fail("packing takes one value");
     s.packing = c.integer(t[1], "packing", 1);
@@ -255,6 +253,14 @@ void parse_run_line(const LineContext& c, const std::vector<std::string>& t, Msr
   } else if (key == "background") {
     if (t.size() != 3 && t.size() != 5) c.fail("background takes 2 or 4 bin numbers");
     for (std::size_t i = 1; i < t.size(); ++i) r.background.push_back(c.integer(t[i], "background bin"));
+  } else if (key == "addrun") {
+    if (t.size() < 5) c.fail("ADDRUN needs <file> <beamline> <institute> <format>");
+    r.addruns.push_back({t[1], t[2], t[3], upper(t[4]), c.line()});
+  } else if (key == "addt0") {
+    if (t.size() < 2) c.fail("addt0 needs at least one t0");
+    std::vector<double> v;
+    for (std::size_t i = 1; i < t.size(); ++i) v.push_back(c.number(t[i], "addt0"));
+    r.addt0.push_back(v);
   } else if (key == "alpha" || key == "beta") {
     // parN or funN (kept as −N)
     if (t.size() != 2) c.fail(key + " takes one value");
@@ -289,6 +295,8 @@ void check_references(const MsrFile& m, const std::string& where) {
     }
     for (int n : r.map) chk(n, "map");
     if (r.forward.empty()) bad(r.line, "RUN has no forward histogram");
+    if (r.addt0.size() > r.addruns.size())
+      bad(r.line, "RUN has " + std::to_string(r.addt0.size()) + " addt0 lines for " + std::to_string(r.addruns.size()) + " ADDRUN lines");
     const int ft = r.settings.fittype.value_or(m.global.fittype.value_or(0));
     if (ft == 0 && !r.norm.set()) bad(r.line, "single-histogram RUN needs norm");
     if (ft == 2 && r.backward.empty()) bad(r.line, "asymmetry RUN needs backward");
