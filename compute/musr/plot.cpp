@@ -107,8 +107,24 @@ void write_fourier_plot(const std::filesystem::path& path, const FourierSpectrum
   write_png_rgb(path, img.width, img.height, img.rgb);
 }
 
-void write_run_plot(const std::filesystem::path& path, const RunBins& bins, const RunInfo& info,
-                    std::span<const double> params) {
+void write_run_plot(const std::filesystem::path& path, const RunBins& all, const RunInfo& info,
+                    std::span<const double> params, const PlotView& view) {
+  // The PLOT block's time range: the bins within it (all of them when it leaves none).
+  RunBins bins;
+  if (view.t) {
+    for (std::size_t k = 0; k < all.t.size(); ++k) {
+      if (all.t[k] < view.t->first || all.t[k] > view.t->second) continue;
+      bins.t.push_back(all.t[k]);
+      bins.y.push_back(all.y[k]);
+      bins.sigma.push_back(all.sigma[k]);
+    }
+  }
+  if (bins.t.empty()) {
+    bins.t = all.t;
+    bins.y = all.y;
+    bins.sigma = all.sigma;
+  }
+  bins.model = all.model;
   const std::size_t n = bins.t.size();
   if (n == 0) return;
   ProgramEvaluator ev(bins.model);
@@ -158,18 +174,24 @@ void write_run_plot(const std::filesystem::path& path, const RunBins& bins, cons
   }
   top.vmin = lo - 0.05 * (hi - lo);
   top.vmax = hi + 0.05 * (hi - lo);
+  if (view.y) {
+    top.vmin = view.y->first;
+    top.vmax = view.y->second;
+  }
   if (!(top.tmax > top.tmin)) top.tmax = top.tmin + 1;
   top.zero_line(c);
+  // Points, bars and curve stay inside the panel (a PLOT block's range may cut them).
+  auto inside = [&](double py) { return std::clamp(py, static_cast<double>(top.y0), static_cast<double>(top.y1)); };
   for (const auto& p : pts) {
-    if (!std::isfinite(p.a)) continue;
-    c.line(top.px(p.t), top.py(p.a - p.e), top.px(p.t), top.py(p.a + p.e), 170, 170, 170);
+    if (!std::isfinite(p.a) || p.a < top.vmin || p.a > top.vmax) continue;
+    c.line(top.px(p.t), inside(top.py(p.a - p.e)), top.px(p.t), inside(top.py(p.a + p.e)), 170, 170, 170);
     for (int d = -1; d <= 1; ++d) c.line(top.px(p.t) - 1, top.py(p.a) + d, top.px(p.t) + 1, top.py(p.a) + d, 30, 30, 30);
   }
   double px = -1, py = 0;
   for (int x = top.x0; x <= top.x1; ++x) {
     const double t = top.tmin + (x - top.x0) * (top.tmax - top.tmin) / (top.x1 - top.x0);
     const double a = to_asym(t, ev.value(t));
-    const double y = std::clamp(top.py(a), -1e4, 1e4);
+    const double y = inside(top.py(a));
     if (px >= 0 && std::isfinite(y)) c.line(px, py, x, y, 220, 30, 30);
     px = x;
     py = y;

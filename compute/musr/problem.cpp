@@ -74,10 +74,11 @@ void run(RunContext& ctx) {
   if (cfg.auto_t0)
     for (const auto& line : apply_auto_t0(msr, [&](const MsrRun& r) { return load_run_data(msr, r); }, cfg.auto_t0_offset))
       log_info("musr: auto t0: ", line);
-  {  // a bad FOURIER block is refused before the fit
+  {  // a bad FOURIER or PLOT block is refused before the fit
     std::vector<double> start;
     for (const auto& q : msr.params) start.push_back(q.value);
     (void)read_fourier_block(msr, start);
+    (void)read_plot_views(msr, msr.runs.size());
   }
   FitSetup setup;
   {
@@ -114,8 +115,9 @@ void run(RunContext& ctx) {
   if (cfg.plots) {
     std::vector<double> p;
     for (const auto& s : r.params) p.push_back(s.value);
+    const auto views = read_plot_views(msr, setup.runs.size());
     for (std::size_t i = 0; i < setup.runs.size(); ++i)
-      write_run_plot(ctx.out.file("run" + std::to_string(i + 1) + ".png"), setup.data.runs[i], setup.runs[i], p);
+      write_run_plot(ctx.out.file("run" + std::to_string(i + 1) + ".png"), setup.data.runs[i], setup.runs[i], p, views[i]);
   }
   write_fourier(ctx, msr, setup, r, cfg.plots);
   ctx.report.set("fit", fit_json(r, stat, setup));
