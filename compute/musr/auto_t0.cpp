@@ -13,17 +13,6 @@
 namespace tomo::musr {
 namespace {
 
-bool starts_block(const std::string& line) {
-  static const char* const kBlocks[] = {"FITPARAMETER", "THEORY", "FUNCTIONS", "GLOBAL", "RUN",
-                                        "COMMANDS", "FOURIER", "PLOT", "STATISTIC"};
-  for (const char* b : kBlocks) {
-    const std::string k(b);
-    if (line.compare(0, k.size(), k) == 0 && (line.size() == k.size() || std::isspace(static_cast<unsigned char>(line[k.size()]))))
-      return true;
-  }
-  return false;
-}
-
 std::string first_token(const std::string& line) {
   std::istringstream ss(line);
   std::string t;
@@ -38,7 +27,7 @@ void rewrite_run_block(MsrFile& msr, const MsrRun& r, const std::string& t0_line
   const std::size_t head = static_cast<std::size_t>(r.line) - 1;  // the RUN line
   if (head >= lines.size()) return;                               // parsed from text without lines
   std::size_t end = head + 1;
-  while (end < lines.size() && !starts_block(lines[end])) ++end;
+  while (end < lines.size() && !is_msr_block_line(lines[end])) ++end;
   std::vector<std::string> body;
   for (std::size_t i = head + 1; i < end; ++i) {
     const auto k = first_token(lines[i]);

@@ -24,17 +24,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool is_block_line(const std::string& line) {
-  static const char* const kBlocks[] = {"FITPARAMETER", "THEORY", "FUNCTIONS", "GLOBAL", "RUN",
-                                        "COMMANDS", "FOURIER", "PLOT", "STATISTIC"};
-  for (const char* b : kBlocks) {
-    const std::string k(b);
-    if (line.compare(0, k.size(), k) == 0 && (line.size() == k.size() || std::isspace(static_cast<unsigned char>(line[k.size()]))))
-      return true;
-  }
-  return false;
-}
-
 // A token in a message: quoted, cut and escaped.
 std::string q(const std::string& token) {
   std::string out(1, '\'');
@@ -63,7 +52,7 @@ std::optional<FourierSettings> read_fourier_block(const MsrFile& msr, std::span<
   bool in_block = false;
   for (std::size_t i = 0; i < msr.lines.size(); ++i) {
     const std::string& line = msr.lines[i];
-    if (i > 0 && is_block_line(line)) {
+    if (i > 0 && is_msr_block_line(line)) {
       in_block = line.starts_with("FOURIER");
       if (in_block) out = FourierSettings{};
       continue;

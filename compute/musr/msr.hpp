@@ -132,6 +132,9 @@ MsrFile read_msr(const std::filesystem::path& path);
 // STATISTIC block replacing any old one. Other blocks are kept as read.
 std::string format_msr(const MsrFile& msr, const std::vector<MsrParameter>& fitted, const MsrStatistic& stat);
 
+// True for a line that starts an msr block (FITPARAMETER, THEORY, …, STATISTIC).
+bool is_msr_block_line(const std::string& line);
+
 // Expands "1-16" and "3 5 7" histogram lists (1-based).
 std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, const std::string& where);
 

@@ -307,6 +307,8 @@ void check_references(const MsrFile& m, const std::string& where) {
 
 }  // namespace
 
+bool is_msr_block_line(const std::string& line) { return !block_keyword(line).empty(); }
+
 std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, const std::string& where) {
   std::vector<int> out;
   for (const auto& tok : tokens) {

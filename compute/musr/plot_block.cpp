@@ -13,17 +13,6 @@
 namespace tomo::musr {
 namespace {
 
-bool is_block_line(const std::string& line) {
-  static const char* const kBlocks[] = {"FITPARAMETER", "THEORY", "FUNCTIONS", "GLOBAL", "RUN",
-                                        "COMMANDS", "FOURIER", "PLOT", "STATISTIC"};
-  for (const char* b : kBlocks) {
-    const std::string k(b);
-    if (line.compare(0, k.size(), k) == 0 && (line.size() == k.size() || std::isspace(static_cast<unsigned char>(line[k.size()]))))
-      return true;
-  }
-  return false;
-}
-
 struct Block {
   std::vector<int> runs;
   std::vector<double> range, sub_ranges;
@@ -37,7 +26,7 @@ std::vector<PlotView> read_plot_views(const MsrFile& msr, std::size_t runs) {
   bool in_block = false;
   for (std::size_t i = 0; i < msr.lines.size(); ++i) {
     const std::string& line = msr.lines[i];
-    if (i > 0 && is_block_line(line)) {
+    if (i > 0 && is_msr_block_line(line)) {
       in_block = line.starts_with("PLOT");
       if (in_block) blocks.emplace_back();
       continue;
