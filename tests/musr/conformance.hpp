@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -247,6 +248,40 @@ inline CaseOutcome run_case(const std::filesystem::path& dir, const std::string&
     o.refusal = "(not an input error) " + relative_message(e.what(), dir);
   }
   return o;
+}
+
+// χ² and gradient of `backend` against the cpu at the msr file's own parameters (musrfit's
+// fit), in double, for one case that runs; nullopt when the case is refused.
+struct BackendDifference {
+  double chi2_rel = 0.0, grad_rel = 0.0;
+};
+inline std::optional<BackendDifference> backend_difference(const std::filesystem::path& dir, const std::string& name,
+                                                            const std::string& backend) {
+  FitSetup setup;
+  std::vector<double> p;
+  try {
+    MsrFile msr = read_msr(dir / case_file(name));
+    if (name.ends_with(kAutoT0Suffix)) apply_auto_t0(msr, [&](const MsrRun& r) { return load_run_data(msr, r); }, -1);
+    setup = prepare_fit(msr, [&](const MsrRun& r) { return load_run_data(msr, r); });
+    for (const auto& q : msr.params) p.push_back(q.value);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  auto value = [&](const std::string& b, std::vector<double>& g) {
+    auto ev = BackendRegistry<Chi2Evaluator>::instance().create(b);
+    ev->configure({.threads = 2});
+    ev->upload(setup.data);
+    g.assign(p.size(), 0.0);
+    return ev->evaluate_with_gradient(p, g);
+  };
+  std::vector<double> gc, gb;
+  const double fc = value("cpu", gc), fb = value(backend, gb);
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < gc.size(); ++i) {
+    num += (gb[i] - gc[i]) * (gb[i] - gc[i]);
+    den += gc[i] * gc[i];
+  }
+  return BackendDifference{std::fabs(fb - fc) / std::fabs(fc), std::sqrt(num / std::max(den, 1e-300))};
 }
 
 // Empty when the outcome is the one the line gives; else what differs.

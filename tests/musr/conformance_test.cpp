@@ -17,6 +17,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
 #include "tests/musr/conformance.hpp"
+#include "tests/support/gl_test.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -64,6 +65,22 @@ TEST(MusrfitSuite, EveryExampleHasTheOutcomeOfItsManifestLine) {
   }
   std::fputs(format_table(outcomes, manifest).c_str(), stdout);
   if (mismatches) std::printf("%d case(s) do not match cases.tsv; lines that match now:\n%s", mismatches, fixes.c_str());
+}
+
+// gl-compute (llvmpipe here) computes every case that runs as the cpu does: χ² within 1e-9 and
+// the gradient within 1e-7 relative, in double, at the parameters musrfit fitted.
+TEST(MusrfitSuite, GlComputeEqualsCpuOnEveryCaseThatRuns) {
+  (void)test::gl_context();
+  int checked = 0;
+  for (const auto& l : read_manifest(kDir / "cases.tsv")) {
+    if (l.status == CaseStatus::data) continue;
+    const auto d = backend_difference(kDir, l.name, "gl-compute");
+    if (!d) continue;
+    ++checked;
+    EXPECT_LE(d->chi2_rel, 1e-9) << l.name;
+    EXPECT_LE(d->grad_rel, 1e-7) << l.name;
+  }
+  EXPECT_GE(checked, 15);
 }
 
 // The comparison itself: the tolerances and the printed-digit allowance.
