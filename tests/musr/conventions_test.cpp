@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "compute/core/error.hpp"
 #include "compute/musr/fit_setup.hpp"
@@ -31,6 +32,28 @@ TEST(MusrConventions, BackgroundWindowIsCutToBeamPeriodsInPackedBins) {
   EXPECT_DOUBLE_EQ(beam_period_us("triumf"), 0.04337);
   // Start and end swapped first.
   EXPECT_EQ(trim_background_window({184, 61}, dt, 18, 0.01975).end, 178);
+}
+
+// musrfit wrote the backgrounds it estimated into test-asy-LF-BaB6.msr's RUN block in 2013
+// ("background 15 146 13 148  # estimated bkg: 20.4846 / 4.8731", packing 5, PSI, Δt =
+// 0.9765625 ns). The windows cut to beam periods in packed bins, 15..144 and 13..146, reproduce
+// both numbers with that build's mean Σ[start, end)/(end − start + 1); the current rule's
+// inclusive mean over the same windows (which we follow) is 20.6462 / 4.8955.
+TEST(MusrConventions, BackgroundWindowAsMusrfitCutItForAnExample) {
+  const PsiBinFile f =
+      read_psi_bin(std::filesystem::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit/data/deltat_tdc_dolly_1020.bin");
+  auto window = [&](BinRange w) { return trim_background_window(w, f.bin_width_us, 5, beam_period_us("PSI")); };
+  auto counts = [&](int hist) {
+    const auto& h = f.histograms.at(hist - 1);
+    return std::vector<double>(h.begin(), h.end());
+  };
+  const BinRange wf = window({15, 146}), wb = window({13, 148});
+  EXPECT_EQ(wf.end, 144);
+  EXPECT_EQ(wb.end, 146);
+  EXPECT_NEAR(single_histogram_background(counts(2), wf), 20.4846, 5e-5);  // forward 2
+  EXPECT_NEAR(single_histogram_background(counts(1), wb), 4.8731, 5e-5);   // backward 1
+  EXPECT_NEAR(asymmetry_background(counts(2), wf).mean, 20.6462, 5e-5);
+  EXPECT_NEAR(asymmetry_background(counts(1), wb).mean, 4.8955, 5e-5);
 }
 
 TEST(MusrConventions, BackgroundMeansAsMusrfit) {
