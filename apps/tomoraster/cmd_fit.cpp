@@ -31,6 +31,8 @@ struct FitArgs {
   std::string backend = "auto";
   std::vector<std::string> sets;
   bool force = false;
+  bool auto_t0 = false;
+  int auto_t0_offset = -1;
 } args;
 
 CLI::App* setup(CLI::App& root) {
@@ -39,12 +41,18 @@ CLI::App* setup(CLI::App& root) {
       "Examples:\n"
       "  tomoraster fit run2650.msr                      # out/run2650: fitted msr, plots, report.json\n"
       "  tomoraster fit run2650.msr --backend cuda -o out/fit\n"
+      "  tomoraster fit 3110_tutorial.msr --auto-t0        # t0 at the prompt peaks first (as musrt0 -g)\n"
       "  tomoraster run musr_default.toml                # simulate eq. (5) data, write msr + bin, fit");
   sub->add_option("msr", args.msr, "msr file")->required();
   sub->add_option("-o,--output", args.output, "Output directory (default: out/<msr name>[-N])");
   sub->add_option("--backend", args.backend, "cpu | gl-compute | cuda | auto (default auto)");
   sub->add_option("--set", args.sets, "Override a musr option: key=value, e.g. musr.threads=4 (repeatable)")->take_all();
   sub->add_flag("--force", args.force, "Write into an existing output directory");
+  sub->add_flag("--auto-t0", args.auto_t0,
+                "Set every histogram's t0 at its prompt peak (bin of maximum counts) and the data range from t0 + offset "
+                "to the end, as musrt0 -g; the fitted msr carries them");
+  sub->add_option("--auto-t0-offset", args.auto_t0_offset, "With --auto-t0: bins from t0 to the first good bin (default: 10 ns)")
+      ->check(CLI::Range(0, 32767));
   return sub;
 }
 
@@ -73,6 +81,9 @@ int run() {
   io::check_input_file(args.msr, std::uintmax_t(64) << 20, "msr file");
   const std::string text = "problem = \"musr\"\n[musr]\nmsr = " + nlohmann::json(msr.string()).dump() + "\n";
   Scene scene = Scene::load_string(text, "fit " + args.msr);
+  if (args.auto_t0_offset >= 0 && !args.auto_t0) throw InputError("--auto-t0-offset needs --auto-t0");
+  if (args.auto_t0) scene.apply_override("musr.auto_t0=true");
+  if (args.auto_t0_offset >= 0) scene.apply_override("musr.auto_t0_offset=" + std::to_string(args.auto_t0_offset));
   for (const auto& s : args.sets) scene.apply_override(s);
   const ProblemInfo& problem = ProblemRegistry::instance().find(scene.problem());  // reads `problem`: no unused-key warning
   if (!runtime_options().gpus.empty() && !problem.multi_device)

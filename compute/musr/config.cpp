@@ -44,6 +44,8 @@ MusrConfig MusrConfig::from_scene(const Scene& s) {
   c.options.threads = s.get_int_in_range("musr.threads", 0, 0, 4096);
   c.options.single_precision = s.get<bool>("musr.single_precision", false);
   c.plots = s.get<bool>("musr.plots", true);
+  c.auto_t0 = s.get<bool>("musr.auto_t0", false);
+  c.auto_t0_offset = s.get_int_in_range("musr.auto_t0_offset", -1, -1, kPsiBinMaxBins);
   return c;
 }
 

@@ -18,6 +18,8 @@ struct MusrConfig {
   bool max_likelihood = false;  // the simulated msr's COMMANDS use MAX_LIKELIHOOD (else χ²)
   EvaluatorOptions options;     // threads (cpu), single_precision (GPU backends)
   bool plots = true;            // run<N>.png per RUN after the fit
+  bool auto_t0 = false;         // t0 at each histogram's prompt peak, data from t0 + offset (musrt0 -g)
+  int auto_t0_offset = -1;      // bins after t0 where the data start; −1: ⌊10 ns/Δt⌋
 
   bool simulate() const { return msr.empty(); }
   // The simulation's keys are read only without an msr file, and declared optional with one.

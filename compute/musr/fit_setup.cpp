@@ -1,7 +1,9 @@
 // Data preparation as musrfit's PRunSingleHisto/PRunAsymmetry do it (notes: musrfit-facts.md,
 // "Single-histogram fit", "Asymmetry fit"); departures are listed in docs/musr.md.
 #include "compute/musr/fit_setup.hpp"
+#include "compute/musr/auto_t0.hpp"
 #include "compute/musr/quoted_text.hpp"
+#include "compute/musr/raw_bins.hpp"
 #include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
 
@@ -10,11 +12,10 @@
 #include <set>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::musr {
 namespace {
-
-constexpr double kPsiBeamPeriodUs = 0.01975;  // PSI accelerator period (background cut)
 
 [[noreturn]] void fail(const MsrFile& m, const MsrRun& r, const std::string& what) {
   throw InputError(m.path.string() + ":" + std::to_string(r.line) + ": RUN " + quoted_excerpt(r.file) + ": " + tidy_message(what));
@@ -62,6 +63,12 @@ class RunResolver : public ExprResolver {
   std::set<int> active_;
 };
 
+// A run added to a RUN (ADDRUN) with its t0 list (addt0).
+struct AddedRun {
+  const PsiBinFile* file = nullptr;
+  std::vector<double> t0s;
+};
+
 // One group of histograms summed after aligning each to the first one's t0.
 struct Group {
   std::vector<double> counts;  // raw bins of the summed group
@@ -69,9 +76,11 @@ struct Group {
   int fgb = 0, lgb = 0;
 };
 
+// Sums `hists`; histogram k's t0 is entry t0_index(k) of the t0 list (musrfit: single
+// histograms k, asymmetry forward 2k and backward 2k + 1), shifted by ⌊t0_k⌋ − ⌊t0_0⌋ bins.
+// Each ADDRUN's histogram k is first added to the RUN's, shifted by ⌊addt0_k⌋ − ⌊t0_k⌋ bins.
 Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const std::vector<int>& hists,
-                std::size_t t0_offset, std::size_t data_offset) {
-  const auto& s = r.settings;
+                const std::function<std::size_t(std::size_t)>& t0_index, const std::vector<AddedRun>& added) {
   const int nh = static_cast<int>(f.histograms.size());
   const int bins = f.bins();
   Group g;
@@ -80,51 +89,82 @@ Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const st
   for (std::size_t k = 0; k < hists.size(); ++k) {
     const int h = hists[k];
     if (h > nh) fail(m, r, "histogram " + std::to_string(h) + " does not exist (the file has " + std::to_string(nh) + ")");
-    if (s.t0.size() > t0_offset + k) t0s.push_back(s.t0[t0_offset + k]);
-    else if (s.t0.size() == 1) t0s.push_back(s.t0[0]);
-    else t0s.push_back(f.t0[h - 1]);
+    const auto& raw = f.histograms[h - 1];
+    // An empty histogram fits to any parameters: a wrong histogram number or a dead detector.
+    if (std::all_of(raw.begin(), raw.end(), [](std::int32_t v) { return v == 0; }))
+      fail(m, r, "histogram " + std::to_string(h) + " has no counts (every bin is 0)");
+    const std::vector<double> counts(raw.begin(), raw.end());
+    const double header = static_cast<std::size_t>(h - 1) < f.t0.size() ? f.t0[h - 1] : 0.0;
+    t0s.push_back(resolve_t0(r.settings.t0, t0_index(k), header, counts));
     if (!(t0s.back() >= 0.0 && t0s.back() < bins)) fail(m, r, "t0 " + std::to_string(t0s.back()) + " is outside the histogram");
+    // A t0 well before the prompt peak (musrfit's tutorial ships `t0 1` for musrt0 to set).
+    if (const int peak = bin_of_maximum(counts); peak - t0s.back() > t0_warning_bins(f.bin_width_us))
+      log_warn("musr: ", m.path.string(), ":", r.line, ": RUN ", quoted_excerpt(r.file), ": histogram ", h, ": t0 ", t0s.back(),
+               " lies ", peak - t0s.back(), " bins before the prompt peak at bin ", peak,
+               "; `tomoraster fit --auto-t0` puts t0 there (as musrt0 -g)");
   }
   g.t0 = t0s[0];
   for (std::size_t k = 0; k < hists.size(); ++k) {
-    const auto& h = f.histograms[hists[k] - 1];
-    // An empty histogram fits to any parameters: a wrong histogram number or a dead detector.
-    if (std::all_of(h.begin(), h.end(), [](std::int32_t v) { return v == 0; }))
-      fail(m, r, "histogram " + std::to_string(hists[k]) + " has no counts (every bin is 0)");
-    const int shift = static_cast<int>(std::lround(t0s[k] - t0s[0]));
+    const auto& raw = f.histograms[hists[k] - 1];
+    std::vector<double> h(raw.begin(), raw.end());
+    for (std::size_t a = 0; a < added.size(); ++a) {
+      const PsiBinFile& fa = *added[a].file;
+      const int ha = hists[k];
+      if (ha > static_cast<int>(fa.histograms.size()))
+        fail(m, r, "ADDRUN " + quoted_excerpt(r.addruns[a].file) + " has no histogram " + std::to_string(ha));
+      const auto& ra = fa.histograms[ha - 1];
+      const std::vector<double> ca(ra.begin(), ra.end());
+      const double header = static_cast<std::size_t>(ha - 1) < fa.t0.size() ? fa.t0[ha - 1] : 0.0;
+      const double ta = resolve_t0(added[a].t0s, t0_index(k), header, ca);
+      const int shift = static_cast<int>(ta) - static_cast<int>(t0s[k]);
+      for (int i = 0; i < bins; ++i)
+        if (const int j = i + shift; j >= 0 && j < static_cast<int>(ca.size())) h[i] += ca[j];
+    }
+    const int shift = static_cast<int>(t0s[k]) - static_cast<int>(t0s[0]);
     for (int i = 0; i < bins; ++i) {
       const int j = i + shift;
       if (j >= 0 && j < bins) g.counts[i] += h[j];
     }
   }
-  if (s.data.size() >= data_offset + 2) {
-    g.fgb = s.data[data_offset];
-    g.lgb = s.data[data_offset + 1];
-  } else {
-    g.fgb = f.first_good[hists[0] - 1];
-    g.lgb = f.last_good[hists[0] - 1];
-  }
-  if (g.fgb < 0 || g.lgb > bins || g.lgb - g.fgb < 2)
-    fail(m, r, "data range " + std::to_string(g.fgb) + ".." + std::to_string(g.lgb) + " is not inside 0.." + std::to_string(bins));
   return g;
 }
 
-// Mean counts per raw bin over [start, end], cut to whole PSI beam periods.
-double background_mean(const MsrFile& m, const MsrRun& r, const Group& g, int start, int end, double dt) {
-  if (start < 0 || end >= static_cast<int>(g.counts.size()) || end < start)
-    fail(m, r, "background range " + std::to_string(start) + " " + std::to_string(end) + " is not inside the histogram");
-  if (r.institute == "PSI" || r.institute == "psi") {
-    const double periods = std::floor((end - start + 1) * dt / kPsiBeamPeriodUs);
-    if (periods >= 1.0) end = start + static_cast<int>(std::lround(periods * kPsiBeamPeriodUs / dt)) - 1;
+// The group's data range (msr `data` entries at `offset`, else musrfit's default).
+void set_data_range(const MsrFile& m, const MsrRun& r, Group& g, std::size_t offset, double dt) {
+  const auto& d = r.settings.data;
+  const std::optional<int> start = d.size() > offset ? std::optional<int>(d[offset]) : std::nullopt;
+  const std::optional<int> end = d.size() > offset + 1 ? std::optional<int>(d[offset + 1]) : std::nullopt;
+  const int bins = static_cast<int>(g.counts.size());
+  const auto range = resolve_data_range(start, end, g.t0, dt, bins);
+  if (!range || range->end - range->start < 2)
+    fail(m, r, "data range " + std::to_string(start.value_or(-1)) + ".." + std::to_string(end.value_or(-1)) + " is not inside 0.." +
+                   std::to_string(bins));
+  g.fgb = range->start;
+  g.lgb = range->end;
+}
+
+// The estimated background's window: the msr's `background` pair at `offset`, else musrfit's
+// [0.1·t0, 0.6·t0] (with a warning), cut to whole beam periods in packed bins.
+BinRange background_window(const MsrFile& m, const MsrRun& r, const Group& g, std::size_t offset, double dt, int p) {
+  BinRange w;
+  if (r.background.size() >= offset + 2) {
+    w = {r.background[offset], r.background[offset + 1]};
+  } else {
+    w = default_background_window(g.t0);
+    log_warn("musr: ", m.path.string(), ":", r.line, ": RUN ", quoted_excerpt(r.file), " gives no background: estimated from bins ",
+             w.start, "..", w.end, " (0.1·t0 to 0.6·t0, as musrfit)");
   }
-  double sum = 0.0;
-  for (int i = start; i <= end; ++i) sum += g.counts[i];
-  return sum / (end - start + 1);
+  const BinRange t = trim_background_window(w, dt, p, beam_period_us(r.institute));
+  if (t.start < 0 || t.end >= static_cast<int>(g.counts.size()))
+    fail(m, r, "background range " + std::to_string(w.start) + " " + std::to_string(w.end) + " is not inside the histogram");
+  return t;
 }
 
 // musrfit's packing: a pack is emitted when (i − fgb) % p == 0 and i ≠ fgb (trailing partial
-// pack and, where the range divides evenly, the last full pack are dropped, as musrfit does).
+// pack and, where the range divides evenly, the last full pack are dropped, as musrfit does);
+// p = 1 keeps every bin of [fgb, lgb).
 std::vector<double> pack(const std::vector<double>& c, int fgb, int lgb, int p) {
+  if (p == 1) return {c.begin() + fgb, c.begin() + lgb};  // unpacked: every bin (musrfit)
   std::vector<double> out;
   double v = 0.0;
   for (int i = fgb; i < lgb; ++i) {
@@ -169,12 +209,13 @@ PsiBinFile load_run_data(const MsrFile& msr, const MsrRun& run) {
 namespace {
 
 // Single histogram (fittype 0): N(t) = N0 e^(−t/τ)[1 + A(t)] + Bkg on packed, scaled counts.
-RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, bool scale, int p,
-                              ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
+RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, const std::vector<AddedRun>& added,
+                              bool scale, int p, ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
   const double dt = f.bin_width_us;
   const auto t = b.time();
   RunBins bins;
-    Group g = sum_group(msr, r, f, r.forward, 0, 0);
+    Group g = sum_group(msr, r, f, r.forward, [](std::size_t k) { return k; }, added);
+    set_data_range(msr, r, g, 0, dt);
     info.normalizer = scale ? p * dt * 1e3 : 1.0;
     RunResolver res(msr, r, b);
     const auto n0 = r.norm.is_fun ? res.fun(r.norm.n) : res.param(r.norm.n);
@@ -185,10 +226,10 @@ RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinF
       info.bkg_param = r.backgr_fit - 1;
     } else if (!r.backgr_fix.empty()) {
       bkg = b.constant(info.background = r.backgr_fix[0]);
-    } else if (r.background.size() >= 2) {
-      bkg = b.constant(info.background = background_mean(msr, r, g, r.background[0], r.background[1], dt) * p / info.normalizer);
     } else {
-      fail(msr, r, "needs backgr.fit, backgr.fix or a background bin range");
+      // Counts per raw bin, in the units of the packed, scaled data (musrfit's EstimateBkg).
+      const double mean = single_histogram_background(g.counts, background_window(msr, r, g, 0, dt, p));
+      bkg = b.constant(info.background = mean * p / info.normalizer);
     }
     std::int32_t tau = b.constant(kMuonLifetime);
     if (r.lifetime > 0) {
@@ -202,7 +243,8 @@ RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinF
     const auto packed = pack(g.counts, g.fgb, g.lgb, p);
     const auto [t_start, t_end] = fit_window(r, g, dt);
     for (std::size_t k = 0; k < packed.size(); ++k) {
-      const double tk = dt * ((g.fgb - 0.5) + p / 2.0 - g.t0) + static_cast<double>(k) * p * dt;
+      // musrfit's single-histogram time axis starts from ⌊t0⌋ (the fit range from t0 itself).
+      const double tk = dt * ((g.fgb - 0.5) + p / 2.0 - std::floor(g.t0)) + static_cast<double>(k) * p * dt;
       if (tk < t_start || tk > t_end) continue;
       bins.t.push_back(tk);
       bins.y.push_back(packed[k] / info.normalizer);
@@ -211,54 +253,89 @@ RunBins single_histogram_bins(const MsrFile& msr, const MsrRun& r, const PsiBinF
   return bins;
 }
 
-// Asymmetry (fittype 2): A = (F−B)/(F+B) against A_th(α, β, f).
-RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, int p, ProgramBuilder& b,
-                       std::int32_t theory, RunInfo& info) {
+// Asymmetry (fittype 2): A = (F−B)/(F+B) against A_th(α, β, f), F and B the background-
+// subtracted packed means; each raw bin's variance is its count plus the background's Σ/N²
+// (1 for an empty bin), as PRunAsymmetry.
+RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, const std::vector<AddedRun>& added, int p,
+                       ProgramBuilder& b, std::int32_t theory, RunInfo& info) {
   const double dt = f.bin_width_us;
   RunBins bins;
-    Group gf = sum_group(msr, r, f, r.forward, 0, 0);
-    Group gb = sum_group(msr, r, f, r.backward, r.forward.size(), 2);
-    double bf = 0.0, bb = 0.0;
-    if (r.backgr_fix.size() == 2) {
-      bf = r.backgr_fix[0];
-      bb = r.backgr_fix[1];
-    } else if (r.background.size() == 4) {
-      bf = background_mean(msr, r, gf, r.background[0], r.background[1], dt);
-      bb = background_mean(msr, r, gb, r.background[2], r.background[3], dt);
-    } else {
-      fail(msr, r, "asymmetry RUN needs 'background' with 4 bins or 'backgr.fix' with 2 values");
+  Group gf = sum_group(msr, r, f, r.forward, [](std::size_t k) { return 2 * k; }, added);
+  Group gb = sum_group(msr, r, f, r.backward, [](std::size_t k) { return 2 * k + 1; }, added);
+  BackgroundEstimate ef, eb;
+  if (r.backgr_fix.size() == 2) {
+    ef.mean = r.backgr_fix[0];
+    eb.mean = r.backgr_fix[1];
+  } else if (!r.backgr_fix.empty()) {
+    fail(msr, r, "asymmetry RUN needs 'backgr.fix' with 2 values (forward, backward)");
+  } else if (!r.background.empty() && r.background.size() != 4) {
+    fail(msr, r, "asymmetry RUN needs 'background' with 4 bins (forward start end, backward start end)");
+  } else {
+    ef = asymmetry_background(gf.counts, background_window(msr, r, gf, 0, dt, p));
+    eb = asymmetry_background(gb.counts, background_window(msr, r, gb, 2, dt, p));
+  }
+  const bool estimated = r.backgr_fix.empty();
+  info.backgrounds = {ef.mean, eb.mean};
+  RunResolver res(msr, r, b);
+  auto alpha = r.alpha > 0 ? res.param(r.alpha) : r.alpha < 0 ? res.fun(-r.alpha) : b.constant(1.0);
+  auto beta = r.beta > 0 ? res.param(r.beta) : r.beta < 0 ? res.fun(-r.beta) : b.constant(1.0);
+  // A_th = (f(αβ+1) − (α−1)) / ((α+1) − f(αβ−1))
+  auto one = b.constant(1.0);
+  auto ab = b.mul(alpha, beta);
+  auto num = b.sub(b.mul(theory, b.add(ab, one)), b.sub(alpha, one));
+  auto den = b.sub(b.add(alpha, one), b.mul(theory, b.sub(ab, one)));
+  bins.model = b.finish(b.div(num, den));
+  // Data ranges, then musrfit's alignment: the histogram whose start lies further from its t0
+  // sets the other's start and end (⌊t0 + start − t0'⌋).
+  set_data_range(msr, r, gf, 0, dt);
+  set_data_range(msr, r, gb, 2, dt);
+  const double df = std::fabs(gf.fgb - gf.t0), db = std::fabs(gb.fgb - gb.t0);
+  if (df > db) {
+    const int s = static_cast<int>(gb.t0 + gf.fgb - gf.t0), e = static_cast<int>(gb.t0 + gf.lgb - gf.t0);
+    gb.fgb = s;
+    gb.lgb = e;
+  } else if (df < db) {
+    const int s = static_cast<int>(gf.t0 + gb.fgb - gb.t0), e = static_cast<int>(gf.t0 + gb.lgb - gb.t0);
+    gf.fgb = s;
+    gf.lgb = e;
+  }
+  for (const Group* g : {&gf, &gb})
+    if (g->fgb < 0 || g->lgb > static_cast<int>(g->counts.size()) || g->lgb - g->fgb < 2)
+      fail(msr, r, "forward and backward data ranges aligned at t0 leave bins " + std::to_string(g->fgb) + ".." +
+                       std::to_string(g->lgb) + ", not inside 0.." + std::to_string(g->counts.size()));
+  // Packed means and errors (musrfit: a pack of mean 0 gets error 1; unpacked bins keep theirs).
+  auto packed = [&](const Group& g, const BackgroundEstimate& e) {
+    std::vector<std::pair<double, double>> out;  // value, error
+    double v = 0.0, var = 0.0;
+    for (int i = g.fgb; i < g.lgb; ++i) {
+      const double c = g.counts[i];
+      const double vi = estimated ? (c > 0.0 ? c + e.variance : 1.0) : (c != 0.0 ? c : 1.0);
+      if (p == 1) {
+        out.emplace_back(c - e.mean, std::sqrt(vi));
+        continue;
+      }
+      if ((i - g.fgb) % p == 0 && i != g.fgb) {
+        v /= p;
+        out.emplace_back(v, v == 0.0 ? 1.0 : std::sqrt(var) / p);
+        v = var = 0.0;
+      }
+      v += c - e.mean;
+      var += vi;
     }
-    info.backgrounds = {bf, bb};
-    RunResolver res(msr, r, b);
-    auto alpha = r.alpha > 0 ? res.param(r.alpha) : b.constant(1.0);
-    auto beta = r.beta > 0 ? res.param(r.beta) : b.constant(1.0);
-    // A_th = (f(αβ+1) − (α−1)) / ((α+1) − f(αβ−1))
-    auto one = b.constant(1.0);
-    auto ab = b.mul(alpha, beta);
-    auto num = b.sub(b.mul(theory, b.add(ab, one)), b.sub(alpha, one));
-    auto den = b.sub(b.add(alpha, one), b.mul(theory, b.sub(ab, one)));
-    bins.model = b.finish(b.div(num, den));
-    // Common range relative to t0 (rounded to whole bins).
-    const int it0f = static_cast<int>(std::lround(gf.t0)), it0b = static_cast<int>(std::lround(gb.t0));
-    const int rel0 = std::max(gf.fgb - it0f, gb.fgb - it0b), rel1 = std::min(gf.lgb - it0f, gb.lgb - it0b);
-    if (rel1 - rel0 < 2) fail(msr, r, "forward and backward data ranges do not overlap");
-    const auto pf = pack(gf.counts, it0f + rel0, it0f + rel1, p);
-    const auto pb = pack(gb.counts, it0b + rel0, it0b + rel1, p);
-    Group gtime = gf;
-    gtime.fgb = it0f + rel0;
-    gtime.lgb = it0f + rel1;
-    const auto [t_start, t_end] = fit_window(r, gtime, dt);
-    for (std::size_t k = 0; k < pf.size(); ++k) {
-      const double tk = dt * ((gtime.fgb - 0.5) + p / 2.0 - gf.t0) + static_cast<double>(k) * p * dt;
-      if (tk < t_start || tk > t_end) continue;
-      const double F = pf[k] - p * bf, B = pb[k] - p * bb;
-      const double ef2 = pf[k] > 0 ? pf[k] : 1.0, eb2 = pb[k] > 0 ? pb[k] : 1.0;
-      const double sum = F + B;
-      if (sum <= 0.0) continue;  // no asymmetry defined (documented departure)
-      bins.t.push_back(tk);
-      bins.y.push_back((F - B) / sum);
-      bins.sigma.push_back(2.0 / (sum * sum) * std::sqrt(B * B * ef2 + F * F * eb2));
-    }
+    return out;
+  };
+  const auto pf = packed(gf, ef), pb = packed(gb, eb);
+  const auto [t_start, t_end] = fit_window(r, gf, dt);
+  for (std::size_t k = 0; k < std::min(pf.size(), pb.size()); ++k) {
+    const double tk = dt * ((gf.fgb - 0.5) + p / 2.0 - gf.t0) + static_cast<double>(k) * p * dt;
+    if (tk < t_start || tk > t_end) continue;
+    const auto [F, eF] = pf[k];
+    const auto [B, eB] = pb[k];
+    const double sum = F + B;
+    bins.t.push_back(tk);
+    bins.y.push_back(sum != 0.0 ? (F - B) / sum : 0.0);
+    bins.sigma.push_back(sum != 0.0 ? 2.0 / (sum * sum) * std::sqrt(B * B * eF * eF + F * F * eB * eB) : 1.0);
+  }
   return bins;
 }
 
@@ -282,8 +359,22 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
     info.lifetime_correction = r.lifetime_correction;
     ProgramBuilder b(np);
     const auto theory = build_theory(msr, r, b);
-    RunBins bins = info.fittype == 0 ? single_histogram_bins(msr, r, f, scale, p, b, theory, info)
-                                     : asymmetry_bins(msr, r, f, p, b, theory, info);
+    // ADDRUN: each added run read as the RUN's own data file is.
+    std::vector<PsiBinFile> added_files;
+    for (const auto& a : r.addruns) {
+      MsrRun ar = r;
+      ar.file = a.file;
+      ar.beamline = a.beamline;
+      ar.institute = a.institute;
+      ar.format = a.format;
+      ar.line = a.line;
+      added_files.push_back(load(ar));
+    }
+    std::vector<AddedRun> added;
+    for (std::size_t i = 0; i < added_files.size(); ++i)
+      added.push_back({&added_files[i], i < r.addt0.size() ? r.addt0[i] : std::vector<double>{}});
+    RunBins bins = info.fittype == 0 ? single_histogram_bins(msr, r, f, added, scale, p, b, theory, info)
+                                     : asymmetry_bins(msr, r, f, added, p, b, theory, info);
     if (bins.t.size() < 2) fail(msr, r, "fit range leaves " + std::to_string(bins.t.size()) + " bins");
     out.data.runs.push_back(std::move(bins));
     out.runs.push_back(info);

@@ -66,6 +66,12 @@ struct RunSettings {
   std::optional<int> packing;
 };
 
+// An ADDRUN line of a RUN block: a run whose histograms are added to the RUN's (t0-aligned).
+struct MsrAddRun {
+  std::string file, beamline, institute, format;
+  int line = 0;
+};
+
 struct MsrRun {
   std::string file;  // without extension, as written
   std::string beamline, institute, format;
@@ -78,7 +84,9 @@ struct MsrRun {
   std::vector<int> map;               // parameter numbers (0 = unused)
   std::vector<int> forward, backward; // histogram numbers (1-based, file order)
   std::vector<int> background;        // bin ranges: start end [start end]
-  int alpha = 0, beta = 0;            // asymmetry: parameter numbers, 0 = 1.0
+  std::vector<MsrAddRun> addruns;      // ADDRUN lines, in order
+  std::vector<std::vector<double>> addt0;  // addt0 lines: per ADDRUN, its t0 list (as `t0`)
+  int alpha = 0, beta = 0;            // asymmetry: parameter N (> 0), funN (−N), 0 = 1.0
   int line = 0;
   int fittype() const { return settings.fittype.value_or(0); }
 };
@@ -88,6 +96,7 @@ struct MsrStatistic {
   double value = 0.0;
   int ndf = 0;
   std::string date;
+  bool converged = true;  // false: written (and read) as musrfit's "*** FIT DID NOT CONVERGE ***"
 };
 
 struct MsrFile {
@@ -124,6 +133,9 @@ MsrFile read_msr(const std::filesystem::path& path);
 // values, errors (step, negative when MINOS ran) and positive MINOS errors, and a
 // STATISTIC block replacing any old one. Other blocks are kept as read.
 std::string format_msr(const MsrFile& msr, const std::vector<MsrParameter>& fitted, const MsrStatistic& stat);
+
+// True for a line that starts an msr block (FITPARAMETER, THEORY, …, STATISTIC).
+bool is_msr_block_line(const std::string& line);
 
 // Expands "1-16" and "3 5 7" histogram lists (1-based).
 std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, const std::string& where);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -158,6 +159,31 @@ void parse_theory(const LineContext& c, const std::vector<std::string>& t, MsrFi
   m.theory.back().push_back(std::move(f));
 }
 
+// A STATISTIC line as musrfit saves it: "chisq = X, NDF = n, ..." or "maxLH = X, NDF = n, ...".
+// The block is the result of an earlier fit, not an input: a line in another form is kept as
+// text and not read.
+void parse_statistic(const std::string& line, MsrStatistic& s) {
+  auto number_after = [&](const std::string& key, double& v) {
+    const auto k = line.find(key);
+    if (k == std::string::npos) return false;
+    const char* a = line.c_str() + k + key.size();
+    char* end = nullptr;
+    v = std::strtod(a, &end);
+    return end != a && std::isfinite(v);
+  };
+  if (line.find("*** FIT DID NOT CONVERGE") != std::string::npos) {
+    s.converged = false;
+    return;
+  }
+  double v = 0.0, ndf = 0.0;
+  const bool ml = line.find("maxLH =") != std::string::npos;
+  if (!number_after(ml ? "maxLH =" : "chisq =", v) || !number_after("NDF =", ndf)) return;
+  if (!(ndf >= 0.0 && ndf < 2e9)) return;
+  s.max_likelihood = ml;
+  s.value = v;
+  s.ndf = static_cast<int>(ndf);
+}
+
 void parse_function(const LineContext& c, const std::string& line, MsrFile& m) {
   auto eq = line.find('=');
   if (eq == std::string::npos) c.fail("FUNCTIONS line needs 'funN = expression'");
@@ -193,8 +219,6 @@ bool parse_setting(const LineContext& c, const std::vector<std::string>& t, RunS
     if (t.size() < 2) c.fail("t0 needs a value");
     s.t0.clear();
     for (std::size_t i = 1; i < t.size(); ++i) s.t0.push_back(c.number(t[i], "t0"));
-  } else if (key == "addt0") {
-    c.fail("addt0 (addrun) is not supported");
   } else if (key == "packing") {
     if (t.size() != 2) c.fail("packing takes one value");
     s.packing = c.integer(t[1], "packing", 1);
@@ -251,10 +275,20 @@ void parse_run_line(const LineContext& c, const std::vector<std::string>& t, Msr
   } else if (key == "background") {
     if (t.size() != 3 && t.size() != 5) c.fail("background takes 2 or 4 bin numbers");
     for (std::size_t i = 1; i < t.size(); ++i) r.background.push_back(c.integer(t[i], "background bin"));
-  } else if (key == "alpha") {
-    r.alpha = one_int("alpha");
-  } else if (key == "beta") {
-    r.beta = one_int("beta");
+  } else if (key == "addrun") {
+    if (t.size() < 5) c.fail("ADDRUN needs <file> <beamline> <institute> <format>");
+    r.addruns.push_back({t[1], t[2], t[3], upper(t[4]), c.line()});
+  } else if (key == "addt0") {
+    if (t.size() < 2) c.fail("addt0 needs at least one t0");
+    std::vector<double> v;
+    for (std::size_t i = 1; i < t.size(); ++i) v.push_back(c.number(t[i], "addt0"));
+    r.addt0.push_back(v);
+  } else if (key == "alpha" || key == "beta") {
+    // parN or funN (kept as −N)
+    if (t.size() != 2) c.fail(key + " takes one value");
+    int& v = key == "alpha" ? r.alpha : r.beta;
+    if (lower(t[1]).starts_with("fun")) v = -c.integer(t[1].substr(3), (key + " function").c_str(), 1);
+    else v = c.integer(t[1], key.c_str(), 1);
   } else {
     c.fail("unknown RUN entry '" + t[0] + "'");
   }
@@ -277,10 +311,14 @@ void check_references(const MsrFile& m, const std::string& where) {
     else if (!m.function(r.norm.n)) bad(r.line, "norm fun" + std::to_string(r.norm.n) + " is not defined");
     chk(r.backgr_fit, "backgr.fit");
     chk(r.lifetime, "lifetime");
-    chk(r.alpha, "alpha");
-    chk(r.beta, "beta");
+    for (auto [n, what] : {std::pair{r.alpha, "alpha"}, std::pair{r.beta, "beta"}}) {
+      chk(n, what);
+      if (n < 0 && !m.function(-n)) bad(r.line, std::string(what) + " fun" + std::to_string(-n) + " is not defined");
+    }
     for (int n : r.map) chk(n, "map");
     if (r.forward.empty()) bad(r.line, "RUN has no forward histogram");
+    if (r.addt0.size() > r.addruns.size())
+      bad(r.line, "RUN has " + std::to_string(r.addt0.size()) + " addt0 lines for " + std::to_string(r.addruns.size()) + " ADDRUN lines");
     const int ft = r.settings.fittype.value_or(m.global.fittype.value_or(0));
     if (ft == 0 && !r.norm.set()) bad(r.line, "single-histogram RUN needs norm");
     if (ft == 2 && r.backward.empty()) bad(r.line, "asymmetry RUN needs backward");
@@ -290,6 +328,8 @@ void check_references(const MsrFile& m, const std::string& where) {
 }
 
 }  // namespace
+
+bool is_msr_block_line(const std::string& line) { return !block_keyword(line).empty(); }
 
 std::vector<int> parse_histogram_list(const std::vector<std::string>& tokens, const std::string& where) {
   std::vector<int> out;
@@ -348,6 +388,7 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
         m.runs.push_back(r);
       } else if (kw == "STATISTIC") {
         m.statistic = MsrStatistic{};
+        if (t.size() >= 3 && t[1] == "---") m.statistic->date = line.substr(line.find("---") + 3);
       } else if (t.size() > 1 && kw != "FOURIER" && kw != "PLOT") {
         c.fail("unexpected '" + t[1] + "' after " + kw);
       }
@@ -365,10 +406,15 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
       if (!parse_setting(c, t, m.global)) c.fail("unknown GLOBAL entry '" + t[0] + "'");
     } else if (block == "RUN") parse_run_line(c, t, m.runs.back());
     else if (block == "COMMANDS") {
+      // `#` starts a comment; "STRATEGY=2" is STRATEGY (musrfit matches the keyword and reads a
+      // value only as a second token).
+      if (auto hash = std::find_if(t.begin() + 1, t.end(), [](const std::string& w) { return w[0] == '#'; }); hash != t.end())
+        t.erase(hash, t.end());
       std::string cmd = upper(t[0]);
+      if (const auto eq = cmd.find('='); eq != std::string::npos && eq > 0) cmd.erase(eq);
       static const char* const known[] = {"MIGRAD", "MINIMIZE", "SIMPLEX", "HESSE", "MINOS", "SAVE", "STRATEGY",
                                           "FIX", "RELEASE", "MAX_LIKELIHOOD", "SCALE_N0_BKG", "SET", "RESTORE",
-                                          "PRINT_LEVEL", "CALL"};
+                                          "PRINT_LEVEL", "CALL", "END", "CHI_SQUARE", "MACHINE_PRECISION"};
       if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return cmd == k; }))
         c.fail("unknown command '" + t[0] + "'");
       if (cmd == "SCALE_N0_BKG" && (t.size() != 2 || (upper(t[1]) != "TRUE" && upper(t[1]) != "FALSE")))
@@ -376,8 +422,10 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
       std::string joined = cmd;
       for (std::size_t i = 1; i < t.size(); ++i) joined += " " + t[i];
       m.commands.push_back(joined);
+    } else if (block == "STATISTIC") {
+      parse_statistic(line, *m.statistic);
     }
-    // FOURIER, PLOT, STATISTIC: kept as text, not interpreted.
+    // FOURIER, PLOT: kept as text, not interpreted.
   }
   if (m.params.empty()) throw InputError(where + ": no FITPARAMETER block (or it is empty)");
   // GLOBAL defaults into each RUN where the RUN does not set them.

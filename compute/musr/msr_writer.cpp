@@ -90,6 +90,8 @@ std::string format_msr(const MsrFile& msr, const std::vector<MsrParameter>& fitt
   std::snprintf(buf, sizeof buf, "  %s = %.1f, NDF = %d, %s/NDF = %.6f\n", what, stat.value, stat.ndf, what,
                 stat.ndf > 0 ? stat.value / stat.ndf : 0.0);
   os << buf;
+  // musrfit's marker of a fit that did not converge (the numbers above are where it stopped).
+  if (!stat.converged) os << "*** FIT DID NOT CONVERGE ***\n";
   return os.str();
 }
 

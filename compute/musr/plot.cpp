@@ -4,6 +4,7 @@
 #include "compute/musr/plot.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -51,8 +52,79 @@ constexpr unsigned char kInk[3] = {0, 0, 0};
 
 }  // namespace
 
-void write_run_plot(const std::filesystem::path& path, const RunBins& bins, const RunInfo& info,
-                    std::span<const double> params) {
+std::vector<double> asymmetry_view(const RunBins& bins, const RunInfo& info, std::span<const double> params) {
+  std::vector<double> a(bins.y.begin(), bins.y.end());
+  if (info.fittype != 0) return a;
+  double n0 = 1.0, tau = kMuonLifetime, bkg = info.background;
+  if (info.norm_param >= 0) n0 = params[info.norm_param];
+  if (info.lifetime_param >= 0) tau = params[info.lifetime_param];
+  if (info.bkg_param >= 0) bkg = params[info.bkg_param];
+  for (std::size_t k = 0; k < a.size(); ++k)
+    a[k] = info.norm_param < 0 ? 0.0 : (bins.y[k] - bkg) / (n0 * std::exp(-bins.t[k] / tau)) - 1.0;
+  return a;
+}
+
+void write_fourier_plot(const std::filesystem::path& path, const FourierSpectrum& f, const FourierSettings& s,
+                        const std::string& run_name) {
+  if (f.x.size() < 2) return;
+  const int height = 560;
+  Canvas c(kWidth, height);
+  const int title_h = 16 + text_height(kPlotTextScale);
+  Panel p{kPlotLeftMargin, title_h + kPlotAbove + 8, kWidth - 30, height - kPlotBelow, f.x.front(), f.x.back(), 0, 0};
+  // The curves the `plot` entry asks for: (values, colour).
+  std::vector<std::pair<std::vector<double>, std::array<unsigned char, 3>>> curves;
+  std::vector<double> mag(f.x.size()), ph(f.x.size());
+  for (std::size_t i = 0; i < f.x.size(); ++i) {
+    mag[i] = std::hypot(f.re[i], f.im[i]);
+    ph[i] = std::atan2(f.im[i], f.re[i]) * 180.0 / 3.14159265358979323846;
+  }
+  std::string what;
+  switch (s.plot) {
+    case FourierPlot::real: curves.push_back({f.re, {220, 30, 30}}); what = "real part"; break;
+    case FourierPlot::imag: curves.push_back({f.im, {40, 90, 200}}); what = "imaginary part"; break;
+    case FourierPlot::real_and_imag:
+      curves.push_back({f.re, {220, 30, 30}});
+      curves.push_back({f.im, {40, 90, 200}});
+      what = "real (red) and imaginary (blue) parts";
+      break;
+    case FourierPlot::power: curves.push_back({mag, {220, 30, 30}}); what = "power |F|"; break;
+    case FourierPlot::phase: curves.push_back({ph, {220, 30, 30}}); what = "phase [deg]"; break;
+  }
+  double lo = 1e300, hi = -1e300;
+  for (const auto& [v, col] : curves)
+    for (double y : v)
+      if (std::isfinite(y)) lo = std::min(lo, y), hi = std::max(hi, y);
+  if (!(hi > lo)) lo = -1, hi = 1;
+  p.vmin = lo - 0.05 * (hi - lo);
+  p.vmax = hi + 0.05 * (hi - lo);
+  p.zero_line(c);
+  for (const auto& [v, col] : curves)
+    for (std::size_t i = 1; i < v.size(); ++i)
+      c.line(p.px(f.x[i - 1]), p.py(v[i - 1]), p.px(f.x[i]), p.py(v[i]), col[0], col[1], col[2]);
+  RgbImage img{c.w, c.h, std::move(c.rgb)};
+  draw_text(img, 16, 12, "run " + run_name + ": Fourier transform of the asymmetry, " + what, kPlotTextScale, kInk);
+  draw_plot_axes(img, p.area(), std::string("field / frequency [") + unit_name(s.unit) + "]", what, kInk);
+  write_png_rgb(path, img.width, img.height, img.rgb);
+}
+
+void write_run_plot(const std::filesystem::path& path, const RunBins& all, const RunInfo& info,
+                    std::span<const double> params, const PlotView& view) {
+  // The PLOT block's time range: the bins within it (all of them when it leaves none).
+  RunBins bins;
+  if (view.t) {
+    for (std::size_t k = 0; k < all.t.size(); ++k) {
+      if (all.t[k] < view.t->first || all.t[k] > view.t->second) continue;
+      bins.t.push_back(all.t[k]);
+      bins.y.push_back(all.y[k]);
+      bins.sigma.push_back(all.sigma[k]);
+    }
+  }
+  if (bins.t.empty()) {
+    bins.t = all.t;
+    bins.y = all.y;
+    bins.sigma = all.sigma;
+  }
+  bins.model = all.model;
   const std::size_t n = bins.t.size();
   if (n == 0) return;
   ProgramEvaluator ev(bins.model);
@@ -102,18 +174,24 @@ void write_run_plot(const std::filesystem::path& path, const RunBins& bins, cons
   }
   top.vmin = lo - 0.05 * (hi - lo);
   top.vmax = hi + 0.05 * (hi - lo);
+  if (view.y) {
+    top.vmin = view.y->first;
+    top.vmax = view.y->second;
+  }
   if (!(top.tmax > top.tmin)) top.tmax = top.tmin + 1;
   top.zero_line(c);
+  // Points, bars and curve stay inside the panel (a PLOT block's range may cut them).
+  auto inside = [&](double py) { return std::clamp(py, static_cast<double>(top.y0), static_cast<double>(top.y1)); };
   for (const auto& p : pts) {
-    if (!std::isfinite(p.a)) continue;
-    c.line(top.px(p.t), top.py(p.a - p.e), top.px(p.t), top.py(p.a + p.e), 170, 170, 170);
+    if (!std::isfinite(p.a) || p.a < top.vmin || p.a > top.vmax) continue;
+    c.line(top.px(p.t), inside(top.py(p.a - p.e)), top.px(p.t), inside(top.py(p.a + p.e)), 170, 170, 170);
     for (int d = -1; d <= 1; ++d) c.line(top.px(p.t) - 1, top.py(p.a) + d, top.px(p.t) + 1, top.py(p.a) + d, 30, 30, 30);
   }
   double px = -1, py = 0;
   for (int x = top.x0; x <= top.x1; ++x) {
     const double t = top.tmin + (x - top.x0) * (top.tmax - top.tmin) / (top.x1 - top.x0);
     const double a = to_asym(t, ev.value(t));
-    const double y = std::clamp(top.py(a), -1e4, 1e4);
+    const double y = inside(top.py(a));
     if (px >= 0 && std::isfinite(y)) c.line(px, py, x, y, 220, 30, 30);
     px = x;
     py = y;

@@ -12,6 +12,7 @@ MsrStatistic statistic_of(const FitResult& r, const FitSetup& setup, const std::
   s.value = r.fmin;
   s.ndf = static_cast<int>(setup.data.bins()) - r.free_count();
   s.date = date;
+  s.converged = r.converged && r.hesse_ok && std::isfinite(r.fmin);
   return s;
 }
 

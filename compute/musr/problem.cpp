@@ -15,8 +15,10 @@
 #include "compute/core/scene.hpp"
 #include "compute/io/atomic_file.hpp"
 #include "compute/io/output_dir.hpp"
+#include "compute/musr/auto_t0.hpp"
 #include "compute/musr/config.hpp"
 #include "compute/musr/fit_setup.hpp"
+#include "compute/musr/fourier.hpp"
 #include "compute/musr/memory.hpp"
 #include "compute/musr/minimizer.hpp"
 #include "compute/musr/plot.hpp"
@@ -47,12 +49,37 @@ std::string utc_now() {
   return buf;
 }
 
+// The FOURIER block's transform of each run's asymmetry at the fitted parameters:
+// fourier_run<N>.csv (every quantity) and, with plots, fourier_run<N>.png (the `plot` one).
+void write_fourier(RunContext& ctx, const MsrFile& msr, const FitSetup& setup, const FitResult& r, bool plots) {
+  std::vector<double> p;
+  for (const auto& s : r.params) p.push_back(s.value);
+  const auto settings = read_fourier_block(msr, p);
+  if (!settings) return;
+  for (std::size_t i = 0; i < setup.runs.size(); ++i) {
+    const auto& bins = setup.data.runs[i];
+    const auto f = fourier_transform(bins.t, asymmetry_view(bins, setup.runs[i], p), *settings);
+    const std::string stem = "fourier_run" + std::to_string(i + 1);
+    write_text_atomic(ctx.out.file(stem + ".csv"), fourier_csv(f, *settings));
+    if (plots) write_fourier_plot(ctx.out.file(stem + ".png"), f, *settings, setup.runs[i].name);
+  }
+}
+
 void run(RunContext& ctx) {
   auto& reg = BackendRegistry<Chi2Evaluator>::instance();
   if (ctx.backend != "auto") (void)reg.resolve(ctx.backend);  // a wrong name fails before any work
   const MusrConfig cfg = MusrConfig::from_scene(ctx.scene);
   require_host_memory(estimate_memory(cfg), "musr");
-  const MsrFile msr = load_or_simulate(ctx, cfg);
+  MsrFile msr = load_or_simulate(ctx, cfg);
+  if (cfg.auto_t0)
+    for (const auto& line : apply_auto_t0(msr, [&](const MsrRun& r) { return load_run_data(msr, r); }, cfg.auto_t0_offset))
+      log_info("musr: auto t0: ", line);
+  {  // a bad FOURIER or PLOT block is refused before the fit
+    std::vector<double> start;
+    for (const auto& q : msr.params) start.push_back(q.value);
+    (void)read_fourier_block(msr, start);
+    (void)read_plot_views(msr, msr.runs.size());
+  }
   FitSetup setup;
   {
     auto timer = ctx.report.time("prepare");
@@ -88,9 +115,11 @@ void run(RunContext& ctx) {
   if (cfg.plots) {
     std::vector<double> p;
     for (const auto& s : r.params) p.push_back(s.value);
+    const auto views = read_plot_views(msr, setup.runs.size());
     for (std::size_t i = 0; i < setup.runs.size(); ++i)
-      write_run_plot(ctx.out.file("run" + std::to_string(i + 1) + ".png"), setup.data.runs[i], setup.runs[i], p);
+      write_run_plot(ctx.out.file("run" + std::to_string(i + 1) + ".png"), setup.data.runs[i], setup.runs[i], p, views[i]);
   }
+  write_fourier(ctx, msr, setup, r, cfg.plots);
   ctx.report.set("fit", fit_json(r, stat, setup));
   ctx.report.set_metric(stat.max_likelihood ? "maxLH" : "chisq", stat.value);
   ctx.report.set_metric("ndf", stat.ndf);

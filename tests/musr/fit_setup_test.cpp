@@ -60,14 +60,20 @@ TEST(MusrSetup, NoScaleN0BkgKeepsCounts) {
 }
 
 TEST(MusrSetup, BackgroundFromBinRange) {
-  const MsrFile m = parse_msr(single("background 0 1\n"), "s.msr");
+  const MsrFile m = parse_msr(single("background 0 2\n"), "s.msr");
   const auto s = prepare_fit(m, [](const MsrRun&) { return ramp(); });
-  // mean(1, 2) = 1.5 counts per 1-ns bin → 1.5 per ns in the scaled theory.
-  EXPECT_DOUBLE_EQ(s.runs[0].background, 1.5);
+  // musrfit's EstimateBkg sums bins [0, 2) but divides by 2 − 0 + 1: (1 + 2) / 3 = 1 count per
+  // 1-ns bin → 1 per ns in the scaled theory.
+  EXPECT_DOUBLE_EQ(s.runs[0].background, 1.0);
   const std::vector<double> p{10.0, 0.0};
-  EXPECT_NEAR(evaluate(s.data.runs[0].model, p, 0.0), 11.5, 1e-12);
-  // Neither backgr.fit, backgr.fix nor background: refused, naming the RUN.
-  EXPECT_THROW(prepare_fit(parse_msr(single(""), "s.msr"), [](const MsrRun&) { return ramp(); }), InputError);
+  EXPECT_NEAR(evaluate(s.data.runs[0].model, p, 0.0), 11.0, 1e-12);
+  // Neither backgr.fit, backgr.fix nor background: musrfit's window [⌊0.1·t0⌋, ⌊0.6·t0⌋]; with
+  // t0 = 12: bins [1, 7) over 7 = (2 + 3 + … + 7) / 7 = 27/7.
+  std::string text = single("");
+  text.replace(text.find("t0 2\n"), 5, "t0 12\n");
+  text.replace(text.find("data 3 15"), 9, "data 13 20");
+  const auto d = prepare_fit(parse_msr(text, "s.msr"), [](const MsrRun&) { return ramp(); });
+  EXPECT_DOUBLE_EQ(d.runs[0].background, 27.0 / 7.0);
 }
 
 TEST(MusrSetup, GroupsAlignToTheFirstT0AndFitRangeInBins) {
@@ -111,13 +117,26 @@ TEST(MusrSetup, AsymmetryAndItsError) {
   EXPECT_EQ(prepare_fit(parse_msr(ml, "a.msr"), [&](const MsrRun&) { return f; }).data.statistic, Statistic::chi2);
 }
 
-TEST(MusrSetup, RefusesRangesOutsideTheData) {
+TEST(MusrSetup, DataEndBeyondTheHistogramIsClampedAndWrongHistogramsRefused) {
+  // musrfit clamps a `data` end past the histogram to its last bin (size − 1 = 19): bins 3..18
+  // in packs of 3 give 5 packs, the last of counts (16+17+18)/3.
   std::string text = single("backgr.fix 0\n");
   text.replace(text.find("data 3 15"), 9, "data 3 25");
-  EXPECT_THROW(prepare_fit(parse_msr(text, "s.msr"), [](const MsrRun&) { return ramp(); }), InputError);
+  const auto s = prepare_fit(parse_msr(text, "s.msr"), [](const MsrRun&) { return ramp(); });
+  ASSERT_EQ(s.data.runs[0].y.size(), 5u);
+  EXPECT_DOUBLE_EQ(s.data.runs[0].y[4], 17.0);
   std::string t2 = single("backgr.fix 0\n");
   t2.replace(t2.find("forward 1"), 9, "forward 3");
   EXPECT_THROW(prepare_fit(parse_msr(t2, "s.msr"), [](const MsrRun&) { return ramp(); }), InputError);
+  // A start outside the histogram is refused, naming the range.
+  std::string t3 = single("backgr.fix 0\n");
+  t3.replace(t3.find("data 3 15"), 9, "data 30 40");
+  try {
+    prepare_fit(parse_msr(t3, "s.msr"), [](const MsrRun&) { return ramp(); });
+    FAIL() << "a data range past the histogram was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("data range 30..40 is not inside 0..20"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+// The Fourier transform musrfit's musrview plots from an msr's FOURIER block (PFourier): the
+// asymmetry view of a run's fitted bins, zero-padded to 2^fourier_power points, optionally
+// DC-corrected and apodized, transformed, its phase referred to t = 0, rotated by `phase`,
+// on a frequency axis in Gauss, Tesla, MHz or Mc/s.
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compute/musr/msr.hpp"
+
+namespace tomo::musr {
+
+enum class FourierUnit { gauss, tesla, mhz, mc_per_s };
+enum class Apodization { none, weak, medium, strong };
+enum class FourierPlot { real, imag, real_and_imag, power, phase };
+
+struct FourierSettings {
+  FourierUnit unit = FourierUnit::gauss;
+  int power = 0;  // zero padding to 2^power points (0: none)
+  bool dc_corrected = false;
+  Apodization apodization = Apodization::none;
+  FourierPlot plot = FourierPlot::power;
+  double phase_deg = 0.0;
+  std::optional<std::pair<double, double>> range{};  // in `unit`
+};
+
+// The FOURIER block of the msr, nullopt without one. `phase parN` takes the parameter's value
+// from `params`. A bad value is refused naming file:line and token.
+std::optional<FourierSettings> read_fourier_block(const MsrFile& msr, std::span<const double> params);
+
+struct FourierSpectrum {
+  std::vector<double> x;       // frequency axis in the unit, 0, Δf, 2Δf, … (within `range`)
+  std::vector<double> re, im;  // phase-rotated real and imaginary parts
+  double resolution = 0.0;     // Δf in the unit
+};
+
+// `a` sampled at evenly spaced times `t` (at least 2). N = max(2^power, a.size()) points.
+FourierSpectrum fourier_transform(std::span<const double> t, std::span<const double> a, const FourierSettings& s);
+
+// CSV: header, then `x,real,imag,power,phase_deg` per frequency (power = |F| as musrfit's).
+std::string fourier_csv(const FourierSpectrum& f, const FourierSettings& s);
+
+const char* unit_name(FourierUnit u);
+
+}  // namespace tomo::musr

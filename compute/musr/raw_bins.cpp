@@ -1,0 +1,66 @@
+// musrfit's raw-bin rules (compute/musr/raw_bins.hpp).
+#include "compute/musr/raw_bins.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace tomo::musr {
+
+double beam_period_us(const std::string& institute) {
+  std::string lower = institute;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("psi") != std::string::npos) return 0.01975;
+  if (lower.find("triumf") != std::string::npos) return 0.04337;
+  return 0.0;
+}
+
+int bin_of_maximum(const std::vector<double>& counts) {
+  return counts.empty() ? 0 : static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin());
+}
+
+double resolve_t0(const std::vector<double>& msr_t0s, std::size_t index, double header_t0, const std::vector<double>& counts) {
+  if (index < msr_t0s.size() && msr_t0s[index] != -1.0) return msr_t0s[index];
+  if (header_t0 > 0.0) return header_t0;
+  return bin_of_maximum(counts);
+}
+
+std::optional<BinRange> resolve_data_range(std::optional<int> start, std::optional<int> end, double t0, double dt_us, int size) {
+  BinRange r;
+  r.start = start ? *start : static_cast<int>(t0) + static_cast<int>(10.0e-3 / dt_us);
+  r.end = end ? *end : size;
+  if (r.end < r.start) std::swap(r.start, r.end);
+  if (r.start < 0 || r.start > size || r.end < 0) return std::nullopt;
+  if (r.end > size) r.end = size - 1;
+  return r;
+}
+
+BinRange default_background_window(double t0) {
+  return {static_cast<int>(t0 * 0.1), static_cast<int>(t0 * 0.6)};
+}
+
+BinRange trim_background_window(BinRange w, double dt_us, int packing, double period_us) {
+  if (w.end < w.start) std::swap(w.start, w.end);
+  if (period_us == 0.0) return w;
+  const double packed_dt = dt_us * packing;
+  const auto cycles = static_cast<unsigned>(static_cast<double>(w.end - w.start) * packed_dt / period_us);
+  const int end = w.start + static_cast<int>(static_cast<unsigned>(cycles * period_us / packed_dt));
+  if (end != w.start) w.end = end;
+  return w;
+}
+
+BackgroundEstimate asymmetry_background(const std::vector<double>& counts, BinRange w) {
+  double sum = 0.0;
+  for (int i = w.start; i <= w.end; ++i) sum += counts[static_cast<std::size_t>(i)];
+  const double n = w.end - w.start + 1;
+  const double err = std::sqrt(sum) / n;
+  return {sum / n, err * err};
+}
+
+double single_histogram_background(const std::vector<double>& counts, BinRange w) {
+  double sum = 0.0;
+  for (int i = w.start; i < w.end; ++i) sum += counts[static_cast<std::size_t>(i)];
+  return sum / (w.end - w.start + 1);
+}
+
+}  // namespace tomo::musr

@@ -1,0 +1,103 @@
+// t0 sanity: t0 from the prompt peak (as musrt0 -g), the warning for a t0 well before the
+// peak, and the "did not converge" marker in the msr written back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compute/musr/auto_t0.hpp"
+#include "compute/musr/fit_setup.hpp"
+#include "compute/musr/printout.hpp"
+
+namespace tomo::musr {
+namespace {
+
+// Two histograms of 200 1-ns bins with prompt peaks at bins 40 and 47 over a flat 50.
+PsiBinFile peaked() {
+  PsiBinFile f;
+  f.bin_width_us = 0.001;
+  for (int peak : {40, 47}) {
+    std::vector<std::int32_t> h(200, 50);
+    h[peak] = 5000;
+    h[peak + 1] = 900;
+    f.histograms.push_back(h);
+  }
+  f.t0 = {1, 1};
+  f.first_good = f.last_good = {0, 0};
+  return f;
+}
+
+const std::string kAsymmetry =
+    "title\nFITPARAMETER\n 1 A 0.2 0.01\nTHEORY\nasymmetry 1\n"
+    "RUN f X TEST PSI-BIN   (comment)\nfittype 2\nforward 1\nt0 1 1\nbackward 2\n  data 2 150 2 150\nbackgr.fix 0 0\n"
+    "COMMANDS\nMIGRAD\n";
+
+TEST(MusrAutoT0, PromptPeaksAndDataFromT0PlusTenNanoseconds) {
+  MsrFile m = parse_msr(kAsymmetry, "a.msr");
+  const auto f = peaked();
+  const auto lines = apply_auto_t0(m, [&](const MsrRun&) { return f; }, -1);
+  // f1 b1 = 40 47; data from t0 + ⌊10 ns / 1 ns⌋ to the end of each histogram.
+  EXPECT_EQ(m.runs[0].settings.t0, (std::vector<double>{40, 47}));
+  EXPECT_EQ(m.runs[0].settings.data, (std::vector<int>{50, 200, 57, 200}));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "RUN 1 (f): t0              40.0  47.0; data            50  200  57  200");
+  // The msr written back carries them in place of the RUN's old t0/data lines.
+  const std::string text = format_msr(m, m.params, MsrStatistic{});
+  EXPECT_NE(text.find("RUN f X TEST PSI-BIN   (comment)\nt0              40.0  47.0\ndata            50  200  57  200\nfittype 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("t0 1 1"), std::string::npos);
+  EXPECT_EQ(text.find("data 2 150"), std::string::npos);
+  // An explicit offset; the fit then starts 3 bins after each peak.
+  MsrFile m3 = parse_msr(kAsymmetry, "a.msr");
+  apply_auto_t0(m3, [&](const MsrRun&) { return f; }, 3);
+  EXPECT_EQ(m3.runs[0].settings.data, (std::vector<int>{43, 200, 50, 200}));
+  const auto s = prepare_fit(m3, [&](const MsrRun&) { return f; });
+  EXPECT_NEAR(s.data.runs[0].t[0], 0.003, 1e-15);
+}
+
+TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
+  const auto f = peaked();
+  testing::internal::CaptureStderr();
+  (void)prepare_fit(parse_msr(kAsymmetry, "a.msr"), [&](const MsrRun&) { return f; });
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("RUN f: histogram 1: t0 1 lies 39 bins before the prompt peak at bin 40; `tomoraster fit --auto-t0`"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("histogram 2: t0 1 lies 46 bins"), std::string::npos) << err;
+  // Within ⌊10 ns/Δt⌋ bins of the peak: no warning.
+  std::string near = kAsymmetry;
+  near.replace(near.find("t0 1 1"), 6, "t0 31 37");
+  near.replace(near.find("data 2 150 2 150"), 16, "data 50 150 57 150");
+  testing::internal::CaptureStderr();
+  (void)prepare_fit(parse_msr(near, "a.msr"), [&](const MsrRun&) { return f; });
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  EXPECT_EQ(t0_warning_bins(0.001), 10);
+  EXPECT_EQ(t0_warning_bins(0.01), 3);
+}
+
+TEST(MusrAutoT0, AFitThatDidNotConvergeSaysSoInTheWrittenMsr) {
+  const MsrFile m = parse_msr(kAsymmetry, "a.msr");
+  MsrStatistic stat{.value = 20762264.29, .ndf = 1161, .date = "d", .converged = false};
+  const std::string text = format_msr(m, m.params, stat);
+  EXPECT_NE(text.find("STATISTIC --- d\n  chisq = 20762264.3, NDF = 1161, chisq/NDF = 17883.087244\n*** FIT DID NOT CONVERGE ***\n"),
+            std::string::npos)
+      << text;
+  const MsrFile back = parse_msr(text, "b.msr");
+  ASSERT_TRUE(back.statistic);
+  EXPECT_FALSE(back.statistic->converged);
+  stat.converged = true;
+  EXPECT_EQ(format_msr(m, m.params, stat).find("NOT CONVERGE"), std::string::npos);
+  // statistic_of: converged only when MIGRAD converged, HESSE found errors and χ² is finite.
+  FitSetup setup;
+  FitResult r;
+  r.converged = true;
+  r.hesse_ok = false;
+  EXPECT_FALSE(statistic_of(r, setup, "d").converged);
+  r.hesse_ok = true;
+  EXPECT_TRUE(statistic_of(r, setup, "d").converged);
+  r.fmin = NAN;
+  EXPECT_FALSE(statistic_of(r, setup, "d").converged);
+}
+
+}  // namespace
+}  // namespace tomo::musr

@@ -1,0 +1,28 @@
+// The conformance suite's cases on cuda (label gpu; skips without a CUDA device): every case
+// that runs computes χ² within 1e-9 and the gradient within 1e-7 of the cpu, in double, at the
+// parameters musrfit fitted.
+#include <gtest/gtest.h>
+
+#include "tests/musr/conformance.hpp"
+
+namespace tomo::musr {
+namespace {
+
+TEST(MusrfitSuiteGpu, CudaEqualsCpuOnEveryCaseThatRuns) {
+  if (!BackendRegistry<Chi2Evaluator>::instance().available("cuda").ok) GTEST_SKIP() << "no CUDA device";
+  const std::filesystem::path dir = std::filesystem::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit";
+  int checked = 0;
+  for (const auto& l : read_manifest(dir / "cases.tsv")) {
+    if (l.status == CaseStatus::data) continue;
+    const auto d = backend_difference(dir, l.name, "cuda");
+    if (!d) continue;
+    ++checked;
+    EXPECT_LE(d->chi2_rel, 1e-9) << l.name;
+    EXPECT_LE(d->grad_rel, 1e-7) << l.name;
+    std::printf("%-70s chi2 %.2e  gradient %.2e\n", l.name.c_str(), d->chi2_rel, d->grad_rel);
+  }
+  EXPECT_GE(checked, 15);
+}
+
+}  // namespace
+}  // namespace tomo::musr

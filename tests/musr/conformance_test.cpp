@@ -1,0 +1,140 @@
+// Conformance against musrfit's own examples (tests/musr/musrfit, cases.tsv): every msr file
+// there is fitted on the cpu as `tomoraster fit` does and its outcome compared with the line
+// the manifest gives it. The test fails when any outcome differs from its line: an `agree`
+// that no longer agrees, a `differs` whose statistic moved, a `refused` that now runs or says
+// something else. It prints the table and, for each mismatch, the line that would match now.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "compute/core/error.hpp"
+#include "compute/core/registry.hpp"
+#include "tests/musr/conformance.hpp"
+#include "tests/support/gl_test.hpp"
+
+namespace tomo::musr {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kDir = fs::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit";
+
+std::vector<fs::path> msr_files_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".msr") out.push_back(fs::relative(e.path(), dir));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(MusrfitSuite, EveryExampleHasTheOutcomeOfItsManifestLine) {
+  const auto manifest = read_manifest(kDir / "cases.tsv");
+  std::map<std::string, const ManifestLine*> by_case;
+  std::set<std::string> files;
+  for (const auto& l : manifest) {
+    EXPECT_TRUE(by_case.emplace(l.name, &l).second) << "cases.tsv lists " << l.name << " twice";
+    files.insert(case_file(l.name));
+  }
+  // Every msr file of the folder has a line (MUD data files, which carry .msr too, as `data`).
+  for (const auto& f : msr_files_in(kDir))
+    EXPECT_TRUE(files.count(f.generic_string())) << "cases.tsv has no line for " << f.generic_string();
+
+  std::vector<CaseOutcome> outcomes;
+  int mismatches = 0;
+  std::string fixes;
+  for (const auto& l : manifest) {
+    if (l.status == CaseStatus::data) {
+      EXPECT_TRUE(fs::is_regular_file(kDir / l.name)) << l.name;
+      continue;
+    }
+    CaseOutcome o = run_case(kDir, l.name, /*threads=*/2);
+    const std::string why = compare_with_manifest(o, l);
+    if (!why.empty()) {
+      ++mismatches;
+      ADD_FAILURE() << l.name << ": " << why;
+      fixes += "  " + manifest_line_for(o, l) + "\n";
+    }
+    outcomes.push_back(std::move(o));
+  }
+  std::fputs(format_table(outcomes, manifest).c_str(), stdout);
+  if (mismatches) std::printf("%d case(s) do not match cases.tsv; lines that match now:\n%s", mismatches, fixes.c_str());
+}
+
+// gl-compute (llvmpipe here) computes every case that runs as the cpu does: χ² within 1e-9 and
+// the gradient within 1e-7 relative, in double, at the parameters musrfit fitted.
+TEST(MusrfitSuite, GlComputeEqualsCpuOnEveryCaseThatRuns) {
+  (void)test::gl_context();
+  int checked = 0;
+  for (const auto& l : read_manifest(kDir / "cases.tsv")) {
+    if (l.status == CaseStatus::data) continue;
+    const auto d = backend_difference(kDir, l.name, "gl-compute");
+    if (!d) continue;
+    ++checked;
+    EXPECT_LE(d->chi2_rel, 1e-9) << l.name;
+    EXPECT_LE(d->grad_rel, 1e-7) << l.name;
+  }
+  EXPECT_GE(checked, 15);
+}
+
+// The comparison itself: the tolerances and the printed-digit allowance.
+TEST(MusrfitSuite, HalfUnitOfThePrintedDigitAndErrorComparison) {
+  EXPECT_DOUBLE_EQ(half_unit_of_last_digit("0.0014"), 0.00005);
+  EXPECT_DOUBLE_EQ(half_unit_of_last_digit("97.912"), 0.0005);
+  EXPECT_DOUBLE_EQ(half_unit_of_last_digit("12"), 0.5);
+  EXPECT_DOUBLE_EQ(half_unit_of_last_digit("1.5e-3"), 0.5e-4);
+  EXPECT_DOUBLE_EQ(half_unit_of_last_digit("-0.10"), 0.005);
+  // 0.0014 printed: the true error lies in [0.00135, 0.00145]; 2 % beyond that is allowed.
+  EXPECT_TRUE(error_agrees(0.00145 * 1.019, "0.0014"));
+  EXPECT_FALSE(error_agrees(0.00145 * 1.021, "0.0014"));
+  EXPECT_TRUE(error_agrees(0.00135 / 1.019, "0.0014"));
+  EXPECT_FALSE(error_agrees(0.00135 / 1.021, "0.0014"));
+}
+
+TEST(MusrfitSuite, AnOutcomeOtherThanItsLineIsAMismatch) {
+  CaseOutcome agree{.name = "a.msr", .observed = CaseStatus::agree, .ours = 100.0};
+  CaseOutcome differs{.name = "a.msr", .observed = CaseStatus::differs, .ours = 100.0, .why = "NDF 9 against 10; "};
+  CaseOutcome refused{.name = "a.msr", .observed = CaseStatus::refused, .refusal = "a.msr:3: no"};
+  const ManifestLine l_agree{.name = "a.msr", .status = CaseStatus::agree, .expect = "-"};
+  const ManifestLine l_differs{.name = "a.msr", .status = CaseStatus::differs, .expect = "100.05", .reason = "r", .ours = 100.05};
+  const ManifestLine l_refused{.name = "a.msr", .status = CaseStatus::refused, .expect = "a.msr:3: no", .reason = "r"};
+  EXPECT_EQ(compare_with_manifest(agree, l_agree), "");
+  EXPECT_EQ(compare_with_manifest(differs, l_differs), "");  // within 0.1 % of the line's number
+  EXPECT_EQ(compare_with_manifest(refused, l_refused), "");
+  EXPECT_EQ(compare_with_manifest(differs, l_agree), "does not agree: NDF 9 against 10; ");
+  EXPECT_EQ(compare_with_manifest(agree, l_differs), "agrees now: flip the line to agree");
+  differs.ours = 101.0;
+  EXPECT_EQ(compare_with_manifest(differs, l_differs), "statistic 101, the manifest's is 100.05");
+  EXPECT_EQ(compare_with_manifest(agree, l_refused), "runs now (agree), the manifest says refused");
+  refused.refusal = "a.msr:3: other";
+  EXPECT_EQ(compare_with_manifest(refused, l_refused), "refused with another message: a.msr:3: other");
+  EXPECT_EQ(compare_with_manifest(refused, l_agree), "refused: a.msr:3: other");
+  EXPECT_EQ(manifest_line_for(refused, l_refused), "a.msr\trefused\ta.msr:3: other\tr");
+}
+
+TEST(MusrfitSuite, ManifestLinesAreReadStrictly) {
+  const fs::path p = fs::temp_directory_path() / "musr_cases_bad.tsv";
+  {
+    std::ofstream(p) << "a.msr\tagree\t-\n" << "b.msr\tperhaps\t-\tbecause\n";
+  }
+  try {
+    read_manifest(p);
+    FAIL() << "an unknown status was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":2: status 'perhaps'"), std::string::npos) << e.what();
+  }
+  {
+    std::ofstream(p) << "a.msr\tdiffers\tmany\tbecause\n";
+  }
+  EXPECT_THROW(read_manifest(p), InputError);  // differs needs our statistic as a number
+  fs::remove(p);
+}
+
+}  // namespace
+}  // namespace tomo::musr
