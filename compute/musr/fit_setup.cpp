@@ -97,11 +97,13 @@ Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const st
     const double header = static_cast<std::size_t>(h - 1) < f.t0.size() ? f.t0[h - 1] : 0.0;
     t0s.push_back(resolve_t0(r.settings.t0, t0_index(k), header, counts));
     if (!(t0s.back() >= 0.0 && t0s.back() < bins)) fail(m, r, "t0 " + std::to_string(t0s.back()) + " is outside the histogram");
-    // A t0 well before the prompt peak (musrfit's tutorial ships `t0 1` for musrt0 to set).
-    if (const int peak = bin_of_maximum(counts); peak - t0s.back() > t0_warning_bins(f.bin_width_us))
+    // A t0 well before the prompt peak (musrfit's tutorial ships `t0 1` for musrt0 to set): the
+    // peak's rising edge (first bin at half its height) lies more than the data offset after t0.
+    // Continuous beams only: at pulsed sources (ISIS, RIKEN-RAL) there is no prompt peak.
+    if (const int edge = rising_edge(counts); !pulsed_source(r.institute) && edge - t0s.back() > t0_warning_bins(f.bin_width_us))
       log_warn("musr: ", m.path.string(), ":", r.line, ": RUN ", quoted_excerpt(r.file), ": histogram ", h, ": t0 ", t0s.back(),
-               " lies ", peak - t0s.back(), " bins before the prompt peak at bin ", peak,
-               "; `tomoraster fit --auto-t0` puts t0 there (as musrt0 -g)");
+               " lies ", edge - t0s.back(), " bins before the prompt peak's rising edge at bin ", edge, " (peak at bin ",
+               bin_of_maximum(counts), "); `tomoraster fit --auto-t0` puts t0 at the peak (as musrt0 -g)");
   }
   g.t0 = t0s[0];
   for (std::size_t k = 0; k < hists.size(); ++k) {

@@ -19,6 +19,20 @@ int bin_of_maximum(const std::vector<double>& counts) {
   return counts.empty() ? 0 : static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin());
 }
 
+int rising_edge(const std::vector<double>& counts) {
+  const int peak = bin_of_maximum(counts);
+  const double half = 0.5 * (counts.empty() ? 0.0 : counts[static_cast<std::size_t>(peak)]);
+  int edge = peak;
+  while (edge > 0 && counts[static_cast<std::size_t>(edge - 1)] >= half) --edge;
+  return edge;
+}
+
+bool pulsed_source(const std::string& institute) {
+  std::string u;
+  for (char c : institute) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u == "ISIS" || u == "RAL" || u == "RIKEN-RAL" || u == "RIKEN";
+}
+
 double resolve_t0(const std::vector<double>& msr_t0s, std::size_t index, double header_t0, const std::vector<double>& counts) {
   if (index < msr_t0s.size() && msr_t0s[index] != -1.0) return msr_t0s[index];
   if (header_t0 > 0.0) return header_t0;

@@ -17,6 +17,12 @@ double beam_period_us(const std::string& institute);
 // nor the data file gives one (a header t0 of 0 counts as none).
 int bin_of_maximum(const std::vector<double>& counts);
 
+// The first bin of the run of bins at or above half the maximum that holds the maximum: where
+// the prompt peak rises.
+int rising_edge(const std::vector<double>& counts);
+// ISIS and RIKEN-RAL are pulsed sources: their histograms have no prompt peak.
+bool pulsed_source(const std::string& institute);
+
 // t0 of histogram `index` of the t0 list: the RUN's (GLOBAL's where the RUN gives fewer), else
 // the data file's when > 0, else the bin of maximum counts. Asymmetry lists are f1 b1 f2 b2 ….
 double resolve_t0(const std::vector<double>& msr_t0s, std::size_t index, double header_t0, const std::vector<double>& counts);

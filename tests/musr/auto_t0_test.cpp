@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "compute/musr/auto_t0.hpp"
+#include "compute/musr/raw_bins.hpp"
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/printout.hpp"
 
@@ -60,7 +61,8 @@ TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
   testing::internal::CaptureStderr();
   (void)prepare_fit(parse_msr(kAsymmetry, "a.msr"), [&](const MsrRun&) { return f; });
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("RUN f: histogram 1: t0 1 lies 39 bins before the prompt peak at bin 40; `tomoraster fit --auto-t0`"),
+  EXPECT_NE(err.find("RUN f: histogram 1: t0 1 lies 39 bins before the prompt peak's rising edge at bin 40 (peak at bin 40); "
+                     "`tomoraster fit --auto-t0`"),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("histogram 2: t0 1 lies 46 bins"), std::string::npos) << err;
@@ -70,6 +72,12 @@ TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
   near.replace(near.find("data 2 150 2 150"), 16, "data 50 150 57 150");
   testing::internal::CaptureStderr();
   (void)prepare_fit(parse_msr(near, "a.msr"), [&](const MsrRun&) { return f; });
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  // A pulsed source (ISIS) has no prompt peak: no warning whatever the t0.
+  std::string isis = kAsymmetry;
+  isis.replace(isis.find(" TEST "), 6, " ISIS ");
+  testing::internal::CaptureStderr();
+  (void)prepare_fit(parse_msr(isis, "a.msr"), [&](const MsrRun&) { return f; });
   EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
   EXPECT_EQ(t0_warning_bins(0.001), 10);
   EXPECT_EQ(t0_warning_bins(0.01), 3);
@@ -97,6 +105,19 @@ TEST(MusrAutoT0, AFitThatDidNotConvergeSaysSoInTheWrittenMsr) {
   EXPECT_TRUE(statistic_of(r, setup, "d").converged);
   r.fmin = NAN;
   EXPECT_FALSE(statistic_of(r, setup, "d").converged);
+}
+
+// The rising edge is the first bin of the run at or above half the maximum that holds it: a
+// slow rise towards a late maximum (a low-energy beam's broad time structure) starts early.
+TEST(MusrAutoT0, TheRisingEdgeIsWhereThePeakReachesHalfItsHeight) {
+  EXPECT_EQ(rising_edge({1, 1, 2, 10, 4, 3}), 3);
+  EXPECT_EQ(rising_edge({1, 6, 7, 8, 9, 10, 2}), 1);
+  EXPECT_EQ(rising_edge({10, 9, 8}), 0);
+  EXPECT_EQ(rising_edge({}), 0);
+  EXPECT_TRUE(pulsed_source("ISIS"));
+  EXPECT_TRUE(pulsed_source("riken-ral"));
+  EXPECT_FALSE(pulsed_source("PSI"));
+  EXPECT_FALSE(pulsed_source("TRIUMF"));
 }
 
 }  // namespace
