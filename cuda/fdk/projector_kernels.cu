@@ -133,9 +133,26 @@ __global__ void back_kernel(const RayLaunch l, const float* y, float* x) {
 }
 
 struct ViewBlock {
-  float v[kVoxelBackViews * 16];
+  float v[kVoxelBackViews * 12];
 };
 
+__global__ void weight_layers_kernel(const float* y, const int* views, const float* weights, int sx, int sy,
+                                     cudaSurfaceObject_t surface) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int k = blockIdx.z;
+  if (i >= sx || j >= sy) return;
+  const float* w = weights + kPixelWeightFloats * views[k];
+  const float fi = static_cast<float>(i), fj = static_cast<float>(j);
+  const float a = fmaf(w[0], fi, fmaf(w[3], fj, w[6]));
+  const float b = fmaf(w[1], fi, fmaf(w[4], fj, w[7]));
+  const float c = fmaf(w[2], fi, fmaf(w[5], fj, w[8]));
+  const float rho = sqrtf(fmaf(a, a, fmaf(b, b, c * c)));
+  const float val = y[(static_cast<size_t>(k) * sy + j) * sx + i] * (w[9] * rho);
+  surf2DLayeredwrite(val, surface, i * static_cast<int>(sizeof(float)), j, k);
+}
+
+// The FDK kernel's gather (kernels.cu) on the weighted detector, with B's 1/t² and t > 0.
 template <bool kHardware>
 __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
     back_voxel_kernel(const VoxelBack l, cudaTextureObject_t tex, int first, const __grid_constant__ ViewBlock b,
@@ -150,31 +167,27 @@ __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
 #pragma unroll
   for (int q = 0; q < kVoxelBackZ; ++q) acc[q] = 0.0f;
   for (int n = 0; n < count; ++n) {
-    const float* p = b.v + 16 * n;  // p[0..11] matrix row-major, p[12..14] source, p[15] scale
-    // The x/y part of u, v, t and of |x − c|² is shared by the thread's z-voxels.
+    const float* p = b.v + 12 * n;  // row-major matrix
+    // The x/y part of u, v, t is shared by the thread's z-voxels ([Hofmann2010] §3.3 idea).
     const float cu = fmaf(p[0], x, fmaf(p[1], y, p[3]));
     const float cv = fmaf(p[4], x, fmaf(p[5], y, p[7]));
     const float ct = fmaf(p[8], x, fmaf(p[9], y, p[11]));
-    const float dx = x - p[12], dy = y - p[13];
-    const float dxy2 = fmaf(dx, dx, dy * dy);
+    const int layer = first + n;
 #pragma unroll
     for (int q = 0; q < kVoxelBackZ; ++q) {
       const float z = z0 + q * l.voxel[2];
       const float t = fmaf(p[10], z, ct);
-      // Fast reciprocal and rsqrt (2 ulp): B is fetch-bound, the IEEE sequences are not free.
+      // Fast reciprocal (2 ulp): B is fetch-bound, the IEEE sequence is not free.
       const float rt = t > 0.0f ? __fdividef(1.0f, t) : 0.0f;  // behind the source: weight 0
       const float u = fmaf(p[2], z, cu) * rt, v = fmaf(p[6], z, cv) * rt;
-      const float dz = z - p[14];
-      const float d2 = fmaf(dz, dz, dxy2);
-      const float w = p[15] * d2 * rsqrtf(d2) * rt * rt * rt;
       float s;
       if constexpr (kHardware)
-        s = tex2DLayered<float>(tex, u + 0.5f, v + 0.5f, first + n);
+        s = tex2DLayered<float>(tex, u + 0.5f, v + 0.5f, layer);
       else
         s = bilinear_sample(u, v, [&](float fu, float fv, int di, int dj) {
-          return tex2DLayered<float>(tex, fu + 0.5f + di, fv + 0.5f + dj, first + n);
+          return tex2DLayered<float>(tex, fu + 0.5f + di, fv + 0.5f + dj, layer);
         });
-      acc[q] = fmaf(w, s, acc[q]);
+      acc[q] = fmaf(rt * rt, s, acc[q]);
     }
   }
 #pragma unroll
@@ -217,12 +230,20 @@ void launch_back(const RayLaunch& l, const float* y, float* x, cudaStream_t stre
   });
 }
 
-void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* views16, int count,
+void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
+                          cudaSurfaceObject_t surface, cudaStream_t stream) {
+  if (count <= 0) return;
+  const dim3 block(32, 8, 1), grid((sx + 31) / 32, (sy + 7) / 8, count);
+  weight_layers_kernel<<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
                        bool hardware, cudaStream_t stream) {
   for (int n0 = 0; n0 < count; n0 += kVoxelBackViews) {
     const int c = count - n0 < kVoxelBackViews ? count - n0 : kVoxelBackViews;
     ViewBlock b{};
-    for (int e = 0; e < 16 * c; ++e) b.v[e] = views16[16 * n0 + e];
+    for (int e = 0; e < 12 * c; ++e) b.v[e] = matrices12[12 * n0 + e];
     const dim3 grid((l.nx + l.block.x - 1) / l.block.x, (l.ny + l.block.y - 1) / l.block.y,
                     (l.nz + kVoxelBackZ - 1) / kVoxelBackZ);
     if (hardware)
