@@ -13,6 +13,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
+#include "compute/fdk/voxel_back_fdk.hpp"
 
 namespace tomo::fdk::cuda_impl {
 
@@ -56,6 +57,7 @@ void CudaProjector::setup(const ConeGeometry& g) {
     w[9] = static_cast<float>(v.scale);
   }
   pixel_weights_ = DeviceBuffer<float>{std::span<const float>(weights)};
+  all_in_front_ = every_voxel_in_front(g);
   // B reads the stack in chunks of up to kDetectorLayers views through one layered texture.
   constexpr int kDetectorLayers = 256;
   const ArrayExtent d{static_cast<std::size_t>(g.sx), static_cast<std::size_t>(g.sy),
@@ -139,6 +141,8 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     l.origin[a] = static_cast<float>(g_.grid.origin_mm[a]);
     l.voxel[a] = static_cast<float>(g_.grid.voxel_mm[a]);
   }
+  l.all_in_front = all_in_front_;
+  if (voxel_z_ > 0) l.z_per_thread = voxel_z_;
   const bool hardware = options_.interpolation == Interpolation::hardware;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
   const int layers = static_cast<int>(detector_.extent().depth);

@@ -48,6 +48,8 @@ struct VoxelBack {
   int nx = 0, ny = 0, nz = 0;
   float origin[3] = {0, 0, 0}, voxel[3] = {1, 1, 1};
   dim3 block{kVoxelBlockX, kVoxelBlockY, 1};
+  bool all_in_front = false;      // every voxel in front of every source: no t > 0 test
+  int z_per_thread = kVoxelBackZ;  // kVoxelBackZ or 16
 };
 // Layer k of `surface` (k < count) = pixel_weight of view views[k] (weights: kPixelWeightFloats
 // per view of the geometry) times image k of y (sx·sy floats each).
