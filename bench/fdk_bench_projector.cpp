@@ -159,10 +159,6 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
       dump(o, "ours_fp_" + tag, yd.to_host(), {std::size_t(g.views()), std::size_t(g.sy), std::size_t(g.sx)});
       const double bv = median_ms(o.reps, [&] { A.back_voxel_device(bd.data(), vd.data()); }, sync);
       dump(o, "ours_bp_voxel_" + tag, vd.to_host(), {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
-      A.set_voxel_z(16);  // B with 16 z-voxels per thread instead of 8
-      const double bv16 = median_ms(o.reps, [&] { A.back_voxel_device(bd.data(), vd.data()); }, sync);
-      A.set_voxel_z(0);
-      std::printf("                                            B, 16 z-voxels per thread: %.2f ms\n", bv16);
       // The exact transpose scatters with atomics: timed twice, CGLS (which needs it) on two of the
       // four settings.
       const double b = o.exact_transpose
@@ -172,7 +168,7 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
       std::printf("                                            %-8s %4.1f  %8.2f  %10.2f  %10.2f\n",
                   to_string(m).c_str(), step, f, b, bv);
       nlohmann::json row = {{"interpolation", to_string(m)}, {"step_voxels", step}, {"forward_ms", f},
-                            {"back_exact_ms", b}, {"back_voxel_ms", bv}, {"back_voxel_z16_ms", bv16}};
+                            {"back_exact_ms", b}, {"back_voxel_ms", bv}};
       for (Algorithm a : {Algorithm::sirt, Algorithm::cgls}) {
         if (a == Algorithm::cgls && !with_cgls) continue;
         std::vector<float> v;

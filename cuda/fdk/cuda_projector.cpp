@@ -142,7 +142,6 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     l.voxel[a] = static_cast<float>(g_.grid.voxel_mm[a]);
   }
   l.all_in_front = all_in_front_;
-  if (voxel_z_ > 0) l.z_per_thread = voxel_z_;
   const bool hardware = options_.interpolation == Interpolation::hardware;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
   const int layers = static_cast<int>(detector_.extent().depth);

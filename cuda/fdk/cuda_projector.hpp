@@ -41,8 +41,6 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   // The device copy of a view list (all views when empty); kept, as OS-SART reuses its subsets.
   const int* device_views(std::span<const int> views);
   const ConeGeometry& geometry() const { return g_; }
-  // B's z-voxels per thread (cuda_detail::kVoxelBackZ or 16): a knob for bench_fdk.
-  void set_voxel_z(int z) { voxel_z_ = z; }
 
   VolumeF reconstruct_resident(const ConeGeometry& g, std::span<const float> b, const IterativeOptions& o,
                                const IterationCallback& cb) override;
@@ -67,7 +65,6 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   cuda::CudaArray detector_;                   // B's layered, weighted copy of a chunk of the stack
   cuda::SurfaceObject detector_surface_;
   bool all_in_front_ = false;  // every_voxel_in_front(g_)
-  int voxel_z_ = 0;            // 0: the default
   cuda::TextureObject detector_linear_, detector_point_;
   cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
 };

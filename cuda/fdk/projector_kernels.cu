@@ -202,20 +202,11 @@ __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
     if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + j) * l.nx + i] += acc[q];
 }
 
-template <bool kHardware, bool kFront, int kZ>
+template <bool kHardware, bool kFront, int kZ = kVoxelBackZ>
 void launch_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
                   cudaStream_t stream) {
   const dim3 grid((l.nx + l.block.x - 1) / l.block.x, (l.ny + l.block.y - 1) / l.block.y, (l.nz + kZ - 1) / kZ);
   back_voxel_kernel<kHardware, kFront, kZ><<<grid, l.block, 0, stream>>>(l, tex, first, b, c);
-}
-
-template <bool kHardware, bool kFront>
-void launch_voxel_z(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
-                    cudaStream_t stream) {
-  if (l.z_per_thread == 16)
-    launch_voxel<kHardware, kFront, 16>(l, tex, first, b, c, stream);
-  else
-    launch_voxel<kHardware, kFront, kVoxelBackZ>(l, tex, first, b, c, stream);
 }
 
 dim3 grid_of(const RayLaunch& l) {
@@ -277,13 +268,13 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
         }
     }
     if (hardware && l.all_in_front)
-      launch_voxel_z<true, true>(l, tex, first + n0, b, c, stream);
+      launch_voxel<true, true>(l, tex, first + n0, b, c, stream);
     else if (hardware)
-      launch_voxel_z<true, false>(l, tex, first + n0, b, c, stream);
+      launch_voxel<true, false>(l, tex, first + n0, b, c, stream);
     else if (l.all_in_front)
-      launch_voxel_z<false, true>(l, tex, first + n0, b, c, stream);
+      launch_voxel<false, true>(l, tex, first + n0, b, c, stream);
     else
-      launch_voxel_z<false, false>(l, tex, first + n0, b, c, stream);
+      launch_voxel<false, false>(l, tex, first + n0, b, c, stream);
     TOMO_CUDA_CHECK_LAST();
   }
 }

@@ -40,7 +40,9 @@ void launch_back(const RayLaunch& l, const float* y, float* x, cudaStream_t stre
 // kVoxelBackZ consecutive z-voxels, up to kVoxelBackViews views per launch with their matrices
 // (12 floats, row-major, signed so that t > 0 in front) as a by-value kernel parameter (the
 // constant bank), each voxel adding 1/t² times a bilinear sample.
-inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 8;
+// 16 z-voxels per thread: measured on an H200 (256³ from 360 views of 512², texture-unit
+// bilinear) 7.05 ms against 20.2 ms with 8, the FDK kernel's count.
+inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 16;
 inline constexpr int kVoxelBlockX = 32, kVoxelBlockY = 4;
 inline constexpr int kPixelWeightFloats = 10;  // du, dv, d1 (mm per t), scale
 struct VoxelBack {
@@ -48,8 +50,7 @@ struct VoxelBack {
   int nx = 0, ny = 0, nz = 0;
   float origin[3] = {0, 0, 0}, voxel[3] = {1, 1, 1};
   dim3 block{kVoxelBlockX, kVoxelBlockY, 1};
-  bool all_in_front = false;      // every voxel in front of every source: no t > 0 test
-  int z_per_thread = kVoxelBackZ;  // kVoxelBackZ or 16
+  bool all_in_front = false;  // every voxel in front of every source: no t > 0 test
 };
 // Layer k of `surface` (k < count) = pixel_weight of view views[k] (weights: kPixelWeightFloats
 // per view of the geometry) times image k of y (sx·sy floats each).
