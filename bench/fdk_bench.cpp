@@ -7,7 +7,8 @@
 //        --reps 2 --psnr-L 128 --psnr-sizes 512,1024 --psnr-slices 8 --backends cuda,gl
 //        --quick (sizes 128,512, 1 rep, PSNR at 512 unless given) --json FILE
 //        --projector [--projector-L 256 --projector-views 360 --projector-detector 512x512
-//        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only]: the projector pair and the
+//        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only --projector-settings LIST
+//        --no-exact-transpose]: the projector pair and the
 //        iterative algorithms instead (fdk_bench_projector.cpp)
 #include <algorithm>
 #include <cmath>
@@ -81,6 +82,10 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--dump", a.proj.dump, "--projector: folder for the arrays (astra_side_by_side.py)");
   app.add_flag("!--no-sweep", a.proj.sweep, "--projector: skip the block-shape sweep");
   app.add_flag("--sweep-only", a.proj.sweep_only, "--projector: only the block-shape sweep");
+  app.add_option("--projector-settings", a.proj.settings,
+                 "--projector: cuda settings to time, e.g. hardware_one,exact_half (default: all four)");
+  app.add_flag("!--no-exact-transpose", a.proj.exact_transpose,
+               "--projector: skip the exact transpose and CGLS with it (atomics: slow at RabbitCT's size)");
   cli.parse(argc, argv);
   if (quick) {
     if (!app.count("--sizes")) a.sizes = {128, 512};

@@ -149,19 +149,22 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
               o.reps);
   for (Interpolation m : {Interpolation::exact, Interpolation::hardware})
     for (double step : {0.5, 1.0}) {
+      const std::string tag = to_string(m) + (step == 0.5 ? "_half" : "_one");
+      if (!o.settings.empty() && ("," + o.settings + ",").find("," + tag + ",") == std::string::npos) continue;
       cuda_impl::CudaProjector A;
       A.configure({.step_voxels = step, .interpolation = m});
       A.setup(g);
       auto sync = [&] { A.synchronize(); };
       const double f = median_ms(o.reps, [&] { A.forward_device(xd.data(), yd.data()); }, sync);
-      const std::string tag = to_string(m) + (step == 0.5 ? "_half" : "_one");
       dump(o, "ours_fp_" + tag, yd.to_host(), {std::size_t(g.views()), std::size_t(g.sy), std::size_t(g.sx)});
       const double bv = median_ms(o.reps, [&] { A.back_voxel_device(bd.data(), vd.data()); }, sync);
       dump(o, "ours_bp_voxel_" + tag, vd.to_host(), {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
       // The exact transpose scatters with atomics: timed twice, CGLS (which needs it) on two of the
       // four settings.
-      const double b = median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync);
-      const bool with_cgls = (m == Interpolation::exact) == (step == 0.5);
+      const double b = o.exact_transpose
+                           ? median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync)
+                           : 0.0;
+      const bool with_cgls = o.exact_transpose && (m == Interpolation::exact) == (step == 0.5);
       std::printf("                                            %-8s %4.1f  %8.2f  %10.2f  %10.2f\n",
                   to_string(m).c_str(), step, f, b, bv);
       nlohmann::json row = {{"interpolation", to_string(m)}, {"step_voxels", step}, {"forward_ms", f},
@@ -173,6 +176,13 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
         row[to_string(a) + "_iteration_ms"] = ms;
         std::printf("                                            %s one iteration: %.2f ms\n", to_string(a).c_str(), ms);
         dump(o, "ours_" + to_string(a) + "_" + tag, v, {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
+      }
+      {  // CGLS with B, as ASTRA's CGLS3D_CUDA: every setting (a gather, as cheap as SIRT's step)
+        std::vector<float> v;
+        const double ms = iteration_ms(A, p, {.algorithm = Algorithm::cgls, .cgls_back = CglsBack::voxel}, o.reps, &v);
+        row["cgls_voxel_iteration_ms"] = ms;
+        std::printf("                                            cgls (B) one iteration: %.2f ms\n", ms);
+        dump(o, "ours_cgls_voxel_" + tag, v, {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
       }
       rows.push_back(row);
     }

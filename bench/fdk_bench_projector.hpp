@@ -14,6 +14,8 @@ struct Options {
   std::string dump;    // folder for the .npy files; empty: none
   bool sweep = true;   // block shapes of the ray-driven kernels
   bool sweep_only = false;  // only the block shapes (no cpu rows, no timings of the settings)
+  std::string settings;     // cuda settings to time ("hardware_one,exact_half", ...); empty: all four
+  bool exact_transpose = true;  // time Aᵀ and CGLS with Aᵀ (atomics: slow at RabbitCT's size)
 };
 
 // Runs the rows, prints them and adds them to `out`; returns the exit status.

@@ -6,6 +6,8 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/io/image_volume.hpp"
+#include "compute/pet/scene_options.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/simulate.hpp"
 
@@ -44,7 +46,17 @@ void iterative_from_scene(const Scene& s, FdkConfig& d) {
   o.subsets = s.get_int_in_range("fdk.subsets", 10, 1, 100000);
   o.tv_lambda = s.get_in_range("fdk.tv.lambda", 2e-5, 0.0, 1e3);
   o.nonnegative = s.get<bool>("fdk.nonnegative", true);
+  o.cgls_back = s.get_enum("fdk.cgls.backprojector", CglsBack::exact, kCglsBackNames);
   d.projector.step_voxels = s.get_in_range("fdk.projector.step_voxels", 0.5, 0.01, 4.0);
+  d.projector.interpolation = s.get_enum("fdk.projector.interpolation", Interpolation::exact, kInterpolationNames);
+  o.save_iterations = pet::read_save_iterations(s, "fdk", o.iterations);
+  if (const auto path = s.get_input_path("fdk.initial_image"); !path.empty()) {
+    // NIfTI or Interfile on the volume's grid; the readers refuse non-finite voxels.
+    o.initial = read_image_on_grid(path, d.grid, GridFit::exact, "fdk.initial_image '" + path.string() + "'").data;
+  }
+  if ((!o.save_iterations.empty() || !o.initial.empty()) && d.algorithm == Algorithm::fdk)
+    throw InputError(s.where(o.initial.empty() ? "fdk.save_iterations" : "fdk.initial_image") +
+                     " needs an iterative fdk.algorithm (sirt, cgls, os-sart, tv); fdk does not iterate");
   if (d.algorithm != Algorithm::fdk && d.source == Source::rabbitct)
     throw InputError(s.where("fdk.algorithm") + ": " + to_string(d.algorithm) +
                      " needs line integrals (simulated or fdk.raw.projections); a RabbitCT file holds filtered "

@@ -24,6 +24,7 @@ class HostSpace {
   Vec copy_of(const Vec& v) const { return v; }
   void copy(const Vec& src, Vec& dst) const { dst = src; }
   std::vector<float> to_host(const Vec& v) const { return v; }
+  Vec from_host(const std::vector<float>& h) const { return h; }
   void forward(const Vec& x, Vec& y, std::span<const int> views) { A_.forward(x, y, views); }
   void back(const Vec& y, Vec& x, std::span<const int> views) { A_.back(y, x, views); }
   void back_voxel(const Vec& y, Vec& x, std::span<const int> views) { A_.back_voxel(y, x, views); }

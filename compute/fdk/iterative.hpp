@@ -24,6 +24,15 @@ inline constexpr std::array<EnumName<Algorithm>, 5> kAlgorithmNames{{{"fdk", Alg
                                                                       {"tv", Algorithm::tv}}};
 inline std::string to_string(Algorithm a) { return std::string(enum_name(kAlgorithmNames, a)); }
 
+// fdk.cgls.backprojector: CGLS's transpose. `exact` is Aᵀ (a matched pair: CGLS's theory holds);
+// `voxel` is B ≈ Aᵀ, as ASTRA's CGLS3D_CUDA uses its voxel-driven BP3D: a gather, as fast as
+// SIRT's step, but the normal equations BAx = Bb are no longer symmetric, so the search
+// directions are only nearly conjugate (see docs/fdk.md for the effect on convergence).
+enum class CglsBack { exact, voxel };
+inline constexpr std::array<EnumName<CglsBack>, 2> kCglsBackNames{
+    {{"exact", CglsBack::exact}, {"voxel", CglsBack::voxel}}};
+inline std::string to_string(CglsBack b) { return std::string(enum_name(kCglsBackNames, b)); }
+
 struct IterativeOptions {
   Algorithm algorithm = Algorithm::sirt;
   int iterations = 50;       // outer iterations (OS-SART: passes over all subsets)
@@ -31,6 +40,15 @@ struct IterativeOptions {
   double tv_lambda = 2e-5;   // TV weight in the volume's units (mm⁻¹), see fista_tv
   int tv_inner = 20;         // iterations of the TV proximal step (warm-started)
   bool nonnegative = true;   // sirt, os-sart, tv: clamp at 0 after every update; cgls ignores it
+  CglsBack cgls_back = CglsBack::exact;  // cgls: Aᵀ or B
+  // fdk.initial_image: the start (grid order, x fastest); empty: zeros. The algorithms carry
+  // only the image between iterations where they can: SIRT and OS-SART resumed from their
+  // image after k iterations take the same steps as straight through; CGLS restarts its search
+  // directions (r = b − Ax₀) and FISTA-TV its momentum (t = 1).
+  std::vector<float> initial{};
+  // fdk.save_iterations (sorted): on_image gets the image after each of these iterations.
+  std::vector<int> save_iterations{};
+  std::function<void(int iteration, std::vector<float> image)> on_image{};
 };
 
 // Called after each outer iteration with its number (1-based) and ‖Ax − b‖ / ‖b‖ where the

@@ -13,7 +13,7 @@
 //   axpy(a, x, y), xpby(x, b, y)            y ← y + a·x;  y ← x + b·y
 //   extrapolate(x, x_prev, m, y)            y ← x + m·(x − x_prev)
 //   tv_prox(grid, z, mu, inner, nonnegative, x)   with its own warm-started dual
-//   to_host(v)                              std::vector<float>
+//   to_host(v), from_host(h)                std::vector<float> ↔ Vec
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -23,12 +23,29 @@
 #include <vector>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/fdk/iterative.hpp"
 
 namespace tomo::fdk::steps {
 
 inline double relative(double r2, double b2) {
   return b2 > 0 ? std::sqrt(r2 / b2) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// The start image: IterativeOptions::initial (its size checked) or zeros.
+template <class S, class V = typename S::Vec>
+V start_image(S& s, std::size_t voxels, const IterativeOptions& o) {
+  if (o.initial.empty()) return s.filled(voxels, 0.0f);
+  if (o.initial.size() != voxels)
+    throw Error(str_cat("reconstruct_iterative: the initial image has ", o.initial.size(), " voxels, the grid ", voxels));
+  return s.from_host(o.initial);
+}
+
+// Hands the image to o.on_image after the iterations o.save_iterations lists.
+template <class S, class V = typename S::Vec>
+void save_if_listed(S& s, const IterativeOptions& o, int it, const V& x) {
+  if (o.on_image && std::binary_search(o.save_iterations.begin(), o.save_iterations.end(), it))
+    o.on_image(it, s.to_host(x));
 }
 
 // One SIRT step over `views` (empty: all): x ← P(x + C·B(R·(b_views − A_views x))), B the
@@ -66,11 +83,12 @@ std::vector<float> sirt(S& s, const ConeGeometry& g, const V& b, const Iterative
   const std::size_t N = g.grid.count(), M = b.size();
   V R, C;
   sart_weights(s, N, M, {}, R, C);
-  V x = s.filled(N, 0.0f), proj = s.filled(M, 0.0f), back = s.filled(N, 0.0f);
+  V x = start_image(s, N, o), proj = s.filled(M, 0.0f), back = s.filled(N, 0.0f);
   const double b2 = s.dot(b, b);
   for (int it = 1; it <= o.iterations; ++it) {
     const double r2 = sart_step(s, b, {}, g.image_size(), R, C, o.nonnegative, x, proj, back);
     if (cb) cb(it, relative(r2, b2));
+    save_if_listed(s, o, it, x);
   }
   return s.to_host(x);
 }
@@ -87,13 +105,14 @@ std::vector<float> os_sart(S& s, const ConeGeometry& g, const V& b, const Iterat
     sart_weights(s, N, subsets[k].size() * g.image_size(), subsets[k], R[k], C[k]);
     proj[k] = s.filled(subsets[k].size() * g.image_size(), 0.0f);
   }
-  V x = s.filled(N, 0.0f), back = s.filled(N, 0.0f);
+  V x = start_image(s, N, o), back = s.filled(N, 0.0f);
   const double b2 = s.dot(b, b);
   for (int it = 1; it <= o.iterations; ++it) {
     double r2 = 0;  // of each subset before its update: an estimate of the full residual
     for (int k = 0; k < nsub; ++k)
       r2 += sart_step(s, b, subsets[k], g.image_size(), R[k], C[k], o.nonnegative, x, proj[k], back);
     if (cb) cb(it, relative(r2, b2));
+    save_if_listed(s, o, it, x);
   }
   return s.to_host(x);
 }
@@ -103,15 +122,26 @@ std::vector<float> cgls(S& s, const ConeGeometry& g, const V& b, const Iterative
                         const IterationCallback& cb) {
   // CGLS on min ‖Ax − b‖² from x = 0 (Hestenes–Stiefel on the normal equations, residual form).
   const std::size_t N = g.grid.count(), M = b.size();
-  V x = s.filled(N, 0.0f), r = s.copy_of(b), grad = s.filled(N, 0.0f), q = s.filled(M, 0.0f);
-  s.back(r, grad, {});
+  V x = start_image(s, N, o), r = s.copy_of(b), grad = s.filled(N, 0.0f), q = s.filled(M, 0.0f);
+  const auto transpose = [&](const V& y, V& out) {  // Aᵀ, or B as ASTRA's CGLS3D_CUDA
+    if (o.cgls_back == CglsBack::voxel)
+      s.back_voxel(y, out, {});
+    else
+      s.back(y, out, {});
+  };
+  if (!o.initial.empty()) {  // r = b − A·x₀
+    s.forward(x, q, {});
+    s.axpy(-1.0f, q, r);
+  }
+  transpose(r, grad);
   V p = s.copy_of(grad);
   double gamma = s.dot(grad, grad);
   const double b2 = s.dot(b, b);
-  double r2 = b2;
+  double r2 = o.initial.empty() ? b2 : s.dot(r, r);
   for (int it = 1; it <= o.iterations; ++it) {
     if (gamma <= 0) {  // converged exactly (or b = 0)
       if (cb) cb(it, relative(r2, b2));
+      save_if_listed(s, o, it, x);
       continue;
     }
     s.forward(p, q, {});
@@ -121,12 +151,13 @@ std::vector<float> cgls(S& s, const ConeGeometry& g, const V& b, const Iterative
     s.axpy(alpha, p, x);
     s.axpy(-alpha, q, r);
     r2 = s.dot(r, r);
-    s.back(r, grad, {});
+    transpose(r, grad);
     const double gamma_next = s.dot(grad, grad);
     const float beta = static_cast<float>(gamma_next / gamma);
     gamma = gamma_next;
     s.xpby(grad, beta, p);
     if (cb) cb(it, relative(r2, b2));
+    save_if_listed(s, o, it, x);
   }
   return s.to_host(x);
 }
@@ -141,7 +172,7 @@ std::vector<float> fista_tv(S& s, const ConeGeometry& g, const V& b, const Itera
   const std::size_t N = g.grid.count(), M = b.size();
   V R, C;
   sart_weights(s, N, M, {}, R, C);
-  V x = s.filled(N, 0.0f), y = s.filled(N, 0.0f), x_prev = s.filled(N, 0.0f), z = s.filled(N, 0.0f),
+  V x = start_image(s, N, o), y = s.copy_of(x), x_prev = s.copy_of(x), z = s.filled(N, 0.0f),
     grad = s.filled(N, 0.0f), proj = s.filled(M, 0.0f);
   double t = 1.0;
   const double b2 = s.dot(b, b);
@@ -155,6 +186,7 @@ std::vector<float> fista_tv(S& s, const ConeGeometry& g, const V& b, const Itera
     s.extrapolate(x, x_prev, m, y);
     t = t_next;
     if (cb) cb(it, relative(r2, b2));  // at y, the point the gradient was taken
+    save_if_listed(s, o, it, x);
   }
   return s.to_host(x);
 }

@@ -195,7 +195,15 @@ VolumeF iterate(RunContext& ctx, Setup& d, std::vector<Mat34>& matrices, int& sx
   sy = cone.sy;
   ctx.report.set_metric("projections", cone.views());
   ctx.report.set_metric("L", d.L);
-  return run_iterative(backend, cone, d.raw_data.line_integrals, d.iterative, d.projector, ctx.report, true);
+  IterativeOptions o = d.iterative;
+  o.on_image = [&](int it, std::vector<float> image) {  // fdk.save_iterations
+    VolumeF v(d.grid);
+    v.data = std::move(image);
+    char stem[40];
+    std::snprintf(stem, sizeof stem, "fdk_volume_iter%03d", it);
+    write_image(ctx.out, stem, v, {"attenuation (" + to_string(d.algorithm) + ")", "1/mm"});
+  };
+  return run_iterative(backend, cone, d.raw_data.line_integrals, o, d.projector, ctx.report, true);
 }
 
 // The outputs of every algorithm: metrics against the file's or the phantom's reference, the

@@ -111,6 +111,9 @@ VoxelView voxel_view(const Grid3& grid, const Mat34& P, int view) {
                      P.at(0, 1) * (P.at(1, 0) * P.at(2, 2) - P.at(1, 2) * P.at(2, 0)) +
                      P.at(0, 2) * (P.at(1, 0) * P.at(2, 1) - P.at(1, 1) * P.at(2, 0));
   out.scale = grid.voxel_mm[0] * grid.voxel_mm[1] * grid.voxel_mm[2] * std::abs(det);
+  out.du_mm = r.du_mm;
+  out.dv_mm = r.dv_mm;
+  out.d1_mm = r.d1_mm;
   return out;
 }
 
@@ -180,6 +183,18 @@ void back_voxel_reference(const ConeGeometry& g, const double* y, double* x, std
   for (std::size_t k = 0; k < list.size(); ++k) vv[k] = voxel_view(g.grid, g.matrices.at(list[k]), list[k]);
   const int nx = g.grid.dims[0], ny = g.grid.dims[1], nz = g.grid.dims[2];
   const long sx = g.sx, sy = g.sy;
+  // The detectors weighted by their rays' density (pixel_weight), then the plain gather.
+  std::vector<double> weighted(vv.size() * g.image_size());
+  const long nv = static_cast<long>(vv.size());
+#pragma omp parallel for collapse(2) schedule(static)
+  for (long n = 0; n < nv; ++n)
+    for (long j = 0; j < sy; ++j)
+      for (long i = 0; i < sx; ++i) {
+        const VoxelView& w = vv[n];
+        const std::size_t at = n * g.image_size() + j * sx + i;
+        weighted[at] = y[at] * pixel_weight(w.du_mm.data(), w.dv_mm.data(), w.d1_mm.data(), w.scale, double(i),
+                                             double(j));
+      }
 #pragma omp parallel for collapse(2) schedule(static)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
@@ -188,9 +203,9 @@ void back_voxel_reference(const ConeGeometry& g, const double* y, double* x, std
         double acc = 0;
         for (std::size_t n = 0; n < vv.size(); ++n) {
           double u = 0, v = 0;
-          const double w = voxel_weight(vv[n].p.data(), vv[n].source_mm.data(), vv[n].scale, c[0], c[1], c[2], u, v);
+          const double w = voxel_weight(vv[n].p.data(), c[0], c[1], c[2], u, v);
           if (w == 0.0 || !(u > -1.0 && u < sx && v > -1.0 && v < sy)) continue;  // every tap outside
-          const double* img = y + n * g.image_size();
+          const double* img = weighted.data() + n * g.image_size();
           acc += w * bilinear_sample(u, v, [&](double fu, double fv, int di, int dj) {
                    const long pi = static_cast<long>(fu) + di, pj = static_cast<long>(fv) + dj;
                    return pi >= 0 && pi < sx && pj >= 0 && pj < sy ? img[pj * sx + pi] : 0.0;

@@ -76,29 +76,40 @@ inline RaySamples ray_samples(const ViewRays& r, const Grid3& grid, double u, do
 }
 
 // The voxel-driven approximation B ≈ Aᵀ that SIRT, OS-SART and TV use (as ASTRA's SIRT does):
-// per view, the detector is sampled bilinearly at the voxel's projection (taps outside read 0)
-// and weighted by the density of the rays there. A pixel's rays fill the volume element
+// per view, the detector weighted by the density of its rays is sampled bilinearly at the
+// voxel's projection (taps outside read 0). A pixel's rays fill the volume element
 // t²·dt·du·dv / |det M| (x = c + t·M⁻¹(u, v, 1)), so summing A's row weights |M⁻¹(u, v, 1)|·dt
-// over the pixels through a voxel of volume V gives V·|det M|·|x − c| / |t|³ (t the matrix's depth
-// w, |M⁻¹(u, v, 1)| = |x − c| / |t|). Invariant to the matrix's scale; one gather per voxel and
-// view instead of Aᵀ's scatter of every ray sample (eight atomic adds each on a GPU).
+// over the pixels through a voxel of volume V gives V·|det M|·ρ(u, v) / t² with ρ(u, v) =
+// |M⁻¹(u, v, 1)| = |x − c| / |t| (t the matrix's depth w). ρ is taken at the pixels, as Aᵀ
+// weights each ray by its own length element: the detector is multiplied by V·|det M|·ρ(i, j)
+// once per view (pixel_weight), and the gather per voxel is the FDK kernel's, 1/t² times a
+// bilinear sample. Invariant to the matrix's scale; one gather per voxel and view instead of
+// Aᵀ's scatter of every ray sample (eight atomic adds each on a GPU).
 struct VoxelView {
   std::array<double, 12> p{};       // the matrix, row-major, signed so that t > 0 in front
   std::array<double, 3> source_mm{};
   double scale = 0;                 // V·|det M|
+  std::array<double, 3> du_mm{}, dv_mm{}, d1_mm{};  // M⁻¹(u, v, 1) = du·u + dv·v + d1 (mm per t)
 };
 VoxelView voxel_view(const Grid3& grid, const Mat34& P, int view);
 
-// Detector position (u, v) of world point (x, y, z) and B's weight there (0 behind the source).
+// The factor B applies to pixel (i, j) of view `v` before the gather: V·|det M|·ρ(i, j).
 template <class T>
-TOMO_HD T voxel_weight(const T* p, const T* source, T scale, T x, T y, T z, T& u, T& v) {
+TOMO_HD T pixel_weight(const T* du, const T* dv, const T* d1, T scale, T i, T j) {
+  const T a = du[0] * i + dv[0] * j + d1[0], b = du[1] * i + dv[1] * j + d1[1], c = du[2] * i + dv[2] * j + d1[2];
+  return scale * std::sqrt(a * a + b * b + c * c);
+}
+
+// Detector position (u, v) of world point (x, y, z) and B's gather weight 1/t² there (0 behind
+// the source).
+template <class T>
+TOMO_HD T voxel_weight(const T* p, T x, T y, T z, T& u, T& v) {
   const T t = p[8] * x + p[9] * y + p[10] * z + p[11];
   if (!(t > T(0))) return T(0);
   const T rt = T(1) / t;
   u = (p[0] * x + p[1] * y + p[2] * z + p[3]) * rt;
   v = (p[4] * x + p[5] * y + p[6] * z + p[7]) * rt;
-  const T dx = x - source[0], dy = y - source[1], dz = z - source[2];
-  return scale * std::sqrt(dx * dx + dy * dy + dz * dz) * rt * rt * rt;
+  return rt * rt;
 }
 
 // The projector's spacing in mm for `options` on `grid`.

@@ -44,6 +44,12 @@ class DeviceSpace {
     TOMO_CUDA_CHECK(cudaStreamSynchronize(s_));
     return out;
   }
+  Vec from_host(const std::vector<float>& h) {
+    Vec v(h.size());
+    TOMO_CUDA_CHECK(cudaStreamSynchronize(s_));  // upload() is synchronous on the default stream
+    v.upload(std::span<const float>(h));
+    return v;
+  }
   void forward(const Vec& x, Vec& y, std::span<const int> views) { A_.forward_device(x.data(), y.data(), views); }
   void back(const Vec& y, Vec& x, std::span<const int> views) { A_.back_device(y.data(), x.data(), views); }
   void back_voxel(const Vec& y, Vec& x, std::span<const int> views) {

@@ -13,6 +13,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
+#include "compute/fdk/voxel_back_fdk.hpp"
 
 namespace tomo::fdk::cuda_impl {
 
@@ -42,19 +43,27 @@ void CudaProjector::setup(const ConeGeometry& g) {
   volume_array_ = CudaArray::of<float>(e);
   linear_ = TextureObject(volume_array_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
   point_ = TextureObject(volume_array_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
-  voxel_views_.assign(16 * static_cast<std::size_t>(g.views()), 0.0f);
+  voxel_views_.assign(12 * static_cast<std::size_t>(g.views()), 0.0f);
+  std::vector<float> weights(cd::kPixelWeightFloats * static_cast<std::size_t>(g.views()));
   for (int n = 0; n < g.views(); ++n) {
     const VoxelView v = voxel_view(g.grid, g.matrices[n], n);
-    float* out = voxel_views_.data() + 16 * n;
-    for (int e = 0; e < 12; ++e) out[e] = static_cast<float>(v.p[e]);
-    for (int a = 0; a < 3; ++a) out[12 + a] = static_cast<float>(v.source_mm[a]);
-    out[15] = static_cast<float>(v.scale);
+    for (int e = 0; e < 12; ++e) voxel_views_[12 * static_cast<std::size_t>(n) + e] = static_cast<float>(v.p[e]);
+    float* w = weights.data() + cd::kPixelWeightFloats * static_cast<std::size_t>(n);
+    for (int a = 0; a < 3; ++a) {
+      w[a] = static_cast<float>(v.du_mm[a]);
+      w[3 + a] = static_cast<float>(v.dv_mm[a]);
+      w[6 + a] = static_cast<float>(v.d1_mm[a]);
+    }
+    w[9] = static_cast<float>(v.scale);
   }
+  pixel_weights_ = DeviceBuffer<float>{std::span<const float>(weights)};
+  all_in_front_ = every_voxel_in_front(g);
   // B reads the stack in chunks of up to kDetectorLayers views through one layered texture.
   constexpr int kDetectorLayers = 256;
   const ArrayExtent d{static_cast<std::size_t>(g.sx), static_cast<std::size_t>(g.sy),
                       static_cast<std::size_t>(std::min(g.views(), kDetectorLayers))};
-  detector_ = CudaArray::of<float>(d, cudaArrayLayered);
+  detector_ = CudaArray::of<float>(d, cudaArrayLayered | cudaArraySurfaceLoadStore);
+  detector_surface_ = SurfaceObject(detector_);
   detector_linear_ = TextureObject(detector_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
   detector_point_ = TextureObject(detector_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
   x_.clear();
@@ -132,20 +141,21 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     l.origin[a] = static_cast<float>(g_.grid.origin_mm[a]);
     l.voxel[a] = static_cast<float>(g_.grid.voxel_mm[a]);
   }
+  l.all_in_front = all_in_front_;
   const bool hardware = options_.interpolation == Interpolation::hardware;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
   const int layers = static_cast<int>(detector_.extent().depth);
+  const int* list = device_views(views);
   std::vector<float> params;
   for (int k0 = 0; k0 < count; k0 += layers) {
     const int c = std::min(layers, count - k0);
-    // The stream orders this copy after the launches that read the previous chunk.
-    copy_to_array(detector_, ArrayExtent{static_cast<std::size_t>(g_.sx), static_cast<std::size_t>(g_.sy),
-                                         static_cast<std::size_t>(c)},
-                  sizeof(float), y + static_cast<std::size_t>(k0) * g_.image_size(), cudaMemcpyDeviceToDevice, stream_);
-    params.resize(16 * static_cast<std::size_t>(c));
+    // The stream orders this pass after the launches that read the previous chunk.
+    cd::launch_weight_layers(y + static_cast<std::size_t>(k0) * g_.image_size(), list + k0, pixel_weights_.data(), c,
+                             g_.sx, g_.sy, detector_surface_.get(), stream_);
+    params.resize(12 * static_cast<std::size_t>(c));
     for (int k = 0; k < c; ++k) {
       const int view = views.empty() ? k0 + k : views[k0 + k];
-      std::copy_n(voxel_views_.data() + 16 * static_cast<std::size_t>(view), 16, params.data() + 16 * k);
+      std::copy_n(voxel_views_.data() + 12 * static_cast<std::size_t>(view), 12, params.data() + 12 * k);
     }
     cd::launch_back_voxel(l, hardware ? detector_linear_.get() : detector_point_.get(), 0, params.data(), c, hardware,
                           stream_);

@@ -15,6 +15,7 @@
 #include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/stream.hpp"
+#include "cuda/core/surface.hpp"
 #include "cuda/core/texture.hpp"
 
 namespace tomo::fdk::cuda_impl {
@@ -59,8 +60,11 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   std::map<std::vector<int>, cuda::DeviceBuffer<int>> view_lists_;
   cuda::CudaArray volume_array_;
   cuda::TextureObject linear_, point_;
-  std::vector<float> voxel_views_;             // B's 16 floats per view (projector_kernels.hpp)
-  cuda::CudaArray detector_;                   // B's layered copy of a chunk of the stack
+  std::vector<float> voxel_views_;             // B's matrix per view, 12 floats (projector_kernels.hpp)
+  cuda::DeviceBuffer<float> pixel_weights_;    // B's detector weights, kPixelWeightFloats per view
+  cuda::CudaArray detector_;                   // B's layered, weighted copy of a chunk of the stack
+  cuda::SurfaceObject detector_surface_;
+  bool all_in_front_ = false;  // every_voxel_in_front(g_)
   cuda::TextureObject detector_linear_, detector_point_;
   cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
 };

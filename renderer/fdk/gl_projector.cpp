@@ -17,6 +17,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/ray_model.hpp"
+#include "compute/fdk/voxel_back_fdk.hpp"
 #include "renderer/fdk/bindings.hpp"
 #include "renderer/fdk/ray_table.hpp"
 #include "renderer/fdk/scatter_slabs.hpp"
@@ -92,6 +93,7 @@ class GlRasterProjector final : public ConeBeamProjector {
     input_ = gl::Buffer(static_cast<std::size_t>(per_) * g.image_size() * sizeof(float));
     (void)forward_pass();  // compile here, outside the iterations
     (void)back_pass();
+    voxel_back_.setup(g);
   }
 
   void forward(std::span<const float> volume, std::span<float> out, std::span<const int> views) override {
@@ -122,10 +124,14 @@ class GlRasterProjector final : public ConeBeamProjector {
     TOMO_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
   }
 
-  // B from the cpu's double reference (no GL kernel for the voxel-driven B yet), so that SIRT,
-  // OS-SART and TV take the cpu's steps here too.
+  // B on this backend's FDK back-projection kernel (voxel_back_fdk.hpp), exact or hardware
+  // bilinear as configured; the cpu's B where a voxel lies behind a source.
   void back_voxel(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override {
-    back_voxel_on_host(g_, projections, volume, views);
+    (void)checked_views("fdk gl projector", g_, volume.size(), projections.size(), views);
+    if (voxel_back_.covers())
+      voxel_back_.run(projections, volume, views, options_.interpolation);
+    else
+      back_voxel_on_host(g_, projections, volume, views);
   }
   void back(std::span<const float> projections, std::span<float> volume, std::span<const int> views) override {
     const std::vector<int> list = checked_views("fdk gl projector", g_, volume.size(), projections.size(), views);
@@ -181,6 +187,7 @@ class GlRasterProjector final : public ConeBeamProjector {
   }
 
   ConeGeometry g_;
+  VoxelBackThroughFdk voxel_back_{"gl"};  // B
   std::vector<double> table_;
   bool float_atomics_ = false;
   int per_ = 1;

@@ -115,6 +115,20 @@ def test_iterative_algorithms_reconstruct_the_sphere(name, kw, tol):
     assert v[inside].mean() == pytest.approx(MU, rel=tol)
 
 
+def test_cgls_with_the_voxel_backprojector_reconstructs_the_sphere():
+    g = orbit(views=60)
+    b = sphere_line_integrals(60)
+    exact = fdk.cgls(b, g, iterations=10, backend="cpu")
+    voxel = fdk.cgls(b, g, iterations=10, backend="cpu", backprojector="voxel")
+    c = np.arange(32) * 2.0 - 31.0
+    zz, yy, xx = np.meshgrid(c, c, c, indexing="ij")
+    inside = np.sqrt(xx ** 2 + yy ** 2 + zz ** 2) < 0.6 * RADIUS
+    assert voxel[inside].mean() == pytest.approx(MU, rel=0.06)
+    assert 0 < np.abs(voxel - exact).max()  # another transpose, another path
+    with pytest.raises(ValueError, match="fdk.cgls.backprojector"):
+        fdk.cgls(b, g, iterations=2, backend="cpu", backprojector="ray")
+
+
 def test_refusals_use_the_clis_words():
     g = orbit(views=12)
     b = sphere_line_integrals(12)
