@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "compute/core/metrics.hpp"
+#include "cuda/core/device.hpp"
 #include "tests/glpet/corrections_case.hpp"
 #include "tests/safir/corrections_case.hpp"
 
@@ -13,6 +14,7 @@ namespace tomo::safir {
 namespace {
 
 TEST(SafirCorrectionsCuda, AttenuationRandomsAndScatterMatchTheCpuReference) {
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   static const test::CorrectionCase c(0.05, 0.2, 0.15, 13);
   const pet::AttenuationMap mu = c.mu_map();
   const auto pos = c.scanner.positions();
@@ -33,6 +35,7 @@ namespace tomo::glpet {
 namespace {
 
 TEST(GlpetCorrectionsCuda, TermsMatchTheCpuReferenceAndRemoveTheEffects) {
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const test::Case& c = test::the_case();
   McEffects fx{.efficiency = {}, .randoms_fraction = 0.2, .scatter_fraction = 0.15, .seed = 5};
   fx.efficiency = test::efficiency_pattern(c.clean.size());

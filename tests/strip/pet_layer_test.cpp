@@ -83,7 +83,8 @@ TEST_P(StripPetLayer, MlemIsTheOperatorsLoop) {
   op->set_events(c.events);
   const auto ref = rho_from_rho_prime(run_mlem(*op, c.g.pixel_count(), 3), c.s);
   const auto layer = run(GetParam(), {.algorithm = pet::Algorithm::mlem, .iterations = 3});
-  EXPECT_LT(relative_l2(layer, ref), GetParam() == "cpu" ? 1e-13 : 1e-6);
+  // gl-compute: float atomics in a different order each run (1.01e-6 seen once in ten on llvmpipe).
+  EXPECT_LT(relative_l2(layer, ref), GetParam() == "cpu" ? 1e-13 : 3e-6);
 }
 
 TEST_P(StripPetLayer, OsemEightSubsetsMatchEightMlemIterations) {
