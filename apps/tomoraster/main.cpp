@@ -69,6 +69,7 @@ int fail(const char* kind, const char* what, int code) {
 
 int main(int argc, char** argv) {
   using namespace tomo;
+  runtime_options().started = std::chrono::steady_clock::now();  // time to image counts from here
   install_interrupt_guard();  // first: every thread started later inherits the blocked signals
   CLI::App app{"tomoraster: tomographic reconstruction on the graphics pipeline (OpenGL, CUDA, CPU)"};
   app.require_subcommand(1);

@@ -201,6 +201,7 @@ VolumeF iterate(RunContext& ctx, Setup& d, std::vector<Mat34>& matrices, int& sx
 // volume and its slices. `matrices`, `sx`, `sy`: the geometry the volume was made from.
 void finish(RunContext& ctx, const Setup& d, const VolumeF& v, const BackprojectTiming& t, const std::string& backend,
             const std::vector<Mat34>& matrices, int sx, int sy, const std::string& what) {
+  auto checks = ctx.report.stage("checks");  // metrics against the references; the writing below is its own
   const auto hu = to_hu(v, d.hu_scale);
   compare_with_references(ctx, d, hu, t);
   if (d.phantom_metrics) {
