@@ -25,7 +25,8 @@ FULL = [
     ("glpet-2plane", "glpet_default.toml", "glpet.iterations", True),
     ("safir", "safir_seed.toml", "safir.iterations", False),
     ("strip", "strip_default.toml --set strip.events={strip_events} --set strip.save_iterations=[]", "strip.iterations", True),
-    ("fdk", "fdk_rabbitct.toml", None, False),
+    ("fdk", "fdk_rabbitct.toml", None, True),
+    ("fdk-512", "fdk_default.toml --set fdk.L=512", None, True),
     ("oat-sph", "oat_sph.toml", "oat.pls.iterations", True),
 ]
 SMALL = [
@@ -34,7 +35,7 @@ SMALL = [
     ("strip", "strip_default.toml --set strip.events=20000 --set strip.iterations=2 --set strip.save_iterations=[2]",
      "strip.iterations", True),
     ("fdk", "fdk_default.toml --set fdk.L=32 --set fdk.geometry.projections=62 --set fdk.geometry.detector_columns=156"
-            " --set fdk.geometry.detector_rows=120 --set fdk.geometry.pixel_mm=2.56", None, False),
+            " --set fdk.geometry.detector_rows=120 --set fdk.geometry.pixel_mm=2.56", None, True),
 ]
 
 

@@ -81,5 +81,21 @@ TEST(StripRanksGpu, TwoGpusEqualOneWithinFloatOrder) {
   std::printf("strip: rel L2 mpirun -np 2 vs --gpus 2 = %.3g\n", d);
 }
 
+TEST(FdkSlabsGpu, TwoGpusEqualOne) {
+  if (cuda::device_count() < 2) GTEST_SKIP() << "fewer than 2 CUDA devices";
+  test::TempDir t;
+  const std::string fdk = " run fdk_default.toml --backend cuda --set fdk.L=256";
+  const auto one = run_cli(fdk + " -o one", t.dir);
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto two = run_cli(fdk + " --gpus 2 -o two", t.dir);
+  ASSERT_EQ(two.status, 0) << two.output;
+  const double d = relative_l2(nifti_floats(t.dir / "two" / "fdk_volume.nii"), nifti_floats(t.dir / "one" / "fdk_volume.nii"));
+  EXPECT_LT(d, 1e-5);
+  const auto r1 = nlohmann::json::parse(slurp(t.dir / "one" / "report.json"));
+  const auto r2 = nlohmann::json::parse(slurp(t.dir / "two" / "report.json"));
+  std::printf("fdk 256^3: rel L2 2 GPUs vs 1 = %.3g; backproject %.1f ms (1 GPU) vs %.1f ms (2 GPUs, rank 0)\n", d,
+              r1["metrics"]["backproject_ms"].get<double>(), r2["metrics"]["backproject_ms"].get<double>());
+}
+
 }  // namespace
 }  // namespace tomo
