@@ -84,6 +84,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     counts = [int(x) for x in a.gpus.split(",") if x]
     rows = []
+    print(f"{'problem':14s} {'ranks':>5s} {'per-it ms':>10s} {'whole s':>8s} " + " ".join(f"{s[:8]:>8s}" for s in STAGES),
+          flush=True)
     for name, scene, it_key, multi in SMALL if a.small else FULL:
         if a.only and name not in a.only.split(","):
             continue
@@ -98,12 +100,9 @@ def main():
             passes = [v["total_ms"] for k, v in tm.items() if k in ("forward", "back_ratio", "update") or "reduce" in k]
             row["per_iteration_ms"] = (sum(passes) if passes else row["stages_ms"].get("iterations", 0)) / row["iterations"]
             rows.append(row)
-    head = f"{'problem':14s} {'ranks':>5s} {'per-it ms':>10s} {'whole s':>8s} " + " ".join(f"{s[:8]:>8s}" for s in STAGES)
-    print(head)
-    for r in rows:
-        st = r["stages_ms"]
-        print(f"{r['problem']:14s} {r['ranks']:5d} {r['per_iteration_ms']:10.1f} {(r['wall_ms'] or 0) / 1e3:8.2f} " +
-              " ".join(f"{st.get(s, 0) / 1e3:8.2f}" for s in STAGES))
+            st = row["stages_ms"]  # each row as it comes: a run cut short by a time limit keeps the rows before it
+            print(f"{name:14s} {row['ranks']:5d} {row['per_iteration_ms']:10.1f} {(row['wall_ms'] or 0) / 1e3:8.2f} " +
+                  " ".join(f"{st.get(s, 0) / 1e3:8.2f}" for s in STAGES), flush=True)
     print("(stages in s; whole = wall time from the process start to the report)")
     if a.json:
         with open(a.json, "w") as f:
