@@ -23,7 +23,7 @@ std::string_view stage_of_timing(std::string_view t) {
   if (t == "read_data" || w == "read") return "reading";
   if (w == "simulate") return "simulation";
   if (w == "contexts") return "startup";
-  if (t == "filter_setup" || w == "configure" || w == "upload" || w == "prepare" || w == "setup") return "setup";
+  if (t.starts_with("filter_setup") || w == "configure" || w == "upload" || w == "prepare" || w == "setup") return "setup";
   if (w == "sensitivity") return "sensitivity";
   if (w == "mlem" || w == "fit" || w == "forward" || t == "back_ratio" || w == "update" || w == "pls" || w == "fbp" || w == "backproject" || w == "iterate" ||
       w == "filter" || w == "iterations" || w == "reconstruct")

@@ -2,11 +2,15 @@
 // (docs/multigpu.md, "Time to image"). A small scene of each problem on the cpu backend.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "compute/core/report.hpp"
+#include "compute/core/stages.hpp"
 #include "tests/apps/cli_run.hpp"
 
 namespace tomo {
@@ -61,7 +65,9 @@ TEST_P(Stages, ArePresentAndAddUpToTheWallTime) {
                         "unaccounted"}) {
     ASSERT_TRUE(st["ms"].contains(s)) << c.problem << ": no stage " << s;
     const double v = st["ms"][s].get<double>();
-    if (std::string(s) != "unaccounted") EXPECT_GE(v, 0.0) << s;
+    if (std::string(s) != "unaccounted") {
+      EXPECT_GE(v, 0.0) << s;
+    }
     sum += v;
   }
   EXPECT_EQ(st["ms"].size(), 9u) << st.dump();
@@ -76,6 +82,57 @@ TEST_P(Stages, ArePresentAndAddUpToTheWallTime) {
 
 INSTANTIATE_TEST_SUITE_P(EveryProblem, Stages, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.problem); });
+
+}  // namespace
+}  // namespace tomo
+
+namespace tomo {
+namespace {
+
+TEST(StageOfTiming, NamesOfEveryProblem) {
+  EXPECT_EQ(stage_of_timing("simulate"), "simulation");
+  EXPECT_EQ(stage_of_timing("read_data"), "reading");
+  EXPECT_EQ(stage_of_timing("read_reference"), "reading");
+  EXPECT_EQ(stage_of_timing("filter_setup:cpu"), "setup");
+  EXPECT_EQ(stage_of_timing("filter:cuda"), "iterations");
+  EXPECT_EQ(stage_of_timing("backproject:cuda"), "iterations");
+  EXPECT_EQ(stage_of_timing("iterate.cuda.warp"), "iterations");
+  EXPECT_EQ(stage_of_timing("back_ratio"), "iterations");
+  EXPECT_EQ(stage_of_timing("contexts"), "startup");
+  EXPECT_EQ(stage_of_timing("write_rct"), "writing");
+  EXPECT_EQ(stage_of_timing("crosscheck.cuda"), "checks");
+  EXPECT_EQ(stage_of_timing("total"), "");
+  EXPECT_EQ(stage_of_timing("voxelise:cpu"), "");
+}
+
+// Nested scopes count once: the inner one to its stage, the outer keeps the rest.
+TEST(StageClock, NestedScopesAreExclusiveAndAddUp) {
+  RunReport r;
+  r.begin_stages(std::chrono::steady_clock::now());
+  {
+    auto outer = r.time("mlem");
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    {
+      auto inner = r.time("write");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    r.add_timing("sensitivity", 10.0);  // timed elsewhere, just ended: not the outer scope's
+  }
+  std::thread([&] {  // another thread's scope does not count
+    auto t = r.time("simulate");
+  }).join();
+  r.finish_stages();
+  const auto& ms = r.json()["stages"]["ms"];
+  EXPECT_GE(ms["writing"].get<double>(), 20.0);
+  EXPECT_LT(ms["writing"].get<double>(), 200.0);
+  EXPECT_EQ(ms["sensitivity"].get<double>(), 10.0);
+  EXPECT_EQ(ms["simulation"].get<double>(), 0.0);
+  EXPECT_GE(ms["iterations"].get<double>(), 20.0);  // 30 ms minus the 10 ms given to the sensitivity
+  double sum = 0;
+  for (const auto& [k, v] : ms.items()) sum += v.get<double>();
+  EXPECT_NEAR(sum, r.json()["stages"]["wall_ms"].get<double>(), 1e-6);
+  EXPECT_GE(ms["unaccounted"].get<double>(), 0.0);
+}
 
 }  // namespace
 }  // namespace tomo
