@@ -29,8 +29,11 @@ VolumeF reconstruct_slabs(Ranks& ranks, const std::string& backend, const Backpr
     Grid3 slab = grid;
     slab.dims[2] = z1 - z0;
     slab.origin_mm[2] = grid.origin_mm[2] + z0 * grid.voxel_mm[2];
-    auto op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
-    configure_on_device(ranks.devices[std::size_t(local)], [&] { op->configure(options); });
+    std::unique_ptr<ConeBeamBackprojector> op;  // the cuda backend takes its device when made
+    configure_on_device(ranks.devices[std::size_t(local)], [&] {
+      op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
+      op->configure(options);
+    });
     const VolumeF part = reconstruct(*op, slab, p, batch, rank == 0 ? timing : nullptr,
                                      rank == 0 ? on_batch : std::function<void(int)>{});
     std::copy(part.data.begin(), part.data.end(), v.data.begin() + std::ptrdiff_t(std::size_t(z0) * slice));

@@ -28,8 +28,9 @@ void register_device_resolver(const std::string& backend, DeviceResolver resolve
 // as several ranks (`who` names the problem).
 Ranks make_ranks(const std::string& backend, const std::string& gpus, const std::string& who);
 
-// Runs `configure` with runtime_options().cuda_device = device (a rank's thread selects its GPU
-// in the backend's configure, which reads that option); one rank at a time. device < 0: as it is.
+// Runs `configure` with runtime_options().cuda_device = device: a rank's thread makes and
+// configures its backend in it (the cuda backends select their GPU from that option when made or
+// configured, and the thread keeps it current); one rank at a time. device < 0: as it is.
 void configure_on_device(int device, const std::function<void()>& configure);
 
 }  // namespace tomo

@@ -170,8 +170,11 @@ void run(RunContext& ctx) {
     } else {
       ranks.team->run([&](int rank) {
         const int local = rank - ranks.team->first_local_rank();
-        auto rop = reg.create(backend);
-        configure_on_device(ranks.devices[std::size_t(local)], [&] { rop->configure(g, c.resolution, c.options); });
+        std::unique_ptr<ListModeProjector> rop;
+        configure_on_device(ranks.devices[std::size_t(local)], [&] {
+          rop = reg.create(backend);
+          rop->configure(g, c.resolution, c.options);
+        });
         const std::vector<Event> mine = rank_events<Event>(events, recon.subsets, rank, ranks.size());
         if (recon.subsets <= 1) rop->set_events(mine);
         EventSubsets share(*rop, mine, recon.subsets, g.pixel_count());

@@ -40,7 +40,7 @@ TEST(ClusterScript, RunsAsTwoProcessesOnOneHost) {
   std::string cmd = "cd '" + t.dir.string() + "' && ";
   cmd.append(test::kMpirunEnv);
   cmd.append("LAUNCH='").append(test::mpiexec()).append(" -np 2' TOMORASTER='").append(TOMO_BINARY).append(" --no-progress' ");
-  cmd.append("BACKEND=cpu GLPET_SETS='--set glpet.voxels=[12,12,6] --set glpet.voxel_mm=[6,6,6] --set glpet.iterations=2 "
+  cmd.append("BACKEND=cpu GLPET_SETS='--set glpet.voxels=[12,12,6] --set glpet.voxel_mm=[6,6,6] --set glpet.R=1 --set glpet.iterations=2 "
              "--set glpet.mc.histories=100000' ");
   cmd.append("STRIP_SETS='--set strip.events=20000 --set strip.iterations=2 --set strip.save_iterations=[2]' ");
   cmd.append("bash job.sh 2>&1");
