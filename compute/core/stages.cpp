@@ -34,15 +34,31 @@ std::string_view stage_of_timing(std::string_view t) {
   return {};
 }
 
+StageClock::StageClock(const StageClock& o) { *this = o; }
+
+StageClock& StageClock::operator=(const StageClock& o) {
+  if (this == &o) return *this;
+  std::scoped_lock lock(mutex_, o.mutex_);
+  started_ = o.started_;
+  owner_ = o.owner_;
+  wall_start_ = o.wall_start_;
+  ms_ = o.ms_;
+  open_ = o.open_;
+  return *this;
+}
+
 void StageClock::begin(clock::time_point wall_start) {
-  *this = StageClock{};
+  std::lock_guard lock(mutex_);
   started_ = true;
+  ms_ = {};
+  open_.clear();
   owner_ = std::this_thread::get_id();
   wall_start_ = wall_start;
   ms_[stage_index("startup")] += std::max(0.0, ms_between(wall_start, clock::now()));
 }
 
 bool StageClock::enter(std::string_view stage) {
+  std::lock_guard lock(mutex_);
   if (!started_ || std::this_thread::get_id() != owner_) return false;
   const std::size_t i = stage_index(stage);
   if (i >= kStageNames.size()) return false;
@@ -51,6 +67,7 @@ bool StageClock::enter(std::string_view stage) {
 }
 
 void StageClock::leave() {
+  std::lock_guard lock(mutex_);
   if (open_.empty()) return;
   const Open o = open_.back();
   open_.pop_back();
@@ -60,7 +77,9 @@ void StageClock::leave() {
 }
 
 void StageClock::add_closed(std::string_view stage, double ms) {
-  if (!started_ || std::this_thread::get_id() != owner_ || !(ms > 0)) return;
+  std::lock_guard lock(mutex_);
+  if (!started_ || !(ms > 0)) return;
+  if (std::this_thread::get_id() != owner_ && open_.empty()) return;  // the owner is not waiting in a scope
   const std::size_t i = stage_index(stage);
   if (i >= kStageNames.size()) return;
   ms_[i] += ms;
@@ -68,6 +87,7 @@ void StageClock::add_closed(std::string_view stage, double ms) {
 }
 
 nlohmann::json StageClock::table() const {
+  std::lock_guard lock(mutex_);
   const double wall = ms_between(wall_start_, clock::now());
   nlohmann::json ms = nlohmann::json::object();
   double sum = 0;

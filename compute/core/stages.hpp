@@ -1,10 +1,12 @@
 // Time to image: a run's wall time split into the stages it was spent in (report.json "stages").
 // The stages are exclusive: a timed scope inside another counts to the inner stage only, so the
-// stages and the "unaccounted" rest add up to the wall time exactly. Only scopes on the thread
-// that began the accounting count (ranks on other threads time their work in timings_ms).
+// stages and the "unaccounted" rest add up to the wall time exactly. Scopes count on the thread
+// that began the accounting; another thread's timing counts while that thread waits in a scope
+// (rank 0 of a team timing its passes: one thread does, so its intervals do not overlap).
 #pragma once
 #include <array>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -33,14 +35,17 @@ class StageClock {
  public:
   using clock = std::chrono::steady_clock;
   // Starts the accounting on this thread: startup is wall_start … now.
+  StageClock() = default;
+  StageClock(const StageClock& o);  // the tables (a report is returned by value)
+  StageClock& operator=(const StageClock& o);
   void begin(clock::time_point wall_start);
   bool active() const { return started_; }
   // A scope of `stage` on the owning thread; returns false (and does nothing) elsewhere, when not
   // begun, or for an empty stage. Every enter that returned true gets one leave.
   bool enter(std::string_view stage);
   void leave();
-  // `ms` that just ended on the owning thread, timed without a scope: counts to `stage` and not
-  // to the scope open around it. Elsewhere, or for an empty stage, nothing.
+  // `ms` that just ended, timed without a scope, on the owning thread or on another while the owner
+  // is in a scope: counts to `stage` and not to the scope open around it. Otherwise nothing.
   void add_closed(std::string_view stage, double ms);
   // {"wall_ms": W, "ms": {stage: ms…, "unaccounted": W − Σ}}; the stages table's sum is W.
   nlohmann::json table() const;
@@ -51,6 +56,7 @@ class StageClock {
     clock::time_point t0;
     double child_ms = 0;
   };
+  mutable std::mutex mutex_;  // add_closed may come from a rank's thread
   bool started_ = false;
   std::thread::id owner_;
   clock::time_point wall_start_;

@@ -118,15 +118,25 @@ TEST(StageClock, NestedScopesAreExclusiveAndAddUp) {
     }
     r.add_timing("sensitivity", 10.0);  // timed elsewhere, just ended: not the outer scope's
   }
-  std::thread([&] {  // another thread's scope does not count
+  std::thread([&] {  // another thread's scope does not count, nor its timing while no scope is open
     auto t = r.time("simulate");
+    r.add_timing("read_data", 5.0);
   }).join();
+  {
+    auto outer = r.time("fit");
+    std::thread([&] {  // a rank's pass while the owner waits in a scope
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      r.add_timing("configure", 7.0);
+    }).join();
+  }
   r.finish_stages();
   const auto& ms = r.json()["stages"]["ms"];
   EXPECT_GE(ms["writing"].get<double>(), 20.0);
   EXPECT_LT(ms["writing"].get<double>(), 200.0);
   EXPECT_EQ(ms["sensitivity"].get<double>(), 10.0);
   EXPECT_EQ(ms["simulation"].get<double>(), 0.0);
+  EXPECT_EQ(ms["reading"].get<double>(), 0.0);
+  EXPECT_EQ(ms["setup"].get<double>(), 7.0);
   EXPECT_GE(ms["iterations"].get<double>(), 20.0);  // 30 ms minus the 10 ms given to the sensitivity
   double sum = 0;
   for (const auto& [k, v] : ms.items()) sum += v.get<double>();
