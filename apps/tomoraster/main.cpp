@@ -69,6 +69,7 @@ int fail(const char* kind, const char* what, int code) {
 
 int main(int argc, char** argv) {
   using namespace tomo;
+  runtime_options().started = std::chrono::steady_clock::now();  // time to image counts from here
   install_interrupt_guard();  // first: every thread started later inherits the blocked signals
   CLI::App app{"tomoraster: tomographic reconstruction on the graphics pipeline (OpenGL, CUDA, CPU)"};
   app.require_subcommand(1);
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
   app.add_flag("--gl-validate", opt.gl_validate, "Synchronous GL debug output; GL errors become fatal");
   app.add_option("--cuda-device", opt.cuda_device, "CUDA device index (also picks the matching EGL device)");
   CLI::Option* gpus = app.add_option("--gpus", opt.gpus,
-                 "Several GPUs: all, a count N or a list 0,2 (glpet; docs/multigpu.md); the cpu backend runs N threads");
+                 "Several GPUs: all, a count N or a list 0,2 (glpet, strip, fdk, oat sph; docs/multigpu.md); the cpu backend runs N threads");
   app.add_flag("-v,--verbose", verbose, "Debug logging");
   app.add_flag("-q,--quiet", quiet, "Warnings and errors only (no progress bars either)");
   app.set_version_flag("--version", std::string("tomoraster ") + TOMO_VERSION);

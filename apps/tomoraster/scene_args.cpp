@@ -4,6 +4,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/runtime_options.hpp"
 
 namespace tomo::cli {
 
@@ -47,8 +48,13 @@ void check_scene_keys(const ProblemInfo& problem, const Scene& scene) {
 
 RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::string& backend, OutputDir& out,
                    const std::function<void(RunReport&)>& annotate) {
-  check_scene_keys(problem, scene);
+  const auto started = runtime_options().started;
   RunReport report;
+  report.begin_stages(started == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::now() : started);
+  {
+    auto s = report.stage("startup");
+    check_scene_keys(problem, scene);
+  }
   report.set("problem", problem.name);
   report.set("scene_source", scene.source());
   if (annotate) annotate(report);
@@ -57,9 +63,13 @@ RunReport run_into(const ProblemInfo& problem, const Scene& scene, const std::st
     auto total = report.time("total");
     problem.run(ctx);
   }
-  scene.check_unknown_keys();  // before anything is published
-  report.set("scene", scene.to_json());
-  report.set("outputs", out.files());
+  {
+    auto s = report.stage("writing");
+    scene.check_unknown_keys();  // before anything is published
+    report.set("scene", scene.to_json());
+    report.set("outputs", out.files());
+  }
+  report.finish_stages();  // the wall time up to here: writing report.json itself is not in it
   report.write(out.file("report.json"));
   out.commit();
   return report;

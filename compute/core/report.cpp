@@ -58,6 +58,11 @@ RunReport::RunReport() {
 }
 
 void RunReport::add_timing(const std::string& stage, double ms) {
+  record_timing(stage, ms);
+  stages_.add_closed(stage_of_timing(stage), ms);
+}
+
+void RunReport::record_timing(const std::string& stage, double ms) {
   auto& t = j_["timings_ms"];
   if (!t.is_object()) t = nlohmann::json::object();
   auto& s = t[stage];

@@ -1,6 +1,7 @@
 // Process-wide options set once by the CLI (or tests) and read by backends:
 // where shaders come from, GL validation, which CUDA device.
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@ struct RuntimeOptions {
   std::string gpus;                  // --gpus: "" one device; "all", a count or "0,1" (docs/multigpu.md)
   bool progress = true;              // progress bars on stderr
   std::vector<std::string> command_line;  // argv as given, for report.json (empty: not from the CLI)
+  // When the process started (set first thing by the CLI): report.json's stages count the wall time
+  // from here. Unset (Python, tests): from the start of the run.
+  std::chrono::steady_clock::time_point started{};
 };
 
 RuntimeOptions& runtime_options();

@@ -8,6 +8,9 @@
 
 #include "compute/core/crosscheck.hpp"
 #include "compute/core/log.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/mpi_world.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/memory.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
@@ -23,6 +26,7 @@
 #include "compute/fdk/rabbitct_result.hpp"
 #include "compute/fdk/raw_input.hpp"
 #include "compute/fdk/simulate.hpp"
+#include "compute/fdk/slabs.hpp"
 #include "compute/core/output_format.hpp"
 #include "compute/io/image_output.hpp"
 #include "compute/io/npy.hpp"
@@ -210,6 +214,7 @@ VolumeF iterate(RunContext& ctx, Setup& d, std::vector<Mat34>& matrices, int& sx
 // volume and its slices. `matrices`, `sx`, `sy`: the geometry the volume was made from.
 void finish(RunContext& ctx, const Setup& d, const VolumeF& v, const BackprojectTiming& t, const std::string& backend,
             const std::vector<Mat34>& matrices, int sx, int sy, const std::string& what) {
+  auto checks = ctx.report.stage("checks");  // metrics against the references; the writing below is its own
   const auto hu = to_hu(v, d.hu_scale);
   compare_with_references(ctx, d, hu, t);
   if (d.phantom_metrics) {
@@ -255,6 +260,9 @@ void run(RunContext& ctx) {
     d.references.push_back(read_reference_volume(d.reference_volume, d.L));
   }
   if (d.algorithm != Algorithm::fdk) {
+    if (!runtime_options().gpus.empty() || process_group())
+      throw UnavailableError(str_cat("--gpus/mpirun: fdk runs z-slabs on several ranks for fdk.algorithm = \"fdk\"; ",
+                                     to_string(d.algorithm), " runs on one device"));
     prepare_raw(ctx, d);
     std::vector<Mat34> matrices;
     int sx = 0, sy = 0;
@@ -264,6 +272,7 @@ void run(RunContext& ctx) {
   }
   const std::string backend = BackendRegistry<ConeBeamBackprojector>::instance().resolve(ctx.backend, estimate_work(d));
   ctx.report.set("backend", backend);
+  Ranks ranks = make_ranks(backend, runtime_options().gpus, "fdk");  // z-slabs (compute/fdk/slabs.hpp)
   const std::string filter = d.source != Source::rabbitct ? pick_filter(s, d, backend) : "none (pre-processed file)";
   ctx.report.set("filter", filter);
   prepare_raw(ctx, d);
@@ -274,7 +283,16 @@ void run(RunContext& ctx) {
   }
 
   BackprojectTiming t;
-  VolumeF v = run_backend(backend, d, ctx.report, &t, true);
+  VolumeF v = [&] {
+    if (!ranks.team) return run_backend(backend, d, ctx.report, &t, true);
+    Progress bar(str_cat("backproject [", backend, "] on ", ranks.size(), " ranks"), d.projections.count());
+    VolumeF out = reconstruct_slabs(ranks, backend, d.options, d.grid, d.projections, d.batch, &t,
+                                    [&](int cnt) { bar.step(cnt); });  // rank 0's thread alone
+    bar.finish();
+    for (const auto& name : ranks.names) ctx.report.add_device(name);
+    ctx.report.add_timing("backproject:" + backend, t.total_ms);
+    return out;
+  }();
   ctx.report.set_metric("projections", d.projections.count());
   ctx.report.set_metric("L", d.L);
   ctx.report.set_metric("backproject_ms", t.total_ms);
@@ -340,7 +358,7 @@ int crosscheck(CrosscheckContext& ctx) {
 }
 
 const ProblemRegistrar kRegister({"fdk", "cone-beam FDK back-projection on the RabbitCT problem [Hofmann2010]", run,
-                            crosscheck, list_backends_of<ConeBeamBackprojector>(), /*multi_device=*/false,
+                            crosscheck, list_backends_of<ConeBeamBackprojector>(), /*multi_device=*/true,
                             [](const Scene& s) { (void)FdkConfig::from_scene(s); }});
 
 }  // namespace

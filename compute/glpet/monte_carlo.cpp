@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <numbers>
@@ -14,6 +15,7 @@
 #include "compute/core/log.hpp"
 #include "compute/core/progress.hpp"
 #include "compute/glpet/siddon.hpp"
+#include "compute/multi/process_share.hpp"
 
 namespace tomo::glpet {
 
@@ -93,7 +95,11 @@ McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const Emission
   const std::int64_t chunk = 1 << 16, nchunks = (opt.histories + chunk - 1) / chunk;
   std::vector<double> hist(nlor, 0.0);
   std::int64_t geometric = 0, detected = 0;
-  Progress progress("Monte-Carlo", nchunks);
+  const ProcessShare share = process_share();  // under mpirun: this process's chunks, summed below
+  if (share.size > 1)
+    log_info("glpet Monte-Carlo: process ", share.rank, " of ", share.size, " runs ", share.count(nchunks), " of ",
+             nchunks, " chunks");
+  Progress progress("Monte-Carlo", share.count(nchunks));
   std::atomic<std::int64_t> chunks_done{0};
   std::int64_t chunks_shown = 0;  // thread 0's
 #pragma omp parallel reduction(+ : geometric, detected)
@@ -101,7 +107,7 @@ McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const Emission
     std::vector<std::uint32_t> local(nlor, 0);  // histories <= 2^32 - 1: a count cannot wrap
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t c = 0; c < nchunks; ++c) {
-      if (interrupted()) continue;  // an exception cannot leave the region: skip the rest
+      if (interrupted() || !share.mine(c)) continue;  // an exception cannot leave the region: skip the rest
       Rng rng(opt.seed * 0x2545f4914f6cdd1dull + std::uint64_t(c));
       const std::int64_t n = std::min(chunk, opt.histories - c * chunk);
       for (std::int64_t h = 0; h < n; ++h) {
@@ -136,6 +142,12 @@ McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const Emission
   }
   throw_if_interrupted();
   progress.finish();
+  if (share.size > 1) {  // whole numbers: the sum over the processes is the one-process histogram
+    std::array<double, 2> n{double(geometric), double(detected)};
+    sum_over_processes(hist);
+    sum_over_processes(n);
+    geometric = std::int64_t(n[0]), detected = std::int64_t(n[1]);
+  }
   res.geometric = geometric;
   res.detected = detected;
   if (detected == 0)

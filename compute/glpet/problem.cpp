@@ -155,8 +155,11 @@ void run(RunContext& ctx) {
   log_info("glpet: ", sys.grid.dims[0], "x", sys.grid.dims[1], "x", sys.grid.dims[2], " voxels, ",
            sys.scanner.pairs.size(), " module pairs, ", sys.lor_count(), " LORs, R=", sys.R, " N=", sys.N, " K=", sys.K,
            ", backend ", backend);
-  record_data(ctx, m);
-  write_data(ctx.out, g, mc.counts);
+  {
+    auto w = ctx.report.stage("writing");
+    record_data(ctx, m);
+    write_data(ctx.out, g, mc.counts);
+  }
 
   // The truth in the reconstruction's units: expected emitted pairs per voxel. Known only
   // for simulated data; with a file and a phantom only the scale-free metrics are reported.
@@ -227,14 +230,20 @@ void run(RunContext& ctx) {
     progress.step(1, str_cat("NRMSE ", nrmse_per_it.back()));
     return true;
   };
-  const MlemResult res = gpus.empty() ? run_mlem(*op, mc.counts, x0, opt)
-                                      : reconstruct_on_devices(ctx, g, mc.counts, backend, gpus, opt);
+  const MlemResult res = [&] {
+    auto st = ctx.report.stage("iterations");  // its sensitivity pass counts to that stage
+    return gpus.empty() ? run_mlem(*op, mc.counts, x0, opt)
+                        : reconstruct_on_devices(ctx, g, mc.counts, backend, gpus, opt);
+  }();
   progress.finish();
   ctx.report.set_metric("sensitivity_masked_voxels", double(res.masked));
 
   VolumeF x(sys.grid);
   x.data = res.x;
-  write_outputs(ctx.out, sys, x, res, mc.counts, truth_known ? &truth : nullptr);
+  {
+    auto w = ctx.report.stage("writing");
+    write_outputs(ctx.out, sys, x, res, mc.counts, truth_known ? &truth : nullptr);
+  }
 
   if (!g.has_phantom) return;
   if (truth_known) {

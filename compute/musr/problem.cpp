@@ -92,7 +92,10 @@ void run(RunContext& ctx) {
   const std::string backend =
       reg.resolve(ctx.backend, {.units = double(setup.data.bins()) * 7 * (p + 1), .cpu_units_per_core_s = 3e6});
   auto ev = reg.create(backend);
-  ev->configure(cfg.options);
+  {
+    auto timer = ctx.report.time("configure");
+    ev->configure(cfg.options);
+  }
   {
     auto timer = ctx.report.time("upload");
     ev->upload(setup.data);
@@ -108,6 +111,7 @@ void run(RunContext& ctx) {
     progress.finish();
   }
   const double fit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto writing_stage = ctx.report.stage("writing");  // to the end: printout, fitted msr, plots
   const MsrStatistic stat = statistic_of(r, setup, utc_now());
   std::fputs(format_printout(msr, r, stat, ev->describe(), fit_s).c_str(), stdout);
   const std::string stem = msr.path.stem().string().empty() ? "fit" : msr.path.stem().string();

@@ -86,7 +86,10 @@ void run(RunContext& ctx) {
   auto& reg = BackendRegistry<ListModeOperator>::instance();
   const std::string backend = reg.resolve(ctx.backend, estimate_work(c));
   auto op = reg.create(backend);
-  op->configure(c.scanner, c.box, c.options);
+  {
+    auto t = ctx.report.time("configure");
+    op->configure(c.scanner, c.box, c.options);
+  }
   ctx.report.set("backend", backend);
   ctx.report.add_device(op->describe());
 
@@ -146,6 +149,7 @@ void run(RunContext& ctx) {
   Progress progress(str_cat("safir ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
                     static_cast<long>(frames.size()) * c.mlem.iterations * recon.subsets);
   double recon_ms = 0, analysis_ms = 0;
+  auto iterations_stage = std::make_unique<RunReport::StageScope>(ctx.report, "iterations");  // with the analysis
   for (std::size_t k = 0; k < frames.size(); ++k) {
     const Frame& f = frames[k];
     // Uniform randoms: the delayed coincidences of this frame's share, spread over all LORs.
@@ -213,6 +217,8 @@ void run(RunContext& ctx) {
     frames_json.push_back(fj);
   }
   progress.finish();
+  iterations_stage.reset();
+  auto writing_stage = ctx.report.stage("writing");  // to the end: images, previews, metrics
   ctx.report.set_metric("reconstruction_ms", recon_ms);
   ctx.report.set_metric("analysis_ms", analysis_ms);
 

@@ -15,6 +15,7 @@
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/core/output_format.hpp"
 #include "compute/io/image_output.hpp"
@@ -29,6 +30,8 @@
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/pet/prior.hpp"
+#include "compute/multi/ranks.hpp"
+#include "compute/multi/summed_subsets.hpp"
 
 namespace tomo::strip {
 
@@ -78,29 +81,45 @@ void run(RunContext& ctx) {
   auto& reg = BackendRegistry<ListModeProjector>::instance();
   const std::string backend = reg.resolve(  // cpu cost: ~2e5 event-iterations per core-second (default kernel)
       ctx.backend, {.units = c.events_file.empty() ? double(c.events) * c.iterations : 0, .cpu_units_per_core_s = 2e5});
-  auto op = reg.create(backend);
-  op->configure(g, c.resolution, c.options);
+  // Several ranks (--gpus, mpirun): each reconstructs its share of the events (compute/multi).
+  Ranks ranks = make_ranks(backend, runtime_options().gpus, "strip");
+  std::unique_ptr<ListModeProjector> op;
+  if (!ranks.team) {
+    auto t = ctx.report.time("configure");
+    op = reg.create(backend);
+    op->configure(g, c.resolution, c.options);
+  }
   ctx.report.set("backend", backend);
-  ctx.report.add_device(op->describe());
+  if (op) ctx.report.add_device(op->describe());
+  for (const auto& name : ranks.names) ctx.report.add_device(name);
 
   // strip.attenuation_map: the object's μ, through which the simulator's pairs pass and which
   // the reconstruction corrects (docs/pet.md).
   std::optional<pet::AttenuationMap> mu;
-  if (!c.corrections.attenuation_map.empty()) mu = pet::AttenuationMap::read(c.corrections.attenuation_map, "strip.attenuation_map");
+  if (!c.corrections.attenuation_map.empty()) {
+    if (ranks.team) throw InputError("strip: strip.attenuation_map runs on one device (not with --gpus or several ranks)");
+    mu = pet::AttenuationMap::read(c.corrections.attenuation_map, "strip.attenuation_map");
+  }
   const std::vector<Event> events = load_or_simulate(c, ctx.report, mu ? &*mu : nullptr);
   if (events.empty())
     throw InputError(c.events_file.empty() ? std::string("strip: the simulation produced no events (strip.events = 0?)")
                                            : "strip: " + c.events_file + " (strip.events_file) holds no events");
   if (c.write_events && c.events_file.empty()) write_events_binary(ctx.out.file("events.lm"), events);
 
-  const std::vector<double> s = sensitivity_image(g);
+  const std::vector<double> s = [&] {
+    auto t = ctx.report.time("sensitivity");
+    return sensitivity_image(g);
+  }();
   const std::vector<std::uint8_t> outside = c.fov_mask ? outside_field_of_view(g) : std::vector<std::uint8_t>{};
   const std::vector<double> phantom = c.phantom.rasterize(g, 4);
-  write_image(ctx.out, g, "phantom", phantom);
-  write_image(ctx.out, g, "sensitivity", s);
-  write_image(ctx.out, g, "direct", direct_reconstruction(g, events));  // seed Fig. 3b
-
   {
+    auto w = ctx.report.stage("writing");
+    write_image(ctx.out, g, "phantom", phantom);
+    write_image(ctx.out, g, "sensitivity", s);
+    write_image(ctx.out, g, "direct", direct_reconstruction(g, events));  // seed Fig. 3b
+  }
+
+  if (op) {
     auto timer = ctx.report.time("upload");
     op->set_events(events);
   }
@@ -110,12 +129,12 @@ void run(RunContext& ctx) {
       c.pet.initial_image.empty()
           ? std::vector<double>(g.pixel_count(), 1.0)  // flat start: every pixel may emit
           : pet::read_initial_image(c.pet.initial_image, g.grid3().dims, "strip.initial_image");
-  EventSubsets data(*op, events, recon.subsets, g.pixel_count(), mu ? attenuated_acceptance(g, *mu) : std::vector<double>{});
-  std::unique_ptr<pet::PriorOperator> prior;
-  if (pet::uses_prior(recon.algorithm)) {
+  const auto make_prior = [&]() -> std::unique_ptr<pet::PriorOperator> {
+    if (!pet::uses_prior(recon.algorithm)) return nullptr;
     const Grid3 g3 = g.grid3();
-    prior = pet::make_prior(backend, {g3.dims, g3.voxel_mm}, recon.prior, std::vector<double>(g.pixel_count(), 1.0));
-  }
+    return pet::make_prior(backend, {g3.dims, g3.voxel_mm}, recon.prior, std::vector<double>(g.pixel_count(), 1.0));
+  };
+  pet::SubsetPrimitives* data = nullptr;  // the reconstruction's data (rank 0's with several ranks)
   nlohmann::json per_iteration = nlohmann::json::array();
   Progress progress(str_cat("strip ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
                     static_cast<long>(c.iterations) * recon.subsets);
@@ -124,11 +143,10 @@ void run(RunContext& ctx) {
   {
     auto timer = ctx.report.time("mlem");
     auto last = std::chrono::steady_clock::now();
-    data.set_image(start);
     const auto after_iteration = [&](int t) {
       const auto now = std::chrono::steady_clock::now();
       const double iteration_ms = std::chrono::duration<double, std::milli>(now - last).count();
-      rho_prime = data.image();
+      rho_prime = data->image();
       for (double v : rho_prime)
         if (!std::isfinite(v)) throw Error(str_cat("strip ", pet::algorithm_title(recon.algorithm),
                                                    ": non-finite pixel after iteration ", t));
@@ -146,15 +164,40 @@ void run(RunContext& ctx) {
       last = std::chrono::steady_clock::now();
       return true;
     };
-    pet::reconstruct(data, recon, prior.get(),
-                     {.after_subset =
-                          [&](const pet::Step& st) {
-                            progress.step(1, str_cat("iteration ", st.iteration, ", subset ", st.position, "/",
-                                                     st.positions));
-                          },
-                      .after_iteration = after_iteration});
+    const pet::ReconHooks hooks{.after_subset =
+                                    [&](const pet::Step& st) {
+                                      progress.step(1, str_cat("iteration ", st.iteration, ", subset ", st.position,
+                                                               "/", st.positions));
+                                    },
+                                .after_iteration = after_iteration};
+    if (op) {
+      EventSubsets single(*op, events, recon.subsets, g.pixel_count(),
+                          mu ? attenuated_acceptance(g, *mu) : std::vector<double>{});
+      single.set_image(start);
+      data = &single;
+      const auto prior = make_prior();
+      pet::reconstruct(single, recon, prior.get(), hooks);
+    } else {
+      ranks.team->run([&](int rank) {
+        const int local = rank - ranks.team->first_local_rank();
+        std::unique_ptr<ListModeProjector> rop;
+        configure_on_device(ranks.devices[std::size_t(local)], [&] {
+          rop = reg.create(backend);
+          rop->configure(g, c.resolution, c.options);
+        });
+        const std::vector<Event> mine = rank_events<Event>(events, recon.subsets, rank, ranks.size());
+        if (recon.subsets <= 1) rop->set_events(mine);
+        EventSubsets share(*rop, mine, recon.subsets, g.pixel_count());
+        SummedSubsets summed(share, *ranks.team, rank);
+        summed.set_image(start);
+        const auto prior = make_prior();
+        if (rank == 0) data = &summed;  // rank 0 reports; every rank holds the same image
+        pet::reconstruct(summed, recon, prior.get(), rank == 0 ? hooks : pet::ReconHooks{});
+      });
+    }
   }
   progress.finish();
+  auto writing_stage = ctx.report.stage("writing");  // to the end: images, previews, metrics
   const std::vector<double> rho = rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside);
   write_image(ctx.out, g, "rho_prime", rho_prime);
   write_image(ctx.out, g, "rho", rho);
@@ -206,7 +249,7 @@ int crosscheck(CrosscheckContext& ctx) {
 
 const ProblemRegistrar kRegister({"strip",
                                   "J-PET two-strip TOF list-mode ML-EM ([Bialas2015]): analytic kernel, 3σ ellipse",
-                                  run, crosscheck, list_backends_of<ListModeProjector>(), /*multi_device=*/false,
+                                  run, crosscheck, list_backends_of<ListModeProjector>(), /*multi_device=*/true,
                                   [](const Scene& s) { (void)StripConfig::from_scene(s); }});
 
 }  // namespace

@@ -5,11 +5,13 @@
 #include "compute/strip/attenuation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
+#include "compute/multi/process_share.hpp"
 
 namespace tomo::strip {
 
@@ -70,8 +72,13 @@ std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& re
   const std::uint64_t chunks = (count + kChunk - 1) / kChunk;
   std::uint64_t emitted = 0;
   bool starved = false;
+  const ProcessShare share = process_share();  // under mpirun: this process's chunks, gathered below
+  if (share.size > 1)
+    log_info("strip Monte-Carlo: process ", share.rank, " of ", share.size, " runs ", share.count(std::int64_t(chunks)),
+             " of ", chunks, " chunks");
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : emitted)
   for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
+    if (!share.mine(c)) continue;
     std::mt19937_64 rng(mix_seed(seed, static_cast<std::uint64_t>(c)));
     std::uniform_real_distribution<double> uy(bb[0], bb[1]), uz(bb[2], bb[3]), u01(0.0, 1.0),
         uth(-0.5 * kPi, 0.5 * kPi);
@@ -100,6 +107,12 @@ std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& re
                              " sampled emission points gives a detected event; the phantom lies (almost) "
                              "outside the strips' field of view (|y| < R = ",
                              g.R, ", |z| < L/2 = ", 0.5 * g.L, ")"));
+  if (share.size > 1) {  // every process gets every event, as one process would have made them
+    gather_chunks(std::as_writable_bytes(std::span<Event>(out)), kChunk * sizeof(Event));
+    std::array<double, 1> n{double(emitted)};
+    sum_over_processes(n);
+    emitted = std::uint64_t(n[0]);
+  }
   if (stats) *stats = {emitted, count};
   return out;
 }

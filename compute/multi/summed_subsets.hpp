@@ -1,0 +1,48 @@
+// A rank's share of a list-mode problem's data as the whole problem's SubsetPrimitives: the
+// rank's back-projected ratios B_k are summed over the team before every update, so each rank
+// runs the same ML-EM/OSEM (or any algorithm of compute/pet) as one rank holding every event, up
+// to the order of the float sums (docs/multigpu.md, "safir and strip"). The sensitivity is the
+// scanner's (it does not depend on the events) and is taken from the rank as it is.
+#pragma once
+#include <span>
+#include <vector>
+
+#include "compute/core/team.hpp"
+#include "compute/pet/reconstruct.hpp"
+
+namespace tomo {
+
+class SummedSubsets final : public pet::SubsetPrimitives {
+ public:
+  SummedSubsets(pet::SubsetPrimitives& local, Team& team, int rank) : local_(local), team_(team), rank_(rank) {}
+
+  int subset_count() const override { return local_.subset_count(); }
+  std::size_t voxel_count() const override { return local_.voxel_count(); }
+  void set_image(std::span<const double> x) override { local_.set_image(x); }
+  std::vector<double> image() override { return local_.image(); }
+  std::vector<double> sensitivity(int subset) override { return local_.sensitivity(subset); }
+  // x ← x·B_k/s_k with B_k summed over the team (0 where s_k = 0), as pet::SubsetPrimitives says;
+  // every rank must start from the same x.
+  void em_step(int subset) override;
+  std::vector<double> back_ratio(int subset) override;
+
+ private:
+  pet::SubsetPrimitives& local_;
+  Team& team_;
+  int rank_;
+};
+
+// Rank `rank` of `ranks`' share of `n` events dealt so that every rank holds its part of every
+// subset: blocks of `subsets` consecutive events go to the ranks in turn, so an event keeps its
+// index modulo `subsets` (its subset, compute/pet's interleaving) in the rank's list. Returns the
+// indices of the rank's events, in order.
+std::vector<std::size_t> rank_event_indices(std::size_t n, int subsets, int rank, int ranks);
+
+template <class Event>
+std::vector<Event> rank_events(std::span<const Event> all, int subsets, int rank, int ranks) {
+  std::vector<Event> mine;
+  for (std::size_t i : rank_event_indices(all.size(), subsets, rank, ranks)) mine.push_back(all[i]);
+  return mine;
+}
+
+}  // namespace tomo
