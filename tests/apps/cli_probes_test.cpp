@@ -107,7 +107,7 @@ const Probe kProbes[] = {
     {"run default.toml --set glpet.mc.histories=9223372036854775807 -o out", 2, "must be in [1, 4e9]"},
     {"--gpus two run -o out", 2, "is not all, a count, or a comma-separated list"},
     {"--gpus 0,0 run --backend cpu -o out", 2, "named twice"},
-    {"--gpus 2 run strip_default.toml -o out", 2, "problem strip runs on one device"},
+    {"--gpus 2 run musr_default.toml -o out", 2, "problem musr runs on one device"},
     // One rule for --gpus in every command: a value that cannot be honoured is bad input.
     {"--gpus '' run strip_default.toml -o out", 2, "--gpus: empty value"},
     {"--gpus '' info", 2, "--gpus: empty value"},
