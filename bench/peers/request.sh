@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The peers' side-by-side run on the GPU machine, from the pack tools/peers-pack.sh makes:
+# builds parallelproj-backend (CUDA, sm_90) from its carried source first, unpacks ours (the
+# Python module with CUDA, bench_fdk and the CLI), ASTRA's wheel with its cuFFT forwarder and
+# iminuit, then runs bench/peers/{astra,parallelproj,iminuit}_peer.py, each under its own time
+# limit; the table lands in $OUT/peers.json and $OUT/peers.md, the logs beside it.
+#   PACK=<the pack folder> OUT=<outputs> bash request.sh      (PACK defaults to ./pack beside this file)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PACK=${PACK:-$here/pack}
+OUT=${OUT:-$PWD/peers-out}
+W=${PEERS_WORK:-/tmp/tomoraster-peers}
+mkdir -p "$OUT" "$W"
+t0=$(date +%s)
+stamp() { echo "[$(($(date +%s) - t0)) s] $*"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+py=$(command -v python3.12 || command -v python3)
+
+stamp "parallelproj-backend: configure and build (sm_90)"
+rm -rf "$W/ppb" && mkdir -p "$W/ppb"
+tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
+src=$(ls -d "$W"/ppb/parallelproj-backend-*)
+# Its CMakeLists forces every architecture; one is enough here (minutes less).
+sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
+( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
+    -DPython_EXECUTABLE="$py" && cmake --build "$W/ppb/build" -j"$(nproc)" ) > "$OUT/parallelproj-build.log" 2>&1 \
+  && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
+  || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
+
+stamp "unpacking ours, ASTRA, iminuit"
+tar -xJf "$PACK/gpu/build.tar.xz" -C "$W"
+tar -xJf "$PACK/pygpu.tar.xz" -C "$W"
+mkdir -p "$W/astra" && tar -xJf "$PACK/astra-cp312.tar.xz" -C "$W/astra"
+tar -xJf "$PACK/scripts.tar.xz" -C "$W"
+"$py" -m pip install -q --no-deps --no-index --target "$W/site" "$PACK"/iminuit-*.whl 2>&1 | tail -n 2
+cufft12=$(ls /usr/local/cuda/lib64/libcufft.so.12 2>/dev/null || find / -name 'libcufft.so.12' -not -path '/proc/*' 2>/dev/null | head -n 1)
+stamp "cuFFT 12 for ASTRA's forwarder: ${cufft12:-not found}"
+export CUFFT_FORWARD_TARGET=${cufft12:-libcufft.so.12}
+export LD_LIBRARY_PATH="$PACK/gpu/lib:$W/.pygpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PYTHONPATH="$W/.pygpu:$W/astra/site:$W/ppb/build:$W/site:${PYTHONPATH:-}"
+b=$(ls -d "$W"/build*/ | head -n 1)
+"$py" -c 'import tomoraster, cupy; print("tomoraster", tomoraster.__version__, tomoraster.info()["problems"]["fdk"]["backends"]); print("cupy", cupy.__version__)'
+
+run() {  # name, limit in s, command...
+  local name=$1 limit=$2; shift 2
+  stamp "$name"
+  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  stamp "$name: exit $rc"
+  tail -n 40 "$OUT/$name.log"
+}
+run parallelproj "${PEERS_PP_S:-90}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
+  --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+run iminuit "${PEERS_MINUIT_S:-60}" "$py" "$W/bench/peers/iminuit_peer.py" --cli "$b/apps/tomoraster" \
+  --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
+stamp "done"
+cat "$OUT/peers.md" 2>/dev/null
