@@ -29,6 +29,8 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "python"))
 import peers_table as pt  # noqa: E402
 
+# Our backend: cuda on the GPU machine (PEERS_OURS_BACKEND=cpu: a plumbing check without a GPU).
+BACKEND = os.environ.get("PEERS_OURS_BACKEND", "cuda")
 # Circular orbits: (L, views, cols, rows, pixel mm); source-isocentre 750 mm, source-detector 1200 mm,
 # a 256 mm cube (RabbitCT's volume). 512: RabbitCT's detector and view count on a full circle.
 ORBITS = {256: (256, 360, 512, 512, 0.9), 512: (512, 496, 1248, 960, 0.4)}
@@ -45,6 +47,19 @@ def orbit_vectors(views, cols, rows, pixel):
     u = np.stack([-s * pixel, c * pixel, z], 1)
     v = np.stack([z, z, np.full(views, pixel)], 1)
     return np.concatenate([src, det, u, v], 1), np.degrees(b)
+
+
+def matrices_from_vectors(vecs, cols, rows):
+    """Our (n, 3, 4) matrices of cone_vec rows: x − s = λ·(d₀ + a·u + b·v − s) with d₀ the centre of
+    pixel (0, 0), so (a·λ, b·λ, λ) = M⁻¹(x − s), M = [u | v | d₀ − s]; scaled to w = 1 at the origin."""
+    out = np.empty((len(vecs), 3, 4))
+    for k, row in enumerate(np.asarray(vecs, dtype=np.float64)):
+        s, d, u, v = row[0:3], row[3:6], row[6:9], row[9:12]
+        d0 = d - 0.5 * (cols - 1) * u - 0.5 * (rows - 1) * v
+        mi = np.linalg.inv(np.stack([u, v, d0 - s], axis=1))
+        P = np.concatenate([mi, -(mi @ s)[:, None]], axis=1)
+        out[k] = P / P[2, 3]
+    return out
 
 
 def balls_volume(xp, L):
@@ -70,14 +85,14 @@ def balls_volume(xp, L):
 def fdk_rows(a, xp, astra, tomoraster, gpu, L):
     import rabbit_geometry as geo
     L, views, cols, rows, pixel = ORBITS.get(L, (L, 2 * L, 2 * L, 2 * L, 256.0 * SDD / SID / (2 * L) * 1.1))
-    vecs, beta = orbit_vectors(views, cols, rows, pixel)
+    vecs, _ = orbit_vectors(views, cols, rows, pixel)
     proj = geo.ball_projections(xp, vecs, cols, rows)  # (views, rows, cols) ours
     voxel = SIDE_MM / L
-    geometry = tomoraster.fdk.circular_orbit(rows, cols, pixel, SID, SDD, voxels=(L, L, L), voxel_mm=voxel,
-                                             angles_deg=beta)
+    mats = matrices_from_vectors(vecs, cols, rows)
+    print(f"FDK {L}^3: our matrices vs the cone_vec rows: max {geo.check_geometry(mats, vecs, cols, rows):.1e} px")
     size = f"{L}^3, {views} views of {cols}x{rows}"
     timer = pt.Timer(xp)
-    ours_call = lambda: tomoraster.fdk.fdk(proj, geometry.matrices, (L, L, L), (voxel,) * 3, backend="cuda",  # noqa: E731
+    ours_call = lambda: tomoraster.fdk.fdk(proj, mats, (L, L, L), (voxel,) * 3, backend=BACKEND,  # noqa: E731
                                            interpolation="hardware", parker=False)
     ours_ms = timer.median(ours_call, a.reps)
     ours = timer.last
@@ -115,8 +130,8 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
                       "tomoraster.fdk.fdk (cuda, hardware interpolation, CuPy in/out)", how))
     # Ours from host memory to host memory, as a user with NumPy arrays sees it.
     host = xp.asnumpy(proj)
-    host_ms = pt.Timer(xp).median(lambda: tomoraster.fdk.fdk(host, geometry.matrices, (L, L, L), (voxel,) * 3,
-                                                             backend="cuda", interpolation="hardware", parker=False),
+    host_ms = pt.Timer(xp).median(lambda: tomoraster.fdk.fdk(host, mats, (L, L, L), (voxel,) * 3,
+                                                             backend=BACKEND, interpolation="hardware", parker=False),
                                   max(1, a.reps // 2))
     out.append(pt.row("ASTRA", astra.__version__, "FDK_CUDA", size, gpu, theirs_ms, host_ms, "(same images)",
                       "tomoraster.fdk.fdk (cuda, NumPy in/out)", how))

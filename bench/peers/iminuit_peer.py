@@ -54,7 +54,7 @@ def main(argv=None):
     except Exception:  # noqa: BLE001
         xp, gpu = None, "cpu"
     msr = a.msr or simulate(a.cli, a.folder, a.detectors, a.bins)
-    fit = tomoraster.musr.Fit(msr, backend="cuda")
+    fit = tomoraster.musr.Fit(msr, backend=os.environ.get("PEERS_OURS_BACKEND", "cuda"))
     size = f"{fit.bins} bins, {len(fit.names)} parameters"
     timer = pt.Timer(None)  # host-driven loops: the wall clock (each χ² call synchronises)
     ours_ms = timer.median(fit.fit, a.reps)

@@ -31,6 +31,19 @@ sys.path.insert(0, here)
 import peers_table as pt  # noqa: E402
 
 
+# Our backend: cuda on the GPU machine; PEERS_OURS_BACKEND=cpu with a stand-in CuPy (NumPy) checks
+# the script's plumbing on a machine without a GPU.
+BACKEND = os.environ.get("PEERS_OURS_BACKEND", "cuda")
+
+
+def into(fn, x, out):
+    """fn(x) into out: in place on the GPU (cuda), a host result copied in otherwise."""
+    if BACKEND == "cuda":
+        return fn(x, out=out)
+    out[...] = fn(np.asarray(x, dtype=np.float64))
+    return out
+
+
 def crystal_positions(rings, crystals, pitch, radius=0.0, swap_xy=False, turn=0.0):
     """(rings·crystals, 3) float32 front-face centres as (z, y, x), our crystal id order."""
     R = radius if radius > 0 else pitch / (2 * math.sin(math.pi / crystals))
@@ -62,6 +75,9 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=10, help="the scene's events repeated this often (timing size)")
     p.add_argument("--events", type=int, default=400000, help="safir.events simulated")
     p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--rings", type=int, default=91, help="safir.rings (the default scanner's)")
+    p.add_argument("--crystals", type=int, default=180, help="safir.crystals")
+    p.add_argument("--image", default="90,90,50", help="safir.image (x, y, z voxels of 0.7 mm)")
     p.add_argument("--tpb", type=int, default=64, help="parallelproj threads per block")
     p.add_argument("--out", default="peers.json")
     p.add_argument("--md", default="peers.md")
@@ -79,9 +95,10 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001
         ppb, version, why = None, "-", f"import parallelproj_backend failed: {type(e).__name__}: {e}"
         print(why)
-    ev, _, _ = safir.events(events=a.events)  # the default scene (docs/safir.md), simulated
-    ours = safir.Projector(backend="cuda")
-    rings, crystals = 91, 180  # the default scanner
+    scanner = dict(rings=a.rings, crystals=a.crystals, image=[int(v) for v in a.image.split(",")])
+    ev, _, _ = safir.events(events=a.events, **scanner)  # the default scene (docs/safir.md), simulated
+    ours = safir.Projector(backend=BACKEND, **scanner)
+    rings, crystals = a.rings, a.crystals
     pitch, voxel = 2.2, 0.7
     shape = ours.image_shape
     ev = np.tile(np.asarray(ev), (a.repeat, 1))
@@ -91,10 +108,10 @@ def main(argv=None):
     ours.set_events(ev_d)
     img = test_image(xp, shape, voxel)
     y_ours = xp.empty(n, xp.float32)
-    fwd_ms = timer.median(lambda: ours.forward(img, out=y_ours), a.reps)
+    fwd_ms = timer.median(lambda: into(ours.forward, img, y_ours), a.reps)
     ones = xp.ones(n, xp.float32)
     b_ours = xp.empty(shape, xp.float32)
-    back_ms = timer.median(lambda: ours.back(ones, out=b_ours), a.reps)
+    back_ms = timer.median(lambda: into(ours.back, ones, b_ours), a.reps)
     rows = []
     if ppb is None:
         rows.append(pt.row("parallelproj", "-", "LM fwd (non-TOF)", size, gpu, None, fwd_ms, "", "safir.Projector.forward", why))
@@ -156,9 +173,9 @@ def main(argv=None):
 
     def our_em():  # the same loop around our projector (ours.mlem's own pass is timed below)
         x_o[...] = x0
-        ours.forward(x_o, out=y_o)
+        into(ours.forward, x_o, y_o)
         r = xp.where(y_o > 0, 1 / xp.where(y_o > 0, y_o, 1), 0).astype(xp.float32)
-        ours.back(r, out=b_o)
+        into(ours.back, r, b_o)
         x_o[...] = x_o * b_o / s_ours
     o_em = timer.median(our_em, a.reps)
     ag = pt.agreement(xp, x_o, x_t, "image after 1 iteration; ")

@@ -105,3 +105,14 @@ def test_the_test_image_is_a_cylinder_with_hot_spheres():
     img = parallelproj_peer.test_image(np, (20, 90, 90), 0.7)
     assert img.shape == (20, 90, 90) and img.dtype == np.float32
     assert img[10, 0, 0] == 0 and set(np.unique(img)) == {0.0, 1.0, 4.0}
+
+
+def test_matrices_from_vectors_project_as_the_cone_vec_rows():
+    sys.path.insert(0, str(PEERS.parent / "python"))
+    import rabbit_geometry as geo
+    vecs, _ = astra_peer.orbit_vectors(12, 64, 48, 0.9)
+    P = astra_peer.matrices_from_vectors(vecs, 64, 48)
+    assert geo.check_geometry(P, vecs, 64, 48) < 1e-9
+    assert np.allclose(P[:, 2, 3], 1.0)
+    # the origin lands on the central ray: the detector's centre, ((cols−1)/2, (rows−1)/2)
+    assert np.allclose(P[:, 0, 3], 31.5) and np.allclose(P[:, 1, 3], 23.5)
