@@ -7,14 +7,18 @@
 #   PACK=<the pack folder> OUT=<outputs> bash request.sh      (PACK defaults to ./pack beside this file)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PACK=${PACK:-$here/pack}
+if [ -z "${PACK:-}" ]; then  # beside this file, or the current folder, or this file's own folder
+  for d in "$here/pack" "$PWD/pack" "$PWD/.peers" "$here"; do [ -f "$d/scripts.tar.xz" ] && { PACK=$d; break; }; done
+fi
+[ -f "${PACK:-}/scripts.tar.xz" ] || { echo "request.sh: no pack (scripts.tar.xz) found; set PACK" >&2; exit 2; }
+PACK=$(cd "$PACK" && pwd)
 OUT=${OUT:-$PWD/peers-out}
 W=${PEERS_WORK:-/tmp/tomoraster-peers}
 mkdir -p "$OUT" "$W"
 t0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - t0)) s] $*"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-py=$(command -v python3.12 || command -v python3)
+py=${PEERS_PYTHON:-$(command -v python3.12 || command -v python3)}
 
 stamp "parallelproj-backend: configure and build (sm_90)"
 rm -rf "$W/ppb" && mkdir -p "$W/ppb"
@@ -22,6 +26,23 @@ tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
 src=$(ls -d "$W"/ppb/parallelproj-backend-*)
 # Its CMakeLists forces every architecture; one is enough here (minutes less).
 sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
+# CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device number in
+# cudaMemPrefetchAsync/cudaMemAdvise (its managed-memory path): a shim included after its header.
+cat > "$src/src/cuda13_compat.h" <<'SHIM'
+#pragma once
+#include <cuda_runtime.h>
+#if CUDART_VERSION >= 13000
+static inline cudaMemLocation pp_device_location(int device) {
+  cudaMemLocation l{};
+  l.type = cudaMemLocationTypeDevice;
+  l.id = device;
+  return l;
+}
+#define cudaMemPrefetchAsync(p, n, d) cudaMemPrefetchAsync((p), (n), pp_device_location(d), 0)
+#define cudaMemAdvise(p, n, h, d) cudaMemAdvise((p), (n), (h), pp_device_location(d))
+#endif
+SHIM
+sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
 ( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
     -DPython_EXECUTABLE="$py" && cmake --build "$W/ppb/build" -j"$(nproc)" ) > "$OUT/parallelproj-build.log" 2>&1 \
   && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
@@ -49,10 +70,10 @@ run() {  # name, limit in s, command...
   stamp "$name: exit $rc"
   tail -n 40 "$OUT/$name.log"
 }
-run parallelproj "${PEERS_PP_S:-90}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
 run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
   --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
-run iminuit "${PEERS_MINUIT_S:-60}" "$py" "$W/bench/peers/iminuit_peer.py" --cli "$b/apps/tomoraster" \
+run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" --cli "$b/apps/tomoraster" \
   --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
 stamp "done"
 cat "$OUT/peers.md" 2>/dev/null
