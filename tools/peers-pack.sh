@@ -37,10 +37,12 @@ if wanted gpu; then
 fi
 if wanted pygpu; then
   [ -d .pygpu/tomoraster ] || JOBS=${JOBS:-1} tools/py-gpu-pack.sh
-  # pytest is not needed by the peers' scripts.
+  # pytest is not needed by the peers' scripts, nor the libraries gpu/lib carries already.
+  dup=()
+  for f in .pygpu/lib/*; do [ -e "$out/gpu/lib/$(basename "$f")" ] && dup+=("--exclude=$f"); done
   XZ_OPT=-6 tar -cJf "$out/pygpu.tar.xz" --exclude='.pygpu/_pytest' --exclude='.pygpu/pytest*' \
     --exclude='.pygpu/pluggy*' --exclude='.pygpu/iniconfig*' --exclude='.pygpu/packaging*' --exclude='.pygpu/py.py' \
-    --exclude='.pygpu/bin' --exclude='__pycache__' .pygpu
+    --exclude='.pygpu/pygments*' --exclude='.pygpu/bin' --exclude='__pycache__' "${dup[@]}" .pygpu
 fi
 if wanted astra; then
   XZ_OPT=-6 tools/astra-pack.sh >/dev/null
