@@ -31,7 +31,7 @@ def simulate(cli, folder, detectors, bins):
     scene = os.path.join(folder, "musr_peer.toml")
     with open(scene, "w") as f:
         f.write(f'problem = "musr"\nbackend = "cpu"\n[musr]\ndetectors = {detectors}\nbins = {bins}\nplots = false\n')
-    subprocess.run([cli, "run", scene, "-o", os.path.join(folder, "out")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([cli, "-q", "run", scene, "-o", os.path.join(folder, "out"), "--force"], check=True, stdout=subprocess.DEVNULL)
     return os.path.join(folder, "out", "musr_eq5.msr")
 
 
