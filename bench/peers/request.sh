@@ -43,7 +43,10 @@ static inline cudaMemLocation pp_device_location(int device) {
 #endif
 SHIM
 sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
-( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
+# RelWithDebInfo at -O3: nanobind turns on LTO for Release builds, and the machine's g++ cannot run its
+# lto-wrapper at the module's link.
+( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" \
+    -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
     -DPython_EXECUTABLE="$py" && cmake --build "$W/ppb/build" -j"$(nproc)" ) > "$OUT/parallelproj-build.log" 2>&1 \
   && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
   || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
@@ -70,10 +73,18 @@ run() {  # name, limit in s, command...
   stamp "$name: exit $rc"
   tail -n 40 "$OUT/$name.log"
 }
-run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
-run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
+# PEERS_STEPS picks the steps (default all but fdkcheck): parallelproj, astra (all of ASTRA's rows),
+# fdk (ASTRA's FDK rows only), fdkcheck (the cuFFT forwarder and FDK_CUDA's variants at 64³), iminuit.
+steps=" ${PEERS_STEPS:-parallelproj astra iminuit} "
+want() { [[ "$steps" == *" $1 "* ]]; }
+want fdkcheck && run fdkcheck 60 "$py" "$W/bench/peers/astra_fdk_check.py" \
+  --cufft "$W/astra/site/nvidia/cufft/lib/libcufft.so.11"
+want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+want fdk && run fdk "${PEERS_FDK_S:-90}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --bp-sizes "" --no-host \
   --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
-run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" --cli "$b/apps/tomoraster" \
+want astra && run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
+  --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+want iminuit && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" --cli "$b/apps/tomoraster" \
   --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
 stamp "done"
 cat "$OUT/peers.md" 2>/dev/null
