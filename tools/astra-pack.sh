@@ -5,12 +5,14 @@
 # What libastra.so.0 needs (readelf -d; the script prints it again): libcudart.so.12 and
 # libcufft.so.11, found through RUNPATH $ORIGIN/../nvidia/{cuda_runtime,cufft}/lib. The runtime
 # comes from nvidia-cuda-runtime-cu12 (only libcudart.so.12, 0.7 MB, of its 9 MB). cuFFT 11
-# (nvidia-cufft-cu12, ~200 MB) does not fit in a device call's 64 MiB, and ASTRA calls it only to
-# filter (FDK_CUDA, FBP_CUDA), never in BP3D_CUDA: tools/stubs/cufft_stub.c builds a stand-in
-# with the same SONAME, symbol version and exactly the symbols libastra imports (checked below),
-# each returning CUFFT_NOT_SUPPORTED with "cuFFT stub: not carried". ASTRA's filtering therefore
-# fails with this pack; its projectors (BP3D_CUDA, FP3D_CUDA) run. Debug sections are stripped
-# (libastra.so.0 40 MB -> ~13 MB; its CUDA fat binaries, sm_50..sm_120, stay).
+# (nvidia-cufft-cu12, ~200 MB) does not fit in a device call's 64 MiB, but the GPU machine has
+# cuFFT 12 (CUDA 13), whose API for the five calls libastra makes is the same:
+# tools/stubs/cufft_forward.c builds a libcufft.so.11 with the same SONAME and symbol version and
+# exactly the symbols libastra imports (checked below), each forwarding by dlvsym to
+# libcufft.so.12's. ASTRA's filtering (FDK_CUDA, FBP_CUDA) therefore runs with the machine's cuFFT;
+# libcufft.so.12 must be on the loader's path there (LD_LIBRARY_PATH=/usr/local/cuda/lib64, or
+# CUFFT_FORWARD_TARGET=/path/libcufft.so.12). Debug sections are stripped (libastra.so.0 40 MB ->
+# ~13 MB; its CUDA fat binaries, sm_50..sm_120, stay).
 #
 # Output: .astra/astra-cp312.tar.xz (site/astra, site/nvidia/...) and .astra/MANIFEST.txt.
 # On the GPU machine (carry ".astra"):
@@ -55,10 +57,10 @@ needed=$(readelf -d "$lib" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 for want in libcudart.so.12 libcufft.so.11; do
   [[ " $needed " == *" $want "* ]] || { echo "astra-pack: libastra.so.0 no longer needs $want (NEEDED: $needed); revisit this script" >&2; exit 1; }
 done
-# The stub must define exactly what libastra imports from cuFFT, under the same version node.
+# The forwarder must define exactly what libastra imports from cuFFT, under the same version node.
 imports=$(nm -D --undefined-only "$lib" | awk '/@libcufft\.so\.11/{sub(/@.*/, "", $2); print $2}' | sort)
-stub_src=tools/stubs/cufft_stub.c
-defined=$(grep -oE '^cufftResult (cufft[A-Za-z0-9_]+)\(' "$stub_src" | sed -E 's/^cufftResult (.*)\(/\1/' | sort)
+stub_src=tools/stubs/cufft_forward.c
+defined=$(grep -oE '^FORWARD\((cufft[A-Za-z0-9_]+),' "$stub_src" | sed -E 's/^FORWARD\((.*),/\1/' | sort)
 if [ "$imports" != "$defined" ]; then
   echo "astra-pack: libastra.so.0 imports these cuFFT symbols: $(echo "$imports" | tr '\n' ' ')" >&2
   echo "            $stub_src defines: $(echo "$defined" | tr '\n' ' ')" >&2
@@ -66,11 +68,11 @@ if [ "$imports" != "$defined" ]; then
 fi
 { echo 'libcufft.so.11 {'; echo '  global:'; for s in $imports; do echo "    $s;"; done; echo '  local: *;'; echo '};'; } > "$work/cufft.map"
 gcc -O2 -shared -fPIC -Wall -Wextra -Werror -Wl,-soname,libcufft.so.11 -Wl,--version-script="$work/cufft.map" \
-  -o "$site/nvidia/cufft/lib/libcufft.so.11" "$stub_src"
-# The stub's exports, with their version, must match the imports one for one.
+  -o "$site/nvidia/cufft/lib/libcufft.so.11" "$stub_src" -ldl -lpthread
+# The forwarder's exports, with their version, must match the imports one for one.
 got=$(nm -D --defined-only "$site/nvidia/cufft/lib/libcufft.so.11" | awk '$2=="T"{print $3}' | sort)
 want=$(for s in $imports; do echo "$s@@libcufft.so.11"; done | sort)
-[ "$got" = "$want" ] || { echo "astra-pack: stub exports differ: $got" >&2; exit 1; }
+[ "$got" = "$want" ] || { echo "astra-pack: forwarder exports differ: $got" >&2; exit 1; }
 
 find "$site" -name '*.so*' -type f -print0 | xargs -0 strip --strip-debug
 rm -rf "$out"
@@ -78,7 +80,7 @@ mkdir -p "$out"
 tar -C "$work" -cJf "$out/astra-cp312.tar.xz" site
 {
   echo "astra-toolbox $astra_version ($(basename "$astra_whl")), libcudart.so.12 from nvidia-cuda-runtime-cu12 $cudart_version"
-  echo "libcufft.so.11: stub from $stub_src (filtering fails; BP3D_CUDA does not use it)"
+  echo "libcufft.so.11: forwarder from $stub_src to the machine's libcufft.so.12 (dlvsym)"
   echo "libastra.so.0 NEEDED: $needed"
   echo "libastra.so.0 RUNPATH: $(readelf -d "$lib" | sed -n 's/.*RUNPATH.*\[\(.*\)\]/\1/p')"
   echo "cuFFT imports: $(echo "$imports" | tr '\n' ' ')"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Packs what the peers' side-by-side run (bench/peers/request.sh) needs on the GPU machine, which
+# has no package registry, into .peers/ (ignored; carry it, ≤ 60 MB with our build):
+#   gpu/          our CUDA build (bench_fdk, the CLI) by tools/gpu-pack.sh, everything else excluded
+#   pygpu.tar.xz  the Python module with CUDA for CPython 3.12 (tools/py-gpu-pack.sh's .pygpu)
+#   astra-cp312.tar.xz   ASTRA 2.5's wheel, libcudart 12 and the cuFFT forwarder (tools/astra-pack.sh)
+#   parallelproj-backend-<version>.tar.gz   its source (built there: CMake, nanobind, sm_90)
+#   iminuit-*.whl        the cp312 wheel
+#   scripts.tar.xz       bench/peers and bench/python of this checkout
+#   request.sh           bench/peers/request.sh
+# Env: BUILD_DIR (build: a CUDA build with bench_fdk and tomoraster), PARALLELPROJ_BACKEND_GIT (a
+# git directory or URL of KUL-recon-lab/parallelproj-backend; default its GitHub URL),
+# PARALLELPROJ_BACKEND_REF (HEAD), IMINUIT_VERSION (2.33.0), PEERS_SKIP ("pygpu astra gpu ...":
+# keep those parts as they are in .peers). The size of each part and the total are printed.
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+out=.peers
+build=${BUILD_DIR:-build}
+skip=" ${PEERS_SKIP:-} "
+exclude=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$exclude")" "$out"
+grep -qx '/.peers/' "$exclude" 2>/dev/null || echo '/.peers/' >> "$exclude"
+wanted() { [[ "$skip" != *" $1 "* ]]; }
+
+if wanted gpu; then
+  for t in bench/bench_fdk apps/tomoraster; do
+    [ -x "$build/$t" ] || { echo "peers-pack: no $build/$t (cmake --build $build --target bench_fdk tomoraster)" >&2; exit 1; }
+  done
+  # Everything but bench_fdk and the CLI stays here.
+  drop=$(find "$build" -type f -perm -u+x \( -name 'bench_*' -o -name 'test_*' -o -name 'tomoraster-*' -o -name 'fuzz_*' \) \
+    ! -name bench_fdk -printf '%f\n' | sort -u | tr '\n' ' ')
+  GPU_PACK_ALL=0 GPU_PACK_EXCLUDE="$drop Testing tests examples" XZ_OPT=${XZ_OPT:--9} tools/gpu-pack.sh "$build" >/dev/null || true
+  # (its closing du fails without a .gl folder; the pack itself is checked here)
+  [ -s .gpu/build.tar.xz ] || { echo "peers-pack: tools/gpu-pack.sh made no .gpu/build.tar.xz" >&2; exit 1; }
+  rm -rf "$out/gpu" && mv .gpu "$out/gpu"
+fi
+if wanted pygpu; then
+  [ -d .pygpu/tomoraster ] || JOBS=${JOBS:-1} tools/py-gpu-pack.sh
+  # pytest is not needed by the peers' scripts, nor the libraries gpu/lib carries already.
+  dup=()
+  for f in .pygpu/lib/*; do [ -e "$out/gpu/lib/$(basename "$f")" ] && dup+=("--exclude=$f"); done
+  XZ_OPT=-6 tar -cJf "$out/pygpu.tar.xz" --exclude='.pygpu/_pytest' --exclude='.pygpu/pytest*' \
+    --exclude='.pygpu/pluggy*' --exclude='.pygpu/iniconfig*' --exclude='.pygpu/packaging*' --exclude='.pygpu/py.py' \
+    --exclude='.pygpu/pygments*' --exclude='.pygpu/bin' --exclude='__pycache__' "${dup[@]}" .pygpu
+fi
+if wanted astra; then
+  XZ_OPT=-6 tools/astra-pack.sh >/dev/null
+  cp .astra/astra-cp312.tar.xz "$out/"
+fi
+if wanted parallelproj; then
+  src=${PARALLELPROJ_BACKEND_GIT:-https://github.com/KUL-recon-lab/parallelproj-backend.git}
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  if [ -d "$src" ]; then git_dir=$src; else git clone -q --bare "$src" "$tmp/repo.git"; git_dir=$tmp/repo.git; fi
+  ref=${PARALLELPROJ_BACKEND_REF:-HEAD}
+  ver=$(git --git-dir="$git_dir" describe --tags "$ref" 2>/dev/null | sed 's/^v//' || git --git-dir="$git_dir" rev-parse --short "$ref")
+  rm -f "$out"/parallelproj-backend-*.tar.gz
+  # Its CMake derives the version from the folder's name outside a git checkout.
+  git --git-dir="$git_dir" archive --format=tar.gz --prefix="parallelproj-backend-$ver/" -o "$out/parallelproj-backend-$ver.tar.gz" "$ref"
+fi
+if wanted iminuit; then
+  rm -f "$out"/iminuit-*.whl
+  "${PIP_PYTHON:-python3}" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+    -d "$out" "iminuit==${IMINUIT_VERSION:-2.33.0}"
+fi
+XZ_OPT=-6 tar -cJf "$out/scripts.tar.xz" --exclude='__pycache__' bench/peers bench/python
+cp bench/peers/request.sh "$out/request.sh"
+du -ab "$out" | sort -rn | awk '{printf "%8.1f MB  %s\n", $1 / 1e6, $2}' | head -n 12
+total=$(du -sb "$out" | cut -f1)
+echo "peers-pack: $out is $((total / 1000000)) MB (a device call carries at most 60 MB)"
+[ "$total" -le 60000000 ] || { echo "peers-pack: too large for one call: carry the parts in separate calls" >&2; exit 1; }
