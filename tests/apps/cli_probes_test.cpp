@@ -108,6 +108,8 @@ const Probe kProbes[] = {
     {"--gpus two run -o out", 2, "is not all, a count, or a comma-separated list"},
     {"--gpus 0,0 run --backend cpu -o out", 2, "named twice"},
     {"--gpus 2 run musr_default.toml -o out", 2, "problem musr runs on one device"},
+    {"--gpus 2 run strip_default.toml --backend cpu --set 'strip.attenuation_map=\"a-file.txt\"' -o out", 2,
+     "strip.attenuation_map runs on one device"},
     // One rule for --gpus in every command: a value that cannot be honoured is bad input.
     {"--gpus '' run strip_default.toml -o out", 2, "--gpus: empty value"},
     {"--gpus '' info", 2, "--gpus: empty value"},
