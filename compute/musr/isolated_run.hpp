@@ -1,5 +1,5 @@
-// Runs a reader built on a C library that can crash on malformed files (libhdf5, libhdf4) in a
-// forked child, as the optoacoustic HDF5 readers do: the child's RunData, InputError or Error
+// Reads a run in a forked child (compute/io/isolated_child.hpp) where the reader sits on a C
+// library that can crash on malformed files (libhdf5, libhdf4): the RunData, InputError or Error
 // comes back through a pipe; a child that dies becomes one InputError naming the file.
 #pragma once
 #include <filesystem>
