@@ -133,18 +133,19 @@ TiffStack read_tiff_stack(const std::filesystem::path& path) {
   // Decoded data beyond what any codec could expand the file to is refused before allocation.
   const std::uintmax_t max_decoded = 2048 * file_bytes + 64 * kMiB;
   TiffStack s;
-  std::uintmax_t decoded = 0;
+  std::uintmax_t decoded = 0, stored = 0;  // all pages' samples; those of uncompressed pages
   do {
     const std::string where = str_cat("TIFF file '", path.string(), "', page ", s.pages);
     PageReader page(t.get(), where, message);
     std::uint32_t w = 0, h = 0;
-    std::uint16_t spp = 1, bits = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
+    std::uint16_t spp = 1, bits = 1, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, compression = COMPRESSION_NONE;
     if (!TIFFGetField(t.get(), TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(t.get(), TIFFTAG_IMAGELENGTH, &h))
       page.fail("no image size");
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_BITSPERSAMPLE, &bits);
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_SAMPLEFORMAT, &format);
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetFieldDefaulted(t.get(), TIFFTAG_COMPRESSION, &compression);
     if (w < 1 || h < 1 || w > kMaxSide || h > kMaxSide)
       page.fail(str_cat("an image of ", w, " x ", h, " is outside 1..", kMaxSide, " on a side"));
     if (spp != 1) page.fail(str_cat(spp, " samples per pixel; projections are greyscale (1 sample)"));
@@ -164,8 +165,15 @@ TiffStack read_tiff_stack(const std::filesystem::path& path) {
     if (decoded > max_decoded)
       page.fail(str_cat("the pages declare ", byte_count(decoded), " of samples, more than a file of ",
                         byte_count(file_bytes), " can hold"));
+    // Uncompressed samples are stored as they are: they cannot exceed the file itself.
+    const bool raw = compression == COMPRESSION_NONE;
+    if (raw) stored += image * (bits / 8);
+    if (stored > file_bytes)
+      page.fail(str_cat("the uncompressed pages declare ", byte_count(stored), " of samples, more than the file's ",
+                        byte_count(file_bytes)));
     s.pixels.resize(s.pixels.size() + image);
-    page.read(s.rows, s.cols, convert, bits / 8, max_decoded, s.pixels.data() + static_cast<std::size_t>(s.pages) * image);
+    page.read(s.rows, s.cols, convert, bits / 8, raw ? file_bytes : max_decoded,
+              s.pixels.data() + static_cast<std::size_t>(s.pages) * image);
     for (std::size_t i = 0; i < image; ++i) {
       const float v = s.pixels[static_cast<std::size_t>(s.pages) * image + i];
       if (!std::isfinite(v)) page.fail(str_cat("row ", i / w, ", column ", i % w, " is not finite (", v, ")"));
