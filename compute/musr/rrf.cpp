@@ -44,9 +44,8 @@ RunBins single_histogram_rrf_bins(const MsrFile& msr, const MsrRun& r, const Psi
     prep::fail(msr, r, "single-histogram RRF RUN (fittype 1) cannot fit the background: give 'background' or 'backgr.fix'");
   prep::Group g = prep::sum_group(msr, r, f, r.forward, [](std::size_t k) { return k; }, added);
   prep::set_data_range(msr, r, g, 0, dt);
-  const int fgb = g.fgb, lgb = g.lgb;  // lgb ≤ size − 1: musrfit reads bin lgb too
+  const int fgb = g.fgb, lgb = g.lgb;
   const std::vector<double>& raw = g.counts;
-  if (lgb >= static_cast<int>(raw.size())) prep::fail(msr, r, "RRF data range must end before the histogram's last bin");
   // Background per raw bin: Σ[start, end)/(end − start + 1) over the window cut to beam periods
   // in raw bins; its error the bins' standard deviation about it (musrfit's EstimateBkg).
   double bkg = 0.0, bkg_err = 0.0;
@@ -73,7 +72,10 @@ RunBins single_histogram_rrf_bins(const MsrFile& msr, const MsrRun& r, const Psi
   // N0: the plain mean of M over the first bins up to ⌈T·ν/2π⌉·2π/ν (T = 1 µs, ν the main
   // frequency in MHz: musrfit's formula, which treats ν as an angular frequency); its error
   // √Σw²err²/Σw over the same bins.
-  const double nu = rrf_main_frequency(std::span<const double>(raw).subspan(fgb, lgb - fgb + 1), dt);
+  // musrfit transforms bins fgb … lgb inclusive (reading past the histogram where lgb is its
+  // size, the default data end): here at most to its last bin.
+  const int last = std::min(lgb, static_cast<int>(raw.size()) - 1);
+  const double nu = rrf_main_frequency(std::span<const double>(raw).subspan(fgb, last - fgb + 1), dt);
   const int end_bin = nu > 0.0 ? static_cast<int>(std::round(std::ceil(1.0 * nu / (2.0 * std::numbers::pi)) *
                                                               (2.0 * std::numbers::pi / nu) / dt))
                                : static_cast<int>(std::round(1.0 / dt));

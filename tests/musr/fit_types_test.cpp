@@ -142,6 +142,22 @@ TEST(MusrFitTypes, SingleHistogramRrfAgreesWithTheLabFrameFit) {
   EXPECT_LT(std::fabs(rot.value.at("phase") - (rrf0.value.at("phase") - 20.0)), 0.3 * lab.error.at("phase"));
 }
 
+// Without a `data` line the range is musrfit's default, t0 + ⌊10 ns/Δt⌋ to the histogram's end
+// (musrfit's N0 frequency search reads one bin past it; here it stops at the last bin).
+TEST(MusrFitTypes, SingleHistogramRrfRunsOnTheDefaultDataRange) {
+  const test::PrecessionTruth truth;
+  std::string text = test::precession_msr(truth, 1);
+  text.erase(text.find("data 105 8099\n"), std::string("data 105 8099\n").size());
+  const MsrFile msr = parse_msr(text, "sim.msr");
+  const PsiBinFile data = test::simulate_precession(truth, 0, false, false);
+  const FitSetup s = prepare_fit(msr, [&](const MsrRun&) { return data; });
+  const auto& t = s.data.runs[0].t;
+  ASSERT_FALSE(t.empty());
+  // Packs of 37 from bin 110 (t0 100 + 10): centres at 10 ns + 18 ns + k·37 ns, within 0.05..6 µs.
+  EXPECT_NEAR(t.front(), 0.010 + 0.018 + 37 * 0.001, 1e-12);
+  EXPECT_EQ(t.size(), 161u);
+}
+
 // The same with a forward/backward pair: the asymmetry fit (fittype 2) and the asymmetry RRF fit
 // (fittype 3) agree, the RRF phase 360°·Δν·Δt lower: musrfit's RRF packing labels each pack one
 // raw bin after its centre (Δν = 1.04 MHz, Δt = 1 ns: 0.37°).
