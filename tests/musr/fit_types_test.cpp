@@ -131,6 +131,8 @@ TEST(MusrFitTypes, SingleHistogramRrfAgreesWithTheLabFrameFit) {
   const FitOutcome rrf = fit_msr(test::precession_msr(truth, 1), data);
   ASSERT_TRUE(lab.converged && rrf.converged);
   expect_rrf_agrees(lab, rrf, 0, 3.0);
+  // The RRF errors describe the demodulated noise: χ²/NDF within 3σ (√(2/NDF)) of 1.
+  EXPECT_NEAR(rrf.chi2 / rrf.ndf, 1.0, 3.0 * std::sqrt(2.0 / rrf.ndf));
   for (const auto& [name, v] : std::map<std::string, double>{
            {"field", truth.field_g}, {"rate", truth.lambda}, {"asym", truth.a}, {"phase", truth.phase_deg}})
     EXPECT_LT(std::fabs(lab.value.at(name) - v), 3.0 * lab.error.at(name)) << name << " " << lab.value.at(name);
@@ -170,6 +172,7 @@ TEST(MusrFitTypes, AsymmetryRrfAgreesWithTheLabFrameFit) {
   const FitOutcome rrf = fit_msr(test::precession_msr(truth, 3), data);
   ASSERT_TRUE(lab.converged && rrf.converged);
   expect_rrf_agrees(lab, rrf, 1, 3.0);
+  EXPECT_NEAR(rrf.chi2 / rrf.ndf, 1.0, 3.0 * std::sqrt(2.0 / rrf.ndf));
   for (const auto& [name, v] : std::map<std::string, double>{{"field", truth.field_g}, {"rate", truth.lambda}, {"asym", truth.a}})
     EXPECT_LT(std::fabs(lab.value.at(name) - v), 3.0 * lab.error.at(name)) << name << " " << lab.value.at(name);
 }
