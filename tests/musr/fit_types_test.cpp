@@ -15,6 +15,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/minimizer.hpp"
+#include "compute/musr/plot_block.hpp"
 #include "compute/musr/rrf.hpp"
 #include "tests/musr/fit_types_data.hpp"
 #include "tests/support/gl_test.hpp"
@@ -55,6 +56,16 @@ TEST(MusrFitTypes, ReadsMusrfitsRrfAndMuMinusExamplesAsWritten) {
   EXPECT_EQ(m.runs.size(), 16u);
   EXPECT_EQ(m.runs[0].fittype(), 4);
   EXPECT_EQ(m.runs[0].settings.packing.value_or(0), 25);
+  // Their PLOT blocks (PLOT 1, 3, 4) give every RUN its view.
+  const auto hv = read_plot_views(h, h.runs.size());
+  ASSERT_EQ(hv.size(), 16u);
+  ASSERT_TRUE(hv[15].t && hv[15].y);
+  EXPECT_DOUBLE_EQ(hv[15].t->second, 9.07);
+  EXPECT_DOUBLE_EQ(hv[15].y->first, -0.5);
+  EXPECT_EQ(read_plot_views(a, a.runs.size()).size(), 8u);
+  const auto mv = read_plot_views(m, m.runs.size());
+  ASSERT_TRUE(mv[0].t);
+  EXPECT_DOUBLE_EQ(mv[0].t->second, 9.0);
   // rrf_freq in MHz and Mc (rad/µs) and the phase factor musrfit uses (2π/180 per degree).
   MsrRrf r{.freq = 134.5, .unit = "MHz", .packing = 37, .phase = 10.0};
   EXPECT_NEAR(r.omega(), 2.0 * std::numbers::pi * 134.5, 1e-12);
