@@ -1,9 +1,13 @@
 // Data preparation as musrfit's PRunSingleHisto/PRunAsymmetry do it (notes: musrfit-facts.md,
 // "Single-histogram fit", "Asymmetry fit"); departures are listed in docs/musr.md.
 #include "compute/musr/fit_setup.hpp"
+#include "compute/musr/run_groups.hpp"
 #include "compute/musr/auto_t0.hpp"
+#include "compute/musr/bnmr.hpp"
+#include "compute/musr/mu_minus.hpp"
 #include "compute/musr/quoted_text.hpp"
 #include "compute/musr/raw_bins.hpp"
+#include "compute/musr/rrf.hpp"
 #include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
 
@@ -15,66 +19,11 @@
 #include "compute/core/log.hpp"
 
 namespace tomo::musr {
-namespace {
+namespace prep {
 
 [[noreturn]] void fail(const MsrFile& m, const MsrRun& r, const std::string& what) {
   throw InputError(m.path.string() + ":" + std::to_string(r.line) + ": RUN " + quoted_excerpt(r.file) + ": " + tidy_message(what));
 }
-
-class RunResolver : public ExprResolver {
- public:
-  RunResolver(const MsrFile& m, const MsrRun& r, ProgramBuilder& b) : m_(m), r_(r), b_(b) {}
-  std::int32_t param(int n) override {
-    if (n < 1 || n > static_cast<int>(m_.params.size())) fail(m_, r_, "par" + std::to_string(n) + " does not exist");
-    return b_.param(n - 1);
-  }
-  std::int32_t map(int n) override {
-    if (n < 1 || n > static_cast<int>(r_.map.size()) || r_.map[n - 1] == 0)
-      fail(m_, r_, "map" + std::to_string(n) + " has no parameter in this RUN's map line");
-    return param(r_.map[n - 1]);
-  }
-  std::int32_t fun(int n) override {
-    if (auto it = done_.find(n); it != done_.end()) return it->second;
-    const MsrFunction* f = m_.function(n);
-    if (!f) fail(m_, r_, "fun" + std::to_string(n) + " is not defined in FUNCTIONS");
-    if (!active_.insert(n).second) fail(m_, r_, "fun" + std::to_string(n) + " refers to itself");
-    if (active_.size() > kMaxFunctionChain)
-      throw InputError(m_.path.string() + ":" + std::to_string(f->line) + ": fun" + std::to_string(n) + " is reached through more than " +
-                       std::to_string(kMaxFunctionChain) + " functions referring to one another");
-    auto id = lower_expression(*f->expr, b_, *this);
-    active_.erase(n);
-    done_[n] = id;
-    return id;
-  }
-  std::int32_t arg(const TheoryArg& a) {
-    switch (a.kind) {
-      case TheoryArg::Kind::param: return param(a.n);
-      case TheoryArg::Kind::map: return map(a.n);
-      case TheoryArg::Kind::fun: return fun(a.n);
-    }
-    return -1;
-  }
-
- private:
-  const MsrFile& m_;
-  const MsrRun& r_;
-  ProgramBuilder& b_;
-  std::map<int, std::int32_t> done_;
-  std::set<int> active_;
-};
-
-// A run added to a RUN (ADDRUN) with its t0 list (addt0).
-struct AddedRun {
-  const PsiBinFile* file = nullptr;
-  std::vector<double> t0s;
-};
-
-// One group of histograms summed after aligning each to the first one's t0.
-struct Group {
-  std::vector<double> counts;  // raw bins of the summed group
-  double t0 = 0.0;
-  int fgb = 0, lgb = 0;
-};
 
 // Sums `hists`; histogram k's t0 is entry t0_index(k) of the t0 list (musrfit: single
 // histograms k, asymmetry forward 2k and backward 2k + 1), shifted by ⌊t0_k⌋ − ⌊t0_0⌋ bins.
@@ -99,8 +48,10 @@ Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const st
     if (!(t0s.back() >= 0.0 && t0s.back() < bins)) fail(m, r, "t0 " + std::to_string(t0s.back()) + " is outside the histogram");
     // A t0 well before the prompt peak (musrfit's tutorial ships `t0 1` for musrt0 to set): the
     // peak's rising edge (first bin at half its height) lies more than the data offset after t0.
-    // Continuous beams only: at pulsed sources (ISIS, RIKEN-RAL) there is no prompt peak.
-    if (const int edge = rising_edge(counts); !pulsed_source(r.institute) && edge - t0s.back() > t0_warning_bins(f.bin_width_us))
+    // Continuous beams only: at pulsed sources (ISIS, RIKEN-RAL) there is no prompt peak, nor in
+    // β-NMR, whose histograms follow the beam pulse.
+    if (const int edge = rising_edge(counts);
+        !pulsed_source(r.institute) && !beta_nmr_run(r) && edge - t0s.back() > t0_warning_bins(f.bin_width_us))
       log_warn("musr: ", m.path.string(), ":", r.line, ": RUN ", quoted_excerpt(r.file), ": histogram ", h, ": t0 ", t0s.back(),
                " lies ", edge - t0s.back(), " bins before the prompt peak's rising edge at bin ", edge, " (peak at bin ",
                bin_of_maximum(counts), "); `tomoraster fit --auto-t0` puts t0 at the peak (as musrt0 -g)");
@@ -186,7 +137,8 @@ std::pair<double, double> fit_window(const MsrRun& r, const Group& g, double dt)
   return {f.start, f.end};
 }
 
-}  // namespace
+}  // namespace prep
+using namespace prep;
 
 std::int32_t build_theory(const MsrFile& msr, const MsrRun& run, ProgramBuilder& b) {
   RunResolver res(msr, run, b);
@@ -291,20 +243,7 @@ RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f,
   // sets the other's start and end (⌊t0 + start − t0'⌋).
   set_data_range(msr, r, gf, 0, dt);
   set_data_range(msr, r, gb, 2, dt);
-  const double df = std::fabs(gf.fgb - gf.t0), db = std::fabs(gb.fgb - gb.t0);
-  if (df > db) {
-    const int s = static_cast<int>(gb.t0 + gf.fgb - gf.t0), e = static_cast<int>(gb.t0 + gf.lgb - gf.t0);
-    gb.fgb = s;
-    gb.lgb = e;
-  } else if (df < db) {
-    const int s = static_cast<int>(gf.t0 + gb.fgb - gb.t0), e = static_cast<int>(gf.t0 + gb.lgb - gb.t0);
-    gf.fgb = s;
-    gf.lgb = e;
-  }
-  for (const Group* g : {&gf, &gb})
-    if (g->fgb < 0 || g->lgb > static_cast<int>(g->counts.size()) || g->lgb - g->fgb < 2)
-      fail(msr, r, "forward and backward data ranges aligned at t0 leave bins " + std::to_string(g->fgb) + ".." +
-                       std::to_string(g->lgb) + ", not inside 0.." + std::to_string(g->counts.size()));
+  align_at_t0(msr, r, gf, gb);
   // Packed means and errors (musrfit: a pack of mean 0 gets error 1; unpacked bins keep theirs).
   auto packed = [&](const Group& g, const BackgroundEstimate& e) {
     std::vector<std::pair<double, double>> out;  // value, error
@@ -348,7 +287,8 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
   const int np = static_cast<int>(msr.params.size());
   out.data.num_params = np;
   const bool scale = msr.scale_n0_bkg();
-  const bool any_asym = std::any_of(msr.runs.begin(), msr.runs.end(), [](const MsrRun& r) { return r.fittype() == 2; });
+  // Asymmetry-like runs (2, and musrfit's RRF and β-NMR, which have no likelihood) fit χ².
+  const bool any_asym = std::any_of(msr.runs.begin(), msr.runs.end(), [](const MsrRun& r) { return r.fittype() != 0 && r.fittype() != 4; });
   out.data.statistic = msr.max_likelihood() && !any_asym ? Statistic::max_likelihood : Statistic::chi2;
   for (const auto& r : msr.runs) {
     const PsiBinFile f = load(r);
@@ -375,8 +315,16 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
     std::vector<AddedRun> added;
     for (std::size_t i = 0; i < added_files.size(); ++i)
       added.push_back({&added_files[i], i < r.addt0.size() ? r.addt0[i] : std::vector<double>{}});
-    RunBins bins = info.fittype == 0 ? single_histogram_bins(msr, r, f, added, scale, p, b, theory, info)
-                                     : asymmetry_bins(msr, r, f, added, p, b, theory, info);
+    RunBins bins;
+    switch (info.fittype) {
+      case 0: bins = single_histogram_bins(msr, r, f, added, scale, p, b, theory, info); break;
+      case 1: bins = single_histogram_rrf_bins(msr, r, f, added, b, theory, info); break;
+      case 2: bins = asymmetry_bins(msr, r, f, added, p, b, theory, info); break;
+      case 3: bins = asymmetry_rrf_bins(msr, r, f, added, b, theory, info); break;
+      case 4: bins = mu_minus_bins(msr, r, f, added, p, b, theory, info); break;
+      case 5: bins = beta_nmr_bins(msr, r, f, added, p, b, theory, info); break;
+      default: fail(msr, r, "fittype " + std::to_string(info.fittype) + " is not supported");
+    }
     if (bins.t.size() < 2) fail(msr, r, "fit range leaves " + std::to_string(bins.t.size()) + " bins");
     out.data.runs.push_back(std::move(bins));
     out.runs.push_back(info);

@@ -1,5 +1,5 @@
 // musrfit's msr file: the blocks we support (FITPARAMETER, THEORY, FUNCTIONS, GLOBAL, RUN,
-// COMMANDS; fittype 0 and 2), read with errors naming line and token, written back after a fit.
+// COMMANDS; fittypes 0 to 5), read with errors naming line and token, written back after a fit.
 #pragma once
 #include <filesystem>
 #include <memory>
@@ -66,6 +66,17 @@ struct RunSettings {
   std::optional<int> packing;
 };
 
+// GLOBAL's rotating reference frame (fittypes 1 and 3): `rrf_freq <value> <MHz|Mc|T>`,
+// `rrf_packing <n>`, `rrf_phase <degrees>`.
+struct MsrRrf {
+  std::optional<double> freq;  // as written, in `unit`
+  std::string unit;            // "MHz", "Mc" (rad/µs) or "T", as musrfit spells them
+  std::optional<int> packing;
+  double phase = 0.0;  // degrees
+  // ω_RRF in rad/µs (musrfit's GetRRFFreq("Mc")): 2π·ν[MHz], or 2π·γ_μ/2π·B[G] from Tesla.
+  double omega() const;
+};
+
 // An ADDRUN line of a RUN block: a run whose histograms are added to the RUN's (t0-aligned).
 struct MsrAddRun {
   std::string file, beamline, institute, format;
@@ -106,6 +117,7 @@ struct MsrFile {
   std::vector<TheoryTerm> theory;
   std::vector<MsrFunction> functions;
   RunSettings global;
+  MsrRrf rrf;  // GLOBAL's rrf_freq / rrf_packing / rrf_phase
   std::vector<MsrRun> runs;
   std::vector<std::string> commands;  // COMMANDS lines, trimmed
   std::optional<MsrStatistic> statistic;

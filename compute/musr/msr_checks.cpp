@@ -43,7 +43,11 @@ void check_references(const MsrFile& m, const std::string& where) {
       bad(r.line, "RUN has " + std::to_string(r.addt0.size()) + " addt0 lines for " + std::to_string(r.addruns.size()) + " ADDRUN lines");
     const int ft = r.settings.fittype.value_or(m.global.fittype.value_or(0));
     if (ft == 0 && !r.norm.set()) bad(r.line, "single-histogram RUN needs norm");
-    if (ft == 2 && r.backward.empty()) bad(r.line, "asymmetry RUN needs backward");
+    if ((ft == 2 || ft == 3) && r.backward.empty()) bad(r.line, "asymmetry RUN needs backward");
+    if (ft == 5 && (r.forward.size() != 2 || r.backward.size() != 2))
+      bad(r.line, "beta-NMR RUN needs 2 forward and 2 backward histograms (helicity + then -)");
+    if ((ft == 1 || ft == 3) && (!m.rrf.freq || !m.rrf.packing))
+      bad(r.line, "fittype " + std::to_string(ft) + " (RRF) needs rrf_freq and rrf_packing in the GLOBAL block");
   }
   if (m.theory.empty()) throw InputError(where + ": no THEORY block");
   if (m.runs.empty()) throw InputError(where + ": no RUN block");

@@ -210,7 +210,8 @@ bool parse_setting(const LineContext& c, const std::vector<std::string>& t, RunS
   if (key == "fittype") {
     if (t.size() != 2) c.fail("fittype takes one value");
     int ft = c.integer(t[1], "fittype");
-    if (ft != 0 && ft != 2) c.fail("fittype '" + t[1] + "' is not supported (0 single histogram, 2 asymmetry)");
+    if (ft < 0 || ft > 5)
+      c.fail("fittype '" + t[1] + "' is not supported (0 single histogram, 1 single histogram RRF, 2 asymmetry, 3 asymmetry RRF, 4 mu minus, 5 beta-NMR)");
     s.fittype = ft;
   } else if (key == "data") {
     if (t.size() != 3 && t.size() != 5) c.fail("data takes 2 or 4 bin numbers");
@@ -242,6 +243,30 @@ bool parse_setting(const LineContext& c, const std::vector<std::string>& t, RunS
       if (r.end <= r.start) c.fail("fit end '" + t[2] + "' is not after fit start '" + t[1] + "'");
     }
     s.fit = r;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// GLOBAL's rrf_freq, rrf_packing, rrf_phase (musrfit's units: MHz, Mc, T, case-insensitive);
+// true when handled.
+bool parse_rrf_setting(const LineContext& c, const std::vector<std::string>& t, MsrRrf& rrf) {
+  const std::string key = lower(t[0]);
+  if (key == "rrf_freq") {
+    if (t.size() != 3) c.fail("rrf_freq takes a value and a unit (MHz, Mc or T)");
+    const std::string u = lower(t[2]);
+    if (u != "mhz" && u != "mc" && u != "t") c.fail("rrf_freq unit '" + t[2] + "' is not MHz, Mc or T");
+    const double f = c.number(t[1], "rrf_freq");
+    if (!(f > 0.0)) c.fail("rrf_freq '" + t[1] + "' must be > 0");
+    rrf.freq = f;
+    rrf.unit = u == "mhz" ? "MHz" : u == "mc" ? "Mc" : "T";
+  } else if (key == "rrf_packing") {
+    if (t.size() != 2) c.fail("rrf_packing takes one value");
+    rrf.packing = c.integer(t[1], "rrf_packing", 1);
+  } else if (key == "rrf_phase") {
+    if (t.size() != 2) c.fail("rrf_phase takes one value (degrees)");
+    rrf.phase = c.number(t[1], "rrf_phase");
   } else {
     return false;
   }
@@ -371,7 +396,7 @@ MsrFile parse_msr(const std::string& text, const std::string& where) {
     else if (block == "THEORY") parse_theory(c, t, m, new_term);
     else if (block == "FUNCTIONS") parse_function(c, line, m);
     else if (block == "GLOBAL") {
-      if (!parse_setting(c, t, m.global)) c.fail("unknown GLOBAL entry '" + t[0] + "'");
+      if (!parse_setting(c, t, m.global) && !parse_rrf_setting(c, t, m.rrf)) c.fail("unknown GLOBAL entry '" + t[0] + "'");
     } else if (block == "RUN") parse_run_line(c, t, m.runs.back());
     else if (block == "COMMANDS") {
       // `#` starts a comment; "STRATEGY=2" is STRATEGY (musrfit matches the keyword and reads a

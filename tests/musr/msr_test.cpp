@@ -149,7 +149,7 @@ TEST(MusrMsr, RejectsBadLinesNamingLineAndToken) {
   expect_bad("fun1 = gamma_mu * par4", "fun1 = gamma_mu * * par4", 23, "column");
   expect_bad("fun1 = gamma_mu * par4", "fun1 = sin(par4", 23, "expected ')'");
   expect_bad("fun1 = gamma_mu * par4", "fnu1 = par4", 23, "funN");
-  expect_bad("fittype         0", "fittype         4", 28, "'4'");
+  expect_bad("fittype         0", "fittype         6", 28, "'6'");
   expect_bad("packing         10", "packing         0", 30, "packing");
   expect_bad("fit             0.005   8.0", "fit             8.0   1.0", 29, "not after");
   expect_bad("norm            fun2", "norm            fun9", 33, "fun9");
