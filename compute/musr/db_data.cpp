@@ -7,6 +7,7 @@
 // be as many labels as tags, and every column as many points as the others.
 #include <cctype>
 #include <string>
+#include <unordered_map>
 
 #include "compute/core/error.hpp"
 #include "compute/io/input_file.hpp"
@@ -18,22 +19,31 @@ namespace {
 
 using namespace xy_text;
 
-int tag_index(const XyData& d, std::string_view tag) {
-  for (std::size_t i = 0; i < d.columns.size(); ++i)
-    if (equal_nocase(d.columns[i].tag, tag)) return static_cast<int>(i);
-  return -1;
+// The DATA line's tags, lower-cased, to their first column (a map: a file may have a million
+// tags and as many labelled lines).
+using TagIndex = std::unordered_map<std::string, int>;
+
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+int tag_index(const TagIndex& tags, std::string_view tag) {
+  const auto it = tags.find(lowered(tag));
+  return it == tags.end() ? -1 : it->second;
 }
 
 // `tag = value, error+, error-, \` (spaces ignored). As musrfit: 2 pieces after the tag keep
 // the value with error 1, 3 or 4 pieces the value and error+ (a trailing `\` is a piece).
-void labelled_line(XyData& d, std::string_view s, const std::string& where, int n) {
+void labelled_line(XyData& d, const TagIndex& tags, std::string_view s, const std::string& where, int n) {
   std::string packed;
   for (char c : s)
     if (c != ' ' && c != '\t') packed += c;
   const auto t = tokens(packed, "=,");
   const std::string expect = ": expected 'tag = value, error+, error-, \\'";
   if (t.size() < 3 || t.size() > 5) throw InputError(at(where, n) + "data line " + quote_field(s) + expect);
-  const int i = tag_index(d, t[0]);
+  const int i = tag_index(tags, t[0]);
   if (i < 0) throw InputError(at(where, n) + "tag " + quote_field(t[0]) + " is not in the DATA line's tags");
   double v = 0.0, e = 1.0;
   if (!number(t[1], v)) throw InputError(at(where, n) + "value of " + quote_field(t[0]) + " " + quote_field(t[1]) + " is not a number");
@@ -67,6 +77,7 @@ void row_line(XyData& d, std::string_view s, const std::string& where, int n) {
 XyData parse_db_data(std::string_view text, const std::string& where) {
   XyData d;
   std::vector<std::string> labels;
+  TagIndex tags;
   enum class Section { none, title, abstract, comments, labels, data } section = Section::none;
   enum class Layout { unknown, labelled, rows } layout = Layout::unknown;
   bool tags_read = false;
@@ -84,7 +95,10 @@ XyData parse_db_data(std::string_view text, const std::string& where) {
       tags_read = true;
       section = Section::data;
       const auto t = tokens(s, " ,\t");
-      for (std::size_t i = 1; i < t.size(); ++i) d.columns.push_back({.tag = std::string(t[i]), .values = {}, .errors = {}});
+      for (std::size_t i = 1; i < t.size(); ++i) {
+        tags.emplace(lowered(t[i]), static_cast<int>(d.columns.size()));
+        d.columns.push_back({.tag = std::string(t[i]), .values = {}, .errors = {}});
+      }
       if (d.columns.empty()) throw InputError(at(where, n) + "DATA line names no tags");
     } else {
       switch (section) {
@@ -100,7 +114,7 @@ XyData parse_db_data(std::string_view text, const std::string& where) {
           if (layout == Layout::rows) {
             row_line(d, s, where, n);
           } else if (std::isdigit(static_cast<unsigned char>(s.front()))) {  // `runNo,,, title`
-            const int i = tag_index(d, "run");
+            const int i = tag_index(tags, "run");
             if (i < 0) throw InputError(at(where, n) + "run line " + quote_field(s) + " but the DATA line has no 'run' tag");
             double v = 0.0;
             const auto t = tokens(s, ",");
@@ -108,7 +122,7 @@ XyData parse_db_data(std::string_view text, const std::string& where) {
             d.columns[i].values.push_back(v);
             d.columns[i].errors.push_back(1.0);
           } else {
-            labelled_line(d, s, where, n);
+            labelled_line(d, tags, s, where, n);
           }
           break;
         case Section::none:

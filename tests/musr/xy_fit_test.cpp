@@ -174,6 +174,34 @@ TEST(MusrXyFit, SuitesAsciiAndDbFilesReachTheFit) {
   }
 }
 
+// Every fittype-8 example of the suite (ASCII, DB and DAT data), its user function replaced by
+// `const 1`: the points in the fit range are musrfit's, as its STATISTIC's NDF + the number of
+// parameters it fitted (steps ≠ 0) says.
+TEST(MusrXyFit, EveryXyExampleHasMusrfitsNumberOfPoints) {
+  const char* files[] = {"BMWlibs/test-libGapIntegrals-ASCII.msr", "BMWlibs/test-libCalcMeanFieldsLEM-DB.msr",
+                         "DepthProfiles/1300Ar/1300Ar_5G_260K_asym.msr", "DepthProfiles/1300Ar/1300Ar_5G_260K_diaFrac.msr",
+                         "DepthProfiles/1300x/1300x_100G_260K_diaFrac.msr", "DepthProfiles/1300x/1300x_5G_260K_asym.msr",
+                         "DepthProfiles/PECVD_Si/Si_PECVD_100G_260K_asym.msr", "DepthProfiles/PECVD_Si/Si_PECVD_100G_260K_diaFrac.msr",
+                         "DepthProfiles/PECVD_thermal_SiC/SiC_PECVD_thermal_100G_10K_diaFrac.msr",
+                         "DepthProfiles/PECVD_thermal_SiC/SiC_PECVD_thermal_100G_260K_asym.msr",
+                         "DepthProfiles/PECVD_thermal_SiC/SiC_PECVD_thermal_100G_260K_diaFrac.msr"};
+  for (const char* rel : files) {
+    std::ifstream in(suite() / rel);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    const auto at = text.find("userFcn");
+    ASSERT_NE(at, std::string::npos) << rel;
+    text.replace(at, text.find('\n', at) - at, "const 1");
+    MsrFile msr = parse_msr(text, (suite() / rel).string());
+    msr.path = suite() / rel;
+    ASSERT_TRUE(msr.statistic) << rel;
+    int fitted = 0;
+    for (const auto& q : msr.params) fitted += q.step != 0.0;
+    EXPECT_EQ(static_cast<int>(prepare(msr).data.bins()), msr.statistic->ndf + fitted) << rel;
+  }
+}
+
 TEST(MusrXyFit, BadRunsAreOneLineNamingTheMsrLine) {
   tomo::test::TempDir tmp("musr-xy-bad");
   MsrFile msr = test::write_xy_case(tmp.dir, 5);
