@@ -70,7 +70,7 @@ RunData read_run_file(const std::filesystem::path& path, const std::string& form
   if (f == "MUSR-ROOT" || f == "ROOT-NPP" || f == "ROOT-PPC") return read_root_run(path);
   if (f == "NEXUS") return read_nexus(path);
   if (is_xy_format(f))  // read by read_xy_file for fittype 8 runs
-    throw InputError("data file '" + path.string() + "': data-file-format " + f + " holds x-y data, not histograms: its RUN needs fittype 8");
+    throw InputError("data file '" + path.string() + "': data-file-format " + f + " holds x-y data for fittype 8 RUNs, not histograms");
   throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC, NEXUS are; ASCII, DB, DAT with fittype 8)");
 }
 

@@ -153,7 +153,7 @@ TEST(MusrXyData, FilesPassTheInputGateAndTheHistogramDispatchNamesFittype8) {
   EXPECT_NE(msg.find("DB x-y data '"), std::string::npos) << msg;
   EXPECT_NE(msg.find("is larger than the 64.0 MiB"), std::string::npos) << "[" << msg << "]";
   EXPECT_EQ(refusal([&] { read_run_file(tmp.dir / "big.db", "DB"); }),
-            "data file '" + (tmp.dir / "big.db").string() + "': data-file-format DB holds x-y data, not histograms: its RUN needs fittype 8");
+            "data file '" + (tmp.dir / "big.db").string() + "': data-file-format DB holds x-y data for fittype 8 RUNs, not histograms");
   EXPECT_EQ(read_xy_file(suite() / "BMWlibs/data/libGapIntegrals-test.dat", "ascii").columns[0].values.size(), 22u);
 }
 
