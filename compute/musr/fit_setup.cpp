@@ -10,6 +10,7 @@
 #include "compute/musr/rrf.hpp"
 #include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
+#include "compute/musr/xy_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -287,10 +288,16 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
   const int np = static_cast<int>(msr.params.size());
   out.data.num_params = np;
   const bool scale = msr.scale_n0_bkg();
-  // Asymmetry-like runs (2, and musrfit's RRF and β-NMR, which have no likelihood) fit χ².
+  // Asymmetry-like runs (2, and musrfit's RRF and β-NMR and x-y data, which have no likelihood) fit χ².
   const bool any_asym = std::any_of(msr.runs.begin(), msr.runs.end(), [](const MsrRun& r) { return r.fittype() != 0 && r.fittype() != 4; });
   out.data.statistic = msr.max_likelihood() && !any_asym ? Statistic::max_likelihood : Statistic::chi2;
   for (const auto& r : msr.runs) {
+    if (r.fittype() == 8) {  // non-μSR x-y data: compute/musr/xy_fit.hpp
+      RunInfo info;
+      out.data.runs.push_back(xy_run_bins(msr, r, load_xy_data(msr, r), info));
+      out.runs.push_back(info);
+      continue;
+    }
     const PsiBinFile f = load(r);
     const int p = r.settings.packing.value_or(1);
     RunInfo info;

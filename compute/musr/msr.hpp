@@ -98,6 +98,7 @@ struct MsrRun {
   std::vector<MsrAddRun> addruns;      // ADDRUN lines, in order
   std::vector<std::vector<double>> addt0;  // addt0 lines: per ADDRUN, its t0 list (as `t0`)
   int alpha = 0, beta = 0;            // asymmetry: parameter N (> 0), funN (−N), 0 = 1.0
+  std::vector<std::string> xy_data;   // fittype 8: the x and y column (1-based number or tag)
   int line = 0;
   int fittype() const { return settings.fittype.value_or(0); }
 };

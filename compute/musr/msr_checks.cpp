@@ -38,10 +38,11 @@ void check_references(const MsrFile& m, const std::string& where) {
       if (n < 0 && !m.function(-n)) bad(r.line, std::string(what) + " fun" + std::to_string(-n) + " is not defined");
     }
     for (int n : r.map) chk(n, "map");
-    if (r.forward.empty()) bad(r.line, "RUN has no forward histogram");
     if (r.addt0.size() > r.addruns.size())
       bad(r.line, "RUN has " + std::to_string(r.addt0.size()) + " addt0 lines for " + std::to_string(r.addruns.size()) + " ADDRUN lines");
     const int ft = r.settings.fittype.value_or(m.global.fittype.value_or(0));
+    if (ft == 8 && r.xy_data.empty()) bad(r.line, "non-μSR RUN (fittype 8) needs xy-data <x column> <y column>");
+    if (ft != 8 && r.forward.empty()) bad(r.line, "RUN has no forward histogram");
     if (ft == 0 && !r.norm.set()) bad(r.line, "single-histogram RUN needs norm");
     if ((ft == 2 || ft == 3) && r.backward.empty()) bad(r.line, "asymmetry RUN needs backward");
     if (ft == 5 && (r.forward.size() != 2 || r.backward.size() != 2))

@@ -210,8 +210,8 @@ bool parse_setting(const LineContext& c, const std::vector<std::string>& t, RunS
   if (key == "fittype") {
     if (t.size() != 2) c.fail("fittype takes one value");
     int ft = c.integer(t[1], "fittype");
-    if (ft < 0 || ft > 5)
-      c.fail("fittype '" + t[1] + "' is not supported (0 single histogram, 1 single histogram RRF, 2 asymmetry, 3 asymmetry RRF, 4 mu minus, 5 beta-NMR)");
+    if (ft < 0 || (ft > 5 && ft != 8))
+      c.fail("fittype '" + t[1] + "' is not supported (0 single histogram, 1 single histogram RRF, 2 asymmetry, 3 asymmetry RRF, 4 mu minus, 5 beta-NMR, 8 x-y data)");
     s.fittype = ft;
   } else if (key == "data") {
     if (t.size() != 3 && t.size() != 5) c.fail("data takes 2 or 4 bin numbers");
@@ -315,6 +315,9 @@ void parse_run_line(const LineContext& c, const std::vector<std::string>& t, Msr
     int& v = key == "alpha" ? r.alpha : r.beta;
     if (lower(t[1]).starts_with("fun")) v = -c.integer(t[1].substr(3), (key + " function").c_str(), 1);
     else v = c.integer(t[1], key.c_str(), 1);
+  } else if (key == "xy-data") {  // fittype 8: x and y column, each a number or a tag
+    if (t.size() != 3) c.fail("xy-data takes 2 values (x and y column: numbers or tags)");
+    r.xy_data = {t[1], t[2]};
   } else {
     c.fail("unknown RUN entry '" + t[0] + "'");
   }

@@ -8,6 +8,7 @@
 #include "compute/musr/mud.hpp"
 #include "compute/musr/root_run.hpp"
 #include "compute/musr/nexus.hpp"
+#include "compute/musr/xy_data.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -68,7 +69,9 @@ RunData read_run_file(const std::filesystem::path& path, const std::string& form
   // musrfit reads all three from the file's own layout (MusrRoot or LEM), whatever the token.
   if (f == "MUSR-ROOT" || f == "ROOT-NPP" || f == "ROOT-PPC") return read_root_run(path);
   if (f == "NEXUS") return read_nexus(path);
-  throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC, NEXUS are)");
+  if (is_xy_format(f))  // read by read_xy_file for fittype 8 runs
+    throw InputError("data file '" + path.string() + "': data-file-format " + f + " holds x-y data for fittype 8 RUNs, not histograms");
+  throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC, NEXUS are; ASCII, DB, DAT with fittype 8)");
 }
 
 }  // namespace tomo::musr

@@ -38,6 +38,7 @@
 #include "compute/musr/root_run.hpp"
 #include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
+#include "compute/musr/xy_data.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "tests/fuzz/hdf5_recipe.hpp"
@@ -288,6 +289,27 @@ inline bool musr_mud(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   const bool ok = accepted([&] { (void)musr::read_mud(f.path()); });
   (void)accepted([&] { (void)musr::read_run_file(f.path(), "MUD"); });
+  return ok;
+}
+
+// μSR x-y data (fittype 8): musrfit's ASCII, DB and DAT readers, each also through the x-y
+// dispatch the fit uses.
+inline bool musr_ascii(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  const bool ok = accepted([&] { (void)musr::read_ascii_data(f.path()); });
+  (void)accepted([&] { (void)musr::read_xy_file(f.path(), "ASCII"); });
+  return ok;
+}
+inline bool musr_db(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  const bool ok = accepted([&] { (void)musr::read_db_data(f.path()); });
+  (void)accepted([&] { (void)musr::read_xy_file(f.path(), "DB"); });
+  return ok;
+}
+inline bool musr_dat(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  const bool ok = accepted([&] { (void)musr::read_dat_data(f.path()); });
+  (void)accepted([&] { (void)musr::read_xy_file(f.path(), "DAT"); });
   return ok;
 }
 

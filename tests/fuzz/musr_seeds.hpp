@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/fuzz/entries.hpp"
@@ -307,9 +308,32 @@ inline Bytes nexus_run() {
 }
 #endif
 
+// x-y data: small texts in each layout musrfit reads (ASCII with a header; DB in rows and
+// labelled; DAT with value, error and a dropped NegErr column).
+inline Bytes text_bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
+inline Bytes ascii_xy() {
+  return text_bytes("# comment\nHEADER\nTITLE: t\nX-AXIS-TITLE: T (K)\nFIELD: 100\nDATA\n0.5, 7.7, 0.2\n1.0\t7.5\n1.5 7.1 0.1\n");
+}
+inline Bytes db_rows() {
+  return text_bytes("TITLE\nfake\n\nLABELS\nA\nB\nrun\n\nDATA a, b, run\n1.5, 0.1, 0.2,  7, , ,  1001, , , r1\n"
+                    "2.5, 0.3, 0.3,  8, 0.5, ,  1002, , , r2\n");
+}
+inline Bytes db_labelled() {
+  return text_bytes("TITLE\nt\nLABELS\nE\nB\nRUN\nData e b RUN\n\\-e\ne = 2, 0, 0,\\\nb = 94.3, 0.04, 0.04,\\\n10,,, x\n"
+                    "e = 5, 0, 0,\\\nb = 93.6, 0.04, 0.04,\\\n11,,, y\n");
+}
+inline Bytes dat_table() {
+  return text_bytes("dataT dataTErr dataE Asym AsymPosErr AsymNegErr\n260 0.006 6.99 0.073 0.0012 0.0011\n"
+                    "260 0.005 8.99 0.061 0.0011 0.0011\n");
+}
+
 }  // namespace musr_seed
 
 inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<std::uint8_t>>>& out) {
+  out["musr_ascii"].push_back(musr_seed::ascii_xy());
+  out["musr_db"].push_back(musr_seed::db_rows());
+  out["musr_db"].push_back(musr_seed::db_labelled());
+  out["musr_dat"].push_back(musr_seed::dat_table());
   out["musr_mud"].push_back(musr_seed::mud_run());
   out["musr_root"].push_back(musr_seed::root_run());
 #ifdef TOMO_HAVE_HDF5

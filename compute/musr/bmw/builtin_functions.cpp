@@ -4,6 +4,7 @@
 // Each text is our own, from the formula the library documents.
 
 #include "compute/core/error.hpp"
+#include "compute/musr/bmw/lf_relaxation.hpp"
 #include "compute/musr/user_fcn.hpp"
 
 namespace tomo::musr {
@@ -68,7 +69,7 @@ std::shared_ptr<const UserFunction> find_builtin_user_function(std::string_view 
     if (fs.size() != 1 || fs[0]->name != name) throw Error("musr: built-in user function text names another function");
     return fs[0];
   }
-  return nullptr;
+  return find_lf_relaxation_function(name);  // libLFRelaxation: compute/musr/bmw/lf_relaxation.hpp
 }
 
 std::vector<std::string> builtin_user_function_names() {
