@@ -51,6 +51,7 @@ std::vector<std::string> apply_auto_t0(MsrFile& msr, const std::function<PsiBinF
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
   for (std::size_t i : order) {
     MsrRun& r = msr.runs[i];
+    if (r.fittype() == 8) continue;  // x-y data have no time histograms and no t0
     const PsiBinFile f = load(r);
     const int off = offset >= 0 ? offset : default_first_good_offset(f.bin_width_us);
     const int nh = static_cast<int>(f.histograms.size());
@@ -64,7 +65,11 @@ std::vector<std::string> apply_auto_t0(MsrFile& msr, const std::function<PsiBinF
     std::vector<double> t0s;
     std::vector<int> data;
     const int bins = f.bins();
-    if (r.fittype() == 2) {
+    if (r.fittype() == 5)
+      throw InputError(msr.path.string() + ":" + std::to_string(r.line) + ": RUN " + quoted_excerpt(r.file) +
+                       ": --auto-t0 finds a prompt peak, which a beta-NMR run (fittype 5) does not have: give its t0 lines");
+    // Asymmetry runs, in the laboratory and in the rotating frame, list t0 as forward/backward pairs.
+    if (r.fittype() == 2 || r.fittype() == 3) {
       const std::size_t groups = std::max(r.forward.size(), r.backward.size());
       for (std::size_t k = 0; k < groups; ++k) {
         t0s.push_back(k < r.forward.size() ? peak(r.forward[k]) : -1.0);

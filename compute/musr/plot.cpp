@@ -205,11 +205,15 @@ void write_run_plot(const std::filesystem::path& path, const RunBins& all, const
     c.line(bot.px(p.t), bot.py(0), bot.px(p.t), bot.py(r), 40, 90, 200);
   }
   RgbImage img{c.w, c.h, std::move(c.rgb)};
-  const std::string what = info.fittype == 0 ? "asymmetry (lifetime-corrected single histogram)" : "asymmetry";
+  // What the plotted values are: μ⁻ runs are fitted as counts, x-y runs in their own units.
+  const std::string y_name = info.fittype == 4 ? "counts" : info.fittype == 8 ? "y" : "asymmetry";
+  const std::string what = info.fittype == 0 ? "asymmetry (lifetime-corrected single histogram)"
+                           : info.fittype == 4 ? "counts (mu minus)"
+                                               : y_name;
   draw_text(img, 16, 12, "run " + info.name + ": " + what + ", data (grey, error bars) and fit (red)",
             kPlotTextScale, kInk);
-  draw_plot_axes(img, top.area(), "", "asymmetry", kInk);
-  draw_plot_axes(img, bot.area(), "t [us]", "normalised residual (y - fit) / sigma", kInk);
+  draw_plot_axes(img, top.area(), "", y_name, kInk);
+  draw_plot_axes(img, bot.area(), info.fittype == 8 ? "x" : "t [us]", "normalised residual (y - fit) / sigma", kInk);
   write_png_rgb(path, img.width, img.height, img.rgb);
 }
 

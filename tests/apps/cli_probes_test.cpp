@@ -81,6 +81,12 @@ void make_inputs(const fs::path& d) {
   std::ofstream(d / "bad.msr") << "title\nFITPARAMETER\n 1 N0 1O 1\n";
   std::ofstream(d / "nodata.msr") << msr_head << "RUN missing X PSI PSI-BIN\nnorm 1\nforward 1\nbackgr.fix 0\n";
   std::ofstream(d / "garbage.msr") << msr_head << "RUN garbage X PSI PSI-BIN\nnorm 1\nforward 1\nbackgr.fix 0\n";
+  std::ofstream(d / "fittype6.msr") << msr_head << "RUN garbage X PSI PSI-BIN\nfittype 6\nforward 1\n";
+  std::ofstream(d / "rrf_units.msr") << msr_head << "GLOBAL\nrrf_freq 7.15 G\nrrf_packing 20\nRUN garbage X PSI PSI-BIN\nfittype 1\n";
+  std::ofstream(d / "rrf_missing.msr") << msr_head << "RUN garbage X PSI PSI-BIN\nfittype 1\nforward 1\nnorm 1\nbackgr.fit 2\n";
+  std::ofstream(d / "xy_nocolumns.msr") << msr_head << "RUN xy.dat X PSI ASCII\nfittype 8\nfit 0 1\n";
+  std::ofstream(d / "xy.dat") << "header\nTITLE: t\ndata\n1 1 0.1\n1.5 abc 0.1\n";
+  std::ofstream(d / "xy_badvalue.msr") << msr_head << "RUN xy.dat X PSI ASCII\nfittype 8\nxy-data 1 2\nfit 0 2\n";
   std::ofstream(d / "garbage.bin", std::ios::binary) << std::string(2000, '\x07');
 }
 
@@ -186,6 +192,11 @@ const Probe kProbes[] = {
     {"fit nodata.msr -o out", 2, "data file 'missing.bin' not found"},
     {"fit garbage.msr -o out", 2, "does not start with \"1N\""},
     {"fit garbage.msr --backend nosuch -o out", 2, "unknown backend 'nosuch'"},
+    {"fit fittype6.msr -o out", 2, "fittype6.msr:8: fittype '6' is not supported"},
+    {"fit rrf_units.msr -o out", 2, "rrf_units.msr:8: rrf_freq unit 'G' is not MHz, Mc or T"},
+    {"fit rrf_missing.msr -o out", 2, "rrf_missing.msr:7: fittype 1 (RRF) needs rrf_freq and rrf_packing in the GLOBAL block"},
+    {"fit xy_nocolumns.msr -o out", 2, "xy_nocolumns.msr:7: non-μSR RUN (fittype 8) needs xy-data <x column> <y column>"},
+    {"fit xy_badvalue.msr -o out", 2, "xy.dat:5: y 'abc' is not a number"},
     {"run musr_default.toml --set musr.bins=10 -o out", 2, "musr.bins"},
     {"run musr_default.toml --set musr.msr=missing.msr -o out", 2, "musr.msr"},
     // A folder or FIFO named as an input file is said to be one, not "not found".

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "compute/core/error.hpp"
 #include "compute/musr/auto_t0.hpp"
 #include "compute/musr/raw_bins.hpp"
 #include "compute/musr/fit_setup.hpp"
@@ -54,6 +55,36 @@ TEST(MusrAutoT0, PromptPeaksAndDataFromT0PlusTenNanoseconds) {
   EXPECT_EQ(m3.runs[0].settings.data, (std::vector<int>{43, 200, 50, 200}));
   const auto s = prepare_fit(m3, [&](const MsrRun&) { return f; });
   EXPECT_NEAR(s.data.runs[0].t[0], 0.003, 1e-15);
+}
+
+TEST(MusrAutoT0, RotatingFrameAsymmetryPairsForwardAndBackwardAndBetaNmrIsRefused) {
+  std::string rrf = kAsymmetry;
+  rrf.replace(rrf.find("fittype 2"), 9, "fittype 3");
+  rrf.replace(rrf.find("RUN f"), 0, "GLOBAL\nrrf_freq 13.5 MHz\nrrf_packing 20\n");
+  MsrFile m = parse_msr(rrf, "a.msr");
+  const auto f = peaked();
+  apply_auto_t0(m, [&](const MsrRun&) { return f; }, -1);
+  EXPECT_EQ(m.runs[0].settings.t0, (std::vector<double>{40, 47}));
+  EXPECT_EQ(m.runs[0].settings.data, (std::vector<int>{50, 200, 57, 200}));
+  const std::string bnmr =
+      "title\nFITPARAMETER\n 1 A 0.2 0.01\nTHEORY\nasymmetry 1\n"
+      "RUN f X TEST PSI-BIN   (comment)\nfittype 5\nforward 1 2\nbackward 1 2\nt0 1 1 1 1\n  data 2 150 2 150\n"
+      "COMMANDS\nMIGRAD\n";
+  MsrFile b = parse_msr(bnmr, "b.msr");
+  try {
+    apply_auto_t0(b, [&](const MsrRun&) { return f; }, -1);
+    ADD_FAILURE() << "a beta-NMR run was given a prompt-peak t0";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":6: RUN f: --auto-t0 finds a prompt peak"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("beta-NMR run (fittype 5) does not have"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MusrAutoT0, XyDataRunsAreLeftAsTheyAre) {
+  MsrFile m = parse_msr("t\nFITPARAMETER\n 1 a 1 0.1\nTHEORY\nconst 1\nRUN sim PIM3 PSI ASCII\nfittype 8\nxy-data 1 2\nfit 0 1\n", "x.msr");
+  const auto lines = apply_auto_t0(m, [](const MsrRun&) -> PsiBinFile { throw Error("an x-y RUN has no histograms to load"); }, -1);
+  EXPECT_TRUE(lines.empty());
+  EXPECT_TRUE(m.runs[0].settings.t0.empty());
 }
 
 TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
