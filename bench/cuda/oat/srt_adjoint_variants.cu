@@ -44,9 +44,11 @@ struct NoAdds {
 std::string_view variant_name(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather: return "gather";
-    case AdjointVariant::gather_8x8x8: return "gather8x8x8";
-    case AdjointVariant::gather_16x16x8: return "gather16x16x8";
+    case AdjointVariant::gather_dense: return "gather-dense-layout";
+    case AdjointVariant::gather_occ3: return "gather-3-blocks";
     case AdjointVariant::gather_32x16x16: return "gather32x16x16";
+    case AdjointVariant::gather_32x16x16_occ3: return "gather32x16x16-3-blocks";
+    case AdjointVariant::gather_32x32x16: return "gather32x32x16";
     case AdjointVariant::gather_fast: return "gather-fast-sine";
     case AdjointVariant::gather_no_adds: return "gather-no-adds";
     case AdjointVariant::scatter: return "scatter";
@@ -56,33 +58,41 @@ std::string_view variant_name(AdjointVariant v) {
 
 void variant_tile(AdjointVariant v, int tile[3]) {
   const int* t = kGatherTile;
-  static constexpr int a[3] = {8, 8, 8}, b[3] = {16, 16, 8}, c[3] = {32, 16, 16};
-  if (v == AdjointVariant::gather_8x8x8) t = a;
-  if (v == AdjointVariant::gather_16x16x8) t = b;
-  if (v == AdjointVariant::gather_32x16x16) t = c;
+  static constexpr int a[3] = {32, 16, 16}, b[3] = {32, 32, 16};
+  if (v == AdjointVariant::gather_32x16x16 || v == AdjointVariant::gather_32x16x16_occ3) t = a;
+  if (v == AdjointVariant::gather_32x32x16) t = b;
   for (int i = 0; i < 3; ++i) tile[i] = t[i];
 }
 
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
                             float* partial, cudaStream_t stream) {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
+  constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1];
   constexpr PatchTrig kExact = PatchTrig::exact;
   switch (v) {
-    case AdjointVariant::gather: launch_gather_as<X, Y, Z, kExact, SharedAdd>(p, gp, g, alpha, partial, stream); break;
-    case AdjointVariant::gather_8x8x8:
-      launch_gather_as<8, 8, 8, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather:
+      launch_gather_as<X, Y, Z, kExact, SharedAdd, RX, PY>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_16x16x8:
-      launch_gather_as<16, 16, 8, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_dense:
+      launch_gather_as<X, Y, Z, kExact, SharedAdd, X, Y>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_occ3:
+      launch_gather_as<X, Y, Z, kExact, SharedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_32x16x16:
-      launch_gather_as<32, 16, 16, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<32, 16, 16, kExact, SharedAdd, 33, 17>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_32x16x16_occ3:
+      launch_gather_as<32, 16, 16, kExact, SharedAdd, 33, 17, 3>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_32x32x16:
+      launch_gather_as<32, 32, 16, kExact, SharedAdd, 33, 33>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_fast:
-      launch_gather_as<X, Y, Z, PatchTrig::fast, SharedAdd>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::fast, SharedAdd, RX, PY>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

@@ -1,7 +1,7 @@
 // Bench-only forms of oat's H_srtᵀ beside the product's gather (cuda/oat/srt_gather.cuh): the
 // scatter it replaced (one warp per shell sample, each patch's eight weights added to α with
-// global float atomics, [Wang2013] Alg. k_intHt), the gather with other tile shapes or with patch
-// positions from the hardware sine, and the gather without its shared-memory adds (the enumeration and patch arithmetic alone: the ceiling
+// global float atomics, [Wang2013] Alg. k_intHt), the gather with other tile shapes, shared-memory layouts
+// or register bounds or with patch positions from the hardware sine, and the gather without its shared-memory adds (the enumeration and patch arithmetic alone: the ceiling
 // the atomics leave). Compiled as srt_kernels.cu is, so the patches and weights are the same.
 #pragma once
 #include <cuda_runtime_api.h>
@@ -13,17 +13,20 @@
 namespace tomo::oat::cuda_detail {
 
 enum class AdjointVariant {
-  gather,          // the product's (kGatherTile, exact positions)
-  gather_8x8x8,
-  gather_16x16x8,
-  gather_32x16x16,
-  gather_fast,     // the product's tile, positions by the hardware sine (PatchTrig::fast)
-  gather_no_adds,  // the product's without its shared-memory adds (a probe)
+  gather,           // the product's (kGatherTile in kGatherLayout, exact positions)
+  gather_dense,     // the product's tile in the dense layout (the bank depends on x and y's parity)
+  gather_occ3,      // the product's with registers bounded for 3 blocks per multiprocessor
+  gather_32x16x16,  // longer tiles, spread layout (fewer ring bounds per patch)
+  gather_32x16x16_occ3,
+  gather_32x32x16,
+  gather_fast,      // the product's tile, positions by the hardware sine (PatchTrig::fast)
+  gather_no_adds,   // the product's without its shared-memory adds (a probe)
   scatter,
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
-    AdjointVariant::gather,      AdjointVariant::gather_8x8x8,   AdjointVariant::gather_16x16x8, AdjointVariant::gather_32x16x16,
-    AdjointVariant::gather_fast, AdjointVariant::gather_no_adds, AdjointVariant::scatter};
+    AdjointVariant::gather,          AdjointVariant::gather_dense, AdjointVariant::gather_occ3,
+    AdjointVariant::gather_32x16x16, AdjointVariant::gather_32x16x16_occ3, AdjointVariant::gather_32x32x16, AdjointVariant::gather_fast,
+    AdjointVariant::gather_no_adds,  AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
