@@ -20,6 +20,7 @@ inline constexpr int kGatherWarps = 8, kGatherThreads = 32 * kGatherWarps;
 
 // The product's accumulation: a float atomic add into the block's shared tile.
 struct SharedAdd {
+  static constexpr bool kPatches = true;  // false: a bench probe that bounds the rings but visits no patch
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const { atomicAdd(acc + i, v); }
 };
 
@@ -85,6 +86,10 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
     wr.first[lane] = first;
     for (int x = first, end = min(incl, kOwnerCap); x < end; ++x) wr.owner[x] = static_cast<unsigned char>(lane);
     __syncwarp();
+    if constexpr (!Add::kPatches) {
+      __syncwarp();
+      continue;
+    }
     // Lane l takes the patches l·P … l·P + P − 1 (P = ⌈total/32⌉): neighbouring lanes work
     // P patches apart, in other voxel cells, so their shared-memory adds rarely collide.
     const int per_lane = (total + 31) >> 5;

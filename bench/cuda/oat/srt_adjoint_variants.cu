@@ -34,9 +34,16 @@ __global__ void __launch_bounds__(kSrtThreads) scatter_kernel(SrtParams p, const
 
 // No add at all, but a store the compiler cannot drop (never taken for finite data).
 struct NoAdds {
+  static constexpr bool kPatches = true;
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
     if (v == 3.0e38f) acc[i] = v;
   }
+};
+
+// The rings' bounds (shells, rings, azimuth ranges, the lanes' patch map) without visiting a patch.
+struct NoPatches {
+  static constexpr bool kPatches = false;
+  __device__ __forceinline__ void operator()(float*, int, float) const {}
 };
 
 }  // namespace
@@ -46,11 +53,13 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather: return "gather";
     case AdjointVariant::gather_dense: return "gather-dense-layout";
     case AdjointVariant::gather_occ3: return "gather-3-blocks";
+    case AdjointVariant::gather_occ4: return "gather-4-blocks";
     case AdjointVariant::gather_32x16x16: return "gather32x16x16";
     case AdjointVariant::gather_32x16x16_occ3: return "gather32x16x16-3-blocks";
     case AdjointVariant::gather_32x32x16: return "gather32x32x16";
     case AdjointVariant::gather_fast: return "gather-fast-sine";
     case AdjointVariant::gather_no_adds: return "gather-no-adds";
+    case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
     case AdjointVariant::scatter: return "scatter";
   }
   return "?";
@@ -79,6 +88,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
     case AdjointVariant::gather_occ3:
       launch_gather_as<X, Y, Z, kExact, SharedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
+    case AdjointVariant::gather_occ4:
+      launch_gather_as<X, Y, Z, kExact, SharedAdd, RX, PY, 4>(p, gp, g, alpha, partial, stream);
+      break;
     case AdjointVariant::gather_32x16x16:
       launch_gather_as<32, 16, 16, kExact, SharedAdd, 33, 17>(p, gp, g, alpha, partial, stream);
       break;
@@ -93,6 +105,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_no_adds:
       launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_bounds_only:
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

@@ -16,17 +16,20 @@ enum class AdjointVariant {
   gather,           // the product's (kGatherTile in kGatherLayout, exact positions)
   gather_dense,     // the product's tile in the dense layout (the bank depends on x and y's parity)
   gather_occ3,      // the product's with registers bounded for 3 blocks per multiprocessor
+  gather_occ4,      // … for 4 (64 registers)
   gather_32x16x16,  // longer tiles, spread layout (fewer ring bounds per patch)
   gather_32x16x16_occ3,
   gather_32x32x16,
   gather_fast,      // the product's tile, positions by the hardware sine (PatchTrig::fast)
   gather_no_adds,   // the product's without its shared-memory adds (a probe)
+  gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
   scatter,
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
-    AdjointVariant::gather,          AdjointVariant::gather_dense, AdjointVariant::gather_occ3,
-    AdjointVariant::gather_32x16x16, AdjointVariant::gather_32x16x16_occ3, AdjointVariant::gather_32x32x16, AdjointVariant::gather_fast,
-    AdjointVariant::gather_no_adds,  AdjointVariant::scatter};
+    AdjointVariant::gather,          AdjointVariant::gather_dense,         AdjointVariant::gather_occ3,
+    AdjointVariant::gather_occ4,     AdjointVariant::gather_32x16x16,      AdjointVariant::gather_32x16x16_occ3,
+    AdjointVariant::gather_32x32x16, AdjointVariant::gather_fast,          AdjointVariant::gather_no_adds,
+    AdjointVariant::gather_bounds_only, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
