@@ -131,7 +131,7 @@ GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, f
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream) {
   launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, SharedAdd, kGatherLayout[0],
-                   kGatherLayout[1]>(p, gp, g, alpha, partial, stream);
+                   kGatherLayout[1], kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
 }
 
 void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream) {

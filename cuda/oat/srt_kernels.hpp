@@ -36,6 +36,8 @@ inline constexpr int kGatherTile[3] = {16, 16, 16};
 // The tile's layout in shared memory (srt_gather.cuh gather_acc_floats): row stride and rows per
 // plane one longer than the tile, so that a warp's adds spread over the 32 banks.
 inline constexpr int kGatherLayout[2] = {kGatherTile[0] + 1, kGatherTile[1] + 1};
+// Resident blocks per multiprocessor the gather's registers are bounded for (1: unbounded).
+inline constexpr int kGatherMinBlocks = 1;
 // Blocks with work to aim for per multiprocessor (two waves of the ~3 resident blocks); fewer
 // busy tiles than that split the transducers. Each split adds a rounding of partial images whose
 // terms cancel (H100, paper scene: 3.6e-7 rel. L2 vs the scatter unsplit, 7.9e-6 in 3 chunks),

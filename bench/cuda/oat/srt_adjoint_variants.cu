@@ -54,6 +54,7 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_dense: return "gather-dense-layout";
     case AdjointVariant::gather_occ3: return "gather-3-blocks";
     case AdjointVariant::gather_occ4: return "gather-4-blocks";
+    case AdjointVariant::gather_split: return "gather-more-chunks";
     case AdjointVariant::gather_32x16x16: return "gather32x16x16";
     case AdjointVariant::gather_32x16x16_occ3: return "gather32x16x16-3-blocks";
     case AdjointVariant::gather_32x32x16: return "gather32x32x16";
@@ -73,6 +74,10 @@ void variant_tile(AdjointVariant v, int tile[3]) {
   for (int i = 0; i < 3; ++i) tile[i] = t[i];
 }
 
+int variant_blocks_per_sm(AdjointVariant v) {
+  return v == AdjointVariant::gather_split ? 2 * kGatherBlocksPerSm : kGatherBlocksPerSm;
+}
+
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
                             float* partial, cudaStream_t stream) {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
@@ -80,7 +85,8 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr PatchTrig kExact = PatchTrig::exact;
   switch (v) {
     case AdjointVariant::gather:
-      launch_gather_as<X, Y, Z, kExact, SharedAdd, RX, PY>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_split:
+      launch_gather_as<X, Y, Z, kExact, SharedAdd, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_dense:
       launch_gather_as<X, Y, Z, kExact, SharedAdd, X, Y>(p, gp, g, alpha, partial, stream);
@@ -101,13 +107,13 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       launch_gather_as<32, 32, 16, kExact, SharedAdd, 33, 33>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_fast:
-      launch_gather_as<X, Y, Z, PatchTrig::fast, SharedAdd, RX, PY>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::fast, SharedAdd, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

@@ -17,6 +17,7 @@ enum class AdjointVariant {
   gather_dense,     // the product's tile in the dense layout (the bank depends on x and y's parity)
   gather_occ3,      // the product's with registers bounded for 3 blocks per multiprocessor
   gather_occ4,      // … for 4 (64 registers)
+  gather_split,     // the product's with twice the blocks per multiprocessor planned (more transducer chunks)
   gather_32x16x16,  // longer tiles, spread layout (fewer ring bounds per patch)
   gather_32x16x16_occ3,
   gather_32x32x16,
@@ -27,12 +28,15 @@ enum class AdjointVariant {
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_dense,         AdjointVariant::gather_occ3,
-    AdjointVariant::gather_occ4,     AdjointVariant::gather_32x16x16,      AdjointVariant::gather_32x16x16_occ3,
+    AdjointVariant::gather_occ4,     AdjointVariant::gather_split,         AdjointVariant::gather_32x16x16,
+    AdjointVariant::gather_32x16x16_occ3,
     AdjointVariant::gather_32x32x16, AdjointVariant::gather_fast,          AdjointVariant::gather_no_adds,
     AdjointVariant::gather_bounds_only, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
+// The blocks per multiprocessor a variant's plan aims for (plan_gather's target_blocks per SM).
+int variant_blocks_per_sm(AdjointVariant v);
 // α = H_srtᵀ g by variant v (scatter: α zeroed first); gp planned with variant_tile's tile.
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
                             float* partial, cudaStream_t stream);

@@ -166,7 +166,7 @@ SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make
     int tile[3];
     variant_tile(kAdjointVariants[v], tile);
     s.plans[v] = plan_gather(s.srt, centre, static_cast<float>(rho), static_cast<float>(far), tile,
-                             kGatherBlocksPerSm * std::max(1, sms));
+                             variant_blocks_per_sm(kAdjointVariants[v]) * std::max(1, sms));
     chunks = std::max(chunks, s.plans[v].chunks);
   }
   if (chunks > 1) s.partial.resize(static_cast<std::size_t>(chunks) * g.grid.count());
