@@ -18,10 +18,16 @@ namespace tomo::oat::cuda_detail {
 
 inline constexpr int kGatherWarps = 8, kGatherThreads = 32 * kGatherWarps;
 
-// The product's accumulation: a float atomic add into the block's shared tile.
+// The product's accumulation: a float atomic add into the block's shared tile. An accumulation
+// policy says whether patches are visited (false: a bench probe of the bounds alone), how many
+// 32-bit words a voxel's sum takes, how it is made for a block (`floats`: the tile's layout size)
+// and how a voxel's sum is read back.
 struct SharedAdd {
-  static constexpr bool kPatches = true;  // false: a bench probe that bounds the rings but visits no patch
+  static constexpr bool kPatches = true;
+  static constexpr int kWords = 1;
+  __device__ static SharedAdd make(int /*floats*/) { return {}; }
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const { atomicAdd(acc + i, v); }
+  __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
 };
 
 // Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); fast =
@@ -137,7 +143,8 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
   constexpr int kAcc = gather_acc_floats<TX, TY, TZ, RX, PY>();
   extern __shared__ float acc[];
   __shared__ WarpRings rings[kGatherWarps];
-  for (int i = threadIdx.x; i < kAcc; i += kGatherThreads) acc[i] = 0.0f;
+  const Add add = Add::make(kAcc);
+  for (int i = threadIdx.x; i < kAcc * Add::kWords; i += kGatherThreads) acc[i] = 0.0f;
   const int b = static_cast<int>(blockIdx.x);
   const int ti = b % gp.tiles[0], tj = (b / gp.tiles[0]) % gp.tiles[1], tk = b / (gp.tiles[0] * gp.tiles[1]);
   const GatherTile<float> t = gather_tile(p.grid, ti * TX, tj * TY, tk * TZ, TX, TY, TZ, gp.margin);
@@ -162,7 +169,7 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
       for (; k < n; k += kGatherWarps) {
         const float value = __ldg(gq + m_lo + k);
         if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
-          gather_shell_sample<RX, PY, kTrig>(p, t, f, v, m_lo + k, value, lane, rings[warp], acc, Add{});
+          gather_shell_sample<RX, PY, kTrig>(p, t, f, v, m_lo + k, value, lane, rings[warp], acc, add);
       }
       slot = (slot + n) % kGatherWarps;
     }
@@ -175,7 +182,7 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
     const int a = t.lo[0] + x, bb = t.lo[1] + y, c = t.lo[2] + z;
     if (a < t.hi[0] && bb < t.hi[1] && c < t.hi[2])
       dst[a + static_cast<std::int64_t>(p.grid.nx) * (bb + static_cast<std::int64_t>(p.grid.ny) * c)] =
-          acc[x + RX * (y + PY * z)];
+          add.read(acc, x + RX * (y + PY * z));
   }
 }
 
@@ -188,7 +195,7 @@ void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g
                       cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   static_assert(RX >= TX && PY >= TY, "the layout must hold the tile");
-  constexpr std::size_t kBytes = sizeof(float) * gather_acc_floats<TX, TY, TZ, RX, PY>();
+  constexpr std::size_t kBytes = sizeof(float) * Add::kWords * gather_acc_floats<TX, TY, TZ, RX, PY>();
   auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks>;
   if constexpr (kBytes + sizeof(WarpRings) * kGatherWarps > 48 * 1024)  // beyond the default: opt in
     TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));

@@ -18,6 +18,7 @@ enum class AdjointVariant {
   gather_occ3,      // the product's with registers bounded for 3 blocks per multiprocessor
   gather_occ4,      // … for 4 (64 registers)
   gather_split,     // the product's with twice the blocks per multiprocessor planned (more transducer chunks)
+  gather_fixed,     // the product's with 64-bit fixed-point sums by integer adds (exact, order-free)
   gather_32x16x16,  // longer tiles, spread layout (fewer ring bounds per patch)
   gather_32x16x16_occ3,
   gather_32x32x16,
@@ -28,7 +29,8 @@ enum class AdjointVariant {
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_dense,         AdjointVariant::gather_occ3,
-    AdjointVariant::gather_occ4,     AdjointVariant::gather_split,         AdjointVariant::gather_32x16x16,
+    AdjointVariant::gather_occ4,     AdjointVariant::gather_split,         AdjointVariant::gather_fixed,
+    AdjointVariant::gather_32x16x16,
     AdjointVariant::gather_32x16x16_occ3,
     AdjointVariant::gather_32x32x16, AdjointVariant::gather_fast,          AdjointVariant::gather_no_adds,
     AdjointVariant::gather_bounds_only, AdjointVariant::scatter};
