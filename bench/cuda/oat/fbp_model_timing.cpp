@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "bench/cuda/oat/fbp_probes.hpp"
 #include "bench/cuda/oat/srt_probes.hpp"
@@ -124,6 +125,9 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
       a.identity = identity_mismatch(h_alpha, u, alpha, img);
     }
     a.chunks = v == AdjointVariant::scatter ? 0 : probes.gather_chunks(v);
+    std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e\n", a.name.c_str(), a.ms, a.identity,
+                a.rel_l2_vs_scatter);
+    std::fflush(stdout);
     t.adjoints.push_back(a);
   }
   probes.synchronize();

@@ -27,13 +27,14 @@ enum class AdjointVariant {
   gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
   scatter,
 };
+// The riskier forms (the most shared memory, the integer sums) last, so that a failure there
+// leaves the others' lines.
 inline constexpr AdjointVariant kAdjointVariants[] = {
-    AdjointVariant::gather,          AdjointVariant::gather_dense,         AdjointVariant::gather_occ3,
-    AdjointVariant::gather_occ4,     AdjointVariant::gather_split,         AdjointVariant::gather_fixed,
-    AdjointVariant::gather_32x16x16,
-    AdjointVariant::gather_32x16x16_occ3,
-    AdjointVariant::gather_32x32x16, AdjointVariant::gather_fast,          AdjointVariant::gather_no_adds,
-    AdjointVariant::gather_bounds_only, AdjointVariant::scatter};
+    AdjointVariant::gather,          AdjointVariant::gather_dense,       AdjointVariant::gather_occ3,
+    AdjointVariant::gather_occ4,     AdjointVariant::gather_split,       AdjointVariant::gather_32x16x16,
+    AdjointVariant::gather_32x16x16_occ3, AdjointVariant::gather_fast,   AdjointVariant::gather_no_adds,
+    AdjointVariant::gather_bounds_only,   AdjointVariant::scatter,       AdjointVariant::gather_32x32x16,
+    AdjointVariant::gather_fixed};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
