@@ -18,14 +18,47 @@ namespace tomo::oat::cuda_detail {
 
 inline constexpr int kGatherWarps = 8, kGatherThreads = 32 * kGatherWarps;
 
-// The product's accumulation: a float atomic add into the block's shared tile. An accumulation
-// policy says whether patches are visited (false: a bench probe of the bounds alone), how many
-// 32-bit words a voxel's sum takes, how it is made for a block (`floats`: the tile's layout size)
-// and how a voxel's sum is read back.
-struct SharedAdd {
+// How the tile's sums are added. A policy says whether patches are visited (false: a bench probe
+// of the bounds alone), how many 32-bit words a voxel's sum takes, how it is made for a block
+// (`floats`: the tile's layout size) and how a voxel's sum is read back.
+//
+// FixedAdd, the product's: 64-bit fixed-point sums by integer adds (float adds in shared memory
+// are compare-and-swap loops that retry when lanes meet in a bank; an integer add is one
+// instruction). A term v becomes V = round(v·S), added as its low word (the carry from the
+// returned old value) and its high word, so a voxel's sum is exact and independent of the order of
+// the adds. S = 2^62/B, B = Σ|g|·4πR_max² (launch_srt_gather computes it into gp.fixed) bounds
+// every voxel's sum of |terms| — a patch's area is at most its shell's, a weight at most 1 — so no
+// partial sum overflows, and the rounding of the terms (≤ ½ each) stays far below fp32's.
+struct FixedAdd {
+  static constexpr bool kPatches = true;
+  static constexpr int kWords = 2;  // low words at [0, floats), high words at [floats, 2·floats)
+  float scale;
+  double inverse;
+  int floats;
+  __device__ static FixedAdd make(const GatherParams& gp, int floats) {
+    return {static_cast<float>(gp.fixed[1]), gp.fixed[2], floats};
+  }
+  __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
+    const long long V = __float2ll_rn(v * scale);
+    const unsigned lo = static_cast<unsigned>(V);
+    const int hi = static_cast<int>(V >> 32);
+    unsigned* w = reinterpret_cast<unsigned*>(acc);
+    const unsigned old = atomicAdd(w + i, lo);
+    const int carry = old + lo < old ? 1 : 0;
+    if (hi + carry != 0) atomicAdd(reinterpret_cast<int*>(w + floats + i), hi + carry);
+  }
+  __device__ __forceinline__ float read(const float* acc, int i) const {
+    const unsigned* w = reinterpret_cast<const unsigned*>(acc);
+    const unsigned long long bits = (static_cast<unsigned long long>(w[floats + i]) << 32) | w[i];
+    return static_cast<float>(static_cast<double>(static_cast<long long>(bits)) * inverse);
+  }
+};
+
+// Float atomic adds into the tile (the product's before FixedAdd; bench only now).
+struct FloatAdd {
   static constexpr bool kPatches = true;
   static constexpr int kWords = 1;
-  __device__ static SharedAdd make(int /*floats*/) { return {}; }
+  __device__ static FloatAdd make(const GatherParams&, int) { return {}; }
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const { atomicAdd(acc + i, v); }
   __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
 };
@@ -143,7 +176,7 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
   constexpr int kAcc = gather_acc_floats<TX, TY, TZ, RX, PY>();
   extern __shared__ float acc[];
   __shared__ WarpRings rings[kGatherWarps];
-  const Add add = Add::make(kAcc);
+  const Add add = Add::make(gp, kAcc);
   for (int i = threadIdx.x; i < kAcc * Add::kWords; i += kGatherThreads) acc[i] = 0.0f;
   const int b = static_cast<int>(blockIdx.x);
   const int ti = b % gp.tiles[0], tj = (b / gp.tiles[0]) % gp.tiles[1], tk = b / (gp.tiles[0] * gp.tiles[1]);

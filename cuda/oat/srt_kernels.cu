@@ -48,6 +48,26 @@ __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float*
   if (lane == 0) g[static_cast<std::int64_t>(s.q) * p.shells + s.m] = sum;
 }
 
+// B = Σ|g| into fixed[0] (zeroed before), then S = 2^62/B (0.99 of it, so that S's float rounding
+// cannot raise it) and 1/S into fixed[1], fixed[2] (srt_gather.cuh FixedAdd).
+__global__ void abs_sum_kernel(const float* __restrict__ g, std::int64_t n, double* fixed) {
+  double s = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    s += fabs(static_cast<double>(g[i]));
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(kFullMask, s, o);
+  if ((threadIdx.x & 31) == 0 && s != 0) atomicAdd(fixed, s);
+}
+
+__global__ void fixed_scale_kernel(SrtParams p, double* fixed) {
+  const double r = fmax(fabs(static_cast<double>(shell_radius(p, p.shells - 1))),
+                        fabs(static_cast<double>(shell_radius(p, 0))));
+  const double b = fixed[0] * 4.0 * 3.14159265358979323846 * r * r;
+  const float s = static_cast<float>(b > 0 ? 4.611686018427387904e18 / b : 1.0) * 0.99f;
+  fixed[1] = s;
+  fixed[2] = 1.0 / static_cast<double>(s);
+}
+
 __global__ void gather_reduce_kernel(const float* __restrict__ partial, int chunks, std::int64_t n,
                                      float* __restrict__ alpha) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -130,7 +150,14 @@ GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, f
 
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream) {
-  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, SharedAdd, kGatherLayout[0],
+  if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
+  TOMO_CUDA_CHECK(cudaMemsetAsync(gp.fixed, 0, sizeof(double), stream));
+  const std::int64_t n = static_cast<std::int64_t>(p.transducers) * p.shells;
+  abs_sum_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(1024, (n + 255) / 256)), 256, 0, stream>>>(g, n, gp.fixed);
+  TOMO_CUDA_CHECK_LAST();
+  fixed_scale_kernel<<<1, 1, 0, stream>>>(p, gp.fixed);
+  TOMO_CUDA_CHECK_LAST();
+  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, FixedAdd, kGatherLayout[0],
                    kGatherLayout[1], kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
 }
 

@@ -50,12 +50,14 @@ struct GatherParams {
   int chunks = 1, q_per_chunk = 0;
   float cx = 0, cy = 0, cz = 0, rho = 0;  // the ball every shell is cut to (kernel_math shell_cap)
   float margin = 0;                       // srt_gather.hpp gather_margin
+  double* fixed = nullptr;  // device scratch of 3 doubles for the fixed-point sums (Σ|g|, S, 1/S)
 };
 // Tiles of `tile` voxels over p's grid; chunks so that about `target_blocks` blocks have work;
 // max_distance: the farthest a patch lies from its transducer (for the margin).
 GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, float max_distance, const int tile[3],
                          int target_blocks);
-// α = H_srtᵀ g, every voxel written (`partial`: gp.chunks·N floats when gp.chunks > 1, else unused).
+// α = H_srtᵀ g, every voxel written (`partial`: gp.chunks·N floats when gp.chunks > 1, else unused;
+// gp.fixed set).
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream);
 // α[i] = Σ_c partial[c·N + i], c < chunks (N = p's voxels).

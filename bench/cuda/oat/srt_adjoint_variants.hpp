@@ -13,12 +13,13 @@
 namespace tomo::oat::cuda_detail {
 
 enum class AdjointVariant {
-  gather,           // the product's (kGatherTile in kGatherLayout, exact positions)
-  gather_dense,     // the product's tile in the dense layout (the bank depends on x and y's parity)
+  gather,           // the product's (kGatherTile in kGatherLayout, exact positions, fixed-point sums)
+  gather_float,     // the product's with float adds (compare-and-swap loops in shared memory); the forms
+                    // below add floats too
+  gather_dense,     // float adds, the tile in the dense layout (the bank depends on x and y's parity)
   gather_occ3,      // the product's with registers bounded for 3 blocks per multiprocessor
   gather_occ4,      // … for 4 (64 registers)
   gather_split,     // the product's with twice the blocks per multiprocessor planned (more transducer chunks)
-  gather_fixed,     // the product's with 64-bit fixed-point sums by integer adds (exact, order-free)
   gather_32x16x16,  // longer tiles, spread layout (fewer ring bounds per patch)
   gather_32x16x16_occ3,
   gather_32x32x16,
@@ -27,14 +28,14 @@ enum class AdjointVariant {
   gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
   scatter,
 };
-// The riskier forms (the most shared memory, the integer sums) last, so that a failure there
+// The riskiest form (the most shared memory) last, so that a failure there
 // leaves the others' lines.
 inline constexpr AdjointVariant kAdjointVariants[] = {
-    AdjointVariant::gather,          AdjointVariant::gather_dense,       AdjointVariant::gather_occ3,
-    AdjointVariant::gather_occ4,     AdjointVariant::gather_split,       AdjointVariant::gather_32x16x16,
-    AdjointVariant::gather_32x16x16_occ3, AdjointVariant::gather_fast,   AdjointVariant::gather_no_adds,
-    AdjointVariant::gather_bounds_only,   AdjointVariant::scatter,       AdjointVariant::gather_32x32x16,
-    AdjointVariant::gather_fixed};
+    AdjointVariant::gather,          AdjointVariant::gather_float,       AdjointVariant::gather_dense,
+    AdjointVariant::gather_occ3,     AdjointVariant::gather_occ4,        AdjointVariant::gather_split,
+    AdjointVariant::gather_32x16x16, AdjointVariant::gather_32x16x16_occ3, AdjointVariant::gather_fast,
+    AdjointVariant::gather_no_adds,  AdjointVariant::gather_bounds_only, AdjointVariant::scatter,
+    AdjointVariant::gather_32x32x16};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
