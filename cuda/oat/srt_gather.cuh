@@ -22,13 +22,10 @@ inline constexpr int kGatherWarps = 8, kGatherThreads = 32 * kGatherWarps;
 // of the bounds alone), how many 32-bit words a voxel's sum takes, how it is made for a block
 // (`floats`: the tile's layout size) and how a voxel's sum is read back.
 //
-// FixedAdd, the product's: 64-bit fixed-point sums by integer adds (float adds in shared memory
-// are compare-and-swap loops that retry when lanes meet in a bank; an integer add is one
-// instruction). A term v becomes V = round(v·S), added as its low word (the carry from the
-// returned old value) and its high word, so a voxel's sum is exact and independent of the order of
-// the adds. S = 2^62/B, B = Σ|g|·4πR_max² (launch_srt_gather computes it into gp.fixed) bounds
-// every voxel's sum of |terms| — a patch's area is at most its shell's, a weight at most 1 — so no
-// partial sum overflows, and the rounding of the terms (≤ ½ each) stays far below fp32's.
+// FixedAdd, the product's: 64-bit fixed-point sums by integer adds (srt_gather.hpp fixed_split):
+// float adds in shared memory are compare-and-swap loops that retry whenever lanes meet in a bank,
+// an integer add is one instruction. The sums are exact and independent of the order of the adds;
+// the scale S (gp.fixed, from Σ|g|: launch_srt_gather) bounds every voxel's sum below 2^63.
 struct FixedAdd {
   static constexpr bool kPatches = true;
   static constexpr int kWords = 2;  // low words at [0, floats), high words at [floats, 2·floats)
@@ -39,18 +36,14 @@ struct FixedAdd {
     return {static_cast<float>(gp.fixed[1]), gp.fixed[2], floats};
   }
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
-    const long long V = __float2ll_rn(v * scale);
-    const unsigned lo = static_cast<unsigned>(V);
-    const int hi = static_cast<int>(V >> 32);
+    const FixedTerm t = fixed_split(__float2ll_rn(v * scale));
     unsigned* w = reinterpret_cast<unsigned*>(acc);
-    const unsigned old = atomicAdd(w + i, lo);
-    const int carry = old + lo < old ? 1 : 0;
-    if (hi + carry != 0) atomicAdd(reinterpret_cast<int*>(w + floats + i), hi + carry);
+    const int hi = fixed_high_add(t, atomicAdd(w + i, t.lo));
+    if (hi != 0) atomicAdd(reinterpret_cast<int*>(w + floats + i), hi);
   }
   __device__ __forceinline__ float read(const float* acc, int i) const {
     const unsigned* w = reinterpret_cast<const unsigned*>(acc);
-    const unsigned long long bits = (static_cast<unsigned long long>(w[floats + i]) << 32) | w[i];
-    return static_cast<float>(static_cast<double>(static_cast<long long>(bits)) * inverse);
+    return static_cast<float>(static_cast<double>(fixed_join(w[i], static_cast<int>(w[floats + i]))) * inverse);
   }
 };
 

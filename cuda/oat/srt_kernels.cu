@@ -48,8 +48,8 @@ __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float*
   if (lane == 0) g[static_cast<std::int64_t>(s.q) * p.shells + s.m] = sum;
 }
 
-// B = Σ|g| into fixed[0] (zeroed before), then S = 2^62/B (0.99 of it, so that S's float rounding
-// cannot raise it) and 1/S into fixed[1], fixed[2] (srt_gather.cuh FixedAdd).
+// Σ|g| into fixed[0] (zeroed before), then the scale S (srt_gather.hpp fixed_scale) and 1/S into
+// fixed[1], fixed[2] (srt_gather.cuh FixedAdd).
 __global__ void abs_sum_kernel(const float* __restrict__ g, std::int64_t n, double* fixed) {
   double s = 0;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -62,8 +62,7 @@ __global__ void abs_sum_kernel(const float* __restrict__ g, std::int64_t n, doub
 __global__ void fixed_scale_kernel(SrtParams p, double* fixed) {
   const double r = fmax(fabs(static_cast<double>(shell_radius(p, p.shells - 1))),
                         fabs(static_cast<double>(shell_radius(p, 0))));
-  const double b = fixed[0] * 4.0 * 3.14159265358979323846 * r * r;
-  const float s = static_cast<float>(b > 0 ? 4.611686018427387904e18 / b : 1.0) * 0.99f;
+  const float s = fixed_scale(fixed[0], r);
   fixed[1] = s;
   fixed[2] = 1.0 / static_cast<double>(s);
 }
