@@ -65,7 +65,7 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   frames_.upload(frames);
   srt_.frames = frames_.data();
   gather_ = gather_plan(g, srt_, frames);
-  fixed_.resize(3);
+  fixed_.resize(cuda_detail::kGatherScratch);
   gather_.fixed = fixed_.data();
   if (gather_.chunks > 1) {
     require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");

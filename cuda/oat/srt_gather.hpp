@@ -257,7 +257,8 @@ TOMO_HD void tile_visit(const GridParams<T>& g, const GatherTile<T>& t, int tx, 
 // order. S = fixed_scale(Σ|g|, R_max): 2^62/B with B = Σ|g|·4πR_max² bounding a voxel's sum of
 // |terms| (a patch's area is at most its shell's, a weight at most 1), so no partial sum reaches
 // 2^63; at most 1e30 (data near 1e-30 would overflow a float scale: coarser sums, never wrong
-// ones), and 0.99 of it so that its rounding to float cannot raise it.
+// ones), and rounded down to a power of two, so that v·S is exact and a last-bit change of Σ|g|
+// almost never changes S.
 struct FixedTerm {
   unsigned lo;
   int hi;
@@ -274,8 +275,9 @@ TOMO_HD long long fixed_join(unsigned lo, int hi) {
 }
 TOMO_HD float fixed_scale(double abs_sum, double r_max) {
   const double b = abs_sum * 4.0 * kPi<double> * r_max * r_max;
-  const double s = b > 0 ? 4.611686018427387904e18 / b : 1.0;
-  return static_cast<float>(s < 1e30 ? s : 1e30) * 0.99f;
+  double s = b > 0 ? 4.611686018427387904e18 / b : 1.0;
+  s = s < 1e30 ? s : 1e30;
+  return static_cast<float>(exp2(floor(log2(s))));  // a power of two: v·S is exact in float
 }
 
 // The enumeration margin (mm) for a scene: far above the fp32 error of the bounds (≈ 1e-6 of the

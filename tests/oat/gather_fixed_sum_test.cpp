@@ -75,8 +75,14 @@ TEST(OatGatherFixedSum, ScaleKeepsTheWorstSumBelowTwoToThe63) {
     EXPECT_GT(s, 0.0);
     EXPECT_LT(b * s, 0x1p63) << abs_sum;
   }
-  EXPECT_FLOAT_EQ(fixed_scale(0.0, 80.0), 0.99f);  // no data: any finite scale
-  EXPECT_LE(fixed_scale(1e-60, 1.0), 1e30f);     // tiny data: a float scale, coarser sums
+  for (double abs_sum : {1e-3, 7.0, 3.3e6}) {  // a power of two, within a factor 2 of 2^62/B
+    const double s = fixed_scale(abs_sum, 80.0), b = abs_sum * 4.0 * kPi<double> * 6400.0;
+    int e = 0;
+    EXPECT_EQ(std::frexp(s, &e), 0.5) << abs_sum;
+    EXPECT_GT(b * s, 0x1p61) << abs_sum;
+  }
+  EXPECT_FLOAT_EQ(fixed_scale(0.0, 80.0), 1.0f);  // no data: any finite scale
+  EXPECT_LE(fixed_scale(1e-60, 1.0), 1e30f);      // tiny data: a float scale, coarser sums
 }
 
 }  // namespace

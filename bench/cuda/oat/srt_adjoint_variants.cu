@@ -57,15 +57,11 @@ struct NoPatches {
 std::string_view variant_name(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather: return "gather";
+    case AdjointVariant::gather_float: return "gather-float-adds";
     case AdjointVariant::gather_dense: return "gather-dense-layout";
     case AdjointVariant::gather_occ3: return "gather-3-blocks";
     case AdjointVariant::gather_occ4: return "gather-4-blocks";
-    case AdjointVariant::gather_split: return "gather-more-chunks";
-    case AdjointVariant::gather_float: return "gather-float-adds";
-    case AdjointVariant::gather_32x16x16: return "gather32x16x16";
-    case AdjointVariant::gather_32x16x16_occ3: return "gather32x16x16-3-blocks";
-    case AdjointVariant::gather_32x32x16: return "gather32x32x16";
-    case AdjointVariant::gather_fast: return "gather-fast-sine";
+    case AdjointVariant::gather_fewer_chunks: return "gather-fewer-chunks";
     case AdjointVariant::gather_no_adds: return "gather-no-adds";
     case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
     case AdjointVariant::scatter: return "scatter";
@@ -73,55 +69,41 @@ std::string_view variant_name(AdjointVariant v) {
   return "?";
 }
 
-void variant_tile(AdjointVariant v, int tile[3]) {
-  const int* t = kGatherTile;
-  static constexpr int a[3] = {32, 16, 16}, b[3] = {32, 32, 16};
-  if (v == AdjointVariant::gather_32x16x16 || v == AdjointVariant::gather_32x16x16_occ3) t = a;
-  if (v == AdjointVariant::gather_32x32x16) t = b;
-  for (int i = 0; i < 3; ++i) tile[i] = t[i];
+void variant_tile(AdjointVariant, int tile[3]) {
+  for (int i = 0; i < 3; ++i) tile[i] = kGatherTile[i];
 }
 
 int variant_blocks_per_sm(AdjointVariant v) {
-  return v == AdjointVariant::gather_split ? 2 * kGatherBlocksPerSm : kGatherBlocksPerSm;
+  return v == AdjointVariant::gather_fewer_chunks ? kGatherBlocksPerSm / 2 : kGatherBlocksPerSm;
 }
 
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
                             float* partial, cudaStream_t stream) {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
-  constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1];
+  constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
   switch (v) {
     case AdjointVariant::gather:
-    case AdjointVariant::gather_split: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
+    case AdjointVariant::gather_fewer_chunks: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
+    case AdjointVariant::gather_float:
+      launch_gather_as<X, Y, Z, kExact, FloatAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      break;
     case AdjointVariant::gather_dense:
       launch_gather_as<X, Y, Z, kExact, FloatAdd, X, Y>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_occ3:
-      launch_gather_as<X, Y, Z, kExact, FloatAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_occ4:
-      launch_gather_as<X, Y, Z, kExact, FloatAdd, RX, PY, 4>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_32x16x16:
-      launch_gather_as<32, 16, 16, kExact, FloatAdd, 33, 17>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_32x16x16_occ3:
-      launch_gather_as<32, 16, 16, kExact, FloatAdd, 33, 17, 3>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_32x32x16:
-      launch_gather_as<32, 32, 16, kExact, FloatAdd, 33, 33>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_fast:
-      launch_gather_as<X, Y, Z, PatchTrig::fast, FloatAdd, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 4>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_float:
-      launch_gather_as<X, Y, Z, kExact, FloatAdd, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

@@ -163,7 +163,7 @@ SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make
   TOMO_CUDA_CHECK(cudaGetDevice(&device));
   TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int chunks = 1;
-  s.fixed.resize(3);
+  s.fixed.resize(kGatherScratch);
   for (std::size_t v = 0; v < std::size(kAdjointVariants); ++v) {
     int tile[3];
     variant_tile(kAdjointVariants[v], tile);
