@@ -14,8 +14,9 @@
 // and ldg against the slower, deferred and pinned against the arithmetic); the deferred kernel's
 // list lines.
 // H_intᵀ is the product's gather (cuda/oat/srt_gather.cuh) beside the scatter it replaced and other
-// gather tiles (bench/cuda/oat/srt_adjoint_variants.hpp), with the images' rel. L2 against the
-// scatter's; one PLS-int iteration is timed through each GPU backend's Model against the cpu's.
+// gather forms (bench/cuda/oat/srt_adjoint_variants.hpp), each with its adjoint identity against the
+// exact forward and its image's rel. L2 against the scatter's; one PLS-int iteration is timed
+// through each GPU backend's Model against the cpu's.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE,
 //        --only fbp|model (just those rows), --pls-iterations 2 (0: no PLS timing).

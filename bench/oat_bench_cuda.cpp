@@ -114,21 +114,29 @@ void adjoint_rows(const CudaModelTimes& m, double patches, std::vector<Row>& row
   rows.push_back({"H_intT", "cuda", "gather", m.adjoint_ms, patches / (m.adjoint_ms * 1e-3), no_adds_ms,
                   "no-adds probe (bench only)"});
   for (const AdjointTime& v : m.adjoints) {
-    if (v.name == "gather") continue;  // the product's, timed above through ModelDevice
     const bool scatter = v.name == "scatter";
-    rows.push_back({"H_intT", "cuda", v.name + "+", v.ms, patches / (v.ms * 1e-3), scatter ? m.probe_atomics_ms : 0.0,
-                    scatter ? "atomics probe (bench only)" : ""});
-    std::printf("H_intT %s (bench only): %.2f ms, rel. L2 vs scatter %.2e, %d transducer chunk(s)\n", v.name.c_str(),
-                v.ms, v.rel_l2_vs_scatter, v.chunks);
-    out["h_int_adjoints"].push_back(
-        {{"variant", v.name}, {"ms", v.ms}, {"rel_l2_vs_scatter", v.rel_l2_vs_scatter}, {"chunks", v.chunks}});
+    if (v.name != "gather")  // the product's row is timed above through ModelDevice
+      rows.push_back({"H_intT", "cuda", v.name + "+", v.ms, patches / (v.ms * 1e-3),
+                      scatter ? m.probe_atomics_ms : 0.0, scatter ? "atomics probe (bench only)" : ""});
+    std::printf("H_intT %s (bench only): %.2f ms (%.3g patches/s), identity %.2e, rel. L2 vs scatter %.2e, vs the "
+                "dense-layout gather %.2e (max %.2e), %d transducer chunk(s)\n",
+                v.name.c_str(), v.ms, patches / (v.ms * 1e-3), v.identity, v.rel_l2_vs_scatter, v.rel_l2_vs_dense,
+                v.max_rel_vs_dense, v.chunks);
+    out["h_int_adjoints"].push_back({{"variant", v.name},
+                                     {"ms", v.ms},
+                                     {"identity", v.identity},
+                                     {"rel_l2_vs_scatter", v.rel_l2_vs_scatter},
+                                     {"rel_l2_vs_dense_gather", v.rel_l2_vs_dense},
+                                     {"max_rel_vs_dense_gather", v.max_rel_vs_dense},
+                                     {"chunks", v.chunks}});
   }
   const double speedup = scatter_ms > 0 ? scatter_ms / m.adjoint_ms : 0;
-  std::printf("H_intT gather vs scatter: %.2fx faster (target >= 5x), image rel. L2 %.2e (target <= 1e-5)\n", speedup,
-              m.gather_vs_scatter);
+  std::printf("H_intT gather vs scatter: %.2fx faster (target >= 5x), image rel. L2 %.2e (target <= 1e-5), identity "
+              "%.2e (target <= 1e-5)\n",
+              speedup, m.gather_vs_scatter, m.identity);
   out["h_int_adjoint_gather"] = {{"ms", m.adjoint_ms},           {"scatter_ms", scatter_ms},
                                  {"speedup_vs_scatter", speedup}, {"rel_l2_vs_scatter", m.gather_vs_scatter},
-                                 {"no_adds_probe_ms", no_adds_ms}};
+                                 {"no_adds_probe_ms", no_adds_ms}, {"identity", m.identity}};
 }
 
 }  // namespace

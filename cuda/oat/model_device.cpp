@@ -65,6 +65,8 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   frames_.upload(frames);
   srt_.frames = frames_.data();
   gather_ = gather_plan(g, srt_, frames);
+  fixed_.resize(cuda_detail::kGatherScratch);
+  gather_.fixed = fixed_.data();
   if (gather_.chunks > 1) {
     require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
     partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);

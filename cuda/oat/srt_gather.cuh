@@ -18,9 +18,42 @@ namespace tomo::oat::cuda_detail {
 
 inline constexpr int kGatherWarps = 8, kGatherThreads = 32 * kGatherWarps;
 
-// The product's accumulation: a float atomic add into the block's shared tile.
-struct SharedAdd {
+// How the tile's sums are added. A policy says whether patches are visited (false: a bench probe
+// of the bounds alone), how many 32-bit words a voxel's sum takes, how it is made for a block
+// (`floats`: the tile's layout size) and how a voxel's sum is read back.
+//
+// FixedAdd, the product's: 64-bit fixed-point sums by integer adds (srt_gather.hpp fixed_split):
+// float adds in shared memory are compare-and-swap loops that retry whenever lanes meet in a bank,
+// an integer add is one instruction. The sums are exact and independent of the order of the adds;
+// the scale S (gp.fixed, from Σ|g|: launch_srt_gather) bounds every voxel's sum below 2^63.
+struct FixedAdd {
+  static constexpr bool kPatches = true;
+  static constexpr int kWords = 2;  // low words at [0, floats), high words at [floats, 2·floats)
+  float scale;
+  double inverse;
+  int floats;
+  __device__ static FixedAdd make(const GatherParams& gp, int floats) {
+    return {static_cast<float>(gp.fixed[1]), gp.fixed[2], floats};
+  }
+  __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
+    const FixedTerm t = fixed_split(__float2ll_rn(v * scale));
+    unsigned* w = reinterpret_cast<unsigned*>(acc);
+    const int hi = fixed_high_add(t, atomicAdd(w + i, t.lo));
+    if (hi != 0) atomicAdd(reinterpret_cast<int*>(w + floats + i), hi);
+  }
+  __device__ __forceinline__ float read(const float* acc, int i) const {
+    const unsigned* w = reinterpret_cast<const unsigned*>(acc);
+    return static_cast<float>(static_cast<double>(fixed_join(w[i], static_cast<int>(w[floats + i]))) * inverse);
+  }
+};
+
+// Float atomic adds into the tile (the product's before FixedAdd; bench only now).
+struct FloatAdd {
+  static constexpr bool kPatches = true;
+  static constexpr int kWords = 1;
+  __device__ static FloatAdd make(const GatherParams&, int) { return {}; }
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const { atomicAdd(acc + i, v); }
+  __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
 };
 
 // Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); fast =
@@ -54,7 +87,8 @@ struct WarpRings {
 };
 
 // One shell sample (q, m) of the tile, by one warp (all lanes call it).
-template <int TX, int TY, PatchTrig kTrig, class Add>
+// RX, PY: the tile's layout in shared memory (row stride, rows per plane; gather_acc_floats).
+template <int RX, int PY, PatchTrig kTrig, class Add>
 __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherTile<float>& t,
                                                     const ShellFrame<float>& f, const GatherView<float>& v, int m,
                                                     float value, int lane, WarpRings& wr, float* acc, Add add) {
@@ -84,6 +118,10 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
     wr.first[lane] = first;
     for (int x = first, end = min(incl, kOwnerCap); x < end; ++x) wr.owner[x] = static_cast<unsigned char>(lane);
     __syncwarp();
+    if constexpr (!Add::kPatches) {
+      __syncwarp();
+      continue;
+    }
     // Lane l takes the patches l·P … l·P + P − 1 (P = ⌈total/32⌉): neighbouring lanes work
     // P patches apart, in other voxel cells, so their shared-memory adds rarely collide.
     const int per_lane = (total + 31) >> 5;
@@ -105,22 +143,34 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       const float w = wr.w[o];
       float px, py, pz;
       patch_point<kTrig>(f, s.cap, ring, j, &px, &py, &pz);
-      tile_visit(p.grid, t, TX, TY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
+      tile_visit(p.grid, t, RX, PY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
     }
     __syncwarp();
   }
 }
 
+// The tile's layout in shared memory: voxel (x, y, z) of the tile at x + RX·(y + PY·z). RX = TX + 1,
+// PY = TY + 1 spread a warp's adds over the banks (bank = (x + RX·y + RX·PY·z) mod 32); RX = TX,
+// PY = TY is the dense layout, where the bank depends on x and the parity of y only, so lanes whose
+// patches differ along z or by two along y add into one bank.
+template <int TX, int TY, int TZ, int RX, int PY>
+constexpr int gather_acc_floats() {
+  return (TZ - 1) * RX * PY + (TY - 1) * RX + TX;
+}
+
 // Block (tile blockIdx.x, transducer chunk blockIdx.y): out[chunk·N + voxel] = the chunk's
-// H_srtᵀ g on the tile (out = α itself with one chunk).
-template <int TX, int TY, int TZ, PatchTrig kTrig, class Add>
-__global__ void __launch_bounds__(kGatherThreads) srt_gather_kernel(SrtParams p, GatherParams gp,
-                                                                     const float* __restrict__ g,
-                                                                     float* __restrict__ out) {
+// H_srtᵀ g on the tile (out = α itself with one chunk). The tile's sums live in dynamic shared
+// memory (launch_gather_as sizes it); kMinBlocks bounds the registers for that many resident blocks.
+template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks>
+__global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(SrtParams p, GatherParams gp,
+                                                                                 const float* __restrict__ g,
+                                                                                 float* __restrict__ out) {
   constexpr int kVoxels = TX * TY * TZ;
-  __shared__ float acc[kVoxels];
+  constexpr int kAcc = gather_acc_floats<TX, TY, TZ, RX, PY>();
+  extern __shared__ float acc[];
   __shared__ WarpRings rings[kGatherWarps];
-  for (int i = threadIdx.x; i < kVoxels; i += kGatherThreads) acc[i] = 0.0f;
+  const Add add = Add::make(gp, kAcc);
+  for (int i = threadIdx.x; i < kAcc * Add::kWords; i += kGatherThreads) acc[i] = 0.0f;
   const int b = static_cast<int>(blockIdx.x);
   const int ti = b % gp.tiles[0], tj = (b / gp.tiles[0]) % gp.tiles[1], tk = b / (gp.tiles[0] * gp.tiles[1]);
   const GatherTile<float> t = gather_tile(p.grid, ti * TX, tj * TY, tk * TZ, TX, TY, TZ, gp.margin);
@@ -145,7 +195,7 @@ __global__ void __launch_bounds__(kGatherThreads) srt_gather_kernel(SrtParams p,
       for (; k < n; k += kGatherWarps) {
         const float value = __ldg(gq + m_lo + k);
         if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
-          gather_shell_sample<TX, TY, kTrig>(p, t, f, v, m_lo + k, value, lane, rings[warp], acc, Add{});
+          gather_shell_sample<RX, PY, kTrig>(p, t, f, v, m_lo + k, value, lane, rings[warp], acc, add);
       }
       slot = (slot + n) % kGatherWarps;
     }
@@ -154,20 +204,29 @@ __global__ void __launch_bounds__(kGatherThreads) srt_gather_kernel(SrtParams p,
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
   float* dst = out + static_cast<std::int64_t>(blockIdx.y) * N;
   for (int i = threadIdx.x; i < kVoxels; i += kGatherThreads) {
-    const int a = t.lo[0] + i % TX, bb = t.lo[1] + (i / TX) % TY, c = t.lo[2] + i / (TX * TY);
+    const int x = i % TX, y = (i / TX) % TY, z = i / (TX * TY);
+    const int a = t.lo[0] + x, bb = t.lo[1] + y, c = t.lo[2] + z;
     if (a < t.hi[0] && bb < t.hi[1] && c < t.hi[2])
-      dst[a + static_cast<std::int64_t>(p.grid.nx) * (bb + static_cast<std::int64_t>(p.grid.ny) * c)] = acc[i];
+      dst[a + static_cast<std::int64_t>(p.grid.nx) * (bb + static_cast<std::int64_t>(p.grid.ny) * c)] =
+          add.read(acc, x + RX * (y + PY * z));
   }
 }
 
-// The gather with tiles of TX×TY×TZ, patch positions kTrig and accumulation `Add`: α = H_srtᵀ g (every voxel written;
-// `partial` holds gp.chunks·N floats when gp.chunks > 1, summed into α by launch_gather_reduce).
-template <int TX, int TY, int TZ, PatchTrig kTrig, class Add>
+// The gather with tiles of TX×TY×TZ laid out with strides (1, RX, RX·PY) in shared memory, patch
+// positions kTrig, accumulation `Add` and registers bounded for kMinBlocks blocks per
+// multiprocessor: α = H_srtᵀ g (every voxel written; `partial` holds gp.chunks·N floats when
+// gp.chunks > 1, summed into α by launch_gather_reduce).
+template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX = TX, int PY = TY, int kMinBlocks = 1>
 void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                       cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
+  static_assert(RX >= TX && PY >= TY, "the layout must hold the tile");
+  constexpr std::size_t kBytes = sizeof(float) * Add::kWords * gather_acc_floats<TX, TY, TZ, RX, PY>();
+  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks>;
+  if constexpr (kBytes + sizeof(WarpRings) * kGatherWarps > 48 * 1024)  // beyond the default: opt in
+    TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
   const dim3 grid(static_cast<unsigned>(gp.tile_count), static_cast<unsigned>(gp.chunks));
-  srt_gather_kernel<TX, TY, TZ, kTrig, Add><<<grid, kGatherThreads, 0, stream>>>(p, gp, g, gp.chunks > 1 ? partial : alpha);
+  kernel<<<grid, kGatherThreads, kBytes, stream>>>(p, gp, g, gp.chunks > 1 ? partial : alpha);
   TOMO_CUDA_CHECK_LAST();
   if (gp.chunks > 1) launch_gather_reduce(partial, gp.chunks, alpha, p, stream);
 }

@@ -48,6 +48,39 @@ __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float*
   if (lane == 0) g[static_cast<std::int64_t>(s.q) * p.shells + s.m] = sum;
 }
 
+// Σ|g| in a fixed order (so the scale is the same from run to run): each block sums its
+// grid-stride share into fixed[3 + block], one thread sums those into fixed[0] and sets the scale S
+// (srt_gather.hpp fixed_scale) and 1/S in fixed[1], fixed[2] (srt_gather.cuh FixedAdd).
+constexpr int kScaleBlocks = 256, kScaleThreads = 256;
+
+__global__ void __launch_bounds__(kScaleThreads) abs_sum_kernel(const float* __restrict__ g, std::int64_t n,
+                                                               double* fixed) {
+  __shared__ double warps[kScaleThreads / 32];
+  double s = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(kScaleThreads) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(kScaleBlocks) * kScaleThreads)
+    s += fabs(static_cast<double>(g[i]));
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(kFullMask, s, o);
+  if ((threadIdx.x & 31) == 0) warps[threadIdx.x >> 5] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b = 0;
+    for (int w = 0; w < kScaleThreads / 32; ++w) b += warps[w];
+    fixed[3 + blockIdx.x] = b;
+  }
+}
+
+__global__ void fixed_scale_kernel(SrtParams p, double* fixed) {
+  double b = 0;
+  for (int i = 0; i < kScaleBlocks; ++i) b += fixed[3 + i];
+  const double r = fmax(fabs(static_cast<double>(shell_radius(p, p.shells - 1))),
+                        fabs(static_cast<double>(shell_radius(p, 0))));
+  const float s = fixed_scale(b, r);
+  fixed[0] = b;
+  fixed[1] = s;
+  fixed[2] = 1.0 / static_cast<double>(s);
+}
+
 __global__ void gather_reduce_kernel(const float* __restrict__ partial, int chunks, std::int64_t n,
                                      float* __restrict__ alpha) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -128,9 +161,21 @@ GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, f
   return gp;
 }
 
+void launch_gather_scale(const SrtParams& p, const GatherParams& gp, const float* g, cudaStream_t stream) {
+  if (p.transducers <= 0 || p.shells <= 0) return;
+  const std::int64_t n = static_cast<std::int64_t>(p.transducers) * p.shells;
+  abs_sum_kernel<<<kScaleBlocks, kScaleThreads, 0, stream>>>(g, n, gp.fixed);
+  TOMO_CUDA_CHECK_LAST();
+  fixed_scale_kernel<<<1, 1, 0, stream>>>(p, gp.fixed);
+  TOMO_CUDA_CHECK_LAST();
+}
+
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream) {
-  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, SharedAdd>(p, gp, g, alpha, partial, stream);
+  if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
+  launch_gather_scale(p, gp, g, stream);
+  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, FixedAdd, kGatherLayout[0],
+                   kGatherLayout[1], kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
 }
 
 void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream) {

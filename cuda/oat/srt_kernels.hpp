@@ -33,11 +33,17 @@ void launch_srt(const SrtParams& p, const float* alpha, cudaTextureObject_t volu
 // transducers split into `chunks` when there are too few busy tiles to fill the device, the
 // chunks' partial images summed after.
 inline constexpr int kGatherTile[3] = {16, 16, 16};
-// Blocks with work to aim for per multiprocessor (two waves of the ~3 resident blocks); fewer
-// busy tiles than that split the transducers. Each split adds a rounding of partial images whose
-// terms cancel (H100, paper scene: 3.6e-7 rel. L2 vs the scatter unsplit, 7.9e-6 in 3 chunks),
-// so the split stays small.
-inline constexpr int kGatherBlocksPerSm = 6;
+// The tile's layout in shared memory (srt_gather.cuh gather_acc_floats): row stride and rows per
+// plane one longer than the tile, so that a warp's adds spread over the 32 banks.
+inline constexpr int kGatherLayout[2] = {kGatherTile[0] + 1, kGatherTile[1] + 1};
+// Resident blocks per multiprocessor the gather's registers are bounded for (1: unbounded).
+inline constexpr int kGatherMinBlocks = 1;
+// Blocks with work to aim for per multiprocessor; fewer busy tiles than that split the
+// transducers (at most 8 chunks). Smaller blocks shorten the last wave's tail: on one H200 (paper
+// scene of bench_oat) 12 gave 4 chunks and 1183 ms, 6 gave 2 chunks and 1285 ms. Each split rounds
+// the chunks' partial images to float before their sum (rel. L2 vs the scatter 7.5e-6 with 2 or 4
+// chunks, of the order of the scatter's own float sums), so the split stays small.
+inline constexpr int kGatherBlocksPerSm = 12;
 struct GatherParams {
   int tiles[3] = {0, 0, 0};  // tiles along x, y, z
   int tile_count = 0;
@@ -45,14 +51,21 @@ struct GatherParams {
   int chunks = 1, q_per_chunk = 0;
   float cx = 0, cy = 0, cz = 0, rho = 0;  // the ball every shell is cut to (kernel_math shell_cap)
   float margin = 0;                       // srt_gather.hpp gather_margin
+  double* fixed = nullptr;  // device scratch of kGatherScratch doubles for the fixed-point scale
 };
 // Tiles of `tile` voxels over p's grid; chunks so that about `target_blocks` blocks have work;
 // max_distance: the farthest a patch lies from its transducer (for the margin).
 GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, float max_distance, const int tile[3],
                          int target_blocks);
-// α = H_srtᵀ g, every voxel written (`partial`: gp.chunks·N floats when gp.chunks > 1, else unused).
+// α = H_srtᵀ g, every voxel written (`partial`: gp.chunks·N floats when gp.chunks > 1, else unused;
+// gp.fixed set).
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream);
+// Doubles of GatherParams::fixed: Σ|g|, S, 1/S and 256 block sums.
+inline constexpr int kGatherScratch = 3 + 256;
+// The fixed-point scale of the gather's sums from g into gp.fixed (srt_gather.cuh FixedAdd; run by
+// launch_srt_gather before its kernel).
+void launch_gather_scale(const SrtParams& p, const GatherParams& gp, const float* g, cudaStream_t stream);
 // α[i] = Σ_c partial[c·N + i], c < chunks (N = p's voxels).
 void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream);
 

@@ -68,8 +68,10 @@ Emulated scatter(const Scene& s) {
   return e;
 }
 
-// The gather, tile by tile, in the kernel's order of bounds: shells, rings, azimuth ranges.
-Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho) {
+// The gather, tile by tile, in the kernel's order of bounds: shells, rings, azimuth ranges; the
+// tile's sums laid out as the kernel lays them, with row stride rx and py rows per plane
+// (rx = tile[0], py = tile[1]: dense; one more each: the spread layout of kGatherLayout).
+Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho, int rx, int py) {
   Emulated e;
   e.image.assign(static_cast<std::size_t>(s.grid.nx) * s.grid.ny * s.grid.nz, 0.0);
   float far = 0;
@@ -102,9 +104,8 @@ Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho) {
                 shell_point(f, sh.cap, r, j, &x, &y, &z);
                 ++e.candidates;
                 bool inside = false;
-                tile_visit(s.grid, t, tile[0], tile[1], x, y, z, [&](int l, float w) {
-                  const int a = t.lo[0] + l % tile[0], b = t.lo[1] + (l / tile[0]) % tile[1],
-                            c = t.lo[2] + l / (tile[0] * tile[1]);
+                tile_visit(s.grid, t, rx, py, x, y, z, [&](int l, float w) {
+                  const int a = t.lo[0] + l % rx, b = t.lo[1] + (l / rx) % py, c = t.lo[2] + l / (rx * py);
                   e.image[a + static_cast<std::size_t>(n[0]) * (b + static_cast<std::size_t>(n[1]) * c)] +=
                       static_cast<double>(w * vr);
                   ++e.contacts;
@@ -119,13 +120,15 @@ Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho) {
   return e;
 }
 
-void expect_gather_equals_scatter(const OatGeometry& geo, std::initializer_list<std::array<int, 3>> tiles) {
+void expect_gather_equals_scatter(const OatGeometry& geo, std::initializer_list<std::array<int, 3>> tiles,
+                                  bool spread = false) {
   const Scene s = make_setup(geo);
   const Emulated ref = scatter(s);
   const Vec3d c = geo.grid_centre_mm();
   float centre[3] = {static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2])};
   for (const auto& tile : tiles) {
-    const Emulated got = gather(s, tile.data(), centre, static_cast<float>(cap_radius_mm(geo)));
+    const int rx = tile[0] + (spread ? 1 : 0), py = tile[1] + (spread ? 1 : 0);
+    const Emulated got = gather(s, tile.data(), centre, static_cast<float>(cap_radius_mm(geo)), rx, py);
     const double err = relative_l2(got.image, ref.image);
     std::printf("tile %dx%dx%d: %lld contacts (scatter %lld), %lld candidates, %lld touch the tile (%.2f), rel. L2 %.3g\n",
                 tile[0], tile[1], tile[2], got.contacts, ref.contacts, got.candidates, got.patches_in_box,
@@ -138,6 +141,12 @@ void expect_gather_equals_scatter(const OatGeometry& geo, std::initializer_list<
 
 TEST(OatSrtGather, FindsEveryPatchOfTheContractScene) {
   expect_gather_equals_scatter(small_geometry(12, 1.0, 4, 8, 20.0, 5.0), {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
+}
+
+// The product's layout: rows and planes one longer than the tile (a padded row's last slot and a
+// padded plane's last row are never addressed, every voxel lands where the write-out reads it).
+TEST(OatSrtGather, FindsEveryPatchInTheSpreadLayout) {
+  expect_gather_equals_scatter(small_geometry(12, 1.0, 4, 8, 20.0, 5.0), {{8, 8, 8}, {16, 16, 16}, {16, 8, 4}}, true);
 }
 
 // fp32 at paper scale: 0.2 mm voxels 65 mm away, 20 MHz (shells 0.075 mm apart).

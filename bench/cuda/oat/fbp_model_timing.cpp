@@ -3,6 +3,8 @@
 #include "bench/cuda/oat/fbp_model_timing.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "bench/cuda/oat/fbp_probes.hpp"
 #include "bench/cuda/oat/srt_probes.hpp"
@@ -52,21 +54,50 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
   return t;
 }
 
+namespace {
+
+// ⟨Hα, u⟩ − ⟨α, Hᵀu⟩ normalised by ‖Hα‖‖u‖ (Hα: the exact forward; Hᵀu: an adjoint's image).
+double identity_mismatch(const std::vector<float>& h_alpha, std::span<const double> u, std::span<const double> alpha,
+                         const std::vector<float>& ht_u) {
+  double ax_y = 0, x_aty = 0, n_ax = 0, n_y = 0;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    ax_y += static_cast<double>(h_alpha[i]) * u[i];
+    n_ax += static_cast<double>(h_alpha[i]) * h_alpha[i];
+    n_y += u[i] * u[i];
+  }
+  for (std::size_t i = 0; i < alpha.size(); ++i) x_aty += alpha[i] * static_cast<double>(ht_u[i]);
+  return std::abs(ax_y - x_aty) / std::sqrt(n_ax * n_y);
+}
+
+// max |a − ref| / max |ref|.
+double max_relative(const std::vector<float>& a, const std::vector<float>& ref) {
+  double d = 0, m = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    d = std::max(d, std::abs(static_cast<double>(a[i]) - ref[i]));
+    m = std::max(m, std::abs(static_cast<double>(ref[i])));
+  }
+  return m > 0 ? d / m : d;
+}
+
+}  // namespace
+
 CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std::span<const double> alpha,
                                std::span<const double> u, int reps) {
   ModelOptions exact = o, hardware = o;
   exact.interpolation = Interpolation::exact;
   hardware.interpolation = Interpolation::hardware;
   CudaModelTimes t;
-  std::vector<float> gathered;
+  std::vector<float> gathered, h_alpha;
   {
     ModelDevice dev(g, exact);
     dev.upload_alpha(alpha);
     t.forward_exact_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
+    h_alpha = dev.data();
     dev.upload_data(u);
     t.adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
     gathered = dev.alpha();
   }
+  t.identity = identity_mismatch(h_alpha, u, alpha, gathered);
   ModelDevice dev(g, hardware);
   dev.upload_alpha(alpha);
   t.forward_hardware_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.forward(); });
@@ -80,12 +111,23 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   probes.upload(alpha, u);  // the forward probes overwrote u with their H α
   probes.adjoint(AdjointVariant::scatter);
   const std::vector<float> scattered = probes.alpha();
+  probes.adjoint(AdjointVariant::gather_dense);
+  const std::vector<float> dense = probes.alpha();
   t.gather_vs_scatter = relative_l2(gathered, scattered);
   for (AdjointVariant v : cuda_detail::kAdjointVariants) {
     AdjointTime a{std::string(cuda_detail::variant_name(v))};
     a.ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.adjoint(v); });
-    if (v != AdjointVariant::gather_no_adds) a.rel_l2_vs_scatter = relative_l2(probes.alpha(), scattered);
+    if (v != AdjointVariant::gather_no_adds && v != AdjointVariant::gather_bounds_only) {
+      const std::vector<float> img = probes.alpha();
+      a.rel_l2_vs_scatter = relative_l2(img, scattered);
+      a.rel_l2_vs_dense = relative_l2(img, dense);
+      a.max_rel_vs_dense = max_relative(img, dense);
+      a.identity = identity_mismatch(h_alpha, u, alpha, img);
+    }
     a.chunks = v == AdjointVariant::scatter ? 0 : probes.gather_chunks(v);
+    std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e\n", a.name.c_str(), a.ms, a.identity,
+                a.rel_l2_vs_scatter);
+    std::fflush(stdout);
     t.adjoints.push_back(a);
   }
   probes.synchronize();

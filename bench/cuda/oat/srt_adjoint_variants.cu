@@ -34,9 +34,22 @@ __global__ void __launch_bounds__(kSrtThreads) scatter_kernel(SrtParams p, const
 
 // No add at all, but a store the compiler cannot drop (never taken for finite data).
 struct NoAdds {
+  static constexpr bool kPatches = true;
+  static constexpr int kWords = 1;
+  __device__ static NoAdds make(const GatherParams&, int) { return {}; }
+  __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
   __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
     if (v == 3.0e38f) acc[i] = v;
   }
+};
+
+// The rings' bounds (shells, rings, azimuth ranges, the lanes' patch map) without visiting a patch.
+struct NoPatches {
+  static constexpr bool kPatches = false;
+  static constexpr int kWords = 1;
+  __device__ static NoPatches make(const GatherParams&, int) { return {}; }
+  __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
+  __device__ __forceinline__ void operator()(float*, int, float) const {}
 };
 
 }  // namespace
@@ -44,45 +57,53 @@ struct NoAdds {
 std::string_view variant_name(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather: return "gather";
-    case AdjointVariant::gather_8x8x8: return "gather8x8x8";
-    case AdjointVariant::gather_16x16x8: return "gather16x16x8";
-    case AdjointVariant::gather_32x16x16: return "gather32x16x16";
-    case AdjointVariant::gather_fast: return "gather-fast-sine";
+    case AdjointVariant::gather_float: return "gather-float-adds";
+    case AdjointVariant::gather_dense: return "gather-dense-layout";
+    case AdjointVariant::gather_occ3: return "gather-3-blocks";
+    case AdjointVariant::gather_occ4: return "gather-4-blocks";
+    case AdjointVariant::gather_fewer_chunks: return "gather-fewer-chunks";
     case AdjointVariant::gather_no_adds: return "gather-no-adds";
+    case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
     case AdjointVariant::scatter: return "scatter";
   }
   return "?";
 }
 
-void variant_tile(AdjointVariant v, int tile[3]) {
-  const int* t = kGatherTile;
-  static constexpr int a[3] = {8, 8, 8}, b[3] = {16, 16, 8}, c[3] = {32, 16, 16};
-  if (v == AdjointVariant::gather_8x8x8) t = a;
-  if (v == AdjointVariant::gather_16x16x8) t = b;
-  if (v == AdjointVariant::gather_32x16x16) t = c;
-  for (int i = 0; i < 3; ++i) tile[i] = t[i];
+void variant_tile(AdjointVariant, int tile[3]) {
+  for (int i = 0; i < 3; ++i) tile[i] = kGatherTile[i];
+}
+
+int variant_blocks_per_sm(AdjointVariant v) {
+  return v == AdjointVariant::gather_fewer_chunks ? kGatherBlocksPerSm / 2 : kGatherBlocksPerSm;
 }
 
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
                             float* partial, cudaStream_t stream) {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
+  constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
   switch (v) {
-    case AdjointVariant::gather: launch_gather_as<X, Y, Z, kExact, SharedAdd>(p, gp, g, alpha, partial, stream); break;
-    case AdjointVariant::gather_8x8x8:
-      launch_gather_as<8, 8, 8, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather:
+    case AdjointVariant::gather_fewer_chunks: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
+    case AdjointVariant::gather_float:
+      launch_gather_as<X, Y, Z, kExact, FloatAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_16x16x8:
-      launch_gather_as<16, 16, 8, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_dense:
+      launch_gather_as<X, Y, Z, kExact, FloatAdd, X, Y>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_32x16x16:
-      launch_gather_as<32, 16, 16, kExact, SharedAdd>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_occ3:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_fast:
-      launch_gather_as<X, Y, Z, PatchTrig::fast, SharedAdd>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_occ4:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 4>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_bounds_only:
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

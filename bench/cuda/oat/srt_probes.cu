@@ -112,6 +112,7 @@ struct SrtProbes::State {
   cuda::TextureObject volume_tex;
   GatherParams plans[std::size(kAdjointVariants)];
   cuda::DeviceBuffer<float> partial;
+  cuda::DeviceBuffer<double> fixed;  // the product gather's fixed-point scale
 };
 
 SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make_unique<State>()) {
@@ -162,12 +163,14 @@ SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make
   TOMO_CUDA_CHECK(cudaGetDevice(&device));
   TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int chunks = 1;
+  s.fixed.resize(kGatherScratch);
   for (std::size_t v = 0; v < std::size(kAdjointVariants); ++v) {
     int tile[3];
     variant_tile(kAdjointVariants[v], tile);
     s.plans[v] = plan_gather(s.srt, centre, static_cast<float>(rho), static_cast<float>(far), tile,
-                             kGatherBlocksPerSm * std::max(1, sms));
+                             variant_blocks_per_sm(kAdjointVariants[v]) * std::max(1, sms));
     chunks = std::max(chunks, s.plans[v].chunks);
+    s.plans[v].fixed = s.fixed.data();
   }
   if (chunks > 1) s.partial.resize(static_cast<std::size_t>(chunks) * g.grid.count());
 }
