@@ -119,7 +119,7 @@ void run(RunContext& ctx) {
     write_image(ctx.out, g, "direct", direct_reconstruction(g, events));  // seed Fig. 3b
   }
 
-  if (op) {
+  if (op && c.pet.recon.subsets <= 1) {  // subsets: each goes to a projector of its own below
     auto timer = ctx.report.time("upload");
     op->set_events(events);
   }
@@ -171,8 +171,14 @@ void run(RunContext& ctx) {
                                     },
                                 .after_iteration = after_iteration};
     if (op) {
+      // Each subset's events stay in a projector of their own: an OSEM iteration uploads nothing.
+      const auto more = [&] {
+        auto p = reg.create(backend);
+        p->configure(g, c.resolution, c.options);
+        return p;
+      };
       EventSubsets single(*op, events, recon.subsets, g.pixel_count(),
-                          mu ? attenuated_acceptance(g, *mu) : std::vector<double>{});
+                          mu ? attenuated_acceptance(g, *mu) : std::vector<double>{}, more);
       single.set_image(start);
       data = &single;
       const auto prior = make_prior();

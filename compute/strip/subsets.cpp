@@ -1,31 +1,58 @@
 // strip's list-mode subsets for the reconstruction layer.
 #include "compute/strip/subsets.hpp"
 
+#include "compute/core/error.hpp"
+
 namespace tomo::strip {
 
 EventSubsets::EventSubsets(ListModeProjector& op, std::span<const Event> events, int subsets, std::size_t pixels,
-                           std::vector<double> acceptance)
+                           std::vector<double> acceptance,
+                           const std::function<std::unique_ptr<ListModeProjector>()>& more)
     : op_(op), subsets_(std::max(subsets, 1)), pixels_(pixels), acceptance_(std::move(acceptance)) {
   if (subsets_.size() == 1) {
     active_ = 0;  // the caller's set_events
     return;
   }
   for (std::size_t i = 0; i < events.size(); ++i) subsets_[i % subsets_.size()].push_back(events[i]);
+  if (!more) return;
+  // Every subset's events in a projector of their own, uploaded once.
+  for (std::size_t k = 0; k < subsets_.size(); ++k) {
+    ListModeProjector* p = &op_;
+    if (k > 0) {
+      own_.push_back(more());
+      if (!own_.back()) throw Error("strip: no projector for a further subset");
+      p = own_.back().get();
+    }
+    p->set_events(subsets_[k]);
+    resident_.push_back(p);
+    std::vector<Event>().swap(subsets_[k]);  // the backend holds them now
+  }
+  active_ = 0;
+  holder_ = 0;
 }
 
 void EventSubsets::select(int k) {
+  if (!resident_.empty()) {
+    if (k == holder_) return;
+    // The image moves to the subset's projector (through the host: ρ' has few pixels); scale_
+    // still holds, as the backends' images are copied as they are.
+    std::vector<double> x = at(holder_).image();
+    at(k).set_image(x);
+    holder_ = k;
+    return;
+  }
   if (k == active_) return;
   op_.set_events(subsets_[k]);
   active_ = k;
 }
 
 void EventSubsets::set_image(std::span<const double> x) {
-  op_.set_image(x);
+  at(holder_).set_image(x);
   scale_ = 1;
 }
 
 std::vector<double> EventSubsets::image() {
-  std::vector<double> x = op_.image();
+  std::vector<double> x = at(holder_).image();
   if (scale_ != 1)
     for (double& v : x) v *= scale_;
   return x;
@@ -40,20 +67,23 @@ std::vector<double> EventSubsets::sensitivity(int) {
 
 void EventSubsets::em_step(int k) {
   select(k);
-  op_.iterate();  // [Bialas2015] eq. (5) over the subset's events
+  ListModeProjector& op = at(k);
+  op.iterate();  // [Bialas2015] eq. (5) over the subset's events
   scale_ = double(subsets_.size());
   if (acceptance_.empty()) return;
-  std::vector<double> x = op_.image();  // x·B_k; the step is x·B_k / (c/S)
+  std::vector<double> x = op.image();  // x·B_k; the step is x·B_k / (c/S)
   for (std::size_t j = 0; j < x.size(); ++j) x[j] = acceptance_[j] > 0 ? x[j] * scale_ / acceptance_[j] : 0.0;
-  op_.set_image(x);
+  op.set_image(x);
   scale_ = 1;
 }
 
 std::vector<double> EventSubsets::back_ratio(int k) {
-  select(k);
-  std::vector<double> v = op_.forward(image());
+  const std::vector<double> x = image();
+  if (resident_.empty()) select(k);
+  ListModeProjector& op = at(k);
+  std::vector<double> v = op.forward(x);
   for (double& t : v) t = t > 0 ? 1.0 / t : 0.0;
-  return op_.back(v);
+  return op.back(v);
 }
 
 }  // namespace tomo::strip
