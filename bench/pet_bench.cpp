@@ -189,6 +189,11 @@ void bench_glpet(const Args& a, std::vector<Row>& rows) {
       o.iterations = 1 + a.repeats;
       o.recon = recon(S);
       o.system = &g.system;
+      o.make_projector = [&](const glpet::SystemModel& m) {  // as the run does
+        auto p = reg.create(b);
+        p->configure(m, g.projector);
+        return p;
+      };
       std::vector<double> t;
       Clock::time_point last;
       bool first = true;

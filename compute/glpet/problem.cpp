@@ -195,6 +195,11 @@ void run(RunContext& ctx) {
   opt.recon = recon;
   opt.prior_backend = pet::prior_backend_for(backend);
   opt.system = &sys;
+  opt.make_projector = [&](const SystemModel& m) {  // OSEM: a projector per subset of module pairs
+    auto p = reg.create(backend);
+    p->configure(m, g.projector);
+    return p;
+  };
   opt.on_subset = [&](const pet::Step& st) {
     if (st.position < st.positions)
       progress.step(1, str_cat("iteration ", st.iteration, ", subset ", st.position, "/", st.positions));
