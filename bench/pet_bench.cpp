@@ -174,11 +174,12 @@ void bench_glpet(const Args& a, std::vector<Row>& rows) {
     op->configure(g.system, g.projector);
     r.device = op->describe();
     const std::size_t slice = std::size_t(dims[0]) * dims[1];
-    if (b == "gl" && a.gl_slices > 0 && a.gl_slices < dims[2]) {
-      const std::size_t z0 = std::size_t(dims[2] - a.gl_slices) / 2;
-      if (op->restrict_voxels(z0 * slice, std::size_t(a.gl_slices) * slice))
-        r.note = "central " + std::to_string(a.gl_slices) + " z-slices only";
-    }
+    const bool slab = b == "gl" && a.gl_slices > 0 && a.gl_slices < dims[2];
+    const std::size_t z0 = slab ? std::size_t(dims[2] - a.gl_slices) / 2 : 0;
+    auto restrict = [&](glpet::Projector& p) {  // the run's projector and every subset's alike
+      return slab && p.restrict_voxels(z0 * slice, std::size_t(a.gl_slices) * slice);
+    };
+    if (restrict(*op)) r.note = "central " + std::to_string(a.gl_slices) + " z-slices only";
     std::vector<float> y = glpet::forward_host(*op, g.activity_volume.data);
     double mean = 0;
     for (float v : y) mean += v;
@@ -192,6 +193,7 @@ void bench_glpet(const Args& a, std::vector<Row>& rows) {
       o.make_projector = [&](const glpet::SystemModel& m) {  // as the run does
         auto p = reg.create(b);
         p->configure(m, g.projector);
+        restrict(*p);
         return p;
       };
       std::vector<double> t;
