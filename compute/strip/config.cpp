@@ -36,7 +36,7 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   c.iterations = s.get_int_in_range("strip.iterations", 20, 0, 100000);
   c.save_iterations = pet::read_save_iterations(s, "strip", c.iterations);
   c.pet = pet::read_pet_options(s, "strip", c.iterations);
-  c.corrections = pet::read_correction_options(s, "strip", {.normalisation = false, .randoms = false, .scatter = false});
+  c.corrections = pet::read_correction_options(s, "strip", {.randoms = false, .scatter = false});
   c.events_file = s.get_input_path("strip.events_file").string();
   c.write_events = s.get<bool>("strip.write_events", false);
   c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);

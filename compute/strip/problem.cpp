@@ -27,6 +27,7 @@
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
+#include "compute/strip/normalisation.hpp"
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/pet/prior.hpp"
@@ -59,7 +60,8 @@ void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem
   write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
-std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, const pet::AttenuationMap* mu = nullptr) {
+std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, const pet::AttenuationMap* mu = nullptr,
+                                    const StripEfficiency* efficiency = nullptr) {
   auto timer = report.time("simulate");
   if (!c.events_file.empty()) {
     auto ev = read_events(c.events_file);
@@ -67,7 +69,7 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, con
     return ev;
   }
   SimulationStats stats;
-  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu);
+  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu, efficiency);
   log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ")");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return ev;
@@ -100,7 +102,15 @@ void run(RunContext& ctx) {
     if (ranks.team) throw InputError("strip: strip.attenuation_map runs on one device (not with --gpus or several ranks)");
     mu = pet::AttenuationMap::read(c.corrections.attenuation_map, "strip.attenuation_map");
   }
-  const std::vector<Event> events = load_or_simulate(c, ctx.report, mu ? &*mu : nullptr);
+  // strip.normalisation: the strips' efficiencies, with which the simulator detects its pairs
+  // and which the reconstruction corrects (docs/pet.md).
+  std::optional<StripEfficiency> efficiency;
+  if (!c.corrections.normalisation.empty()) {
+    if (ranks.team) throw InputError("strip: strip.normalisation runs on one device (not with --gpus or several ranks)");
+    efficiency = StripEfficiency::from_npy(c.corrections.normalisation, g.L, "strip.normalisation");
+  }
+  const std::vector<Event> events =
+      load_or_simulate(c, ctx.report, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
   if (events.empty())
     throw InputError(c.events_file.empty() ? std::string("strip: the simulation produced no events (strip.events = 0?)")
                                            : "strip: " + c.events_file + " (strip.events_file) holds no events");
@@ -178,7 +188,13 @@ void run(RunContext& ctx) {
         return p;
       };
       EventSubsets single(*op, events, recon.subsets, g.pixel_count(),
-                          mu ? attenuated_acceptance(g, *mu) : std::vector<double>{}, more);
+                          mu || efficiency ? weighted_acceptance(g,
+                                                                 [&](double z_u, double z_d) {
+                                                                   return (mu ? survival(*mu, g.R, z_u, z_d) : 1.0) *
+                                                                          (efficiency ? efficiency->pair(z_u, z_d) : 1.0);
+                                                                 })
+                                           : std::vector<double>{},
+                          more);
       single.set_image(start);
       data = &single;
       const auto prior = make_prior();
