@@ -23,6 +23,7 @@
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
 #include "compute/strip/attenuation.hpp"
+#include "compute/strip/background.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/memory.hpp"
@@ -70,9 +71,41 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, con
   }
   SimulationStats stats;
   auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu, efficiency);
+  if (c.randoms_fraction > 0 || c.scatter_fraction > 0)  // strip.events counts the trues
+    ev = add_background(c.geometry, c.resolution, c.phantom, std::move(ev), c.randoms_fraction, c.scatter_fraction,
+                        c.seed);
   log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ")");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return ev;
+}
+
+// The additive counts of strip.randoms / strip.scatter per event (empty without them): a
+// fraction f of the events spread uniformly over the event space (density f·N / (L²·4R)) or a
+// .npy of densities per event, in the projection's units (additive_counts); with attenuation or
+// normalisation each event's survival·efficiency as the multiplicative term.
+pet::ForwardTerms background_terms(const StripConfig& c, std::span<const Event> events, std::span<const double> s,
+                                   const pet::AttenuationMap* mu, const StripEfficiency* efficiency) {
+  const pet::CorrectionOptions& k = c.corrections;
+  if (!k.randoms.given() && !k.scatter.given()) return {};
+  const StripGeometry& g = c.geometry;
+  std::vector<double> density(events.size(), 0.0);
+  for (const auto& [term, key] : {std::pair{&k.randoms, "strip.randoms.file"}, std::pair{&k.scatter, "strip.scatter.file"}}) {
+    if (term->fraction > 0)
+      for (double& d : density) d += term->fraction * double(events.size()) / event_space_volume(g);
+    if (!term->file.empty()) {
+      const std::vector<double> v = pet::read_term_file(term->file, events.size(), key);
+      for (std::size_t e = 0; e < v.size(); ++e) density[e] += v[e];
+    }
+  }
+  pet::ForwardTerms t;
+  t.additive = additive_counts(g, events, density, s);
+  if (mu || efficiency) {
+    t.multiplicative.resize(events.size());
+    for (std::size_t e = 0; e < events.size(); ++e)
+      t.multiplicative[e] = (mu ? survival(*mu, g.R, events[e].z_u, events[e].z_d) : 1.0) *
+                            (efficiency ? efficiency->pair(events[e].z_u, events[e].z_d) : 1.0);
+  }
+  return t;
 }
 
 void run(RunContext& ctx) {
@@ -135,9 +168,20 @@ void run(RunContext& ctx) {
   }
   // The reconstruction layer (docs/pet.md) over ρ', events interleaved into the subsets.
   const pet::ReconOptions& recon = c.pet.recon;
+  // strip.randoms, strip.scatter: each event's additive count (background.hpp, docs/pet.md).
+  const pet::ForwardTerms terms = background_terms(c, events, s, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
+  if (!terms.empty() && ranks.team)
+    throw InputError("strip: strip.randoms and strip.scatter run on one device (not with --gpus or several ranks)");
+  // Flat start: every pixel may emit; with additive terms at the trues' level (as glpet, safir).
+  const double level =
+      terms.empty() ? 1.0
+                    : pet::flat_start_level(double(events.size()),
+                                            (c.corrections.randoms.fraction + c.corrections.scatter.fraction) *
+                                                double(events.size()),
+                                            double(g.pixel_count()));
   const std::vector<double> start =
       c.pet.initial_image.empty()
-          ? std::vector<double>(g.pixel_count(), 1.0)  // flat start: every pixel may emit
+          ? std::vector<double>(g.pixel_count(), level)
           : pet::read_initial_image(c.pet.initial_image, g.grid3().dims, "strip.initial_image");
   const auto make_prior = [&]() -> std::unique_ptr<pet::PriorOperator> {
     if (!pet::uses_prior(recon.algorithm)) return nullptr;
@@ -194,7 +238,7 @@ void run(RunContext& ctx) {
                                                                           (efficiency ? efficiency->pair(z_u, z_d) : 1.0);
                                                                  })
                                            : std::vector<double>{},
-                          more);
+                          more, terms);
       single.set_image(start);
       data = &single;
       const auto prior = make_prior();

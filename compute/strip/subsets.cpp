@@ -2,13 +2,26 @@
 #include "compute/strip/subsets.hpp"
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::strip {
 
 EventSubsets::EventSubsets(ListModeProjector& op, std::span<const Event> events, int subsets, std::size_t pixels,
                            std::vector<double> acceptance,
-                           const std::function<std::unique_ptr<ListModeProjector>()>& more)
+                           const std::function<std::unique_ptr<ListModeProjector>()>& more,
+                           const pet::ForwardTerms& terms)
     : op_(op), subsets_(std::max(subsets, 1)), pixels_(pixels), acceptance_(std::move(acceptance)) {
+  if (!terms.additive.empty()) {
+    if (terms.additive.size() != events.size() ||
+        (!terms.multiplicative.empty() && terms.multiplicative.size() != events.size()))
+      throw Error(str_cat("strip: correction terms for ", terms.additive.size(), " events, the data hold ", events.size()));
+    terms_.resize(subsets_.size());
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      pet::ForwardTerms& t = terms_[i % subsets_.size()];
+      t.additive.push_back(terms.additive[i]);
+      if (!terms.multiplicative.empty()) t.multiplicative.push_back(terms.multiplicative[i]);
+    }
+  }
   if (subsets_.size() == 1) {
     active_ = 0;  // the caller's set_events
     return;
@@ -66,6 +79,18 @@ std::vector<double> EventSubsets::sensitivity(int) {
 }
 
 void EventSubsets::em_step(int k) {
+  if (!terms_.empty()) {  // x ← x·B_k / (c/S), B_k with the additive counts (back_ratio)
+    const std::vector<double> b = back_ratio(k);
+    std::vector<double> x = image();
+    const double S = double(subsets_.size());
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      const double c = acceptance_.empty() ? 1.0 : acceptance_[j];
+      x[j] = c > 0 ? x[j] * b[j] * S / c : 0.0;
+    }
+    at(holder_).set_image(x);
+    scale_ = 1;
+    return;
+  }
   select(k);
   ListModeProjector& op = at(k);
   op.iterate();  // [Bialas2015] eq. (5) over the subset's events
@@ -82,7 +107,11 @@ std::vector<double> EventSubsets::back_ratio(int k) {
   if (resident_.empty()) select(k);
   ListModeProjector& op = at(k);
   std::vector<double> v = op.forward(x);
-  for (double& t : v) t = t > 0 ? 1.0 / t : 0.0;
+  if (!terms_.empty()) {
+    pet::list_mode_ratio(v, terms_[std::size_t(k)], 0);  // m / (m·F + c)
+  } else {
+    for (double& t : v) t = t > 0 ? 1.0 / t : 0.0;
+  }
   return op.back(v);
 }
 

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "compute/pet/corrections.hpp"
 #include "compute/pet/reconstruct.hpp"
 #include "compute/strip/projector.hpp"
 
@@ -21,12 +22,15 @@ class EventSubsets final : public pet::SubsetPrimitives {
   // further configured projector of the same backend, and each subset's events then stay in a
   // projector of their own (uploaded once: an OSEM iteration moves only the image, a few
   // thousand pixels, between them, instead of every event).
-  // `acceptance` (attenuation.hpp; empty: none): the attenuated acceptance c of each pixel, the
-  // sensitivity of ρ' with attenuation. The per-event factors cancel in the EM ratio, so the step
+  // `terms` (per event of `events`; background.hpp): with additive counts c the EM ratio is
+  // m/(m·F + c) over the backend's forward projection F, formed on the host (m: the per-event
+  // survival and efficiency, which no longer cancel; empty: 1).
+  // `acceptance` (normalisation.hpp; empty: none): the acceptance c of each pixel weighted by the
+  // survival and/or the strips' efficiency, the sensitivity of ρ' with those terms. The per-event factors cancel in the EM ratio, so the step
   // is eq. (5)'s divided by c/S, applied on the host after the backend's pass.
   EventSubsets(ListModeProjector& op, std::span<const Event> events, int subsets, std::size_t pixels,
                std::vector<double> acceptance = {},
-               const std::function<std::unique_ptr<ListModeProjector>()>& more = {});
+               const std::function<std::unique_ptr<ListModeProjector>()>& more = {}, const pet::ForwardTerms& terms = {});
 
   int subset_count() const override { return int(subsets_.size()); }
   std::size_t voxel_count() const override { return pixels_; }
@@ -49,6 +53,7 @@ class EventSubsets final : public pet::SubsetPrimitives {
   int active_ = -1;
   double scale_ = 1;  // the image is scale_ × the backend's
   std::vector<double> acceptance_;
+  std::vector<pet::ForwardTerms> terms_;  // per subset; empty without additive counts
 };
 
 }  // namespace tomo::strip
