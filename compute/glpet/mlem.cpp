@@ -40,10 +40,13 @@ class LorSubsets final : public pet::SubsetPrimitives {
   // With `terms` (per LOR: normalisation n and randoms + scatter counts, docs/pet.md) the ratio
   // n·y/(n·A x + r + s) is formed on the host between the backend's forward and back passes, and
   // s_k = Aᵀ(n·1_k) (`s` must then already be Aᵀn).
+  // `keep_unseen` (subsets of whole module pairs): voxels a subset does not see (s_k = 0 inside
+  // the field of view) keep their value in its update, which then runs on the host.
   LorSubsets(Projector& op, const BackendBuffer& y, BackendBuffer& s, BackendBuffer& x, BackendBuffer& t,
              BackendBuffer& b, std::span<const int> subset_of_lor, int subsets, RunReport* report,
-             const pet::ForwardTerms* terms = nullptr)
-      : op_(op), x_(x), t_(t), b_(b), report_(report), terms_(terms && !terms->empty() ? terms : nullptr) {
+             const pet::ForwardTerms* terms = nullptr, bool keep_unseen = false)
+      : op_(op), x_(x), t_(t), b_(b), report_(report), terms_(terms && !terms->empty() ? terms : nullptr),
+        keep_unseen_(keep_unseen) {
     if (terms_) {
       const std::vector<float> hy = download(y);
       hy_.assign(hy.begin(), hy.end());
@@ -93,7 +96,15 @@ class LorSubsets final : public pet::SubsetPrimitives {
   void em_step(int k) override {
     ratio(k);
     StageTimer timer(op_, report_, "update");
-    op_.mlem_update(x_, b_, *s_[k]);
+    if (!keep_unseen_) {
+      op_.mlem_update(x_, b_, *s_[k]);
+      return;
+    }
+    std::vector<float> x = download(x_);
+    const std::vector<float> b = download(b_), sk = download(*s_[k]);
+    for (std::size_t v = 0; v < x.size(); ++v)
+      if (sk[v] > 0) x[v] = x[v] * b[v] / sk[v];
+    x_.upload(x);
   }
   std::vector<double> back_ratio(int k) override {
     ratio(k);
@@ -131,11 +142,19 @@ class LorSubsets final : public pet::SubsetPrimitives {
   std::vector<double> hy_;          // with terms: the counts on the host
   std::vector<int> subset_of_lor_;  // with terms and subsets
   std::unique_ptr<BackendBuffer> z_;
+  bool keep_unseen_ = false;
 };
 
 }  // namespace
 
 std::vector<int> lor_subsets(const Scanner& sc, int subsets) {
+  const std::vector<int> by_pair = pair_subsets(sc, subsets);
+  if (!by_pair.empty()) {
+    std::vector<int> out;
+    out.reserve(sc.lor_count());
+    for (std::size_t p = 0; p < sc.pairs.size(); ++p) out.insert(out.end(), sc.pairs[p].lor_count(), by_pair[p]);
+    return out;
+  }
   std::vector<double> phi;
   std::vector<int> group;
   phi.reserve(sc.lor_count());
@@ -213,18 +232,30 @@ MlemResult run_mlem(Projector& op, std::span<const float> y, std::span<const flo
     throw Error("glpet: subsets and priors need the system model in MlemOptions");
   const std::vector<int> subset_of_lor =
       recon.subsets > 1 ? lor_subsets(opt.system->scanner, recon.subsets) : std::vector<int>{};
-  LorSubsets data(op, *by, *bs, *bx, *bt, *bb, subset_of_lor, recon.subsets, opt.report, terms);
+  // Subsets of whole module pairs (lor_subsets) run on projectors of their own when the run can
+  // make them, else as masked passes over every LOR.
+  const std::vector<int> subset_of_pair =
+      recon.subsets > 1 ? pair_subsets(opt.system->scanner, recon.subsets) : std::vector<int>{};
+  const bool own = !subset_of_pair.empty() && opt.make_projector;
+  std::unique_ptr<pet::SubsetPrimitives> data;
+  if (own)
+    data = std::make_unique<PairSubsets>(op, *opt.system, subset_of_pair, recon.subsets, opt.make_projector, y, *bs,
+                                         *bx, *bb, opt.report, terms);
+  else
+    data = std::make_unique<LorSubsets>(op, *by, *bs, *bx, *bt, *bb, subset_of_lor, recon.subsets, opt.report, terms,
+                                        !subset_of_pair.empty());
   std::unique_ptr<pet::PriorOperator> prior;
   if (pet::uses_prior(recon.algorithm)) {
     const std::vector<float> s = download(*bs);
     prior = pet::make_prior(opt.prior_backend, {opt.system->grid.dims, opt.system->grid.voxel_mm}, recon.prior,
                             std::vector<double>(s.begin(), s.end()));
   }
-  res.iterations = pet::reconstruct(data, recon, prior.get(),
+  res.iterations = pet::reconstruct(*data, recon, prior.get(),
                                     {.after_subset = opt.on_subset,
                                      .after_iteration = [&](int it) {
                                        return !opt.on_iteration || opt.on_iteration(it, *bx);
                                      }});
+  if (own && res.iterations > 0) op.forward(*bx, *bt);  // the estimate of every LOR
   res.x = download(*bx);
   res.estimate = res.iterations > 0 ? download(*bt) : std::vector<float>(by->size(), 0.0f);
   return res;

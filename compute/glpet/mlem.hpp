@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compute/core/sensitivity_mask.hpp"
+#include "compute/glpet/pair_subsets.hpp"
 #include "compute/glpet/projector.hpp"
 #include "compute/pet/corrections.hpp"
 #include "compute/pet/reconstruct.hpp"
@@ -40,17 +41,22 @@ struct MlemOptions {
   // Per LOR: normalisation factors n and randoms + scatter counts (docs/pet.md); the forward model
   // is then ȳ = n·A x + r + s (attenuation is in A). Null or empty: ȳ = A x.
   const pet::ForwardTerms* terms = nullptr;
+  // Makes a further projector of the run's backend for a subset's module pairs. With it, subsets
+  // by module pair (pair_subsets) run each on its own projector: an OSEM iteration projects every
+  // LOR once. Without it each subset's passes project every LOR (the other subsets' counted 0).
+  ProjectorFactory make_projector;
 };
 
 struct MlemResult {
   std::vector<float> x;            // final image
   std::vector<float> sensitivity;  // Σ_l A_lv (unmasked)
   std::size_t masked = 0;          // voxels with 0 < s_v below the threshold or outside the field of view, held at 0
-  std::vector<float> estimate;     // ỹ = A x of the last image that was back-projected
+  std::vector<float> estimate;     // ỹ = A x of the last image that was back-projected (pair subsets: of x)
   int iterations = 0;              // iterations run: fewer than asked when on_iteration stopped
 };
 
-// The LOR subsets of a scanner ([Hudson1994]): LORs ranked by the transaxial azimuth of the line
+// The LOR subsets of a scanner ([Hudson1994]): whole module pairs (pair_subsets) when there are
+// at least as many pairs as subsets; else LORs ranked by the transaxial azimuth of the line
 // between their detector centres, interleaved by angle (pet::angular_subsets, module pair as the
 // tie-break). Returns the subset of every LOR (Scanner::lor_offset order).
 std::vector<int> lor_subsets(const Scanner& scanner, int subsets);

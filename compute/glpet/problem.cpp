@@ -130,6 +130,18 @@ pet::ForwardTerms lor_terms(const GlpetScene& g, std::span<const float> y) {
   return t;
 }
 
+// The run's projector options. With OSEM over subsets of whole module pairs every pass runs on
+// the subsets' own projectors, which keep their share of the system matrix; the run's projector
+// only makes the sensitivity and the final estimate, so an automatic cache of the whole matrix
+// would only double the device memory.
+ProjectorOptions run_projector_options(const GlpetScene& g) {
+  ProjectorOptions o = g.projector;
+  const int S = g.pet.recon.subsets;
+  if (S > 1 && o.system_cache == Use::automatic && !pair_subsets(g.system.scanner, S).empty())
+    o.system_cache = Use::off;
+  return o;
+}
+
 void run(RunContext& ctx) {
   ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   require_host_memory(estimate_memory(ctx.scene, false), "glpet");
@@ -174,7 +186,7 @@ void run(RunContext& ctx) {
   if (gpus.empty()) {
     op = reg.create(backend);
     auto t = ctx.report.time("configure");
-    op->configure(sys, g.projector);
+    op->configure(sys, run_projector_options(g));
   }
   std::vector<double> nrmse_per_it;
   nlohmann::json recovery_per_it = nlohmann::json::object();
@@ -195,6 +207,11 @@ void run(RunContext& ctx) {
   opt.recon = recon;
   opt.prior_backend = pet::prior_backend_for(backend);
   opt.system = &sys;
+  opt.make_projector = [&](const SystemModel& m) {  // OSEM: a projector per subset of module pairs
+    auto p = reg.create(backend);
+    p->configure(m, g.projector);
+    return p;
+  };
   opt.on_subset = [&](const pet::Step& st) {
     if (st.position < st.positions)
       progress.step(1, str_cat("iteration ", st.iteration, ", subset ", st.position, "/", st.positions));

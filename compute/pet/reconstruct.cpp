@@ -45,16 +45,18 @@ void bsrem_step(SubsetPrimitives& op, const ReconOptions& o, double beta, PriorO
 }
 
 // One-step-late EM ([Green1990] eq. (9)) per subset: x ← x·B_k / (s_k + (β/S)·∂R/∂x(x_old)), the
-// denominator held at ≥ s_k/10 where a strong prior would make it small or negative.
+// denominator held at ≥ s_k/10 where a strong prior would make it small or negative. Voxels the
+// subset does not see (s_k = 0 < s: glpet's subsets of module pairs) keep their value; those
+// outside the field of view (s = 0) are 0.
 void osl_step(SubsetPrimitives& op, const ReconOptions& o, double beta, PriorOperator& prior, int subset,
-              const std::vector<double>& sk) {
+              const std::vector<double>& s, const std::vector<double>& sk) {
   std::vector<double> x = op.image();
   const std::vector<double> b = op.back_ratio(subset);
   const std::vector<double> g = prior.gradient(x);
   const double w = beta / o.subsets;
   for (std::size_t j = 0; j < x.size(); ++j) {
     if (!(sk[j] > 0)) {
-      x[j] = 0;
+      if (!(s[j] > 0)) x[j] = 0;
       continue;
     }
     const double d = std::max(sk[j] + w * g[j], 0.1 * sk[j]);
@@ -97,7 +99,7 @@ int reconstruct(SubsetPrimitives& op, const ReconOptions& o, PriorOperator* prio
         case Algorithm::mlem:
         case Algorithm::osem: op.em_step(k); break;
         case Algorithm::map_rdp: bsrem_step(op, o, beta, *prior, k, lambda, s, sk[k], floor); break;
-        case Algorithm::osl_rdp: osl_step(op, o, beta, *prior, k, sk[k]); break;
+        case Algorithm::osl_rdp: osl_step(op, o, beta, *prior, k, s, sk[k]); break;
       }
       if (hooks.after_subset) hooks.after_subset({it, int(p) + 1, int(order.size()), k});
     }

@@ -36,7 +36,13 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   c.iterations = s.get_int_in_range("strip.iterations", 20, 0, 100000);
   c.save_iterations = pet::read_save_iterations(s, "strip", c.iterations);
   c.pet = pet::read_pet_options(s, "strip", c.iterations);
-  c.corrections = pet::read_correction_options(s, "strip", {.normalisation = false, .randoms = false, .scatter = false});
+  c.corrections = pet::read_correction_options(s, "strip");
+  // At most half the events: strip.events counts the trues, so the list at most doubles.
+  c.randoms_fraction = s.get_in_range("strip.randoms_fraction", 0.0, 0.0, 0.5);
+  c.scatter_fraction = s.get_in_range("strip.scatter_fraction", 0.0, 0.0, 0.5);
+  if (c.randoms_fraction + c.scatter_fraction > 0.5)
+    throw InputError(str_cat(s.where("strip.scatter_fraction"), ": randoms and scatter fractions add up to ",
+                             c.randoms_fraction + c.scatter_fraction, "; at most 0.5 (strip.events counts the trues)"));
   c.events_file = s.get_input_path("strip.events_file").string();
   c.write_events = s.get<bool>("strip.write_events", false);
   c.crosscheck_events = s.get_int_in_range("strip.crosscheck_events", 0, 0, 2000000000);

@@ -24,6 +24,8 @@ struct StripConfig {
   StripPhantom phantom;
   std::uint64_t events = 1000000;     // simulated events (ignored when events_file is set)
   std::uint64_t seed = 1;
+  // Simulated randoms and scatter: these shares of the events (background.hpp).
+  double randoms_fraction = 0.0, scatter_fraction = 0.0;
   int iterations = 20;
   std::vector<int> save_iterations;   // ρ' images written after these iterations
   pet::PetSceneOptions pet;           // algorithm, subsets, prior, initial ρ' image (docs/pet.md)

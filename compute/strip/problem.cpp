@@ -23,10 +23,12 @@
 #include "compute/io/png.hpp"
 #include "compute/io/preview.hpp"
 #include "compute/strip/attenuation.hpp"
+#include "compute/strip/background.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
+#include "compute/strip/normalisation.hpp"
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/pet/prior.hpp"
@@ -59,7 +61,8 @@ void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem
   write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
-std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, const pet::AttenuationMap* mu = nullptr) {
+std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, const pet::AttenuationMap* mu = nullptr,
+                                    const StripEfficiency* efficiency = nullptr) {
   auto timer = report.time("simulate");
   if (!c.events_file.empty()) {
     auto ev = read_events(c.events_file);
@@ -67,10 +70,42 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, con
     return ev;
   }
   SimulationStats stats;
-  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu);
+  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu, efficiency);
+  if (c.randoms_fraction > 0 || c.scatter_fraction > 0)  // strip.events counts the trues
+    ev = add_background(c.geometry, c.resolution, c.phantom, std::move(ev), c.randoms_fraction, c.scatter_fraction,
+                        c.seed);
   log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ")");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return ev;
+}
+
+// The additive counts of strip.randoms / strip.scatter per event (empty without them): a
+// fraction f of the events spread uniformly over the event space (density f·N / (L²·4R)) or a
+// .npy of densities per event, in the projection's units (additive_counts); with attenuation or
+// normalisation each event's survival·efficiency as the multiplicative term.
+pet::ForwardTerms background_terms(const StripConfig& c, std::span<const Event> events, std::span<const double> s,
+                                   const pet::AttenuationMap* mu, const StripEfficiency* efficiency) {
+  const pet::CorrectionOptions& k = c.corrections;
+  if (!k.randoms.given() && !k.scatter.given()) return {};
+  const StripGeometry& g = c.geometry;
+  std::vector<double> density(events.size(), 0.0);
+  for (const auto& [term, key] : {std::pair{&k.randoms, "strip.randoms.file"}, std::pair{&k.scatter, "strip.scatter.file"}}) {
+    if (term->fraction > 0)
+      for (double& d : density) d += term->fraction * double(events.size()) / event_space_volume(g);
+    if (!term->file.empty()) {
+      const std::vector<double> v = pet::read_term_file(term->file, events.size(), key);
+      for (std::size_t e = 0; e < v.size(); ++e) density[e] += v[e];
+    }
+  }
+  pet::ForwardTerms t;
+  t.additive = additive_counts(g, events, density, s);
+  if (mu || efficiency) {
+    t.multiplicative.resize(events.size());
+    for (std::size_t e = 0; e < events.size(); ++e)
+      t.multiplicative[e] = (mu ? survival(*mu, g.R, events[e].z_u, events[e].z_d) : 1.0) *
+                            (efficiency ? efficiency->pair(events[e].z_u, events[e].z_d) : 1.0);
+  }
+  return t;
 }
 
 void run(RunContext& ctx) {
@@ -100,7 +135,15 @@ void run(RunContext& ctx) {
     if (ranks.team) throw InputError("strip: strip.attenuation_map runs on one device (not with --gpus or several ranks)");
     mu = pet::AttenuationMap::read(c.corrections.attenuation_map, "strip.attenuation_map");
   }
-  const std::vector<Event> events = load_or_simulate(c, ctx.report, mu ? &*mu : nullptr);
+  // strip.normalisation: the strips' efficiencies, with which the simulator detects its pairs
+  // and which the reconstruction corrects (docs/pet.md).
+  std::optional<StripEfficiency> efficiency;
+  if (!c.corrections.normalisation.empty()) {
+    if (ranks.team) throw InputError("strip: strip.normalisation runs on one device (not with --gpus or several ranks)");
+    efficiency = StripEfficiency::from_npy(c.corrections.normalisation, g.L, "strip.normalisation");
+  }
+  const std::vector<Event> events =
+      load_or_simulate(c, ctx.report, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
   if (events.empty())
     throw InputError(c.events_file.empty() ? std::string("strip: the simulation produced no events (strip.events = 0?)")
                                            : "strip: " + c.events_file + " (strip.events_file) holds no events");
@@ -119,15 +162,26 @@ void run(RunContext& ctx) {
     write_image(ctx.out, g, "direct", direct_reconstruction(g, events));  // seed Fig. 3b
   }
 
-  if (op) {
+  if (op && c.pet.recon.subsets <= 1) {  // subsets: each goes to a projector of its own below
     auto timer = ctx.report.time("upload");
     op->set_events(events);
   }
   // The reconstruction layer (docs/pet.md) over ρ', events interleaved into the subsets.
   const pet::ReconOptions& recon = c.pet.recon;
+  // strip.randoms, strip.scatter: each event's additive count (background.hpp, docs/pet.md).
+  const pet::ForwardTerms terms = background_terms(c, events, s, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
+  if (!terms.empty() && ranks.team)
+    throw InputError("strip: strip.randoms and strip.scatter run on one device (not with --gpus or several ranks)");
+  // Flat start: every pixel may emit; with additive terms at the trues' level (as glpet, safir).
+  const double level =
+      terms.empty() ? 1.0
+                    : pet::flat_start_level(double(events.size()),
+                                            (c.corrections.randoms.fraction + c.corrections.scatter.fraction) *
+                                                double(events.size()),
+                                            double(g.pixel_count()));
   const std::vector<double> start =
       c.pet.initial_image.empty()
-          ? std::vector<double>(g.pixel_count(), 1.0)  // flat start: every pixel may emit
+          ? std::vector<double>(g.pixel_count(), level)
           : pet::read_initial_image(c.pet.initial_image, g.grid3().dims, "strip.initial_image");
   const auto make_prior = [&]() -> std::unique_ptr<pet::PriorOperator> {
     if (!pet::uses_prior(recon.algorithm)) return nullptr;
@@ -171,8 +225,20 @@ void run(RunContext& ctx) {
                                     },
                                 .after_iteration = after_iteration};
     if (op) {
+      // Each subset's events stay in a projector of their own: an OSEM iteration uploads nothing.
+      const auto more = [&] {
+        auto p = reg.create(backend);
+        p->configure(g, c.resolution, c.options);
+        return p;
+      };
       EventSubsets single(*op, events, recon.subsets, g.pixel_count(),
-                          mu ? attenuated_acceptance(g, *mu) : std::vector<double>{});
+                          mu || efficiency ? weighted_acceptance(g,
+                                                                 [&](double z_u, double z_d) {
+                                                                   return (mu ? survival(*mu, g.R, z_u, z_d) : 1.0) *
+                                                                          (efficiency ? efficiency->pair(z_u, z_d) : 1.0);
+                                                                 })
+                                           : std::vector<double>{},
+                          more, terms);
       single.set_image(start);
       data = &single;
       const auto prior = make_prior();

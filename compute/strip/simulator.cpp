@@ -3,6 +3,7 @@
 #include "compute/strip/simulator.hpp"
 
 #include "compute/strip/attenuation.hpp"
+#include "compute/strip/normalisation.hpp"
 
 #include <algorithm>
 #include <array>
@@ -54,7 +55,8 @@ bool exact_hits(double R, double L, double y, double z, double t, double& z_u, d
 }
 
 std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
-                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats, const pet::AttenuationMap* mu) {
+                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats, const pet::AttenuationMap* mu,
+                                    const StripEfficiency* efficiency) {
   check_resolution(res);
   const double vmax = phantom.max_value();
   if (!(vmax > 0)) throw InputError("strip simulator: the phantom has no positive density");
@@ -99,6 +101,7 @@ std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& re
       double zu, zd, dl;
       if (!exact_hits(g.R, g.L, y, z, std::tan(uth(rng)), zu, zd, dl)) continue;  // isotropic in 2D
       if (mu && u01(rng) >= survival(*mu, g.R, zu, zd)) continue;                  // attenuated
+      if (efficiency && u01(rng) >= efficiency->pair(zu, zd)) continue;            // not detected
       out[i++] = smear(rng, res, zu, zd, dl);
     }
   }

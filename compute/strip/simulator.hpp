@@ -14,6 +14,8 @@ class AttenuationMap;
 
 namespace tomo::strip {
 
+struct StripEfficiency;
+
 struct SimulationStats {
   std::uint64_t emissions = 0;  // emitted pairs (accepted emission points)
   std::uint64_t detected = 0;   // pairs hitting both strips (= events returned)
@@ -25,10 +27,12 @@ bool exact_hits(double R, double L, double y, double z, double t, double& z_u, d
 
 // `count` detected events from the phantom. Deterministic for a given seed whatever the thread count
 // (work is cut into fixed chunks, each with its own generator).
-// With `mu`, each pair survives with exp(−∫μ) along its line (attenuation.hpp) or is lost.
+// With `mu`, each pair survives with exp(−∫μ) along its line (attenuation.hpp) or is lost; with
+// `efficiency`, each is detected with ε_u(z_u)·ε_d(z_d) (normalisation.hpp) or is lost.
 std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
                                     std::uint64_t count, std::uint64_t seed, SimulationStats* stats = nullptr,
-                                    const pet::AttenuationMap* mu = nullptr);
+                                    const pet::AttenuationMap* mu = nullptr,
+                                    const StripEfficiency* efficiency = nullptr);
 
 // Events from `emissions` pairs emitted at one point (y, z); only detected pairs are returned.
 std::vector<Event> simulate_point(const StripGeometry& g, const Resolution& res, double y, double z,

@@ -1,0 +1,138 @@
+// Bench-only timings of the prior's cuda kernel and of a copy (prior_probes.hpp).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "bench/cuda/pet/prior_probes.hpp"
+#include "cuda/core/check.hpp"
+#include "compute/pet/rdp_math.hpp"
+#include "cuda/pet/rdp_kernels.hpp"
+
+namespace tomo::pet::probes {
+
+namespace {
+
+// Median device time (ms) of `launch` over `reps` launches, each between two events.
+template <class F>
+double median_ms(F&& launch, int reps) {
+  cudaEvent_t a, b;
+  TOMO_CUDA_CHECK(cudaEventCreate(&a));
+  TOMO_CUDA_CHECK(cudaEventCreate(&b));
+  launch();  // warm-up
+  TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> t;
+  for (int r = 0; r < std::max(1, reps); ++r) {
+    TOMO_CUDA_CHECK(cudaEventRecord(a));
+    launch();
+    TOMO_CUDA_CHECK(cudaEventRecord(b));
+    TOMO_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    TOMO_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  TOMO_CUDA_CHECK(cudaEventDestroy(a));
+  TOMO_CUDA_CHECK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct LeanArgs {
+  const float* x;
+  const float* kappa;
+  float* out;
+  int nx, ny, nz;
+  float gamma, eps;
+  float w[27];  // w[(dk+1)*9 + (dj+1)*3 + di+1], 0 at the centre
+};
+
+// The gradient term of compute/pet/rdp_math.hpp, d·(a + 3b + γ|d| + 2ε)/D², one reciprocal.
+__global__ void lean_gradient_kernel(LeanArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y,
+            k = blockIdx.z;
+  if (i >= a.nx || j >= a.ny) return;
+  const std::size_t sy = a.nx, sz = std::size_t(a.nx) * a.ny, v = k * sz + j * sy + i;
+  const float ka = __ldg(a.kappa + v);
+  if (ka == 0.0f) {
+    a.out[v] = 0.0f;
+    return;
+  }
+  const float xa = __ldg(a.x + v);
+  float sum = 0.0f;
+#pragma unroll
+  for (int dk = -1; dk <= 1; ++dk)
+#pragma unroll
+    for (int dj = -1; dj <= 1; ++dj)
+#pragma unroll
+      for (int di = -1; di <= 1; ++di) {
+        if (!di && !dj && !dk) continue;
+        const int ii = i + di, jj = j + dj, kk = k + dk;
+        if (ii < 0 || jj < 0 || kk < 0 || ii >= a.nx || jj >= a.ny || kk >= a.nz) continue;
+        const std::size_t b = v + std::ptrdiff_t(dk) * std::ptrdiff_t(sz) + std::ptrdiff_t(dj) * std::ptrdiff_t(sy) + di;
+        const float kb = __ldg(a.kappa + b);
+        const float xb = __ldg(a.x + b);
+        const float d = xa - xb, ad = fabsf(d), D = xa + xb + a.gamma * ad + a.eps;
+        const float r = __frcp_rn(D);
+        const float t = D > 0.0f ? d * (xa + 3.0f * xb + a.gamma * ad + 2.0f * a.eps) * r * r : 0.0f;
+        sum += a.w[(dk + 1) * 9 + (dj + 1) * 3 + di + 1] * kb * t;
+      }
+  a.out[v] = ka * sum;
+}
+
+}  // namespace
+
+PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
+  const std::size_t n = std::size_t(dims[0]) * dims[1] * dims[2];
+  std::vector<float> x(n), kappa(n);
+  for (int k = 0; k < dims[2]; ++k)
+    for (int j = 0; j < dims[1]; ++j)
+      for (int i = 0; i < dims[0]; ++i) {
+        const std::size_t v = (std::size_t(k) * dims[1] + j) * dims[0] + i;
+        const double u = (i + 0.5) / dims[0] - 0.5, w = (j + 0.5) / dims[1] - 0.5;
+        kappa[v] = u * u + w * w < 0.25 ? 1.0f : 0.0f;
+        x[v] = 0.5f + float((v * 2654435761u) % 1000u) / 1000.0f;
+      }
+  float *dx = nullptr, *dk = nullptr, *dout = nullptr;
+  TOMO_CUDA_CHECK(cudaMalloc(&dx, n * sizeof(float)));
+  TOMO_CUDA_CHECK(cudaMalloc(&dk, n * sizeof(float)));
+  TOMO_CUDA_CHECK(cudaMalloc(&dout, n * sizeof(float)));
+  TOMO_CUDA_CHECK(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  TOMO_CUDA_CHECK(cudaMemcpy(dk, kappa.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  cuda_impl::RdpArgs a;
+  a.x = dx;
+  a.kappa = dk;
+  a.out = dout;
+  a.nx = dims[0], a.ny = dims[1], a.nz = dims[2];
+  a.gamma = 2.0f, a.eps = 1e-9f;
+  PriorPassTimes t;
+  t.value_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::value, nullptr); }, reps);
+  t.gradient_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
+  t.hessian_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::hessian, nullptr); }, reps);
+  {
+    LeanArgs l{dx, dk, nullptr, dims[0], dims[1], dims[2], 2.0f, 1e-9f, {}};
+    for (int q = 0; q < 27; ++q) {
+      const int di = q % 3 - 1, dj = (q / 3) % 3 - 1, dkk = q / 9 - 1;
+      l.w[q] = (di || dj || dkk) ? rdp_weight<float>(di, dj, dkk, 1.0f, 1.0f, 1.0f) : 0.0f;
+    }
+    float* lean = nullptr;
+    TOMO_CUDA_CHECK(cudaMalloc(&lean, n * sizeof(float)));
+    l.out = lean;
+    const dim3 block(32, 8), grid((dims[0] + 31) / 32, (dims[1] + 7) / 8, dims[2]);
+    t.lean_gradient_ms = median_ms([&] { lean_gradient_kernel<<<grid, block>>>(l); TOMO_CUDA_CHECK(cudaGetLastError()); }, reps);
+    cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr);
+    std::vector<float> ref(n), got(n);
+    TOMO_CUDA_CHECK(cudaMemcpy(ref.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    TOMO_CUDA_CHECK(cudaMemcpy(got.data(), lean, n * sizeof(float), cudaMemcpyDeviceToHost));
+    double num = 0, den = 0;
+    for (std::size_t v = 0; v < n; ++v) num += double(got[v] - ref[v]) * (got[v] - ref[v]), den += double(ref[v]) * ref[v];
+    t.lean_rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
+    TOMO_CUDA_CHECK(cudaFree(lean));
+  }
+  t.copy_ms = median_ms([&] { TOMO_CUDA_CHECK(cudaMemcpyAsync(dout, dx, n * sizeof(float), cudaMemcpyDeviceToDevice)); }, reps);
+  t.copy_gbps = 2.0 * double(n) * sizeof(float) / (t.copy_ms * 1e-3) / 1e9;
+  TOMO_CUDA_CHECK(cudaFree(dx));
+  TOMO_CUDA_CHECK(cudaFree(dk));
+  TOMO_CUDA_CHECK(cudaFree(dout));
+  return t;
+}
+
+}  // namespace tomo::pet::probes

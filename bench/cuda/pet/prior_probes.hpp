@@ -1,0 +1,25 @@
+// Bench-only (never product code): device-resident timings of the relative difference prior's
+// stencil kernel (cuda/pet/rdp_kernels.cu) beside a device-to-device copy of the same image in
+// the same run, the ceiling the pass is bound by (a plain C++ interface: the bench's C++ needs
+// no CUDA headers).
+#pragma once
+#include <array>
+
+namespace tomo::pet::probes {
+
+struct PriorPassTimes {
+  double value_ms = 0, gradient_ms = 0, hessian_ms = 0;  // one pass each, medians
+  // A lab variant of the gradient pass (never product code): the 26 weights computed once on the
+  // host, 3D thread blocks (no index division), read-only loads, one reciprocal per neighbour.
+  double lean_gradient_ms = 0;
+  double lean_rel_l2 = 0;  // its result against the product kernel's
+  double copy_ms = 0;                                    // cudaMemcpy D2D of one image, median
+  double copy_gbps = 0;                                  // its bytes read + written per second
+};
+
+// An image of dims (x fastest) with values in [0.5, 1.5) and κ = 1 inside a centred cylinder,
+// 0 outside (as the problems set it); each kernel launched `reps` times after a warm-up,
+// timed by CUDA events.
+PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps);
+
+}  // namespace tomo::pet::probes

@@ -1,0 +1,115 @@
+// bench_pet's prior rows (pet_bench_prior.hpp). A pass reads x and κ and writes one value per
+// voxel (12 bytes; the 26 neighbours come from caches): its bandwidth is set against a copy's
+// (8 bytes per float) of the same size.
+#include "bench/pet_bench_prior.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bench/gl_ceilings.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/pet/prior.hpp"
+#include "renderer/gl/engine.hpp"
+#include "renderer/gl/objects.hpp"
+#include "renderer/gl/uniform.hpp"
+#include "renderer/pet/bindings.hpp"
+
+#if defined(TOMO_HAVE_CUDA)
+#include "bench/cuda/pet/prior_probes.hpp"
+#endif
+
+namespace tomo::bench::pet_prior {
+
+namespace {
+
+constexpr double kPassBytes = 12.0;  // x and κ read, the result written
+
+struct Times {
+  double value_ms = 0, gradient_ms = 0, hessian_ms = 0, copy_gbps = 0;
+  double lean_gradient_ms = 0, lean_rel_l2 = 0;  // cuda's lab variant (bench/cuda/pet), 0: none
+};
+
+nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, const Times& t) {
+  const double n = double(d[0]) * d[1] * d[2];
+  auto gbps = [&](double ms) { return kPassBytes * n / (ms * 1e-3) / 1e9; };
+  const double g = gbps(t.gradient_ms);
+  std::printf("  prior %-10s %dx%dx%d: value %.3f ms, gradient %.3f ms (%.0f GB/s), hessian %.3f ms; copy %.0f GB/s;"
+              " gradient at %.0f %% of copy\n",
+              backend.c_str(), d[0], d[1], d[2], t.value_ms, t.gradient_ms, g, t.hessian_ms, t.copy_gbps,
+              100.0 * g / t.copy_gbps);
+  nlohmann::json j = {{"backend", backend}, {"dims", d},          {"value_ms", t.value_ms},
+                      {"gradient_ms", t.gradient_ms}, {"hessian_ms", t.hessian_ms}, {"gradient_gbps", g},
+                      {"value_gbps", gbps(t.value_ms)}, {"hessian_gbps", gbps(t.hessian_ms)}, {"copy_gbps", t.copy_gbps},
+                      {"gradient_over_copy", g / t.copy_gbps}};
+  if (t.lean_gradient_ms > 0) {
+    const double lg = gbps(t.lean_gradient_ms);
+    std::printf("  prior %-10s lab variant of the gradient (host weights, 3D blocks): %.3f ms (%.0f GB/s, %.0f %% of copy),"
+                " rel L2 vs the product kernel %.1e\n",
+                backend.c_str(), t.lean_gradient_ms, lg, 100.0 * lg / t.copy_gbps, t.lean_rel_l2);
+    j["lean_gradient_ms"] = t.lean_gradient_ms;
+    j["lean_gradient_over_copy"] = lg / t.copy_gbps;
+    j["lean_rel_l2"] = t.lean_rel_l2;
+  }
+  return j;
+}
+
+struct RdpPass {
+  const gl::Program& program;
+  gl::Uniform<gl::Vec3i> dims;
+  gl::Uniform<gl::Vec3f> voxel;
+  gl::Uniform<gl::Vec2f> params;
+  explicit RdpPass(const gl::Program& p) : program(p), dims(p, "u_dims"), voxel(p, "u_voxel"), params(p, "u_params") {}
+};
+
+// The gl-compute prior's shader (renderer/pet/gl_compute_prior.cpp) on buffers that stay on the GPU.
+Times gl_compute(const std::array<int, 3>& d, int reps) {
+  gl::shared_context().make_current();
+  const std::size_t n = std::size_t(d[0]) * d[1] * d[2];
+  std::vector<float> x(n), kappa(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    const int i = int(v % d[0]), j = int((v / d[0]) % d[1]);
+    const double u = (i + 0.5) / d[0] - 0.5, w = (j + 0.5) / d[1] - 0.5;
+    kappa[v] = u * u + w * w < 0.25 ? 1.0f : 0.0f;
+    x[v] = 0.5f + float((v * 2654435761u) % 1000u) / 1000.0f;
+  }
+  gl::Buffer bx(n * sizeof(float), x.data()), bk(n * sizeof(float), kappa.data()), bo(n * sizeof(float));
+  Times t;
+  double* out[3] = {&t.value_ms, &t.gradient_ms, &t.hessian_ms};
+  for (int term = 0; term < 3; ++term) {
+    const RdpPass& p = gl::shaders().get_compute<RdpPass>("pet/rdp.comp.glsl", {{"TERM", std::to_string(term)}});
+    *out[term] = gpu_ms(
+        [&] {
+          p.program.use();
+          p.dims.set({d[0], d[1], d[2]});
+          p.voxel.set({1.0f, 1.0f, 1.0f});
+          p.params.set({2.0f, 1e-9f});
+          bx.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kImage);
+          bk.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kKappa);
+          bo.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kOut);
+          p.program.dispatch(static_cast<int>(std::min<std::size_t>(n, std::size_t(65535) * 64)));
+          glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        },
+        reps);
+  }
+  t.copy_gbps = copy_tbps(n) * 1e3;
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::string>& backends) {
+  nlohmann::json rows = nlohmann::json::array();
+  auto wants = [&](const char* b) { return std::find(backends.begin(), backends.end(), b) != backends.end(); };
+  auto& reg = BackendRegistry<pet::PriorOperator>::instance();
+#if defined(TOMO_HAVE_CUDA)
+  if (wants("cuda") && reg.available("cuda").ok) {
+    const auto c = pet::probes::time_cuda_prior(dims, reps);
+    rows.push_back(row("cuda", dims, {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2}));
+  }
+#endif
+  if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)
+    rows.push_back(row("gl-compute", dims, gl_compute(dims, reps)));
+  return rows;
+}
+
+}  // namespace tomo::bench::pet_prior
