@@ -26,10 +26,16 @@ class SummedSubsets final : public pet::SubsetPrimitives {
   void em_step(int subset) override;
   std::vector<double> back_ratio(int subset) override;
 
+  // Where this rank's update time went: its own (backend) part and the team's sum with the image
+  // moved to and from the host around it (ms, accumulated since construction).
+  double local_ms() const { return local_ms_; }
+  double sum_ms() const { return sum_ms_; }
+
  private:
   pet::SubsetPrimitives& local_;
   Team& team_;
   int rank_;
+  double local_ms_ = 0, sum_ms_ = 0;
 };
 
 // Rank `rank` of `ranks`' share of `n` events dealt so that every rank holds its part of every
