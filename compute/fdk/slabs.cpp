@@ -2,6 +2,7 @@
 #include "compute/fdk/slabs.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -34,8 +35,14 @@ VolumeF reconstruct_slabs(Ranks& ranks, const std::string& backend, const Backpr
       op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
       op->configure(options);
     });
-    const VolumeF part = reconstruct(*op, slab, p, batch, rank == 0 ? timing : nullptr,
-                                     rank == 0 ? on_batch : std::function<void(int)>{});
+    // Each rank's back-projection loop and its whole slab (reset, page-locking the projections,
+    // download) in the log: where a rank count is slower than another, this says which rank and part.
+    BackprojectTiming mine;
+    const auto t0 = std::chrono::steady_clock::now();
+    const VolumeF part = reconstruct(*op, slab, p, batch, &mine, rank == 0 ? on_batch : std::function<void(int)>{});
+    log_info("fdk: rank ", rank, " (z ", z0, "..", z1, "): back-projection ", mine.total_ms, " ms, slab ",
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
+    if (rank == 0 && timing) *timing = mine;
     std::copy(part.data.begin(), part.data.end(), v.data.begin() + std::ptrdiff_t(std::size_t(z0) * slice));
   });
   if (ProcessGroup* g = team.process_group(); g && g->size() > 1) {

@@ -122,6 +122,7 @@ RanksOutput reconstruct_on_ranks(const Ranks& ranks, const RanksInput& in, RunRe
     std::unique_ptr<pet::PriorOperator> prior;
     if (pet::uses_prior(recon.algorithm))
       prior = pet::make_prior(in.backend, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
+    double step_ms = 0, sum_ms = 0;  // rank's own EM steps and the team's sums, over the frames
     for (std::size_t k = 0; k < in.frames.size(); ++k) {
       const Frame& f = in.frames[k];
       t0 = clock::now();
@@ -158,11 +159,17 @@ RanksOutput reconstruct_on_ranks(const Ranks& ranks, const RanksInput& in, RunRe
       const auto labels = op->label_counts();
       std::vector<double> counts(labels.begin(), labels.end());
       team.allreduce_sum(rank, std::span<double>(counts));
+      step_ms += summed.local_ms();
+      sum_ms += summed.sum_ms();
       if (local == 0) {
         for (std::size_t i = 0; i < 4; ++i) fr.labels[i] = std::size_t(counts[i]);
         fr.image = summed.image();
         fr.reconstruction_ms = ms_since(t0);
       }
+    }
+    if (local == 0) {  // the caller waits in the team's run meanwhile
+      report.set_metric("rank0_step_ms", step_ms);
+      report.set_metric("rank0_sum_ms", sum_ms);
     }
   });
   return out;
