@@ -44,6 +44,10 @@ VolumeF reconstruct_slabs(Ranks& ranks, const std::string& backend, const Backpr
              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
     if (rank == 0 && timing) *timing = mine;
     std::copy(part.data.begin(), part.data.end(), v.data.begin() + std::ptrdiff_t(std::size_t(z0) * slice));
+    // The ranks read one host copy of the projections, which the first backend to page-lock it
+    // owns until it is destroyed: no rank's backend goes while another may still copy from it.
+    std::vector<double> none(1, 0.0);
+    team.allreduce_sum(rank, std::span<double>(none));
   });
   if (ProcessGroup* g = team.process_group(); g && g->size() > 1) {
     // Process q holds the slabs of its consecutive global ranks: one z-range each, in order.
