@@ -27,6 +27,7 @@
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
+#include "compute/strip/run_ranks.hpp"
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/pet/prior.hpp"
@@ -191,15 +192,18 @@ void run(RunContext& ctx) {
           if (local == 0) ctx.report.add_timing(timing, std::chrono::duration<double, std::milli>(now - t0).count());
           t0 = last = now;
         };
-        std::unique_ptr<ListModeProjector> rop;
-        configure_on_device(ranks.devices[std::size_t(local)], [&] {
-          rop = reg.create(backend);
-          rop->configure(g, c.resolution, c.options);
-        });
+        const auto make = [&] {
+          std::unique_ptr<ListModeProjector> rop;
+          configure_on_device(ranks.devices[std::size_t(local)], [&] {
+            rop = reg.create(backend);
+            rop->configure(g, c.resolution, c.options);
+          });
+          return rop;
+        };
+        (void)make();  // the device's context first: the costliest part of a rank's set-up
         ready("configure");
         const std::vector<Event> mine = rank_events<Event>(events, recon.subsets, rank, ranks.size());
-        if (recon.subsets <= 1) rop->set_events(mine);
-        EventSubsets share(*rop, mine, recon.subsets, g.pixel_count());
+        ResidentSubsets share(make, mine, recon.subsets, g.pixel_count());  // each subset's events uploaded once
         SummedSubsets summed(share, *ranks.team, rank);
         summed.set_image(start);
         const auto prior = make_prior();
