@@ -136,21 +136,28 @@ TEST(SafirRanks, WhatDoesNotComposeIsRefusedWithOneLine) {
   EXPECT_FALSE(std::filesystem::exists(t.dir / "y"));
 }
 
-TEST(SafirRanks, TwoProcessesEqualOneProcessOfTwoRanks) {
+TEST(SafirRanks, TwoProcessesEqualOneProcessOfTwoRanksAndSplitTheSimulation) {
   if (test::mpiexec().empty()) GTEST_SKIP() << "built without MPI";
   test::TempDir t;
-  const std::string set = " --set safir.algorithm='\"osem\"' --set safir.subsets=3";
+  // 70000 events are 3 chunks of the simulator (with randoms and scatter, whose counts are summed).
+  const std::string set = " --set safir.algorithm='\"osem\"' --set safir.subsets=3 --set safir.events=70000"
+                          " --set safir.randoms_fraction=0.1 --set safir.scatter_fraction=0.1";
   const auto one = test::run_cli(kSafir + set + " --gpus 2 -o one", t.dir);
   ASSERT_EQ(one.status, 0) << one.output;
   std::string cmd = "cd '" + t.dir.string() + "' && ";
   cmd.append(test::kMpirunEnv).append(test::mpiexec()).append(" -np 2 ").append(TOMO_BINARY);
-  cmd.append(" --no-progress").append(kSafir).append(set).append(" --gpus 1 -o two 2>&1");
+  cmd.append(" --no-progress -v").append(kSafir).append(set).append(" --gpus 1 -o two 2>&1");
   const auto two = test::run_command(cmd);
   ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_NE(two.output.find("safir Monte-Carlo: process 0 of 2 runs 2 of 3 chunks"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("safir Monte-Carlo: process 1 of 2 runs 1 of 3 chunks"), std::string::npos) << two.output;
   for (const char* f : {"image.nii", "image_iteration_2.nii", "sensitivity.nii", "significance.nii"})
     EXPECT_TRUE(test::slurp(t.dir / "one" / f) == test::slurp(t.dir / "two" / f)) << f << " differs";
-  const auto r2 = test::report_of(t.dir / "two");
-  EXPECT_EQ(r2["metrics"]["events"], 20000);
+  const auto r1 = test::report_of(t.dir / "one"), r2 = test::report_of(t.dir / "two");
+  EXPECT_EQ(r2["metrics"]["events"], 70000);
+  EXPECT_EQ(r2["metrics"]["emissions"], r1["metrics"]["emissions"]);
+  EXPECT_EQ(r2["metrics"]["delayed"], r1["metrics"]["delayed"]);
+  EXPECT_GT(r2["metrics"]["delayed"].get<double>(), 0.0);
   EXPECT_EQ(r2["devices"].size(), 1u);  // process 0's ranks
 }
 
