@@ -119,9 +119,11 @@ RanksOutput reconstruct_on_ranks(const Ranks& ranks, const RanksInput& in, RunRe
     team.allreduce_sum(rank, std::span<double>(barrier));
     if (local == 0) report.add_timing("upload", ms_since(t0));
 
-    std::unique_ptr<pet::PriorOperator> prior;
+    std::unique_ptr<pet::PriorOperator> prior;  // on the rank's device, as its operator
     if (pet::uses_prior(recon.algorithm))
-      prior = pet::make_prior(in.backend, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
+      configure_on_device(ranks.devices[std::size_t(local)], [&] {
+        prior = pet::make_prior(in.backend, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
+      });
     double step_ms = 0, sum_ms = 0;  // rank's own EM steps and the team's sums, over the frames
     for (std::size_t k = 0; k < in.frames.size(); ++k) {
       const Frame& f = in.frames[k];

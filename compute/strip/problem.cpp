@@ -206,7 +206,8 @@ void run(RunContext& ctx) {
         ResidentSubsets share(make, mine, recon.subsets, g.pixel_count());  // each subset's events uploaded once
         SummedSubsets summed(share, *ranks.team, rank);
         summed.set_image(start);
-        const auto prior = make_prior();
+        std::unique_ptr<pet::PriorOperator> prior;  // on the rank's device, as its projectors
+        configure_on_device(ranks.devices[std::size_t(local)], [&] { prior = make_prior(); });
         ready("upload");
         if (rank == 0) data = &summed;  // rank 0 reports; every rank holds the same image
         pet::reconstruct(summed, recon, prior.get(), rank == 0 ? hooks : pet::ReconHooks{});

@@ -41,8 +41,12 @@ const std::string kStrip =
 TEST(StripRanksGpu, TwoGpusEqualOneWithinFloatOrder) {
   if (cuda::device_count() < 2) GTEST_SKIP() << "fewer than 2 CUDA devices";
   test::TempDir t;
-  for (const std::string algo : {"mlem", "osem"}) {
-    const std::string set = algo == "osem" ? " --set strip.algorithm='\"osem\"' --set strip.subsets=4" : "";
+  for (const std::string algo : {"mlem", "osem", "map"}) {
+    // OSEM: every subset's events resident on each rank; MAP-RDP: each rank's prior on its device.
+    const std::string set = algo == "osem"  ? " --set strip.algorithm='\"osem\"' --set strip.subsets=4"
+                            : algo == "map" ? " --set strip.algorithm='\"map-rdp\"' --set strip.subsets=2"
+                                              " --set strip.prior.beta=0.5"
+                                            : "";
     const auto one = run_cli(kStrip + set + " -o one-" + algo, t.dir);
     ASSERT_EQ(one.status, 0) << one.output;
     const auto two = run_cli(kStrip + set + " --gpus 2 -o two-" + algo, t.dir);

@@ -1,6 +1,6 @@
 // safir on two GPUs (label gpu; the two-GPU machine): `--gpus 2` in one process and `mpirun -np 2
 // … --gpus 1` equal one GPU within float summation order (float atomics on the device), for
-// ML-EM and OSEM with the correction terms.
+// ML-EM, OSEM with the correction terms and MAP-RDP.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -32,10 +32,13 @@ const std::string kSafir =
 TEST(SafirRanksGpu, TwoGpusEqualOneWithinFloatOrder) {
   if (cuda::device_count() < 2) GTEST_SKIP() << "fewer than 2 CUDA devices";
   test::TempDir t;
-  for (const std::string algo : {"mlem", "osem"}) {
+  for (const std::string algo : {"mlem", "osem", "map"}) {
+    // OSEM with the correction terms; MAP-RDP: each rank's prior on its own device.
     const std::string set = algo == "osem" ? " --set safir.algorithm='\"osem\"' --set safir.subsets=4"
                                              " --set safir.randoms.fraction=0.05 --set safir.scatter.fraction=0.05"
-                                           : "";
+                            : algo == "map" ? " --set safir.algorithm='\"map-rdp\"' --set safir.subsets=2"
+                                              " --set safir.prior.beta=0.5"
+                                            : "";
     const auto one = run_cli(kSafir + set + " -o one-" + algo, t.dir);
     ASSERT_EQ(one.status, 0) << one.output;
     const auto two = run_cli(kSafir + set + " --gpus 2 -o two-" + algo, t.dir);
