@@ -35,12 +35,18 @@ void SummedSubsets::em_step(int subset) {
   sum_ms_ += ms_between(t1, clock::now());
 }
 
-std::vector<std::size_t> rank_event_indices(std::size_t n, int subsets, int rank, int ranks) {
+EventRange rank_event_range(std::size_t n, int subsets, int rank, int ranks) {
   const std::size_t block = std::size_t(std::max(subsets, 1)), r = std::size_t(std::max(ranks, 1));
-  std::vector<std::size_t> mine;
-  mine.reserve(n / r + block);
-  for (std::size_t b = std::size_t(rank); b * block < n; b += r)
-    for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) mine.push_back(i);
+  const std::size_t blocks = (n + block - 1) / block;
+  const auto start = [&](std::size_t k) { return std::min(n, (blocks * k / r) * block); };
+  const std::size_t first = start(std::size_t(rank)), end = start(std::size_t(rank) + 1);
+  return {first, end - first};
+}
+
+std::vector<std::size_t> rank_event_indices(std::size_t n, int subsets, int rank, int ranks) {
+  const EventRange e = rank_event_range(n, subsets, rank, ranks);
+  std::vector<std::size_t> mine(e.count);
+  for (std::size_t i = 0; i < e.count; ++i) mine[i] = e.first + i;
   return mine;
 }
 

@@ -23,9 +23,9 @@ double lor_count(const Scanner& sc) {
   return 0.5 * n * (n - 1);
 }
 
-// One rank's events: of every frame, the blocks of S consecutive events (S the subsets) that
-// rank_event_indices deals it, so an event keeps its subset (its frame index mod S), and the
-// union of the ranks' subset k is the whole acquisition's subset k.
+// One rank's events: of every frame, the run of whole blocks of S consecutive events (S the
+// subsets) that rank_event_range deals it, so an event keeps its subset (its frame index mod S),
+// and the union of the ranks' subset k is the whole acquisition's subset k.
 struct RankShare {
   std::vector<std::size_t> acquisition;  // the rank's events as acquisition indices, frame by frame
   std::vector<Frame> frames;             // the same frames, as ranges of `acquisition`
@@ -36,7 +36,8 @@ RankShare rank_share(const std::vector<Frame>& frames, int subsets, int rank, in
   for (const Frame& f : frames) {
     Frame mine = f;
     mine.first = r.acquisition.size();
-    for (std::size_t i : rank_event_indices(f.count, subsets, rank, ranks)) r.acquisition.push_back(f.first + i);
+    const EventRange e = rank_event_range(f.count, subsets, rank, ranks);
+    for (std::size_t i = 0; i < e.count; ++i) r.acquisition.push_back(f.first + e.first + i);
     mine.count = r.acquisition.size() - mine.first;
     r.frames.push_back(mine);
   }

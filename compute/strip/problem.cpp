@@ -202,7 +202,8 @@ void run(RunContext& ctx) {
         };
         (void)make();  // the device's context first: the costliest part of a rank's set-up
         ready("configure");
-        const std::vector<Event> mine = rank_events<Event>(events, recon.subsets, rank, ranks.size());
+        const EventRange share_of = rank_event_range(events.size(), recon.subsets, rank, ranks.size());
+        const std::span<const Event> mine(events.data() + share_of.first, share_of.count);  // a view: no copy
         ResidentSubsets share(make, mine, recon.subsets, g.pixel_count());  // each subset's events uploaded once
         SummedSubsets summed(share, *ranks.team, rank);
         summed.set_image(start);

@@ -30,7 +30,7 @@ const std::string kStrip =
     " run strip_default.toml --backend cpu --set strip.events=70000 --set strip.iterations=3"
     " --set strip.save_iterations=[3] --set strip.threads=1";
 
-TEST(RankEvents, EveryEventOnceAndEachKeepsItsSubset) {
+TEST(RankEvents, EveryEventOnceInOneRunAndEachKeepsItsSubset) {
   for (const int subsets : {1, 3, 8})
     for (const int ranks : {1, 2, 3}) {
       std::vector<int> seen(100, 0);
@@ -40,6 +40,11 @@ TEST(RankEvents, EveryEventOnceAndEachKeepsItsSubset) {
           ++seen[mine[local]];
           EXPECT_EQ(local % std::size_t(subsets), mine[local] % std::size_t(subsets)) << "subset kept";
         }
+        // One run starting at a whole block: the rank's events are a view of the list, no copy.
+        const EventRange e = rank_event_range(100, subsets, r, ranks);
+        EXPECT_EQ(e.first % std::size_t(subsets), 0u);
+        ASSERT_EQ(mine.size(), e.count);
+        for (std::size_t local = 0; local < mine.size(); ++local) EXPECT_EQ(mine[local], e.first + local);
         // Shares differ by at most one block.
         EXPECT_NEAR(double(mine.size()), 100.0 / ranks, double(subsets)) << subsets << " " << ranks;
       }
