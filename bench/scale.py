@@ -23,7 +23,7 @@ STAGES = ["startup", "reading", "simulation", "setup", "sensitivity", "iteration
 FULL = [
     ("glpet-ring", "glpet_ring.toml", "glpet.iterations", True),
     ("glpet-2plane", "glpet_default.toml", "glpet.iterations", True),
-    ("safir", "safir_seed.toml", "safir.iterations", False),
+    ("safir", "safir_seed.toml", "safir.iterations", True),
     ("strip", "strip_default.toml --set strip.events={strip_events} --set strip.save_iterations=[]", "strip.iterations", True),
     ("fdk", "fdk_rabbitct.toml", None, True),
     ("fdk-512", "fdk_default.toml --set fdk.L=512", None, True),
@@ -34,6 +34,8 @@ SMALL = [
               " --set glpet.mc.histories=100000", "glpet.iterations", True),
     ("strip", "strip_default.toml --set strip.events=20000 --set strip.iterations=2 --set strip.save_iterations=[2]",
      "strip.iterations", True),
+    ("safir", "safir_default.toml --set safir.rings=8 --set safir.crystals=48 --set safir.image=[20,20,8]"
+              " --set safir.voxel_mm=2.0 --set safir.events=20000 --set safir.iterations=2", "safir.iterations", True),
     ("fdk", "fdk_default.toml --set fdk.L=32 --set fdk.geometry.projections=62 --set fdk.geometry.detector_columns=156"
             " --set fdk.geometry.detector_rows=120 --set fdk.geometry.pixel_mm=2.56", None, True),
 ]
@@ -46,6 +48,21 @@ def iterations_of(report, key):
     for part in key.split("."):
         node = node.get(part, {}) if isinstance(node, dict) else {}
     return node if isinstance(node, int) and node > 0 else 1
+
+
+def per_iteration_ms(rep, timings, row):
+    """glpet: rank 0's passes (after synchronize); strip: the mean of its iterations' own times;
+    safir: its reconstruction time over frames and iterations; elsewhere the iterations stage."""
+    passes = [v["total_ms"] for k, v in timings.items() if k in ("forward", "back_ratio", "update") or "reduce" in k]
+    if passes:
+        return sum(passes) / row["iterations"]
+    its = [t["iterate_ms"] for t in rep.get("strip_iterations", []) if "iterate_ms" in t]
+    if its:
+        return sum(its) / len(its)
+    m = rep.get("metrics", {})
+    if "reconstruction_ms" in m:
+        return m["reconstruction_ms"] / (row["iterations"] * max(1, int(m.get("frames", 1))))
+    return row["stages_ms"].get("iterations", 0) / row["iterations"]
 
 
 def run_one(a, name, scene, gpus, multi):
@@ -94,11 +111,10 @@ def main():
             if row is None:
                 continue
             with open(os.path.join(a.out, f"{name}-{g}", "report.json")) as f:
-                row["iterations"] = iterations_of(json.load(f), it_key)
-            # glpet times rank 0's passes (after synchronize); elsewhere the iterations stage.
+                rep = json.load(f)
+            row["iterations"] = iterations_of(rep, it_key)
             tm = row.pop("timings", {})
-            passes = [v["total_ms"] for k, v in tm.items() if k in ("forward", "back_ratio", "update") or "reduce" in k]
-            row["per_iteration_ms"] = (sum(passes) if passes else row["stages_ms"].get("iterations", 0)) / row["iterations"]
+            row["per_iteration_ms"] = per_iteration_ms(rep, tm, row)
             rows.append(row)
             st = row["stages_ms"]  # each row as it comes: a run cut short by a time limit keeps the rows before it
             print(f"{name:14s} {row['ranks']:5d} {row['per_iteration_ms']:10.1f} {(row['wall_ms'] or 0) / 1e3:8.2f} " +

@@ -2,6 +2,7 @@
 #include "compute/fdk/slabs.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -34,9 +35,19 @@ VolumeF reconstruct_slabs(Ranks& ranks, const std::string& backend, const Backpr
       op = BackendRegistry<ConeBeamBackprojector>::instance().create(backend);
       op->configure(options);
     });
-    const VolumeF part = reconstruct(*op, slab, p, batch, rank == 0 ? timing : nullptr,
-                                     rank == 0 ? on_batch : std::function<void(int)>{});
+    // Each rank's back-projection loop and its whole slab (reset, page-locking the projections,
+    // download) in the log: where a rank count is slower than another, this says which rank and part.
+    BackprojectTiming mine;
+    const auto t0 = std::chrono::steady_clock::now();
+    const VolumeF part = reconstruct(*op, slab, p, batch, &mine, rank == 0 ? on_batch : std::function<void(int)>{});
+    log_info("fdk: rank ", rank, " (z ", z0, "..", z1, "): back-projection ", mine.total_ms, " ms, slab ",
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
+    if (rank == 0 && timing) *timing = mine;
     std::copy(part.data.begin(), part.data.end(), v.data.begin() + std::ptrdiff_t(std::size_t(z0) * slice));
+    // The ranks read one host copy of the projections, which the first backend to page-lock it
+    // owns until it is destroyed: no rank's backend goes while another may still copy from it.
+    std::vector<double> none(1, 0.0);
+    team.allreduce_sum(rank, std::span<double>(none));
   });
   if (ProcessGroup* g = team.process_group(); g && g->size() > 1) {
     // Process q holds the slabs of its consecutive global ranks: one z-range each, in order.

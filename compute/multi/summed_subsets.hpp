@@ -26,23 +26,29 @@ class SummedSubsets final : public pet::SubsetPrimitives {
   void em_step(int subset) override;
   std::vector<double> back_ratio(int subset) override;
 
+  // Where this rank's update time went: its own (backend) part and the team's sum with the image
+  // moved to and from the host around it (ms, accumulated since construction).
+  double local_ms() const { return local_ms_; }
+  double sum_ms() const { return sum_ms_; }
+
  private:
   pet::SubsetPrimitives& local_;
   Team& team_;
   int rank_;
+  double local_ms_ = 0, sum_ms_ = 0;
 };
 
-// Rank `rank` of `ranks`' share of `n` events dealt so that every rank holds its part of every
-// subset: blocks of `subsets` consecutive events go to the ranks in turn, so an event keeps its
-// index modulo `subsets` (its subset, compute/pet's interleaving) in the rank's list. Returns the
-// indices of the rank's events, in order.
-std::vector<std::size_t> rank_event_indices(std::size_t n, int subsets, int rank, int ranks);
+// Rank `rank` of `ranks`' share of `n` events such that every rank holds its part of every
+// subset: one run of whole blocks of `subsets` consecutive events (blocks split as evenly as the
+// ranks allow), so it starts at a multiple of `subsets` and an event keeps its index modulo
+// `subsets` (its subset, compute/pet's interleaving) in the rank's list. A contiguous run: the
+// rank's events are a view of the whole list, with no copy. Returns {first, count}.
+struct EventRange {
+  std::size_t first = 0, count = 0;
+};
+EventRange rank_event_range(std::size_t n, int subsets, int rank, int ranks);
 
-template <class Event>
-std::vector<Event> rank_events(std::span<const Event> all, int subsets, int rank, int ranks) {
-  std::vector<Event> mine;
-  for (std::size_t i : rank_event_indices(all.size(), subsets, rank, ranks)) mine.push_back(all[i]);
-  return mine;
-}
+// The same share as indices, in order.
+std::vector<std::size_t> rank_event_indices(std::size_t n, int subsets, int rank, int ranks);
 
 }  // namespace tomo

@@ -17,6 +17,7 @@
 #include "compute/core/progress.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/report.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/io/output_dir.hpp"
 #include "compute/safir/analysis.hpp"
@@ -26,6 +27,7 @@
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/memory.hpp"
 #include "compute/safir/output.hpp"
+#include "compute/safir/run_ranks.hpp"
 #include "compute/safir/subsets.hpp"
 #include "compute/pet/prior.hpp"
 
@@ -85,13 +87,18 @@ void run(RunContext& ctx) {
   const Grid3 grid = c.box.grid();
   auto& reg = BackendRegistry<ListModeOperator>::instance();
   const std::string backend = reg.resolve(ctx.backend, estimate_work(c));
+  // Several ranks (--gpus, mpirun): each takes its share of the pairs and events (run_ranks.hpp);
+  // this process's own operator then only analyses the images.
+  const Ranks ranks = make_ranks(backend, runtime_options().gpus, "safir");
+  if (ranks.team) check_ranks_compose(c);
   auto op = reg.create(backend);
   {
     auto t = ctx.report.time("configure");
     op->configure(c.scanner, c.box, c.options);
   }
   ctx.report.set("backend", backend);
-  ctx.report.add_device(op->describe());
+  if (!ranks.team) ctx.report.add_device(op->describe());
+  for (const auto& name : ranks.names) ctx.report.add_device(name);
 
   ListMode lm = load_or_simulate(c, ctx.report);
   const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
@@ -115,8 +122,23 @@ void run(RunContext& ctx) {
                                         : pet::read_initial_image(c.pet.initial_image, grid.dims, "safir.initial_image");
   // The correction terms (docs/pet.md): the sensitivity then weighs each LOR by ε_a·ε_b·exp(−∫μ).
   const Corrections corr(c.corrections, c.scanner, lm.events.size());
-  std::vector<double> s;
-  {
+  const pet::ReconOptions& recon = c.pet.recon;
+  Progress progress(str_cat("safir ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
+                    static_cast<long>(frames.size()) * c.mlem.iterations * recon.subsets);
+  const auto progress_step = [&](std::size_t k, const pet::Step& st) {
+    progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", st.iteration, ", subset ",
+                             st.position, "/", st.positions));
+  };
+  RanksOutput on_ranks;
+  if (ranks.team) {
+    auto in_ranks = ctx.report.stage("iterations");  // the ranks' set-up and sensitivity count to their own
+    on_ranks = reconstruct_on_ranks(
+        ranks, {.config = c, .backend = backend, .events = lm.events, .delayed = lm.delayed, .frames = frames,
+                .corrections = corr, .start = start},
+        ctx.report, progress_step);
+  }
+  std::vector<double> s = std::move(on_ranks.sensitivity);
+  if (!ranks.team) {
     auto timer = ctx.report.time("sensitivity");
     s = corr.multiplicative() ? compute_weighted_sensitivity(*op, c.scanner, c.box,
                                                              [&](std::uint32_t a, std::uint32_t b) {
@@ -130,80 +152,87 @@ void run(RunContext& ctx) {
     const std::size_t n = zero_outside<double>(s_fov, outside_field_of_view(grid, field_of_view(c.scanner)));
     ctx.report.set_metric("fov_masked_voxels", double(n));
   }
-  op->set_sensitivity(s_fov);
+  if (!ranks.team) op->set_sensitivity(s_fov);
   // The reconstruction layer (docs/pet.md): each frame's events interleaved into the subsets.
-  const pet::ReconOptions& recon = c.pet.recon;
   pet::ForwardTerms terms;
-  {
+  if (!ranks.team) {
     auto timer = ctx.report.time("upload");
     const std::vector<Event> ordered = order_for_subsets(lm.events, frames, recon.subsets);
     terms = corr.event_terms(ordered, subset_permutation(lm.events.size(), frames, recon.subsets), frames, lm.delayed);
     op->set_events(ordered);
   }
   std::unique_ptr<pet::PriorOperator> prior;
-  if (pet::uses_prior(recon.algorithm))
+  if (pet::uses_prior(recon.algorithm) && !ranks.team)
     prior = pet::make_prior(backend, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
   std::vector<std::vector<std::vector<double>>> saved(c.save_iterations.size());
   std::vector<std::vector<double>> images, significance;
   nlohmann::json frames_json = nlohmann::json::array();
-  Progress progress(str_cat("safir ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
-                    static_cast<long>(frames.size()) * c.mlem.iterations * recon.subsets);
   double recon_ms = 0, analysis_ms = 0;
   auto iterations_stage = std::make_unique<RunReport::StageScope>(ctx.report, "iterations");  // with the analysis
   for (std::size_t k = 0; k < frames.size(); ++k) {
     const Frame& f = frames[k];
-    // Uniform randoms: the delayed coincidences of this frame's share, spread over all LORs.
-    const double share = lm.events.empty() ? 0.0 : double(f.count) / double(lm.events.size());
-    op->set_randoms_per_lor(corr.any() ? 0.0 : double(lm.delayed) * share / lor_count(c.scanner));
-    const auto t0 = std::chrono::steady_clock::now();
-    auto save = [&](int t) {
-      const auto at = std::find(c.save_iterations.begin(), c.save_iterations.end(), t);
-      if (at != c.save_iterations.end()) saved[at - c.save_iterations.begin()].push_back(op->image());
-    };
-    if (c.mlem.halve_events) {
-      run_mlem(*op, grid.count(), f.first, f.count, c.mlem, [&](int t, std::size_t active) {
-        progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", t, ", ", active, " events"));
-        save(t);
-      });
+    std::array<std::size_t, 4> labels{};
+    if (ranks.team) {  // reconstructed above: the analysis runs on this process's operator
+      RanksFrame& fr = on_ranks.frames[k];
+      for (std::size_t i = 0; i < fr.saved.size(); ++i)
+        if (!fr.saved[i].empty()) saved[i].push_back(std::move(fr.saved[i]));
+      op->set_image(fr.image);
+      op->synchronize();
+      recon_ms += fr.reconstruction_ms;
+      labels = fr.labels;
     } else {
-      FrameSubsets data(*op, s_fov, f.first, f.count, recon.subsets, &terms);
-      if (c.pet.initial_image.empty() && !terms.additive.empty()) {
-        // With additive terms a flat start is put at the scale of the frame's trues (pet::flat_start_level).
-        double sum_s = 0, sum_c = 0;
-        for (double v : s_fov) sum_s += v;
-        for (std::size_t p = f.first; p < f.first + f.count; ++p) sum_c += terms.additive[p];
-        const double level = pet::flat_start_level(double(f.count), sum_c, sum_s);
-        std::vector<double> x0(s_fov.size());
-        for (std::size_t j = 0; j < x0.size(); ++j) x0[j] = s_fov[j] > 0 ? level : 0.0;
-        data.set_image(x0);
+      // Uniform randoms: the delayed coincidences of this frame's share, spread over all LORs.
+      const double share = lm.events.empty() ? 0.0 : double(f.count) / double(lm.events.size());
+      op->set_randoms_per_lor(corr.any() ? 0.0 : double(lm.delayed) * share / lor_count(c.scanner));
+      const auto t0 = std::chrono::steady_clock::now();
+      auto save = [&](int t) {
+        const auto at = std::find(c.save_iterations.begin(), c.save_iterations.end(), t);
+        if (at != c.save_iterations.end()) saved[at - c.save_iterations.begin()].push_back(op->image());
+      };
+      if (c.mlem.halve_events) {
+        run_mlem(*op, grid.count(), f.first, f.count, c.mlem, [&](int t, std::size_t active) {
+          progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", t, ", ", active, " events"));
+          save(t);
+        });
       } else {
-        data.set_image(start);
+        FrameSubsets data(*op, s_fov, f.first, f.count, recon.subsets, &terms);
+        if (c.pet.initial_image.empty() && !terms.additive.empty()) {
+          // With additive terms a flat start is put at the scale of the frame's trues (pet::flat_start_level).
+          double sum_s = 0, sum_c = 0;
+          for (double v : s_fov) sum_s += v;
+          for (std::size_t p = f.first; p < f.first + f.count; ++p) sum_c += terms.additive[p];
+          const double level = pet::flat_start_level(double(f.count), sum_c, sum_s);
+          std::vector<double> x0(s_fov.size());
+          for (std::size_t j = 0; j < x0.size(); ++j) x0[j] = s_fov[j] > 0 ? level : 0.0;
+          data.set_image(x0);
+        } else {
+          data.set_image(start);
+        }
+        pet::reconstruct(data, recon, prior.get(),
+                         {.after_subset =
+                              [&](const pet::Step& st) {
+                                progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", st.iteration,
+                                                         ", subset ", st.position, "/", st.positions));
+                              },
+                          .after_iteration =
+                              [&](int t) {
+                                save(t);
+                                return true;
+                              }});
       }
-      pet::reconstruct(data, recon, prior.get(),
-                       {.after_subset =
-                            [&](const pet::Step& st) {
-                              progress.step(1, str_cat("frame ", k + 1, "/", frames.size(), ", iteration ", st.iteration,
-                                                       ", subset ", st.position, "/", st.positions));
-                            },
-                        .after_iteration =
-                            [&](int t) {
-                              save(t);
-                              return true;
-                            }});
+      op->synchronize();
+      recon_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      labels = op->label_counts();
     }
-    op->synchronize();
     const auto t1 = std::chrono::steady_clock::now();
     const SphereSums sums = op->sphere_sums(c.analysis.r_in_mm, c.analysis.r_out_mm);
-    const auto t2 = std::chrono::steady_clock::now();
-    recon_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    analysis_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    analysis_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     images.push_back(op->image());
     const double kappa = counts_per_unit(images.back(), static_cast<double>(f.count));
     const ExcessMaps maps = excess_maps(sums, kappa);
     significance.push_back(maps.significance);
     nlohmann::json fj = {{"frame", k}, {"t0_s", f.t0}, {"t1_s", f.t1}, {"events", f.count},
                          {"counts_per_unit", kappa}};
-    const auto labels = op->label_counts();
     fj["labels"] = {{"skip", labels[0]}, {"x", labels[1]}, {"y", labels[2]}, {"z", labels[3]}};
     nlohmann::json spots = nlohmann::json::array();
     for (const Spot& sp : find_spots(maps, sums, grid, kappa, c.analysis.threshold, 20))
@@ -299,7 +328,7 @@ int crosscheck(CrosscheckContext& ctx) {
 
 const ProblemRegistrar kRegister({"safir",
                                   "SAFIR list-mode PET ([Locans2017] §5): slice-wise ray tracing, ML-EM, frames, E ± ΔE analysis",
-                                  run, crosscheck, list_backends_of<ListModeOperator>(), /*multi_device=*/false,
+                                  run, crosscheck, list_backends_of<ListModeOperator>(), /*multi_device=*/true,
                                   [](const Scene& s) { (void)SafirConfig::from_scene(s); }});
 
 }  // namespace

@@ -13,11 +13,17 @@ bool sensitivity_symmetry_applies(const Scanner& sc, const ImageBox& box) {
 
 namespace {
 
-// Back-projects ordered pairs (a, b ≠ a) for a in `crystals_a`, each with weight w(a, b), in calls of
-// at most `per_call` pairs, into `s`.
+// Back-projects ordered pairs (a, b ≠ a) for a in `crystals_a` (the share's of them), each with weight
+// w(a, b), in calls of at most `per_call` pairs, into `s`.
 template <class Weight>
-void back_project_pairs(ListModeOperator& op, const Scanner& sc, const std::vector<std::uint32_t>& crystals_a,
-                        Weight&& w, std::size_t per_call, std::vector<double>& s) {
+void back_project_pairs(ListModeOperator& op, const Scanner& sc, std::vector<std::uint32_t> crystals_a, Weight&& w,
+                        std::size_t per_call, std::vector<double>& s, PairShare share) {
+  if (share.ranks > 1) {
+    std::vector<std::uint32_t> mine;
+    for (std::size_t i = std::size_t(share.rank); i < crystals_a.size(); i += std::size_t(share.ranks))
+      mine.push_back(crystals_a[i]);
+    crystals_a = std::move(mine);
+  }
   const std::uint32_t n = sc.crystal_count();
   std::vector<Event> pairs;
   std::vector<double> values;
@@ -47,14 +53,14 @@ void back_project_pairs(ListModeOperator& op, const Scanner& sc, const std::vect
 }  // namespace
 
 std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
-                                        SensitivityMode mode, std::size_t pairs_per_call) {
+                                        SensitivityMode mode, std::size_t pairs_per_call, PairShare share) {
   pairs_per_call = std::max<std::size_t>(pairs_per_call, sc.crystal_count());
   std::vector<double> s(box.count(), 0.0);
   std::vector<std::uint32_t> as;
   if (mode == SensitivityMode::all_pairs || !sensitivity_symmetry_applies(sc, box)) {
     // Every ordered pair: each LOR twice.
     for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
-    back_project_pairs(op, sc, as, [](std::uint32_t, std::uint32_t) { return 0.5; }, pairs_per_call, s);
+    back_project_pairs(op, sc, as, [](std::uint32_t, std::uint32_t) { return 0.5; }, pairs_per_call, s, share);
     return s;
   }
   // a in the first quarter of the ring (detectors [0, C/4)) and rings [0, mid]; the middle ring
@@ -68,7 +74,7 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
   back_project_pairs(
       op, sc, as,
       [&](std::uint32_t a, std::uint32_t) { return (odd && static_cast<int>(a / sc.crystals) == mid ? 0.5 : 1.0) * 0.5; },
-      pairs_per_call, q);
+      pairs_per_call, q, share);
   // s(v) = Σ_g q(g v) over the quarter turns (x, y) → (−y, x): (i, j) → (n−1−j, i), and z mirror.
   const int n = box.n[0], nz = box.n[2];
   const Grid3 g = box.grid();
@@ -90,12 +96,13 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
 
 std::vector<double> compute_weighted_sensitivity(ListModeOperator& op, const Scanner& sc, const ImageBox& box,
                                                  const std::function<double(std::uint32_t, std::uint32_t)>& weight,
-                                                 std::size_t pairs_per_call) {
+                                                 std::size_t pairs_per_call, PairShare share) {
   pairs_per_call = std::max<std::size_t>(pairs_per_call, sc.crystal_count());
   std::vector<double> s(box.count(), 0.0);
   std::vector<std::uint32_t> as;
   for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
-  back_project_pairs(op, sc, as, [&](std::uint32_t a, std::uint32_t b) { return 0.5 * weight(a, b); }, pairs_per_call, s);
+  back_project_pairs(op, sc, as, [&](std::uint32_t a, std::uint32_t b) { return 0.5 * weight(a, b); }, pairs_per_call, s,
+                     share);
   return s;
 }
 

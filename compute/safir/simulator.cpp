@@ -2,11 +2,14 @@
 #include "compute/safir/simulator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <random>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/multi/process_share.hpp"
 
 namespace tomo::safir {
 
@@ -110,8 +113,13 @@ ListMode simulate(const Scanner& scanner, const Phantom& phantom, const Simulati
   lm.duration_s = o.duration_s;
   const std::uint64_t chunks = (o.events + kChunk - 1) / kChunk;
   std::uint64_t emissions = 0, randoms = 0, scattered = 0;
+  const ProcessShare share = process_share();  // under mpirun: this process's chunks, gathered below
+  if (share.size > 1)
+    log_info("safir Monte-Carlo: process ", share.rank, " of ", share.size, " runs ",
+             share.count(std::int64_t(chunks)), " of ", chunks, " chunks");
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : emissions, randoms, scattered)
   for (std::int64_t ch = 0; ch < static_cast<std::int64_t>(chunks); ++ch) {
+    if (!share.mine(ch)) continue;
     std::seed_seq seq{o.seed, static_cast<std::uint64_t>(ch), std::uint64_t{0x5afe}};
     std::mt19937_64 rng(seq);
     std::uniform_real_distribution<double> u01(0.0, 1.0);
@@ -156,6 +164,12 @@ ListMode simulate(const Scanner& scanner, const Phantom& phantom, const Simulati
         break;
       }
     }
+  }
+  if (share.size > 1) {  // every process gets every event, as one process would have made them
+    gather_chunks(std::as_writable_bytes(std::span<Event>(lm.events)), kChunk * sizeof(Event));
+    std::array<double, 3> n{double(emissions), double(randoms), double(scattered)};
+    sum_over_processes(n);  // whole numbers: exact in any order
+    emissions = std::uint64_t(n[0]), randoms = std::uint64_t(n[1]), scattered = std::uint64_t(n[2]);
   }
   // Poisson process given its count: uniform order statistics, T·S_i / S_{N+1} of exponential sums.
   lm.time_s.resize(o.events);

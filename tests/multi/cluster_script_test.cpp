@@ -9,14 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apps/cli_run.hpp"
+#include "tests/multi/fixtures.hpp"
 
 namespace tomo {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 // The ```sh block after the page's cluster-script marker.
 std::string cluster_script() {

@@ -14,21 +14,13 @@
 
 #include "compute/fdk/slabs.hpp"
 #include "tests/apps/cli_run.hpp"
+#include "tests/multi/fixtures.hpp"
 
 namespace tomo {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::vector<float> nifti_floats(const std::filesystem::path& p) {
-  const std::string s = slurp(p);
-  std::vector<float> v(s.size() > 352 ? (s.size() - 352) / 4 : 0);
-  if (!v.empty()) std::memcpy(v.data(), s.data() + 352, v.size() * 4);
-  return v;
-}
+using test::slurp;
+using test::nifti_floats;
 
 const std::string kFdk =
     " run fdk_default.toml --backend cpu --set fdk.L=32 --set fdk.geometry.projections=62"

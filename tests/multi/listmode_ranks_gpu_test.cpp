@@ -15,28 +15,14 @@
 #include "cuda/core/device.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/multi/fixtures.hpp"
 
 namespace tomo {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::vector<float> nifti_floats(const std::filesystem::path& p) {
-  const std::string s = slurp(p);
-  std::vector<float> v(s.size() > 352 ? (s.size() - 352) / 4 : 0);
-  if (!v.empty()) std::memcpy(v.data(), s.data() + 352, v.size() * 4);
-  return v;
-}
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size() || a.empty()) return 1e30;
-  double d = 0, n = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) d += double(a[i] - b[i]) * (a[i] - b[i]), n += double(b[i]) * b[i];
-  return std::sqrt(d / n);
-}
+using test::slurp;
+using test::nifti_floats;
+using test::relative_l2;
 
 // The CLI: $TOMORASTER_CLI (the build folder moved to the GPU machine), else this build's.
 std::string cli() {
@@ -55,8 +41,12 @@ const std::string kStrip =
 TEST(StripRanksGpu, TwoGpusEqualOneWithinFloatOrder) {
   if (cuda::device_count() < 2) GTEST_SKIP() << "fewer than 2 CUDA devices";
   test::TempDir t;
-  for (const std::string algo : {"mlem", "osem"}) {
-    const std::string set = algo == "osem" ? " --set strip.algorithm='\"osem\"' --set strip.subsets=4" : "";
+  for (const std::string algo : {"mlem", "osem", "map"}) {
+    // OSEM: every subset's events resident on each rank; MAP-RDP: each rank's prior on its device.
+    const std::string set = algo == "osem"  ? " --set strip.algorithm='\"osem\"' --set strip.subsets=4"
+                            : algo == "map" ? " --set strip.algorithm='\"map-rdp\"' --set strip.subsets=2"
+                                              " --set strip.prior.beta=0.5"
+                                            : "";
     const auto one = run_cli(kStrip + set + " -o one-" + algo, t.dir);
     ASSERT_EQ(one.status, 0) << one.output;
     const auto two = run_cli(kStrip + set + " --gpus 2 -o two-" + algo, t.dir);

@@ -16,38 +16,21 @@
 #include "compute/multi/process_share.hpp"
 #include "compute/multi/summed_subsets.hpp"
 #include "tests/apps/cli_run.hpp"
+#include "tests/multi/fixtures.hpp"
 
 namespace tomo {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// A NIfTI-1 file's float32 voxels (the 352-byte header of compute/io's writer first).
-std::vector<float> nifti_floats(const std::filesystem::path& p) {
-  const std::string s = slurp(p);
-  EXPECT_GT(s.size(), 352u) << p;
-  std::vector<float> v((s.size() - 352) / 4);
-  std::memcpy(v.data(), s.data() + 352, v.size() * 4);
-  return v;
-}
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0, n = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) d += double(a[i] - b[i]) * (a[i] - b[i]), n += double(b[i]) * b[i];
-  return std::sqrt(d / n);
-}
-
-nlohmann::json report(const std::filesystem::path& dir) { return nlohmann::json::parse(slurp(dir / "report.json")); }
+using test::slurp;
+using test::nifti_floats;
+using test::relative_l2;
+using test::report_of;
 
 const std::string kStrip =
     " run strip_default.toml --backend cpu --set strip.events=70000 --set strip.iterations=3"
     " --set strip.save_iterations=[3] --set strip.threads=1";
 
-TEST(RankEvents, EveryEventOnceAndEachKeepsItsSubset) {
+TEST(RankEvents, EveryEventOnceInOneRunAndEachKeepsItsSubset) {
   for (const int subsets : {1, 3, 8})
     for (const int ranks : {1, 2, 3}) {
       std::vector<int> seen(100, 0);
@@ -57,6 +40,11 @@ TEST(RankEvents, EveryEventOnceAndEachKeepsItsSubset) {
           ++seen[mine[local]];
           EXPECT_EQ(local % std::size_t(subsets), mine[local] % std::size_t(subsets)) << "subset kept";
         }
+        // One run starting at a whole block: the rank's events are a view of the list, no copy.
+        const EventRange e = rank_event_range(100, subsets, r, ranks);
+        EXPECT_EQ(e.first % std::size_t(subsets), 0u);
+        ASSERT_EQ(mine.size(), e.count);
+        for (std::size_t local = 0; local < mine.size(); ++local) EXPECT_EQ(mine[local], e.first + local);
         // Shares differ by at most one block.
         EXPECT_NEAR(double(mine.size()), 100.0 / ranks, double(subsets)) << subsets << " " << ranks;
       }
@@ -88,7 +76,7 @@ TEST(StripRanks, TwoCpuRanksEqualOneWithinFloatOrder) {
     double sum = 0;
     for (float v : a) sum += v;
     EXPECT_GT(sum, 0.0);
-    const auto r1 = report(t.dir / ("one-" + algo)), r2 = report(t.dir / ("two-" + algo));
+    const auto r1 = report_of(t.dir / ("one-" + algo)), r2 = report_of(t.dir / ("two-" + algo));
     EXPECT_NEAR(r2["metrics"]["correlation_rho_phantom"].get<double>(),
                 r1["metrics"]["correlation_rho_phantom"].get<double>(), 1e-7);
     EXPECT_EQ(r2["devices"].size(), 2u) << r2["devices"];
@@ -121,7 +109,7 @@ TEST(StripRanks, TwoProcessesEqualOneProcessOfTwoRanksAndSplitTheSimulation) {
   EXPECT_NE(two.output.find("strip Monte-Carlo: process 1 of 2 runs 1 of 3 chunks"), std::string::npos) << two.output;
   for (const char* f : {"rho.nii", "rho_prime_iter003.nii", "direct.nii"})
     EXPECT_TRUE(slurp(t.dir / "one" / f) == slurp(t.dir / "two" / f)) << f << " differs";
-  const auto r1 = report(t.dir / "one"), r2 = report(t.dir / "two");
+  const auto r1 = report_of(t.dir / "one"), r2 = report_of(t.dir / "two");
   EXPECT_EQ(r2["metrics"]["emissions"], r1["metrics"]["emissions"]);
   EXPECT_EQ(r2["metrics"]["events"], 70000);
   EXPECT_EQ(r2["devices"].size(), 1u);  // process 0's ranks

@@ -10,14 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apps/cli_run.hpp"
+#include "tests/multi/fixtures.hpp"
 
 namespace tomo {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 // 300000 histories are 5 chunks of 65536: 3 on process 0, 2 on process 1.
 const std::string kGlpet =
