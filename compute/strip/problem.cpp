@@ -29,7 +29,6 @@
 #include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
 #include "compute/strip/normalisation.hpp"
-#include "compute/strip/run_ranks.hpp"
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/pet/prior.hpp"
@@ -266,11 +265,14 @@ void run(RunContext& ctx) {
           });
           return rop;
         };
-        (void)make();  // the device's context first: the costliest part of a rank's set-up
+        std::unique_ptr<ListModeProjector> first = make();  // the device's context: the costliest part of a rank's set-up
         ready("configure");
         const EventRange share_of = rank_event_range(events.size(), recon.subsets, rank, ranks.size());
         const std::span<const Event> mine(events.data() + share_of.first, share_of.count);  // a view: no copy
-        ResidentSubsets share(make, mine, recon.subsets, g.pixel_count());  // each subset's events uploaded once
+        if (recon.subsets == 1) first->set_events(mine);
+        // Each subset's events in a projector of their own, uploaded once.
+        EventSubsets share(*first, mine, recon.subsets, g.pixel_count(), {},
+                           recon.subsets > 1 ? std::function<std::unique_ptr<ListModeProjector>()>(make) : nullptr);
         SummedSubsets summed(share, *ranks.team, rank);
         summed.set_image(start);
         std::unique_ptr<pet::PriorOperator> prior;  // on the rank's device, as its projectors
