@@ -104,7 +104,10 @@ RunBins single_histogram_rrf_bins(const MsrFile& msr, const MsrRun& r, const Psi
   // Packs of P: means of A, errors √(2Σerr²)/P (the 2 for the suppressed fast part).
   RunBins bins;
   bins.model = b.finish(theory);
-  const auto [t_start, t_end] = prep::fit_window(r, g, dt);
+  // Plain variables, not a structured binding: lambdas below capture them (clang before 16 refuses
+  // to capture a binding).
+  const std::pair<double, double> window = prep::fit_window(r, g, dt);
+  const double t_start = window.first, t_end = window.second;
   double sv = 0.0, se = 0.0;
   std::size_t k = 0;
   auto emit = [&](double v, double e) {
@@ -183,7 +186,10 @@ RunBins asymmetry_rrf_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile
   auto num = b.sub(b.mul(theory, b.add(ab, one)), b.sub(alpha, one));
   auto den = b.sub(b.add(alpha, one), b.mul(theory, b.sub(ab, one)));
   bins.model = b.finish(b.div(num, den));
-  const auto [t_start, t_end] = prep::fit_window(r, gf, dt);
+  // Plain variables, not a structured binding: lambdas below capture them (clang before 16 refuses
+  // to capture a binding).
+  const std::pair<double, double> window = prep::fit_window(r, gf, dt);
+  const double t_start = window.first, t_end = window.second;
   double sv = 0.0, se = 0.0;
   std::size_t k = 0;
   for (int i = fgb; i < lgb; ++i) {
