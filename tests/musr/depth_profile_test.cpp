@@ -12,20 +12,13 @@
 #include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/rge_profiles.hpp"
 #include "compute/musr/user_fcn.hpp"
+#include "tests/musr/depth_profile_data.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 
 namespace tomo::musr::test {
 namespace {
 
-const std::filesystem::path kFolder = std::filesystem::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit/DepthProfiles/1300Ar";
-
-Program depth_program() {
-  auto f = resolve_user_function("libPDepthProfile", "PDepthProfile", kFolder);
-  ProgramBuilder b(5);
-  std::vector<std::int32_t> args;
-  for (int i = 0; i < 5; ++i) args.push_back(b.param(i));
-  return b.finish(build_user_function(b, *f, args, b.time()));
-}
+const std::filesystem::path& kFolder = kDepthFolder;
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -68,22 +61,14 @@ TEST(MusrDepthProfile, GradientMatchesDifferencesOfTheValue) {
 }
 
 TEST(MusrDepthProfile, GlComputeEqualsCpu) {
-  FitData data;
-  data.num_params = 5;
-  RunBins run;
-  run.model = depth_program();
-  const std::vector<double> truth = {0.1531, 0.04051, 0.00447, 39.7, 103.8};
-  for (int k = 0; k < 21; ++k) {
-    const double e = 2.0 + k + 0.003 * k;
-    run.t.push_back(e), run.y.push_back(evaluate(run.model, truth, e) + 0.001 * std::sin(3.0 * k)), run.sigma.push_back(0.001);
-  }
-  data.runs.push_back(run);
-  expect_matches_reference(*make_evaluator("gl-compute", data, false), data, perturbed(truth), 1e-9, 1e-7);
+  const FitData data = depth_data();
+  expect_matches_reference(*make_evaluator("gl-compute", data, false), data, perturbed(depth_params()), 1e-9, 1e-7);
+  expect_matches_reference(*make_evaluator("gl-compute", data, false), data, depth_params(), 1e-9, 1e-7);
 }
 
 TEST(MusrDepthProfile, WrongArgumentCountIsOneLine) {
   auto f = resolve_user_function("libPDepthProfile", "PDepthProfile", kFolder);
-  EXPECT_EQ(f->arity_error(4), "takes 2n + 1 arguments (f1 … fn, x1 … x_{n−1}; n ≥ 2), got 4");
+  EXPECT_EQ(f->arity_error(4), "takes 2n − 1 arguments (f1 … fn, x1 … x_{n−1}; n ≥ 2), got 4");
   EXPECT_EQ(f->arity_error(5), "");
   EXPECT_EQ(error_of([] { (void)resolve_user_function("lib", "PDepthProfile", std::filesystem::path(TOMO_SOURCE_DIR) / "docs"); }),
             "userFcn PDepthProfile reads its TRIM.SP profiles from depth_profile_startup.xml: none in " +

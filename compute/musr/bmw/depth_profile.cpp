@@ -113,7 +113,7 @@ std::shared_ptr<const UserFunction> depth_profile_function(const std::filesystem
   f->params = {"f1", "f2", "x1"};
   f->arity = [](std::size_t n) -> std::string {
     if (n >= 3 && n % 2 == 1) return {};
-    return "takes 2n + 1 arguments (f1 … fn, x1 … x_{n−1}; n ≥ 2), got " + std::to_string(n);
+    return "takes 2n − 1 arguments (f1 … fn, x1 … x_{n−1}; n ≥ 2), got " + std::to_string(n);
   };
   f->native = [id](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t t) {
     const std::size_t n = (args.size() + 1) / 2;  // layers: fractions f1 … fn, boundaries x1 … x_{n−1}

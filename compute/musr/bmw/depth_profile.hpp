@@ -36,7 +36,7 @@ double depth_density(const RgeProfile& p, double z);  // dC/dz of that curve
 // The table of P(a, b) over E for set `id` (dv[0] = ∂/∂a, dv[1] = ∂/∂b when `differences`).
 KtTable depth_fraction_table(double a, double b, double id, unsigned differences);
 
-// The native user function PDepthProfile for the startup file `startup` (2n + 1 arguments).
+// The native user function PDepthProfile for the startup file `startup` (2n − 1 arguments).
 std::shared_ptr<const UserFunction> depth_profile_function(const std::filesystem::path& startup);
 
 }  // namespace tomo::musr
