@@ -9,6 +9,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/expression.hpp"
 
 namespace tomo::musr {
@@ -190,8 +191,13 @@ std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, do
     cache.splice(cache.begin(), cache, it);
     return cache.front().table;
   }
-  auto t = std::make_shared<KtTable>(build(kind, a0, a1, a2));
-  if (differences != 0) differentiate(kind, {a0, a1, a2}, differences, *t);
+  std::shared_ptr<KtTable> t;
+  if (kind == TableKind::depth_fraction) {
+    t = std::make_shared<KtTable>(depth_fraction_table(a0, a1, a2, differences));
+  } else {
+    t = std::make_shared<KtTable>(build(kind, a0, a1, a2));
+    if (differences != 0) differentiate(kind, {a0, a1, a2}, differences, *t);
+  }
   cache.push_front({key, t});
   if (cache.size() > kEntries) cache.pop_back();
   return t;

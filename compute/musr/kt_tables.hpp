@@ -17,8 +17,10 @@ enum class TableKind : int {
   lorentz_lf_integral = 1,  // args (ν₀, a): ∫₀ᵗ a(1 + a²/ω₀²) e^(−aτ) sin(ω₀τ)/(ω₀τ) dτ
   dyn_gauss_lf = 2,         // args (ν₀, Δ, ν): strong-collision Gaussian KT in field ν₀/γ_μ
   dyn_lorentz_lf = 3,       // args (ν₀, a, ν): the same for the Lorentzian (exponential) KT
+  // Native built-in user functions (compute/musr/bmw/): their own builders and derivatives.
+  depth_fraction = 4,       // args (z_a, z_b [nm], profile set): PDepthProfile's layer weight over E [keV]
 };
-inline constexpr int kTableKinds = 4;
+inline constexpr int kTableKinds = 5;
 
 // A function sampled at t_i = i·dt (i = 0 … n−1, t in µs) and, when built for a gradient, its
 // central differences with respect to the three arguments at the same points.

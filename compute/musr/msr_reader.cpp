@@ -124,9 +124,7 @@ TheoryFactor parse_user_fcn(const LineContext& c, const std::vector<std::string>
     c.fail(e.what());
   }
   for (std::size_t i = 3; i < t.size() && t[i][0] != '(' && t[i][0] != '#'; ++i) f.args.push_back(parse_arg(c, t[i]));
-  if (f.args.size() != f.user->params.size())
-    c.fail("userFcn " + t[2] + " (" + f.user->where + ") takes " + std::to_string(f.user->params.size()) +
-           (f.user->params.size() == 1 ? " argument" : " arguments") + ", got " + std::to_string(f.args.size()));
+  if (const auto e = f.user->arity_error(f.args.size()); !e.empty()) c.fail("userFcn " + t[2] + " (" + f.user->where + ") " + e);
   return f;
 }
 

@@ -64,11 +64,17 @@ std::shared_ptr<const UserFunction> named(const std::vector<std::shared_ptr<cons
 
 }  // namespace
 
+std::string UserFunction::arity_error(std::size_t args) const {
+  if (arity) return arity(args);
+  if (args == params.size()) return {};
+  return "takes " + std::to_string(params.size()) + (params.size() == 1 ? " argument" : " arguments") + ", got " +
+         std::to_string(args);
+}
+
 std::int32_t build_user_function(ProgramBuilder& b, const UserFunction& f, std::span<const std::int32_t> args,
                                  std::int32_t t) {
-  if (args.size() != f.params.size())
-    throw InputError(f.where + ": user function " + f.name + " takes " + std::to_string(f.params.size()) +
-                     (f.params.size() == 1 ? " parameter" : " parameters") + ", got " + std::to_string(args.size()));
+  if (const auto e = f.arity_error(args.size()); !e.empty()) throw InputError(f.where + ": user function " + f.name + " " + e);
+  if (f.native) return f.native(b, args, t);
   std::vector<std::int32_t> locals;
   locals.reserve(f.locals.size());
   for (const auto& l : f.locals) locals.push_back(lower(*l, b, args, locals, t));
@@ -89,6 +95,7 @@ std::shared_ptr<const UserFunction> resolve_user_function(const std::string& lib
   const auto library_file = msr_dir / stem;
   if (!stem.empty() && stem != ".fcn" && std::filesystem::exists(library_file, ec))
     return named(read_user_functions(library_file), class_name, library_file);
+  if (auto f = find_native_user_function(class_name, msr_dir)) return f;
   if (auto f = find_builtin_user_function(class_name)) return f;
   std::string names;
   for (const auto& n : builtin_user_function_names()) names += (names.empty() ? "" : ", ") + n;

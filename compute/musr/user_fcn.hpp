@@ -17,6 +17,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -43,6 +44,14 @@ struct UserFunction {
   std::vector<std::string> params;
   std::vector<std::unique_ptr<UserExpr>> locals;  // the `let` values, in order
   std::unique_ptr<UserExpr> result;
+  // A native built-in (compute/musr/bmw/): C++ that emits the function's nodes itself, e.g. sums
+  // of tables the host computes per parameter set from data files, where no closed-form body
+  // exists. `arity` says why an argument count is wrong ("" when it is fine); without it the
+  // count must equal params.size().
+  std::function<std::int32_t(ProgramBuilder&, std::span<const std::int32_t>, std::int32_t)> native;
+  std::function<std::string(std::size_t)> arity;
+  // "" or "takes N arguments, got M" (and the native function's own reasons).
+  std::string arity_error(std::size_t args) const;
 };
 
 // Bounds: a `.fcn` file is read whole, and every nesting level (parentheses, calls, signs, and
@@ -63,6 +72,11 @@ std::vector<std::shared_ptr<const UserFunction>> read_user_functions(const std::
 // closed form (compute/musr/bmw/). nullptr when there is none of that name.
 std::shared_ptr<const UserFunction> find_builtin_user_function(std::string_view name);
 std::vector<std::string> builtin_user_function_names();
+
+// The native built-in of that name (compute/musr/bmw/native_functions.cpp), given the msr
+// file's folder for the data files it reads; nullptr when there is none.
+std::shared_ptr<const UserFunction> find_native_user_function(std::string_view name, const std::filesystem::path& msr_dir);
+std::vector<std::string> native_user_function_names();
 
 // The function an msr `userFcn <library> <ClassName>` line names (order in the file comment);
 // `msr_dir` is the msr file's folder. Throws InputError naming what was looked for.

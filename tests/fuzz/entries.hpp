@@ -35,6 +35,7 @@
 #include "compute/musr/mud.hpp"
 #include "compute/musr/nexus.hpp"
 #include "compute/musr/psi_bin.hpp"
+#include "compute/musr/rge_profiles.hpp"
 #include "compute/musr/root_run.hpp"
 #include "compute/musr/run_file.hpp"
 #include "compute/musr/user_fcn.hpp"
@@ -310,6 +311,16 @@ inline bool musr_dat(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   const bool ok = accepted([&] { (void)musr::read_dat_data(f.path()); });
   (void)accepted([&] { (void)musr::read_xy_file(f.path(), "DAT"); });
+  return ok;
+}
+
+// TRIM.SP implantation profiles: the bytes as a depth-profile startup file (the rge files it
+// names are looked for beside it and normally absent), and as one rge file.
+inline bool musr_rge(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  const bool ok = accepted([&] { (void)musr::read_rge_profiles(f.path()); });
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)accepted([&] { (void)musr::parse_rge(text, 1000, "fuzz.rge"); });
   return ok;
 }
 

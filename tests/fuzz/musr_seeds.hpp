@@ -326,6 +326,11 @@ inline Bytes dat_table() {
   return text_bytes("dataT dataTErr dataE Asym AsymPosErr AsymNegErr\n260 0.006 6.99 0.073 0.0012 0.0011\n"
                     "260 0.005 8.99 0.061 0.0011 0.0011\n");
 }
+inline Bytes rge_startup() {
+  return text_bytes("<depthProf>\n<trim_sp>\n<data_path>./</data_path>\n<rge_fln_pre>fuzz_E</rge_fln_pre>\n"
+                    "<energy_vect start=\"1000\" stop=\"2000\" step=\"1000\"/>\n</trim_sp>\n</depthProf>\n");
+}
+inline Bytes rge_profile() { return text_bytes("DEPTH PARTICLES\n10.0 5\n20.0 40\n30.0 12\n40.0 0\n"); }
 
 }  // namespace musr_seed
 
@@ -334,6 +339,8 @@ inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<
   out["musr_db"].push_back(musr_seed::db_rows());
   out["musr_db"].push_back(musr_seed::db_labelled());
   out["musr_dat"].push_back(musr_seed::dat_table());
+  out["musr_rge"].push_back(musr_seed::rge_startup());
+  out["musr_rge"].push_back(musr_seed::rge_profile());
   out["musr_mud"].push_back(musr_seed::mud_run());
   out["musr_root"].push_back(musr_seed::root_run());
 #ifdef TOMO_HAVE_HDF5

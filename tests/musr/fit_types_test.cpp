@@ -84,7 +84,7 @@ TEST(MusrFitTypes, BadRrfAndFittypeLinesAreRefusedWithOneLine) {
             "t.msr:9: fittype 1 (RRF) needs rrf_freq and rrf_packing in the GLOBAL block");
   EXPECT_EQ(error_of(head + "fittype 6\n" + run),
             "t.msr:7: fittype '6' is not supported (0 single histogram, 1 single histogram RRF, 2 asymmetry, 3 asymmetry RRF, "
-            "4 mu minus, 5 beta-NMR)");
+            "4 mu minus, 5 beta-NMR, 8 x-y data)");
   EXPECT_EQ(error_of(head + "fittype 5\n" + run + "backward 2\n"),
             "t.msr:8: beta-NMR RUN needs 2 forward and 2 backward histograms (helicity + then -)");
 }

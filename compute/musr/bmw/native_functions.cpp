@@ -1,0 +1,26 @@
+// The native built-in user functions (user_fcn.hpp: find_native_user_function): library
+// functions that read data files or need tables computed on the host per parameter set.
+#include <system_error>
+
+#include "compute/core/error.hpp"
+#include "compute/musr/bmw/depth_profile.hpp"
+#include "compute/musr/user_fcn.hpp"
+
+namespace tomo::musr {
+
+std::shared_ptr<const UserFunction> find_native_user_function(std::string_view name, const std::filesystem::path& msr_dir) {
+  if (name == "PDepthProfile") {
+    // musrfit reads ./depth_profile_startup.xml; here beside the msr file, then the working directory.
+    const std::filesystem::path file = "depth_profile_startup.xml";
+    std::error_code ec;
+    if (std::filesystem::exists(msr_dir / file, ec)) return depth_profile_function(msr_dir / file);
+    if (std::filesystem::exists(file, ec)) return depth_profile_function(file);
+    throw InputError("userFcn PDepthProfile reads its TRIM.SP profiles from depth_profile_startup.xml: none in " +
+                     (msr_dir.empty() ? std::string(".") : msr_dir.string()) + " or the working directory");
+  }
+  return nullptr;
+}
+
+std::vector<std::string> native_user_function_names() { return {"PDepthProfile"}; }
+
+}  // namespace tomo::musr

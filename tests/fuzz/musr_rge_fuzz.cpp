@@ -1,0 +1,7 @@
+// libFuzzer target: musrfit's TRIM.SP implantation profile readers (tests/fuzz/entries.hpp); built by tools/fuzz.sh.
+#include "tests/fuzz/entries.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  (void)tomo::fuzz::musr_rge(data, size);  // any exception other than InputError aborts: a finding
+  return 0;
+}
