@@ -1,4 +1,4 @@
-// Windows visited again, over the cuda backend (label gpu; skips without a CUDA device).
+// safir windows visited again, over the cuda backend (label gpu; skips without a CUDA device).
 #include "tests/safir/window_revisit.hpp"
 
 namespace tomo::safir::test {
