@@ -55,7 +55,7 @@ Args parse_args(int argc, char** argv) {
   cli.app().add_option("--repeats", a.repeats, "timed iterations per row (after one warm-up)")->capture_default_str();
   cli.app().add_option("--safir-events", a.safir_events, "safir simulated events")->capture_default_str();
   cli.app().add_option("--strip-events", a.strip_events, "strip simulated events")->capture_default_str();
-  cli.app().add_option("--gl-slices", a.gl_slices, "glpet gl (raster): process only this many central z-slices")
+  cli.app().add_option("--gl-slices", a.gl_slices, "glpet gl and gl-compute: process only this many central z-slices (0: all)")
       ->capture_default_str();
   cli.app().add_option("--glpet-scene", a.glpet_scene, "embedded glpet scene")->capture_default_str();
   cli.app().add_option("--prior-size", a.prior_size, "prior passes on an N^3 image (0: none)")->capture_default_str();
@@ -174,7 +174,7 @@ void bench_glpet(const Args& a, std::vector<Row>& rows) {
     op->configure(g.system, g.projector);
     r.device = op->describe();
     const std::size_t slice = std::size_t(dims[0]) * dims[1];
-    const bool slab = b == "gl" && a.gl_slices > 0 && a.gl_slices < dims[2];
+    const bool slab = (b == "gl" || b == "gl-compute") && a.gl_slices > 0 && a.gl_slices < dims[2];
     const std::size_t z0 = slab ? std::size_t(dims[2] - a.gl_slices) / 2 : 0;
     auto restrict = [&](glpet::Projector& p) {  // the run's projector and every subset's alike
       return slab && p.restrict_voxels(z0 * slice, std::size_t(a.gl_slices) * slice);

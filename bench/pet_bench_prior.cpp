@@ -86,7 +86,7 @@ Times gl_compute(const std::array<int, 3>& d, int reps) {
           bx.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kImage);
           bk.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kKappa);
           bo.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kOut);
-          p.program.dispatch(static_cast<int>(std::min<std::size_t>(n, std::size_t(65535) * 64)));
+          p.program.dispatch(d[0], d[1], (d[2] + 15) / 16);  // the shader's RDP_CHUNK planes per group
           glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         },
         reps);

@@ -115,10 +115,14 @@ PairSubsets::PairSubsets(Projector& op, const SystemModel& system, std::span<con
 
 void PairSubsets::set_image(std::span<const double> x) {
   hx_.assign(x.begin(), x.end());
+  hx_stale_ = false;
   x_.upload(hx_);
 }
 
-std::vector<double> PairSubsets::image() { return {hx_.begin(), hx_.end()}; }
+std::vector<double> PairSubsets::image() {
+  if (hx_stale_) hx_ = download(x_), hx_stale_ = false;
+  return {hx_.begin(), hx_.end()};
+}
 
 std::vector<double> PairSubsets::sensitivity(int k) {
   const auto s = download(*parts_[std::size_t(k)].s);
@@ -130,7 +134,13 @@ void PairSubsets::em_step(int k) {
   PassTimer timer(op_, report_, "update");
   // x ← x·B_k/s_k where the subset's pairs see the voxel; the voxels they do not see (s_k = 0
   // inside the field of view: a few pairs see a band of it) keep their value, which the
-  // backends' update (0 where s = 0) cannot: so the step runs here, with x mirrored on the host.
+  // backends' ML-EM update (0 where s = 0) cannot: the backend's subset_update where it has one,
+  // else here, with x mirrored on the host (the same float arithmetic).
+  if (op_.subset_update(x_, b_, *parts_[std::size_t(k)].s)) {
+    hx_stale_ = true;
+    return;
+  }
+  if (hx_stale_) hx_ = download(x_), hx_stale_ = false;
   const std::vector<float> b = download(b_);
   const std::vector<float>& sk = parts_[std::size_t(k)].hs;
   for (std::size_t v = 0; v < hx_.size(); ++v)

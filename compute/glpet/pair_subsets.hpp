@@ -63,7 +63,8 @@ class PairSubsets final : public pet::SubsetPrimitives {
   RunReport* report_;
   bool terms_ = false;
   std::vector<Part> parts_;
-  std::vector<float> hx_;  // x, mirrored on the host: the update of a subset runs there
+  std::vector<float> hx_;  // x, mirrored on the host where the backend has no subset_update
+  bool hx_stale_ = false;  // the device's subset_update moved x past hx_
 };
 
 }  // namespace tomo::glpet

@@ -80,6 +80,10 @@ class Projector {
   virtual void sensitivity(BackendBuffer& sens);
   // [Toth2010] eq. (3): x_v ← x_v·b_v/s_v where s_v > 0, else 0. Default goes through the host.
   virtual void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens);
+  // A subset's update on the device: x_v ← x_v·b_v/s_v where s_v > 0, x_v unchanged elsewhere
+  // (voxels the subset's LORs do not see keep their value). Returns false when the backend has
+  // none (the caller then runs it on the host).
+  virtual bool subset_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens) { return false; }
   // The correspondence image (R·N_a × R·N_t, row-major, X fastest, GL's row order) of
   // sample position v for pair `pair`, for the cross-check's count of lines whose
   // secondary detector differs. Returns false when the backend cannot expose it.

@@ -131,6 +131,12 @@ class CudaProjector final : public Projector {
     MapScope mapped{&xb, &bb, &sb};
     launch_mlem_update(xb.data(), bb.data(), sb.data(), sys_.voxel_count(), stream());
   }
+  bool subset_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) override {
+    CudaBuffer &xb = dev(x, sys_.voxel_count()), &bb = dev(b, sys_.voxel_count()), &sb = dev(s, sys_.voxel_count());
+    MapScope mapped{&xb, &bb, &sb};
+    launch_subset_update(xb.data(), bb.data(), sb.data(), sys_.voxel_count(), stream());
+    return true;
+  }
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override {
     if (pair >= pairs_.size()) throw Error(str_cat("glpet cuda: no pair ", pair));
     const ModulePair& mp = sys_.scanner.pairs[pair];

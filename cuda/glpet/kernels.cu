@@ -82,6 +82,11 @@ __global__ void update_kernel(float* x, const float* b, const float* s, size_t n
   if (i < n) x[i] = s[i] > 0.f ? x[i] * b[i] / s[i] : 0.f;
 }
 
+__global__ void subset_update_kernel(float* x, const float* b, const float* s, size_t n) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n && s[i] > 0.f) x[i] = x[i] * b[i] / s[i];
+}
+
 __global__ void correspondence_kernel(SystemDesc s, PairDesc p, double vx, double vy, double vz, float* out) {
   const double v[3] = {vx, vy, vz};
   const Frame f = make_frame(p, v, s.R);
@@ -116,6 +121,12 @@ void launch_gather(const SystemDesc& s, const PairDesc& p, const float* y, const
 void launch_mlem_update(float* x, const float* b, const float* s, size_t n, cudaStream_t stream) {
   if (n == 0) return;
   update_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(x, b, s, n);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_subset_update(float* x, const float* b, const float* s, size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  subset_update_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(x, b, s, n);
   TOMO_CUDA_CHECK_LAST();
 }
 

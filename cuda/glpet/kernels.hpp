@@ -68,6 +68,8 @@ void launch_gather(const SystemDesc& s, const PairDesc& p, const float* y, const
                    float* sens, bool accumulate, cudaStream_t stream);
 // x_v ← s_v > 0 ? x_v·b_v/s_v : 0.
 void launch_mlem_update(float* x, const float* b, const float* s, std::size_t n, cudaStream_t stream);
+// x_v ← x_v·b_v/s_v where s_v > 0, x_v unchanged elsewhere (a subset's update).
+void launch_subset_update(float* x, const float* b, const float* s, std::size_t n, cudaStream_t stream);
 // One correspondence image: out[Y·W + X] = (r, s, weight), r = s = −1 where empty.
 void launch_correspondence(const SystemDesc& s, const PairDesc& p, const double v[3], float* out3,
                            cudaStream_t stream);

@@ -1,6 +1,7 @@
 // The `cuda` backend of the safir operator (float32): all events uploaded once and resident on
 // the GPU; a window (frame, or code sample 4's halving) is labelled and sorted by key on the GPU
-// (CUB radix sort); the ML-EM pass is tiled (tiled_pass.hpp: forward gathers and back atomics in
+// (CUB radix sort; a window that is part of the list, an OSEM subset, is kept made on the
+// device: window_cache.hpp); the ML-EM pass is tiled (tiled_pass.hpp: forward gathers and back atomics in
 // shared-memory tiles of the image, default) or fused (one thread per event, forward = gather,
 // back = global atomicAdd, for software GL's sake only in gl-compute; here for tests and the
 // benchmark); image, sensitivity and accumulator stay on the GPU for all iterations and frames
@@ -27,6 +28,7 @@
 #include "cuda/safir/kernels.hpp"
 #include "cuda/safir/sort_buffers.hpp"
 #include "cuda/safir/tiled_pass.hpp"
+#include "cuda/safir/window_cache.hpp"
 
 namespace tomo::safir {
 
@@ -67,6 +69,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     s_.resize(box.count());
     s_.fill_zero(*stream_);
     events_.clear();
+    made_.clear();
     total_ = first_ = count_ = 0;
     host_counts_ = {};
     order_valid_ = false;
@@ -119,12 +122,23 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
       throw Error(str_cat("safir cuda: window [", first, ", +", count, ") beyond ", total_, " events"));
     first_ = first;
     count_ = count;
-    host_counts_ = sort_.sort(events_.data() + first, count, crystals_.data(), params_, *stream_);
     order_valid_ = false;
+    if (const MadeWindow* w = made_.find(first, count)) {
+      use(*w);
+      return;
+    }
+    host_counts_ = sort_.sort(events_.data() + first, count, crystals_.data(), params_, *stream_);
     if (tiled_) {
       launch_records(sort_.sorted.data(), host_counts_[0], count_, crystals_d_.data(), params_d_, records_.data(), *stream_);
       plan_ = plan_for_device(params_, host_counts_, device_shape_, config_);
     }
+    window_sorted_ = sort_.sorted.data();
+    window_order_ = sort_.order_out.data();
+    window_records_ = records_.data();
+    // A window that is part of the list (an OSEM subset) is kept made for its next visits.
+    if (const MadeWindow* w = made_.keep(first, count, total_, host_counts_, plan_, window_sorted_, window_order_,
+                                         tiled_ ? window_records_ : nullptr, *stream_))
+      use(*w);
   }
 
   std::array<std::size_t, 4> label_counts() const override { return host_counts_; }
@@ -165,13 +179,13 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   void forward_device(const float* f, float* y) override {
     copy_image(f_.data(), f);
     project_forward();
-    launch_scatter_to_events(values_.data(), sort_.order_out.data(), host_counts_[0], count_, y, *stream_);
+    launch_scatter_to_events(values_.data(), window_order_, host_counts_[0], count_, y, *stream_);
     stream_->synchronize();
   }
 
   void back_device(const float* v, float* image) override {
     acc_.fill_zero(*stream_);
-    launch_gather_from_events(v, sort_.order_out.data(), count_, values_.data(), *stream_);
+    launch_gather_from_events(v, window_order_, count_, values_.data(), *stream_);
     project_back(args());
     copy_image(image, acc_.data());
   }
@@ -221,11 +235,20 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   }
 
  private:
+  void use(const MadeWindow& w) {
+    host_counts_ = w.counts;
+    plan_ = w.plan;
+    window_sorted_ = w.sorted.data();
+    window_order_ = w.order.data();
+    window_records_ = w.records.data();
+  }
+
   // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B).
   void resize_events(std::size_t n) {
     const double per_event = tiled_ ? 46.0 : 30.0;
     const double need = per_event * double(n) - per_event * double(total_);
     if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
+    made_.clear();
     total_ = n;
     events_.resize(total_);
     sort_.resize(total_);
@@ -263,7 +286,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
 
   ProjectArgs args() {
     ProjectArgs a;
-    a.sorted = sort_.sorted.data();
+    a.sorted = window_sorted_;
     a.first = host_counts_[0];  // label 0 sorts first and is skipped
     a.n = count_;
     a.crystals = crystals_.data();
@@ -278,7 +301,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   TiledArgs tiled_args() {
     TiledArgs t;
     t.plan = plan_;
-    t.records = records_.data();
+    t.records = window_records_;
     t.box = params_;
     t.f = f_.data();
     t.ybar = values_.data();
@@ -295,7 +318,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   const std::vector<std::uint32_t>& host_order() {
     if (!order_valid_) {
       order_.resize(count_);
-      sort_.order_out.download_async(order_.data(), count_, *stream_);
+      TOMO_CUDA_CHECK(cudaMemcpyAsync(order_.data(), window_order_, count_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, *stream_));
       stream_->synchronize();
       order_valid_ = true;
     }
@@ -331,6 +354,11 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   cuda::DeviceBuffer<double> crystals_d_;
   cuda::DeviceBuffer<uint2> events_;
   SortBuffers sort_;
+  WindowCache made_;
+  // The current window's sorted events, order and records: the scratch's or a kept window's.
+  const uint2* window_sorted_ = nullptr;
+  const std::uint32_t* window_order_ = nullptr;
+  const float4* window_records_ = nullptr;
   cuda::DeviceBuffer<float> values_, f_, acc_, s_;
   cuda::DeviceBuffer<int4> offsets_;
   cuda::DeviceBuffer<float4> sums_;

@@ -101,10 +101,11 @@ struct UpdatePass {
 };
 }  // namespace
 
-void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s) {
+namespace {
+void update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s, bool keep) {
   if (b.size() != x.size() || s.size() != x.size()) throw Error("glpet GL mlem_update: size mismatch");
   gl::shared_context().make_current();
-  const auto& pass = gl::shaders().get_compute<UpdatePass>("glpet/mlem_update.comp.glsl");
+  const auto& pass = gl::shaders().get_compute<UpdatePass>("glpet/mlem_update.comp.glsl", {{"KEEP", keep ? "1" : "0"}});
   pass.program.use();
   x.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kUpdateImage);
   b.buffer().bind_base(GL_SHADER_STORAGE_BUFFER, binding::kUpdateBack);
@@ -114,6 +115,10 @@ void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s) {
   pass.program.dispatch(int(x.size()));
   TOMO_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT));
 }
+}  // namespace
+
+void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s) { update_pass(x, b, s, false); }
+void subset_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s) { update_pass(x, b, s, true); }
 
 void gl_finish() {
   gl::shared_context().make_current();

@@ -59,6 +59,8 @@ gl::Buffer offsets_buffer(int N);
 
 // x ← s > 0 ? x·b/s : 0 on the GPU.
 void mlem_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s);
+// A subset's update (Projector::subset_update): as mlem_update_pass where s > 0, x kept elsewhere.
+void subset_update_pass(GlBuffer& x, const GlBuffer& b, const GlBuffer& s);
 
 // Waits for all GL work (glFinish).
 void gl_finish();

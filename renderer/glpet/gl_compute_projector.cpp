@@ -102,6 +102,12 @@ class GlComputeProjector final : public Projector {
                      gl_buffer(s, "gl-compute mlem_update"));
   }
 
+  bool subset_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) override {
+    subset_update_pass(gl_buffer(x, "gl-compute subset_update"), gl_buffer(b, "gl-compute subset_update"),
+                       gl_buffer(s, "gl-compute subset_update"));
+    return true;
+  }
+
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override {
     if (pair >= sys_.scanner.pairs.size()) throw Error(str_cat("glpet gl-compute: no pair ", pair));
     gl::shared_context().make_current();

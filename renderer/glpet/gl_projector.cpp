@@ -345,6 +345,11 @@ void GlRasterProjector::sensitivity(BackendBuffer& sens) {
   gather(GatherMode::Sensitivity, nullptr, nullptr, nullptr, &gl_buffer(sens, "gl sensitivity"));
 }
 
+bool GlRasterProjector::subset_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) {
+  subset_update_pass(gl_buffer(x, "gl subset_update"), gl_buffer(b, "gl subset_update"), gl_buffer(s, "gl subset_update"));
+  return true;
+}
+
 void GlRasterProjector::mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& s) {
   mlem_update_pass(gl_buffer(x, "gl mlem_update"), gl_buffer(b, "gl mlem_update"), gl_buffer(s, "gl mlem_update"));
 }

@@ -43,6 +43,7 @@ class GlRasterProjector final : public Projector {
   void back_ratio(const BackendBuffer& y, const BackendBuffer& ytilde, BackendBuffer& b, BackendBuffer* sens) override;
   void sensitivity(BackendBuffer& sens) override;
   void mlem_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens) override;
+  bool subset_update(BackendBuffer& x, const BackendBuffer& b, const BackendBuffer& sens) override;
   bool correspondence_image(std::size_t pair, const Vec3& v, std::vector<CorrespondencePixel>& out) override;
   void synchronize() override;
   bool restrict_voxels(std::size_t first, std::size_t count) override;

@@ -1,7 +1,8 @@
 // The `gl-compute` backend of the safir operator: the slice walk of eq. (12) as GLSL compute
 // shaders (shaders/safir/), float32; events, image, sensitivity and accumulator resident in
 // SSBOs for all iterations and frames. Labels and the sort by label are computed on the host
-// (compute/safir/labels.hpp) when the window changes; GL has no sort primitive. Float atomics
+// (compute/safir/labels.hpp) when a window is first made; GL has no sort primitive. A window that
+// is part of the list (an OSEM subset) is kept made, buffers and all, for its next visits. Float atomics
 // where the driver has GL_NV_shader_atomic_float, an exact CAS loop otherwise. The ML-EM pass is
 // tiled (safir.pass = "tiled", default: tiled.comp.glsl, the twin of the cuda tiled pass, with line
 // records computed on the host) or one invocation per event with global atomics ("fused").
@@ -127,6 +128,9 @@ class GlComputeProjector final : public ListModeOperator {
     acc_ = gl::Buffer(bytes);
     s_ = gl::Buffer(bytes);
     events_host_.clear();
+    kept_.clear();
+    kept_events_ = 0;
+    has_window_ = false;
     window_ = {};
     count_ = 0;
     randoms_ = 0;
@@ -137,6 +141,9 @@ class GlComputeProjector final : public ListModeOperator {
       if (events[i].a >= scanner_.crystal_count() || events[i].b >= scanner_.crystal_count())
         throw InputError(str_cat("safir: event ", i, " names a crystal beyond the scanner's ", scanner_.crystal_count()));
     events_host_.assign(events.begin(), events.end());
+    kept_.clear();
+    kept_events_ = 0;
+    has_window_ = false;
     set_window(0, events.size());
   }
 
@@ -144,9 +151,12 @@ class GlComputeProjector final : public ListModeOperator {
     if (first > events_host_.size() || count > events_host_.size() - first)
       throw Error(str_cat("safir gl-compute: window [", first, ", +", count, ") beyond ", events_host_.size(), " events"));
     gl::shared_context().make_current();
+    if (reuse(first, count)) return;
     const std::span<const Event> w(events_host_.data() + first, count);
     window_ = sort_by_label(w, label_events(w, scanner_, box_));
+    first_ = first;
     count_ = count;
+    has_window_ = true;
     std::vector<std::uint32_t> packed(2 * std::max<std::size_t>(1, window_.events.size()));
     for (int l = 1; l < 4; ++l)
       for (std::size_t i = window_.offsets[l]; i < window_.offsets[l + 1]; ++i) {
@@ -354,6 +364,47 @@ class GlComputeProjector final : public ListModeOperator {
     const auto f = b.read<float>();
     return {f.begin(), f.end()};
   }
+
+  // A window that is part of the list (an OSEM subset) is kept made when another replaces it:
+  // its sorted events, buffers and tile plan, so the next visit labels, sorts and uploads
+  // nothing. At most as many kept events as the list holds (a frame's subsets fit exactly).
+  struct Kept {
+    std::size_t first = 0, count = 0;
+    SortedEvents window;
+    gl::Buffer events, values, records;
+    TilePlan plan;
+  };
+  bool reuse(std::size_t first, std::size_t count) {
+    if (has_window_ && first == first_ && count == count_) return true;
+    if (has_window_ && count_ > 0 && count_ < events_host_.size()) {
+      if (kept_.size() >= 256 || kept_events_ + count_ > events_host_.size()) {
+        kept_.clear();
+        kept_events_ = 0;
+      }
+      kept_.push_back({first_, count_, std::move(window_), std::move(events_), std::move(values_), std::move(records_), plan_});
+      kept_events_ += count_;
+    }
+    has_window_ = false;
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if (it->first == first && it->count == count) {
+        window_ = std::move(it->window);
+        events_ = std::move(it->events);
+        values_ = std::move(it->values);
+        records_ = std::move(it->records);
+        plan_ = it->plan;
+        kept_events_ -= count;
+        kept_.erase(it);
+        first_ = first;
+        count_ = count;
+        has_window_ = true;
+        return true;
+      }
+    return false;
+  }
+
+  std::vector<Kept> kept_;
+  std::size_t kept_events_ = 0, first_ = 0;
+  bool has_window_ = false;
 
   Scanner scanner_;
   ImageBox box_;

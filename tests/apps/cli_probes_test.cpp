@@ -110,6 +110,8 @@ const Probe kProbes[] = {
     {"run strip_default.toml --set strip.events_file=/dev/zero -o out", 2, "is not a regular file"},
     {"run strip_default.toml --set strip.events_file=no-newline.txt -o out", 2, "longer than 1024 bytes"},
     {"run strip_default.toml --set strip.events_file=missing.lm -o out", 2, "strip.events_file"},
+    {"run strip_default.toml --set 'strip.normalisation=\"neg-counts.npy\"' -o out", 2,
+     "strip.normalisation 'neg-counts.npy': value 4105 is -1; it must be >= 0"},
     {"run default.toml --set glpet.mc.histories=9223372036854775807 -o out", 2, "must be in [1, 4e9]"},
     {"--gpus two run -o out", 2, "is not all, a count, or a comma-separated list"},
     {"--gpus 0,0 run --backend cpu -o out", 2, "named twice"},
