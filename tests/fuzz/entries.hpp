@@ -318,10 +318,11 @@ inline bool musr_dat(const std::uint8_t* data, std::size_t size) {
 // names are looked for beside it and normally absent), and as one rge file.
 inline bool musr_rge(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
-  const bool startup = accepted([&] { (void)musr::read_rge_profiles(f.path()); });
+  (void)accepted([&] { (void)musr::read_rge_profiles(f.path()); });
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const bool startup = accepted([&] { (void)musr::parse_rge_startup(text, "fuzz.xml"); });
   const bool rge = accepted([&] { (void)musr::parse_rge(text, 1000, "fuzz.rge"); });
-  return startup || rge;  // a valid input is one of the two
+  return startup || rge;  // a valid input is one of the two texts
 }
 
 // μSR ROOT (MusrRoot and LEM layouts).
