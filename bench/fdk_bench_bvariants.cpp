@@ -31,7 +31,7 @@
 #include "cuda/core/surface.hpp"
 #include "cuda/core/texture.hpp"
 #include "cuda/fdk/cuda_projector.hpp"
-#include "cuda/fdk/projector_kernels.hpp"
+#include "cuda/fdk/voxel_back_kernels.hpp"
 #endif
 
 namespace tomo::fdk::bench_bvariants {

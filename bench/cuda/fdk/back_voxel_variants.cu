@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "cuda/core/check.hpp"
-#include "cuda/fdk/projector_kernels.hpp"
+#include "cuda/fdk/voxel_back_kernels.hpp"
 
 namespace tomo::bench::fdk_b {
 namespace {
@@ -291,7 +291,7 @@ void clear_padded(const Inputs& in, cudaStream_t s) {
 bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
   if (v.zmode == ZMode::invariant && !z_invariant(in.mats, in.views)) return false;
   if (v.needs_texture())
-    cd::launch_weight_layers(in.y, in.view_ids, in.weights, in.views, in.sx, in.sy, in.surface, s);
+    cd::launch_weight_layers(in.y, in.view_ids, in.weights, in.views, in.sx, in.sy, in.surface, nullptr, s);
   if (v.needs_padded()) {
     const dim3 block(32, 8), grid((in.sx + 31) / 32, (in.sy + 7) / 8, in.views);
     weight_padded_kernel<<<grid, block, 0, s>>>(in.y, in.weights, in.sx, in.sy, in.padded);
