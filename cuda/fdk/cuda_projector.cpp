@@ -25,12 +25,11 @@ CudaProjector::DeviceSelection::DeviceSelection() { select_device(runtime_option
 
 namespace {
 
-// B's sampler per interpolation setting (bench_fdk --b-variants, docs/perf/fdk.md).
+// B's sampler per interpolation setting: the texture unit's filter, or exact fp32 weights on
+// loads (bench_fdk --b-variants, docs/perf/fdk.md).
 cd::Sampling voxel_back_sampling(Interpolation m) {
-  return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::taps;
+  return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
 }
-
-bool needs_padded(cd::Sampling s) { return s == cd::Sampling::loads || s == cd::Sampling::mixed; }
 
 }  // namespace
 
@@ -81,7 +80,6 @@ void CudaProjector::setup(const ConeGeometry& g) {
   detector_ = CudaArray::of<float>(d, cudaArrayLayered | cudaArraySurfaceLoadStore);
   detector_surface_ = SurfaceObject(detector_);
   detector_linear_ = TextureObject(detector_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
-  detector_point_ = TextureObject(detector_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
   padded_.clear();  // made by the first B that samples by loads
   x_.clear();
   y_.clear();
@@ -161,7 +159,7 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
   l.all_in_front = all_in_front_;
   l.z_invariant = z_invariant_;
   const cd::Sampling sampling = voxel_back_sampling(options_.interpolation);
-  if (needs_padded(sampling) && padded_.size() == 0) {  // its border stays 0: written once
+  if (sampling == cd::Sampling::loads && padded_.size() == 0) {  // its border stays 0: written once
     padded_.resize(static_cast<std::size_t>(g_.sx + 2) * (g_.sy + 2) * detector_.extent().depth);
     TOMO_CUDA_CHECK(cudaMemsetAsync(padded_.data(), 0, padded_.size() * sizeof(float), stream_));
   }
@@ -176,15 +174,13 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     const int c = std::min(layers, count - k0);
     // The stream orders this pass after the launches that read the previous chunk.
     cd::launch_weight_layers(y + static_cast<std::size_t>(k0) * g_.image_size(), list + k0, pixel_weights_.data(), c,
-                             g_.sx, g_.sy, detector_surface_.get(), needs_padded(sampling) ? padded_.data() : nullptr,
-                             stream_);
+                             g_.sx, g_.sy, sampling, detector_surface_.get(), padded_.data(), stream_);
     params.resize(12 * static_cast<std::size_t>(c));
     for (int k = 0; k < c; ++k) {
       const int view = views.empty() ? k0 + k : views[k0 + k];
       std::copy_n(voxel_views_.data() + 12 * static_cast<std::size_t>(view), 12, params.data() + 12 * k);
     }
-    cd::launch_back_voxel(l, sampling == cd::Sampling::taps ? detector_point_.get() : detector_linear_.get(), 0,
-                          params.data(), c, sampling, stream_);
+    cd::launch_back_voxel(l, detector_linear_.get(), 0, params.data(), c, sampling, stream_);
   }
 }
 

@@ -1,6 +1,7 @@
 // `cuda` backend of the cone-beam projector pair (ConeBeamProjector): A ray-driven from a 3D
 // texture of the volume, Aᵀ its exact transpose by atomic scatter, B ≈ Aᵀ voxel-driven from a
-// layered texture of the projections (voxel_back_kernels.hpp). Besides
+// layered texture of the projections, or from loads of a bordered copy where exact
+// (voxel_back_kernels.hpp). Besides
 // the host-span interface it takes device pointers, so the iterative algorithms keep volume and
 // projections on the GPU (cuda_iterative.cpp).
 #pragma once
@@ -67,7 +68,7 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   bool all_in_front_ = false;  // every_voxel_in_front(g_)
   bool z_invariant_ = false;   // p[2] = p[10] = 0 in every view of voxel_views_
   cuda::DeviceBuffer<float> padded_;  // B's zero-bordered linear copy of the chunk (sampling by loads)
-  cuda::TextureObject detector_linear_, detector_point_;
+  cuda::TextureObject detector_linear_;
   cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
 };
 

@@ -1,7 +1,6 @@
 // The projector pair's voxel-driven B on CUDA (see voxel_back_kernels.hpp).
 #include <cuda_runtime.h>
 
-#include "compute/fdk/kernel_math.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
 
@@ -12,6 +11,7 @@ struct ViewBlock {
   float v[kVoxelBackViews * 12];
 };
 
+template <Sampling kS>
 __global__ void weight_layers_kernel(const float* y, const int* views, const float* weights, int sx, int sy,
                                      cudaSurfaceObject_t surface, float* padded) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -25,8 +25,10 @@ __global__ void weight_layers_kernel(const float* y, const int* views, const flo
   const float c = fmaf(w[2], fi, fmaf(w[5], fj, w[8]));
   const float rho = sqrtf(fmaf(a, a, fmaf(b, b, c * c)));
   const float val = y[(static_cast<size_t>(k) * sy + j) * sx + i] * (w[9] * rho);
-  surf2DLayeredwrite(val, surface, i * static_cast<int>(sizeof(float)), j, k);
-  if (padded) padded[(static_cast<size_t>(k) * (sy + 2) + j + 1) * (sx + 2) + i + 1] = val;
+  if constexpr (kS == Sampling::hardware)
+    surf2DLayeredwrite(val, surface, i * static_cast<int>(sizeof(float)), j, k);
+  else
+    padded[(static_cast<size_t>(k) * (sy + 2) + j + 1) * (sx + 2) + i + 1] = val;
 }
 
 // Bilinear from the zero-bordered copy at bordered coordinates (pu, pv) = (u + 1, v + 1) with
@@ -45,33 +47,23 @@ __device__ __forceinline__ float load_bilinear(const float* __restrict__ img, in
   return fmaf(av, hi - lo, lo);
 }
 
+// The sample at texel-centre coordinates (u, v) of image `layer` (the host folds the shift into
+// the matrices: u + 0.5 = (row₀ + 0.5·row₂)·x / t); the loads' bordered copy adds 0.5 more.
 template <Sampling kS>
-__device__ __forceinline__ bool by_loads(int q) {
-  return kS == Sampling::loads || (kS == Sampling::mixed && q % kMixedLoadEvery == kMixedLoadEvery - 1);
-}
-
-// The sample at detector point (u, v) of `layer`: texel-centre coordinates for every sampling
-// but taps (the host folds the shift into the matrices: u + 0.5 = (row₀ + 0.5·row₂)·x / t).
-template <Sampling kS>
-__device__ __forceinline__ float sample(const VoxelBack& l, cudaTextureObject_t tex, int layer, int q, float u,
-                                        float v) {
-  if constexpr (kS == Sampling::taps) {
-    return bilinear_sample(u, v, [&](float fu, float fv, int di, int dj) {
-      return tex2DLayered<float>(tex, fu + 0.5f + di, fv + 0.5f + dj, layer);
-    });
-  } else {
-    if (by_loads<kS>(q))  // folded once the z loop is unrolled
-      return load_bilinear(l.padded + static_cast<size_t>(layer) * (l.sx + 2) * (l.sy + 2), l.sx, l.sy, u + 0.5f,
-                           v + 0.5f);
+__device__ __forceinline__ float sample(const VoxelBack& l, cudaTextureObject_t tex, int layer, float u, float v) {
+  if constexpr (kS == Sampling::loads)
+    return load_bilinear(l.padded + static_cast<size_t>(layer) * (l.sx + 2) * (l.sy + 2), l.sx, l.sy, u + 0.5f,
+                         v + 0.5f);
+  else
     return tex2DLayered<float>(tex, u, v, layer);
-  }
 }
 
 // The FDK kernel's gather (kernels.cu) on the weighted detector, with B's 1/t². kZ z-voxels per
 // thread share the x/y part of u, v, t. kFront: every voxel lies in front of every source (the
 // host checked), so the t > 0 test is left out. kInvariant: u and t do not depend on z (a circular
 // orbit with an untilted detector), so 1/t, 1/t² and u are per thread and view and v steps by one
-// FMA per voxel.
+// FMA per voxel; the loads' path is issue-bound and gains 24 % by it, the texture unit's none
+// (it is bound by the fetches), so hardware sampling keeps the general path.
 template <Sampling kS, bool kFront, bool kInvariant, int kZ>
 __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
     back_voxel_kernel(const VoxelBack l, cudaTextureObject_t tex, int first, const __grid_constant__ ViewBlock b,
@@ -99,7 +91,7 @@ __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
       const float w = rt * rt, u = nu0 * rt, v0 = nv0 * rt, dv = p[6] * dz * rt;
 #pragma unroll
       for (int q = 0; q < kZ; ++q)
-        acc[q] = fmaf(w, sample<kS>(l, tex, layer, q, u, fmaf(static_cast<float>(q), dv, v0)), acc[q]);
+        acc[q] = fmaf(w, sample<kS>(l, tex, layer, u, fmaf(static_cast<float>(q), dv, v0)), acc[q]);
     } else {
       const float su = p[2] * dz, sv = p[6] * dz, st = p[10] * dz;
 #pragma unroll
@@ -109,7 +101,7 @@ __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
         // Fast reciprocal (2 ulp): B is fetch-bound, the IEEE sequence is not free.
         float rt = __fdividef(1.0f, t);
         if constexpr (!kFront) rt = t > 0.0f ? rt : 0.0f;
-        acc[q] = fmaf(rt * rt, sample<kS>(l, tex, layer, q, nu * rt, nv * rt), acc[q]);
+        acc[q] = fmaf(rt * rt, sample<kS>(l, tex, layer, nu * rt, nv * rt), acc[q]);
       }
     }
   }
@@ -129,11 +121,12 @@ void launch_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const 
 template <Sampling kS>
 void launch_sampling(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
                      cudaStream_t stream) {
-  if (l.all_in_front && l.z_invariant)
+  const bool invariant = kS == Sampling::loads && l.z_invariant;
+  if (l.all_in_front && invariant)
     launch_voxel<kS, true, true>(l, tex, first, b, c, stream);
   else if (l.all_in_front)
     launch_voxel<kS, true, false>(l, tex, first, b, c, stream);
-  else if (l.z_invariant)
+  else if (invariant)
     launch_voxel<kS, false, true>(l, tex, first, b, c, stream);
   else
     launch_voxel<kS, false, false>(l, tex, first, b, c, stream);
@@ -142,10 +135,13 @@ void launch_sampling(const VoxelBack& l, cudaTextureObject_t tex, int first, con
 }  // namespace
 
 void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
-                          cudaSurfaceObject_t surface, float* padded, cudaStream_t stream) {
+                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream) {
   if (count <= 0) return;
   const dim3 block(32, 8, 1), grid((sx + 31) / 32, (sy + 7) / 8, count);
-  weight_layers_kernel<<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
+  if (sampling == Sampling::hardware)
+    weight_layers_kernel<Sampling::hardware><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
+  else
+    weight_layers_kernel<Sampling::loads><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -158,18 +154,15 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
       const float* m = matrices12 + 12 * (n0 + k);
       float* o = b.v + 12 * k;
       for (int e = 0; e < 12; ++e) o[e] = m[e];
-      if (sampling != Sampling::taps)  // texel centres: u + 0.5 and v + 0.5 folded into the numerators
-        for (int e = 0; e < 4; ++e) {
-          o[e] = m[e] + 0.5f * m[8 + e];
-          o[4 + e] = m[4 + e] + 0.5f * m[8 + e];
-        }
+      for (int e = 0; e < 4; ++e) {  // texel centres: u + 0.5 and v + 0.5 folded into the numerators
+        o[e] = m[e] + 0.5f * m[8 + e];
+        o[4 + e] = m[4 + e] + 0.5f * m[8 + e];
+      }
     }
-    switch (sampling) {
-      case Sampling::hardware: launch_sampling<Sampling::hardware>(l, tex, first + n0, b, c, stream); break;
-      case Sampling::taps: launch_sampling<Sampling::taps>(l, tex, first + n0, b, c, stream); break;
-      case Sampling::loads: launch_sampling<Sampling::loads>(l, tex, first + n0, b, c, stream); break;
-      case Sampling::mixed: launch_sampling<Sampling::mixed>(l, tex, first + n0, b, c, stream); break;
-    }
+    if (sampling == Sampling::hardware)
+      launch_sampling<Sampling::hardware>(l, tex, first + n0, b, c, stream);
+    else
+      launch_sampling<Sampling::loads>(l, tex, first + n0, b, c, stream);
     TOMO_CUDA_CHECK_LAST();
   }
 }

@@ -15,14 +15,11 @@ inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 16;
 inline constexpr int kVoxelBlockX = 32, kVoxelBlockY = 4;
 inline constexpr int kPixelWeightFloats = 10;  // du, dv, d1 (mm per t), scale
 
-// How the gather samples the weighted detector:
+// How the gather samples the weighted detector (bench_fdk --b-variants, docs/perf/fdk.md):
 //   hardware: the texture unit's bilinear filter (8-bit weights), one fetch per voxel and view
-//   taps:     four point-sampled texture fetches with fp32 weights (exact)
-//   loads:    four __ldg loads from the zero-bordered copy with fp32 weights (exact)
-//   mixed:    hardware, but every kMixedLoadEvery-th z-voxel by loads: the texture unit and the
-//             load path work side by side (those voxels are exact)
-enum class Sampling { hardware, taps, loads, mixed };
-inline constexpr int kMixedLoadEvery = 2;
+//   loads:    four __ldg loads from the zero-bordered copy with fp32 weights (exact); 2.2× faster
+//             than four point-sampled texture fetches, which it replaced
+enum class Sampling { hardware, loads };
 
 struct VoxelBack {
   float* x = nullptr;  // nx·ny·nz floats, x fastest
@@ -31,17 +28,17 @@ struct VoxelBack {
   dim3 block{kVoxelBlockX, kVoxelBlockY, 1};
   bool all_in_front = false;  // every voxel in front of every source: no t > 0 test
   bool z_invariant = false;   // p[2] = p[10] = 0 in every view: u and t do not change along z
-  const float* padded = nullptr;  // (sx + 2)·(sy + 2) per layer, zero border (loads and mixed)
+  const float* padded = nullptr;  // (sx + 2)·(sy + 2) per layer, zero border (loads)
   int sx = 0, sy = 0;
 };
 
-// Layer k of `surface` (k < count) = pixel_weight of view views[k] (weights: kPixelWeightFloats
-// per view of the geometry) times image k of y (sx·sy floats each); the same into the interior of
-// image k of `padded` when it is not null.
+// Image k (k < count) of the weighted detector = pixel_weight of view views[k] (weights:
+// kPixelWeightFloats per view of the geometry) times image k of y (sx·sy floats each): into layer
+// k of `surface` for hardware, into the interior of image k of `padded` for loads.
 void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
-                          cudaSurfaceObject_t surface, float* padded, cudaStream_t stream);
-// x += Σ_{n<count} B_n (layer `first + n` of the weighted detector: `tex`, linear-filtered for
-// hardware and mixed, point-sampled for taps; l.padded for loads and mixed).
+                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream);
+// x += Σ_{n<count} B_n (image `first + n` of the weighted detector: `tex`, linear-filtered, for
+// hardware; l.padded for loads).
 void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
                        Sampling sampling, cudaStream_t stream);
 
