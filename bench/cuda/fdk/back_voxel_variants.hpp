@@ -29,8 +29,12 @@ struct Variant {
   Mats mats = Mats::param64;
   unsigned bx = 32, by = 4;
   bool l1_max = false;  // carve-out preference: all of the unified L1 as cache (none as shared)
-  bool needs_texture() const { return ldg_every != 1; }
-  bool needs_padded() const { return ldg_every != 0; }
+  // Shared-memory tile (z-invariant, 16 z-voxels, exact weights): per view the block loads its
+  // detector footprint (the bounding box of its corners' projections) from the bordered copy into
+  // shared memory and samples it there; a footprint too large for the tile falls back to loads.
+  bool tiled = false;
+  bool needs_texture() const { return ldg_every != 1 && !tiled; }
+  bool needs_padded() const { return ldg_every != 0 || tiled; }
 };
 
 // The candidates in the order they are timed (the first is the product's layout).
