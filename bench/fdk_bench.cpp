@@ -10,6 +10,8 @@
 //        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only --projector-settings LIST
 //        --no-exact-transpose]: the projector pair and the
 //        iterative algorithms instead (fdk_bench_projector.cpp)
+//        --b-variants [--b-cases 256,rabbit --b-reps 3 --b-dump DIR]: candidate kernels of the
+//        projector pair's B side by side (fdk_bench_bvariants.cpp)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/fdk_bench_bvariants.hpp"
 #include "bench/fdk_bench_projector.hpp"
 #include "bench/harness.hpp"
 #include "compute/core/registry.hpp"
@@ -51,6 +54,8 @@ struct Args {
   std::string json;
   bool projector = false;  // --projector: the projector pair and the iterations instead
   bench_projector::Options proj;
+  bool b_variants = false;  // --b-variants: B's candidate kernels instead
+  bench_bvariants::Options bvar;
 };
 
 // The command line; --quick sets sizes 128,512, 1 rep and PSNR at 512 where those flags are not
@@ -72,6 +77,10 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--backends", a.backends, "backends (default: every available non-cpu)")->delimiter(',');
   app.add_flag("--quick", quick, "sizes 128,512, 1 rep, PSNR at 512");
   std::string proj_detector;
+  app.add_flag("--b-variants", a.b_variants, "time candidate kernels of the projector pair's B instead");
+  app.add_option("--b-cases", a.bvar.cases, "--b-variants: 256 and/or rabbit")->capture_default_str();
+  app.add_option("--b-reps", a.bvar.reps, "--b-variants: timed runs (median)")->capture_default_str();
+  app.add_option("--b-dump", a.bvar.dump, "--b-variants: folder for astra_bp_variants.py");
   app.add_flag("--projector", a.projector, "time the projector pair and one SIRT/CGLS iteration instead");
   app.add_option("--projector-L", a.proj.L, "--projector: volume size")->capture_default_str();
   app.add_option("--projector-views", a.proj.views, "--projector: views over 360 deg")->capture_default_str();
@@ -368,6 +377,12 @@ void print_table(const Args& a, const std::vector<Row>& rows, const References& 
 int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   runtime_options().progress = false;
+  if (a.b_variants) {
+    nlohmann::json out;
+    const int rc = bench_bvariants::run(a.bvar, out);
+    if (!a.json.empty()) bench::write_report(a.json, out);
+    return rc;
+  }
   if (a.projector) {
     nlohmann::json out;
     const int rc = bench_projector::run(a.proj, out);

@@ -13,6 +13,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
+#include "cuda/fdk/voxel_back_kernels.hpp"
 #include "compute/fdk/voxel_back_fdk.hpp"
 
 namespace tomo::fdk::cuda_impl {
@@ -21,6 +22,16 @@ using namespace tomo::cuda;
 namespace cd = cuda_detail;
 
 CudaProjector::DeviceSelection::DeviceSelection() { select_device(runtime_options().cuda_device); }
+
+namespace {
+
+// B's sampler per interpolation setting: the texture unit's filter, or exact fp32 weights on
+// loads (bench_fdk --b-variants, docs/perf/fdk.md).
+cd::Sampling voxel_back_sampling(Interpolation m) {
+  return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
+}
+
+}  // namespace
 
 CudaProjector::CudaProjector() = default;
 
@@ -58,6 +69,10 @@ void CudaProjector::setup(const ConeGeometry& g) {
   }
   pixel_weights_ = DeviceBuffer<float>{std::span<const float>(weights)};
   all_in_front_ = every_voxel_in_front(g);
+  z_invariant_ = true;  // as floats, the kernel's matrices
+  for (int n = 0; n < g.views(); ++n)
+    if (voxel_views_[12 * static_cast<std::size_t>(n) + 2] != 0.0f || voxel_views_[12 * static_cast<std::size_t>(n) + 10] != 0.0f)
+      z_invariant_ = false;
   // B reads the stack in chunks of up to kDetectorLayers views through one layered texture.
   constexpr int kDetectorLayers = 256;
   const ArrayExtent d{static_cast<std::size_t>(g.sx), static_cast<std::size_t>(g.sy),
@@ -65,7 +80,7 @@ void CudaProjector::setup(const ConeGeometry& g) {
   detector_ = CudaArray::of<float>(d, cudaArrayLayered | cudaArraySurfaceLoadStore);
   detector_surface_ = SurfaceObject(detector_);
   detector_linear_ = TextureObject(detector_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
-  detector_point_ = TextureObject(detector_, TextureOptions::point_clamp().with_address(cudaAddressModeBorder));
+  padded_.clear();  // made by the first B that samples by loads
   x_.clear();
   y_.clear();
 }
@@ -142,7 +157,15 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     l.voxel[a] = static_cast<float>(g_.grid.voxel_mm[a]);
   }
   l.all_in_front = all_in_front_;
-  const bool hardware = options_.interpolation == Interpolation::hardware;
+  l.z_invariant = z_invariant_;
+  const cd::Sampling sampling = voxel_back_sampling(options_.interpolation);
+  if (sampling == cd::Sampling::loads && padded_.size() == 0) {  // its border stays 0: written once
+    padded_.resize(static_cast<std::size_t>(g_.sx + 2) * (g_.sy + 2) * detector_.extent().depth);
+    TOMO_CUDA_CHECK(cudaMemsetAsync(padded_.data(), 0, padded_.size() * sizeof(float), stream_));
+  }
+  l.padded = padded_.data();
+  l.sx = g_.sx;
+  l.sy = g_.sy;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
   const int layers = static_cast<int>(detector_.extent().depth);
   const int* list = device_views(views);
@@ -151,14 +174,13 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     const int c = std::min(layers, count - k0);
     // The stream orders this pass after the launches that read the previous chunk.
     cd::launch_weight_layers(y + static_cast<std::size_t>(k0) * g_.image_size(), list + k0, pixel_weights_.data(), c,
-                             g_.sx, g_.sy, detector_surface_.get(), stream_);
+                             g_.sx, g_.sy, sampling, detector_surface_.get(), padded_.data(), stream_);
     params.resize(12 * static_cast<std::size_t>(c));
     for (int k = 0; k < c; ++k) {
       const int view = views.empty() ? k0 + k : views[k0 + k];
       std::copy_n(voxel_views_.data() + 12 * static_cast<std::size_t>(view), 12, params.data() + 12 * k);
     }
-    cd::launch_back_voxel(l, hardware ? detector_linear_.get() : detector_point_.get(), 0, params.data(), c, hardware,
-                          stream_);
+    cd::launch_back_voxel(l, detector_linear_.get(), 0, params.data(), c, sampling, stream_);
   }
 }
 

@@ -1,6 +1,7 @@
 // `cuda` backend of the cone-beam projector pair (ConeBeamProjector): A ray-driven from a 3D
 // texture of the volume, Aᵀ its exact transpose by atomic scatter, B ≈ Aᵀ voxel-driven from a
-// layered texture of the projections (projector_kernels.hpp). Besides
+// layered texture of the projections, or from loads of a bordered copy where exact
+// (voxel_back_kernels.hpp). Besides
 // the host-span interface it takes device pointers, so the iterative algorithms keep volume and
 // projections on the GPU (cuda_iterative.cpp).
 #pragma once
@@ -60,12 +61,14 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   std::map<std::vector<int>, cuda::DeviceBuffer<int>> view_lists_;
   cuda::CudaArray volume_array_;
   cuda::TextureObject linear_, point_;
-  std::vector<float> voxel_views_;             // B's matrix per view, 12 floats (projector_kernels.hpp)
+  std::vector<float> voxel_views_;             // B's matrix per view, 12 floats (voxel_back_kernels.hpp)
   cuda::DeviceBuffer<float> pixel_weights_;    // B's detector weights, kPixelWeightFloats per view
   cuda::CudaArray detector_;                   // B's layered, weighted copy of a chunk of the stack
   cuda::SurfaceObject detector_surface_;
   bool all_in_front_ = false;  // every_voxel_in_front(g_)
-  cuda::TextureObject detector_linear_, detector_point_;
+  bool z_invariant_ = false;   // p[2] = p[10] = 0 in every view of voxel_views_
+  cuda::DeviceBuffer<float> padded_;  // B's zero-bordered linear copy of the chunk (sampling by loads)
+  cuda::TextureObject detector_linear_;
   cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
 };
 

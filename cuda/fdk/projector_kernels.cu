@@ -132,83 +132,6 @@ __global__ void back_kernel(const RayLaunch l, const float* y, float* x) {
   if (open) flush_cell(x, nx, ny, nz, cx, cy, cz, acc);
 }
 
-struct ViewBlock {
-  float v[kVoxelBackViews * 12];
-};
-
-__global__ void weight_layers_kernel(const float* y, const int* views, const float* weights, int sx, int sy,
-                                     cudaSurfaceObject_t surface) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int k = blockIdx.z;
-  if (i >= sx || j >= sy) return;
-  const float* w = weights + kPixelWeightFloats * views[k];
-  const float fi = static_cast<float>(i), fj = static_cast<float>(j);
-  const float a = fmaf(w[0], fi, fmaf(w[3], fj, w[6]));
-  const float b = fmaf(w[1], fi, fmaf(w[4], fj, w[7]));
-  const float c = fmaf(w[2], fi, fmaf(w[5], fj, w[8]));
-  const float rho = sqrtf(fmaf(a, a, fmaf(b, b, c * c)));
-  const float val = y[(static_cast<size_t>(k) * sy + j) * sx + i] * (w[9] * rho);
-  surf2DLayeredwrite(val, surface, i * static_cast<int>(sizeof(float)), j, k);
-}
-
-// The FDK kernel's gather (kernels.cu) on the weighted detector, with B's 1/t². kZ z-voxels per
-// thread share the x/y part of u, v, t. kFront: every voxel lies in front of every source (the
-// host checked), so the t > 0 test is left out. In the hardware path the matrices come with the
-// texel-centre shift folded in (u + 0.5 = (row₀ + 0.5·row₂)·x / t), so the coordinates go to the
-// texture unit as computed.
-template <bool kHardware, bool kFront, int kZ>
-__global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
-    back_voxel_kernel(const VoxelBack l, cudaTextureObject_t tex, int first, const __grid_constant__ ViewBlock b,
-                      int count) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kZ;
-  if (i >= l.nx || j >= l.ny) return;
-  const float x = l.origin[0] + i * l.voxel[0], y = l.origin[1] + j * l.voxel[1];
-  const float z0 = l.origin[2] + kb * l.voxel[2], dz = l.voxel[2];
-  float acc[kZ];
-#pragma unroll
-  for (int q = 0; q < kZ; ++q) acc[q] = 0.0f;
-  for (int n = 0; n < count; ++n) {
-    const float* p = b.v + 12 * n;  // row-major matrix
-    // u, v, t at the thread's first voxel; voxel q adds q·dz of the z column (one FMA each, no
-    // running sum: its rounding would grow with q).
-    const float nu0 = fmaf(p[0], x, fmaf(p[1], y, fmaf(p[2], z0, p[3])));
-    const float nv0 = fmaf(p[4], x, fmaf(p[5], y, fmaf(p[6], z0, p[7])));
-    const float t0 = fmaf(p[8], x, fmaf(p[9], y, fmaf(p[10], z0, p[11])));
-    const float su = p[2] * dz, sv = p[6] * dz, st = p[10] * dz;
-    const int layer = first + n;
-#pragma unroll
-    for (int q = 0; q < kZ; ++q) {
-      const float fq = static_cast<float>(q);
-      const float nu = fmaf(fq, su, nu0), nv = fmaf(fq, sv, nv0), t = fmaf(fq, st, t0);
-      // Fast reciprocal (2 ulp): B is fetch-bound, the IEEE sequence is not free.
-      float rt = __fdividef(1.0f, t);
-      if constexpr (!kFront) rt = t > 0.0f ? rt : 0.0f;  // behind the source: weight 0
-      const float u = nu * rt, v = nv * rt;
-      float s;
-      if constexpr (kHardware)
-        s = tex2DLayered<float>(tex, u, v, layer);
-      else
-        s = bilinear_sample(u, v, [&](float fu, float fv, int di, int dj) {
-          return tex2DLayered<float>(tex, fu + 0.5f + di, fv + 0.5f + dj, layer);
-        });
-      acc[q] = fmaf(rt * rt, s, acc[q]);
-    }
-  }
-#pragma unroll
-  for (int q = 0; q < kZ; ++q)
-    if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + j) * l.nx + i] += acc[q];
-}
-
-template <bool kHardware, bool kFront, int kZ = kVoxelBackZ>
-void launch_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
-                  cudaStream_t stream) {
-  const dim3 grid((l.nx + l.block.x - 1) / l.block.x, (l.ny + l.block.y - 1) / l.block.y, (l.nz + kZ - 1) / kZ);
-  back_voxel_kernel<kHardware, kFront, kZ><<<grid, l.block, 0, stream>>>(l, tex, first, b, c);
-}
-
 dim3 grid_of(const RayLaunch& l) {
   return dim3((l.sx + l.block.x - 1) / l.block.x, (l.sy + l.block.y - 1) / l.block.y, l.count);
 }
@@ -242,41 +165,6 @@ void launch_back(const RayLaunch& l, const float* y, float* x, cudaStream_t stre
     back_kernel<<<grid_of(p), p.block, 0, stream>>>(p, y + offset, x);
     TOMO_CUDA_CHECK_LAST();
   });
-}
-
-void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
-                          cudaSurfaceObject_t surface, cudaStream_t stream) {
-  if (count <= 0) return;
-  const dim3 block(32, 8, 1), grid((sx + 31) / 32, (sy + 7) / 8, count);
-  weight_layers_kernel<<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface);
-  TOMO_CUDA_CHECK_LAST();
-}
-
-void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
-                       bool hardware, cudaStream_t stream) {
-  for (int n0 = 0; n0 < count; n0 += kVoxelBackViews) {
-    const int c = count - n0 < kVoxelBackViews ? count - n0 : kVoxelBackViews;
-    ViewBlock b{};
-    for (int k = 0; k < c; ++k) {
-      const float* m = matrices12 + 12 * (n0 + k);
-      float* o = b.v + 12 * k;
-      for (int e = 0; e < 12; ++e) o[e] = m[e];
-      if (hardware)  // texel centres: u + 0.5 and v + 0.5 folded into the numerators
-        for (int e = 0; e < 4; ++e) {
-          o[e] = m[e] + 0.5f * m[8 + e];
-          o[4 + e] = m[4 + e] + 0.5f * m[8 + e];
-        }
-    }
-    if (hardware && l.all_in_front)
-      launch_voxel<true, true>(l, tex, first + n0, b, c, stream);
-    else if (hardware)
-      launch_voxel<true, false>(l, tex, first + n0, b, c, stream);
-    else if (l.all_in_front)
-      launch_voxel<false, true>(l, tex, first + n0, b, c, stream);
-    else
-      launch_voxel<false, false>(l, tex, first + n0, b, c, stream);
-    TOMO_CUDA_CHECK_LAST();
-  }
 }
 
 }  // namespace tomo::fdk::cuda_detail

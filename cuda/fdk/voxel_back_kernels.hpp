@@ -1,0 +1,45 @@
+// Host-callable launchers of the projector pair's voxel-driven B ≈ Aᵀ (ray_model.hpp, VoxelView)
+// on CUDA, in two passes. First the chunk of the stack is multiplied by pixel_weight
+// (V·|det M|·ρ(i, j), kPixelWeightFloats per view) on its way into the layered detector array (a
+// surface write, so the copy and the weighting are one pass over the stack) and, where the gather
+// samples by loads, into a linear copy with a one-pixel zero border. Then the gather: one thread
+// per (x, y) and kVoxelBackZ consecutive z-voxels, up to kVoxelBackViews views per launch with
+// their matrices (12 floats, row-major, signed so that t > 0 in front) as a by-value kernel
+// parameter (the constant bank), each voxel adding 1/t² times a bilinear sample.
+#pragma once
+#include <cuda_runtime_api.h>
+
+namespace tomo::fdk::cuda_detail {
+
+inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 16;
+inline constexpr int kVoxelBlockX = 32, kVoxelBlockY = 4;
+inline constexpr int kPixelWeightFloats = 10;  // du, dv, d1 (mm per t), scale
+
+// How the gather samples the weighted detector (bench_fdk --b-variants, docs/perf/fdk.md):
+//   hardware: the texture unit's bilinear filter (8-bit weights), one fetch per voxel and view
+//   loads:    four __ldg loads from the zero-bordered copy with fp32 weights (exact); 2.2× faster
+//             than four point-sampled texture fetches, which it replaced
+enum class Sampling { hardware, loads };
+
+struct VoxelBack {
+  float* x = nullptr;  // nx·ny·nz floats, x fastest
+  int nx = 0, ny = 0, nz = 0;
+  float origin[3] = {0, 0, 0}, voxel[3] = {1, 1, 1};
+  dim3 block{kVoxelBlockX, kVoxelBlockY, 1};
+  bool all_in_front = false;  // every voxel in front of every source: no t > 0 test
+  bool z_invariant = false;   // p[2] = p[10] = 0 in every view: u and t do not change along z
+  const float* padded = nullptr;  // (sx + 2)·(sy + 2) per layer, zero border (loads)
+  int sx = 0, sy = 0;
+};
+
+// Image k (k < count) of the weighted detector = pixel_weight of view views[k] (weights:
+// kPixelWeightFloats per view of the geometry) times image k of y (sx·sy floats each): into layer
+// k of `surface` for hardware, into the interior of image k of `padded` for loads.
+void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
+                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream);
+// x += Σ_{n<count} B_n (image `first + n` of the weighted detector: `tex`, linear-filtered, for
+// hardware; l.padded for loads).
+void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
+                       Sampling sampling, cudaStream_t stream);
+
+}  // namespace tomo::fdk::cuda_detail
