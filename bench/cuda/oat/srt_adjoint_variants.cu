@@ -58,10 +58,9 @@ std::string_view variant_name(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather: return "gather";
     case AdjointVariant::gather_occ3: return "gather-3-blocks";
-    case AdjointVariant::gather_occ4: return "gather-4-blocks";
+    case AdjointVariant::gather_unbounded: return "gather-unbounded-registers";
     case AdjointVariant::gather_circle: return "gather-circle-cut";
     case AdjointVariant::gather_circle_occ3: return "gather-circle-cut-3-blocks";
-    case AdjointVariant::gather_circle_occ4: return "gather-circle-cut-4-blocks";
     case AdjointVariant::gather_no_adds: return "gather-no-adds";
     case AdjointVariant::gather_circle_no_adds: return "gather-circle-cut-no-adds";
     case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
@@ -94,10 +93,9 @@ KernelResources variant_resources(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather: return gather_resources<FixedAdd, B, kLine>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, kLine>();
-    case AdjointVariant::gather_occ4: return gather_resources<FixedAdd, 4, kLine>();
+    case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, kLine>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, kCircle>();
     case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, kCircle>();
-    case AdjointVariant::gather_circle_occ4: return gather_resources<FixedAdd, 4, kCircle>();
     default: return {};
   }
 }
@@ -114,9 +112,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_occ4:
+    case AdjointVariant::gather_unbounded:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 4>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 1>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle:
       launch_gather_scale(p, gp, g, stream);
@@ -125,10 +123,6 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
     case AdjointVariant::gather_circle_occ3:
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, kCircle>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_circle_occ4:
-      launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 4, kCircle>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
       launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);

@@ -16,10 +16,9 @@ namespace tomo::oat::cuda_detail {
 enum class AdjointVariant {
   gather,              // the product's (kGatherTile in kGatherLayout, fixed-point sums, its plan)
   gather_occ3,         // the product's with registers bounded for 3 blocks per multiprocessor
-  gather_occ4,         // … for 4 (64 registers)
+  gather_unbounded,    // … with unbounded registers (90: 2 blocks; the product's before)
   gather_circle,       // the product's with the rings' azimuths cut by the ring itself (RingCut::circle)
   gather_circle_occ3,  // … and registers bounded for 3 blocks per multiprocessor
-  gather_circle_occ4,  // … for 4
   gather_no_adds,      // the product's without its shared-memory adds (a probe)
   gather_circle_no_adds,  // the circle cut's without its adds (a probe)
   gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
@@ -27,8 +26,8 @@ enum class AdjointVariant {
   scatter,
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
-    AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_occ4,
-    AdjointVariant::gather_circle,   AdjointVariant::gather_circle_occ3,    AdjointVariant::gather_circle_occ4,
+    AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
+    AdjointVariant::gather_circle,   AdjointVariant::gather_circle_occ3,
     AdjointVariant::gather_no_adds,  AdjointVariant::gather_circle_no_adds, AdjointVariant::gather_bounds_only,
     AdjointVariant::gather_circle_bounds_only, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
