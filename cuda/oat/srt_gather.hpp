@@ -163,14 +163,16 @@ struct RingRange {
 // How a ring's azimuths are cut to the tile's box: `line` as above (the ring as a line, for arcs
 // in the ball under a quarter turn); `circle` cuts every arc by the ring itself against each
 // axis's slab (circle_cut below), so that rings near the transducer's axis, whose arcs in the
-// ball are long or whole, are cut too.
+// ball are long or whole, are cut too. circle is a bench form: on one H200 its bounds cost more than
+// the visits it saves, and its fp32 device arithmetic dropped patches that the host emulation keeps
+// (docs/perf/oat.md).
 enum class RingCut { line, circle };
 
 // Ring i's point at azimuth φ_c + δ relative to the transducer is a·e + ρ(cos δ·w0 + sin δ·w1);
 // along axis k that is a·e_k + ρ·A_k·cos(δ − β_k). Its slab [lo_k, hi_k] (widened by `tol`)
 // holds it iff |δ − β_k| (mod 2π) ∈ [α1, α2]: two arcs. [*d_lo, *d_hi] (relative to φ_c, within
 // [−π, π]) becomes the hull of its intersection with those arcs, widened by `slack` rad; false:
-// empty. A superset of the exact set, so no patch is lost.
+// empty. Meant as a superset of the exact set; the slacks held on the host, not on the device.
 template <class T>
 TOMO_HD bool circle_cut(T a_k, T rho, T w0, T w1, T lo_k, T hi_k, T tol, T slack, T* d_lo, T* d_hi) {
   const T amp = rho * m_sqrt(w0 * w0 + w1 * w1);
