@@ -160,7 +160,48 @@ struct RingRange {
   int j_lo, count;
 };
 
+// How a ring's azimuths are cut to the tile's box: `line` as above (the ring as a line, for arcs
+// in the ball under a quarter turn); `circle` cuts every arc by the ring itself against each
+// axis's slab (circle_cut below), so that rings near the transducer's axis, whose arcs in the
+// ball are long or whole, are cut too. circle is a bench form: on one H200 its bounds cost more than
+// the visits it saves, and its fp32 device arithmetic dropped patches that the host emulation keeps
+// (docs/perf/oat.md).
+enum class RingCut { line, circle };
+
+// Ring i's point at azimuth φ_c + δ relative to the transducer is a·e + ρ(cos δ·w0 + sin δ·w1);
+// along axis k that is a·e_k + ρ·A_k·cos(δ − β_k). Its slab [lo_k, hi_k] (widened by `tol`)
+// holds it iff |δ − β_k| (mod 2π) ∈ [α1, α2]: two arcs. [*d_lo, *d_hi] (relative to φ_c, within
+// [−π, π]) becomes the hull of its intersection with those arcs, widened by `slack` rad; false:
+// empty. Meant as a superset of the exact set; the slacks held on the host, not on the device.
 template <class T>
+TOMO_HD bool circle_cut(T a_k, T rho, T w0, T w1, T lo_k, T hi_k, T tol, T slack, T* d_lo, T* d_hi) {
+  const T amp = rho * m_sqrt(w0 * w0 + w1 * w1);
+  const T lo = lo_k - tol - a_k, hi = hi_k + tol - a_k;
+  if (lo > amp || hi < -amp) return false;
+  if (lo <= -amp && hi >= amp) return true;  // the whole circle inside the slab
+  const T pi = kPi<T>, two_pi = T(2) * kPi<T>;
+  const T a1 = hi >= amp ? T(0) : m_acos(clamp1(hi / amp)), a2 = lo <= -amp ? pi : m_acos(clamp1(lo / amp));
+  const T beta = m_atan2(w1, w0);
+  const T arcs[2][2] = {{beta + a1 - slack, beta + a2 + slack}, {beta - a2 - slack, beta - a1 + slack}};
+  T out_lo = T(1e30), out_hi = T(-1e30);
+  for (int c = 0; c < 2; ++c) {
+    // The arc's copies c + 2πn that can overlap [d_lo, d_hi] (both of length ≤ 2π + slack).
+    const int n0 = static_cast<int>(m_floor((*d_lo - arcs[c][1]) / two_pi));
+    for (int n = n0; n <= n0 + 3; ++n) {
+      const T s0 = arcs[c][0] + static_cast<T>(n) * two_pi, s1 = arcs[c][1] + static_cast<T>(n) * two_pi;
+      const T l = s0 > *d_lo ? s0 : *d_lo, h = s1 < *d_hi ? s1 : *d_hi;
+      if (l <= h) {
+        out_lo = l < out_lo ? l : out_lo;
+        out_hi = h > out_hi ? h : out_hi;
+      }
+    }
+  }
+  if (out_lo > out_hi) return false;
+  *d_lo = out_lo, *d_hi = out_hi;
+  return true;
+}
+
+template <class T, RingCut kCut = RingCut::line>
 TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, const GatherShell<T>& s,
                               const ShellRing<T>& r, int i) {
   RingRange out{0, 0};
@@ -179,7 +220,7 @@ TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, co
     const T sq = m_sqrt(q);
     const T delta = T(2) * m_asin(sq);
     d_lo = -delta, d_hi = delta;
-    if (q < T(0.5)) {  // Δ < π/2: sin δ is monotonic on the arc
+    if (kCut == RingCut::line && q < T(0.5)) {  // Δ < π/2: sin δ is monotonic on the arc
       const T rho = s.cap.R * r.sin_t;
       const T sd = T(2) * sq * m_sqrt(T(1) - q);  // sin Δ
       const T sag = T(2) * rho * q;              // ρ(1 − cos Δ)
@@ -204,6 +245,18 @@ TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, co
       d_lo = m_asin(clamp1(t_lo / rho));
       d_hi = m_asin(clamp1(t_hi / rho));
     }
+  }
+  if constexpr (kCut == RingCut::circle) {
+    const T rho = s.cap.R * r.sin_t, a = s.cap.R * r.cos_t;
+    const T e[3] = {f.ex, f.ey, f.ez}, u[3] = {f.ux, f.uy, f.uz}, w[3] = {f.vx, f.vy, f.vz};
+    // fp32 slack: a few ulps of the transducer distance in the slab, 1e-4 rad in the angles.
+    const T tol = T(4e-6) * (v.d + v.r), slack = T(1e-4);
+    if (full) d_lo = -pi, d_hi = pi;
+    for (int k = 0; k < 3; ++k) {
+      const T w0 = v.cos_pc * u[k] + v.sin_pc * w[k], w1 = -v.sin_pc * u[k] + v.cos_pc * w[k];
+      if (!circle_cut(a * e[k], rho, w0, w1, v.lo[k], v.hi[k], tol, slack, &d_lo, &d_hi)) return out;
+    }
+    full = false;
   }
   const int n = r.n_phi;
   if (!full) {

@@ -36,8 +36,10 @@ inline constexpr int kGatherTile[3] = {16, 16, 16};
 // The tile's layout in shared memory (srt_gather.cuh gather_acc_floats): row stride and rows per
 // plane one longer than the tile, so that a warp's adds spread over the 32 banks.
 inline constexpr int kGatherLayout[2] = {kGatherTile[0] + 1, kGatherTile[1] + 1};
-// Resident blocks per multiprocessor the gather's registers are bounded for (1: unbounded).
-inline constexpr int kGatherMinBlocks = 1;
+// Resident blocks per multiprocessor the gather's registers are bounded for (1: unbounded). On one
+// H200 (paper scene of bench_oat) 4 (64 registers, 56 B local) took 888 ms, 3 (80) 968 ms, unbounded
+// (90 registers, 2 blocks) 1210 ms; the fixed-point sums make the image the same bits every way.
+inline constexpr int kGatherMinBlocks = 4;
 // Blocks with work to aim for per multiprocessor; fewer busy tiles than that split the
 // transducers (at most 8 chunks). Smaller blocks shorten the last wave's tail: on one H200 (paper
 // scene of bench_oat) 12 gave 4 chunks and 1183 ms, 6 gave 2 chunks and 1285 ms. Each split rounds

@@ -111,22 +111,24 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   probes.upload(alpha, u);  // the forward probes overwrote u with their H α
   probes.adjoint(AdjointVariant::scatter);
   const std::vector<float> scattered = probes.alpha();
-  probes.adjoint(AdjointVariant::gather_dense);
-  const std::vector<float> dense = probes.alpha();
   t.gather_vs_scatter = relative_l2(gathered, scattered);
   for (AdjointVariant v : cuda_detail::kAdjointVariants) {
     AdjointTime a{std::string(cuda_detail::variant_name(v))};
     a.ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.adjoint(v); });
-    if (v != AdjointVariant::gather_no_adds && v != AdjointVariant::gather_bounds_only) {
+    if (v != AdjointVariant::gather_no_adds && v != AdjointVariant::gather_bounds_only &&
+        v != AdjointVariant::gather_circle_no_adds && v != AdjointVariant::gather_circle_bounds_only) {
       const std::vector<float> img = probes.alpha();
       a.rel_l2_vs_scatter = relative_l2(img, scattered);
-      a.rel_l2_vs_dense = relative_l2(img, dense);
-      a.max_rel_vs_dense = max_relative(img, dense);
+      a.rel_l2_vs_default = relative_l2(img, gathered);
+      a.max_rel_vs_default = max_relative(img, gathered);
       a.identity = identity_mismatch(h_alpha, u, alpha, img);
     }
     a.chunks = v == AdjointVariant::scatter ? 0 : probes.gather_chunks(v);
-    std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e\n", a.name.c_str(), a.ms, a.identity,
-                a.rel_l2_vs_scatter);
+    const cuda_detail::KernelResources res = cuda_detail::variant_resources(v);
+    std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e, vs the default %.2e; %d registers, "
+                "%d local bytes\n",
+                a.name.c_str(), a.ms, a.identity, a.rel_l2_vs_scatter, a.rel_l2_vs_default, res.registers,
+                res.local_bytes);
     std::fflush(stdout);
     t.adjoints.push_back(a);
   }

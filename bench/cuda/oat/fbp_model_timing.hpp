@@ -47,11 +47,11 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
 // in the same pipeline (srt_adjoint_variants.hpp: the scatter, other gather tiles, the gather
 // without its adds) with its image's rel. L2 against the scatter's; gather_vs_scatter the
 // product's image against the scatter's.
-// identity: |⟨Hα, u⟩ − ⟨α, Hᵀu⟩|/(‖Hα‖‖u‖) with the exact forward; *_vs_dense: against the gather
-// in its dense layout (the product's before the spread layout), max_rel as max|Δ|/max|ref|.
+// identity: |⟨Hα, u⟩ − ⟨α, Hᵀu⟩|/(‖Hα‖‖u‖) with the exact forward; *_vs_default: against the
+// product's gather (ModelDevice's image), max_rel as max|Δ|/max|ref|.
 struct AdjointTime {
   std::string name;
-  double ms = 0, rel_l2_vs_scatter = -1, rel_l2_vs_dense = -1, max_rel_vs_dense = -1, identity = -1;
+  double ms = 0, rel_l2_vs_scatter = -1, rel_l2_vs_default = -1, max_rel_vs_default = -1, identity = -1;
   int chunks = 1;
 };
 struct CudaModelTimes {

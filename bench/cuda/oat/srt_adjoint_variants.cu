@@ -57,13 +57,14 @@ struct NoPatches {
 std::string_view variant_name(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather: return "gather";
-    case AdjointVariant::gather_float: return "gather-float-adds";
-    case AdjointVariant::gather_dense: return "gather-dense-layout";
     case AdjointVariant::gather_occ3: return "gather-3-blocks";
-    case AdjointVariant::gather_occ4: return "gather-4-blocks";
-    case AdjointVariant::gather_fewer_chunks: return "gather-fewer-chunks";
+    case AdjointVariant::gather_unbounded: return "gather-unbounded-registers";
+    case AdjointVariant::gather_circle: return "gather-circle-cut";
+    case AdjointVariant::gather_circle_occ3: return "gather-circle-cut-3-blocks";
     case AdjointVariant::gather_no_adds: return "gather-no-adds";
+    case AdjointVariant::gather_circle_no_adds: return "gather-circle-cut-no-adds";
     case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
+    case AdjointVariant::gather_circle_bounds_only: return "gather-circle-cut-bounds-only";
     case AdjointVariant::scatter: return "scatter";
   }
   return "?";
@@ -73,8 +74,30 @@ void variant_tile(AdjointVariant, int tile[3]) {
   for (int i = 0; i < 3; ++i) tile[i] = kGatherTile[i];
 }
 
-int variant_blocks_per_sm(AdjointVariant v) {
-  return v == AdjointVariant::gather_fewer_chunks ? kGatherBlocksPerSm / 2 : kGatherBlocksPerSm;
+int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
+
+namespace {
+template <class Add, int kMinBlocks, RingCut kCut>
+KernelResources gather_resources() {
+  constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
+  cudaFuncAttributes attr{};
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(
+      &attr, srt_gather_kernel<X, Y, Z, PatchTrig::exact, Add, kGatherLayout[0], kGatherLayout[1], kMinBlocks, kCut>));
+  return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
+}
+}  // namespace
+
+KernelResources variant_resources(AdjointVariant v) {
+  constexpr int B = kGatherMinBlocks;
+  constexpr RingCut kLine = RingCut::line, kCircle = RingCut::circle;
+  switch (v) {
+    case AdjointVariant::gather: return gather_resources<FixedAdd, B, kLine>();
+    case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, kLine>();
+    case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, kLine>();
+    case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, kCircle>();
+    case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, kCircle>();
+    default: return {};
+  }
 }
 
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
@@ -82,28 +105,36 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
+  constexpr RingCut kCircle = RingCut::circle;
   switch (v) {
-    case AdjointVariant::gather:
-    case AdjointVariant::gather_fewer_chunks: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
-    case AdjointVariant::gather_float:
-      launch_gather_as<X, Y, Z, kExact, FloatAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
-      break;
-    case AdjointVariant::gather_dense:
-      launch_gather_as<X, Y, Z, kExact, FloatAdd, X, Y>(p, gp, g, alpha, partial, stream);
-      break;
+    case AdjointVariant::gather: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_occ4:
+    case AdjointVariant::gather_unbounded:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 4>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 1>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_circle:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_circle_occ3:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, kCircle>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
       launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
+    case AdjointVariant::gather_circle_no_adds:
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      break;
     case AdjointVariant::gather_bounds_only:
       launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_circle_bounds_only:
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

@@ -1,8 +1,8 @@
 // Bench-only forms of oat's H_srtᵀ beside the product's gather (cuda/oat/srt_gather.cuh): the
 // scatter it replaced (one warp per shell sample, each patch's eight weights added to α with
-// global float atomics, [Wang2013] Alg. k_intHt), the gather with float adds (in the spread and in
-// the dense layout), with register bounds or another plan, and two probes: without its adds (the
-// enumeration and patch arithmetic alone) and without visiting patches (the bounds alone).
+// global float atomics, [Wang2013] Alg. k_intHt), the gather with register bounds, with the rings'
+// azimuths cut by the ring itself, and probes: without its adds (the enumeration and patch
+// arithmetic alone) and without visiting patches (the bounds alone).
 // Compiled as srt_kernels.cu is, so the patches and weights are the same.
 #pragma once
 #include <cuda_runtime_api.h>
@@ -15,24 +15,32 @@ namespace tomo::oat::cuda_detail {
 
 enum class AdjointVariant {
   gather,              // the product's (kGatherTile in kGatherLayout, fixed-point sums, its plan)
-  gather_float,        // the product's with float adds (compare-and-swap loops in shared memory)
-  gather_dense,        // float adds in the dense layout (the bank from x and y's parity): the first gather
   gather_occ3,         // the product's with registers bounded for 3 blocks per multiprocessor
-  gather_occ4,         // … for 4 (64 registers)
-  gather_fewer_chunks, // the product's planned for 6 blocks per multiprocessor (half the chunks)
+  gather_unbounded,    // … with unbounded registers (90: 2 blocks; the product's before)
+  gather_circle,       // the product's with the rings' azimuths cut by the ring itself (RingCut::circle)
+  gather_circle_occ3,  // … and registers bounded for 3 blocks per multiprocessor
   gather_no_adds,      // the product's without its shared-memory adds (a probe)
+  gather_circle_no_adds,  // the circle cut's without its adds (a probe)
   gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
+  gather_circle_bounds_only,  // the circle cut's bounds alone (a probe)
   scatter,
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
-    AdjointVariant::gather,      AdjointVariant::gather_float,        AdjointVariant::gather_dense,
-    AdjointVariant::gather_occ3, AdjointVariant::gather_occ4,         AdjointVariant::gather_fewer_chunks,
-    AdjointVariant::gather_no_adds, AdjointVariant::gather_bounds_only, AdjointVariant::scatter};
+    AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
+    AdjointVariant::gather_circle,   AdjointVariant::gather_circle_occ3,
+    AdjointVariant::gather_no_adds,  AdjointVariant::gather_circle_no_adds, AdjointVariant::gather_bounds_only,
+    AdjointVariant::gather_circle_bounds_only, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
 // The blocks per multiprocessor a variant's plan aims for (plan_gather's target_blocks per SM).
 int variant_blocks_per_sm(AdjointVariant v);
+// A gather variant's registers per thread and local (spilled) bytes per thread; 0 for the probes
+// and the scatter.
+struct KernelResources {
+  int registers = 0, local_bytes = 0;
+};
+KernelResources variant_resources(AdjointVariant v);
 // α = H_srtᵀ g by variant v (scatter: α zeroed first); gp planned with variant_tile's tile.
 void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
                             float* partial, cudaStream_t stream);
