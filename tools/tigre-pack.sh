@@ -10,7 +10,7 @@
 # TIGRE_CUDA_ARCHS, default 90), ptxas's verbose output, and the data file head.mat (a large
 # sample the benches do not use, not in the snapshot). On the GPU machine (carry .tigre):
 #   mkdir -p /tmp/tigre && tar -xJf .tigre/tigre-cp312.tar.xz -C /tmp/tigre
-#   PYTHONPATH=/tmp/tigre:/tmp/tigre/Python python3 -c 'import tigre'
+#   PYTHONPATH=/tmp/tigre/Python python3 -c 'import tigre'
 # Env: TIGRE_GIT (a git directory or URL of CERN/TIGRE; default its GitHub URL), TIGRE_REF (HEAD),
 # TIGRE_CUDA_ARCHS (90), PY312 (the CPython 3.12 to build with), TIGRE_BUILD=0 (source only),
 # TIGRE_BUILT (a folder where this script's build already ran: reused).
@@ -56,16 +56,17 @@ EOF
 fi
 rm -rf "$out"
 mkdir -p "$out"
-n_ext=$(find "$work" -maxdepth 1 -name '_*.cpython-312-*.so' | wc -l)
+# setup.py's packages live under Python/, so build_ext --inplace puts the extensions there.
+n_ext=$(find "$work/Python" -maxdepth 1 -name '_*.cpython-312-*.so' | wc -l)
 if [ "$n_ext" -ge 8 ]; then
-  find "$work" -maxdepth 1 -name '_*.so' -print0 | xargs -0 strip --strip-debug
+  find "$work/Python" -maxdepth 1 -name '_*.so' -print0 | xargs -0 strip --strip-debug
   (cd "$work" && XZ_OPT=${XZ_OPT:--6} tar -cJf "$root/$out/tigre-cp312.tar.xz" --exclude='__pycache__' --exclude='*.cpp' \
-    --exclude='*.c' LICENSE.txt _*.so Python/tigre)
+    --exclude='*.c' LICENSE.txt Python/_*.so Python/tigre)
   kind="built here: $n_ext extensions for CUDA archs ${TIGRE_CUDA_ARCHS:-90}"
 else
   # The .pyx files' generated .cpp stay out (Cython makes them there); Common/CUDA's own .cpp are kept.
   (cd "$work" && XZ_OPT=${XZ_OPT:--6} tar -cJf "$root/$out/tigre-src.tar.xz" --exclude='__pycache__' --exclude='build' \
-    --exclude='_*.so' --exclude='Python/tigre/utilities/cuda_interface/*.cpp' setup.py pyproject.toml LICENSE.txt \
+    --exclude='*.so' --exclude='Python/tigre/utilities/cuda_interface/*.cpp' setup.py pyproject.toml LICENSE.txt \
     Common/CUDA Python/tigre)
   kind="source only ($n_ext extensions built here): request.sh builds it on the GPU machine"
 fi

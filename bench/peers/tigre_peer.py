@@ -107,14 +107,17 @@ def run(a):
                                             interpolation="hardware", parker=False)
 
     def add(op_name, theirs_ms, ours_ms, agreement, ours, note=""):
-        rows_out.append(pt.row("TIGRE", version, op_name, size, gpu, theirs_ms, ours_ms, agreement, ours, note))
+        # Written at once: an error inside TIGRE's extensions ends the process, not only the step.
+        r = pt.row("TIGRE", version, op_name, size, gpu, theirs_ms, ours_ms, agreement, ours, note)
+        rows_out.append(r)
+        pt.append(a.out, a.md, [r])
 
     if tigre is None:  # our half alone
         ms, _ = wall(lambda: op.forward(truth), a.reps)
         add("Ax", None, ms, "", "fdk.ConeBeam.forward (cuda, exact, step 0.5, NumPy in/out)", note)
         ms, v = wall(lambda: ours_fdk(proj), a.reps)
         add("FDK", None, ms, f"ours NRMSE vs phantom {nrm(v):.4f}", "fdk.fdk (cuda, hardware, NumPy in/out)", note)
-        return rows_out
+        return []
     g = tigre_geometry(tigre, L, views, rows, cols, pixel)
     tang = angles.astype(np.float32)
 
@@ -197,7 +200,8 @@ def run(a):
     for name, fn in (("Ax", ax), ("Atb", atb), ("FDK", fdk), ("SIRT", sirt), ("CGLS", cgls)):
         if name.lower() in a.steps:
             section(name, fn)
-    return rows_out
+    print(pt.markdown(rows_out))
+    return []  # every row is in the table already
 
 
 def main(argv=None):
@@ -216,8 +220,8 @@ def main(argv=None):
     a.steps = a.steps.split(",")
     rows = []
     pt.guarded(rows, lambda: run(a), "TIGRE", a.tigre_version, "all", f"{a.L}^3", "-")
-    pt.append(a.out, a.md, rows)
-    print(pt.markdown(rows))
+    if rows:  # a failure before or between the rows run() writes itself
+        pt.append(a.out, a.md, rows)
     return 0
 
 
