@@ -31,7 +31,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 py=${PEERS_PYTHON:-python3}
 "$py" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null || py=$(command -v python3.12)
 stamp "python: $py ($("$py" --version 2>&1))"
-export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1
+export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 
 steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj astra iminuit} "
 want() { [[ "$steps" == *" $1 "* ]]; }
@@ -69,9 +69,9 @@ if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
     (cd "$W/tigre" && TIGRE_CUDA_ARCHS=90 timeout "${PEERS_TIGRE_BUILD_S:-240}" "$py" setup.py build_ext --inplace \
       --parallel "$(nproc)") > "$OUT/tigre-build.log" 2>&1 || { stamp "TIGRE build FAILED:"; tail -n 25 "$OUT/tigre-build.log"; }
   fi
-  run tigre "${PEERS_TIGRE_S:-200}" "$py" "$W/bench/peers/tigre_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+  run tigre "${PEERS_TIGRE_S:-180}" "$py" "$W/bench/peers/tigre_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
-want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-150}" "$py" "$W/bench/peers/patminton_peer.py" \
+want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-100}" "$py" "$W/bench/peers/patminton_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
 if want optimistix; then
   msr_args=()
@@ -81,10 +81,10 @@ if want optimistix; then
   elif [ -n "$b" ]; then
     msr_args=(--cli "$b/apps/tomoraster" --folder "$W/musr")
   fi
-  [ ${#msr_args[@]} -gt 0 ] && run optimistix "${PEERS_OPTIMISTIX_S:-120}" "$py" "$W/bench/peers/optimistix_peer.py" \
+  [ ${#msr_args[@]} -gt 0 ] && run optimistix "${PEERS_OPTIMISTIX_S:-100}" "$py" "$W/bench/peers/optimistix_peer.py" \
     "${msr_args[@]}" --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
-want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-180}" "$py" "$W/bench/peers/gapat_peer.py" \
+want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-150}" "$py" "$W/bench/peers/gapat_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
 
 if want parallelproj && has 'parallelproj-backend-*.tar.gz'; then
