@@ -133,7 +133,7 @@ def run(a):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--scene", default="oat_paper", help="an embedded scene's name or a path")
+    p.add_argument("--scene", default="oat_paper.toml", help="an embedded scene's file name or a path")
     p.add_argument("--rings", type=int, default=128)
     p.add_argument("--views", type=int, default=256)
     p.add_argument("--t-min-us", type=float, default=33.5, help="time of sample 0 (a whole number of samples)")
