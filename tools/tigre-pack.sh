@@ -3,8 +3,8 @@
 # and no package registry, into .tigre/ (ignored):
 #   tigre-cp312.tar.xz   its Python package and its eight CUDA extensions (_Ax, _Atb, ...) built
 #                        here for sm_90 against CPython 3.12 (pyenv's; numpy and Cython in a venv)
-#   tigre-src.tar.xz     the same source, patched as below, when nothing could be built here:
-#                        bench/peers/request.sh then builds it there (setup.py build_ext -j)
+#   tigre-src.tar.xz     the same source, patched as below: bench/peers/request.sh builds it there
+#                        (setup.py build_ext --parallel) when nothing was built here or it does not import
 #   MANIFEST.txt         the commit, the patches and the files
 # What is patched in its setup.py: the architectures (it asks nvcc for every one it knows; here
 # TIGRE_CUDA_ARCHS, default 90), ptxas's verbose output, and the data file head.mat (a large
@@ -62,14 +62,13 @@ if [ "$n_ext" -ge 8 ]; then
   find "$work/Python" -maxdepth 1 -name '_*.so' -print0 | xargs -0 strip --strip-debug
   (cd "$work" && XZ_OPT=${XZ_OPT:--6} tar -cJf "$root/$out/tigre-cp312.tar.xz" --exclude='__pycache__' --exclude='*.cpp' \
     --exclude='*.c' LICENSE.txt Python/_*.so Python/tigre)
-  kind="built here: $n_ext extensions for CUDA archs ${TIGRE_CUDA_ARCHS:-90}"
-else
-  # The .pyx files' generated .cpp stay out (Cython makes them there); Common/CUDA's own .cpp are kept.
-  (cd "$work" && XZ_OPT=${XZ_OPT:--6} tar -cJf "$root/$out/tigre-src.tar.xz" --exclude='__pycache__' --exclude='build' \
-    --exclude='*.so' --exclude='Python/tigre/utilities/cuda_interface/*.cpp' setup.py pyproject.toml LICENSE.txt \
-    Common/CUDA Python/tigre)
-  kind="source only ($n_ext extensions built here): request.sh builds it on the GPU machine"
+  kind="built here: $n_ext extensions for CUDA archs ${TIGRE_CUDA_ARCHS:-90}; the source too (built there if these do not import)"
 fi
+# The .pyx files' generated .cpp stay out (Cython makes them there); Common/CUDA's own .cpp are kept.
+(cd "$work" && XZ_OPT=${XZ_OPT:--6} tar -cJf "$root/$out/tigre-src.tar.xz" --exclude='__pycache__' --exclude='build' \
+  --exclude='*.so' --exclude='Python/tigre/utilities/cuda_interface/*.cpp' setup.py pyproject.toml LICENSE.txt \
+  Common/CUDA Python/tigre)
+[ "$n_ext" -ge 8 ] || kind="source only ($n_ext extensions built here): request.sh builds it on the GPU machine"
 {
   echo "TIGRE $described ($commit), $kind"
   echo "setup.py patched: CUDA archs from TIGRE_CUDA_ARCHS, no ptxas -v, no data_files (head.mat)"

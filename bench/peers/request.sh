@@ -63,7 +63,14 @@ if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
   rm -rf "$W/tigre" && mkdir -p "$W/tigre"
   if has tigre-cp312.tar.xz; then
     tar -xJf "$PACK/tigre-cp312.tar.xz" -C "$W/tigre"
-  else  # its eight extensions, sm_90 only, in parallel
+    # The build from here imports, or (with the source in the pack too) is replaced by one made there.
+    if ! "$py" -c 'import tigre' > "$OUT/tigre-import.log" 2>&1 && has tigre-src.tar.xz; then
+      stamp "TIGRE built here does not import there (tail of the error below): building it there"
+      tail -n 5 "$OUT/tigre-import.log"
+      rm -rf "$W/tigre" && mkdir -p "$W/tigre"
+    fi
+  fi
+  if [ ! -d "$W/tigre/Python" ]; then  # its eight extensions, sm_90 only, in parallel
     tar -xJf "$PACK/tigre-src.tar.xz" -C "$W/tigre"
     stamp "TIGRE: building its CUDA extensions here"
     (cd "$W/tigre" && TIGRE_CUDA_ARCHS=90 timeout "${PEERS_TIGRE_BUILD_S:-240}" "$py" setup.py build_ext --inplace \
