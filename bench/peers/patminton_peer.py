@@ -3,9 +3,8 @@ beside our oat interpolation model H and its exact transpose Hᵀ, one process, 
 to the peers table (peers_table.py).
 
 Scene: our paper-sized oat scene (scenes/oat_paper.toml: 128×128×160 voxels of 0.2 mm, point
-transducers on a 65 mm sphere, 20 MHz, c0 1.5 mm/µs, no EIR) with --rings × --views transducers
-(the scene's undersampled subsets, default 16 × 32: patminton scatters every voxel into every
-transducer's samples with double-precision atomics, seconds per product at this size) and an
+transducers on a 65 mm sphere, 20 MHz, c0 1.5 mm/µs, no EIR) with --sizes rings × views transducers
+(one of the scene's undersampled subsets, 16 × 32, and its full 128 × 256) and an
 explicit time axis (oat.t_min_us, oat.samples) handed to both. patminton's "points" mode: one
 point sensor of unit area per transducer at the same position (metres, relative to the grid
 centre), voxel centres at −L + (i + ½)·d as ours, its image (Nx, Ny, Nz) x-major (ours (z, y, x):
@@ -19,7 +18,7 @@ off the convention); r is the Pearson correlation. Times: wall clock after a dev
 synchronisation around each product (median of --reps after a warm-up), ours on float32 CUDA
 tensors (PyTorch, through DLPack into our package), theirs on float64 (its only type).
 
-  python3 bench/peers/patminton_peer.py --rings 16 --views 32 --out peers.json --md peers.md
+  python3 bench/peers/patminton_peer.py --sizes 16x32,128x256 --out peers.json --md peers.md
 """
 from __future__ import annotations
 
@@ -66,12 +65,19 @@ def emit(a, rows, r):
 
 
 def run(a):
+    for size in a.sizes.split(","):
+        rings, views = (int(v) for v in size.split("x"))
+        run_one(a, rings, views)
+    return []  # every row is in the table already
+
+
+def run_one(a, rings, views):
     import torch
     import tomoraster
     getattr(tomoraster, "quiet", lambda: None)()
     dev = torch.device("cuda")
     gpu = torch.cuda.get_device_name(0)
-    sets = {"oat.rings": a.rings, "oat.views": a.views, "oat.t_min_us": a.t_min_us, "oat.samples": a.samples,
+    sets = {"oat.rings": rings, "oat.views": views, "oat.t_min_us": a.t_min_us, "oat.samples": a.samples,
             "oat.eir.kind": "none"}
     scene = a.scene
     _, phantom, pos = tomoraster.oat.acquire(scene, set=sets)
@@ -79,7 +85,7 @@ def run(a):
     nz, ny, nx = model.image_shape
     Q, K = model.data_shape
     voxel = a.voxel_mm
-    size = f"{nx}x{ny}x{nz} voxels of {voxel} mm, {a.rings}x{a.views} transducers x {K} samples"
+    size = f"{nx}x{ny}x{nz} voxels of {voxel} mm, {rings}x{views} transducers x {K} samples"
     centre = pos.mean(axis=0)
     print(f"oat scene {scene}: image {model.image_shape}, data {model.data_shape}, transducer centre {centre} mm")
     alpha = torch.as_tensor(np.ascontiguousarray(phantom, dtype=np.float32), device=dev)
@@ -99,7 +105,7 @@ def run(a):
         rows.append(pt.row("patminton", "-", "adjoint A^T s", size, gpu, None, ours_adj_ms, "", "oat.Model.adjoint",
                            note))
         pt.append(a.out, a.md, rows)
-        return []
+        return
     loc = np.ascontiguousarray(((pos - centre) * 1e-3).reshape(Q, 1, 3), dtype=np.float64)
     area = np.ones((Q, 1), dtype=np.float64)
     dt_us = 1.0 / a.fs_mhz
@@ -129,14 +135,15 @@ def run(a):
     rhs = float((p * pb).sum())
     print(f"patminton <Ap, s> = {lhs:.6e}, <p, A^T s> = {rhs:.6e} (rel {abs(lhs - rhs) / abs(lhs):.1e})")
     print(pt.markdown(rows))
-    return []  # in the table already
+    del pat, p, s, s_in, pb, alpha, u, back
+    torch.cuda.empty_cache()
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--scene", default="oat_paper.toml", help="an embedded scene's file name or a path")
-    p.add_argument("--rings", type=int, default=16)
-    p.add_argument("--views", type=int, default=32)
+    p.add_argument("--sizes", default="16x32,128x256",
+                   help="rings x views of each run, comma-separated (128x256: the scene's full set)")
     p.add_argument("--t-min-us", type=float, default=33.5, help="time of sample 0 (covers the 12.8 mm ball)")
     p.add_argument("--samples", type=int, default=400)
     p.add_argument("--fs-mhz", type=float, default=20.0, help="the scene's oat.fs_mhz")

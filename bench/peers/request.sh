@@ -32,6 +32,9 @@ py=${PEERS_PYTHON:-python3}
 "$py" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null || py=$(command -v python3.12)
 stamp "python: $py ($("$py" --version 2>&1))"
 export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+# One GPU for every peer and for us (the table is one GPU's): TIGRE splits its projections over
+# every GPU it sees and leaves the last one current.
+export CUDA_VISIBLE_DEVICES=${PEERS_GPUS:-0}
 
 steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj astra iminuit} "
 want() { [[ "$steps" == *" $1 "* ]]; }
@@ -78,7 +81,7 @@ if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
   fi
   run tigre "${PEERS_TIGRE_S:-180}" "$py" "$W/bench/peers/tigre_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
-want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-100}" "$py" "$W/bench/peers/patminton_peer.py" \
+want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-150}" "$py" "$W/bench/peers/patminton_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
 if want optimistix; then
   msr_args=()

@@ -36,6 +36,7 @@ import peers_table as pt  # noqa: E402
 
 BACKEND = os.environ.get("PEERS_OURS_BACKEND", "cuda")
 SID, SDD, SIDE_MM = 750.0, 1200.0, 256.0
+EXACT_ONLY = "our package's projector pair has its exact variant only (the hardware one: bench_fdk --projector)"
 
 
 def tigre_geometry(tigre, L, views, rows, cols, pixel):
@@ -136,7 +137,7 @@ def run(a):
             chk = pt.fit_scale(np, proj, theirs)
             add(f"Ax ({kind}{', accuracy 0.5' if kind == 'interpolated' else ''})", ms, ours_ms,
                 pt.agreement(np, mine, theirs, "vs ours: ") + f"; vs exact chords: c={chk[0]:.4g}, rel L2 {chk[1]:.2e}",
-                "fdk.ConeBeam.forward (cuda, exact, step 0.5, NumPy in/out)")
+                "fdk.ConeBeam.forward (cuda, exact, step 0.5, NumPy in/out)", EXACT_ONLY)
         ours_chk = pt.fit_scale(np, proj, mine)
         print(f"ours A vs exact chords: c={ours_chk[0]:.4g}, rel L2 {ours_chk[1]:.2e}")
 
@@ -144,7 +145,7 @@ def run(a):
         ours_ms, mine = wall(lambda: op.back(proj), a.reps)
         ms, theirs = wall(lambda: tigre.Atb(proj, g, tang, "matched"), a.reps)
         add("Atb (matched)", ms, ours_ms, pt.agreement(np, mine, theirs),
-            "fdk.ConeBeam.back (cuda, exact adjoint, NumPy in/out)")
+            "fdk.ConeBeam.back (cuda, exact adjoint, NumPy in/out)", EXACT_ONLY)
         ms, theirs = wall(lambda: tigre.Atb(proj, g, tang, "FDK"), a.reps)
         ours_ms, mine = wall(lambda: bp.backproject(proj, P), a.reps)
         add("Atb (FDK weights)", ms, ours_ms, pt.agreement(np, mine, theirs),
