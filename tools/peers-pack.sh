@@ -1,27 +1,35 @@
 #!/usr/bin/env bash
 # Packs what the peers' side-by-side run (bench/peers/request.sh) needs on the GPU machine, which
-# has no package registry, into .peers/ (ignored; carry it, ≤ 60 MB with our build):
+# has no package registry, into .peers/ (ignored; carry it; a device call carries 64 MiB with the
+# source tree, so pick the parts of one call with PEERS_ONLY):
 #   gpu/          our CUDA build (bench_fdk, the CLI) by tools/gpu-pack.sh, everything else excluded
 #   pygpu.tar.xz  the Python module with CUDA for CPython 3.12 (tools/py-gpu-pack.sh's .pygpu)
 #   astra-cp312.tar.xz   ASTRA 2.5's wheel, libcudart 12 and the cuFFT forwarder (tools/astra-pack.sh)
 #   parallelproj-backend-<version>.tar.gz   its source (built there: CMake, nanobind, sm_90)
 #   iminuit-*.whl        the cp312 wheel
+#   tigre-cp312.tar.xz   TIGRE built here for sm_90 (or tigre-src.tar.xz: built there; tools/tigre-pack.sh)
+#   patminton-*.whl      patminton's CUDA 13 wheel
+#   musr.tar.xz          the musr scene's eq. (5) msr and PSI-BIN file, made here by our CLI (optimistix)
+#   taichi-*-slim.tar.xz, gapat-*.whl, dill-*.whl   GAPAT and Taichi (tools/gapat-pack.sh; ~40 MB)
 #   scripts.tar.xz       bench/peers and bench/python of this checkout
 #   request.sh           bench/peers/request.sh
-# Env: BUILD_DIR (build: a CUDA build with bench_fdk and tomoraster), PARALLELPROJ_BACKEND_GIT (a
-# git directory or URL of KUL-recon-lab/parallelproj-backend; default its GitHub URL),
-# PARALLELPROJ_BACKEND_REF (HEAD), IMINUIT_VERSION (2.33.0), PEERS_SKIP ("pygpu astra gpu ...":
-# keep those parts as they are in .peers). The size of each part and the total are printed.
+# Env: PEERS_ONLY ("pygpu tigre patminton musr iminuit": only these parts; default all but gapat),
+# PEERS_SKIP ("pygpu astra gpu ...": keep those parts as they are in the folder), PEERS_OUT (.peers),
+# BUILD_DIR (build: a CUDA build with bench_fdk and tomoraster), PARALLELPROJ_BACKEND_GIT (a git
+# directory or URL of KUL-recon-lab/parallelproj-backend; default its GitHub URL),
+# PARALLELPROJ_BACKEND_REF (HEAD), IMINUIT_VERSION (2.33.0), PATMINTON_VERSION (0.1.0); TIGRE_* as
+# tools/tigre-pack.sh. The size of each part and the total are printed.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
-out=.peers
+out=${PEERS_OUT:-.peers}
 build=${BUILD_DIR:-build}
 skip=" ${PEERS_SKIP:-} "
+only=" ${PEERS_ONLY:-gpu pygpu astra parallelproj iminuit tigre patminton musr} "
 exclude=$(git rev-parse --git-path info/exclude)
 mkdir -p "$(dirname "$exclude")" "$out"
-grep -qx '/.peers/' "$exclude" 2>/dev/null || echo '/.peers/' >> "$exclude"
-wanted() { [[ "$skip" != *" $1 "* ]]; }
+grep -qx "/$out/" "$exclude" 2>/dev/null || echo "/$out/" >> "$exclude"
+wanted() { [[ "$skip" != *" $1 "* && "$only" == *" $1 "* ]]; }
 
 if wanted gpu; then
   for t in bench/bench_fdk apps/tomoraster; do
@@ -65,9 +73,32 @@ if wanted iminuit; then
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
     -d "$out" "iminuit==${IMINUIT_VERSION:-2.33.0}"
 fi
+if wanted tigre; then
+  XZ_OPT=-6 tools/tigre-pack.sh >/dev/null
+  rm -f "$out"/tigre-*.tar.xz
+  cp .tigre/tigre-*.tar.xz "$out/"
+fi
+if wanted patminton; then
+  rm -f "$out"/patminton-*.whl
+  "${PIP_PYTHON:-python3}" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 -d "$out" "patminton==${PATMINTON_VERSION:-0.1.0}"
+fi
+if wanted musr; then
+  [ -x "$build/apps/tomoraster" ] || { echo "peers-pack: no $build/apps/tomoraster for the musr histograms" >&2; exit 1; }
+  tmpm=$(mktemp -d)
+  printf 'problem = "musr"\nbackend = "cpu"\n[musr]\ndetectors = 16\nbins = 8192\nplots = false\n' > "$tmpm/musr_peer.toml"
+  "$build/apps/tomoraster" -q run "$tmpm/musr_peer.toml" -o "$tmpm/out" --force > /dev/null
+  XZ_OPT=-6 tar -cJf "$out/musr.tar.xz" -C "$tmpm/out" musr_eq5.msr musr_eq5.bin
+  rm -rf "$tmpm"
+fi
+if wanted gapat; then
+  XZ_OPT=-6 tools/gapat-pack.sh >/dev/null
+  rm -f "$out"/taichi-*.tar.xz "$out"/gapat-*.whl "$out"/dill-*.whl
+  cp .gapat/taichi-*.tar.xz .gapat/gapat-*.whl .gapat/dill-*.whl "$out/"
+fi
 XZ_OPT=-6 tar -cJf "$out/scripts.tar.xz" --exclude='__pycache__' bench/peers bench/python
 cp bench/peers/request.sh "$out/request.sh"
 du -ab "$out" | sort -rn | awk '{printf "%8.1f MB  %s\n", $1 / 1e6, $2}' | head -n 12
 total=$(du -sb "$out" | cut -f1)
-echo "peers-pack: $out is $((total / 1000000)) MB (a device call carries at most 60 MB)"
-[ "$total" -le 60000000 ] || { echo "peers-pack: too large for one call: carry the parts in separate calls" >&2; exit 1; }
+echo "peers-pack: $out is $((total / 1000000)) MB (a device call carries 64 MiB with the source tree)"
+[ "$total" -le 55000000 ] || { echo "peers-pack: too large for one call beside the source tree: pick fewer parts (PEERS_ONLY)" >&2; exit 1; }

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# The peers' side-by-side run on the GPU machine, from the pack tools/peers-pack.sh makes:
-# builds parallelproj-backend (CUDA, sm_90) from its carried source first, unpacks ours (the
-# Python module with CUDA, bench_fdk and the CLI), ASTRA's wheel with its cuFFT forwarder and
-# iminuit, then runs bench/peers/{astra,parallelproj,iminuit}_peer.py, each under its own time
-# limit; the table lands in $OUT/peers.json and $OUT/peers.md, the logs beside it.
+# The peers' side-by-side run on the GPU machine, from a pack tools/peers-pack.sh makes. Every part
+# is optional: a step runs when its part is in the pack (and PEERS_STEPS names it, default all):
+#   tigre        tigre-cp312.tar.xz (built here) or tigre-src.tar.xz (built there, sm_90)
+#   patminton    patminton-*.whl
+#   optimistix   musr.tar.xz (the msr and its PSI-BIN file) or our CLI in gpu/; JAX and optimistix
+#                are on the image; iminuit-*.whl adds MIGRAD on the JAX χ²
+#   gapat        taichi-*-slim.tar.xz, gapat-*.whl, dill-*.whl
+#   parallelproj parallelproj-backend-*.tar.gz (built there)
+#   astra, fdk   astra-cp312.tar.xz and our build gpu/build.tar.xz (bench_fdk)
+#   iminuit      iminuit-*.whl and our CLI in gpu/
+# Always: pygpu.tar.xz (our Python module with CUDA) and scripts.tar.xz (bench/peers, bench/python).
+# Each step runs under its own time limit (PEERS_<STEP>_S); the table lands in $OUT/peers.json and
+# $OUT/peers.md, each step's log beside it.
 #   PACK=<the pack folder> OUT=<outputs> bash request.sh      (PACK defaults to ./pack beside this file)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,18 +25,88 @@ W=${PEERS_WORK:-/tmp/tomoraster-peers}
 mkdir -p "$OUT" "$W"
 t0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - t0)) s] $*"; }
+has() { compgen -G "$PACK/$1" > /dev/null; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-py=${PEERS_PYTHON:-$(command -v python3.12 || command -v python3)}
+# The image's python3 holds PyTorch, CuPy and JAX; CPython 3.12 is what our module is built for.
+py=${PEERS_PYTHON:-python3}
+"$py" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null || py=$(command -v python3.12)
+stamp "python: $py ($("$py" --version 2>&1))"
+export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+# One GPU for every peer and for us (the table is one GPU's): TIGRE splits its projections over
+# every GPU it sees and leaves the last one current.
+export CUDA_VISIBLE_DEVICES=${PEERS_GPUS:-0}
 
-stamp "parallelproj-backend: configure and build (sm_90)"
-rm -rf "$W/ppb" && mkdir -p "$W/ppb"
-tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
-src=$(ls -d "$W"/ppb/parallelproj-backend-*)
-# Its CMakeLists forces every architecture; one is enough here (minutes less).
-sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
-# CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device number in
-# cudaMemPrefetchAsync/cudaMemAdvise (its managed-memory path): a shim included after its header.
-cat > "$src/src/cuda13_compat.h" <<'SHIM'
+steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj astra iminuit} "
+want() { [[ "$steps" == *" $1 "* ]]; }
+run() {  # name, limit in s, command...
+  local name=$1 limit=$2; shift 2
+  stamp "$name"
+  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  stamp "$name: exit $rc"
+  tail -n 40 "$OUT/$name.log"
+}
+
+stamp "unpacking ours and the scripts"
+tar -xJf "$PACK/pygpu.tar.xz" -C "$W"
+tar -xJf "$PACK/scripts.tar.xz" -C "$W"
+b=""
+if has gpu/build.tar.xz; then tar -xJf "$PACK/gpu/build.tar.xz" -C "$W" && b=$(ls -d "$W"/build*/ | head -n 1); fi
+mkdir -p "$W/site"
+wheels=()
+for w in iminuit patminton gapat dill; do has "$w-*.whl" && wheels+=("$PACK"/$w-*.whl); done
+[ ${#wheels[@]} -gt 0 ] && "$py" -m pip install -q --no-deps --no-index --no-compile --target "$W/site" "${wheels[@]}" 2>&1 | tail -n 2
+if has 'taichi-*-slim.tar.xz' && want gapat; then mkdir -p "$W/taichi" && tar -xJf "$PACK"/taichi-*-slim.tar.xz -C "$W/taichi"; fi
+if has astra-cp312.tar.xz; then mkdir -p "$W/astra" && tar -xJf "$PACK/astra-cp312.tar.xz" -C "$W/astra"; fi
+export LD_LIBRARY_PATH="${b:+$PACK/gpu/lib:}$W/.pygpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PYTHONPATH="$W/.pygpu:$W/tigre:$W/tigre/Python:$W/site:$W/taichi:$W/astra/site:$W/ppb/build:${PYTHONPATH:-}"
+"$py" -c 'import tomoraster, cupy; print("tomoraster", tomoraster.__version__, "cuda:", "cuda" in tomoraster.info()["problems"]["fdk"]["backends"], "| cupy", cupy.__version__)'
+
+if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
+  rm -rf "$W/tigre" && mkdir -p "$W/tigre"
+  if has tigre-cp312.tar.xz; then
+    tar -xJf "$PACK/tigre-cp312.tar.xz" -C "$W/tigre"
+    # The build from here imports, or (with the source in the pack too) is replaced by one made there.
+    if ! "$py" -c 'import tigre' > "$OUT/tigre-import.log" 2>&1 && has tigre-src.tar.xz; then
+      stamp "TIGRE built here does not import there (tail of the error below): building it there"
+      tail -n 5 "$OUT/tigre-import.log"
+      rm -rf "$W/tigre" && mkdir -p "$W/tigre"
+    fi
+  fi
+  if [ ! -d "$W/tigre/Python" ]; then  # its eight extensions, sm_90 only, in parallel
+    tar -xJf "$PACK/tigre-src.tar.xz" -C "$W/tigre"
+    stamp "TIGRE: building its CUDA extensions here"
+    (cd "$W/tigre" && TIGRE_CUDA_ARCHS=90 timeout "${PEERS_TIGRE_BUILD_S:-240}" "$py" setup.py build_ext --inplace \
+      --parallel "$(nproc)") > "$OUT/tigre-build.log" 2>&1 || { stamp "TIGRE build FAILED:"; tail -n 25 "$OUT/tigre-build.log"; }
+  fi
+  run tigre "${PEERS_TIGRE_S:-180}" "$py" "$W/bench/peers/tigre_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-150}" "$py" "$W/bench/peers/patminton_peer.py" \
+  --out "$OUT/peers.json" --md "$OUT/peers.md"
+if want optimistix; then
+  msr_args=()
+  if has musr.tar.xz; then
+    mkdir -p "$W/musr-pack" && tar -xJf "$PACK/musr.tar.xz" -C "$W/musr-pack"
+    msr_args=(--msr "$(ls "$W"/musr-pack/*.msr | grep -v _fit | head -n 1)")
+  elif [ -n "$b" ]; then
+    msr_args=(--cli "$b/apps/tomoraster" --folder "$W/musr")
+  fi
+  [ ${#msr_args[@]} -gt 0 ] && run optimistix "${PEERS_OPTIMISTIX_S:-100}" "$py" "$W/bench/peers/optimistix_peer.py" \
+    "${msr_args[@]}" --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-150}" "$py" "$W/bench/peers/gapat_peer.py" \
+  --out "$OUT/peers.json" --md "$OUT/peers.md"
+
+if want parallelproj && has 'parallelproj-backend-*.tar.gz'; then
+  stamp "parallelproj-backend: configure and build (sm_90)"
+  rm -rf "$W/ppb" && mkdir -p "$W/ppb"
+  tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
+  src=$(ls -d "$W"/ppb/parallelproj-backend-*)
+  # Its CMakeLists forces every architecture; one is enough here (minutes less).
+  sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
+  # CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device number in
+  # cudaMemPrefetchAsync/cudaMemAdvise (its managed-memory path): a shim included after its header.
+  cat > "$src/src/cuda13_compat.h" <<'SHIM'
 #pragma once
 #include <cuda_runtime.h>
 #if CUDART_VERSION >= 13000
@@ -42,49 +120,28 @@ static inline cudaMemLocation pp_device_location(int device) {
 #define cudaMemAdvise(p, n, h, d) cudaMemAdvise((p), (n), (h), pp_device_location(d))
 #endif
 SHIM
-sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
-# RelWithDebInfo at -O3: nanobind turns on LTO for Release builds, and the machine's g++ cannot run its
-# lto-wrapper at the module's link.
-( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" \
-    -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
-    -DPython_EXECUTABLE="$py" && cmake --build "$W/ppb/build" -j"$(nproc)" ) > "$OUT/parallelproj-build.log" 2>&1 \
-  && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
-  || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
-
-stamp "unpacking ours, ASTRA, iminuit"
-tar -xJf "$PACK/gpu/build.tar.xz" -C "$W"
-tar -xJf "$PACK/pygpu.tar.xz" -C "$W"
-mkdir -p "$W/astra" && tar -xJf "$PACK/astra-cp312.tar.xz" -C "$W/astra"
-tar -xJf "$PACK/scripts.tar.xz" -C "$W"
-"$py" -m pip install -q --no-deps --no-index --target "$W/site" "$PACK"/iminuit-*.whl 2>&1 | tail -n 2
-cufft12=$(ls /usr/local/cuda/lib64/libcufft.so.12 2>/dev/null || find / -name 'libcufft.so.12' -not -path '/proc/*' 2>/dev/null | head -n 1)
-stamp "cuFFT 12 for ASTRA's forwarder: ${cufft12:-not found}"
-export CUFFT_FORWARD_TARGET=${cufft12:-libcufft.so.12}
-export LD_LIBRARY_PATH="$PACK/gpu/lib:$W/.pygpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$W/.pygpu:$W/astra/site:$W/ppb/build:$W/site:${PYTHONPATH:-}"
-b=$(ls -d "$W"/build*/ | head -n 1)
-"$py" -c 'import tomoraster, cupy; print("tomoraster", tomoraster.__version__, tomoraster.info()["problems"]["fdk"]["backends"]); print("cupy", cupy.__version__)'
-
-run() {  # name, limit in s, command...
-  local name=$1 limit=$2; shift 2
-  stamp "$name"
-  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
-  local rc=$?
-  stamp "$name: exit $rc"
-  tail -n 40 "$OUT/$name.log"
-}
-# PEERS_STEPS picks the steps (default all but fdkcheck): parallelproj, astra (all of ASTRA's rows),
-# fdk (ASTRA's FDK rows only), fdkcheck (the cuFFT forwarder and FDK_CUDA's variants at 64³), iminuit.
-steps=" ${PEERS_STEPS:-parallelproj astra iminuit} "
-want() { [[ "$steps" == *" $1 "* ]]; }
-want fdkcheck && run fdkcheck 60 "$py" "$W/bench/peers/astra_fdk_check.py" \
-  --cufft "$W/astra/site/nvidia/cufft/lib/libcufft.so.11"
-want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
-want fdk && run fdk "${PEERS_FDK_S:-90}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --bp-sizes "" --no-host \
-  --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
-want astra && run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
-  --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
-want iminuit && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" --cli "$b/apps/tomoraster" \
-  --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
+  sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
+  # RelWithDebInfo at -O3: nanobind turns on LTO for Release builds, and the machine's g++ cannot run its
+  # lto-wrapper at the module's link.
+  ( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" \
+      -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
+      -DPython_EXECUTABLE="$py" && cmake --build "$W/ppb/build" -j"$(nproc)" ) > "$OUT/parallelproj-build.log" 2>&1 \
+    && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
+    || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
+  run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+if has astra-cp312.tar.xz; then
+  cufft12=$(ls /usr/local/cuda/lib64/libcufft.so.12 2>/dev/null || find / -name 'libcufft.so.12' -not -path '/proc/*' 2>/dev/null | head -n 1)
+  stamp "cuFFT 12 for ASTRA's forwarder: ${cufft12:-not found}"
+  export CUFFT_FORWARD_TARGET=${cufft12:-libcufft.so.12}
+  want fdkcheck && run fdkcheck 60 "$py" "$W/bench/peers/astra_fdk_check.py" \
+    --cufft "$W/astra/site/nvidia/cufft/lib/libcufft.so.11"
+  want fdk && run fdk "${PEERS_FDK_S:-90}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --bp-sizes "" --no-host \
+    --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want astra && [ -n "$b" ] && run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
+    --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+want iminuit && [ -n "$b" ] && has 'iminuit-*.whl' && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" \
+  --cli "$b/apps/tomoraster" --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
 stamp "done"
 cat "$OUT/peers.md" 2>/dev/null
