@@ -34,7 +34,11 @@ SCRIPT = textwrap.dedent("""
 def ctrl_c_reply(script, *args, wait_s):
     """Runs `script` in a Python of its own, sends it Ctrl-C `wait_s` after it prints "ready", and
     returns the next line it prints and how many seconds after the signal that came."""
-    p = subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True, env=os.environ)
+    # SIGINT back to its default in the child, as at a terminal: a test run started in the
+    # background (`cmd &` in a script) ignores SIGINT, Python then installs no KeyboardInterrupt
+    # handler, and the child would never see the Ctrl-C this test sends.
+    p = subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True, env=os.environ,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout.readline().strip() == "ready"
     time.sleep(wait_s)  # inside the C++ work
     sent = time.monotonic()
