@@ -6,6 +6,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/musr/mud.hpp"
+#include "compute/musr/psi_mdu.hpp"
 #include "compute/musr/root_run.hpp"
 #include "compute/musr/nexus.hpp"
 #include "compute/musr/xy_data.hpp"
@@ -66,12 +67,13 @@ RunData read_run_file(const std::filesystem::path& path, const std::string& form
   const std::string f = upper(format);
   if (f == "PSI-BIN") return read_psi_bin(path);
   if (f == "MUD") return read_mud(path);
+  if (f == "PSI-MDU") return read_psi_mdu(path);
   // musrfit reads all three from the file's own layout (MusrRoot or LEM), whatever the token.
   if (f == "MUSR-ROOT" || f == "ROOT-NPP" || f == "ROOT-PPC") return read_root_run(path);
   if (f == "NEXUS") return read_nexus(path);
   if (is_xy_format(f))  // read by read_xy_file for fittype 8 runs
     throw InputError("data file '" + path.string() + "': data-file-format " + f + " holds x-y data for fittype 8 RUNs, not histograms");
-  throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC, NEXUS are; ASCII, DB, DAT with fittype 8)");
+  throw InputError("data file '" + path.string() + "': data-file-format " + f + " is not read by tomoraster (PSI-BIN, PSI-MDU, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC, NEXUS are; ASCII, DB, DAT with fittype 8)");
 }
 
 }  // namespace tomo::musr

@@ -33,6 +33,7 @@
 #include "compute/oat/hdf5_here.hpp"
 #include "compute/musr/msr.hpp"
 #include "compute/musr/mud.hpp"
+#include "compute/musr/psi_mdu.hpp"
 #include "compute/musr/nexus.hpp"
 #include "compute/musr/psi_bin.hpp"
 #include "compute/musr/rge_profiles.hpp"
@@ -290,6 +291,14 @@ inline bool musr_mud(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   const bool ok = accepted([&] { (void)musr::read_mud(f.path()); });
   (void)accepted([&] { (void)musr::read_run_file(f.path(), "MUD"); });
+  return ok;
+}
+
+// μSR PSI-MDU: the reader, then the same bytes through the RUN dispatch the fit uses.
+inline bool musr_mdu(const std::uint8_t* data, std::size_t size) {
+  MemoryFile f(data, size);
+  const bool ok = accepted([&] { (void)musr::read_psi_mdu(f.path()); });
+  (void)accepted([&] { (void)musr::read_run_file(f.path(), "PSI-MDU"); });
   return ok;
 }
 

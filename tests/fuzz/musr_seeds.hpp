@@ -1,4 +1,4 @@
-// Seeds of the μSR data formats other than PSI-BIN (MUD, ROOT, NeXus; their entries are in
+// Seeds of the μSR data formats other than PSI-BIN (MUD, PSI-MDU, ROOT, NeXus; their entries are in
 // entries.hpp): small files laid out as the formats' documentation describes.
 #pragma once
 #include <cstdint>
@@ -310,6 +310,32 @@ inline Bytes nexus_run() {
 
 // x-y data: small texts in each layout musrfit reads (ASCII with a header; DB in rows and
 // labelled; DAT with value, error and a dropped NegErr column).
+// A PSI-MDU TDC (T4) run: the 512-byte header, settings and statistics records, then 16 tag
+// records, the first two positron histograms of 8 bins with their counts.
+inline Bytes mdu_run() {
+  Bytes b(512 + 1012 + 200, 0);
+  auto put = [&b](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+  };
+  b[0] = 'T';
+  b[1] = '4';
+  put(44, 153);
+  std::memcpy(&b[52], "sample    5.0 K     7 T", 23);
+  put(176, 1);  // HistoResolution
+  for (auto [at, v] : {std::pair{496, 512u}, {500, 1012u}, {504, 60u}, {508, 200u}}) put(static_cast<std::size_t>(at), v);
+  put(512 + 36, 25);  // TDC resolution code: 25 ps
+  for (int t = 0; t < 16; ++t) {
+    const std::size_t at = b.size();
+    b.resize(at + 60, 0);
+    std::memcpy(&b[at], t == 0 ? "Forw" : "Back", 4);
+    b[at + 12] = t < 2 ? 'P' : 'N';
+    for (auto [off, v] : {std::pair{40, 0u}, {44, 7u}, {48, 1u}, {52, 2u}, {56, 7u}}) put(at + static_cast<std::size_t>(off), v);
+    if (t < 2)
+      for (std::uint32_t j = 0; j < 8; ++j) u32(b, 100 * (t + 1) + j);
+  }
+  return b;
+}
+
 inline Bytes text_bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
 inline Bytes ascii_xy() {
   return text_bytes("# comment\nHEADER\nTITLE: t\nX-AXIS-TITLE: T (K)\nFIELD: 100\nDATA\n0.5, 7.7, 0.2\n1.0\t7.5\n1.5 7.1 0.1\n");
@@ -342,6 +368,7 @@ inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<
   out["musr_rge"].push_back(musr_seed::rge_startup());
   out["musr_rge"].push_back(musr_seed::rge_profile());
   out["musr_mud"].push_back(musr_seed::mud_run());
+  out["musr_mdu"].push_back(musr_seed::mdu_run());
   out["musr_root"].push_back(musr_seed::root_run());
 #ifdef TOMO_HAVE_HDF5
   out["musr_nexus"].push_back(musr_seed::nexus_run());

@@ -23,7 +23,7 @@ const std::map<std::string, std::function<bool(const std::uint8_t*, std::size_t)
     {"oat_npy", oat_npy}, {"oat_patato", oat_patato}, {"oat_kwave", oat_kwave},
     {"oat_patato_recipe", oat_patato_recipe}, {"oat_kwave_recipe", oat_kwave_recipe},
     {"msr", msr}, {"psibin", psibin}, {"user_fcn", user_fcn}, {"tiff", tiff},
-    {"musr_mud", musr_mud}, {"musr_root", musr_root},
+    {"musr_mud", musr_mud}, {"musr_mdu", musr_mdu}, {"musr_root", musr_root},
     {"musr_ascii", musr_ascii}, {"musr_db", musr_db}, {"musr_dat", musr_dat}, {"musr_rge", musr_rge}
 #ifdef TOMO_HAVE_HDF5
     , {"musr_nexus", musr_nexus}
