@@ -225,3 +225,14 @@ def test_projector_keywords_are_the_reconstructions(operators, problem):
     b = module.reconstruct(p, data, **MAP)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * float(np.max(b)))
     assert np.linalg.norm(module.reconstruct(p, data) - b) > 0.01 * np.linalg.norm(b)  # ML-EM differs
+
+
+@pytest.mark.parametrize("problem", ["glpet", "safir", "strip"])
+def test_gl_compute_equals_cpu(operators, problem):
+    """MAP-RDP with subsets on gl-compute (its passes and its prior shader) against cpu."""
+    module, p, data = operators[problem]
+    table = {"glpet": GLPET, "safir": SAFIR, "strip": STRIP}[problem]
+    gl = module.Projector(scene(problem, table, {}), backend="gl-compute")
+    a = module.reconstruct(gl, data, **MAP)
+    b = module.reconstruct(p, data, **MAP)
+    assert np.linalg.norm(a - b) <= 1e-4 * np.linalg.norm(b)
