@@ -12,6 +12,8 @@
 // Crystal ids are ours: ring · crystals + detector.
 #pragma once
 #include <filesystem>
+#include <span>
+#include <vector>
 
 #include "compute/safir/simulator.hpp"
 
@@ -24,9 +26,28 @@ void write_crystal_map(const std::filesystem::path& path, const Scanner& sc);
 // Checks that the map holds every crystal of `sc` once, within `tolerance_mm` of its position.
 void check_crystal_map(const std::filesystem::path& path, const Scanner& sc, double tolerance_mm = 0.1);
 
-// Writes `<stem>.cdh` and `<stem>.cdf` next to each other; `cdh` names the header.
-void write_castor(const std::filesystem::path& cdh, const ListMode& lm, const Scanner& sc);
-ListMode read_castor(const std::filesystem::path& cdh, const Scanner& sc);
+// CASToR's per-event correction fields, one float32 per event each (empty: the field and its
+// header flag are left out), in CASToR's convention: the expected counts of an event are
+// (A x)/(ACF·NCF) + (scatter + random)·T with T the frame's duration in seconds, so ACF and NCF are
+// correction factors (ACF = exp(∫μ) = 1/a, NCF = 1/n, both > 0) and scatter and random are rates
+// (counts per second, ≥ 0) of the event's LOR.
+struct CastorCorrections {
+  std::vector<float> attenuation, scatter, random, normalisation;
+  bool empty() const { return attenuation.empty() && scatter.empty() && random.empty() && normalisation.empty(); }
+};
+// The fields of the reconstruction layer's per-event terms (pet::ForwardTerms: ȳ = m·(A x) + c over
+// an acquisition of `duration_s`): NCF = 1/m (CASToR multiplies ACF and NCF, so the product m
+// goes into one field) and random = c / duration_s (randoms and scatter are summed in c).
+CastorCorrections castor_corrections(std::span<const double> multiplicative, std::span<const double> additive,
+                                     double duration_s);
+
+// Writes `<stem>.cdh` and `<stem>.cdf` next to each other; `cdh` names the header. Each non-empty
+// field of `corrections` holds one value per event (Error otherwise) and sets its header flag.
+void write_castor(const std::filesystem::path& cdh, const ListMode& lm, const Scanner& sc,
+                  const CastorCorrections& corrections = {});
+// `corrections` (may be null): the correction fields the file holds, checked as write_castor's
+// (finite; ACF, NCF > 0; rates ≥ 0: InputError naming the event and field otherwise).
+ListMode read_castor(const std::filesystem::path& cdh, const Scanner& sc, CastorCorrections* corrections = nullptr);
 
 // By extension: .cdh → CASToR, otherwise .clm.safir.
 ListMode read_list_mode(const std::filesystem::path& path, const Scanner& sc);

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "compute/core/registry.hpp"
@@ -10,9 +11,14 @@
 #include "compute/core/sensitivity_mask.hpp"
 #include "compute/glpet/projector.hpp"
 #include "compute/glpet/config.hpp"
+#include "compute/glpet/mlem.hpp"
+#include "compute/pet/corrections.hpp"
+#include "compute/pet/prior.hpp"
+#include "compute/pet/scene_options.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/device.hpp"
+#include "python/src/pet_layer.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/glpet/device_arrays.hpp"
 #endif
@@ -20,9 +26,30 @@
 namespace tomo::py {
 namespace {
 
+// The per-LOR terms of the [glpet] correction keys, as the CLI's run forms them (docs/pet.md):
+// n from glpet.normalisation; r + s from the files or the fractions f of the prompts, f·Σy / LORs
+// on every LOR (attenuation is in A).
+pet::ForwardTerms lor_terms(const glpet::GlpetScene& g, std::span<const float> y) {
+  pet::ForwardTerms t;
+  const pet::CorrectionOptions& o = g.corrections;
+  const std::size_t lors = y.size();
+  if (!o.normalisation.empty()) t.multiplicative = pet::read_term_file(o.normalisation, lors, "glpet.normalisation");
+  if (!o.randoms.given() && !o.scatter.given()) return t;
+  double prompts = 0;
+  for (float c : y) prompts += c;
+  t.additive.assign(lors, (o.randoms.fraction + o.scatter.fraction) * prompts / double(lors));
+  for (const auto& [file, key] : {std::pair{o.randoms.file, "glpet.randoms.file"}, std::pair{o.scatter.file, "glpet.scatter.file"}})
+    if (!file.empty()) {
+      const std::vector<double> v = pet::read_term_file(file, lors, key);
+      for (std::size_t l = 0; l < lors; ++l) t.additive[l] += v[l];
+    }
+  return t;
+}
+
 class GlpetProjector {
  public:
-  GlpetProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend) {
+  GlpetProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
+      : scene_(scene), is_text_(is_text), sets_(sets) {
     const Scene s = load_scene(scene, is_text, sets);
     const glpet::GlpetScene g = glpet::read_glpet_scene(s);
     sys_ = g.system;
@@ -89,6 +116,66 @@ class GlpetProjector {
     for (float& v : m) v = v > 0 ? 1.0f : 0.0f;
     return to_numpy(std::move(m), image_shape_);
   }
+  // The reconstruction layer (docs/pet.md) as the CLI's run: the scene's [glpet] keys with
+  // `keys` ("glpet.algorithm=...", the Python keywords) as overrides, read by the CLI's reader,
+  // so defaults and refusals are the run's. y: the LOR vector; x0: a start image or None
+  // (glpet.initial_image, or ones). Returns (image, [(iteration, image), ...] of save_iterations).
+  nb::tuple reconstruct(const std::vector<std::string>& keys, const AnyArray& y, nb::object x0, nb::object callback) {
+    require_host(y, "y", backend_);
+    std::vector<std::string> all = sets_;
+    all.insert(all.end(), keys.begin(), keys.end());
+    const glpet::GlpetScene g = glpet::read_glpet_scene(load_scene(scene_, is_text_, all));
+    const float* py = float_input(y, "y", {sys_.lor_count()});
+    const std::span<const float> counts{py, sys_.lor_count()};
+    std::vector<float> start;
+    if (!x0.is_none()) {
+      const AnyArray a = nb::cast<AnyArray>(x0);
+      const float* p = float_input(a, "initial_image", image_shape_);
+      start.assign(p, p + sys_.voxel_count());
+    } else if (!g.pet.initial_image.empty()) {
+      const auto v = pet::read_initial_image(g.pet.initial_image, g.system.grid.dims, "glpet.initial_image");
+      start.assign(v.begin(), v.end());
+    }
+    auto& reg = BackendRegistry<glpet::Projector>::instance();
+    // A μ-map changes A itself (σ_t on the grid): the reconstruction then has a projector of its own.
+    std::unique_ptr<glpet::Projector> own;
+    if (!g.corrections.attenuation_map.empty()) {
+      own = reg.create(backend_);
+      own->configure(g.system, g.projector);
+    }
+    glpet::Projector& op = own ? *own : *op_;
+    const pet::ForwardTerms terms = lor_terms(g, counts);
+    glpet::MlemOptions opt;
+    opt.iterations = g.iterations;
+    opt.recon = g.pet.recon;
+    opt.prior_backend = pet::prior_backend_for(backend_);
+    opt.system = &g.system;
+    opt.make_projector = [&](const glpet::SystemModel& m) {
+      auto p = reg.create(backend_);
+      p->configure(m, g.projector);
+      return p;
+    };
+    opt.sensitivity_threshold = g.sensitivity_threshold;
+    opt.outside_fov = outside_field_of_view(g.system.grid, g.fov);
+    if (!terms.empty()) opt.terms = &terms;
+    SavedImages<float> saved;
+    const bool has_cb = !callback.is_none();
+    opt.on_iteration = [&](int it, const glpet::BackendBuffer& x) {
+      const bool save = std::find(g.save_iterations.begin(), g.save_iterations.end(), it) != g.save_iterations.end();
+      if (!save && !has_cb) return true;
+      std::vector<float> hx = glpet::download(x);
+      if (save) saved.emplace_back(it, hx);
+      return !has_cb || pet_callback(callback, it, std::move(hx), image_shape_);
+    };
+    std::vector<float> x;
+    try {
+      nb::gil_scoped_release release;
+      x = glpet::run_mlem(op, counts, start, opt).x;
+    } catch (const PythonRaised&) {
+      rethrow_python();
+    }
+    return pet_result(std::move(x), std::move(saved), image_shape_);
+  }
   std::string describe() const { return op_->describe(); }
   std::string backend() const { return backend_; }
   int device() const { return device_; }
@@ -127,6 +214,9 @@ class GlpetProjector {
   };
   NoDevice device_path() { return {}; }
 #endif
+  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
+  bool is_text_ = false;
+  std::vector<std::string> sets_;
   glpet::SystemModel sys_;
   std::string backend_;
   std::unique_ptr<glpet::Projector> op_;
@@ -152,6 +242,8 @@ void bind_glpet(nb::module_& m) {
       .def("sensitivity", &GlpetProjector::sensitivity)
       .def("mlem_sensitivity", &GlpetProjector::mlem_sensitivity)
       .def("field_of_view", &GlpetProjector::field_of_view, nb::arg("s"))
+      .def("reconstruct", &GlpetProjector::reconstruct, nb::arg("keys"), nb::arg("y"), nb::arg("x0").none(),
+           nb::arg("callback").none())
       .def("describe", &GlpetProjector::describe)
       .def_prop_ro("backend_name", &GlpetProjector::backend)
       .def_prop_ro("device", &GlpetProjector::device)

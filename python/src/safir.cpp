@@ -12,15 +12,20 @@
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/core/sensitivity_mask.hpp"
+#include "compute/pet/prior.hpp"
+#include "compute/pet/scene_options.hpp"
 #include "compute/safir/config.hpp"
+#include "compute/safir/corrections.hpp"
 #include "compute/safir/list_io.hpp"
 #include "compute/safir/mlem.hpp"
 #include "compute/safir/scanner.hpp"
 #include "compute/safir/sensitivity.hpp"
 #include "compute/safir/simulator.hpp"
+#include "compute/safir/subsets.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/device.hpp"
+#include "python/src/pet_layer.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/safir/device_arrays.hpp"
 #endif
@@ -34,7 +39,7 @@ static_assert(sizeof(Event) == 8, "safir::Event is two packed uint32");
 class SafirProjector {
  public:
   SafirProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
-      : c_(safir::SafirConfig::from_scene(load_scene(scene, is_text, sets))) {
+      : scene_(scene), is_text_(is_text), sets_(sets), c_(safir::SafirConfig::from_scene(load_scene(scene, is_text, sets))) {
     auto& reg = BackendRegistry<safir::ListModeOperator>::instance();
     backend_ = reg.resolve(backend);
     op_ = reg.create(backend_);
@@ -188,6 +193,99 @@ class SafirProjector {
     (void)img, (void)n_it, (void)halve_events, (void)callback;
 #endif
   }
+  // The reconstruction layer (docs/pet.md) over the events as one frame, as the CLI's run: the
+  // scene's [safir] keys with `keys` ("safir.algorithm=...", the Python keywords) as overrides,
+  // read by the CLI's reader. delayed: the delayed coincidences (the randoms estimate when no
+  // randoms term is given); x0: a start image or None (safir.initial_image, or ones). Returns
+  // (image, [(iteration, image), ...] of save_iterations).
+  nb::tuple reconstruct(const std::vector<std::string>& keys, const AnyArray& events, double delayed, nb::object x0,
+                        nb::object callback) {
+    std::vector<std::string> all = sets_;
+    all.insert(all.end(), keys.begin(), keys.end());
+    const safir::SafirConfig c = safir::SafirConfig::from_scene(load_scene(scene_, is_text_, all));
+    if (!(delayed >= 0) || !std::isfinite(delayed))
+      throw nb::value_error(("safir.reconstruct: delayed must be finite and >= 0, got " + std::to_string(delayed)).c_str());
+    const Grid3 grid = c_.box.grid();
+    std::vector<double> start;
+    if (!x0.is_none()) {
+      const AnyArray a = nb::cast<AnyArray>(x0);
+      const double* p = double_input(a, "initial_image", image_shape());
+      start.assign(p, p + grid.count());
+    } else if (!c.pet.initial_image.empty()) {
+      start = pet::read_initial_image(c.pet.initial_image, grid.dims, "safir.initial_image");
+    }
+    set_events(events);
+    const std::size_t n = events_.size();
+    const safir::Corrections corr(c.corrections, c_.scanner, n);
+    const pet::ReconOptions& recon = c.pet.recon;
+    SavedImages<double> saved;
+    const bool has_cb = !callback.is_none();
+    const auto after_iteration = [&](int t) {
+      const bool save = std::find(c.save_iterations.begin(), c.save_iterations.end(), t) != c.save_iterations.end();
+      if (!save && !has_cb) return true;
+      std::vector<double> x = op_->image();
+      if (save) saved.emplace_back(t, x);
+      return !has_cb || pet_callback(callback, t, std::move(x), image_shape());
+    };
+    std::vector<double> image;
+    try {
+      nb::gil_scoped_release release;
+      // The sensitivity as the run's: weighted by ε_a·ε_b·exp(−∫μ) with multiplicative terms.
+      std::vector<double> s;
+      if (corr.multiplicative()) {
+        s = safir::compute_weighted_sensitivity(*op_, c_.scanner, c_.box, [&](std::uint32_t a, std::uint32_t b) {
+          return corr.lor_factor(a, b);
+        });
+        weighted_ = true;
+      } else {
+        if (weighted_) s_.reset(), weighted_ = false;
+        ensure_sensitivity();
+        s = *s_;
+      }
+      std::vector<double> s_fov = s;
+      if (c.fov_mask) zero_outside<double>(s_fov, outside_field_of_view(grid, safir::field_of_view(c_.scanner)));
+      op_->set_sensitivity(s_fov);
+      const std::vector<safir::Frame> frames{{.first = 0, .count = n}};
+      const std::vector<Event> ordered = safir::order_for_subsets(events_, frames, recon.subsets);
+      const pet::ForwardTerms terms =
+          corr.event_terms(ordered, safir::subset_permutation(n, frames, recon.subsets), frames, std::uint64_t(delayed));
+      op_->set_events(ordered);
+      op_->set_window(0, n);
+      const double lors = 0.5 * double(c_.scanner.crystal_count()) * double(c_.scanner.crystal_count() - 1);
+      op_->set_randoms_per_lor(corr.any() ? 0.0 : delayed / lors);
+      std::unique_ptr<pet::PriorOperator> prior;
+      if (pet::uses_prior(recon.algorithm)) prior = pet::make_prior(backend_, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
+      if (c.mlem.halve_events) {  // code sample 4 (ML-EM only, as the run)
+        safir::MlemOptions o = c.mlem;
+        safir::run_mlem(*op_, grid.count(), 0, n, o, [&](int t, std::size_t) {
+          if (!after_iteration(t)) throw StopLoop{};
+        });
+      } else {
+        safir::FrameSubsets data(*op_, s_fov, 0, n, recon.subsets, &terms);
+        if (!start.empty()) {
+          data.set_image(start);
+        } else if (!terms.additive.empty()) {  // a flat start at the trues' scale (pet::flat_start_level)
+          double sum_s = 0, sum_c = 0;
+          for (double v : s_fov) sum_s += v;
+          for (double v : terms.additive) sum_c += v;
+          const double level = pet::flat_start_level(double(n), sum_c, sum_s);
+          std::vector<double> x(s_fov.size());
+          for (std::size_t j = 0; j < x.size(); ++j) x[j] = s_fov[j] > 0 ? level : 0.0;
+          data.set_image(x);
+        } else {
+          data.set_image(std::vector<double>(grid.count(), 1.0));
+        }
+        pet::reconstruct(data, recon, prior.get(), {.after_subset = {}, .after_iteration = after_iteration});
+      }
+    } catch (const PythonRaised&) {
+      restore_events();
+      rethrow_python();
+    } catch (const StopLoop&) {
+    }
+    image = op_->image();
+    restore_events();
+    return pet_result(std::move(image), std::move(saved), image_shape());
+  }
   std::string describe() const { return op_->describe(); }
   int iterations() const { return c_.mlem.iterations; }
   std::size_t event_count() const {
@@ -228,6 +326,20 @@ class SafirProjector {
     require_c_contiguous(a, "events");
     return static_cast<const std::uint32_t*>(a.data());
   }
+  // After a reconstruction: the events in the caller's order again, the randoms of set_randoms_per_lor
+  // 0 and, after a weighted sensitivity, the plain one back in the operator (for forward/back/mlem).
+  void restore_events() {
+    nb::gil_scoped_release release;
+    op_->set_randoms_per_lor(0.0);
+    if (weighted_) {
+      s_.reset();
+      weighted_ = false;
+      ensure_sensitivity();
+    } else {
+      op_->set_sensitivity(s_fov_);  // the subsets' s/S back to s
+      upload_events();
+    }
+  }
   void upload_events() {
     op_->set_events(events_);
     op_->set_window(0, events_.size());
@@ -239,9 +351,9 @@ class SafirProjector {
     s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
     // As a run: voxels outside the scanner's field of view (safir.fov_mask) keep s = 0 in the
     // operator; sensitivity() still returns the unmasked image, as sensitivity.nii does.
-    std::vector<double> s_fov = *s_;
-    if (c_.fov_mask) zero_outside<double>(s_fov, outside_field_of_view(c_.box.grid(), safir::field_of_view(c_.scanner)));
-    op_->set_sensitivity(s_fov);
+    s_fov_ = *s_;
+    if (c_.fov_mask) zero_outside<double>(s_fov_, outside_field_of_view(c_.box.grid(), safir::field_of_view(c_.scanner)));
+    op_->set_sensitivity(s_fov_);
     if (host_events_ && !events_.empty()) upload_events();
   }
 
@@ -255,12 +367,17 @@ class SafirProjector {
   }
 #endif
 
+  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
+  bool is_text_ = false;
+  std::vector<std::string> sets_;
   safir::SafirConfig c_;
+  bool weighted_ = false;  // the operator holds a weighted sensitivity (a reconstruction's terms)
   std::string backend_;
   std::unique_ptr<safir::ListModeOperator> op_;
   std::vector<Event> events_;
   bool host_events_ = false;  // events_ (and the backend's copy) hold the current list
   std::optional<std::vector<double>> s_;
+  std::vector<double> s_fov_;  // s_ with 0 outside the field of view: the operator's sensitivity
   int device_ = 0;
 #ifdef TOMO_HAVE_CUDA
   std::unique_ptr<safir::DeviceArrayProjector> dev_;  // over op_ (cuda backend only)
@@ -305,6 +422,8 @@ void bind_safir(nb::module_& m) {
       .def("sensitivity", &SafirProjector::sensitivity)
       .def("set_randoms_per_lor", &SafirProjector::set_randoms_per_lor, nb::arg("n"))
       .def("mlem", &SafirProjector::mlem, nb::arg("iterations"), nb::arg("halve_events"), nb::arg("callback").none())
+      .def("reconstruct", &SafirProjector::reconstruct, nb::arg("keys"), nb::arg("events"), nb::arg("delayed"),
+           nb::arg("x0").none(), nb::arg("callback").none())
       .def("describe", &SafirProjector::describe)
       .def_prop_ro("iterations", &SafirProjector::iterations)
       .def_prop_ro("event_count", &SafirProjector::event_count)

@@ -10,16 +10,26 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "compute/core/registry.hpp"
+#include "compute/pet/attenuation.hpp"
+#include "compute/pet/corrections.hpp"
+#include "compute/pet/prior.hpp"
+#include "compute/pet/scene_options.hpp"
+#include "compute/strip/attenuation.hpp"
+#include "compute/strip/background.hpp"
 #include "compute/strip/config.hpp"
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/mlem.hpp"
+#include "compute/strip/normalisation.hpp"
+#include "compute/strip/subsets.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/device.hpp"
+#include "python/src/pet_layer.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/strip/device_arrays.hpp"
 #endif
@@ -34,9 +44,39 @@ std::span<const Event> events_input(const AnyArray& a) {
   return {reinterpret_cast<const Event*>(p), a.shape(0)};
 }
 
+// The additive counts of strip.randoms / strip.scatter per event, as the CLI's run forms them
+// (docs/pet.md): a fraction f of the events spread uniformly over the event space (density
+// f·N / (L²·4R)) or a .npy of densities per event, in the projection's units; with attenuation or
+// normalisation each event's survival·efficiency as the multiplicative term. Empty without them.
+pet::ForwardTerms background_terms(const strip::StripConfig& c, std::span<const Event> events, std::span<const double> s,
+                                   const pet::AttenuationMap* mu, const strip::StripEfficiency* efficiency) {
+  const pet::CorrectionOptions& k = c.corrections;
+  if (!k.randoms.given() && !k.scatter.given()) return {};
+  const strip::StripGeometry& g = c.geometry;
+  std::vector<double> density(events.size(), 0.0);
+  for (const auto& [term, key] : {std::pair{&k.randoms, "strip.randoms.file"}, std::pair{&k.scatter, "strip.scatter.file"}}) {
+    if (term->fraction > 0)
+      for (double& d : density) d += term->fraction * double(events.size()) / strip::event_space_volume(g);
+    if (!term->file.empty()) {
+      const std::vector<double> v = pet::read_term_file(term->file, events.size(), key);
+      for (std::size_t e = 0; e < v.size(); ++e) density[e] += v[e];
+    }
+  }
+  pet::ForwardTerms t;
+  t.additive = strip::additive_counts(g, events, density, s);
+  if (mu || efficiency) {
+    t.multiplicative.resize(events.size());
+    for (std::size_t e = 0; e < events.size(); ++e)
+      t.multiplicative[e] = (mu ? strip::survival(*mu, g.R, events[e].z_u, events[e].z_d) : 1.0) *
+                            (efficiency ? efficiency->pair(events[e].z_u, events[e].z_d) : 1.0);
+  }
+  return t;
+}
+
 class StripProjector {
  public:
-  StripProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend) {
+  StripProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
+      : scene_(scene), is_text_(is_text), sets_(sets) {
     c_ = strip::StripConfig::from_scene(load_scene(scene, is_text, sets));
     auto& reg = BackendRegistry<strip::ListModeProjector>::instance();
     backend_ = reg.resolve(backend);
@@ -119,6 +159,92 @@ class StripProjector {
     }
     std::vector<double> rho = strip::rho_from_rho_prime(last, s, c_.sensitivity_threshold, outside_fov());
     return {to_numpy(std::move(rho), image_shape()), to_numpy(std::move(last), image_shape())};
+  }
+
+  // The reconstruction layer (docs/pet.md) over ρ', as the CLI's run: the scene's [strip] keys
+  // with `keys` ("strip.algorithm=...", the Python keywords) as overrides, read by the CLI's
+  // reader. x0: a start ρ' or None (strip.initial_image, or the flat start). Returns
+  // (ρ, ρ', [(iteration, ρ'), ...] of save_iterations).
+  nb::tuple reconstruct(const std::vector<std::string>& keys, const AnyArray& events, nb::object x0, nb::object callback) {
+    std::vector<std::string> all = sets_;
+    all.insert(all.end(), keys.begin(), keys.end());
+    const strip::StripConfig c = strip::StripConfig::from_scene(load_scene(scene_, is_text_, all));
+    const strip::StripGeometry& g = c_.geometry;
+    std::vector<double> given;
+    if (!x0.is_none()) {
+      const AnyArray a = nb::cast<AnyArray>(x0);
+      const double* p = double_input(a, "initial_image", image_shape());
+      given.assign(p, p + g.pixel_count());
+    }
+    set_events(events);
+    std::optional<pet::AttenuationMap> mu;
+    if (!c.corrections.attenuation_map.empty())
+      mu = pet::AttenuationMap::read(c.corrections.attenuation_map, "strip.attenuation_map");
+    std::optional<strip::StripEfficiency> efficiency;
+    if (!c.corrections.normalisation.empty())
+      efficiency = strip::StripEfficiency::from_npy(c.corrections.normalisation, g.L, "strip.normalisation");
+    const std::vector<double> s = strip::sensitivity_image(g);
+    const pet::ForwardTerms terms = background_terms(c, events_, s, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
+    const pet::ReconOptions& recon = c.pet.recon;
+    // The start: the caller's ρ', strip.initial_image, or flat (at the trues' level with additive terms).
+    const double level =
+        terms.empty() ? 1.0
+                      : pet::flat_start_level(double(events_.size()),
+                                              (c.corrections.randoms.fraction + c.corrections.scatter.fraction) *
+                                                  double(events_.size()),
+                                              double(g.pixel_count()));
+    const std::vector<double> start =
+        !given.empty() ? given
+        : c.pet.initial_image.empty()
+            ? std::vector<double>(g.pixel_count(), level)
+            : pet::read_initial_image(c.pet.initial_image, g.grid3().dims, "strip.initial_image");
+    SavedImages<double> saved;
+    const bool has_cb = !callback.is_none();
+    std::vector<double> rho_prime = start;
+    pet::SubsetPrimitives* data = nullptr;
+    const auto after_iteration = [&](int t) {
+      rho_prime = data->image();
+      if (std::find(c.save_iterations.begin(), c.save_iterations.end(), t) != c.save_iterations.end())
+        saved.emplace_back(t, rho_prime);
+      return !has_cb || pet_callback(callback, t, strip::rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside_fov()),
+                                     image_shape());
+    };
+    try {
+      nb::gil_scoped_release release;
+      auto& reg = BackendRegistry<strip::ListModeProjector>::instance();
+      const auto more = [&] {
+        auto p = reg.create(backend_);
+        p->configure(g, c_.resolution, c_.options);
+        return p;
+      };
+      ensure_current_events();
+      strip::EventSubsets subsets(
+          *op_, events_, recon.subsets, g.pixel_count(),
+          mu || efficiency ? strip::weighted_acceptance(g,
+                                                        [&](double z_u, double z_d) {
+                                                          return (mu ? strip::survival(*mu, g.R, z_u, z_d) : 1.0) *
+                                                                 (efficiency ? efficiency->pair(z_u, z_d) : 1.0);
+                                                        })
+                           : std::vector<double>{},
+          more, terms);
+      subsets.set_image(start);
+      data = &subsets;
+      std::unique_ptr<pet::PriorOperator> prior;
+      if (pet::uses_prior(recon.algorithm)) {
+        const Grid3 g3 = g.grid3();
+        prior = pet::make_prior(backend_, {g3.dims, g3.voxel_mm}, recon.prior, std::vector<double>(g.pixel_count(), 1.0));
+      }
+      pet::reconstruct(subsets, recon, prior.get(), {.after_subset = {}, .after_iteration = after_iteration});
+      if (recon.iterations == 0) rho_prime = subsets.image();
+    } catch (const PythonRaised&) {
+      op_current_ = false;
+      rethrow_python();
+    }
+    op_current_ = recon.subsets <= 1;  // with subsets the backend holds subset 0's events
+    std::vector<double> rho = strip::rho_from_rho_prime(rho_prime, s, c.sensitivity_threshold, outside_fov());
+    nb::list list;
+    for (auto& [t, x] : saved) list.append(nb::make_tuple(t, to_numpy(std::move(x), image_shape())));
+    return nb::make_tuple(to_numpy(std::move(rho), image_shape()), to_numpy(std::move(rho_prime), image_shape()), list);
   }
 
   DoubleArray sensitivity() const { return to_numpy(strip::sensitivity_image(c_.geometry), image_shape()); }
@@ -252,6 +378,9 @@ class StripProjector {
   }
 #endif
 
+  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
+  bool is_text_ = false;
+  std::vector<std::string> sets_;
   strip::StripConfig c_;
   std::unique_ptr<strip::ListModeProjector> op_;
   std::vector<Event> events_;  // the list of set_events, when host_copy_
@@ -294,6 +423,8 @@ void bind_strip(nb::module_& m) {
       .def("iterate_device", &StripProjector::iterate_device, nb::arg("rho_prime"), nb::arg("out"))
       .def("mlem_device", &StripProjector::mlem_device, nb::arg("iterations"), nb::arg("callback").none(),
            nb::arg("rho"), nb::arg("rho_prime"))
+      .def("reconstruct", &StripProjector::reconstruct, nb::arg("keys"), nb::arg("events"), nb::arg("x0").none(),
+           nb::arg("callback").none())
       .def("sensitivity", &StripProjector::sensitivity)
       .def("describe", &StripProjector::describe)
       .def_prop_ro("backend_name", &StripProjector::backend)

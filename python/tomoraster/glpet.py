@@ -128,3 +128,36 @@ def mlem(projector: Projector, y, iterations: int = 10, x0=None, callback=None):
         if callback is not None and callback(it, x) is False:
             break
     return x
+
+
+def reconstruct(projector: Projector, y, iterations: int | None = None, *, algorithm: str | None = None,
+                subsets: int | None = None, subset_order: str | None = None, subset_seed: int | None = None,
+                prior: Mapping[str, float] | None = None, relaxation: float | None = None,
+                relaxation_decay: float | None = None, attenuation_map=None, normalisation=None, randoms=None,
+                scatter=None, initial_image=None, save_iterations=None, callback=None):
+    """The PET reconstruction layer (docs/pet.md) on the projector's backend, as ``tomoraster run``
+    reconstructs the same scene: ML-EM, OSEM, MAP-RDP (BSREM) or OSL-RDP with the correction terms.
+
+    The keywords are the [glpet] scene keys (``algorithm="osem", subsets=8``,
+    ``prior={"beta": 0.03, "gamma": 2}``, ``randoms={"fraction": 0.2}``...); None keeps the
+    projector's scene value or the key's default, and they are checked by the CLI's reader
+    (ValueError in its words). ``normalisation`` and a term's ``file`` may be NumPy arrays (one
+    value per LOR), a number for ``randoms``/``scatter`` is the fraction, ``initial_image`` a path
+    or a (z, y, x) array; ``attenuation_map`` (a μ-map file, cm⁻¹) is added to the projector's σ_t
+    for this reconstruction. y: the LOR vector or the CLI's 5-D counts.npy.
+    Returns the image (z, y, x) float32; with ``save_iterations`` also {iteration: image}.
+    callback(iteration, x) after each iteration; return False to stop.
+    """
+    from . import _pet
+    y = np.ascontiguousarray(projector.lors(y), dtype=np.float32)
+    _checks.counts("y", y, "glpet.reconstruct")
+    _core.check_counts_total(float(y.sum()), "glpet.reconstruct", "y")
+    keys = dict(algorithm=algorithm, subsets=subsets, subset_order=subset_order, subset_seed=subset_seed, prior=prior,
+                relaxation=relaxation, relaxation_decay=relaxation_decay, attenuation_map=attenuation_map,
+                normalisation=normalisation, randoms=randoms, scatter=scatter, initial_image=initial_image,
+                save_iterations=save_iterations)
+    with _pet.Keys("glpet", "glpet.reconstruct", iterations, keys, projector.image_shape, np.float32) as k:
+        if iterations is not None and callback is None:
+            callback = _checks.progress_callback(None, int(iterations), "glpet reconstruct")
+        x, saved = _checks.call(projector._op.reconstruct, k.sets, y, k.x0, callback)
+    return (x, dict(saved)) if k.saving else x

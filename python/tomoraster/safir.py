@@ -102,3 +102,39 @@ def mlem(projector: Projector, events, iterations: int | None = None, halve_even
         projector._op.mlem_device(n, halve_events, step, image)
         return image
     return projector._op.mlem(n, halve_events, callback)
+
+
+def reconstruct(projector: Projector, events, iterations: int | None = None, *, delayed: int = 0,
+                algorithm: str | None = None, subsets: int | None = None, subset_order: str | None = None,
+                subset_seed: int | None = None, prior: Mapping[str, float] | None = None,
+                relaxation: float | None = None, relaxation_decay: float | None = None, attenuation_map=None,
+                normalisation=None, randoms=None, scatter=None, initial_image=None, save_iterations=None,
+                callback=None):
+    """The PET reconstruction layer (docs/pet.md) on the projector's backend, as ``tomoraster run``
+    reconstructs the same events (one frame): ML-EM, OSEM, MAP-RDP (BSREM) or OSL-RDP with the
+    correction terms.
+
+    The keywords are the [safir] scene keys (``algorithm="osem", subsets=8``,
+    ``prior={"beta": 0.02}``, ``randoms={"fraction": 0.2}``...); None keeps the projector's scene
+    value or the key's default, and they are checked by the CLI's reader (ValueError in its
+    words). ``normalisation`` may be a NumPy array (one efficiency per crystal), a term's ``file``
+    one value per event (acquisition order), a number for ``randoms``/``scatter`` the fraction,
+    ``initial_image`` a path or a (z, y, x) array, ``attenuation_map`` a μ-map file (cm⁻¹).
+    delayed: the delayed coincidences (``events()``'s third value): without a randoms term they
+    are the run's randoms estimate, spread over the LORs. Returns the image (z, y, x) float64;
+    with ``save_iterations`` also {iteration: image}. callback(iteration, image) after each
+    iteration; return False to stop. The projector keeps the events in their order afterwards.
+    """
+    from . import _pet
+    if isinstance(delayed, bool) or not isinstance(delayed, (int, np.integer)) or delayed < 0:
+        raise ValueError(f"safir.reconstruct: delayed must be an integer >= 0, got {delayed!r}")
+    keys = dict(algorithm=algorithm, subsets=subsets, subset_order=subset_order, subset_seed=subset_seed, prior=prior,
+                relaxation=relaxation, relaxation_decay=relaxation_decay, attenuation_map=attenuation_map,
+                normalisation=normalisation, randoms=randoms, scatter=scatter, initial_image=initial_image,
+                save_iterations=save_iterations)
+    with _pet.Keys("safir", "safir.reconstruct", iterations, keys, projector.image_shape, np.float64) as k:
+        n = projector._op.iterations if iterations is None else int(iterations)
+        callback = _progress(callback, n, "safir reconstruct")
+        image, saved = _checks.call(projector._op.reconstruct, k.sets, events, float(delayed), k.x0, callback)
+    projector._events = len(events)
+    return (image, dict(saved)) if k.saving else image

@@ -139,3 +139,40 @@ def _no_host_out(out):
 def _progress(callback, total, desc):
     """The user's callback, a tqdm bar, or a no-op (see _checks.progress_callback)."""
     return _checks.progress_callback(callback, total, desc)
+
+
+def reconstruct(projector: Projector, events, iterations: int | None = None, *, algorithm: str | None = None,
+                subsets: int | None = None, subset_order: str | None = None, subset_seed: int | None = None,
+                prior: Mapping[str, float] | None = None, relaxation: float | None = None,
+                relaxation_decay: float | None = None, attenuation_map=None, normalisation=None, randoms=None,
+                scatter=None, initial_image=None, save_iterations=None, callback=None,
+                return_rho_prime: bool = False):
+    """The PET reconstruction layer (docs/pet.md) over ρ' on the projector's backend, as
+    ``tomoraster run`` reconstructs the same events: ML-EM, OSEM, MAP-RDP (BSREM) or OSL-RDP with
+    the correction terms. Returns ρ = ρ'/s in the field of view (the CLI's rho.nii), and ρ' too
+    with return_rho_prime=True; with ``save_iterations`` also {iteration: ρ'} (the CLI's
+    rho_prime_iter files).
+
+    The keywords are the [strip] scene keys (``algorithm="osem", subsets=8``,
+    ``prior={"beta": 0.08}``, ``randoms={"fraction": 0.2}``...); None keeps the projector's scene
+    value or the key's default, and they are checked by the CLI's reader (ValueError in its
+    words). ``normalisation`` may be a NumPy array (2N strip-segment efficiencies), a term's
+    ``file`` one density per event, a number for ``randoms``/``scatter`` the fraction,
+    ``initial_image`` a path or an (n_y, n_z) ρ' array, ``attenuation_map`` a μ-map file (cm⁻¹).
+    callback(iteration, rho) after each iteration; return False to stop.
+    """
+    from . import _pet
+    keys = dict(algorithm=algorithm, subsets=subsets, subset_order=subset_order, subset_seed=subset_seed, prior=prior,
+                relaxation=relaxation, relaxation_decay=relaxation_decay, attenuation_map=attenuation_map,
+                normalisation=normalisation, randoms=randoms, scatter=scatter, initial_image=initial_image,
+                save_iterations=save_iterations)
+    if is_cuda_array(events):
+        raise TypeError("strip.reconstruct: events: a NumPy array is needed (strip.mlem takes CUDA events)")
+    with _pet.Keys("strip", "strip.reconstruct", iterations, keys, projector.image_shape, np.float64) as k:
+        n = projector._op.iterations if iterations is None else int(iterations)
+        callback = _progress(callback, n, "strip reconstruct")
+        rho, rho_prime, saved = _checks.call(projector._op.reconstruct, k.sets, events, k.x0, callback)
+    out = (rho, rho_prime) if return_rho_prime else rho
+    if k.saving:
+        return (*out, dict(saved)) if return_rho_prime else (rho, dict(saved))
+    return out
