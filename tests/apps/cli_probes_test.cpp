@@ -88,6 +88,8 @@ void make_inputs(const fs::path& d) {
   std::ofstream(d / "xy.dat") << "header\nTITLE: t\ndata\n1 1 0.1\n1.5 abc 0.1\n";
   std::ofstream(d / "xy_badvalue.msr") << msr_head << "RUN xy.dat X PSI ASCII\nfittype 8\nxy-data 1 2\nfit 0 2\n";
   std::ofstream(d / "garbage.bin", std::ios::binary) << std::string(2000, '\x07');
+  std::ofstream(d / "damaged.msr") << msr_head << "RUN damaged X PSI PSI-MDU\nnorm 1\nforward 1\nbackgr.fix 0\n";
+  std::ofstream(d / "damaged.mdu", std::ios::binary) << "ZZ" << std::string(2000, '\0');
 }
 
 const Probe kProbes[] = {
@@ -194,6 +196,7 @@ const Probe kProbes[] = {
     {"fit bad.msr -o out", 2, "bad.msr:3: value: '1O' is not a finite number"},
     {"fit nodata.msr -o out", 2, "data file 'missing.bin' not found"},
     {"fit garbage.msr -o out", 2, "does not start with \"1N\""},
+    {"fit damaged.msr -o out", 2, "damaged.mdu': format id 'ZZ' is not M3, T4 or T5 (not a PSI-MDU file)"},
     {"fit garbage.msr --backend nosuch -o out", 2, "unknown backend 'nosuch'"},
     {"fit fittype6.msr -o out", 2, "fittype6.msr:8: fittype '6' is not supported"},
     {"fit rrf_units.msr -o out", 2, "rrf_units.msr:8: rrf_freq unit 'G' is not MHz, Mc or T"},

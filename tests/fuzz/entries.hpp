@@ -195,7 +195,11 @@ inline bool safir_castor(const std::uint8_t* data, std::size_t size) {
   MemoryFile cdf(reinterpret_cast<const std::uint8_t*>(body.data()), body.size());
   const std::string header = std::string(head) + "\nData filename: " + cdf.path().string() + "\n";
   MemoryFile cdh(reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
-  return accepted([&] { (void)safir::read_castor(cdh.path(), safir::Scanner{}); });
+  // With the per-event correction fields read too, so their checks are fuzzed.
+  return accepted([&] {
+    safir::CastorCorrections corrections;
+    (void)safir::read_castor(cdh.path(), safir::Scanner{}, &corrections);
+  });
 }
 
 // fdk's projection-matrix files (text or .npy (N, 3, 4)) and raw projection stacks (.npy, NIfTI).

@@ -170,17 +170,23 @@ inline std::map<std::string, std::vector<Bytes>> seeds() {
   {
     const auto dir = std::filesystem::temp_directory_path() / ("tomo-fuzz-castor-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    safir::write_castor(dir / "seed.cdh", lm, ssc);
     auto bytes_of = [](const std::filesystem::path& p) {
       std::ifstream in(p, std::ios::binary);
       return Bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     };
-    Bytes b = bytes_of(dir / "seed.cdh");
-    b.insert(b.end(), kCastorSplit.begin(), kCastorSplit.end());
-    const Bytes cdf = bytes_of(dir / "seed.cdf");
-    b.insert(b.end(), cdf.begin(), cdf.end());
+    auto castor_seed = [&](const safir::CastorCorrections& c) {
+      safir::write_castor(dir / "seed.cdh", lm, ssc, c);
+      Bytes b = bytes_of(dir / "seed.cdh");
+      b.insert(b.end(), kCastorSplit.begin(), kCastorSplit.end());
+      const Bytes cdf = bytes_of(dir / "seed.cdf");
+      b.insert(b.end(), cdf.begin(), cdf.end());
+      out["safir_castor"].push_back(b);
+    };
+    castor_seed({});
+    // Every per-event correction field present (their header flags set).
+    castor_seed({.attenuation = {1.5f, 2.0f}, .scatter = {0.1f, 0.2f}, .random = {0.3f, 0.0f},
+                 .normalisation = {1.1f, 0.9f}});
     std::filesystem::remove_all(dir);
-    out["safir_castor"].push_back(b);
   }
   out["projection_stack"].push_back(written(".nii", [&](const auto& p) { write_nifti(p, v); }));  // 3 cols, 2 rows
 
