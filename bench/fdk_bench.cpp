@@ -10,7 +10,8 @@
 //        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only --projector-settings LIST
 //        --no-exact-transpose]: the projector pair and the
 //        iterative algorithms instead (fdk_bench_projector.cpp)
-//        --b-variants [--b-cases 256,rabbit --b-reps 3 --b-dump DIR]: candidate kernels of the
+//        --b-variants [--b-cases 256,rabbit --b-reps 3 --b-only PARTS --b-sweep-top 3
+//        --b-dump DIR]: candidate kernels of the
 //        projector pair's B side by side (fdk_bench_bvariants.cpp)
 #include <algorithm>
 #include <cmath>
@@ -80,6 +81,9 @@ Args parse_args(int argc, char** argv) {
   app.add_flag("--b-variants", a.b_variants, "time candidate kernels of the projector pair's B instead");
   app.add_option("--b-cases", a.bvar.cases, "--b-variants: 256 and/or rabbit")->capture_default_str();
   app.add_option("--b-reps", a.bvar.reps, "--b-variants: timed runs (median)")->capture_default_str();
+  app.add_option("--b-only", a.bvar.only, "--b-variants: comma-separated name parts (default: every variant)");
+  app.add_option("--b-sweep-top", a.bvar.sweep_top, "--b-variants: block shapes of this many fastest")
+      ->capture_default_str();
   app.add_option("--b-dump", a.bvar.dump, "--b-variants: folder for astra_bp_variants.py");
   app.add_flag("--projector", a.projector, "time the projector pair and one SIRT/CGLS iteration instead");
   app.add_option("--projector-L", a.proj.L, "--projector: volume size")->capture_default_str();
