@@ -230,8 +230,8 @@ __global__ void __launch_bounds__(256) tiled_kernel(const Args a, const __grid_c
 // sample is two 8-byte shared reads instead of four 4-byte ones (the gather is issue-bound).
 template <int kV, bool kPairs>
 __global__ void __launch_bounds__(256) tiled_multi_kernel(const Args a, const __grid_constant__ ViewBlock<kMaxAll> b,
-                                                          int count) {
-  extern __shared__ float4 smem4[];  // kV tiles of kTileMax entries (float or float2)
+                                                          int count, int cap) {
+  extern __shared__ float4 smem4[];  // kV tiles of `cap` entries (float or float2)
   float* tiles = reinterpret_cast<float*>(smem4);
   constexpr int kEntry = kPairs ? 2 : 1;
   const int tx = threadIdx.x, ty = threadIdx.y, lane = (ty * blockDim.x + tx) & 31;
@@ -268,15 +268,15 @@ __global__ void __launch_bounds__(256) tiled_multi_kernel(const Args a, const __
       v0[m] = static_cast<int>(floorf(vmin)) - 1;
       tw[m] = static_cast<int>(floorf(umax)) - u0[m] + 3;
       th[m] = static_cast<int>(floorf(vmax)) - v0[m] + 3;
-      fits[m] = n0 + m < count && tw[m] > 0 && th[m] > 0 && tw[m] <= kTileMax && th[m] <= kTileMax &&
-                tw[m] * th[m] <= kTileMax;
+      fits[m] = n0 + m < count && tw[m] > 0 && th[m] > 0 && tw[m] <= cap && th[m] <= cap &&
+                tw[m] * th[m] <= cap;
     }
     __syncthreads();  // the previous pass's reads are done
 #pragma unroll
     for (int m = 0; m < kV; ++m) {
       if (!fits[m]) continue;
       const float* img = a.pad + static_cast<size_t>(n0 + m) * a.W * a.H;
-      float* tile = tiles + m * kTileMax * kEntry;
+      float* tile = tiles + m * cap * kEntry;
       for (int r = ty; r < th[m]; r += blockDim.y) {
         const int gv = v0[m] + r;
         const bool row_ok = gv >= 0 && gv < a.H;
@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(256) tiled_multi_kernel(const Args a, const __
       if (fits[m]) {
         const float lu = pu - u0[m], fu = floorf(lu), au = lu - fu;
         const int iu = static_cast<int>(fu), W = tw[m];
-        const float* tile = tiles + m * kTileMax * kEntry;
+        const float* tile = tiles + m * cap * kEntry;
 #pragma unroll
         for (int q = 0; q < 16; ++q) {
           const float lv = fmaf(static_cast<float>(q), dv, pv0) - v0[m], fv = floorf(lv), av = lv - fv;
@@ -344,11 +344,12 @@ __global__ void __launch_bounds__(256) tiled_multi_kernel(const Args a, const __
 }
 
 template <int kV, bool kPairs>
-void launch_tiled_multi(const Args& a, const ViewBlock<kMaxAll>& b, int count, dim3 grid, dim3 block, cudaStream_t s) {
-  const int bytes = kV * kTileMax * (kPairs ? 2 : 1) * static_cast<int>(sizeof(float));
+void launch_tiled_multi(const Args& a, const ViewBlock<kMaxAll>& b, int count, int cap, dim3 grid, dim3 block,
+                        cudaStream_t s) {
+  const int bytes = kV * cap * (kPairs ? 2 : 1) * static_cast<int>(sizeof(float));
   const void* k = reinterpret_cast<const void*>(tiled_multi_kernel<kV, kPairs>);
   TOMO_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  tiled_multi_kernel<kV, kPairs><<<grid, block, bytes, s>>>(a, b, count);
+  tiled_multi_kernel<kV, kPairs><<<grid, block, bytes, s>>>(a, b, count, cap);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -467,6 +468,9 @@ std::vector<Variant> variants() {
       {"tiled shared (exact) z16 z-invariant 64x2", 1, 16, Z::invariant, M::param_all, 64, 2, false, true},
       {"tiled shared (exact) z16 z-invariant 64x4", 1, 16, Z::invariant, M::param_all, 64, 4, false, true},
       {"tiled x2 views z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 2},
+      {"tiled x2 views z16 32x8 cap2048", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 2, false, 2048},
+      {"tiled x4 views z16 32x4 cap2048", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 4, false, 2048},
+      {"tiled x1 view z16 32x4 cap2048", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 1, false, 2048},
       {"tiled x4 views z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 4},
       {"tiled x4 views z16 32x4", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 4},
       {"tiled x4 views z16 64x4", 1, 16, Z::invariant, M::param_all, 64, 4, false, true, 4},
@@ -540,7 +544,7 @@ bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
     }
 #define TOMO_TILE_CASE(V, P)                                 \
   if (v.tile_views == V && v.tile_pairs == P) {              \
-    launch_tiled_multi<V, P>(a, b, in.views, grid, block, s); \
+    launch_tiled_multi<V, P>(a, b, in.views, v.tile_cap, grid, block, s); \
     return true;                                             \
   }
     TOMO_TILE_CASE(1, false)

@@ -37,6 +37,7 @@ struct Variant {
   // of (pixel, right neighbour) pairs: two 8-byte shared reads a sample instead of four.
   int tile_views = 0;
   bool tile_pairs = false;
+  int tile_cap = 4096;  // entries of one view's tile (the multi-view kernels); larger footprints: loads
   bool needs_texture() const { return ldg_every != 1 && !tiled; }
   bool needs_padded() const { return ldg_every != 0 || tiled; }
 };
