@@ -3,7 +3,6 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
-#include "cuda/fdk/voxel_back_tiled.hpp"
 
 namespace tomo::fdk::cuda_detail {
 namespace {
@@ -148,11 +147,6 @@ void launch_weight_layers(const float* y, const int* views, const float* weights
 
 void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
                        Sampling sampling, cudaStream_t stream) {
-  // Exact weights on a z-invariant geometry: the shared-memory tiled gather (the same samples).
-  if (sampling == Sampling::loads && l.z_invariant && l.all_in_front && count > 0) {
-    launch_back_voxel_tiled(l, first, matrices12, count, stream);
-    return;
-  }
   for (int n0 = 0; n0 < count; n0 += kVoxelBackViews) {
     const int c = count - n0 < kVoxelBackViews ? count - n0 : kVoxelBackViews;
     ViewBlock b{};
