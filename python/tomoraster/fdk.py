@@ -77,7 +77,9 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     NumPy, or CuPy/PyTorch with backend="cuda": then every step runs on the GPU where the stack
     lies (ln(i0/I) in float64, the weights and ramp filter with cuFFT into a scratch chunk, the
     back-projection accumulated chunk by chunk); the stack is not modified. filter_backend="cpu"
-    (or any other than "auto"/"cuda") filters a host copy of each chunk instead.
+    (or any other than "auto"/"cuda") filters a host copy of each chunk instead. NumPy stacks: each
+    filtered chunk is back-projected into one volume held by the backend (on the GPU for cuda),
+    which comes back once.
     callback(done, total) after each chunk of `chunk` projections is filtered and back-projected;
     returning False stops and returns the partial volume."""
     if len(getattr(projections, "shape", ())) != 3:
