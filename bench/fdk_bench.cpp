@@ -10,7 +10,8 @@
 //        --projector-reps 5 --cpu-views 4 --dump DIR --no-sweep --sweep-only --projector-settings LIST
 //        --no-exact-transpose]: the projector pair and the
 //        iterative algorithms instead (fdk_bench_projector.cpp)
-//        --b-variants [--b-cases 256,rabbit --b-reps 3 --b-dump DIR]: candidate kernels of the
+//        --b-variants [--b-cases 256,rabbit --b-reps 3 --b-only PARTS --b-sweep-top 3
+//        --b-dump DIR]: candidate kernels of the
 //        projector pair's B side by side (fdk_bench_bvariants.cpp)
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/fdk_bench_accuracy.hpp"
 #include "bench/fdk_bench_bvariants.hpp"
 #include "bench/fdk_bench_projector.hpp"
 #include "bench/harness.hpp"
@@ -41,6 +43,11 @@ using namespace tomo;
 using namespace tomo::fdk;
 
 namespace {
+
+namespace accuracy = tomo::fdk::bench_accuracy;
+using accuracy::psnr_vs_cpu;
+using accuracy::Reference;
+using accuracy::References;
 
 struct Args {
   std::vector<int> sizes{128, 256, 512, 1024};
@@ -80,6 +87,9 @@ Args parse_args(int argc, char** argv) {
   app.add_flag("--b-variants", a.b_variants, "time candidate kernels of the projector pair's B instead");
   app.add_option("--b-cases", a.bvar.cases, "--b-variants: 256 and/or rabbit")->capture_default_str();
   app.add_option("--b-reps", a.bvar.reps, "--b-variants: timed runs (median)")->capture_default_str();
+  app.add_option("--b-only", a.bvar.only, "--b-variants: comma-separated name parts (default: every variant)");
+  app.add_option("--b-sweep-top", a.bvar.sweep_top, "--b-variants: block shapes of this many fastest")
+      ->capture_default_str();
   app.add_option("--b-dump", a.bvar.dump, "--b-variants: folder for astra_bp_variants.py");
   app.add_flag("--projector", a.projector, "time the projector pair and one SIRT/CGLS iteration instead");
   app.add_option("--projector-L", a.proj.L, "--projector: volume size")->capture_default_str();
@@ -149,34 +159,6 @@ ProjectionStack timing_data(const Args& a) {
   return p;
 }
 
-// The z-slices k_s = step/2 + s·step (step = L / S) of the L³ RabbitCT volume as a grid of their
-// own: same x/y voxels, z spacing step·R_L. The cpu reference runs on it (OpenMP over rows).
-Grid3 slice_subset_grid(int L, int S) {
-  const Grid3 full = rabbit_grid(L);
-  S = std::min(S, L);
-  const int step = L / S;
-  Grid3 g = full;
-  g.dims[2] = S;
-  g.voxel_mm[2] = full.voxel_mm[2] * step;
-  g.origin_mm[2] = full.origin_mm[2] + (step / 2) * full.voxel_mm[2];
-  return g;
-}
-std::vector<int> slice_subset(int L, int S) {
-  S = std::min(S, L);
-  std::vector<int> k;
-  for (int s = 0; s < S; ++s) k.push_back(L / S / 2 + s * (L / S));
-  return k;
-}
-// The subset's slices of a full L³ volume, on the subset grid.
-VolumeF extract_slices(const VolumeF& v, const Grid3& sub, const std::vector<int>& ks) {
-  VolumeF out(sub);
-  const std::size_t slice = static_cast<std::size_t>(sub.dims[0]) * sub.dims[1];
-  for (std::size_t s = 0; s < ks.size(); ++s)
-    std::copy_n(v.data.begin() + static_cast<std::ptrdiff_t>(ks[s] * slice), slice,
-                out.data.begin() + static_cast<std::ptrdiff_t>(s * slice));
-  return out;
-}
-
 double seed_table4_ms(int L) {  // [Hofmann2010] Table 4, CUDA 2.1 on a QuadroFX 5600 (ms per projection)
   switch (L) {
     case 128: return 4.00;
@@ -190,8 +172,6 @@ double zinsser_keck_total_ms(int L) {  // Fully3D 2013, GTX 680: < 1 s at 512³,
 }
 
 double finite_or(double x, double y) { return std::isfinite(x) ? x : y; }
-
-const std::array<float, 2> kHu{50000.0f, 0.0f};  // the phantom's skull (0.02 mm⁻¹) = 1000 HU
 
 std::vector<std::string> backends_to_run(const Args& a) {
   if (!a.backends.empty()) return a.backends;
@@ -217,70 +197,6 @@ double fetch_ceiling(const Args& a, nlohmann::json& out) {
   (void)out;
 #endif
   return ceiling_g;
-}
-
-// Accuracy: the default scene's problem (124 views of 312×240 at 1.28 mm), cpu vs each backend.
-void small_accuracy(const Args& a, const std::vector<std::string>& backends, nlohmann::json& out) {
-  auto& reg = BackendRegistry<ConeBeamBackprojector>::instance();
-  CArmGeometry g;
-  g.projections = 124;
-  g.sx = 312;
-  g.sy = 240;
-  g.pixel_mm = 1.28;
-  const ProjectionStack p = simulate_preprocessed(shepp_logan_3d(), g, {});
-  const Grid3 grid = rabbit_grid(a.psnr_L);
-  auto cpu = reg.create("cpu");
-  const VolumeF ref = reconstruct(*cpu, grid, p, 31);
-  const auto ref_hu = to_hu(ref, kHu);
-  for (const auto& b : backends)
-    for (const Interpolation mode : {Interpolation::hardware, Interpolation::exact}) try {
-        const std::string interp = to_string(mode);
-        auto op = reg.create(b);
-        BackprojectorOptions o;
-        o.interpolation = mode;
-        op->configure(o);
-        const VolumeF v = reconstruct(*op, grid, p, 31);
-        const RabbitMetric m = rabbit_metric(to_hu(v, kHu), ref_hu);
-        const double rel = relative_l2(v.data, ref.data);
-        std::printf("accuracy %s/%s at L=%d vs cpu: PSNR %.1f dB, RMSE %.3f HU, max %g HU, rel. L2 %.2e\n",
-                    b.c_str(), interp.c_str(), a.psnr_L, m.psnr_db, m.rmse, m.max_abs, rel);
-        out["accuracy"][b][interp] = {{"L", a.psnr_L},
-                                      {"psnr_db", std::isfinite(m.psnr_db) ? m.psnr_db : 999.0},
-                                      {"rmse_hu", m.rmse},
-                                      {"max_abs_hu", m.max_abs},
-                                      {"rel_l2", rel}};
-      } catch (const std::exception& e) {
-        std::printf("accuracy %s/%s failed: %s\n", b.c_str(), to_string(mode).c_str(), e.what());
-      }
-}
-
-// Full-size accuracy: the cpu reference on a strided subset of z-slices, once per L.
-struct Reference {
-  Grid3 grid;
-  std::vector<int> slices;
-  std::vector<float> hu;  // RabbitCT HU (to_hu)
-};
-using References = std::map<int, Reference>;
-
-References cpu_references(const Args& a, const ProjectionStack& p, nlohmann::json& out) {
-  References refs;
-  for (int L : a.sizes) {
-    if (std::find(a.psnr_sizes.begin(), a.psnr_sizes.end(), L) == a.psnr_sizes.end()) continue;
-    Reference r{slice_subset_grid(L, a.psnr_slices), slice_subset(L, a.psnr_slices), {}};
-    auto cpu = BackendRegistry<ConeBeamBackprojector>::instance().create("cpu");
-    BackprojectTiming t;
-    r.hu = to_hu(reconstruct(*cpu, r.grid, p, 62, &t), kHu);
-    std::printf("cpu reference at L=%d on %zu z-slices (k = %d, %d, ... step %d): %.1f s\n", L, r.slices.size(),
-                r.slices.front(), r.slices.size() > 1 ? r.slices[1] : r.slices.front(), L / int(r.slices.size()),
-                t.total_ms / 1000);
-    out["cpu_reference"].push_back({{"L", L}, {"slices", r.slices}, {"ms", t.total_ms}});
-    refs.emplace(L, std::move(r));
-  }
-  return refs;
-}
-
-RabbitMetric psnr_vs_cpu(const Reference& r, const VolumeF& v) {
-  return rabbit_metric(to_hu(extract_slices(v, r.grid, r.slices), kHu), r.hu);
 }
 
 struct Row {
@@ -397,12 +313,12 @@ int main(int argc, char** argv) {
   out["projections"] = a.projections;
   out["detector"] = {a.sx, a.sy};
   const double ceiling_g = fetch_ceiling(a, out);
-  small_accuracy(a, backends, out);
+  accuracy::small_accuracy(a.psnr_L, backends, out);
 
   // Speed: full RabbitCT geometry.
   std::printf("simulating %d projections of %dx%d ...\n", a.projections, a.sx, a.sy);
   const ProjectionStack p = timing_data(a);
-  const References refs = cpu_references(a, p, out);
+  const accuracy::References refs = accuracy::cpu_references(a.sizes, a.psnr_sizes, a.psnr_slices, p, out);
   std::vector<Row> rows;
   for (const auto& b : backends)
     for (int L : a.sizes)

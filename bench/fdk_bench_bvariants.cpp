@@ -221,7 +221,15 @@ nlohmann::json run_case(const Options& o, const Case& c) {
                     {"kz", v.kz}, {"ldg_every", v.ldg_every}});
     ranked.push_back({ms, v});
   };
-  for (const fb::Variant& v : fb::variants()) time_one(v);
+  auto chosen = [&](const std::string& name) {
+    if (o.only.empty()) return true;
+    std::stringstream parts(o.only);
+    for (std::string part; std::getline(parts, part, ',');)
+      if (!part.empty() && name.find(part) != std::string::npos) return true;
+    return false;
+  };
+  for (const fb::Variant& v : fb::variants())
+    if (chosen(v.name)) time_one(v);
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto best = ranked;
   std::printf("  block shapes of the %d fastest:\n", o.sweep_top);

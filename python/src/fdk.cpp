@@ -68,6 +68,43 @@ class FdkBackprojector {
     }
     return to_numpy(std::move(v.data), volume_shape());
   }
+  // A back-projection accumulated on the backend (on the GPU for cuda) over several NumPy chunks:
+  // begin() zeroes it, add() back-projects one chunk into it, finish() returns it, so the volume
+  // crosses to the host once, not once per chunk.
+  void begin() {
+    {
+      nb::gil_scoped_release release;
+      op_->synchronize();
+      op_->reset(grid_);
+    }
+    held_ = AnyArray();
+    begun_ = true;
+  }
+  void add(const AnyArray& projections, const AnyArray& matrices) {
+    if (!begun_) throw nb::value_error("add(): call begin() first");
+    require_host(projections, "projections", backend_);
+    const auto [n, rows, cols] = stack_shape(projections);
+    const float* pix = float_input(projections, "projections", {n, rows, cols});
+    const std::vector<fdk::Mat34> mats = matrices_of(matrices, n);
+    {
+      nb::gil_scoped_release release;
+      op_->synchronize();  // the previous chunk has been read: it may go
+    }
+    held_ = projections;  // this one stays alive until the backend has read it (copies may be queued)
+    nb::gil_scoped_release release;
+    op_->backproject({int(cols), int(rows), int(n), mats.data(), pix});
+  }
+  FloatArray finish() {
+    if (!begun_) throw nb::value_error("finish(): call begin() first");
+    VolumeF v;
+    {
+      nb::gil_scoped_release release;
+      v = op_->volume();
+    }
+    held_ = AnyArray();
+    begun_ = false;
+    return to_numpy(std::move(v.data), volume_shape());
+  }
   // CUDA projections into the CUDA volume `out` (written in place, or added to with accumulate).
   void backproject_device(const AnyArray& projections, const AnyArray& matrices, const OutArray& out, bool accumulate) {
     require_cuda_backend("projections", backend_, "fdk: CUDA arrays");
@@ -115,6 +152,8 @@ class FdkBackprojector {
   fdk::BackprojectorOptions options_;
   std::unique_ptr<fdk::ConeBeamBackprojector> op_;
   int device_ = 0;
+  AnyArray held_;  // the chunk add() queued last
+  bool begun_ = false;
 #ifdef TOMO_HAVE_CUDA
   std::unique_ptr<fdk::DeviceBackprojector> dev_;
 #endif
@@ -208,6 +247,9 @@ void bind_fdk(nb::module_& m) {
       .def(nb::init<const std::string&, std::vector<int>, std::vector<double>, std::vector<double>, const std::string&>(),
            nb::arg("backend"), nb::arg("voxels"), nb::arg("voxel_mm"), nb::arg("origin_mm"), nb::arg("interpolation"))
       .def("backproject", &FdkBackprojector::backproject, nb::arg("projections"), nb::arg("matrices"))
+      .def("begin", &FdkBackprojector::begin)
+      .def("add", &FdkBackprojector::add, nb::arg("projections"), nb::arg("matrices"))
+      .def("finish", &FdkBackprojector::finish)
       .def("backproject_device", &FdkBackprojector::backproject_device, nb::arg("projections"), nb::arg("matrices"),
            nb::arg("out"), nb::arg("accumulate"))
       .def("describe", &FdkBackprojector::describe)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compute/core/registry.hpp"
+#include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/iterative.hpp"
 #include "compute/fdk/iterative_run.hpp"
@@ -24,12 +25,18 @@ namespace {
 class FdkConeBeam {
  public:
   FdkConeBeam(const std::string& backend, std::vector<int> voxels, std::vector<double> voxel_mm,
-              std::vector<double> origin_mm, int rows, int cols, const AnyArray& matrices, double step_voxels) {
+              std::vector<double> origin_mm, int rows, int cols, const AnyArray& matrices, double step_voxels,
+              const std::string& interpolation) {
     if (rows < 1 || cols < 1 || rows > 65536 || cols > 65536) throw nb::value_error("rows and cols must be 1..65536");
     if (!(step_voxels >= 0.01 && step_voxels <= 4.0)) throw nb::value_error("step_voxels must be in [0.01, 4]");
     geometry_ = {grid_of(voxels, voxel_mm, origin_mm), cols, rows, mats_of(matrices)};
     if (geometry_.matrices.empty()) throw nb::value_error("matrices: at least one view is needed");
+    options_.interpolation = interpolation_of(interpolation);
     backend_ = fdk::resolve_projector_backend(backend);
+    // cpu samples with fp32 weights only: "hardware" there would silently be the exact pair.
+    if (options_.interpolation == fdk::Interpolation::hardware && backend_ == "cpu")
+      throw nb::value_error("interpolation='hardware': the cpu backend has no texture unit and samples exactly; "
+                            "use interpolation='exact' or a GPU backend (cuda, gl-compute, gl)");
     op_ = BackendRegistry<fdk::ConeBeamProjector>::instance().create(backend_);
     options_.step_voxels = step_voxels;
     op_->configure(options_);
@@ -51,6 +58,16 @@ class FdkConeBeam {
     {
       nb::gil_scoped_release release;
       op_->back({y, geometry_.views() * geometry_.image_size()}, x);
+    }
+    return to_numpy(std::move(x), in_shape());
+  }
+  // B: the voxel-driven approximation of Aᵀ that SIRT, OS-SART and TV use (ASTRA's BP3D).
+  FloatArray back_voxel(const AnyArray& projections) {
+    const float* y = float_input(projections, "projections", out_shape());
+    std::vector<float> x(geometry_.grid.count());
+    {
+      nb::gil_scoped_release release;
+      op_->back_voxel({y, geometry_.views() * geometry_.image_size()}, x);
     }
     return to_numpy(std::move(x), in_shape());
   }
@@ -98,8 +115,14 @@ class FdkConeBeam {
   std::vector<double> origin_mm() const { return {geometry_.grid.origin_mm.begin(), geometry_.grid.origin_mm.end()}; }
   std::string describe() const { return op_->describe(); }
   std::string backend() const { return backend_; }
+  std::string interpolation() const { return fdk::to_string(options_.interpolation); }
 
  private:
+  static fdk::Interpolation interpolation_of(const std::string& name) {
+    for (const auto& row : fdk::kInterpolationNames)
+      if (row.name == name) return row.value;
+    throw nb::value_error(("interpolation must be 'exact' or 'hardware', not '" + name + "'").c_str());
+  }
   static fdk::Algorithm algorithm_of(const std::string& name) {
     for (const auto& row : fdk::kAlgorithmNames)
       if (row.name == name && row.value != fdk::Algorithm::fdk) return row.value;
@@ -116,16 +139,18 @@ class FdkConeBeam {
 void bind_fdk_cone(nb::module_& m) {
   nb::class_<FdkConeBeam>(m, "FdkConeBeam")
       .def(nb::init<const std::string&, std::vector<int>, std::vector<double>, std::vector<double>, int, int,
-                    const AnyArray&, double>(),
+                    const AnyArray&, double, const std::string&>(),
            nb::arg("backend"), nb::arg("voxels"), nb::arg("voxel_mm"), nb::arg("origin_mm"), nb::arg("rows"),
-           nb::arg("cols"), nb::arg("matrices"), nb::arg("step_voxels"))
+           nb::arg("cols"), nb::arg("matrices"), nb::arg("step_voxels"), nb::arg("interpolation") = "exact")
       .def("forward", &FdkConeBeam::forward, nb::arg("volume"))
       .def("back", &FdkConeBeam::back, nb::arg("projections"))
+      .def("back_voxel", &FdkConeBeam::back_voxel, nb::arg("projections"))
       .def("reconstruct", &FdkConeBeam::reconstruct, nb::arg("projections"), nb::arg("algorithm"),
            nb::arg("iterations"), nb::arg("subsets"), nb::arg("tv_lambda"), nb::arg("nonnegative"),
            nb::arg("cgls_backprojector"), nb::arg("callback").none())
       .def("describe", &FdkConeBeam::describe)
       .def_prop_ro("backend_name", &FdkConeBeam::backend)
+      .def_prop_ro("interpolation", &FdkConeBeam::interpolation)
       .def_prop_ro("in_shape", &FdkConeBeam::in_shape)
       .def_prop_ro("out_shape", &FdkConeBeam::out_shape)
       .def_prop_ro("voxel_mm", &FdkConeBeam::voxel_mm)

@@ -77,7 +77,9 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     NumPy, or CuPy/PyTorch with backend="cuda": then every step runs on the GPU where the stack
     lies (ln(i0/I) in float64, the weights and ramp filter with cuFFT into a scratch chunk, the
     back-projection accumulated chunk by chunk); the stack is not modified. filter_backend="cpu"
-    (or any other than "auto"/"cuda") filters a host copy of each chunk instead.
+    (or any other than "auto"/"cuda") filters a host copy of each chunk instead. NumPy stacks: each
+    filtered chunk is back-projected into one volume held by the backend (on the GPU for cuda),
+    which comes back once.
     callback(done, total) after each chunk of `chunk` projections is filtered and back-projected;
     returning False stops and returns the partial volume."""
     if len(getattr(projections, "shape", ())) != 3:
@@ -100,7 +102,8 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     out = empty_like_kind(projections, bp.volume_shape, "projections") if on_gpu else None
     device_filter = on_gpu and filter_backend in ("auto", "cuda")
     scratch = empty_like_kind(projections, (min(chunk, total), rows, cols), "projections") if device_filter else None
-    volume = None
+    if not on_gpu:  # NumPy: the volume is accumulated on the backend and comes back once
+        bp._op.begin()
     for n0 in range(0, total, chunk):
         part = np.ascontiguousarray(mats[n0:n0 + chunk])
         if device_filter:  # everything on the GPU, the filtered chunk in `scratch`
@@ -117,16 +120,14 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
             filtered = pre.apply(n0, raw)
             if on_gpu:
                 bp._op.backproject_device(_same_kind(filtered, projections), part, out, n0 > 0)
-            elif volume is None:
-                volume = bp.backproject(filtered, part)
             else:
-                volume += bp.backproject(filtered, part)
+                bp._op.add(filtered, part)
         done = min(n0 + chunk, total)
         if callback is not None and callback(done, total) is False:
             break
     if on_gpu:
         return out
-    return volume if volume is not None else np.zeros(bp.volume_shape, np.float32)
+    return bp._op.finish()
 
 
 def _check_stack(projections, matrices, count: bool = True) -> None:
@@ -297,21 +298,28 @@ def flat_dark(projections, flat, dark=None):
 
 class ConeBeam:
     """The cone-beam projector pair of the iterative algorithms on ``geometry``: ``forward``
-    (volume (z, y, x) → line integrals (N, rows, cols)) and ``back`` (its exact adjoint), on a
-    backend that has a forward projector (``"auto"``, ``"cpu"``, and the GPU ones where built).
-    ``step_voxels``: the sample spacing along each ray, in voxels."""
+    (volume (z, y, x) → line integrals (N, rows, cols)), ``back`` (its exact adjoint) and
+    ``back_voxel`` (B, the voxel-driven back-projection SIRT, OS-SART and TV use, as ASTRA's BP3D),
+    on a backend that has a forward projector (``"auto"``, ``"cpu"``, and the GPU ones where built).
+    ``step_voxels``: the sample spacing along each ray, in voxels. ``interpolation`` (the scene's
+    ``fdk.projector.interpolation``): ``"exact"`` samples with fp32 weights (the matched pair, within
+    1e-5 of cpu); ``"hardware"`` with the GPU texture unit's filter (8-bit weights, about 1e-3
+    relative; cuda: A and B, 2–8× faster; gl-compute and gl: B — their A is fixed, exact and
+    hardware respectively). The cpu backend has no texture unit: "hardware" there is a ValueError."""
 
-    def __init__(self, geometry: ConeGeometry, backend: str = "auto", step_voxels: float = 0.5):
+    def __init__(self, geometry: ConeGeometry, backend: str = "auto", step_voxels: float = 0.5,
+                 interpolation: str = "exact"):
         self.geometry = geometry
         g = geometry
         self._op = _core.FdkConeBeam(backend, list(g.voxels), list(g.voxel_mm), list(g.origin_mm), g.rows, g.cols,
-                                     g.matrices, float(step_voxels))
+                                     g.matrices, float(step_voxels), str(interpolation))
 
     in_shape = property(lambda self: tuple(self._op.in_shape))
     out_shape = property(lambda self: tuple(self._op.out_shape))
     voxel_mm = property(lambda self: tuple(self._op.voxel_mm))
     origin_mm = property(lambda self: tuple(self._op.origin_mm))
     backend = property(lambda self: self._op.backend_name)
+    interpolation = property(lambda self: self._op.interpolation)
 
     def __repr__(self) -> str:
         return f"tomoraster.fdk.ConeBeam(backend={self.backend!r}, in_shape={self.in_shape}, out_shape={self.out_shape})"
@@ -322,11 +330,15 @@ class ConeBeam:
     def back(self, projections):
         return self._op.back(np.ascontiguousarray(projections, dtype=np.float32))
 
+    def back_voxel(self, projections):
+        return self._op.back_voxel(np.ascontiguousarray(projections, dtype=np.float32))
+
 
 def _iterate(algorithm: str, projections, geometry: ConeGeometry, iterations: int, backend: str, subsets: int = 10,
              tv_lambda: float = 2e-5, nonnegative: bool = True, step_voxels: float = 0.5, callback=None,
-             backprojector: str = "exact"):
+             backprojector: str = "exact", interpolation: str = "exact"):
     _checks.check_keys("fdk", {"fdk.algorithm": algorithm, "fdk.iterations": int(iterations),
+                               "fdk.projector.interpolation": str(interpolation),
                                "fdk.subsets": int(subsets), "fdk.tv.lambda": float(tv_lambda),
                                "fdk.projector.step_voxels": float(step_voxels),
                                "fdk.cgls.backprojector": str(backprojector)})
@@ -339,38 +351,39 @@ def _iterate(algorithm: str, projections, geometry: ConeGeometry, iterations: in
     if not np.isfinite(p).all():
         n, j, i = np.argwhere(~np.isfinite(p))[0]
         raise ValueError(f"projections: projection {n}, row {j}, column {i} is not finite")
-    op = ConeBeam(geometry, backend, step_voxels)
+    op = ConeBeam(geometry, backend, step_voxels, interpolation)
     return op._op.reconstruct(p, algorithm, int(iterations), int(subsets), float(tv_lambda), bool(nonnegative),
                               str(backprojector), callback)
 
 
 def sirt(projections, geometry: ConeGeometry, iterations: int = 50, backend: str = "auto",
-         nonnegative: bool = True, step_voxels: float = 0.5, callback=None):
+         nonnegative: bool = True, step_voxels: float = 0.5, callback=None, interpolation: str = "exact"):
     """SIRT on line integrals (N, rows, cols); the volume (z, y, x) float32 in mm⁻¹.
-    callback(iteration, relative_residual) after each iteration."""
+    callback(iteration, relative_residual) after each iteration. ``interpolation``: the projector
+    pair's sampling, as ``ConeBeam``'s."""
     return _iterate("sirt", projections, geometry, iterations, backend, nonnegative=nonnegative,
-                    step_voxels=step_voxels, callback=callback)
+                    step_voxels=step_voxels, callback=callback, interpolation=interpolation)
 
 
 def os_sart(projections, geometry: ConeGeometry, iterations: int = 10, subsets: int = 10, backend: str = "auto",
-            nonnegative: bool = True, step_voxels: float = 0.5, callback=None):
+            nonnegative: bool = True, step_voxels: float = 0.5, callback=None, interpolation: str = "exact"):
     """OS-SART: ``iterations`` passes over ``subsets`` interleaved subsets of the views."""
     return _iterate("os-sart", projections, geometry, iterations, backend, subsets=subsets, nonnegative=nonnegative,
-                    step_voxels=step_voxels, callback=callback)
+                    step_voxels=step_voxels, callback=callback, interpolation=interpolation)
 
 
 def cgls(projections, geometry: ConeGeometry, iterations: int = 10, backend: str = "auto", step_voxels: float = 0.5,
-         callback=None, backprojector: str = "exact"):
+         callback=None, backprojector: str = "exact", interpolation: str = "exact"):
     """CGLS on min ‖Ax − b‖² (no non-negativity). ``backprojector``: ``"exact"`` (Aᵀ, the matched
     pair) or ``"voxel"`` (the voxel-driven B, as ASTRA's CGLS3D_CUDA: as fast as SIRT's step, as
     good where a voxel's shadow is about a detector pixel, worse on a finer detector)."""
     return _iterate("cgls", projections, geometry, iterations, backend, nonnegative=False, step_voxels=step_voxels,
-                    callback=callback, backprojector=backprojector)
+                    callback=callback, backprojector=backprojector, interpolation=interpolation)
 
 
 def tv(projections, geometry: ConeGeometry, iterations: int = 50, tv_lambda: float = 2e-5, backend: str = "auto",
-       nonnegative: bool = True, step_voxels: float = 0.5, callback=None):
+       nonnegative: bool = True, step_voxels: float = 0.5, callback=None, interpolation: str = "exact"):
     """Total-variation regularised least squares (FISTA-TV in SIRT's metric), weight ``tv_lambda``
     in the volume's units (mm⁻¹), with non-negativity."""
     return _iterate("tv", projections, geometry, iterations, backend, tv_lambda=tv_lambda, nonnegative=nonnegative,
-                    step_voxels=step_voxels, callback=callback)
+                    step_voxels=step_voxels, callback=callback, interpolation=interpolation)

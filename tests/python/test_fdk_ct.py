@@ -129,6 +129,55 @@ def test_cgls_with_the_voxel_backprojector_reconstructs_the_sphere():
         fdk.cgls(b, g, iterations=2, backend="cpu", backprojector="ray")
 
 
+def test_hardware_interpolation_is_refused_on_cpu_and_checked_by_name():
+    g = orbit(views=4)
+    with pytest.raises(ValueError, match="the cpu backend has no texture unit"):
+        fdk.ConeBeam(g, backend="cpu", interpolation="hardware")
+    with pytest.raises(ValueError, match="interpolation must be 'exact' or 'hardware', not 'linear'"):
+        fdk.ConeBeam(g, backend="cpu", interpolation="linear")
+    with pytest.raises(ValueError, match="fdk.projector.interpolation"):
+        fdk.sirt(sphere_line_integrals(4), g, iterations=1, backend="cpu", interpolation="linear")
+    assert fdk.ConeBeam(g, backend="cpu").interpolation == "exact"
+
+
+def hardware_vs_exact(backend):
+    """(relative L2 of A, of B) between the hardware and exact settings of one backend."""
+    g = orbit(views=12)
+    hw = fdk.ConeBeam(g, backend=backend, interpolation="hardware")
+    ex = fdk.ConeBeam(g, backend=backend, interpolation="exact")
+    assert hw.interpolation == "hardware" and ex.interpolation == "exact"
+    rng = np.random.default_rng(5)
+    x = rng.random(hw.in_shape, dtype=np.float32)
+    y = rng.random(hw.out_shape, dtype=np.float32)
+    rel = lambda a, b: float(np.linalg.norm(a - b) / np.linalg.norm(b))  # noqa: E731
+    return rel(hw.forward(x), ex.forward(x)), rel(hw.back_voxel(y), ex.back_voxel(y))
+
+
+def test_hardware_pair_on_gl_compute_matches_the_exact_pair():
+    # gl-compute's A is exact in both settings; its B takes the texture unit's bilinear filter,
+    # fp32 on llvmpipe (so equal to rounding here), 8-bit weights on NVIDIA (about 1e-3).
+    fwd, back = hardware_vs_exact("gl-compute")
+    assert fwd <= 1e-6
+    assert back <= 2e-3
+
+
+@pytest.mark.gpu
+def test_hardware_pair_on_cuda_is_within_the_texture_units_rounding():
+    # The texture unit's 8-bit fixed-point weights: A and B within 2e-3 of the exact pair.
+    fwd, back = hardware_vs_exact("cuda")
+    assert 0 < fwd <= 2e-3
+    assert 0 < back <= 2e-3
+
+
+def test_back_voxel_is_b_of_the_exact_pair_on_cpu():
+    # B differs from Aᵀ (a voxel-driven gather, not the ray model's transpose) but back-projects
+    # the same rays: the two correlate closely on a smooth stack.
+    op = fdk.ConeBeam(orbit(views=12), backend="cpu")
+    y = sphere_line_integrals(12)
+    b, at = op.back_voxel(y).ravel(), op.back(y).ravel()
+    assert b.shape == at.shape and np.corrcoef(b, at)[0, 1] > 0.99
+
+
 def test_refusals_use_the_clis_words():
     g = orbit(views=12)
     b = sphere_line_integrals(12)

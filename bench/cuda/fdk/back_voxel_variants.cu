@@ -8,6 +8,8 @@
 
 #include <type_traits>
 
+#include "bench/cuda/fdk/back_voxel_args.hpp"
+#include "bench/cuda/fdk/back_voxel_tiled.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
 
@@ -16,22 +18,8 @@ namespace {
 
 namespace cd = tomo::fdk::cuda_detail;
 
-constexpr int kMaxAll = 512;  // views of one launch with Mats::param_all (24 KB of parameters)
-
-template <int N>
-struct ViewBlock {
-  float v[12 * N];
-};
 struct NoBlock {};
 __constant__ float c_mats[12 * kMaxAll];
-
-struct Args {
-  float* x;
-  int nx, ny, nz;
-  float ox, oy, oz, vx, vy, vz;
-  const float* pad;
-  int W, H, sx, sy;
-};
 
 template <class B>
 __device__ __forceinline__ const float* matrix_of(const B& b, int first, int n) {
@@ -50,19 +38,6 @@ __device__ __forceinline__ float ldg_bilinear(const float* __restrict__ img, con
   if (static_cast<unsigned>(iu) > static_cast<unsigned>(a.sx) || static_cast<unsigned>(iv) > static_cast<unsigned>(a.sy))
     return 0.0f;
   const float* r = img + iv * a.W + iu;
-  const float t00 = __ldg(r), t10 = __ldg(r + 1), t01 = __ldg(r + a.W), t11 = __ldg(r + a.W + 1);
-  const float lo = fmaf(au, t10 - t00, t00), hi = fmaf(au, t11 - t01, t01);
-  return fmaf(av, hi - lo, lo);
-}
-
-// z-invariant column: u (and so its tap column and weight) fixed, only v moves.
-__device__ __forceinline__ float ldg_column(const float* __restrict__ col, float au, bool u_ok, const Args& a,
-                                            float pr) {
-  const float fv = floorf(pr);
-  const float av = pr - fv;
-  const int iv = static_cast<int>(fv);
-  if (!u_ok || static_cast<unsigned>(iv) > static_cast<unsigned>(a.sy)) return 0.0f;
-  const float* r = col + iv * a.W;
   const float t00 = __ldg(r), t10 = __ldg(r + 1), t01 = __ldg(r + a.W), t11 = __ldg(r + a.W + 1);
   const float lo = fmaf(au, t10 - t00, t00), hi = fmaf(au, t11 - t01, t01);
   return fmaf(av, hi - lo, lo);
@@ -142,87 +117,6 @@ __global__ void __launch_bounds__(256) gather_kernel(const Args a, cudaTextureOb
                                  (first > 0 ? a.x[(static_cast<size_t>(kb + q) * a.ny + j) * a.nx + i] : 0.0f);
 }
 
-constexpr int kTileMax = 2048;  // floats of one block's footprint (8 KB)
-
-// The tiled gather (Variant::tiled). Each warp finds the footprint itself (lanes 0–7 of every
-// group of eight project one corner each, min/max by shuffles), so only the tile needs the block.
-__global__ void __launch_bounds__(256) tiled_kernel(const Args a, const __grid_constant__ ViewBlock<kMaxAll> b,
-                                                    int count) {
-  __shared__ float tile[kTileMax];
-  const int tx = threadIdx.x, ty = threadIdx.y, lane = (ty * blockDim.x + tx) & 31;
-  const int i = blockIdx.x * blockDim.x + tx, j = blockIdx.y * blockDim.y + ty;
-  const int kb = blockIdx.z * 16;
-  const bool inside = i < a.nx && j < a.ny;
-  const float x = a.ox + i * a.vx, y = a.oy + j * a.vy, z0 = a.oz + kb * a.vz, dz = a.vz;
-  // This lane's corner of the block's voxel box.
-  const int c = lane & 7;
-  const float cx = a.ox + (blockIdx.x * blockDim.x + ((c & 1) ? blockDim.x - 1 : 0)) * a.vx;
-  const float cy = a.oy + (blockIdx.y * blockDim.y + ((c & 2) ? blockDim.y - 1 : 0)) * a.vy;
-  const float cz = a.oz + (kb + ((c & 4) ? 15 : 0)) * a.vz;
-  float acc[16];
-#pragma unroll
-  for (int q = 0; q < 16; ++q) acc[q] = 0.0f;
-  for (int n = 0; n < count; ++n) {
-    const float* p = b.v + 12 * n;
-    const float* img = a.pad + static_cast<size_t>(n) * a.W * a.H;
-    // Footprint in bordered coordinates (texel-centre matrices + 0.5).
-    const float ct = fmaf(p[8], cx, fmaf(p[9], cy, fmaf(p[10], cz, p[11])));
-    const float crt = __fdividef(1.0f, ct);
-    float umin = fmaf(p[0], cx, fmaf(p[1], cy, fmaf(p[2], cz, p[3]))) * crt + 0.5f, umax = umin;
-    float vmin = fmaf(p[4], cx, fmaf(p[5], cy, fmaf(p[6], cz, p[7]))) * crt + 0.5f, vmax = vmin;
-#pragma unroll
-    for (int m = 1; m < 8; m <<= 1) {
-      umin = fminf(umin, __shfl_xor_sync(0xffffffffu, umin, m));
-      umax = fmaxf(umax, __shfl_xor_sync(0xffffffffu, umax, m));
-      vmin = fminf(vmin, __shfl_xor_sync(0xffffffffu, vmin, m));
-      vmax = fmaxf(vmax, __shfl_xor_sync(0xffffffffu, vmax, m));
-    }
-    // One pixel of margin on each side against rounding between the corners and the voxels.
-    const int u0 = static_cast<int>(floorf(umin)) - 1, v0 = static_cast<int>(floorf(vmin)) - 1;
-    const int tw = static_cast<int>(floorf(umax)) - u0 + 3, th = static_cast<int>(floorf(vmax)) - v0 + 3;
-    const bool fits = tw > 0 && th > 0 && tw <= kTileMax && th <= kTileMax && tw * th <= kTileMax;
-    const float t = fmaf(p[8], x, fmaf(p[9], y, p[11]));
-    const float rt = __fdividef(1.0f, t), w = rt * rt;
-    const float pu = fmaf(p[0], x, fmaf(p[1], y, p[3])) * rt + 0.5f;
-    const float pv0 = fmaf(p[4], x, fmaf(p[5], y, fmaf(p[6], z0, p[7]))) * rt + 0.5f;
-    const float dv = p[6] * dz * rt;
-    if (fits) {
-      __syncthreads();  // the previous view's reads are done
-      for (int r = ty; r < th; r += blockDim.y) {
-        const int gv = v0 + r;
-        const bool row_ok = gv >= 0 && gv < a.H;
-        for (int col = tx; col < tw; col += blockDim.x) {
-          const int gu = u0 + col;
-          tile[r * tw + col] = row_ok && gu >= 0 && gu < a.W ? __ldg(img + gv * a.W + gu) : 0.0f;
-        }
-      }
-      __syncthreads();
-      if (inside) {
-        const float lu = pu - u0, fu = floorf(lu), au = lu - fu;
-        const int iu = static_cast<int>(fu);
-#pragma unroll
-        for (int q = 0; q < 16; ++q) {
-          const float lv = fmaf(static_cast<float>(q), dv, pv0) - v0, fv = floorf(lv), av = lv - fv;
-          const float* r = tile + static_cast<int>(fv) * tw + iu;
-          const float lo = fmaf(au, r[1] - r[0], r[0]), hi = fmaf(au, r[tw + 1] - r[tw], r[tw]);
-          acc[q] = fmaf(w, fmaf(av, hi - lo, lo), acc[q]);
-        }
-      }
-    } else if (inside) {
-      const float fu = floorf(pu), au = pu - fu;
-      const int iu = static_cast<int>(fu);
-      const bool u_ok = static_cast<unsigned>(iu) <= static_cast<unsigned>(a.sx);
-      const float* col = img + (u_ok ? iu : 0);
-#pragma unroll
-      for (int q = 0; q < 16; ++q)
-        acc[q] = fmaf(w, ldg_column(col, au, u_ok, a, fmaf(static_cast<float>(q), dv, pv0)), acc[q]);
-    }
-  }
-  if (!inside) return;
-#pragma unroll
-  for (int q = 0; q < 16; ++q)
-    if (kb + q < a.nz) a.x[(static_cast<size_t>(kb + q) * a.ny + j) * a.nx + i] = acc[q];
-}
 
 __global__ void weight_padded_kernel(const float* y, const float* weights, int sx, int sy, float* padded) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -338,6 +232,18 @@ std::vector<Variant> variants() {
       {"tiled shared (exact) z16 z-invariant 16x8", 1, 16, Z::invariant, M::param_all, 16, 8, false, true},
       {"tiled shared (exact) z16 z-invariant 64x2", 1, 16, Z::invariant, M::param_all, 64, 2, false, true},
       {"tiled shared (exact) z16 z-invariant 64x4", 1, 16, Z::invariant, M::param_all, 64, 4, false, true},
+      {"tiled x2 views z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 2},
+      {"tiled x2 views z16 32x8 cap2048", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 2, false, 2048},
+      {"tiled x4 views z16 32x4 cap2048", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 4, false, 2048},
+      {"tiled x1 view z16 32x4 cap2048", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 1, false, 2048},
+      {"tiled x4 views z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 4},
+      {"tiled x4 views z16 32x4", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 4},
+      {"tiled x4 views z16 64x4", 1, 16, Z::invariant, M::param_all, 64, 4, false, true, 4},
+      {"tiled pairs x1 view z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 1, true},
+      {"tiled pairs x2 views z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 2, true},
+      {"tiled pairs x4 views z16 32x8", 1, 16, Z::invariant, M::param_all, 32, 8, false, true, 4, true},
+      {"tiled pairs x2 views z16 32x4", 1, 16, Z::invariant, M::param_all, 32, 4, false, true, 2, true},
+      {"tiled pairs x2 views z16 64x4", 1, 16, Z::invariant, M::param_all, 64, 4, false, true, 2, true},
       {"tex z16 general p64, L1 max", 0, 16, Z::general, M::param64, 32, 4, true},
       {"tex z16 z-invariant all-views, L1 max", 0, 16, Z::invariant, M::param_all, 32, 4, true},
       {"hybrid 1/2 z16 z-invariant all-views, L1 max", 2, 16, Z::invariant, M::param_all, 32, 4, true},
@@ -387,19 +293,7 @@ bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
   }
   const Args a{in.x,        in.nx,       in.ny,       in.nz, in.origin[0], in.origin[1], in.origin[2], in.voxel[0],
                in.voxel[1], in.voxel[2], in.padded,   in.sx + 2, in.sy + 2, in.sx, in.sy};
-  if (v.tiled) {
-    if (!z_invariant(in.mats, in.views) || in.views > kMaxAll) return false;
-    static ViewBlock<kMaxAll> b;
-    for (int k = 0; k < in.views; ++k)
-      for (int e = 0; e < 12; ++e) {
-        const float* m = in.mats + 12 * k;
-        b.v[12 * k + e] = e < 8 ? m[e] + 0.5f * m[8 + (e & 3)] : m[e];
-      }
-    const dim3 block(v.bx, v.by), grid((a.nx + v.bx - 1) / v.bx, (a.ny + v.by - 1) / v.by, (a.nz + 15) / 16);
-    tiled_kernel<<<grid, block, 0, s>>>(a, b, in.views);
-    TOMO_CUDA_CHECK_LAST();
-    return true;
-  }
+  if (v.tiled) return run_tiled(v, a, in.mats, in.views, s);
   using Z = ZMode;
 #define TOMO_B_CASE(E, KZ, M)                                                   \
   if (v.ldg_every == E && v.kz == KZ && v.zmode == M) {                         \

@@ -33,6 +33,11 @@ struct Variant {
   // detector footprint (the bounding box of its corners' projections) from the bordered copy into
   // shared memory and samples it there; a footprint too large for the tile falls back to loads.
   bool tiled = false;
+  // Views whose tiles are loaded between one pair of barriers (0: the one-view kernel), and tiles
+  // of (pixel, right neighbour) pairs: two 8-byte shared reads a sample instead of four.
+  int tile_views = 0;
+  bool tile_pairs = false;
+  int tile_cap = 4096;  // entries of one view's tile (the multi-view kernels); larger footprints: loads
   bool needs_texture() const { return ldg_every != 1 && !tiled; }
   bool needs_padded() const { return ldg_every != 0 || tiled; }
 };
