@@ -56,15 +56,29 @@ struct FloatAdd {
   __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
 };
 
-// Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); fast =
-// the same formula with the azimuth reduced to [−π, π] and the hardware __sincosf (~1e-6 rad).
-enum class PatchTrig { exact, fast };
+// Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); table =
+// the same positions with the azimuth's sine and cosine read from GatherParams::trig (the same
+// bits, no division or sincosf per patch); fast = the same formula with the azimuth reduced to
+// [−π, π] and the hardware __sincosf (~1e-6 rad).
+enum class PatchTrig { exact, table, fast };
 
 template <PatchTrig kTrig>
 __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const ShellCap<float>& c,
-                                            const ShellRing<float>& r, int j, float* x, float* y, float* z) {
+                                            const ShellRing<float>& r, int j, float* x, float* y, float* z,
+                                            const GatherParams& gp) {
   if constexpr (kTrig == PatchTrig::exact) {
     shell_point(f, c, r, j, x, y, z);
+  } else if constexpr (kTrig == PatchTrig::table) {
+    if (r.n_phi > gp.trig_n) {
+      shell_point(f, c, r, j, x, y, z);
+      return;
+    }
+    const float2 sc = __ldg(gp.trig + (r.n_phi * (r.n_phi - 1) / 2 + j));
+    const float sp = sc.x, cp = sc.y;  // shell_point's arithmetic from here
+    const float a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
+    *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
+    *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
+    *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
   } else {
     float phi = (static_cast<float>(j) + 0.5f) * 2.0f * kPi<float> / static_cast<float>(r.n_phi);
     if (phi > kPi<float>) phi -= 2.0f * kPi<float>;
@@ -77,6 +91,12 @@ __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const Sh
   }
 }
 
+// How a warp deals a shell's candidate patches to its lanes: blocked = lane l takes patches
+// l·P … l·P + P − 1 (P = ⌈total/32⌉), so that neighbouring lanes add into distant voxels;
+// interleaved = lane l takes l, l + 32, …, so that the lanes of a step take neighbouring patches of
+// one ring (broadcast reads of its record, and the same outcome of the tile test).
+enum class PatchDeal { blocked, interleaved };
+
 // A warp's rings of one batch (a lane each) and, for the first kOwnerCap of their patches in flat
 // order, the lane whose ring holds each: so that a lane finds its patch's ring with one read.
 inline constexpr int kOwnerCap = 1024;
@@ -88,8 +108,9 @@ struct WarpRings {
 
 // One shell sample (q, m) of the tile, by one warp (all lanes call it).
 // RX, PY: the tile's layout in shared memory (row stride, rows per plane; gather_acc_floats).
-template <int RX, int PY, PatchTrig kTrig, RingCut kCut, class Add>
-__device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherTile<float>& t,
+template <int RX, int PY, PatchTrig kTrig, RingCut kCut, PatchDeal kDeal, class Add>
+__device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherParams& gp,
+                                                    const GatherTile<float>& t,
                                                     const ShellFrame<float>& f, const GatherView<float>& v, int m,
                                                     float value, int lane, WarpRings& wr, float* acc, Add add) {
   const GatherShell<float> s = gather_shell(f, v, shell_radius(p, m), p.h);
@@ -122,11 +143,10 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       __syncwarp();
       continue;
     }
-    // Lane l takes the patches l·P … l·P + P − 1 (P = ⌈total/32⌉): neighbouring lanes work
-    // P patches apart, in other voxel cells, so their shared-memory adds rarely collide.
+    // The lanes' patches (PatchDeal above).
     const int per_lane = (total + 31) >> 5;
     for (int it = 0; it < per_lane; ++it) {
-      const int x = lane * per_lane + it;
+      const int x = kDeal == PatchDeal::blocked ? lane * per_lane + it : it * 32 + lane;
       if (x >= total) break;
       int o = 0;
       if (x < kOwnerCap) {
@@ -142,7 +162,7 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       const ShellRing<float> ring{n_phi, 0.0f, wr.sin_t[o], wr.cos_t[o]};
       const float w = wr.w[o];
       float px, py, pz;
-      patch_point<kTrig>(f, s.cap, ring, j, &px, &py, &pz);
+      patch_point<kTrig>(f, s.cap, ring, j, &px, &py, &pz, gp);
       tile_visit(p.grid, t, RX, PY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
     }
     __syncwarp();
@@ -162,7 +182,8 @@ constexpr int gather_acc_floats() {
 // H_srtᵀ g on the tile (out = α itself with one chunk). The tile's sums live in dynamic shared
 // memory (launch_gather_as sizes it); kMinBlocks bounds the registers for that many resident blocks;
 // kCut: how the rings' azimuths are cut to the tile (srt_gather.hpp RingCut).
-template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks, RingCut kCut>
+template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks, RingCut kCut,
+          PatchDeal kDeal>
 __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(SrtParams p, GatherParams gp,
                                                                                  const float* __restrict__ g,
                                                                                  float* __restrict__ out) {
@@ -196,7 +217,8 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
       for (; k < n; k += kGatherWarps) {
         const float value = __ldg(gq + m_lo + k);
         if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
-          gather_shell_sample<RX, PY, kTrig, kCut>(p, t, f, v, m_lo + k, value, lane, rings[warp], acc, add);
+          gather_shell_sample<RX, PY, kTrig, kCut, kDeal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
+                                                          add);
       }
       slot = (slot + n) % kGatherWarps;
     }
@@ -215,16 +237,17 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
 
 // The gather with tiles of TX×TY×TZ laid out with strides (1, RX, RX·PY) in shared memory, patch
 // positions kTrig, accumulation `Add`, registers bounded for kMinBlocks blocks per
-// multiprocessor and the rings' azimuths cut by kCut: α = H_srtᵀ g (every voxel written; `partial`
+// multiprocessor, the rings' azimuths cut by kCut and the patches dealt by kDeal: α = H_srtᵀ g
+// (every voxel written; `partial`
 // holds gp.chunks·N floats when gp.chunks > 1, summed into α by launch_gather_reduce).
 template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX = TX, int PY = TY, int kMinBlocks = 1,
-          RingCut kCut = RingCut::line>
+          RingCut kCut = RingCut::line, PatchDeal kDeal = PatchDeal::blocked>
 void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                       cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   static_assert(RX >= TX && PY >= TY, "the layout must hold the tile");
   constexpr std::size_t kBytes = sizeof(float) * Add::kWords * gather_acc_floats<TX, TY, TZ, RX, PY>();
-  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, kCut>;
+  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, kCut, kDeal>;
   if constexpr (kBytes + sizeof(WarpRings) * kGatherWarps > 48 * 1024)  // beyond the default: opt in
     TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
   const dim3 grid(static_cast<unsigned>(gp.tile_count), static_cast<unsigned>(gp.chunks));

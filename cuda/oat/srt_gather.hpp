@@ -166,7 +166,11 @@ struct RingRange {
 // ball are long or whole, are cut too. circle is a bench form: on one H200 its bounds cost more than
 // the visits it saves, and its fp32 device arithmetic dropped patches that the host emulation keeps
 // (docs/perf/oat.md).
-enum class RingCut { line, circle };
+// `refined`: the line cut, then cut again with the sagitta of the arc that is left (the ring
+// strays from its tangent line by ρ(1 − cos δ), which grows with |δ|, so the first cut's arc
+// bounds it more tightly than the arc in the ball), a second time likewise: a subset of the
+// line cut's azimuths that still holds every patch touching the box.
+enum class RingCut { line, circle, refined };
 
 // Ring i's point at azimuth φ_c + δ relative to the transducer is a·e + ρ(cos δ·w0 + sin δ·w1);
 // along axis k that is a·e_k + ρ·A_k·cos(δ − β_k). Its slab [lo_k, hi_k] (widened by `tol`)
@@ -220,28 +224,36 @@ TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, co
     const T sq = m_sqrt(q);
     const T delta = T(2) * m_asin(sq);
     d_lo = -delta, d_hi = delta;
-    if (kCut == RingCut::line && q < T(0.5)) {  // Δ < π/2: sin δ is monotonic on the arc
+    if (kCut != RingCut::circle && q < T(0.5)) {  // Δ < π/2: sin δ is monotonic on the arc
       const T rho = s.cap.R * r.sin_t;
       const T sd = T(2) * sq * m_sqrt(T(1) - q);  // sin Δ
-      const T sag = T(2) * rho * q;              // ρ(1 − cos Δ)
+      T sag = T(2) * rho * q;                     // ρ(1 − cos Δ)
       const T a = s.cap.R * r.cos_t;
       const T e[3] = {f.ex, f.ey, f.ez}, u[3] = {f.ux, f.uy, f.uz}, w[3] = {f.vx, f.vy, f.vz};
       T t_lo = -rho * sd, t_hi = rho * sd;
-      for (int k = 0; k < 3; ++k) {
-        const T w0 = v.cos_pc * u[k] + v.sin_pc * w[k], w1 = -v.sin_pc * u[k] + v.cos_pc * w[k];
-        const T p0 = a * e[k] + rho * w0;
-        const T widen = sag * (w0 < T(0) ? -w0 : w0);
-        const T lo = v.lo[k] - widen - p0, hi = v.hi[k] + widen - p0;
-        if (w1 == T(0)) {
-          if (lo > T(0) || hi < T(0)) return out;
-          continue;
+      constexpr int kPasses = kCut == RingCut::refined ? 3 : 1;
+      for (int pass = 0; pass < kPasses; ++pass) {
+        if (pass > 0) {  // the sagitta of the arc left: ρ(1 − cos δ) = ρs²/(1 + √(1 − s²)), s = max|t|/ρ
+          const T tm = (t_hi > -t_lo ? t_hi : -t_lo) / rho;
+          const T s2 = tm * tm < T(1) ? tm * tm : T(1);
+          sag = rho * s2 / (T(1) + m_sqrt(T(1) - s2));
         }
-        T t1 = lo / w1, t2 = hi / w1;
-        if (t1 > t2) { const T x = t1; t1 = t2; t2 = x; }
-        t_lo = t1 > t_lo ? t1 : t_lo;
-        t_hi = t2 < t_hi ? t2 : t_hi;
+        for (int k = 0; k < 3; ++k) {
+          const T w0 = v.cos_pc * u[k] + v.sin_pc * w[k], w1 = -v.sin_pc * u[k] + v.cos_pc * w[k];
+          const T p0 = a * e[k] + rho * w0;
+          const T widen = sag * (w0 < T(0) ? -w0 : w0);
+          const T lo = v.lo[k] - widen - p0, hi = v.hi[k] + widen - p0;
+          if (w1 == T(0)) {
+            if (lo > T(0) || hi < T(0)) return out;
+            continue;
+          }
+          T t1 = lo / w1, t2 = hi / w1;
+          if (t1 > t2) { const T x = t1; t1 = t2; t2 = x; }
+          t_lo = t1 > t_lo ? t1 : t_lo;
+          t_hi = t2 < t_hi ? t2 : t_hi;
+        }
+        if (t_lo > t_hi) return out;
       }
-      if (t_lo > t_hi) return out;
       d_lo = m_asin(clamp1(t_lo / rho));
       d_hi = m_asin(clamp1(t_hi / rho));
     }

@@ -3,6 +3,7 @@
 // and their transposes (one thread per sample).
 #pragma once
 #include <cuda_runtime_api.h>
+#include <vector_types.h>
 
 #include "compute/oat/kernel_math.hpp"
 
@@ -54,6 +55,11 @@ struct GatherParams {
   float cx = 0, cy = 0, cz = 0, rho = 0;  // the ball every shell is cut to (kernel_math shell_cap)
   float margin = 0;                       // srt_gather.hpp gather_margin
   double* fixed = nullptr;  // device scratch of kGatherScratch doubles for the fixed-point scale
+  // Optional table of the patches' azimuth sines and cosines, (sin, cos) of (j + ½)·2π/n at
+  // n(n − 1)/2 + j for n ≤ trig_n (the very values kernel_math shell_point computes), read by
+  // the kernels instantiated with PatchTrig::table.
+  const float2* trig = nullptr;
+  int trig_n = 0;
 };
 // Tiles of `tile` voxels over p's grid; chunks so that about `target_blocks` blocks have work;
 // max_distance: the farthest a patch lies from its transducer (for the margin).

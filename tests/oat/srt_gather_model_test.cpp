@@ -202,5 +202,33 @@ TEST(OatSrtGather, CircleCutFindsEveryPatchOnTheAxis) {
   expect_gather_equals_scatter<RingCut::circle>(g, {{8, 8, 8}, {3, 5, 7}});
 }
 
+// The line cut cut again by the sagitta of the arc it left (RingCut::refined): every patch still
+// found once, with fewer candidates than the line cut where arcs are long.
+TEST(OatSrtGather, RefinedCutFindsEveryPatchWithFewerCandidates) {
+  const OatGeometry g = small_geometry(12, 1.0, 4, 8, 20.0, 5.0);
+  const long long line = expect_gather_equals_scatter(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
+  const long long refined = expect_gather_equals_scatter<RingCut::refined>(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
+  std::printf("candidates: line cut %lld, refined cut %lld\n", line, refined);
+  EXPECT_LT(refined, line);
+}
+
+TEST(OatSrtGather, RefinedCutFindsEveryPatchAtPaperScale) {
+  const OatGeometry g = small_geometry(20, 0.2, 3, 6, 65.0, 20.0);
+  const long long line = expect_gather_equals_scatter(g, {{8, 8, 8}, {16, 16, 16}}, true);
+  const long long refined = expect_gather_equals_scatter<RingCut::refined>(g, {{8, 8, 8}, {16, 16, 16}}, true);
+  std::printf("candidates: line cut %lld, refined cut %lld\n", line, refined);
+  EXPECT_LT(refined, line);
+}
+
+TEST(OatSrtGather, RefinedCutFindsEveryPatchOnTheAxis) {
+  OatGeometry g = small_geometry(8, 1.0, 2, 3, 20.0, 5.0);
+  g.transducers.push_back({0.0, 0.0, 20.0});
+  g.surface_mm2.push_back(g.surface_mm2.front());
+  g.transducers.push_back({0.0, 20.0, 0.0});
+  g.surface_mm2.push_back(g.surface_mm2.front());
+  g.time = covering_time_axis(g, 5.0, 1.0);
+  expect_gather_equals_scatter<RingCut::refined>(g, {{8, 8, 8}, {3, 5, 7}});
+}
+
 }  // namespace
 }  // namespace tomo::oat::test

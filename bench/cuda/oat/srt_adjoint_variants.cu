@@ -52,6 +52,33 @@ struct NoPatches {
   __device__ __forceinline__ void operator()(float*, int, float) const {}
 };
 
+// The azimuth table of PatchTrig::table: (sin, cos) of (j + ½)·2π/n for n ≤ kTrigN, computed as
+// kernel_math shell_point computes them (the same expression, so the same bits).
+constexpr int kTrigN = 512;
+
+__global__ void trig_table_kernel(float2* table) {
+  const int n = static_cast<int>(blockIdx.x) + 1;
+  for (int j = static_cast<int>(threadIdx.x); j < n; j += static_cast<int>(blockDim.x)) {
+    float sp, cp;
+    m_sincos((static_cast<float>(j) + 0.5f) * 2.0f * kPi<float> / static_cast<float>(n), &sp, &cp);
+    table[n * (n - 1) / 2 + j] = make_float2(sp, cp);
+  }
+}
+
+// gp with the table (built once per process on first use; the bench's lifetime).
+GatherParams with_trig_table(const GatherParams& gp, cudaStream_t stream) {
+  static float2* table = nullptr;
+  if (!table) {
+    TOMO_CUDA_CHECK(cudaMalloc(&table, sizeof(float2) * kTrigN * (kTrigN + 1) / 2));
+    trig_table_kernel<<<kTrigN, 128, 0, stream>>>(table);
+    TOMO_CUDA_CHECK_LAST();
+  }
+  GatherParams t = gp;
+  t.trig = table;
+  t.trig_n = kTrigN;
+  return t;
+}
+
 }  // namespace
 
 std::string_view variant_name(AdjointVariant v) {
@@ -65,24 +92,41 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_circle_no_adds: return "gather-circle-cut-no-adds";
     case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
     case AdjointVariant::gather_circle_bounds_only: return "gather-circle-cut-bounds-only";
+    case AdjointVariant::gather_refined: return "gather-refined-cut";
+    case AdjointVariant::gather_refined_interleaved: return "gather-refined-cut-interleaved";
+    case AdjointVariant::gather_refined_no_adds: return "gather-refined-cut-no-adds";
+    case AdjointVariant::gather_refined_bounds_only: return "gather-refined-cut-bounds-only";
+    case AdjointVariant::gather_table: return "gather-trig-table";
+    case AdjointVariant::gather_table_interleaved: return "gather-trig-table-interleaved";
+    case AdjointVariant::gather_interleaved: return "gather-interleaved";
+    case AdjointVariant::gather_half_z: return "gather-16x16x8";
+    case AdjointVariant::gather_half_z_interleaved: return "gather-16x16x8-interleaved";
+    case AdjointVariant::gather_half_z_5: return "gather-16x16x8-5-blocks";
     case AdjointVariant::scatter: return "scatter";
   }
   return "?";
 }
 
-void variant_tile(AdjointVariant, int tile[3]) {
+static bool half_z(AdjointVariant v) {
+  return v == AdjointVariant::gather_half_z || v == AdjointVariant::gather_half_z_interleaved ||
+         v == AdjointVariant::gather_half_z_5;
+}
+
+void variant_tile(AdjointVariant v, int tile[3]) {
   for (int i = 0; i < 3; ++i) tile[i] = kGatherTile[i];
+  if (half_z(v)) tile[2] = 8;
 }
 
 int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
 
 namespace {
-template <class Add, int kMinBlocks, RingCut kCut>
+template <class Add, int kMinBlocks, RingCut kCut, PatchDeal kDeal = PatchDeal::blocked, int Z = kGatherTile[2],
+          PatchTrig kTrig = PatchTrig::exact>
 KernelResources gather_resources() {
-  constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
+  constexpr int X = kGatherTile[0], Y = kGatherTile[1];
   cudaFuncAttributes attr{};
-  TOMO_CUDA_CHECK(cudaFuncGetAttributes(
-      &attr, srt_gather_kernel<X, Y, Z, PatchTrig::exact, Add, kGatherLayout[0], kGatherLayout[1], kMinBlocks, kCut>));
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, kTrig, Add, kGatherLayout[0],
+                                                                 kGatherLayout[1], kMinBlocks, kCut, kDeal>));
   return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
 }
 }  // namespace
@@ -90,12 +134,23 @@ KernelResources gather_resources() {
 KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
   constexpr RingCut kLine = RingCut::line, kCircle = RingCut::circle;
+  constexpr PatchDeal kInter = PatchDeal::interleaved, kBlocked = PatchDeal::blocked;
   switch (v) {
     case AdjointVariant::gather: return gather_resources<FixedAdd, B, kLine>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, kLine>();
     case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, kLine>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, kCircle>();
     case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, kCircle>();
+    case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RingCut::refined>();
+    case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RingCut::refined, kInter>();
+    case AdjointVariant::gather_table:
+      return gather_resources<FixedAdd, B, kLine, kBlocked, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_table_interleaved:
+      return gather_resources<FixedAdd, B, kLine, kInter, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, kLine, kInter>();
+    case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, kLine, kBlocked, 8>();
+    case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, kLine, kInter, 8>();
+    case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, kLine, kBlocked, 8>();
     default: return {};
   }
 }
@@ -105,7 +160,8 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
-  constexpr RingCut kCircle = RingCut::circle;
+  constexpr RingCut kCircle = RingCut::circle, kLine = RingCut::line, kRefined = RingCut::refined;
+  constexpr PatchDeal kInter = PatchDeal::interleaved;
   switch (v) {
     case AdjointVariant::gather: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
@@ -135,6 +191,46 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_circle_bounds_only:
       launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kRefined>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kRefined, kInter>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined_no_adds:
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, kRefined>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined_bounds_only:
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, kRefined>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_table:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
+                                                                       partial, stream);
+      break;
+    case AdjointVariant::gather_table_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, kLine, kInter>(p, with_trig_table(gp, stream), g,
+                                                                                    alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kLine, kInter>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_half_z:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_half_z_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, kLine, kInter>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_half_z_5:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, 5>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;
