@@ -94,8 +94,9 @@ __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const Sh
 // How a warp deals a shell's candidate patches to its lanes: blocked = lane l takes patches
 // l·P … l·P + P − 1 (P = ⌈total/32⌉), so that neighbouring lanes add into distant voxels;
 // interleaved = lane l takes l, l + 32, …, so that the lanes of a step take neighbouring patches of
-// one ring (broadcast reads of its record, and the same outcome of the tile test).
-enum class PatchDeal { blocked, interleaved };
+// one ring (broadcast reads of its record, and the same outcome of the tile test); paired =
+// interleaved, two patches a step (x and x + 32) located together before they are visited.
+enum class PatchDeal { blocked, interleaved, paired };
 
 // A warp's rings of one batch (a lane each) and, for the first kOwnerCap of their patches in flat
 // order, the lane whose ring holds each: so that a lane finds its patch's ring with one read.
@@ -143,11 +144,8 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       __syncwarp();
       continue;
     }
-    // The lanes' patches (PatchDeal above).
-    const int per_lane = (total + 31) >> 5;
-    for (int it = 0; it < per_lane; ++it) {
-      const int x = kDeal == PatchDeal::blocked ? lane * per_lane + it : it * 32 + lane;
-      if (x >= total) break;
+    // Patch x of the batch: its position and weight.
+    auto locate = [&](int x, float* px, float* py, float* pz, float* w) {
       int o = 0;
       if (x < kOwnerCap) {
         o = wr.owner[x];
@@ -160,10 +158,32 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       int j = wr.j_lo[o] + (x - wr.first[o]);
       if (j >= n_phi) j -= n_phi;
       const ShellRing<float> ring{n_phi, 0.0f, wr.sin_t[o], wr.cos_t[o]};
-      const float w = wr.w[o];
-      float px, py, pz;
-      patch_point<kTrig>(f, s.cap, ring, j, &px, &py, &pz, gp);
+      *w = wr.w[o];
+      patch_point<kTrig>(f, s.cap, ring, j, px, py, pz, gp);
+    };
+    auto visit = [&](float px, float py, float pz, float w) {
       tile_visit(p.grid, t, RX, PY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
+    };
+    if constexpr (kDeal == PatchDeal::paired) {
+      // Two patches per lane and step (x and x + 32), both located before either is visited:
+      // two independent chains of shared reads and arithmetic in flight instead of one.
+      for (int x = lane; x < total; x += 64) {
+        float ax, ay, az, aw, bx = 0.0f, by = 0.0f, bz = 0.0f, bw = 0.0f;
+        const bool second = x + 32 < total;
+        locate(x, &ax, &ay, &az, &aw);
+        if (second) locate(x + 32, &bx, &by, &bz, &bw);
+        visit(ax, ay, az, aw);
+        if (second) visit(bx, by, bz, bw);
+      }
+    } else {
+      const int per_lane = (total + 31) >> 5;
+      for (int it = 0; it < per_lane; ++it) {
+        const int x = kDeal == PatchDeal::blocked ? lane * per_lane + it : it * 32 + lane;
+        if (x >= total) break;
+        float px, py, pz, w;
+        locate(x, &px, &py, &pz, &w);
+        visit(px, py, pz, w);
+      }
     }
     __syncwarp();
   }

@@ -99,6 +99,8 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_table: return "gather-trig-table";
     case AdjointVariant::gather_table_interleaved: return "gather-trig-table-interleaved";
     case AdjointVariant::gather_interleaved: return "gather-interleaved";
+    case AdjointVariant::gather_paired: return "gather-paired";
+    case AdjointVariant::gather_table_paired: return "gather-trig-table-paired";
     case AdjointVariant::gather_half_z: return "gather-16x16x8";
     case AdjointVariant::gather_half_z_interleaved: return "gather-16x16x8-interleaved";
     case AdjointVariant::gather_half_z_5: return "gather-16x16x8-5-blocks";
@@ -148,6 +150,9 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::gather_table_interleaved:
       return gather_resources<FixedAdd, B, kLine, kInter, kGatherTile[2], PatchTrig::table>();
     case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, kLine, kInter>();
+    case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, kLine, PatchDeal::paired>();
+    case AdjointVariant::gather_table_paired:
+      return gather_resources<FixedAdd, B, kLine, PatchDeal::paired, kGatherTile[2], PatchTrig::table>();
     case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, kLine, kBlocked, 8>();
     case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, kLine, kInter, 8>();
     case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, kLine, kBlocked, 8>();
@@ -219,6 +224,15 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
     case AdjointVariant::gather_interleaved:
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kLine, kInter>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_paired:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kLine, PatchDeal::paired>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_table_paired:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, kLine, PatchDeal::paired>(
+          p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z:
       launch_gather_scale(p, gp, g, stream);

@@ -30,6 +30,8 @@ enum class AdjointVariant {
   gather_table,        // the product's with the azimuths' sines and cosines from a table (PatchTrig::table)
   gather_table_interleaved,  // … and the patches dealt interleaved
   gather_interleaved,  // the product's with the patches dealt interleaved (PatchDeal::interleaved)
+  gather_paired,       // the product's with two patches a lane and step (PatchDeal::paired)
+  gather_table_paired,  // … with the azimuth table
   gather_half_z,       // tiles of 16×16×8 voxels (half the product's along z), 4 blocks per SM
   gather_half_z_interleaved,  // … with the patches dealt interleaved
   gather_half_z_5,     // 16×16×8 tiles, registers bounded for 5 blocks per SM
@@ -41,7 +43,8 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_no_adds,  AdjointVariant::gather_circle_no_adds, AdjointVariant::gather_bounds_only,
     AdjointVariant::gather_circle_bounds_only, AdjointVariant::gather_refined, AdjointVariant::gather_refined_interleaved,
     AdjointVariant::gather_refined_no_adds, AdjointVariant::gather_refined_bounds_only, AdjointVariant::gather_table,
-    AdjointVariant::gather_table_interleaved, AdjointVariant::gather_interleaved, AdjointVariant::gather_half_z,
+    AdjointVariant::gather_table_interleaved, AdjointVariant::gather_interleaved, AdjointVariant::gather_paired,
+    AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
     AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
