@@ -109,7 +109,7 @@ struct WarpRings {
 
 // One shell sample (q, m) of the tile, by one warp (all lanes call it).
 // RX, PY: the tile's layout in shared memory (row stride, rows per plane; gather_acc_floats).
-template <int RX, int PY, PatchTrig kTrig, RingCut kCut, PatchDeal kDeal, class Add>
+template <int RX, int PY, PatchTrig kTrig, class Cut, PatchDeal kDeal, class Add>
 __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherParams& gp,
                                                     const GatherTile<float>& t,
                                                     const ShellFrame<float>& f, const GatherView<float>& v, int m,
@@ -121,7 +121,7 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
     RingRange rr{0, 0};
     if (i <= s.i_hi) {
       r = srt_ring(s.cap, i, s.sin_half);
-      rr = gather_ring<float, kCut>(f, v, s, r, i);
+      rr = Cut::ring(f, v, s, r, i);
     }
     int incl = rr.count;  // inclusive prefix of the patch counts over the lanes
 #pragma unroll
@@ -201,8 +201,8 @@ constexpr int gather_acc_floats() {
 // Block (tile blockIdx.x, transducer chunk blockIdx.y): out[chunk·N + voxel] = the chunk's
 // H_srtᵀ g on the tile (out = α itself with one chunk). The tile's sums live in dynamic shared
 // memory (launch_gather_as sizes it); kMinBlocks bounds the registers for that many resident blocks;
-// kCut: how the rings' azimuths are cut to the tile (srt_gather.hpp RingCut).
-template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks, RingCut kCut,
+// Cut: how the rings' azimuths are cut to the tile (srt_gather.hpp LineCut, the product's).
+template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks, class Cut,
           PatchDeal kDeal>
 __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(SrtParams p, GatherParams gp,
                                                                                  const float* __restrict__ g,
@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
       for (; k < n; k += kGatherWarps) {
         const float value = __ldg(gq + m_lo + k);
         if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
-          gather_shell_sample<RX, PY, kTrig, kCut, kDeal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
+          gather_shell_sample<RX, PY, kTrig, Cut, kDeal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
                                                           add);
       }
       slot = (slot + n) % kGatherWarps;
@@ -257,17 +257,17 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
 
 // The gather with tiles of TX×TY×TZ laid out with strides (1, RX, RX·PY) in shared memory, patch
 // positions kTrig, accumulation `Add`, registers bounded for kMinBlocks blocks per
-// multiprocessor, the rings' azimuths cut by kCut and the patches dealt by kDeal: α = H_srtᵀ g
+// multiprocessor, the rings' azimuths cut by Cut and the patches dealt by kDeal: α = H_srtᵀ g
 // (every voxel written; `partial`
 // holds gp.chunks·N floats when gp.chunks > 1, summed into α by launch_gather_reduce).
 template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX = TX, int PY = TY, int kMinBlocks = 1,
-          RingCut kCut = RingCut::line, PatchDeal kDeal = PatchDeal::blocked>
+          class Cut = LineCut, PatchDeal kDeal = PatchDeal::blocked>
 void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                       cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   static_assert(RX >= TX && PY >= TY, "the layout must hold the tile");
   constexpr std::size_t kBytes = sizeof(float) * Add::kWords * gather_acc_floats<TX, TY, TZ, RX, PY>();
-  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, kCut, kDeal>;
+  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, Cut, kDeal>;
   if constexpr (kBytes + sizeof(WarpRings) * kGatherWarps > 48 * 1024)  // beyond the default: opt in
     TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
   const dim3 grid(static_cast<unsigned>(gp.tile_count), static_cast<unsigned>(gp.chunks));

@@ -7,6 +7,7 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/oat/srt_device.cuh"
+#include "bench/cuda/oat/srt_ring_cuts.hpp"
 #include "cuda/oat/srt_gather.cuh"
 
 namespace tomo::oat::cuda_detail {
@@ -122,40 +123,39 @@ void variant_tile(AdjointVariant v, int tile[3]) {
 int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
 
 namespace {
-template <class Add, int kMinBlocks, RingCut kCut, PatchDeal kDeal = PatchDeal::blocked, int Z = kGatherTile[2],
+template <class Add, int kMinBlocks, class Cut, PatchDeal kDeal = PatchDeal::blocked, int Z = kGatherTile[2],
           PatchTrig kTrig = PatchTrig::exact>
 KernelResources gather_resources() {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1];
   cudaFuncAttributes attr{};
   TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, kTrig, Add, kGatherLayout[0],
-                                                                 kGatherLayout[1], kMinBlocks, kCut, kDeal>));
+                                                                 kGatherLayout[1], kMinBlocks, Cut, kDeal>));
   return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
 }
 }  // namespace
 
 KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
-  constexpr RingCut kLine = RingCut::line, kCircle = RingCut::circle;
   constexpr PatchDeal kInter = PatchDeal::interleaved, kBlocked = PatchDeal::blocked;
   switch (v) {
-    case AdjointVariant::gather: return gather_resources<FixedAdd, B, kLine>();
-    case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, kLine>();
-    case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, kLine>();
-    case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, kCircle>();
-    case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, kCircle>();
-    case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RingCut::refined>();
-    case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RingCut::refined, kInter>();
+    case AdjointVariant::gather: return gather_resources<FixedAdd, B, LineCut>();
+    case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
+    case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
+    case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
+    case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, CircleCut>();
+    case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RefinedCut>();
+    case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, kInter>();
     case AdjointVariant::gather_table:
-      return gather_resources<FixedAdd, B, kLine, kBlocked, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, kBlocked, kGatherTile[2], PatchTrig::table>();
     case AdjointVariant::gather_table_interleaved:
-      return gather_resources<FixedAdd, B, kLine, kInter, kGatherTile[2], PatchTrig::table>();
-    case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, kLine, kInter>();
-    case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, kLine, PatchDeal::paired>();
+      return gather_resources<FixedAdd, B, LineCut, kInter, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, kInter>();
+    case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PatchDeal::paired>();
     case AdjointVariant::gather_table_paired:
-      return gather_resources<FixedAdd, B, kLine, PatchDeal::paired, kGatherTile[2], PatchTrig::table>();
-    case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, kLine, kBlocked, 8>();
-    case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, kLine, kInter, 8>();
-    case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, kLine, kBlocked, 8>();
+      return gather_resources<FixedAdd, B, LineCut, PatchDeal::paired, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, kBlocked, 8>();
+    case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, kInter, 8>();
+    case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, kBlocked, 8>();
     default: return {};
   }
 }
@@ -165,7 +165,6 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
-  constexpr RingCut kCircle = RingCut::circle, kLine = RingCut::line, kRefined = RingCut::refined;
   constexpr PatchDeal kInter = PatchDeal::interleaved;
   switch (v) {
     case AdjointVariant::gather: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
@@ -179,37 +178,37 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_circle:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_occ3:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:
       launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_bounds_only:
       launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kRefined>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kRefined, kInter>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut, kInter>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, kRefined>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, kRefined>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table:
       launch_gather_scale(p, gp, g, stream);
@@ -218,20 +217,20 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_table_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, kLine, kInter>(p, with_trig_table(gp, stream), g,
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, kInter>(p, with_trig_table(gp, stream), g,
                                                                                     alpha, partial, stream);
       break;
     case AdjointVariant::gather_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kLine, kInter>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, kInter>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kLine, PatchDeal::paired>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, PatchDeal::paired>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, kLine, PatchDeal::paired>(
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, PatchDeal::paired>(
           p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z:
@@ -240,7 +239,7 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_half_z_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, kLine, kInter>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, LineCut, kInter>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z_5:
       launch_gather_scale(p, gp, g, stream);
