@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 #include <vector_types.h>
 
+#include <cstddef>
+
 #include "compute/oat/kernel_math.hpp"
 
 namespace tomo::oat::cuda_detail {
@@ -69,6 +71,15 @@ GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, f
 // gp.fixed set).
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream);
+// Whether the gather reads its patches' azimuth sines and cosines from a table (GatherParams::trig,
+// PatchTrig::table in srt_gather.cuh; the same bits as computing them) for rings of at most
+// kTrigTableN patches, and the table's size in float2 for n ≤ N.
+inline constexpr bool kGatherTrigTable = false;
+inline constexpr int kTrigTableN = 512;
+constexpr std::size_t trig_table_size(int n) { return static_cast<std::size_t>(n) * (n + 1) / 2; }
+// table[n(n − 1)/2 + j] = (sin, cos) of (j + ½)·2π/n for 1 ≤ n ≤ `n`, as kernel_math shell_point
+// computes them.
+void launch_trig_table(float2* table, int n, cudaStream_t stream);
 // Doubles of GatherParams::fixed: Σ|g|, S, 1/S and 256 block sums.
 inline constexpr int kGatherScratch = 3 + 256;
 // The fixed-point scale of the gather's sums from g into gp.fixed (srt_gather.cuh FixedAdd; run by

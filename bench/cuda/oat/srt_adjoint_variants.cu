@@ -53,30 +53,16 @@ struct NoPatches {
   __device__ __forceinline__ void operator()(float*, int, float) const {}
 };
 
-// The azimuth table of PatchTrig::table: (sin, cos) of (j + ½)·2π/n for n ≤ kTrigN, computed as
-// kernel_math shell_point computes them (the same expression, so the same bits).
-constexpr int kTrigN = 512;
-
-__global__ void trig_table_kernel(float2* table) {
-  const int n = static_cast<int>(blockIdx.x) + 1;
-  for (int j = static_cast<int>(threadIdx.x); j < n; j += static_cast<int>(blockDim.x)) {
-    float sp, cp;
-    m_sincos((static_cast<float>(j) + 0.5f) * 2.0f * kPi<float> / static_cast<float>(n), &sp, &cp);
-    table[n * (n - 1) / 2 + j] = make_float2(sp, cp);
-  }
-}
-
 // gp with the table (built once per process on first use; the bench's lifetime).
 GatherParams with_trig_table(const GatherParams& gp, cudaStream_t stream) {
   static float2* table = nullptr;
   if (!table) {
-    TOMO_CUDA_CHECK(cudaMalloc(&table, sizeof(float2) * kTrigN * (kTrigN + 1) / 2));
-    trig_table_kernel<<<kTrigN, 128, 0, stream>>>(table);
-    TOMO_CUDA_CHECK_LAST();
+    TOMO_CUDA_CHECK(cudaMalloc(&table, sizeof(float2) * trig_table_size(kTrigTableN)));
+    launch_trig_table(table, kTrigTableN, stream);
   }
   GatherParams t = gp;
   t.trig = table;
-  t.trig_n = kTrigN;
+  t.trig_n = kTrigTableN;
   return t;
 }
 
