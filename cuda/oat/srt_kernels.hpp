@@ -73,8 +73,10 @@ void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* 
                        cudaStream_t stream);
 // Whether the gather reads its patches' azimuth sines and cosines from a table (GatherParams::trig,
 // PatchTrig::table in srt_gather.cuh; the same bits as computing them) for rings of at most
-// kTrigTableN patches, and the table's size in float2 for n ≤ N.
-inline constexpr bool kGatherTrigTable = false;
+// kTrigTableN patches, and the table's size in float2 for n ≤ N. On one H200 (paper scene of
+// bench_oat) the table with the interleaved deal took 808 ms, computing them (blocked deal) 890 ms;
+// the same image bit for bit.
+inline constexpr bool kGatherTrigTable = true;
 inline constexpr int kTrigTableN = 512;
 constexpr std::size_t trig_table_size(int n) { return static_cast<std::size_t>(n) * (n + 1) / 2; }
 // table[n(n − 1)/2 + j] = (sin, cos) of (j + ½)·2π/n for 1 ≤ n ≤ `n`, as kernel_math shell_point

@@ -53,7 +53,7 @@ struct NoPatches {
   __device__ __forceinline__ void operator()(float*, int, float) const {}
 };
 
-// gp with the table (built once per process on first use; the bench's lifetime).
+// gp with the azimuth table as ModelDevice builds it (once per process, on first use).
 GatherParams with_trig_table(const GatherParams& gp, cudaStream_t stream) {
   static float2* table = nullptr;
   if (!table) {
@@ -84,7 +84,7 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_refined_no_adds: return "gather-refined-cut-no-adds";
     case AdjointVariant::gather_refined_bounds_only: return "gather-refined-cut-bounds-only";
     case AdjointVariant::gather_table: return "gather-trig-table";
-    case AdjointVariant::gather_table_interleaved: return "gather-trig-table-interleaved";
+    case AdjointVariant::gather_before: return "gather-before";
     case AdjointVariant::gather_interleaved: return "gather-interleaved";
     case AdjointVariant::gather_paired: return "gather-paired";
     case AdjointVariant::gather_table_paired: return "gather-trig-table-paired";
@@ -124,7 +124,8 @@ KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
   constexpr PatchDeal kInter = PatchDeal::interleaved, kBlocked = PatchDeal::blocked;
   switch (v) {
-    case AdjointVariant::gather: return gather_resources<FixedAdd, B, LineCut>();
+    case AdjointVariant::gather:
+      return gather_resources<FixedAdd, B, LineCut, kInter, kGatherTile[2], PatchTrig::table>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
     case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
@@ -133,8 +134,7 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, kInter>();
     case AdjointVariant::gather_table:
       return gather_resources<FixedAdd, B, LineCut, kBlocked, kGatherTile[2], PatchTrig::table>();
-    case AdjointVariant::gather_table_interleaved:
-      return gather_resources<FixedAdd, B, LineCut, kInter, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_before: return gather_resources<FixedAdd, B, LineCut>();
     case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, kInter>();
     case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PatchDeal::paired>();
     case AdjointVariant::gather_table_paired:
@@ -153,7 +153,7 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr PatchTrig kExact = PatchTrig::exact;
   constexpr PatchDeal kInter = PatchDeal::interleaved;
   switch (v) {
-    case AdjointVariant::gather: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
+    case AdjointVariant::gather: launch_srt_gather(p, with_trig_table(gp, stream), g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
@@ -201,10 +201,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
                                                                        partial, stream);
       break;
-    case AdjointVariant::gather_table_interleaved:
+    case AdjointVariant::gather_before:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, kInter>(p, with_trig_table(gp, stream), g,
-                                                                                    alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_interleaved:
       launch_gather_scale(p, gp, g, stream);

@@ -14,7 +14,8 @@
 namespace tomo::oat::cuda_detail {
 
 enum class AdjointVariant {
-  gather,              // the product's (kGatherTile in kGatherLayout, fixed-point sums, its plan)
+  gather,              // the product's (kGatherTile in kGatherLayout, fixed-point sums, azimuth table,
+                       // interleaved deal, its plan)
   gather_occ3,         // the product's with registers bounded for 3 blocks per multiprocessor
   gather_unbounded,    // … with unbounded registers (90: 2 blocks; the product's before)
   gather_circle,       // the product's with the rings' azimuths cut by the ring itself (bench/cuda/oat/srt_ring_cuts.hpp CircleCut)
@@ -28,7 +29,8 @@ enum class AdjointVariant {
   gather_refined_no_adds,      // the refined cut's without its adds (a probe)
   gather_refined_bounds_only,  // the refined cut's bounds alone (a probe)
   gather_table,        // the product's with the azimuths' sines and cosines from a table (PatchTrig::table)
-  gather_table_interleaved,  // … and the patches dealt interleaved
+  gather_before,       // the product's before: positions by sincosf, blocked deal (the forms
+                       // below without a table or deal named build on it)
   gather_interleaved,  // the product's with the patches dealt interleaved (PatchDeal::interleaved)
   gather_paired,       // the product's with two patches a lane and step (PatchDeal::paired)
   gather_table_paired,  // … with the azimuth table
@@ -43,7 +45,7 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_no_adds,  AdjointVariant::gather_circle_no_adds, AdjointVariant::gather_bounds_only,
     AdjointVariant::gather_circle_bounds_only, AdjointVariant::gather_refined, AdjointVariant::gather_refined_interleaved,
     AdjointVariant::gather_refined_no_adds, AdjointVariant::gather_refined_bounds_only, AdjointVariant::gather_table,
-    AdjointVariant::gather_table_interleaved, AdjointVariant::gather_interleaved, AdjointVariant::gather_paired,
+    AdjointVariant::gather_before, AdjointVariant::gather_interleaved, AdjointVariant::gather_paired,
     AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
     AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
