@@ -58,9 +58,8 @@ struct FloatAdd {
 
 // Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); table =
 // the same positions with the azimuth's sine and cosine read from GatherParams::trig (the same
-// bits, no division or sincosf per patch); fast = the same formula with the azimuth reduced to
-// [−π, π] and the hardware __sincosf (~1e-6 rad).
-enum class PatchTrig { exact, table, fast };
+// bits, no division or sincosf per patch; rings longer than the table as exact).
+enum class PatchTrig { exact, table };
 
 template <PatchTrig kTrig>
 __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const ShellCap<float>& c,
@@ -68,22 +67,13 @@ __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const Sh
                                             const GatherParams& gp) {
   if constexpr (kTrig == PatchTrig::exact) {
     shell_point(f, c, r, j, x, y, z);
-  } else if constexpr (kTrig == PatchTrig::table) {
+  } else {
     if (r.n_phi > gp.trig_n) {
       shell_point(f, c, r, j, x, y, z);
       return;
     }
     const float2 sc = __ldg(gp.trig + (r.n_phi * (r.n_phi - 1) / 2 + j));
     const float sp = sc.x, cp = sc.y;  // shell_point's arithmetic from here
-    const float a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
-    *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
-    *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
-    *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
-  } else {
-    float phi = (static_cast<float>(j) + 0.5f) * 2.0f * kPi<float> / static_cast<float>(r.n_phi);
-    if (phi > kPi<float>) phi -= 2.0f * kPi<float>;
-    float sp, cp;
-    __sincosf(phi, &sp, &cp);
     const float a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
     *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
     *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
