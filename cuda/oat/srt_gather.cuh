@@ -81,12 +81,38 @@ __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const Sh
   }
 }
 
-// How a warp deals a shell's candidate patches to its lanes: blocked = lane l takes patches
-// l·P … l·P + P − 1 (P = ⌈total/32⌉), so that neighbouring lanes add into distant voxels;
-// interleaved = lane l takes l, l + 32, …, so that the lanes of a step take neighbouring patches of
-// one ring (broadcast reads of its record, and the same outcome of the tile test); paired =
-// interleaved, two patches a step (x and x + 32) located together before they are visited.
-enum class PatchDeal { blocked, interleaved, paired };
+// How a warp deals a batch's candidate patches to its lanes: locate(x, &px, &py, &pz, &w) finds patch
+// x's position and weight, visit(px, py, pz, w) adds it to the tile. BlockedDeal: lane l takes
+// patches l·P … l·P + P − 1 (P = ⌈total/32⌉), so that neighbouring lanes add into distant voxels;
+// InterleavedDeal: lane l takes l, l + 32, …, so that a step's lanes take neighbouring patches of
+// one ring (broadcast reads of its record, coalesced reads of the azimuth table, the same outcome
+// of the tile test). bench/cuda/oat deals others.
+struct BlockedDeal {
+  template <class Locate, class Visit>
+  __device__ __forceinline__ static void run(int lane, int total, Locate&& locate, Visit&& visit) {
+    const int per_lane = (total + 31) >> 5;
+    for (int it = 0; it < per_lane; ++it) {
+      const int x = lane * per_lane + it;
+      if (x >= total) break;
+      float px, py, pz, w;
+      locate(x, &px, &py, &pz, &w);
+      visit(px, py, pz, w);
+    }
+  }
+};
+struct InterleavedDeal {
+  template <class Locate, class Visit>
+  __device__ __forceinline__ static void run(int lane, int total, Locate&& locate, Visit&& visit) {
+    const int per_lane = (total + 31) >> 5;
+    for (int it = 0; it < per_lane; ++it) {
+      const int x = it * 32 + lane;
+      if (x >= total) break;
+      float px, py, pz, w;
+      locate(x, &px, &py, &pz, &w);
+      visit(px, py, pz, w);
+    }
+  }
+};
 
 // A warp's rings of one batch (a lane each) and, for the first kOwnerCap of their patches in flat
 // order, the lane whose ring holds each: so that a lane finds its patch's ring with one read.
@@ -99,7 +125,7 @@ struct WarpRings {
 
 // One shell sample (q, m) of the tile, by one warp (all lanes call it).
 // RX, PY: the tile's layout in shared memory (row stride, rows per plane; gather_acc_floats).
-template <int RX, int PY, PatchTrig kTrig, class Cut, PatchDeal kDeal, class Add>
+template <int RX, int PY, PatchTrig kTrig, class Cut, class Deal, class Add>
 __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherParams& gp,
                                                     const GatherTile<float>& t,
                                                     const ShellFrame<float>& f, const GatherView<float>& v, int m,
@@ -154,27 +180,7 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
     auto visit = [&](float px, float py, float pz, float w) {
       tile_visit(p.grid, t, RX, PY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
     };
-    if constexpr (kDeal == PatchDeal::paired) {
-      // Two patches per lane and step (x and x + 32), both located before either is visited:
-      // two independent chains of shared reads and arithmetic in flight instead of one.
-      for (int x = lane; x < total; x += 64) {
-        float ax, ay, az, aw, bx = 0.0f, by = 0.0f, bz = 0.0f, bw = 0.0f;
-        const bool second = x + 32 < total;
-        locate(x, &ax, &ay, &az, &aw);
-        if (second) locate(x + 32, &bx, &by, &bz, &bw);
-        visit(ax, ay, az, aw);
-        if (second) visit(bx, by, bz, bw);
-      }
-    } else {
-      const int per_lane = (total + 31) >> 5;
-      for (int it = 0; it < per_lane; ++it) {
-        const int x = kDeal == PatchDeal::blocked ? lane * per_lane + it : it * 32 + lane;
-        if (x >= total) break;
-        float px, py, pz, w;
-        locate(x, &px, &py, &pz, &w);
-        visit(px, py, pz, w);
-      }
-    }
+    Deal::run(lane, total, locate, visit);
     __syncwarp();
   }
 }
@@ -193,7 +199,7 @@ constexpr int gather_acc_floats() {
 // memory (launch_gather_as sizes it); kMinBlocks bounds the registers for that many resident blocks;
 // Cut: how the rings' azimuths are cut to the tile (srt_gather.hpp LineCut, the product's).
 template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks, class Cut,
-          PatchDeal kDeal>
+          class Deal>
 __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(SrtParams p, GatherParams gp,
                                                                                  const float* __restrict__ g,
                                                                                  float* __restrict__ out) {
@@ -227,7 +233,7 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
       for (; k < n; k += kGatherWarps) {
         const float value = __ldg(gq + m_lo + k);
         if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
-          gather_shell_sample<RX, PY, kTrig, Cut, kDeal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
+          gather_shell_sample<RX, PY, kTrig, Cut, Deal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
                                                           add);
       }
       slot = (slot + n) % kGatherWarps;
@@ -247,17 +253,17 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
 
 // The gather with tiles of TX×TY×TZ laid out with strides (1, RX, RX·PY) in shared memory, patch
 // positions kTrig, accumulation `Add`, registers bounded for kMinBlocks blocks per
-// multiprocessor, the rings' azimuths cut by Cut and the patches dealt by kDeal: α = H_srtᵀ g
+// multiprocessor, the rings' azimuths cut by Cut and the patches dealt by Deal: α = H_srtᵀ g
 // (every voxel written; `partial`
 // holds gp.chunks·N floats when gp.chunks > 1, summed into α by launch_gather_reduce).
 template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX = TX, int PY = TY, int kMinBlocks = 1,
-          class Cut = LineCut, PatchDeal kDeal = PatchDeal::blocked>
+          class Cut = LineCut, class Deal = BlockedDeal>
 void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                       cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   static_assert(RX >= TX && PY >= TY, "the layout must hold the tile");
   constexpr std::size_t kBytes = sizeof(float) * Add::kWords * gather_acc_floats<TX, TY, TZ, RX, PY>();
-  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, Cut, kDeal>;
+  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, Cut, Deal>;
   if constexpr (kBytes + sizeof(WarpRings) * kGatherWarps > 48 * 1024)  // beyond the default: opt in
     TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
   const dim3 grid(static_cast<unsigned>(gp.tile_count), static_cast<unsigned>(gp.chunks));

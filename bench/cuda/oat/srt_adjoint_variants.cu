@@ -33,6 +33,22 @@ __global__ void __launch_bounds__(kSrtThreads) scatter_kernel(SrtParams p, const
   });
 }
 
+// Two patches a lane and step (x and x + 32), both located before either is visited: two
+// independent chains of shared reads and arithmetic in flight instead of one.
+struct PairedDeal {
+  template <class Locate, class Visit>
+  __device__ __forceinline__ static void run(int lane, int total, Locate&& locate, Visit&& visit) {
+    for (int x = lane; x < total; x += 64) {
+      float ax, ay, az, aw, bx = 0.0f, by = 0.0f, bz = 0.0f, bw = 0.0f;
+      const bool second = x + 32 < total;
+      locate(x, &ax, &ay, &az, &aw);
+      if (second) locate(x + 32, &bx, &by, &bz, &bw);
+      visit(ax, ay, az, aw);
+      if (second) visit(bx, by, bz, bw);
+    }
+  }
+};
+
 // No add at all, but a store the compiler cannot drop (never taken for finite data).
 struct NoAdds {
   static constexpr bool kPatches = true;
@@ -109,39 +125,38 @@ void variant_tile(AdjointVariant v, int tile[3]) {
 int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
 
 namespace {
-template <class Add, int kMinBlocks, class Cut, PatchDeal kDeal = PatchDeal::blocked, int Z = kGatherTile[2],
+template <class Add, int kMinBlocks, class Cut, class Deal = BlockedDeal, int Z = kGatherTile[2],
           PatchTrig kTrig = PatchTrig::exact>
 KernelResources gather_resources() {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1];
   cudaFuncAttributes attr{};
   TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, kTrig, Add, kGatherLayout[0],
-                                                                 kGatherLayout[1], kMinBlocks, Cut, kDeal>));
+                                                                 kGatherLayout[1], kMinBlocks, Cut, Deal>));
   return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
 }
 }  // namespace
 
 KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
-  constexpr PatchDeal kInter = PatchDeal::interleaved, kBlocked = PatchDeal::blocked;
   switch (v) {
     case AdjointVariant::gather:
-      return gather_resources<FixedAdd, B, LineCut, kInter, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], PatchTrig::table>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
     case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
     case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, CircleCut>();
     case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RefinedCut>();
-    case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, kInter>();
+    case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, InterleavedDeal>();
     case AdjointVariant::gather_table:
-      return gather_resources<FixedAdd, B, LineCut, kBlocked, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, BlockedDeal, kGatherTile[2], PatchTrig::table>();
     case AdjointVariant::gather_before: return gather_resources<FixedAdd, B, LineCut>();
-    case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, kInter>();
-    case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PatchDeal::paired>();
+    case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal>();
+    case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PairedDeal>();
     case AdjointVariant::gather_table_paired:
-      return gather_resources<FixedAdd, B, LineCut, PatchDeal::paired, kGatherTile[2], PatchTrig::table>();
-    case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, kBlocked, 8>();
-    case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, kInter, 8>();
-    case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, kBlocked, 8>();
+      return gather_resources<FixedAdd, B, LineCut, PairedDeal, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, BlockedDeal, 8>();
+    case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, 8>();
+    case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, BlockedDeal, 8>();
     default: return {};
   }
 }
@@ -151,7 +166,6 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
-  constexpr PatchDeal kInter = PatchDeal::interleaved;
   switch (v) {
     case AdjointVariant::gather: launch_srt_gather(p, with_trig_table(gp, stream), g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
@@ -188,7 +202,7 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_refined_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut, kInter>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_no_adds:
       launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
@@ -207,15 +221,15 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, kInter>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, PatchDeal::paired>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, PairedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, PatchDeal::paired>(
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, PairedDeal>(
           p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z:
@@ -224,7 +238,7 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_half_z_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, LineCut, kInter>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z_5:
       launch_gather_scale(p, gp, g, stream);

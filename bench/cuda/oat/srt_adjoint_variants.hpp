@@ -31,8 +31,8 @@ enum class AdjointVariant {
   gather_table,        // the product's with the azimuths' sines and cosines from a table (PatchTrig::table)
   gather_before,       // the product's before: positions by sincosf, blocked deal (the forms
                        // below without a table or deal named build on it)
-  gather_interleaved,  // the product's with the patches dealt interleaved (PatchDeal::interleaved)
-  gather_paired,       // the product's with two patches a lane and step (PatchDeal::paired)
+  gather_interleaved,  // the product's with the patches dealt interleaved (srt_gather.cuh InterleavedDeal)
+  gather_paired,       // the product's with two patches a lane and step (srt_adjoint_variants.cu PairedDeal)
   gather_table_paired,  // … with the azimuth table
   gather_half_z,       // tiles of 16×16×8 voxels (half the product's along z), 4 blocks per SM
   gather_half_z_interleaved,  // … with the patches dealt interleaved
