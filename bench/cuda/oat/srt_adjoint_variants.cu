@@ -184,8 +184,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_no_adds:  // the product's form: azimuth table, interleaved deal
+      launch_gather_as<X, Y, Z, PatchTrig::table, NoAdds, RX, PY, B, LineCut, InterleavedDeal>(
+          p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_no_adds:
       launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);

@@ -20,7 +20,7 @@ enum class AdjointVariant {
   gather_unbounded,    // … with unbounded registers (90: 2 blocks; the product's before)
   gather_circle,       // the product's with the rings' azimuths cut by the ring itself (bench/cuda/oat/srt_ring_cuts.hpp CircleCut)
   gather_circle_occ3,  // … and registers bounded for 3 blocks per multiprocessor
-  gather_no_adds,      // the product's without its shared-memory adds (a probe)
+  gather_no_adds,      // the product's (table, interleaved) without its shared-memory adds (a probe)
   gather_circle_no_adds,  // the circle cut's without its adds (a probe)
   gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
   gather_circle_bounds_only,  // the circle cut's bounds alone (a probe)
