@@ -4,6 +4,7 @@
 #include "compute/oat/pls.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -91,12 +92,17 @@ std::vector<double> run_pls(Model& H, const Grid3& grid, std::span<const double>
       break;
     }
     const double a = rr / pap;
-    for (std::size_t i = 0; i < N; ++i) alpha[i] += a * p[i], r[i] -= a * ap[i];
-    for (std::size_t i = 0; i < M; ++i) h_alpha[i] += a * hp[i];
+    // Element by element, so threads give the same bits as one.
+    const auto n = static_cast<std::int64_t>(N), m = static_cast<std::int64_t>(M);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) alpha[i] += a * p[i], r[i] -= a * ap[i];
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i) h_alpha[i] += a * hp[i];
     const double rr_new = dot(r, r);
     const double beta = rr_new / rr;
     rr = rr_new;
-    for (std::size_t i = 0; i < N; ++i) p[i] = r[i] + beta * p[i];
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
     report(it);
   }
   return alpha;

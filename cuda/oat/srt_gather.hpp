@@ -160,107 +160,65 @@ struct RingRange {
   int j_lo, count;
 };
 
-// How a ring's azimuths are cut to the tile's box: `line` as above (the ring as a line, for arcs
-// in the ball under a quarter turn); `circle` cuts every arc by the ring itself against each
-// axis's slab (circle_cut below), so that rings near the transducer's axis, whose arcs in the
-// ball are long or whole, are cut too. circle is a bench form: on one H200 its bounds cost more than
-// the visits it saves, and its fp32 device arithmetic dropped patches that the host emulation keeps
-// (docs/perf/oat.md).
-enum class RingCut { line, circle };
-
-// Ring i's point at azimuth φ_c + δ relative to the transducer is a·e + ρ(cos δ·w0 + sin δ·w1);
-// along axis k that is a·e_k + ρ·A_k·cos(δ − β_k). Its slab [lo_k, hi_k] (widened by `tol`)
-// holds it iff |δ − β_k| (mod 2π) ∈ [α1, α2]: two arcs. [*d_lo, *d_hi] (relative to φ_c, within
-// [−π, π]) becomes the hull of its intersection with those arcs, widened by `slack` rad; false:
-// empty. Meant as a superset of the exact set; the slacks held on the host, not on the device.
+// The arc of ring i inside the tile's ball: δ = φ − φ_c ∈ [−Δ, Δ] with q = sin²(Δ/2); `full`:
+// every azimuth (or θ_c undefined: the axis); `empty`: the ring misses the ball.
 template <class T>
-TOMO_HD bool circle_cut(T a_k, T rho, T w0, T w1, T lo_k, T hi_k, T tol, T slack, T* d_lo, T* d_hi) {
-  const T amp = rho * m_sqrt(w0 * w0 + w1 * w1);
-  const T lo = lo_k - tol - a_k, hi = hi_k + tol - a_k;
-  if (lo > amp || hi < -amp) return false;
-  if (lo <= -amp && hi >= amp) return true;  // the whole circle inside the slab
-  const T pi = kPi<T>, two_pi = T(2) * kPi<T>;
-  const T a1 = hi >= amp ? T(0) : m_acos(clamp1(hi / amp)), a2 = lo <= -amp ? pi : m_acos(clamp1(lo / amp));
-  const T beta = m_atan2(w1, w0);
-  const T arcs[2][2] = {{beta + a1 - slack, beta + a2 + slack}, {beta - a2 - slack, beta - a1 + slack}};
-  T out_lo = T(1e30), out_hi = T(-1e30);
-  for (int c = 0; c < 2; ++c) {
-    // The arc's copies c + 2πn that can overlap [d_lo, d_hi] (both of length ≤ 2π + slack).
-    const int n0 = static_cast<int>(m_floor((*d_lo - arcs[c][1]) / two_pi));
-    for (int n = n0; n <= n0 + 3; ++n) {
-      const T s0 = arcs[c][0] + static_cast<T>(n) * two_pi, s1 = arcs[c][1] + static_cast<T>(n) * two_pi;
-      const T l = s0 > *d_lo ? s0 : *d_lo, h = s1 < *d_hi ? s1 : *d_hi;
-      if (l <= h) {
-        out_lo = l < out_lo ? l : out_lo;
-        out_hi = h > out_hi ? h : out_hi;
-      }
-    }
-  }
-  if (out_lo > out_hi) return false;
-  *d_lo = out_lo, *d_hi = out_hi;
-  return true;
-}
+struct RingArc {
+  bool empty, full;
+  T q, sq, delta;  // sq = √q
+};
 
-template <class T, RingCut kCut = RingCut::line>
-TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, const GatherShell<T>& s,
-                              const ShellRing<T>& r, int i) {
-  RingRange out{0, 0};
+template <class T>
+TOMO_HD RingArc<T> ring_arc(const GatherView<T>& v, const GatherShell<T>& s, const ShellRing<T>& r, int i) {
+  RingArc<T> arc{false, false, T(1), T(1), kPi<T>};
   const T dth = s.cap.theta_max / static_cast<T>(s.cap.n_theta);
   const T half = T(0.5) * ((static_cast<T>(i) + T(0.5)) * dth - v.theta_c);
   T sh, ch;
   m_sincos(half, &sh, &ch);
   const T numer = s.a4 - T(4) * sh * sh;
-  if (numer < T(0)) return out;
+  if (numer < T(0)) {
+    arc.empty = true;
+    return arc;
+  }
   const T den = T(4) * r.sin_t * v.sin_c;
-  const T pi = kPi<T>;
-  T d_lo = -pi, d_hi = pi;
-  bool full = den <= numer;  // every azimuth is within the ball (or θ_c undefined: the axis)
-  if (!full) {
-    const T q = numer / den;  // sin²(Δ/2), Δ the half-width of the arc in the ball
-    const T sq = m_sqrt(q);
-    const T delta = T(2) * m_asin(sq);
-    d_lo = -delta, d_hi = delta;
-    if (kCut == RingCut::line && q < T(0.5)) {  // Δ < π/2: sin δ is monotonic on the arc
-      const T rho = s.cap.R * r.sin_t;
-      const T sd = T(2) * sq * m_sqrt(T(1) - q);  // sin Δ
-      const T sag = T(2) * rho * q;              // ρ(1 − cos Δ)
-      const T a = s.cap.R * r.cos_t;
-      const T e[3] = {f.ex, f.ey, f.ez}, u[3] = {f.ux, f.uy, f.uz}, w[3] = {f.vx, f.vy, f.vz};
-      T t_lo = -rho * sd, t_hi = rho * sd;
-      for (int k = 0; k < 3; ++k) {
-        const T w0 = v.cos_pc * u[k] + v.sin_pc * w[k], w1 = -v.sin_pc * u[k] + v.cos_pc * w[k];
-        const T p0 = a * e[k] + rho * w0;
-        const T widen = sag * (w0 < T(0) ? -w0 : w0);
-        const T lo = v.lo[k] - widen - p0, hi = v.hi[k] + widen - p0;
-        if (w1 == T(0)) {
-          if (lo > T(0) || hi < T(0)) return out;
-          continue;
-        }
-        T t1 = lo / w1, t2 = hi / w1;
-        if (t1 > t2) { const T x = t1; t1 = t2; t2 = x; }
-        t_lo = t1 > t_lo ? t1 : t_lo;
-        t_hi = t2 < t_hi ? t2 : t_hi;
-      }
-      if (t_lo > t_hi) return out;
-      d_lo = m_asin(clamp1(t_lo / rho));
-      d_hi = m_asin(clamp1(t_hi / rho));
-    }
+  arc.full = den <= numer;
+  if (!arc.full) {
+    arc.q = numer / den;
+    arc.sq = m_sqrt(arc.q);
+    arc.delta = T(2) * m_asin(arc.sq);
   }
-  if constexpr (kCut == RingCut::circle) {
-    const T rho = s.cap.R * r.sin_t, a = s.cap.R * r.cos_t;
-    const T e[3] = {f.ex, f.ey, f.ez}, u[3] = {f.ux, f.uy, f.uz}, w[3] = {f.vx, f.vy, f.vz};
-    // fp32 slack: a few ulps of the transducer distance in the slab, 1e-4 rad in the angles.
-    const T tol = T(4e-6) * (v.d + v.r), slack = T(1e-4);
-    if (full) d_lo = -pi, d_hi = pi;
-    for (int k = 0; k < 3; ++k) {
-      const T w0 = v.cos_pc * u[k] + v.sin_pc * w[k], w1 = -v.sin_pc * u[k] + v.cos_pc * w[k];
-      if (!circle_cut(a * e[k], rho, w0, w1, v.lo[k], v.hi[k], tol, slack, &d_lo, &d_hi)) return out;
+  return arc;
+}
+
+// One cut of the ring as the line P0 + t·w1 (t = ρ·sin δ) widened by `sag` per unit of |w0|, to the
+// box's slabs: [*t_lo, *t_hi] narrowed; false: nothing left.
+template <class T>
+TOMO_HD bool line_cut(const ShellFrame<T>& f, const GatherView<T>& v, T a, T rho, T sag, T* t_lo, T* t_hi) {
+  const T e[3] = {f.ex, f.ey, f.ez}, u[3] = {f.ux, f.uy, f.uz}, w[3] = {f.vx, f.vy, f.vz};
+  for (int k = 0; k < 3; ++k) {
+    const T w0 = v.cos_pc * u[k] + v.sin_pc * w[k], w1 = -v.sin_pc * u[k] + v.cos_pc * w[k];
+    const T p0 = a * e[k] + rho * w0;
+    const T widen = sag * (w0 < T(0) ? -w0 : w0);
+    const T lo = v.lo[k] - widen - p0, hi = v.hi[k] + widen - p0;
+    if (w1 == T(0)) {
+      if (lo > T(0) || hi < T(0)) return false;
+      continue;
     }
-    full = false;
+    T t1 = lo / w1, t2 = hi / w1;
+    if (t1 > t2) { const T x = t1; t1 = t2; t2 = x; }
+    *t_lo = t1 > *t_lo ? t1 : *t_lo;
+    *t_hi = t2 < *t_hi ? t2 : *t_hi;
   }
+  return *t_lo <= *t_hi;
+}
+
+// The patches whose azimuth lies in φ_c + [d_lo, d_hi] (|d| ≤ π), or every patch when `full`.
+template <class T>
+TOMO_HD RingRange azimuth_range(const GatherView<T>& v, const ShellRing<T>& r, bool full, T d_lo, T d_hi) {
+  RingRange out{0, 0};
   const int n = r.n_phi;
   if (!full) {
-    const T dphi = T(2) * pi / static_cast<T>(n);
+    const T dphi = T(2) * kPi<T> / static_cast<T>(n);
     const T lo = (v.phi_c + d_lo) / dphi - T(0.5), hi = (v.phi_c + d_hi) / dphi - T(0.5);
     const int jl = static_cast<int>(m_ceil(lo)), jh = static_cast<int>(m_floor(hi));
     if (jh < jl) return out;
@@ -274,6 +232,34 @@ TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, co
   out.count = n;
   return out;
 }
+
+// The product's cut: the arc in the ball, and for arcs under a quarter turn the line cut with the
+// arc's sagitta. (bench/cuda/oat keeps tighter cuts that lost on the GPU.)
+template <class T>
+TOMO_HD RingRange gather_ring(const ShellFrame<T>& f, const GatherView<T>& v, const GatherShell<T>& s,
+                              const ShellRing<T>& r, int i) {
+  const RingArc<T> arc = ring_arc(v, s, r, i);
+  if (arc.empty) return RingRange{0, 0};
+  T d_lo = -arc.delta, d_hi = arc.delta;
+  if (!arc.full && arc.q < T(0.5)) {  // Δ < π/2: sin δ is monotonic on the arc
+    const T rho = s.cap.R * r.sin_t;
+    const T sd = T(2) * arc.sq * m_sqrt(T(1) - arc.q);  // sin Δ
+    T t_lo = -rho * sd, t_hi = rho * sd;
+    if (!line_cut(f, v, s.cap.R * r.cos_t, rho, T(2) * rho * arc.q, &t_lo, &t_hi)) return RingRange{0, 0};
+    d_lo = m_asin(clamp1(t_lo / rho));
+    d_hi = m_asin(clamp1(t_hi / rho));
+  }
+  return azimuth_range(v, r, arc.full, d_lo, d_hi);
+}
+
+// The cut as the gather kernel takes it (srt_gather.cuh): a policy with ring(f, v, s, r, i).
+struct LineCut {
+  template <class T>
+  TOMO_HD static RingRange ring(const ShellFrame<T>& f, const GatherView<T>& v, const GatherShell<T>& s,
+                                const ShellRing<T>& r, int i) {
+    return gather_ring(f, v, s, r, i);
+  }
+};
 
 // kernel_math trilinear_visit's arithmetic for one patch at (x, y, z), restricted to the tile's
 // voxels: f(local index in the tile, weight) with the tile's row length tx and plane ty; the

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/core/check.hpp"
 #include "cuda/oat/srt_device.cuh"
@@ -116,6 +117,16 @@ __global__ void eir_kernel(TimeParams t, const float* __restrict__ taps, int J, 
   out[s] = kAdjoint ? eir_adjoint_sample(row, t.samples, taps, J, k) : eir_sample(row, t.samples, taps, J, k);
 }
 
+// One block per ring length n, its threads over the azimuths: shell_point's very expression.
+__global__ void trig_table_kernel(float2* table) {
+  const int n = static_cast<int>(blockIdx.x) + 1;
+  for (int j = static_cast<int>(threadIdx.x); j < n; j += static_cast<int>(blockDim.x)) {
+    float sp, cp;
+    m_sincos((static_cast<float>(j) + 0.5f) * 2.0f * kPi<float> / static_cast<float>(n), &sp, &cp);
+    table[n * (n - 1) / 2 + j] = make_float2(sp, cp);
+  }
+}
+
 unsigned blocks_of(std::int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 }  // namespace
@@ -174,8 +185,18 @@ void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* 
                        cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   launch_gather_scale(p, gp, g, stream);
-  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], PatchTrig::exact, FixedAdd, kGatherLayout[0],
-                   kGatherLayout[1], kGatherMinBlocks>(p, gp, g, alpha, partial, stream);
+  // The table's reads coalesce when a warp's lanes take neighbouring patches of one ring
+  // (InterleavedDeal); without the table the blocked deal was the faster.
+  constexpr PatchTrig kTrig = kGatherTrigTable ? PatchTrig::table : PatchTrig::exact;
+  using Deal = std::conditional_t<kGatherTrigTable, InterleavedDeal, BlockedDeal>;
+  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], kTrig, FixedAdd, kGatherLayout[0],
+                   kGatherLayout[1], kGatherMinBlocks, LineCut, Deal>(p, gp, g, alpha, partial, stream);
+}
+
+void launch_trig_table(float2* table, int n, cudaStream_t stream) {
+  if (n <= 0) return;
+  trig_table_kernel<<<static_cast<unsigned>(n), 128, 0, stream>>>(table);
+  TOMO_CUDA_CHECK_LAST();
 }
 
 void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream) {

@@ -3,6 +3,9 @@
 // and their transposes (one thread per sample).
 #pragma once
 #include <cuda_runtime_api.h>
+#include <vector_types.h>
+
+#include <cstddef>
 
 #include "compute/oat/kernel_math.hpp"
 
@@ -54,6 +57,11 @@ struct GatherParams {
   float cx = 0, cy = 0, cz = 0, rho = 0;  // the ball every shell is cut to (kernel_math shell_cap)
   float margin = 0;                       // srt_gather.hpp gather_margin
   double* fixed = nullptr;  // device scratch of kGatherScratch doubles for the fixed-point scale
+  // Optional table of the patches' azimuth sines and cosines, (sin, cos) of (j + ½)·2π/n at
+  // n(n − 1)/2 + j for n ≤ trig_n (the very values kernel_math shell_point computes), read by
+  // the kernels instantiated with PatchTrig::table.
+  const float2* trig = nullptr;
+  int trig_n = 0;
 };
 // Tiles of `tile` voxels over p's grid; chunks so that about `target_blocks` blocks have work;
 // max_distance: the farthest a patch lies from its transducer (for the margin).
@@ -63,6 +71,17 @@ GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, f
 // gp.fixed set).
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream);
+// Whether the gather reads its patches' azimuth sines and cosines from a table (GatherParams::trig,
+// PatchTrig::table in srt_gather.cuh; the same bits as computing them) for rings of at most
+// kTrigTableN patches, and the table's size in float2 for n ≤ N. On one H200 (paper scene of
+// bench_oat) the table with the interleaved deal took 808 ms, computing them (blocked deal) 890 ms;
+// the same image bit for bit.
+inline constexpr bool kGatherTrigTable = true;
+inline constexpr int kTrigTableN = 512;
+constexpr std::size_t trig_table_size(int n) { return static_cast<std::size_t>(n) * (n + 1) / 2; }
+// table[n(n − 1)/2 + j] = (sin, cos) of (j + ½)·2π/n for 1 ≤ n ≤ `n`, as kernel_math shell_point
+// computes them.
+void launch_trig_table(float2* table, int n, cudaStream_t stream);
 // Doubles of GatherParams::fixed: Σ|g|, S, 1/S and 256 block sums.
 inline constexpr int kGatherScratch = 3 + 256;
 // The fixed-point scale of the gather's sums from g into gp.fixed (srt_gather.cuh FixedAdd; run by

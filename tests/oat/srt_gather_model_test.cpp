@@ -12,6 +12,7 @@
 
 #include "compute/core/metrics.hpp"
 #include "compute/oat/params.hpp"
+#include "bench/cuda/oat/srt_ring_cuts.hpp"
 #include "cuda/oat/srt_gather.hpp"
 #include "tests/oat/small_geometry.hpp"
 
@@ -71,8 +72,8 @@ Emulated scatter(const Scene& s) {
 // The gather, tile by tile, in the kernel's order of bounds: shells, rings, azimuth ranges; the
 // tile's sums laid out as the kernel lays them, with row stride rx and py rows per plane
 // (rx = tile[0], py = tile[1]: dense; one more each: the spread layout of kGatherLayout); the
-// rings' azimuths cut by kCut.
-template <RingCut kCut>
+// rings' azimuths cut by Cut (LineCut, the product's, or a bench cut).
+template <class Cut>
 Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho, int rx, int py) {
   Emulated e;
   e.image.assign(static_cast<std::size_t>(s.grid.nx) * s.grid.ny * s.grid.nz, 0.0);
@@ -97,7 +98,7 @@ Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho, i
             const GatherShell<float> sh = gather_shell(f, v, s.radius(m), s.h);
             for (int i = sh.i_lo; i <= sh.i_hi; ++i) {
               const ShellRing<float> r = srt_ring(sh.cap, i, sh.sin_half);
-              const RingRange rr = gather_ring<float, kCut>(f, v, sh, r, i);
+              const RingRange rr = Cut::ring(f, v, sh, r, i);
               const float vr = r.area * value;
               for (int k = 0; k < rr.count; ++k) {
                 int j = rr.j_lo + k;
@@ -124,7 +125,7 @@ Emulated gather(const Scene& s, const int tile[3], float centre[3], float rho, i
 
 // The gather of every tile size against the scatter; the candidates each tile found (summed over
 // the tile sizes) returned.
-template <RingCut kCut = RingCut::line>
+template <class Cut = LineCut>
 long long expect_gather_equals_scatter(const OatGeometry& geo, std::initializer_list<std::array<int, 3>> tiles,
                                        bool spread = false) {
   long long candidates = 0;
@@ -134,7 +135,7 @@ long long expect_gather_equals_scatter(const OatGeometry& geo, std::initializer_
   float centre[3] = {static_cast<float>(c[0]), static_cast<float>(c[1]), static_cast<float>(c[2])};
   for (const auto& tile : tiles) {
     const int rx = tile[0] + (spread ? 1 : 0), py = tile[1] + (spread ? 1 : 0);
-    const Emulated got = gather<kCut>(s, tile.data(), centre, static_cast<float>(cap_radius_mm(geo)), rx, py);
+    const Emulated got = gather<Cut>(s, tile.data(), centre, static_cast<float>(cap_radius_mm(geo)), rx, py);
     const double err = relative_l2(got.image, ref.image);
     std::printf("tile %dx%dx%d: %lld contacts (scatter %lld), %lld candidates, %lld touch the tile (%.2f), rel. L2 %.3g\n",
                 tile[0], tile[1], tile[2], got.contacts, ref.contacts, got.candidates, got.patches_in_box,
@@ -174,12 +175,12 @@ TEST(OatSrtGather, FindsEveryPatchOnTheAxis) {
   expect_gather_equals_scatter(g, {{8, 8, 8}, {3, 5, 7}});
 }
 
-// The rings cut by the ring itself against the box's slabs (RingCut::circle): every patch still
+// The rings cut by the ring itself against the box's slabs (CircleCut): every patch still
 // found once, and fewer candidates than the line cut (whose long arcs near the axis stay whole).
 TEST(OatSrtGather, CircleCutFindsEveryPatchWithFewerCandidates) {
   const OatGeometry g = small_geometry(12, 1.0, 4, 8, 20.0, 5.0);
   const long long line = expect_gather_equals_scatter(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
-  const long long circle = expect_gather_equals_scatter<RingCut::circle>(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
+  const long long circle = expect_gather_equals_scatter<CircleCut>(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
   std::printf("candidates: line cut %lld, circle cut %lld\n", line, circle);
   EXPECT_LT(circle, line);
 }
@@ -187,7 +188,7 @@ TEST(OatSrtGather, CircleCutFindsEveryPatchWithFewerCandidates) {
 TEST(OatSrtGather, CircleCutFindsEveryPatchAtPaperScale) {
   const OatGeometry g = small_geometry(20, 0.2, 3, 6, 65.0, 20.0);
   const long long line = expect_gather_equals_scatter(g, {{8, 8, 8}, {16, 16, 16}}, true);
-  const long long circle = expect_gather_equals_scatter<RingCut::circle>(g, {{8, 8, 8}, {16, 16, 16}}, true);
+  const long long circle = expect_gather_equals_scatter<CircleCut>(g, {{8, 8, 8}, {16, 16, 16}}, true);
   std::printf("candidates: line cut %lld, circle cut %lld\n", line, circle);
   EXPECT_LT(circle, line);
 }
@@ -199,7 +200,35 @@ TEST(OatSrtGather, CircleCutFindsEveryPatchOnTheAxis) {
   g.transducers.push_back({0.0, 20.0, 0.0});
   g.surface_mm2.push_back(g.surface_mm2.front());
   g.time = covering_time_axis(g, 5.0, 1.0);
-  expect_gather_equals_scatter<RingCut::circle>(g, {{8, 8, 8}, {3, 5, 7}});
+  expect_gather_equals_scatter<CircleCut>(g, {{8, 8, 8}, {3, 5, 7}});
+}
+
+// The line cut cut again by the sagitta of the arc it left (RefinedCut): every patch still
+// found once, with fewer candidates than the line cut where arcs are long.
+TEST(OatSrtGather, RefinedCutFindsEveryPatchWithFewerCandidates) {
+  const OatGeometry g = small_geometry(12, 1.0, 4, 8, 20.0, 5.0);
+  const long long line = expect_gather_equals_scatter(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
+  const long long refined = expect_gather_equals_scatter<RefinedCut>(g, {{8, 8, 8}, {4, 4, 4}, {16, 8, 4}});
+  std::printf("candidates: line cut %lld, refined cut %lld\n", line, refined);
+  EXPECT_LT(refined, line);
+}
+
+TEST(OatSrtGather, RefinedCutFindsEveryPatchAtPaperScale) {
+  const OatGeometry g = small_geometry(20, 0.2, 3, 6, 65.0, 20.0);
+  const long long line = expect_gather_equals_scatter(g, {{8, 8, 8}, {16, 16, 16}}, true);
+  const long long refined = expect_gather_equals_scatter<RefinedCut>(g, {{8, 8, 8}, {16, 16, 16}}, true);
+  std::printf("candidates: line cut %lld, refined cut %lld\n", line, refined);
+  EXPECT_LT(refined, line);
+}
+
+TEST(OatSrtGather, RefinedCutFindsEveryPatchOnTheAxis) {
+  OatGeometry g = small_geometry(8, 1.0, 2, 3, 20.0, 5.0);
+  g.transducers.push_back({0.0, 0.0, 20.0});
+  g.surface_mm2.push_back(g.surface_mm2.front());
+  g.transducers.push_back({0.0, 20.0, 0.0});
+  g.surface_mm2.push_back(g.surface_mm2.front());
+  g.time = covering_time_axis(g, 5.0, 1.0);
+  expect_gather_equals_scatter<RefinedCut>(g, {{8, 8, 8}, {3, 5, 7}});
 }
 
 }  // namespace

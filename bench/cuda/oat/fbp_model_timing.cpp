@@ -116,7 +116,8 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
     AdjointTime a{std::string(cuda_detail::variant_name(v))};
     a.ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.adjoint(v); });
     if (v != AdjointVariant::gather_no_adds && v != AdjointVariant::gather_bounds_only &&
-        v != AdjointVariant::gather_circle_no_adds && v != AdjointVariant::gather_circle_bounds_only) {
+        v != AdjointVariant::gather_circle_no_adds && v != AdjointVariant::gather_circle_bounds_only &&
+        v != AdjointVariant::gather_refined_no_adds && v != AdjointVariant::gather_refined_bounds_only) {
       const std::vector<float> img = probes.alpha();
       a.rel_l2_vs_scatter = relative_l2(img, scattered);
       a.rel_l2_vs_default = relative_l2(img, gathered);

@@ -7,6 +7,7 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/oat/srt_device.cuh"
+#include "bench/cuda/oat/srt_ring_cuts.hpp"
 #include "cuda/oat/srt_gather.cuh"
 
 namespace tomo::oat::cuda_detail {
@@ -32,6 +33,22 @@ __global__ void __launch_bounds__(kSrtThreads) scatter_kernel(SrtParams p, const
   });
 }
 
+// Two patches a lane and step (x and x + 32), both located before either is visited: two
+// independent chains of shared reads and arithmetic in flight instead of one.
+struct PairedDeal {
+  template <class Locate, class Visit>
+  __device__ __forceinline__ static void run(int lane, int total, Locate&& locate, Visit&& visit) {
+    for (int x = lane; x < total; x += 64) {
+      float ax, ay, az, aw, bx = 0.0f, by = 0.0f, bz = 0.0f, bw = 0.0f;
+      const bool second = x + 32 < total;
+      locate(x, &ax, &ay, &az, &aw);
+      if (second) locate(x + 32, &bx, &by, &bz, &bw);
+      visit(ax, ay, az, aw);
+      if (second) visit(bx, by, bz, bw);
+    }
+  }
+};
+
 // No add at all, but a store the compiler cannot drop (never taken for finite data).
 struct NoAdds {
   static constexpr bool kPatches = true;
@@ -52,6 +69,19 @@ struct NoPatches {
   __device__ __forceinline__ void operator()(float*, int, float) const {}
 };
 
+// gp with the azimuth table as ModelDevice builds it (once per process, on first use).
+GatherParams with_trig_table(const GatherParams& gp, cudaStream_t stream) {
+  static float2* table = nullptr;
+  if (!table) {
+    TOMO_CUDA_CHECK(cudaMalloc(&table, sizeof(float2) * trig_table_size(kTrigTableN)));
+    launch_trig_table(table, kTrigTableN, stream);
+  }
+  GatherParams t = gp;
+  t.trig = table;
+  t.trig_n = kTrigTableN;
+  return t;
+}
+
 }  // namespace
 
 std::string_view variant_name(AdjointVariant v) {
@@ -65,37 +95,68 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_circle_no_adds: return "gather-circle-cut-no-adds";
     case AdjointVariant::gather_bounds_only: return "gather-bounds-only";
     case AdjointVariant::gather_circle_bounds_only: return "gather-circle-cut-bounds-only";
+    case AdjointVariant::gather_refined: return "gather-refined-cut";
+    case AdjointVariant::gather_refined_interleaved: return "gather-refined-cut-interleaved";
+    case AdjointVariant::gather_refined_no_adds: return "gather-refined-cut-no-adds";
+    case AdjointVariant::gather_refined_bounds_only: return "gather-refined-cut-bounds-only";
+    case AdjointVariant::gather_table: return "gather-trig-table";
+    case AdjointVariant::gather_before: return "gather-before";
+    case AdjointVariant::gather_interleaved: return "gather-interleaved";
+    case AdjointVariant::gather_paired: return "gather-paired";
+    case AdjointVariant::gather_table_paired: return "gather-trig-table-paired";
+    case AdjointVariant::gather_half_z: return "gather-16x16x8";
+    case AdjointVariant::gather_half_z_interleaved: return "gather-16x16x8-interleaved";
+    case AdjointVariant::gather_half_z_5: return "gather-16x16x8-5-blocks";
     case AdjointVariant::scatter: return "scatter";
   }
   return "?";
 }
 
-void variant_tile(AdjointVariant, int tile[3]) {
+static bool half_z(AdjointVariant v) {
+  return v == AdjointVariant::gather_half_z || v == AdjointVariant::gather_half_z_interleaved ||
+         v == AdjointVariant::gather_half_z_5;
+}
+
+void variant_tile(AdjointVariant v, int tile[3]) {
   for (int i = 0; i < 3; ++i) tile[i] = kGatherTile[i];
+  if (half_z(v)) tile[2] = 8;
 }
 
 int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
 
 namespace {
-template <class Add, int kMinBlocks, RingCut kCut>
+template <class Add, int kMinBlocks, class Cut, class Deal = BlockedDeal, int Z = kGatherTile[2],
+          PatchTrig kTrig = PatchTrig::exact>
 KernelResources gather_resources() {
-  constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
+  constexpr int X = kGatherTile[0], Y = kGatherTile[1];
   cudaFuncAttributes attr{};
-  TOMO_CUDA_CHECK(cudaFuncGetAttributes(
-      &attr, srt_gather_kernel<X, Y, Z, PatchTrig::exact, Add, kGatherLayout[0], kGatherLayout[1], kMinBlocks, kCut>));
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, kTrig, Add, kGatherLayout[0],
+                                                                 kGatherLayout[1], kMinBlocks, Cut, Deal>));
   return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
 }
 }  // namespace
 
 KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
-  constexpr RingCut kLine = RingCut::line, kCircle = RingCut::circle;
   switch (v) {
-    case AdjointVariant::gather: return gather_resources<FixedAdd, B, kLine>();
-    case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, kLine>();
-    case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, kLine>();
-    case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, kCircle>();
-    case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, kCircle>();
+    case AdjointVariant::gather:
+      return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
+    case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
+    case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
+    case AdjointVariant::gather_circle_occ3: return gather_resources<FixedAdd, 3, CircleCut>();
+    case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RefinedCut>();
+    case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, InterleavedDeal>();
+    case AdjointVariant::gather_table:
+      return gather_resources<FixedAdd, B, LineCut, BlockedDeal, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_before: return gather_resources<FixedAdd, B, LineCut>();
+    case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal>();
+    case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PairedDeal>();
+    case AdjointVariant::gather_table_paired:
+      return gather_resources<FixedAdd, B, LineCut, PairedDeal, kGatherTile[2], PatchTrig::table>();
+    case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, BlockedDeal, 8>();
+    case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, 8>();
+    case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, BlockedDeal, 8>();
     default: return {};
   }
 }
@@ -105,9 +166,8 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
   constexpr PatchTrig kExact = PatchTrig::exact;
-  constexpr RingCut kCircle = RingCut::circle;
   switch (v) {
-    case AdjointVariant::gather: launch_srt_gather(p, gp, g, alpha, partial, stream); break;
+    case AdjointVariant::gather: launch_srt_gather(p, with_trig_table(gp, stream), g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
       launch_gather_scale(p, gp, g, stream);
       launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
@@ -118,23 +178,72 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       break;
     case AdjointVariant::gather_circle:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_occ3:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
-    case AdjointVariant::gather_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B>(p, gp, g, alpha, partial, stream);
+    case AdjointVariant::gather_no_adds:  // the product's form: azimuth table, interleaved deal
+      launch_gather_as<X, Y, Z, PatchTrig::table, NoAdds, RX, PY, B, LineCut, InterleavedDeal>(
+          p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_bounds_only:
       launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, kCircle>(p, gp, g, alpha, partial, stream);
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined_no_adds:
+      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_refined_bounds_only:
+      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_table:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
+                                                                       partial, stream);
+      break;
+    case AdjointVariant::gather_before:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_paired:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, PairedDeal>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_table_paired:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, PairedDeal>(
+          p, with_trig_table(gp, stream), g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_half_z:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_half_z_interleaved:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      break;
+    case AdjointVariant::gather_half_z_5:
+      launch_gather_scale(p, gp, g, stream);
+      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, 5>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

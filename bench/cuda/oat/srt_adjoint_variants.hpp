@@ -14,22 +14,40 @@
 namespace tomo::oat::cuda_detail {
 
 enum class AdjointVariant {
-  gather,              // the product's (kGatherTile in kGatherLayout, fixed-point sums, its plan)
+  gather,              // the product's (kGatherTile in kGatherLayout, fixed-point sums, azimuth table,
+                       // interleaved deal, its plan)
   gather_occ3,         // the product's with registers bounded for 3 blocks per multiprocessor
   gather_unbounded,    // … with unbounded registers (90: 2 blocks; the product's before)
-  gather_circle,       // the product's with the rings' azimuths cut by the ring itself (RingCut::circle)
+  gather_circle,       // the product's with the rings' azimuths cut by the ring itself (bench/cuda/oat/srt_ring_cuts.hpp CircleCut)
   gather_circle_occ3,  // … and registers bounded for 3 blocks per multiprocessor
-  gather_no_adds,      // the product's without its shared-memory adds (a probe)
+  gather_no_adds,      // the product's (table, interleaved) without its shared-memory adds (a probe)
   gather_circle_no_adds,  // the circle cut's without its adds (a probe)
   gather_bounds_only,  // the product's bounds of shells, rings and azimuths, no patch visited (a probe)
   gather_circle_bounds_only,  // the circle cut's bounds alone (a probe)
+  gather_refined,      // the product's with the line cut refined by the arc left (srt_ring_cuts.hpp RefinedCut)
+  gather_refined_interleaved,  // … and the patches dealt interleaved
+  gather_refined_no_adds,      // the refined cut's without its adds (a probe)
+  gather_refined_bounds_only,  // the refined cut's bounds alone (a probe)
+  gather_table,        // the product's with the azimuths' sines and cosines from a table (PatchTrig::table)
+  gather_before,       // the product's before: positions by sincosf, blocked deal (the forms
+                       // below without a table or deal named build on it)
+  gather_interleaved,  // the product's with the patches dealt interleaved (srt_gather.cuh InterleavedDeal)
+  gather_paired,       // the product's with two patches a lane and step (srt_adjoint_variants.cu PairedDeal)
+  gather_table_paired,  // … with the azimuth table
+  gather_half_z,       // tiles of 16×16×8 voxels (half the product's along z), 4 blocks per SM
+  gather_half_z_interleaved,  // … with the patches dealt interleaved
+  gather_half_z_5,     // 16×16×8 tiles, registers bounded for 5 blocks per SM
   scatter,
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
     AdjointVariant::gather_circle,   AdjointVariant::gather_circle_occ3,
     AdjointVariant::gather_no_adds,  AdjointVariant::gather_circle_no_adds, AdjointVariant::gather_bounds_only,
-    AdjointVariant::gather_circle_bounds_only, AdjointVariant::scatter};
+    AdjointVariant::gather_circle_bounds_only, AdjointVariant::gather_refined, AdjointVariant::gather_refined_interleaved,
+    AdjointVariant::gather_refined_no_adds, AdjointVariant::gather_refined_bounds_only, AdjointVariant::gather_table,
+    AdjointVariant::gather_before, AdjointVariant::gather_interleaved, AdjointVariant::gather_paired,
+    AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
+    AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
