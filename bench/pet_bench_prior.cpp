@@ -13,6 +13,7 @@
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/uniform.hpp"
 #include "renderer/pet/bindings.hpp"
+#include "renderer/pet/rdp_groups.hpp"
 
 #if defined(TOMO_HAVE_CUDA)
 #include "bench/cuda/pet/prior_probes.hpp"
@@ -27,6 +28,7 @@ constexpr double kPassBytes = 12.0;  // x and κ read, the result written
 struct Times {
   double value_ms = 0, gradient_ms = 0, hessian_ms = 0, copy_gbps = 0;
   double lean_gradient_ms = 0, lean_rel_l2 = 0;  // cuda's lab variant (bench/cuda/pet), 0: none
+  double tiled_value_ms = 0, tiled_gradient_ms = 0, tiled_hessian_ms = 0, tiled_rel_l2 = 0;  // cuda's previous kernel
 };
 
 nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, const Times& t) {
@@ -44,11 +46,23 @@ nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, cons
   if (t.lean_gradient_ms > 0) {
     const double lg = gbps(t.lean_gradient_ms);
     std::printf("  prior %-10s lab variant of the gradient (host weights, 3D blocks): %.3f ms (%.0f GB/s, %.0f %% of copy),"
-                " rel L2 vs the product kernel %.1e\n",
+                " rel L2 vs the previous kernel %.1e\n",
                 backend.c_str(), t.lean_gradient_ms, lg, 100.0 * lg / t.copy_gbps, t.lean_rel_l2);
     j["lean_gradient_ms"] = t.lean_gradient_ms;
     j["lean_gradient_over_copy"] = lg / t.copy_gbps;
     j["lean_rel_l2"] = t.lean_rel_l2;
+  }
+  if (t.tiled_gradient_ms > 0) {
+    const double tg = gbps(t.tiled_gradient_ms);
+    std::printf("  prior %-10s previous kernel (26 terms gathered per voxel): value %.3f ms, gradient %.3f ms (%.0f GB/s,"
+                " %.0f %% of copy), hessian %.3f ms; product gradient vs it: rel L2 %.1e\n",
+                backend.c_str(), t.tiled_value_ms, t.tiled_gradient_ms, tg, 100.0 * tg / t.copy_gbps, t.tiled_hessian_ms,
+                t.tiled_rel_l2);
+    j["tiled_value_ms"] = t.tiled_value_ms;
+    j["tiled_gradient_ms"] = t.tiled_gradient_ms;
+    j["tiled_hessian_ms"] = t.tiled_hessian_ms;
+    j["tiled_gradient_over_copy"] = tg / t.copy_gbps;
+    j["tiled_rel_l2"] = t.tiled_rel_l2;
   }
   return j;
 }
@@ -61,8 +75,9 @@ struct RdpPass {
   explicit RdpPass(const gl::Program& p) : program(p), dims(p, "u_dims"), voxel(p, "u_voxel"), params(p, "u_params") {}
 };
 
-// The gl-compute prior's shader (renderer/pet/gl_compute_prior.cpp) on buffers that stay on the GPU.
-Times gl_compute(const std::array<int, 3>& d, int reps) {
+// One gl-compute prior shader's three passes on buffers that stay on the GPU: the product's
+// (renderer/pet/gl_compute_prior.cpp) or the previous one (shaders/bench/rdp_gather.comp.glsl).
+Times gl_compute(const std::array<int, 3>& d, int reps, bool previous) {
   gl::shared_context().make_current();
   const std::size_t n = std::size_t(d[0]) * d[1] * d[2];
   std::vector<float> x(n), kappa(n);
@@ -75,8 +90,10 @@ Times gl_compute(const std::array<int, 3>& d, int reps) {
   gl::Buffer bx(n * sizeof(float), x.data()), bk(n * sizeof(float), kappa.data()), bo(n * sizeof(float));
   Times t;
   double* out[3] = {&t.value_ms, &t.gradient_ms, &t.hessian_ms};
+  const char* shader = previous ? "bench/rdp_gather.comp.glsl" : "pet/rdp.comp.glsl";
+  const std::array<int, 3> inv = previous ? std::array<int, 3>{d[0], d[1], (d[2] + 15) / 16} : pet::rdp_dispatch_size(d);
   for (int term = 0; term < 3; ++term) {
-    const RdpPass& p = gl::shaders().get_compute<RdpPass>("pet/rdp.comp.glsl", {{"TERM", std::to_string(term)}});
+    const RdpPass& p = gl::shaders().get_compute<RdpPass>(shader, {{"TERM", std::to_string(term)}});
     *out[term] = gpu_ms(
         [&] {
           p.program.use();
@@ -86,7 +103,7 @@ Times gl_compute(const std::array<int, 3>& d, int reps) {
           bx.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kImage);
           bk.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kKappa);
           bo.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kOut);
-          p.program.dispatch(d[0], d[1], (d[2] + 15) / 16);  // the shader's RDP_CHUNK planes per group
+          p.program.dispatch(inv[0], inv[1], inv[2]);
           glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         },
         reps);
@@ -104,11 +121,16 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
 #if defined(TOMO_HAVE_CUDA)
   if (wants("cuda") && reg.available("cuda").ok) {
     const auto c = pet::probes::time_cuda_prior(dims, reps);
-    rows.push_back(row("cuda", dims, {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2}));
+    rows.push_back(row("cuda", dims,
+                      {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2,
+                       c.tiled_value_ms, c.tiled_gradient_ms, c.tiled_hessian_ms, c.tiled_rel_l2}));
   }
 #endif
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)
-    rows.push_back(row("gl-compute", dims, gl_compute(dims, reps)));
+  {
+    rows.push_back(row("gl-compute", dims, gl_compute(dims, reps, false)));
+    rows.push_back(row("gl-compute previous", dims, gl_compute(dims, reps, true)));
+  }
   return rows;
 }
 
