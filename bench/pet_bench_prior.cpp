@@ -29,6 +29,7 @@ struct Times {
   double value_ms = 0, gradient_ms = 0, hessian_ms = 0, copy_gbps = 0;
   double lean_gradient_ms = 0, lean_rel_l2 = 0;  // cuda's lab variant (bench/cuda/pet), 0: none
   double tiled_value_ms = 0, tiled_gradient_ms = 0, tiled_hessian_ms = 0, tiled_rel_l2 = 0;  // cuda's previous kernel
+  double v1_gradient_ms = 0, v1_rel_l2 = 0;  // cuda's first pair kernel
 };
 
 nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, const Times& t) {
@@ -63,6 +64,15 @@ nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, cons
     j["tiled_hessian_ms"] = t.tiled_hessian_ms;
     j["tiled_gradient_over_copy"] = tg / t.copy_gbps;
     j["tiled_rel_l2"] = t.tiled_rel_l2;
+  }
+  if (t.v1_gradient_ms > 0) {
+    const double vg = gbps(t.v1_gradient_ms);
+    std::printf("  prior %-10s first pair kernel (guarded, unshifted): gradient %.3f ms (%.0f GB/s, %.0f %% of copy),"
+                " rel L2 vs the previous kernel %.1e\n",
+                backend.c_str(), t.v1_gradient_ms, vg, 100.0 * vg / t.copy_gbps, t.v1_rel_l2);
+    j["v1_gradient_ms"] = t.v1_gradient_ms;
+    j["v1_gradient_over_copy"] = vg / t.copy_gbps;
+    j["v1_rel_l2"] = t.v1_rel_l2;
   }
   return j;
 }
@@ -123,7 +133,8 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
     const auto c = pet::probes::time_cuda_prior(dims, reps);
     rows.push_back(row("cuda", dims,
                       {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2,
-                       c.tiled_value_ms, c.tiled_gradient_ms, c.tiled_hessian_ms, c.tiled_rel_l2}));
+                       c.tiled_value_ms, c.tiled_gradient_ms, c.tiled_hessian_ms, c.tiled_rel_l2,
+                       c.v1_gradient_ms, c.v1_rel_l2}));
   }
 #endif
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)

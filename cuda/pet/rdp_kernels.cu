@@ -8,6 +8,8 @@
 // evaluates the pairs inside its own rows (planes k and k + 1) and those with the next lane's rows,
 // whose values come by shuffle; the next lane's halves are summed in registers and shuffled to it
 // once per row. No shared memory, no atomics; each voxel is loaded from memory about once.
+// Values are held shifted by ε/2 (so a + b + ε is one add, 2b + ε one doubling); where a warp's
+// values are all ≥ 0 (and ε > 0, γ ≥ 0) every D ≥ ε/2 > 0 and the pairs skip the D > 0 test.
 #include <algorithm>
 
 #include "compute/pet/rdp_math.hpp"
@@ -31,25 +33,50 @@ struct Weights {
 __host__ __device__ constexpr int widx(int di, int dj, int dk) { return (dk + 1) * 9 + (dj + 1) * 3 + di + 1; }
 
 // One unordered pair (a, b) at weight w: acc_a += w κ_b t(a, b), acc_b += w κ_a t(b, a) for the
-// term t of compute/pet/rdp_math.hpp (f, ∂f/∂a or ∂²f/∂a²) with one reciprocal of D. The gradient
-// uses a + 3b + γ|d| + 2ε = D + (2b + ε); a D ≤ 0 (negative images only) contributes 0.
-template <int Term>
-__device__ __forceinline__ void pair(float xa, float ka, float xb, float kb, float w, float gamma, float eps,
-                                     float& acc_a, float& acc_b) {
-  const float d = xa - xb, D = fmaf(gamma, fabsf(d), xa + xb + eps);
-  const float r = D > 0.0f ? __fdividef(1.0f, D) : 0.0f;
+// term t of compute/pet/rdp_math.hpp (f, ∂f/∂a or ∂²f/∂a²) with one reciprocal of D. sa, sb are
+// the values shifted by ε/2: d = sa − sb, D = sa + sb + γ|d|, 2b + ε = 2 sb. The gradient uses
+// a + 3b + γ|d| + 2ε = D + (2b + ε); the Hessian (2b + ε)²/D³ as ((2b + ε)/D)²/D, which stays
+// finite for tiny ε. Guard: a D ≤ 0 (negative images only) contributes 0.
+template <int Term, bool Guard>
+__device__ __forceinline__ void pair(float sa, float ka, float sb, float kb, float w, float gamma, float& acc_a,
+                                     float& acc_b) {
+  const float d = sa - sb, D = fmaf(gamma, fabsf(d), sa + sb);
+  float r = __fdividef(1.0f, D);
+  if constexpr (Guard) r = D > 0.0f ? r : 0.0f;
   if constexpr (Term == 0) {
     const float f = w * d * d * r;
     acc_a = fmaf(f, kb, acc_a);
     acc_b = fmaf(f, ka, acc_b);
   } else if constexpr (Term == 1) {
-    const float wdr = w * d * r;
-    acc_a = fmaf(wdr * kb, fmaf(2.0f * xb + eps, r, 1.0f), acc_a);
-    acc_b = fmaf(-wdr * ka, fmaf(2.0f * xa + eps, r, 1.0f), acc_b);
+    const float wdr = w * d * r, r2 = r + r;
+    acc_a = fmaf(wdr * kb, fmaf(sb, r2, 1.0f), acc_a);
+    acc_b = fmaf(-wdr * ka, fmaf(sa, r2, 1.0f), acc_b);
   } else {
-    const float h = 2.0f * w * r * r * r, ca = 2.0f * xa + eps, cb = 2.0f * xb + eps;
-    acc_a = fmaf(h * kb, cb * cb, acc_a);
-    acc_b = fmaf(h * ka, ca * ca, acc_b);
+    const float h = 2.0f * w * r, r2 = r + r, ta = sa * r2, tb = sb * r2;
+    acc_a = fmaf(h * kb * tb, tb, acc_a);
+    acc_b = fmaf(h * ka * ta, ta, acc_b);
+  }
+}
+
+// The plane step's pairs: inside the own rows (planes k, k + 1) and with the next lane's rows.
+template <int Term, bool Guard>
+__device__ __forceinline__ void step_pairs(const float (&xl)[kSet], const float (&kl)[kSet], const float (&xu)[kSet],
+                                           const float (&ku)[kSet], const float (&xlr)[kSet], const float (&klr)[kSet],
+                                           const float (&xur)[kSet], const float (&kur)[kSet], float (&al)[kSet],
+                                           float (&au)[kSet], float (&rl)[kSet], float (&ru)[kSet], const Weights& wt,
+                                           float g) {
+#pragma unroll
+  for (int r = 0; r < kSet; ++r) {
+    if (r + 1 < kSet) pair<Term, Guard>(xl[r], kl[r], xl[r + 1], kl[r + 1], wt.w[widx(0, 1, 0)], g, al[r], al[r + 1]);
+#pragma unroll
+    for (int dj = -1; dj <= 1; ++dj) {
+      const int q = r + dj;
+      if (q < 0 || q >= kSet) continue;
+      pair<Term, Guard>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, al[r], rl[q]);  // (+1, dj, 0)
+      pair<Term, Guard>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, al[r], au[q]);    // (0, dj, +1)
+      pair<Term, Guard>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, al[r], ru[q]);  // (+1, dj, +1)
+      pair<Term, Guard>(xu[r], ku[r], xlr[q], klr[q], wt.w[widx(1, dj, 1)], g, au[r], rl[q]);  // (+1, dj, −1) from k+1
+    }
   }
 }
 
@@ -61,23 +88,30 @@ __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights
   const int k0 = int(blockIdx.z) * kChunk, k1 = min(k0 + kChunk, a.nz);
   const bool in_x = i >= 0 && i < a.nx;
   const bool writes = in_x && lane >= 1 && lane <= kCols;
-  const float g = a.gamma, e = a.eps;
+  const float g = a.gamma, half_eps = 0.5f * a.eps;
+  const bool params_ok = a.eps > 0.0f && a.gamma >= 0.0f;
 
-  // x and κ of plane k (lower) and k + 1 (upper), own lane and the next lane; 0 outside.
+  // x + ε/2 and κ of plane k (lower) and k + 1 (upper), own lane and the next lane; x = 0, κ = 0
+  // outside the image.
   float xl[kSet], kl[kSet], xu[kSet], ku[kSet], xlr[kSet], klr[kSet], xur[kSet], kur[kSet];
   float al[kSet], au[kSet], rl[kSet], ru[kSet];  // own sums (planes k, k+1), next lane's halves
+  // Loads a plane; true where every value the warp loaded is ≥ 0 (false for NaN).
   auto load = [&](int k, float* xv, float* kv) {
     const bool in_z = k >= 0 && k < a.nz;
+    bool ok = true;
 #pragma unroll
     for (int r = 0; r < kSet; ++r) {
       const int j = j0 + r;
-      const bool ok = in_x && in_z && j >= 0 && j < a.ny;
-      const std::size_t b = (std::size_t(ok ? k : 0) * a.ny + (ok ? j : 0)) * a.nx + (ok ? i : 0);
-      xv[r] = ok ? __ldg(a.x + b) : 0.0f;
-      kv[r] = ok ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
+      const bool inside = in_x && in_z && j >= 0 && j < a.ny;
+      const std::size_t b = (std::size_t(inside ? k : 0) * a.ny + (inside ? j : 0)) * a.nx + (inside ? i : 0);
+      const float v = inside ? __ldg(a.x + b) : 0.0f;
+      ok = ok && v >= 0.0f;
+      xv[r] = v + half_eps;
+      kv[r] = inside ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
     }
+    return __all_sync(kFull, ok);
   };
-  load(k0 - 1, xl, kl);
+  bool lower_ok = load(k0 - 1, xl, kl);
 #pragma unroll
   for (int r = 0; r < kSet; ++r) {
     xlr[r] = __shfl_down_sync(kFull, xl[r], 1);
@@ -86,26 +120,17 @@ __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights
   }
   // The first step (plane k0 − 1) only gathers the pairs between k0 − 1 and k0 for plane k0.
   for (int k = k0 - 1; k < k1; ++k) {
-    load(k + 1, xu, ku);
+    const bool upper_ok = load(k + 1, xu, ku);
 #pragma unroll
     for (int r = 0; r < kSet; ++r) {
       xur[r] = __shfl_down_sync(kFull, xu[r], 1);
       kur[r] = __shfl_down_sync(kFull, ku[r], 1);
       au[r] = rl[r] = ru[r] = 0.0f;
     }
-#pragma unroll
-    for (int r = 0; r < kSet; ++r) {
-      if (r + 1 < kSet) pair<Term>(xl[r], kl[r], xl[r + 1], kl[r + 1], wt.w[widx(0, 1, 0)], g, e, al[r], al[r + 1]);
-#pragma unroll
-      for (int dj = -1; dj <= 1; ++dj) {
-        const int q = r + dj;
-        if (q < 0 || q >= kSet) continue;
-        pair<Term>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, e, al[r], rl[q]);   // (+1, dj, 0)
-        pair<Term>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, e, al[r], au[q]);     // (0, dj, +1)
-        pair<Term>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, e, al[r], ru[q]);   // (+1, dj, +1)
-        pair<Term>(xu[r], ku[r], xlr[q], klr[q], wt.w[widx(1, dj, 1)], g, e, au[r], rl[q]);   // (+1, dj, −1) from k+1
-      }
-    }
+    if (params_ok && lower_ok && upper_ok)
+      step_pairs<Term, false>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
+    else
+      step_pairs<Term, true>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
 #pragma unroll
     for (int r = 0; r < kSet; ++r) {
       al[r] += __shfl_up_sync(kFull, rl[r], 1);  // lane 0 gets its own halves back: it writes nothing
@@ -122,6 +147,7 @@ __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights
     for (int r = 0; r < kSet; ++r) {
       xl[r] = xu[r], kl[r] = ku[r], xlr[r] = xur[r], klr[r] = kur[r], al[r] = au[r];
     }
+    lower_ok = upper_ok;
   }
 }
 

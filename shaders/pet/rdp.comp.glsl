@@ -34,23 +34,24 @@ shared float s_rl[LY][KSET][LX];
 shared float s_ru[LY][KSET][LX];
 
 // One unordered pair (a, b) at weight w: acc_a += w κ_b t(a, b), acc_b += w κ_a t(b, a) for
-// rdp.glsl's term t with one reciprocal of D; a D ≤ 0 (negative images only) contributes 0.
-void pair(float xa, float ka, float xb, float kb, float w, inout float acc_a, inout float acc_b) {
-  float g = u_params.x, e = u_params.y;
-  float d = xa - xb, D = fma(g, abs(d), xa + xb + e);
+// rdp.glsl's term t with one reciprocal of D. sa, sb are the values shifted by ε/2: d = sa − sb,
+// D = sa + sb + γ|d|, 2b + ε = 2 sb; the Hessian (2b + ε)²/D³ as ((2b + ε)/D)²/D (finite for tiny
+// ε). A D ≤ 0 (negative images only) contributes 0.
+void pair(float sa, float ka, float sb, float kb, float w, inout float acc_a, inout float acc_b) {
+  float d = sa - sb, D = fma(u_params.x, abs(d), sa + sb);
   float r = D > 0.0 ? 1.0 / D : 0.0;
 #if TERM == 0
   float f = w * d * d * r;
   acc_a = fma(f, kb, acc_a);
   acc_b = fma(f, ka, acc_b);
 #elif TERM == 1
-  float wdr = w * d * r;
-  acc_a = fma(wdr * kb, fma(2.0 * xb + e, r, 1.0), acc_a);
-  acc_b = fma(-wdr * ka, fma(2.0 * xa + e, r, 1.0), acc_b);
+  float wdr = w * d * r, r2 = r + r;
+  acc_a = fma(wdr * kb, fma(sb, r2, 1.0), acc_a);
+  acc_b = fma(-wdr * ka, fma(sa, r2, 1.0), acc_b);
 #else
-  float h = 2.0 * w * r * r * r, ca = 2.0 * xa + e, cb = 2.0 * xb + e;
-  acc_a = fma(h * kb, cb * cb, acc_a);
-  acc_b = fma(h * ka, ca * ca, acc_b);
+  float h = 2.0 * w * r, r2 = r + r, ta = sa * r2, tb = sb * r2;
+  acc_a = fma(h * kb * tb, tb, acc_a);
+  acc_b = fma(h * ka * ta, ta, acc_b);
 #endif
 }
 
@@ -61,13 +62,15 @@ void main() {
   int k0 = int(gl_WorkGroupID.z) * RDP_CHUNK, k1 = min(k0 + RDP_CHUNK, u_dims.z);
   bool in_x = i >= 0 && i < u_dims.x;
   bool writes = in_x && lane >= 1 && lane <= RDP_COLS;
+  float half_eps = 0.5 * u_params.y;
   int right = min(lane + 1, LX - 1);
   // w[(dk+1)*9 + (dj+1)*3 + di+1], symmetric in the sign of each offset
   float w[27];
   for (int q = 0; q < 27; ++q)
     w[q] = q == 13 ? 0.0 : rdp_weight(ivec3(q % 3 - 1, (q / 3) % 3 - 1, q / 9 - 1), u_voxel);
 
-  // x and κ of plane k (lower) and k + 1 (upper), own and next invocation; 0 outside.
+  // x + ε/2 and κ of plane k (lower) and k + 1 (upper), own and next invocation; x = 0, κ = 0
+  // outside the image.
   float xl[KSET], kl[KSET], xu[KSET], ku[KSET], xlr[KSET], klr[KSET], xur[KSET], kur[KSET];
   float al[KSET], au[KSET], rl[KSET], ru[KSET];  // own sums (planes k, k+1), next one's halves
   for (int k = k0 - 1; k < k1; ++k) {
@@ -79,7 +82,7 @@ void main() {
         int j = j0 + r;
         bool ok = in_x && in_z && j >= 0 && j < u_dims.y;
         uint b = ok ? uint(i) + uint(u_dims.x) * (uint(j) + uint(u_dims.y) * uint(kk)) : 0u;
-        xu[r] = ok ? x[b] : 0.0;
+        xu[r] = (ok ? x[b] : 0.0) + half_eps;
         ku[r] = ok ? kappa[b] : 0.0;
         s_x[ty][r][lane] = xu[r];
         s_k[ty][r][lane] = ku[r];

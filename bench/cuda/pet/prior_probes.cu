@@ -6,6 +6,7 @@
 #include "bench/cuda/pet/prior_probes.hpp"
 #include "cuda/core/check.hpp"
 #include "compute/pet/rdp_math.hpp"
+#include "bench/cuda/pet/prior_pairs_v1.hpp"
 #include "bench/cuda/pet/prior_tiled.hpp"
 #include "cuda/pet/rdp_kernels.hpp"
 
@@ -124,6 +125,12 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
     double num = 0, den = 0;
     for (std::size_t v = 0; v < n; ++v) num += double(got[v] - ref[v]) * (got[v] - ref[v]), den += double(ref[v]) * ref[v];
     t.tiled_rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
+    t.v1_gradient_ms = median_ms([&] { launch_pairs_v1_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    TOMO_CUDA_CHECK(cudaMemcpy(got.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    num = 0;
+    for (std::size_t v = 0; v < n; ++v) num += double(got[v] - ref[v]) * (got[v] - ref[v]);
+    t.v1_rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
   }
   {
     LeanArgs l{dx, dk, nullptr, dims[0], dims[1], dims[2], 2.0f, 1e-9f, {}};
