@@ -72,6 +72,7 @@ __device__ __forceinline__ void step_pairs(const float (&xl)[kSet], const float 
     for (int dj = -1; dj <= 1; ++dj) {
       const int q = r + dj;
       if (q < 0 || q >= kSet) continue;
+      if (q == r && (r == 0 || r == kSet - 1)) continue;  // both ends in a halo row: nobody's sum
       pair<Term, Guard>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, al[r], rl[q]);  // (+1, dj, 0)
       pair<Term, Guard>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, al[r], au[q]);    // (0, dj, +1)
       pair<Term, Guard>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, al[r], ru[q]);  // (+1, dj, +1)

@@ -106,6 +106,7 @@ void main() {
       for (int dj = -1; dj <= 1; ++dj) {
         int q = r + dj;
         if (q < 0 || q >= KSET) continue;
+        if (q == r && (r == 0 || r == KSET - 1)) continue;  // both ends in a halo row: nobody's sum
         pair(xl[r], kl[r], xlr[q], klr[q], w[14 + 3 * dj], al[r], rl[q]);   // (+1, dj, 0)
         pair(xl[r], kl[r], xu[q], ku[q], w[22 + 3 * dj], al[r], au[q]);     // (0, dj, +1)
         pair(xl[r], kl[r], xur[q], kur[q], w[23 + 3 * dj], al[r], ru[q]);   // (+1, dj, +1)
