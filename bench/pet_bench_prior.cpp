@@ -13,7 +13,6 @@
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/uniform.hpp"
 #include "renderer/pet/bindings.hpp"
-#include "renderer/pet/rdp_groups.hpp"
 
 #if defined(TOMO_HAVE_CUDA)
 #include "bench/cuda/pet/prior_probes.hpp"
@@ -85,9 +84,15 @@ struct RdpPass {
   explicit RdpPass(const gl::Program& p) : program(p), dims(p, "u_dims"), voxel(p, "u_voxel"), params(p, "u_params") {}
 };
 
+// The invocations to dispatch for the pair shader (shaders/bench/rdp_pairs.comp.glsl): a group of
+// 32 × 4 writes 30 columns along x, 4 × 8 rows along y and 16 planes along z.
+std::array<int, 3> pairs_dispatch_size(const std::array<int, 3>& d) {
+  return {(d[0] + 29) / 30 * 32, (d[1] + 31) / 32 * 4, (d[2] + 15) / 16};
+}
+
 // One gl-compute prior shader's three passes on buffers that stay on the GPU: the product's
-// (renderer/pet/gl_compute_prior.cpp) or the previous one (shaders/bench/rdp_gather.comp.glsl).
-Times gl_compute(const std::array<int, 3>& d, int reps, bool previous) {
+// (renderer/pet/gl_compute_prior.cpp) or the pair candidate (shaders/bench/rdp_pairs.comp.glsl).
+Times gl_compute(const std::array<int, 3>& d, int reps, bool pairs) {
   gl::shared_context().make_current();
   const std::size_t n = std::size_t(d[0]) * d[1] * d[2];
   std::vector<float> x(n), kappa(n);
@@ -100,8 +105,8 @@ Times gl_compute(const std::array<int, 3>& d, int reps, bool previous) {
   gl::Buffer bx(n * sizeof(float), x.data()), bk(n * sizeof(float), kappa.data()), bo(n * sizeof(float));
   Times t;
   double* out[3] = {&t.value_ms, &t.gradient_ms, &t.hessian_ms};
-  const char* shader = previous ? "bench/rdp_gather.comp.glsl" : "pet/rdp.comp.glsl";
-  const std::array<int, 3> inv = previous ? std::array<int, 3>{d[0], d[1], (d[2] + 15) / 16} : pet::rdp_dispatch_size(d);
+  const char* shader = pairs ? "bench/rdp_pairs.comp.glsl" : "pet/rdp.comp.glsl";
+  const std::array<int, 3> inv = pairs ? pairs_dispatch_size(d) : std::array<int, 3>{d[0], d[1], (d[2] + 15) / 16};
   for (int term = 0; term < 3; ++term) {
     const RdpPass& p = gl::shaders().get_compute<RdpPass>(shader, {{"TERM", std::to_string(term)}});
     *out[term] = gpu_ms(
@@ -140,7 +145,7 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)
   {
     rows.push_back(row("gl-compute", dims, gl_compute(dims, reps, false)));
-    rows.push_back(row("gl-compute previous", dims, gl_compute(dims, reps, true)));
+    rows.push_back(row("gl-compute pairs", dims, gl_compute(dims, reps, true)));
   }
   return rows;
 }

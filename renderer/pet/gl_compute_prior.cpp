@@ -14,7 +14,6 @@
 #include "renderer/gl/objects.hpp"
 #include "renderer/gl/uniform.hpp"
 #include "renderer/pet/bindings.hpp"
-#include "renderer/pet/rdp_groups.hpp"
 
 namespace tomo::pet {
 
@@ -85,8 +84,7 @@ class GlComputePrior final : public PriorOperator {
     kappa_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kKappa);
     out_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kOut);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-    const auto inv = rdp_dispatch_size(grid_.dims);
-    p.program.dispatch(inv[0], inv[1], inv[2]);
+    p.program.dispatch(grid_.dims[0], grid_.dims[1], (grid_.dims[2] + 15) / 16);  // RDP_CHUNK planes per group
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     return out_.read<float>();
   }
