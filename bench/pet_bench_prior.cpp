@@ -27,6 +27,8 @@ constexpr double kPassBytes = 12.0;  // x and κ read, the result written
 struct Times {
   double value_ms = 0, gradient_ms = 0, hessian_ms = 0, copy_gbps = 0;
   double lean_gradient_ms = 0, lean_rel_l2 = 0;  // cuda's lab variant (bench/cuda/pet), 0: none
+  double tiled_value_ms = 0, tiled_gradient_ms = 0, tiled_hessian_ms = 0, tiled_rel_l2 = 0;  // cuda's previous kernel
+  double v1_gradient_ms = 0, v1_rel_l2 = 0;  // cuda's first pair kernel
 };
 
 nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, const Times& t) {
@@ -44,11 +46,32 @@ nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, cons
   if (t.lean_gradient_ms > 0) {
     const double lg = gbps(t.lean_gradient_ms);
     std::printf("  prior %-10s lab variant of the gradient (host weights, 3D blocks): %.3f ms (%.0f GB/s, %.0f %% of copy),"
-                " rel L2 vs the product kernel %.1e\n",
+                " rel L2 vs the previous kernel %.1e\n",
                 backend.c_str(), t.lean_gradient_ms, lg, 100.0 * lg / t.copy_gbps, t.lean_rel_l2);
     j["lean_gradient_ms"] = t.lean_gradient_ms;
     j["lean_gradient_over_copy"] = lg / t.copy_gbps;
     j["lean_rel_l2"] = t.lean_rel_l2;
+  }
+  if (t.tiled_gradient_ms > 0) {
+    const double tg = gbps(t.tiled_gradient_ms);
+    std::printf("  prior %-10s previous kernel (26 terms gathered per voxel): value %.3f ms, gradient %.3f ms (%.0f GB/s,"
+                " %.0f %% of copy), hessian %.3f ms; product gradient vs it: rel L2 %.1e\n",
+                backend.c_str(), t.tiled_value_ms, t.tiled_gradient_ms, tg, 100.0 * tg / t.copy_gbps, t.tiled_hessian_ms,
+                t.tiled_rel_l2);
+    j["tiled_value_ms"] = t.tiled_value_ms;
+    j["tiled_gradient_ms"] = t.tiled_gradient_ms;
+    j["tiled_hessian_ms"] = t.tiled_hessian_ms;
+    j["tiled_gradient_over_copy"] = tg / t.copy_gbps;
+    j["tiled_rel_l2"] = t.tiled_rel_l2;
+  }
+  if (t.v1_gradient_ms > 0) {
+    const double vg = gbps(t.v1_gradient_ms);
+    std::printf("  prior %-10s first pair kernel (guarded, unshifted): gradient %.3f ms (%.0f GB/s, %.0f %% of copy),"
+                " rel L2 vs the previous kernel %.1e\n",
+                backend.c_str(), t.v1_gradient_ms, vg, 100.0 * vg / t.copy_gbps, t.v1_rel_l2);
+    j["v1_gradient_ms"] = t.v1_gradient_ms;
+    j["v1_gradient_over_copy"] = vg / t.copy_gbps;
+    j["v1_rel_l2"] = t.v1_rel_l2;
   }
   return j;
 }
@@ -61,8 +84,15 @@ struct RdpPass {
   explicit RdpPass(const gl::Program& p) : program(p), dims(p, "u_dims"), voxel(p, "u_voxel"), params(p, "u_params") {}
 };
 
-// The gl-compute prior's shader (renderer/pet/gl_compute_prior.cpp) on buffers that stay on the GPU.
-Times gl_compute(const std::array<int, 3>& d, int reps) {
+// The invocations to dispatch for the pair shader (shaders/bench/rdp_pairs.comp.glsl): a group of
+// 32 × 4 writes 30 columns along x, 4 × 8 rows along y and 16 planes along z.
+std::array<int, 3> pairs_dispatch_size(const std::array<int, 3>& d) {
+  return {(d[0] + 29) / 30 * 32, (d[1] + 31) / 32 * 4, (d[2] + 15) / 16};
+}
+
+// One gl-compute prior shader's three passes on buffers that stay on the GPU: the product's
+// (renderer/pet/gl_compute_prior.cpp) or the pair candidate (shaders/bench/rdp_pairs.comp.glsl).
+Times gl_compute(const std::array<int, 3>& d, int reps, bool pairs) {
   gl::shared_context().make_current();
   const std::size_t n = std::size_t(d[0]) * d[1] * d[2];
   std::vector<float> x(n), kappa(n);
@@ -75,8 +105,10 @@ Times gl_compute(const std::array<int, 3>& d, int reps) {
   gl::Buffer bx(n * sizeof(float), x.data()), bk(n * sizeof(float), kappa.data()), bo(n * sizeof(float));
   Times t;
   double* out[3] = {&t.value_ms, &t.gradient_ms, &t.hessian_ms};
+  const char* shader = pairs ? "bench/rdp_pairs.comp.glsl" : "pet/rdp.comp.glsl";
+  const std::array<int, 3> inv = pairs ? pairs_dispatch_size(d) : std::array<int, 3>{d[0], d[1], (d[2] + 15) / 16};
   for (int term = 0; term < 3; ++term) {
-    const RdpPass& p = gl::shaders().get_compute<RdpPass>("pet/rdp.comp.glsl", {{"TERM", std::to_string(term)}});
+    const RdpPass& p = gl::shaders().get_compute<RdpPass>(shader, {{"TERM", std::to_string(term)}});
     *out[term] = gpu_ms(
         [&] {
           p.program.use();
@@ -86,7 +118,7 @@ Times gl_compute(const std::array<int, 3>& d, int reps) {
           bx.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kImage);
           bk.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kKappa);
           bo.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kOut);
-          p.program.dispatch(d[0], d[1], (d[2] + 15) / 16);  // the shader's RDP_CHUNK planes per group
+          p.program.dispatch(inv[0], inv[1], inv[2]);
           glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         },
         reps);
@@ -104,11 +136,17 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
 #if defined(TOMO_HAVE_CUDA)
   if (wants("cuda") && reg.available("cuda").ok) {
     const auto c = pet::probes::time_cuda_prior(dims, reps);
-    rows.push_back(row("cuda", dims, {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2}));
+    rows.push_back(row("cuda", dims,
+                      {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2,
+                       c.tiled_value_ms, c.tiled_gradient_ms, c.tiled_hessian_ms, c.tiled_rel_l2,
+                       c.v1_gradient_ms, c.v1_rel_l2}));
   }
 #endif
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)
-    rows.push_back(row("gl-compute", dims, gl_compute(dims, reps)));
+  {
+    rows.push_back(row("gl-compute", dims, gl_compute(dims, reps, false)));
+    rows.push_back(row("gl-compute pairs", dims, gl_compute(dims, reps, true)));
+  }
   return rows;
 }
 

@@ -1,13 +1,13 @@
 // glpet ML-EM driver: s = Aᵀ1 once, then ỹ = A x, b = Aᵀ(y/ỹ), x ← x·b/s ([Toth2010] eq. (3)).
 #include "compute/glpet/mlem.hpp"
 
-#include <chrono>
 #include <memory>
 #include <cmath>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/report.hpp"
+#include "compute/glpet/stage_timer.hpp"
 #include "compute/pet/corrections.hpp"
 #include "compute/pet/prior.hpp"
 #include "compute/pet/subsets.hpp"
@@ -15,22 +15,6 @@
 namespace tomo::glpet {
 
 namespace {
-class StageTimer {
- public:
-  StageTimer(Projector& op, RunReport* r, const char* stage) : op_(op), r_(r), stage_(stage), t0_(clock::now()) {}
-  ~StageTimer() {
-    if (!r_) return;
-    op_.synchronize();
-    r_->add_timing(stage_, std::chrono::duration<double, std::milli>(clock::now() - t0_).count());
-  }
-
- private:
-  using clock = std::chrono::steady_clock;
-  Projector& op_;
-  RunReport* r_;
-  const char* stage_;
-  clock::time_point t0_;
-};
 
 // The glpet backend as the reconstruction layer's primitives: subset k's counts y_k (y on its
 // LORs, 0 elsewhere: terms with y = 0 add nothing to the ratio) and sensitivity s_k = Aᵀ1_k

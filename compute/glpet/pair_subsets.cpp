@@ -2,36 +2,14 @@
 #include "compute/glpet/pair_subsets.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 
 #include "compute/core/error.hpp"
 #include "compute/core/report.hpp"
+#include "compute/glpet/stage_timer.hpp"
 
 namespace tomo::glpet {
-
-namespace {
-
-// Adds the time of a pass (after the backend's queued work) to the run report, as run_mlem does.
-class PassTimer {
- public:
-  PassTimer(Projector& op, RunReport* r, const char* stage) : op_(op), r_(r), stage_(stage), t0_(clock::now()) {}
-  ~PassTimer() {
-    if (!r_) return;
-    op_.synchronize();
-    r_->add_timing(stage_, std::chrono::duration<double, std::milli>(clock::now() - t0_).count());
-  }
-
- private:
-  using clock = std::chrono::steady_clock;
-  Projector& op_;
-  RunReport* r_;
-  const char* stage_;
-  clock::time_point t0_;
-};
-
-}  // namespace
 
 std::vector<int> pair_subsets(const Scanner& sc, int subsets) {
   const std::size_t n = sc.pairs.size();
@@ -95,7 +73,7 @@ PairSubsets::PairSubsets(Projector& op, const SystemModel& system, std::span<con
       }
     }
     {
-      PassTimer timer(*part.op, report, "sensitivity");
+      StageTimer timer(*part.op, report, "sensitivity");
       if (terms_ && !part.terms.multiplicative.empty()) {  // s_k = Aᵀ(n·1_k)
         auto bn = part.op->make_lors();
         bn->upload(std::vector<float>(part.terms.multiplicative.begin(), part.terms.multiplicative.end()));
@@ -131,7 +109,7 @@ std::vector<double> PairSubsets::sensitivity(int k) {
 
 void PairSubsets::em_step(int k) {
   ratio(k);
-  PassTimer timer(op_, report_, "update");
+  StageTimer timer(op_, report_, "update");
   // x ← x·B_k/s_k where the subset's pairs see the voxel; the voxels they do not see (s_k = 0
   // inside the field of view: a few pairs see a band of it) keep their value, which the
   // backends' ML-EM update (0 where s = 0) cannot: the backend's subset_update where it has one,
@@ -157,10 +135,10 @@ std::vector<double> PairSubsets::back_ratio(int k) {
 void PairSubsets::ratio(int k) {
   Part& p = parts_[std::size_t(k)];
   {
-    PassTimer timer(*p.op, report_, "forward");
+    StageTimer timer(*p.op, report_, "forward");
     p.op->forward(x_, *p.t);  // [Toth2010] eq. (2) over the subset's pairs
   }
-  PassTimer timer(*p.op, report_, "back_ratio");
+  StageTimer timer(*p.op, report_, "back_ratio");
   if (!terms_) {
     p.op->back_ratio(*p.y, *p.t, b_, nullptr);  // [Toth2010] eq. (3) numerator over the subset's pairs
     return;

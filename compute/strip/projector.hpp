@@ -46,6 +46,13 @@ class ListModeProjector {
   virtual void iterate() = 0;
   // The current ρ' (a download for GPU backends).
   virtual std::vector<double> image() const = 0;
+  // ρ' ← the ρ' of `from`, a projector of the same backend (OSEM's subsets on projectors of their
+  // own), without a trip through the host; false where the backend cannot: the caller then moves
+  // image() into set_image().
+  virtual bool take_image(ListModeProjector& from) {
+    (void)from;
+    return false;
+  }
 
   // The system matrix of eq. (7) on its own, over the events of set_events (the image is left
   // as it is). forward: y_e = Σ_i P(ẽ_e|i) x_i over the 3σ ellipse of event e, in event order;

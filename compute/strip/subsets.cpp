@@ -47,10 +47,9 @@ EventSubsets::EventSubsets(ListModeProjector& op, std::span<const Event> events,
 void EventSubsets::select(int k) {
   if (!resident_.empty()) {
     if (k == holder_) return;
-    // The image moves to the subset's projector (through the host: ρ' has few pixels); scale_
-    // still holds, as the backends' images are copied as they are.
-    std::vector<double> x = at(holder_).image();
-    at(k).set_image(x);
+    // The image moves to the subset's projector (on the device where the backend can, else
+    // through the host: ρ' has few pixels); scale_ still holds, as the images are copied as they are.
+    if (!at(k).take_image(at(holder_))) at(k).set_image(at(holder_).image());
     holder_ = k;
     return;
   }

@@ -1,9 +1,15 @@
-// The relative difference prior's stencil kernel ([Nuyts2002]). A block owns a 32×8 column of
-// the image and marches along z through a chunk of planes, keeping three planes of x and κ (with
-// a one-voxel halo, 0 outside the image) in shared memory, so each voxel is read from global
-// memory about once. The 26 neighbour weights are computed once per launch on the host; each
-// pair term takes one reciprocal of its denominator (the terms of compute/pet/rdp_math.hpp,
-// multiplied out).
+// The relative difference prior's stencil kernel ([Nuyts2002]), each of the 13 unordered
+// neighbour pairs of a voxel evaluated once and credited to both of its voxels: the pair's
+// denominator and reciprocal serve both ends (f is symmetric; ∂f/∂a and ∂f/∂b share D).
+//
+// A warp's 32 lanes own 32 consecutive columns along x (the outer two are halo: they compute
+// pairs for their neighbours and write nothing); a lane owns kRows rows along y plus one halo row
+// on each side, in registers, and marches along z through a chunk of planes. Per plane step a lane
+// evaluates the pairs inside its own rows (planes k and k + 1) and those with the next lane's rows,
+// whose values come by shuffle; the next lane's halves are summed in registers and shuffled to it
+// once per row. No shared memory, no atomics; each voxel is loaded from memory about once.
+// Values are held shifted by ε/2 (so a + b + ε is one add, 2b + ε one doubling); where a warp's
+// values are all ≥ 0 (and ε > 0, γ ≥ 0) every D ≥ ε/2 > 0 and the pairs skip the D > 0 test.
 #include <algorithm>
 
 #include "compute/pet/rdp_math.hpp"
@@ -14,80 +20,135 @@ namespace tomo::pet::cuda_impl {
 
 namespace {
 
-constexpr int kTx = 32, kTy = 8, kChunk = 16;  // block tile and planes per block
-constexpr int kPx = kTx + 2, kPy = kTy + 2, kPlane = kPx * kPy;
+constexpr int kLanes = 32, kWarps = 4, kRows = 8, kChunk = 16;
+constexpr int kCols = kLanes - 2;        // columns written per block along x
+constexpr int kSpan = kWarps * kRows;    // rows written per block along y
+constexpr int kSet = kRows + 2;          // rows a lane holds (with the two halo rows)
+constexpr unsigned kFull = 0xffffffffu;
 
 struct Weights {
-  float w[27];  // w[(dk+1)*9 + (dj+1)*3 + di+1], 0 at the centre
+  float w[27];  // w[(dk+1)*9 + (dj+1)*3 + di+1], symmetric in the sign of each offset
 };
 
-// Loads plane k (with halo) of x and κ into the shared slot; 0 outside the image.
-__device__ void load_plane(const RdpArgs& a, int k, int i0, int j0, float* sx, float* sk) {
-  const int tid = threadIdx.y * kTx + threadIdx.x;
-  const bool in_z = k >= 0 && k < a.nz;
-  for (int t = tid; t < kPlane; t += kTx * kTy) {
-    const int ii = i0 - 1 + t % kPx, jj = j0 - 1 + t / kPx;
-    float xv = 0.0f, kv = 0.0f;
-    if (in_z && ii >= 0 && jj >= 0 && ii < a.nx && jj < a.ny) {
-      const std::size_t b = (std::size_t(k) * a.ny + jj) * a.nx + ii;
-      xv = __ldg(a.x + b);
-      kv = a.kappa ? __ldg(a.kappa + b) : 1.0f;
+__host__ __device__ constexpr int widx(int di, int dj, int dk) { return (dk + 1) * 9 + (dj + 1) * 3 + di + 1; }
+
+// One unordered pair (a, b) at weight w: acc_a += w κ_b t(a, b), acc_b += w κ_a t(b, a) for the
+// term t of compute/pet/rdp_math.hpp (f, ∂f/∂a or ∂²f/∂a²) with one reciprocal of D. sa, sb are
+// the values shifted by ε/2: d = sa − sb, D = sa + sb + γ|d|, 2b + ε = 2 sb. The gradient uses
+// a + 3b + γ|d| + 2ε = D + (2b + ε); the Hessian (2b + ε)²/D³ as ((2b + ε)/D)²/D, which stays
+// finite for tiny ε. Guard: a D ≤ 0 (negative images only) contributes 0.
+template <int Term, bool Guard>
+__device__ __forceinline__ void pair(float sa, float ka, float sb, float kb, float w, float gamma, float& acc_a,
+                                     float& acc_b) {
+  const float d = sa - sb, D = fmaf(gamma, fabsf(d), sa + sb);
+  float r = __fdividef(1.0f, D);
+  if constexpr (Guard) r = D > 0.0f ? r : 0.0f;
+  if constexpr (Term == 0) {
+    const float f = w * d * d * r;
+    acc_a = fmaf(f, kb, acc_a);
+    acc_b = fmaf(f, ka, acc_b);
+  } else if constexpr (Term == 1) {
+    const float wdr = w * d * r, r2 = r + r;
+    acc_a = fmaf(wdr * kb, fmaf(sb, r2, 1.0f), acc_a);
+    acc_b = fmaf(-wdr * ka, fmaf(sa, r2, 1.0f), acc_b);
+  } else {
+    const float h = 2.0f * w * r, r2 = r + r, ta = sa * r2, tb = sb * r2;
+    acc_a = fmaf(h * kb * tb, tb, acc_a);
+    acc_b = fmaf(h * ka * ta, ta, acc_b);
+  }
+}
+
+// The plane step's pairs: inside the own rows (planes k, k + 1) and with the next lane's rows.
+template <int Term, bool Guard>
+__device__ __forceinline__ void step_pairs(const float (&xl)[kSet], const float (&kl)[kSet], const float (&xu)[kSet],
+                                           const float (&ku)[kSet], const float (&xlr)[kSet], const float (&klr)[kSet],
+                                           const float (&xur)[kSet], const float (&kur)[kSet], float (&al)[kSet],
+                                           float (&au)[kSet], float (&rl)[kSet], float (&ru)[kSet], const Weights& wt,
+                                           float g) {
+#pragma unroll
+  for (int r = 0; r < kSet; ++r) {
+    if (r + 1 < kSet) pair<Term, Guard>(xl[r], kl[r], xl[r + 1], kl[r + 1], wt.w[widx(0, 1, 0)], g, al[r], al[r + 1]);
+#pragma unroll
+    for (int dj = -1; dj <= 1; ++dj) {
+      const int q = r + dj;
+      if (q < 0 || q >= kSet) continue;
+      if (q == r && (r == 0 || r == kSet - 1)) continue;  // both ends in a halo row: nobody's sum
+      pair<Term, Guard>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, al[r], rl[q]);  // (+1, dj, 0)
+      pair<Term, Guard>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, al[r], au[q]);    // (0, dj, +1)
+      pair<Term, Guard>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, al[r], ru[q]);  // (+1, dj, +1)
+      pair<Term, Guard>(xu[r], ku[r], xlr[q], klr[q], wt.w[widx(1, dj, 1)], g, au[r], rl[q]);  // (+1, dj, −1) from k+1
     }
-    sx[t] = xv;
-    sk[t] = kv;
-  }
-}
-
-// One pair's term for voxel value xa and neighbour xb: f, ∂f/∂a or ∂²f/∂a² (rdp_math.hpp).
-template <int Term>
-__device__ __forceinline__ float pair_term(float xa, float xb, float gamma, float eps) {
-  const float d = xa - xb, ad = fabsf(d), D = xa + xb + gamma * ad + eps;
-  const float r = D > 0.0f ? __fdividef(1.0f, D) : 0.0f;
-  if constexpr (Term == 0) return d * d * r;
-  else if constexpr (Term == 1) return d * (xa + 3.0f * xb + gamma * ad + 2.0f * eps) * (r * r);
-  else {
-    const float c = 2.0f * xb + eps;
-    return 2.0f * c * c * (r * r * r);
   }
 }
 
 template <int Term>
-__global__ void __launch_bounds__(kTx * kTy) rdp_kernel(RdpArgs a, Weights wt) {
-  __shared__ float sx[3][kPlane], sk[3][kPlane];
-  const int i0 = blockIdx.x * kTx, j0 = blockIdx.y * kTy, k0 = blockIdx.z * kChunk;
-  const int k1 = min(k0 + kChunk, a.nz);
-  const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
-  const bool inside = i < a.nx && j < a.ny;
-  const int c = (threadIdx.y + 1) * kPx + threadIdx.x + 1;  // this voxel's slot in a plane
-  load_plane(a, k0 - 1, i0, j0, sx[0], sk[0]);
-  load_plane(a, k0, i0, j0, sx[1], sk[1]);
-  int lo = 0, mid = 1, hi = 2;
-  for (int k = k0; k < k1; ++k) {
-    load_plane(a, k + 1, i0, j0, sx[hi], sk[hi]);
-    __syncthreads();
-    if (inside) {
-      const float ka = sk[mid][c], xa = sx[mid][c];
-      float sum = 0.0f;
-      if (ka != 0.0f) {
-        const int slot[3] = {lo, mid, hi};
+__global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights wt) {
+  const int lane = threadIdx.x;
+  const int i = int(blockIdx.x) * kCols - 1 + lane;
+  const int j0 = int(blockIdx.y) * kSpan + int(threadIdx.y) * kRows - 1;  // row 0 of the set (halo)
+  const int k0 = int(blockIdx.z) * kChunk, k1 = min(k0 + kChunk, a.nz);
+  const bool in_x = i >= 0 && i < a.nx;
+  const bool writes = in_x && lane >= 1 && lane <= kCols;
+  const float g = a.gamma, half_eps = 0.5f * a.eps;
+  const bool params_ok = a.eps > 0.0f && a.gamma >= 0.0f;
+
+  // x + ε/2 and κ of plane k (lower) and k + 1 (upper), own lane and the next lane; x = 0, κ = 0
+  // outside the image.
+  float xl[kSet], kl[kSet], xu[kSet], ku[kSet], xlr[kSet], klr[kSet], xur[kSet], kur[kSet];
+  float al[kSet], au[kSet], rl[kSet], ru[kSet];  // own sums (planes k, k+1), next lane's halves
+  // Loads a plane; true where every value the warp loaded is ≥ 0 (false for NaN).
+  auto load = [&](int k, float* xv, float* kv) {
+    const bool in_z = k >= 0 && k < a.nz;
+    bool ok = true;
 #pragma unroll
-        for (int dk = 0; dk < 3; ++dk)
+    for (int r = 0; r < kSet; ++r) {
+      const int j = j0 + r;
+      const bool inside = in_x && in_z && j >= 0 && j < a.ny;
+      const std::size_t b = (std::size_t(inside ? k : 0) * a.ny + (inside ? j : 0)) * a.nx + (inside ? i : 0);
+      const float v = inside ? __ldg(a.x + b) : 0.0f;
+      ok = ok && v >= 0.0f;
+      xv[r] = v + half_eps;
+      kv[r] = inside ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
+    }
+    return __all_sync(kFull, ok);
+  };
+  bool lower_ok = load(k0 - 1, xl, kl);
 #pragma unroll
-          for (int dj = -1; dj <= 1; ++dj)
+  for (int r = 0; r < kSet; ++r) {
+    xlr[r] = __shfl_down_sync(kFull, xl[r], 1);
+    klr[r] = __shfl_down_sync(kFull, kl[r], 1);
+    al[r] = 0.0f;
+  }
+  // The first step (plane k0 − 1) only gathers the pairs between k0 − 1 and k0 for plane k0.
+  for (int k = k0 - 1; k < k1; ++k) {
+    const bool upper_ok = load(k + 1, xu, ku);
 #pragma unroll
-            for (int di = -1; di <= 1; ++di) {
-              if (dk == 1 && !dj && !di) continue;
-              const int q = c + dj * kPx + di;
-              const float kb = sk[slot[dk]][q];
-              const float t = pair_term<Term>(xa, sx[slot[dk]][q], a.gamma, a.eps);
-              sum += kb != 0.0f ? wt.w[dk * 9 + (dj + 1) * 3 + di + 1] * kb * t : 0.0f;
-            }
+    for (int r = 0; r < kSet; ++r) {
+      xur[r] = __shfl_down_sync(kFull, xu[r], 1);
+      kur[r] = __shfl_down_sync(kFull, ku[r], 1);
+      au[r] = rl[r] = ru[r] = 0.0f;
+    }
+    if (params_ok && lower_ok && upper_ok)
+      step_pairs<Term, false>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
+    else
+      step_pairs<Term, true>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
+#pragma unroll
+    for (int r = 0; r < kSet; ++r) {
+      al[r] += __shfl_up_sync(kFull, rl[r], 1);  // lane 0 gets its own halves back: it writes nothing
+      au[r] += __shfl_up_sync(kFull, ru[r], 1);
+    }
+    if (k >= k0 && writes) {
+#pragma unroll
+      for (int r = 1; r <= kRows; ++r) {
+        const int j = j0 + r;
+        if (j < a.ny) a.out[(std::size_t(k) * a.ny + j) * a.nx + i] = kl[r] * al[r];
       }
-      a.out[(std::size_t(k) * a.ny + j) * a.nx + i] = ka * sum;
     }
-    __syncthreads();
-    const int t = lo;
-    lo = mid, mid = hi, hi = t;
+#pragma unroll
+    for (int r = 0; r < kSet; ++r) {
+      xl[r] = xu[r], kl[r] = ku[r], xlr[r] = xur[r], klr[r] = kur[r], al[r] = au[r];
+    }
+    lower_ok = upper_ok;
   }
 }
 
@@ -101,7 +162,8 @@ void launch_rdp(const RdpArgs& a, RdpTerm term, cudaStream_t stream) {
     const int di = q % 3 - 1, dj = (q / 3) % 3 - 1, dk = q / 9 - 1;
     w.w[q] = (di || dj || dk) ? rdp_weight<float>(di, dj, dk, a.vx, a.vy, a.vz) : 0.0f;
   }
-  const dim3 block(kTx, kTy), grid((a.nx + kTx - 1) / kTx, (a.ny + kTy - 1) / kTy, (a.nz + kChunk - 1) / kChunk);
+  const dim3 block(kLanes, kWarps),
+      grid((a.nx + kCols - 1) / kCols, (a.ny + kSpan - 1) / kSpan, (a.nz + kChunk - 1) / kChunk);
   switch (term) {
     case RdpTerm::value: rdp_kernel<0><<<grid, block, 0, stream>>>(a, w); break;
     case RdpTerm::gradient: rdp_kernel<1><<<grid, block, 0, stream>>>(a, w); break;

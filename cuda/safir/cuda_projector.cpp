@@ -66,6 +66,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     cuda::require_device_memory(4.0 * 3 * double(box.count()), "safir cuda: 3 float images (safir.image)");
     f_.resize(box.count());
     acc_.resize(box.count());
+    acc_clear_ = false;
     s_.resize(box.count());
     s_.fill_zero(*stream_);
     events_.clear();
@@ -163,6 +164,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     if (!v.empty() && v.size() != count_)
       throw Error(str_cat("safir cuda: back-projection of ", v.size(), " values over a window of ", count_));
     acc_.fill_zero(*stream_);
+    acc_clear_ = false;
     ProjectArgs a = args();
     if (v.empty()) {
       a.values = nullptr;  // ones: the sensitivity's pairs need no upload
@@ -185,6 +187,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
 
   void back_device(const float* v, float* image) override {
     acc_.fill_zero(*stream_);
+    acc_clear_ = false;
     launch_gather_from_events(v, window_order_, count_, values_.data(), *stream_);
     project_back(args());
     copy_image(image, acc_.data());
@@ -197,7 +200,8 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   }
 
   void iterate() override {
-    acc_.fill_zero(*stream_);
+    if (!acc_clear_) acc_.fill_zero(*stream_);
+    acc_clear_ = false;
     if (tiled_) {
       // ȳ by the tiled forward pass into values_, then a_lj / ȳ_l by the tiled back pass.
       zero_values();
@@ -208,7 +212,8 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     } else {
       launch_mlem(args(), *stream_);
     }
-    launch_update(f_.data(), acc_.data(), s_.data(), box_.count(), *stream_);
+    launch_update_clear(f_.data(), acc_.data(), s_.data(), box_.count(), *stream_);
+    acc_clear_ = true;  // the next iterate() needs no clear
   }
 
   SphereSums sphere_sums(double r_in, double r_out) override {
@@ -360,6 +365,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   const std::uint32_t* window_order_ = nullptr;
   const float4* window_records_ = nullptr;
   cuda::DeviceBuffer<float> values_, f_, acc_, s_;
+  bool acc_clear_ = false;  // acc_ is all zeros (left so by iterate())
   cuda::DeviceBuffer<int4> offsets_;
   cuda::DeviceBuffer<float4> sums_;
   std::size_t total_ = 0, first_ = 0, count_ = 0;

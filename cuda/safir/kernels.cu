@@ -105,6 +105,14 @@ __global__ void update_kernel(float* f, const float* c, const float* s, std::siz
     f[j] = s[j] > 0.0f ? f[j] * c[j] / s[j] : 0.0f;
 }
 
+// The update with the accumulator cleared behind it, ready for the next subset's back pass.
+__global__ void update_clear_kernel(float* f, float* c, const float* s, std::size_t voxels) {
+  for (std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; j < voxels; j += std::size_t(gridDim.x) * blockDim.x) {
+    f[j] = s[j] > 0.0f ? f[j] * c[j] / s[j] : 0.0f;
+    c[j] = 0.0f;
+  }
+}
+
 __global__ void sphere_kernel(const float* f, const int4* offsets, int n_offsets, int nx, int ny, int nz, float4* sums) {
   const long long voxels = static_cast<long long>(nx) * ny * nz;
   for (long long v = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; v < voxels;
@@ -171,6 +179,11 @@ void launch_mlem(const ProjectArgs& a, cudaStream_t stream) {
 
 void launch_update(float* f, const float* c, const float* s, std::size_t voxels, cudaStream_t stream) {
   update_kernel<<<blocks_for(voxels), kThreads, 0, stream>>>(f, c, s, voxels);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_update_clear(float* f, float* c, const float* s, std::size_t voxels, cudaStream_t stream) {
+  update_clear_kernel<<<blocks_for(voxels), kThreads, 0, stream>>>(f, c, s, voxels);
   TOMO_CUDA_CHECK_LAST();
 }
 

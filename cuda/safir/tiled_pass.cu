@@ -166,7 +166,25 @@ TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size
   const long long bytes = std::min<long long>(dev.smem_per_block_optin, dev.smem_per_sm / per_sm - dev.smem_reserved_per_block);
   const long long cap = std::max<long long>(256, bytes / 4);
   const std::size_t c[4] = {counts[0], counts[1], counts[2], counts[3]};
-  return plan_tiles(box.n, c, cap, double(config.waves) * dev.sms * per_sm, config.min_chunk);
+  const double slots = double(dev.sms) * per_sm;  // blocks resident at once
+  const TilePlan p = plan_tiles(box.n, c, cap, double(config.waves) * slots, config.min_chunk);
+  // A window with fewer than config.waves waves of min_chunk events (an OSEM subset: an eighth of
+  // the list is about one wave) gets a whole number of full waves instead: chunks of min_chunk
+  // leave a last wave partly idle, and a pass takes as long as its waves, so OSEM's subsets would
+  // pay that idle part once each. Chunks shrink at most to half of min_chunk (a rounding to one
+  // wave), so each block still flushes its tile after many events.
+  double work = 0;
+  for (const LabelTiles& t : p.label)
+    work += double(t.end - t.begin) * double(t.tiles[0]) * double(t.tiles[1]) * double(t.tiles[2]);
+  const double waves = work / (slots * double(std::max<std::size_t>(1, config.min_chunk)));
+  if (waves >= config.waves || work <= 0) return p;
+  const double whole = std::max(1.0, std::round(waves)) * slots;
+  // The partial last chunk of each label and tile adds blocks: raise the chunk until they fit.
+  for (double target = whole; target >= 1.0; target *= 0.98) {
+    const TilePlan q = plan_tiles(box.n, c, cap, target, 1);
+    if (q.blocks <= whole) return q;
+  }
+  return p;
 }
 
 void launch_records(const uint2* sorted, std::size_t first, std::size_t n, const double* crystals,

@@ -89,9 +89,20 @@ class CudaProjector final : public ListModeProjector, public DeviceOperator {
   }
 
   std::vector<double> image() const override {
+    if (stream_) stream_->synchronize();  // a take_image() copy may still be queued
     std::vector<float> f(rho_.size());
     rho_.download(f.data());
     return {f.begin(), f.end()};
+  }
+
+  // iterate() and set_image() return with `from`'s work done, so a copy on this stream suffices.
+  bool take_image(ListModeProjector& from) override {
+    auto* o = dynamic_cast<CudaProjector*>(&from);
+    if (!o || o == this || o->rho_.size() != rho_.size()) return o == this;
+    o->stream_->synchronize();
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(rho_.data(), o->rho_.data(), rho_.size() * sizeof(float), cudaMemcpyDeviceToDevice,
+                                    *stream_));
+    return true;
   }
 
   void set_events_device(const float* events, std::size_t n) override {

@@ -13,6 +13,7 @@
 #include "compute/safir/sensitivity.hpp"
 #include "compute/safir/simulator.hpp"
 #include "cuda/core/device.hpp"
+#include "cuda/safir/tiled_pass.hpp"
 
 namespace tomo::safir {
 namespace {
@@ -59,6 +60,30 @@ ProjectorOptions pass(const char* name, int per_sm = 2) {
   o.pass = std::string_view(name) == "fused" ? Pass::fused : Pass::tiled;
   o.tile_blocks_per_sm = per_sm;
   return o;
+}
+
+// The plan (host arithmetic, no device needed) on an H200's shares: a window of an eighth of a
+// million events (an OSEM subset) fits one wave of resident blocks (chunks of the minimum made
+// 265 blocks for 264 slots: a second wave for one block), with chunks of at least half the
+// minimum; the whole list fits 7 waves (it took 1893 blocks: 8 waves, the last nearly idle).
+TEST(SafirTilePlan, SmallWindowsFillWholeWaves) {
+  const ImageBox box;  // the seed's 90 × 90 × 50 voxels
+  const cuda_impl::TileDevice h200{.sms = 132, .smem_per_sm = 233472, .smem_per_block_optin = 232448,
+                                   .smem_reserved_per_block = 1024};
+  const cuda_impl::TileConfig config;
+  const double slots = 132.0 * config.blocks_per_sm;
+  const auto plan = [&](std::size_t events) {
+    const std::array<std::size_t, 4> counts{events / 50, events / 3, events / 3, events - events / 50 - 2 * (events / 3)};
+    return cuda_impl::plan_for_device(box.params<float>(), counts, h200, config);
+  };
+  const TilePlan subset = plan(125000);
+  EXPECT_LE(subset.blocks, slots) << subset.blocks;
+  EXPECT_GT(subset.blocks, 0.85 * slots);  // blocks come in steps of a label's tile count
+  for (const LabelTiles& t : subset.label) EXPECT_GE(t.chunk, config.min_chunk / 2);
+  EXPECT_EQ(plan(125000).blocks, subset.blocks);  // deterministic
+  const TilePlan whole = plan(1000000);  // 6.8 waves at the minimum chunk: 7 waves
+  EXPECT_LE(whole.blocks, 7 * slots);
+  EXPECT_GT(whole.blocks, 6.5 * slots);
 }
 
 class SafirTiledPassGpu : public ::testing::Test {

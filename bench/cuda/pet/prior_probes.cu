@@ -6,6 +6,8 @@
 #include "bench/cuda/pet/prior_probes.hpp"
 #include "cuda/core/check.hpp"
 #include "compute/pet/rdp_math.hpp"
+#include "bench/cuda/pet/prior_pairs_v1.hpp"
+#include "bench/cuda/pet/prior_tiled.hpp"
 #include "cuda/pet/rdp_kernels.hpp"
 
 namespace tomo::pet::probes {
@@ -107,6 +109,30 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
   t.value_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::value, nullptr); }, reps);
   t.gradient_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
   t.hessian_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::hessian, nullptr); }, reps);
+  float* tiled = nullptr;
+  TOMO_CUDA_CHECK(cudaMalloc(&tiled, n * sizeof(float)));
+  {
+    cuda_impl::RdpArgs b = a;
+    b.out = tiled;
+    t.tiled_value_ms = median_ms([&] { launch_tiled_rdp(b, cuda_impl::RdpTerm::value, nullptr); }, reps);
+    t.tiled_gradient_ms = median_ms([&] { launch_tiled_rdp(b, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
+    t.tiled_hessian_ms = median_ms([&] { launch_tiled_rdp(b, cuda_impl::RdpTerm::hessian, nullptr); }, reps);
+    launch_tiled_rdp(b, cuda_impl::RdpTerm::gradient, nullptr);  // the timings left the Hessian there
+    cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> ref(n), got(n);
+    TOMO_CUDA_CHECK(cudaMemcpy(ref.data(), tiled, n * sizeof(float), cudaMemcpyDeviceToHost));
+    TOMO_CUDA_CHECK(cudaMemcpy(got.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    double num = 0, den = 0;
+    for (std::size_t v = 0; v < n; ++v) num += double(got[v] - ref[v]) * (got[v] - ref[v]), den += double(ref[v]) * ref[v];
+    t.tiled_rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
+    t.v1_gradient_ms = median_ms([&] { launch_pairs_v1_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    TOMO_CUDA_CHECK(cudaMemcpy(got.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    num = 0;
+    for (std::size_t v = 0; v < n; ++v) num += double(got[v] - ref[v]) * (got[v] - ref[v]);
+    t.v1_rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
+  }
   {
     LeanArgs l{dx, dk, nullptr, dims[0], dims[1], dims[2], 2.0f, 1e-9f, {}};
     for (int q = 0; q < 27; ++q) {
@@ -118,7 +144,7 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
     l.out = lean;
     const dim3 block(32, 8), grid((dims[0] + 31) / 32, (dims[1] + 7) / 8, dims[2]);
     t.lean_gradient_ms = median_ms([&] { lean_gradient_kernel<<<grid, block>>>(l); TOMO_CUDA_CHECK(cudaGetLastError()); }, reps);
-    cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr);
+    launch_tiled_rdp(a, cuda_impl::RdpTerm::gradient, nullptr);
     std::vector<float> ref(n), got(n);
     TOMO_CUDA_CHECK(cudaMemcpy(ref.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
     TOMO_CUDA_CHECK(cudaMemcpy(got.data(), lean, n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -132,6 +158,7 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
   TOMO_CUDA_CHECK(cudaFree(dx));
   TOMO_CUDA_CHECK(cudaFree(dk));
   TOMO_CUDA_CHECK(cudaFree(dout));
+  TOMO_CUDA_CHECK(cudaFree(tiled));
   return t;
 }
 

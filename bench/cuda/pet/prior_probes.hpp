@@ -12,7 +12,13 @@ struct PriorPassTimes {
   // A lab variant of the gradient pass (never product code): the 26 weights computed once on the
   // host, 3D thread blocks (no index division), read-only loads, one reciprocal per neighbour.
   double lean_gradient_ms = 0;
-  double lean_rel_l2 = 0;  // its result against the product kernel's
+  double lean_rel_l2 = 0;  // its result against the previous product kernel's
+  // The previous product kernel (prior_tiled.cu: 26 neighbour terms gathered per voxel from
+  // shared-memory planes), and the product's gradient against it (relative L2).
+  double tiled_value_ms = 0, tiled_gradient_ms = 0, tiled_hessian_ms = 0, tiled_rel_l2 = 0;
+  // The first pair kernel (prior_pairs_v1.cu: every pair guarded, values unshifted): its gradient
+  // pass and its result against the previous product kernel's.
+  double v1_gradient_ms = 0, v1_rel_l2 = 0;
   double copy_ms = 0;                                    // cudaMemcpy D2D of one image, median
   double copy_gbps = 0;                                  // its bytes read + written per second
 };
