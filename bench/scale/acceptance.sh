@@ -24,17 +24,22 @@ fi
 mkdir -p "$OUT"
 
 # safir MAP-RDP on the GPU test's scene, 10 iterations, every one saved.
-safir_map() {  # BACKEND RANKS("" = the one-device path) DIR
+safir_map() {  # BACKEND RANKS("" = the one-device path) DIR [MORE ARGUMENTS]
   "$CLI" --no-progress -q run safir_default.toml --backend "$1" \
     --set safir.events="$SAFIR_EVENTS" --set safir.iterations=10 --set 'safir.save_iterations=[1,2,3,4,5,6,7,8,9,10]' \
     --set 'safir.algorithm="map-rdp"' --set safir.subsets=2 --set safir.prior.beta=0.5 \
-    ${2:+--gpus $2} -o "$WORK/map/$3" --force
+    ${2:+--gpus $2} -o "$WORK/map/$3" --force "${@:4}"
 }
 # 1 GPU twice (the float atomics' own spread: the baseline), 2 and 4 GPUs.
 map_gpus() {
   mkdir -p "$WORK/map"
   safir_map cuda "" gpu1 && safir_map cuda "" gpu1-again && safir_map cuda 2 gpu2 && safir_map cuda 4 gpu4 &&
     python3 "$HERE/compare_iterations.py" "$WORK/map/gpu1" "$WORK/map/gpu1-again" "$WORK/map/gpu2" "$WORK/map/gpu4"
+  echo "# the same at BSREM relaxation 0.1"
+  local r=(--set safir.relaxation=0.1)
+  safir_map cuda "" gpu1-r "${r[@]}" && safir_map cuda "" gpu1-r-again "${r[@]}" && safir_map cuda 2 gpu2-r "${r[@]}" &&
+    safir_map cuda 4 gpu4-r "${r[@]}" &&
+    python3 "$HERE/compare_iterations.py" "$WORK/map/gpu1-r" "$WORK/map/gpu1-r-again" "$WORK/map/gpu2-r" "$WORK/map/gpu4-r"
 }
 # cpu ranks (host sums in rank order; OpenMP inside a rank).
 map_cpu() {
@@ -80,9 +85,9 @@ scale() {  # scale NAME LIMIT_S scale.py arguments…
 }
 
 # 1. safir MAP-RDP: differences per iteration, GPUs and cpu ranks; the GPU test itself.
-step safir-map-gpus 90 "$0" map_gpus
-step safir-map-cpu 60 "$0" map_cpu
-step safir-ranks-test 60 env TOMORASTER_CLI="$CLI" tests/test_multi_gpu --gtest_filter='SafirRanksGpu.*'
+step safir-map-gpus 100 "$0" map_gpus
+step safir-map-cpu 40 "$0" map_cpu
+step safir-ranks-test 50 env TOMORASTER_CLI="$CLI" tests/test_multi_gpu --gtest_filter='SafirRanksGpu.*'
 # 2. The table: --gpus 1,2,4 in one process.
 scale glpet-ring 50 --backend cuda --gpus 1,2,4 --only glpet-ring
 scale glpet-2plane 50 --backend cuda --gpus 1,2,4 --only glpet-2plane
