@@ -108,4 +108,5 @@ echo "## done in $(( $(date +%s) - start )) s; the table (per-iteration ms, whol
 for f in glpet-ring glpet-2plane safir strip glpet-ring-mpi-cuda glpet-ring-gl glpet-ring-mpi-gl glpet-256 oat-fbp fdk-1024; do
   [ -f "$OUT/$f.log" ] && grep -v '^(stages' "$OUT/$f.log" | sed -n '2,$p'
 done
+ls "$OUT"/*.json >/dev/null 2>&1 && python3 "$HERE/table_md.py" "$OUT"/*.json
 exit 0
