@@ -87,7 +87,7 @@ def run_one(a, name, scene, gpus, multi):
     with open(os.path.join(out, "report.json")) as f:
         rep = json.load(f)
     st = rep.get("stages", {})
-    return {"problem": name, "ranks": gpus if multi else 1, "wall_ms": st.get("wall_ms"), "process_ms": outside_ms,
+    return {"problem": name, "backend": a.backend, "ranks": gpus if multi else 1, "wall_ms": st.get("wall_ms"), "process_ms": outside_ms,
             "stages_ms": st.get("ms", {}), "timings": rep.get("timings_ms", {})}
 
 

@@ -18,15 +18,15 @@ def main():
             rows += [dict(r, tag=tag) for r in json.load(f)]
     if not rows:
         raise SystemExit(__doc__)
-    one = {}
+    one = {}  # each problem and backend's 1-rank row: the speed-ups' base
     for r in rows:
         if r["ranks"] == 1:
-            one.setdefault(r["problem"], r)
+            one.setdefault((r["problem"], r.get("backend")), r)
     print("| run | ranks | per iteration | whole run (s) | " + " | ".join(STAGES) + " |")
     print("|---|---|---|---|" + "---|" * len(STAGES))
     for r in rows:
         it = r["per_iteration_ms"]
-        base = one.get(r["problem"])
+        base = one.get((r["problem"], r.get("backend")))
         speed = f" ({base['per_iteration_ms'] / it:.2f}×)" if base and r is not base and it > 0 else ""
         st = r["stages_ms"]
         print(f"| {r['tag']} | {r['ranks']} | {it:.1f} ms{speed} | {(r['wall_ms'] or 0) / 1e3:.2f} | " +
