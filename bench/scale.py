@@ -27,6 +27,10 @@ FULL = [
     ("strip", "strip_default.toml --set strip.events={strip_events} --set strip.save_iterations=[]", "strip.iterations", True),
     ("fdk", "fdk_rabbitct.toml", None, True),
     ("fdk-512", "fdk_default.toml --set fdk.L=512", None, True),
+    ("fdk-1024", "fdk_rabbitct.toml --set fdk.L=1024", None, True),
+    ("oat-fbp", "oat_paper.toml --set 'oat.algorithms=[\"fbp\"]'", None, False),
+    ("glpet-2plane-256", "glpet_default.toml --set glpet.voxels=[256,256,256] --set glpet.voxel_mm=[0.25,0.25,0.25]"
+                         " --set glpet.iterations=2", "glpet.iterations", True),
     ("oat-sph", "oat_sph.toml", "oat.pls.iterations", True),
 ]
 SMALL = [
@@ -67,7 +71,8 @@ def per_iteration_ms(rep, timings, row):
 
 def run_one(a, name, scene, gpus, multi):
     out = os.path.join(a.out, f"{name}-{gpus}")
-    cmd = [a.cli, "--no-progress", "-q", "run"] + shlex.split(scene) + ["--backend", a.backend, "-o", out, "--force"]
+    cmd = [a.cli, "--no-progress", "-q", "run"] + shlex.split(scene) + shlex.split(a.set) + ["--backend", a.backend,
+                                                                                         "-o", out, "--force"]
     if multi and gpus > 1:
         if a.mpirun:
             cmd = shlex.split(a.mpirun) + ["--bind-to", "none", "-np", str(gpus)] + cmd + ["--gpus", "1"]
@@ -82,7 +87,7 @@ def run_one(a, name, scene, gpus, multi):
     with open(os.path.join(out, "report.json")) as f:
         rep = json.load(f)
     st = rep.get("stages", {})
-    return {"problem": name, "ranks": gpus if multi else 1, "wall_ms": st.get("wall_ms"), "process_ms": outside_ms,
+    return {"problem": name, "backend": a.backend, "ranks": gpus if multi else 1, "wall_ms": st.get("wall_ms"), "process_ms": outside_ms,
             "stages_ms": st.get("ms", {}), "timings": rep.get("timings_ms", {})}
 
 
@@ -96,6 +101,8 @@ def main():
     p.add_argument("--only", default="", help="comma-separated problem names")
     p.add_argument("--out", default="scale-out")
     p.add_argument("--json", default="")
+    p.add_argument("--set", default="", help="more CLI arguments for every run, e.g. \"--set glpet.iterations=3\"")
+    p.add_argument("--label", default="", help="a tag printed on every row (e.g. the launcher)")
     p.add_argument("--strip-events", type=int, default=100_000_000, help="strip's events (the seed's 10^8)")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -117,7 +124,7 @@ def main():
             row["per_iteration_ms"] = per_iteration_ms(rep, tm, row)
             rows.append(row)
             st = row["stages_ms"]  # each row as it comes: a run cut short by a time limit keeps the rows before it
-            print(f"{name:14s} {row['ranks']:5d} {row['per_iteration_ms']:10.1f} {(row['wall_ms'] or 0) / 1e3:8.2f} " +
+            print(f"{a.label}{name:14s} {row['ranks']:5d} {row['per_iteration_ms']:10.1f} {(row['wall_ms'] or 0) / 1e3:8.2f} " +
                   " ".join(f"{st.get(s, 0) / 1e3:8.2f}" for s in STAGES), flush=True)
     print("(stages in s; whole = wall time from the process start to the report)")
     if a.json:

@@ -197,14 +197,8 @@ void run(RunContext& ctx) {
       } else {
         FrameSubsets data(*op, s_fov, f.first, f.count, recon.subsets, &terms);
         if (c.pet.initial_image.empty() && !terms.additive.empty()) {
-          // With additive terms a flat start is put at the scale of the frame's trues (pet::flat_start_level).
-          double sum_s = 0, sum_c = 0;
-          for (double v : s_fov) sum_s += v;
-          for (std::size_t p = f.first; p < f.first + f.count; ++p) sum_c += terms.additive[p];
-          const double level = pet::flat_start_level(double(f.count), sum_c, sum_s);
-          std::vector<double> x0(s_fov.size());
-          for (std::size_t j = 0; j < x0.size(); ++j) x0[j] = s_fov[j] > 0 ? level : 0.0;
-          data.set_image(x0);
+          // With additive terms a flat start is put at the scale of the frame's trues.
+          data.set_image(flat_start_image(s_fov, std::span<const double>(terms.additive).subspan(f.first, f.count)));
         } else {
           data.set_image(start);
         }

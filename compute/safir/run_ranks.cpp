@@ -135,14 +135,8 @@ RanksOutput reconstruct_on_ranks(const Ranks& ranks, const RanksInput& in, RunRe
       FrameSubsets data(*op, s_fov, mine.frames[k].first, mine.frames[k].count, recon.subsets, &terms);
       SummedSubsets summed(data, team, rank);
       if (c.pet.initial_image.empty() && !all_terms.additive.empty()) {
-        // The whole frame's flat start level (pet::flat_start_level), as one rank computes it.
-        double sum_s = 0, sum_c = 0;
-        for (double v : s_fov) sum_s += v;
-        for (std::size_t i = f.first; i < f.first + f.count; ++i) sum_c += all_terms.additive[i];
-        const double level = pet::flat_start_level(double(f.count), sum_c, sum_s);
-        std::vector<double> x0(s_fov.size());
-        for (std::size_t j = 0; j < x0.size(); ++j) x0[j] = s_fov[j] > 0 ? level : 0.0;
-        summed.set_image(x0);
+        // The whole frame's flat start, as one rank computes it.
+        summed.set_image(flat_start_image(s_fov, std::span<const double>(all_terms.additive).subspan(f.first, f.count)));
       } else {
         summed.set_image(in.start);
       }

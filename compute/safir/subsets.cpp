@@ -25,6 +25,16 @@ std::vector<Event> order_for_subsets(std::span<const Event> events, const std::v
   return out;
 }
 
+std::vector<double> flat_start_image(std::span<const double> s_fov, std::span<const double> additive) {
+  double sum_s = 0, sum_c = 0;
+  for (double v : s_fov) sum_s += v;
+  for (double v : additive) sum_c += v;
+  const double level = pet::flat_start_level(double(additive.size()), sum_c, sum_s);
+  std::vector<double> x0(s_fov.size());
+  for (std::size_t j = 0; j < x0.size(); ++j) x0[j] = s_fov[j] > 0 ? level : 0.0;
+  return x0;
+}
+
 FrameSubsets::FrameSubsets(ListModeOperator& op, std::span<const double> s, std::size_t first, std::size_t count,
                            int subsets, const pet::ForwardTerms* terms)
     : op_(op), s_(s.begin(), s.end()), first_(first), starts_(pet::interleave_events(count, subsets).starts),

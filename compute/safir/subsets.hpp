@@ -19,6 +19,12 @@ std::vector<Event> order_for_subsets(std::span<const Event> events, const std::v
 // The same order as indices: position p of the reordered events holds event permutation[p].
 std::vector<std::size_t> subset_permutation(std::size_t events, const std::vector<Frame>& frames, int subsets);
 
+// A frame's flat start image with additive terms: pet::flat_start_level of the frame's events and
+// of its randoms + scatter counts (`additive`, one per event of the frame, any order), inside the
+// field of view (s_fov > 0), 0 outside. One function for every path, so that one device and
+// several ranks start from the same image.
+std::vector<double> flat_start_image(std::span<const double> s_fov, std::span<const double> additive);
+
 class FrameSubsets final : public pet::SubsetPrimitives {
  public:
   // Sets the sensitivity s/S (s: 0 outside the field of view) and the window of subset 0 of the
