@@ -7,13 +7,6 @@
 
 namespace tomo::safir {
 
-namespace {
-double lor_count(const Scanner& sc) {  // unordered crystal pairs
-  const double n = sc.crystal_count();
-  return 0.5 * n * (n - 1);
-}
-}  // namespace
-
 Corrections::Corrections(const pet::CorrectionOptions& o, const Scanner& sc, std::size_t events)
     : sc_(sc), positions_(sc.positions()), o_(o), any_(o.any()) {
   if (!o.attenuation_map.empty()) mu_ = pet::AttenuationMap::read(o.attenuation_map, "safir.attenuation_map");
@@ -41,7 +34,7 @@ pet::ForwardTerms Corrections::event_terms(std::span<const Event> events, std::s
     for (std::int64_t p = 0; p < std::int64_t(n); ++p) t.multiplicative[p] = lor_factor(events[p].a, events[p].b);
   }
   t.additive.assign(n, 0.0);
-  const double lors = double(lor_count(sc_));
+  const double lors = sc_.lor_count();
   for (const Frame& f : frames) {
     const double share = n == 0 ? 0.0 : double(f.count) / double(n);
     const double r = o_.randoms.fraction > 0 ? o_.randoms.fraction * double(f.count) / lors

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -57,11 +58,6 @@ ListMode load_or_simulate(const SafirConfig& c, RunReport& report) {
   return lm;
 }
 
-double lor_count(const Scanner& sc) {
-  const double n = sc.crystal_count();
-  return 0.5 * n * (n - 1);
-}
-
 nlohmann::json excess_json(const Excess& e) {
   return {{"S", e.S}, {"B", e.B}, {"E", e.E}, {"dE", e.dE}, {"E_over_dE", e.significance()}};
 }
@@ -73,7 +69,7 @@ nlohmann::json excess_json(const Excess& e) {
 // scanner and box, one thread): about 1e6 LOR traces per core-second. Events read from a file
 // are not counted (their number is known once read).
 WorkEstimate estimate_work(const SafirConfig& c) {
-  const double pairs = lor_count(c.scanner);
+  const double pairs = c.scanner.lor_count();
   const bool symmetric = c.sensitivity == SensitivityMode::symmetric && sensitivity_symmetry_applies(c.scanner, c.box);
   const double events = c.events_file.empty() ? double(c.simulation.events) : 0.0;
   const double passes = c.mlem.halve_events ? std::min(2.0, double(c.mlem.iterations)) : double(c.mlem.iterations);
@@ -105,13 +101,23 @@ void run(RunContext& ctx) {
   // Events from a file set their own duration: the frames' images are checked again, before the
   // sensitivity (minutes on a large scanner) and before any frame image is allocated.
   if (frames.size() > expected_frames(c)) require_host_memory(estimate_memory(c, frames.size()), "safir run");
+  // The correction terms (docs/pet.md): the sensitivity then weighs each LOR by ε_a·ε_b·exp(−∫μ).
+  const Corrections corr(c.corrections, c.scanner, lm.events.size());
   if (c.write_events == EventsFile::clm) {
     write_clm_safir(ctx.out.file("events.clm.safir"), lm, c.scanner);
     write_crystal_map(ctx.out.file("crystal_map.txt"), c.scanner);
   } else if (c.write_events == EventsFile::castor) {
     const auto cdh = ctx.out.file("events.cdh");
     (void)ctx.out.file("events.cdf");  // written beside the header
-    write_castor(cdh, lm, c.scanner);
+    // With the run's correction terms as CASToR's per-event fields, in acquisition order.
+    CastorCorrections fields;
+    if (corr.any()) {
+      std::vector<std::size_t> acquisition_order(lm.events.size());
+      std::iota(acquisition_order.begin(), acquisition_order.end(), std::size_t{0});
+      const pet::ForwardTerms t = corr.event_terms(lm.events, acquisition_order, frames, lm.delayed);
+      fields = castor_corrections(t.multiplicative, t.additive, lm.duration_s);
+    }
+    write_castor(cdh, lm, c.scanner, fields);
     // The scanner for CASToR's config/scanner folder, named as the header's "Scanner name".
     write_castor_geometry(ctx.out.file(castor_scanner_name(c.scanner) + ".geom"), c.scanner, c.box);
   }
@@ -120,8 +126,6 @@ void run(RunContext& ctx) {
   const std::vector<double> start = c.pet.initial_image.empty()
                                         ? std::vector<double>(grid.count(), 1.0)
                                         : pet::read_initial_image(c.pet.initial_image, grid.dims, "safir.initial_image");
-  // The correction terms (docs/pet.md): the sensitivity then weighs each LOR by ε_a·ε_b·exp(−∫μ).
-  const Corrections corr(c.corrections, c.scanner, lm.events.size());
   const pet::ReconOptions& recon = c.pet.recon;
   Progress progress(str_cat("safir ", pet::algorithm_title(recon.algorithm), " (", backend, ")"),
                     static_cast<long>(frames.size()) * c.mlem.iterations * recon.subsets);
@@ -183,7 +187,7 @@ void run(RunContext& ctx) {
     } else {
       // Uniform randoms: the delayed coincidences of this frame's share, spread over all LORs.
       const double share = lm.events.empty() ? 0.0 : double(f.count) / double(lm.events.size());
-      op->set_randoms_per_lor(corr.any() ? 0.0 : double(lm.delayed) * share / lor_count(c.scanner));
+      op->set_randoms_per_lor(corr.any() ? 0.0 : double(lm.delayed) * share / c.scanner.lor_count());
       const auto t0 = std::chrono::steady_clock::now();
       auto save = [&](int t) {
         const auto at = std::find(c.save_iterations.begin(), c.save_iterations.end(), t);

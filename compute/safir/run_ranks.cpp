@@ -18,11 +18,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
 
-double lor_count(const Scanner& sc) {
-  const double n = sc.crystal_count();
-  return 0.5 * n * (n - 1);
-}
-
 // One rank's events: of every frame, the run of whole blocks of S consecutive events (S the
 // subsets) that rank_event_range deals it, so an event keeps its subset (its frame index mod S),
 // and the union of the ranks' subset k is the whole acquisition's subset k.
@@ -131,7 +126,7 @@ RanksOutput reconstruct_on_ranks(const Ranks& ranks, const RanksInput& in, RunRe
       t0 = clock::now();
       // Uniform randoms: the delayed coincidences of the whole frame's share, per LOR (per event).
       const double frame_share = in.events.empty() ? 0.0 : double(f.count) / double(in.events.size());
-      op->set_randoms_per_lor(in.corrections.any() ? 0.0 : double(in.delayed) * frame_share / lor_count(c.scanner));
+      op->set_randoms_per_lor(in.corrections.any() ? 0.0 : double(in.delayed) * frame_share / c.scanner.lor_count());
       FrameSubsets data(*op, s_fov, mine.frames[k].first, mine.frames[k].count, recon.subsets, &terms);
       SummedSubsets summed(data, team, rank);
       if (c.pet.initial_image.empty() && !all_terms.additive.empty()) {

@@ -28,6 +28,8 @@ struct Scanner {
   double ring_z(int ring) const { return pitch_mm * (ring - 0.5 * (rings - 1)); }
   double angle(int det) const;  // 2π det / crystals
   std::uint32_t crystal_count() const { return static_cast<std::uint32_t>(rings) * crystals; }
+  // Unordered crystal pairs: the LORs a list-mode event can lie on.
+  double lor_count() const { return 0.5 * double(crystal_count()) * (double(crystal_count()) - 1.0); }
   std::uint32_t id(int ring, int det) const { return static_cast<std::uint32_t>(ring) * crystals + det; }
   // Front-face centre of every crystal (x, y, z in mm), id order: the LOR end points.
   std::vector<std::array<double, 3>> positions() const;

@@ -3,6 +3,7 @@
 // completes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "compute/core/scene.hpp"
 #include "compute/io/nifti.hpp"
 #include "compute/io/npy.hpp"
+#include "compute/safir/list_io.hpp"
+#include "compute/safir/scanner.hpp"
 #include "tests/support/input_errors.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -61,6 +64,44 @@ TEST(SafirCorrectionKeys, ARunWithAllTermsCompletes) {
                         (t.dir / "mu.nii").string() + "\"\nnormalisation = \"" + (t.dir / "eff.npy").string() +
                         "\"\nalgorithm = \"osem\"\nsubsets = 2\n");
   EXPECT_EQ(test::run_error("safir", s, t.dir / "out"), "");
+}
+
+// The run's CASToR list-mode carries its terms as CASToR's per-event fields: NCF = 1/(ε_a·ε_b·
+// exp(−∫μ)) varying with the LOR, and randoms + scatter as a rate (counts / duration) per event.
+TEST(SafirCorrectionKeys, TheCastorListModeCarriesTheRunsTerms) {
+  test::TempDir t;
+  VolumeF mu(Grid3::centred({24, 24, 24}, {1.0, 1.0, 1.0}), 0.096f);
+  write_nifti(t.dir / "mu.nii", mu);
+  std::vector<float> eff(256, 1.0f);
+  for (std::size_t i = 0; i < eff.size(); i += 3) eff[i] = 0.8f;
+  write_values(t.dir / "eff.npy", eff);
+  const Scene s = scene("randoms.fraction = 0.1\nscatter.fraction = 0.1\nattenuation_map = \"" +
+                        (t.dir / "mu.nii").string() + "\"\nnormalisation = \"" + (t.dir / "eff.npy").string() +
+                        "\"\nwrite_events = \"castor\"\n");
+  {
+    runtime_options().progress = false;
+    RunReport report;
+    OutputDir out(t.dir / "out", false);
+    RunContext ctx{s, "cpu", out, report};
+    ProblemRegistry::instance().find("safir").run(ctx);
+    out.commit();
+  }
+  Scanner sc;
+  sc.rings = 8;
+  sc.crystals = 32;
+  CastorCorrections fields;
+  const ListMode lm = read_castor(t.dir / "out" / "events.cdh", sc, &fields);
+  ASSERT_EQ(lm.events.size(), 2000u);
+  ASSERT_EQ(fields.normalisation.size(), lm.events.size());
+  ASSERT_EQ(fields.random.size(), lm.events.size());
+  EXPECT_TRUE(fields.attenuation.empty());  // the product goes into NCF alone
+  // Every NCF ≥ 1 (efficiencies ≤ 1, attenuation ≤ 1); the 0.8 crystals and the chords make them differ.
+  const auto [lo, hi] = std::minmax_element(fields.normalisation.begin(), fields.normalisation.end());
+  EXPECT_GE(*lo, 1.0f);
+  EXPECT_GT(*hi / *lo, 1.25f);
+  // randoms + scatter fractions (20 % of the prompts) spread evenly over the LORs, as a rate.
+  const double expected = 0.2 * double(lm.events.size()) / sc.lor_count();
+  for (float r : fields.random) ASSERT_NEAR(r * lm.duration_s, expected, 1e-6 * expected);
 }
 
 }  // namespace
