@@ -26,6 +26,7 @@
 #include "compute/glpet/monte_carlo.hpp"
 #include "compute/glpet/multi_run.hpp"
 #include "compute/glpet/previews.hpp"
+#include "compute/glpet/run_terms.hpp"
 #include "compute/glpet/config.hpp"
 #include "compute/core/output_format.hpp"
 #include "compute/io/image_output.hpp"
@@ -109,25 +110,6 @@ WorkEstimate estimate_work(const Scene& s) {
   for (const ModulePair& p : sc.pairs) lines += R * R * p.n_a() * p.n_t();
   const double per_line = 14 + (s.array_size("glpet.attenuation") > 0 ? K : 0);
   return {.units = passes * double(dims[0]) * dims[1] * dims[2] * N * lines * per_line, .cpu_units_per_core_s = 2e8};
-}
-
-// The per-LOR terms of g.corrections: n from the normalisation file; r + s from the files or the
-// fractions f of the prompts, f·Σy / LORs on every LOR.
-pet::ForwardTerms lor_terms(const GlpetScene& g, std::span<const float> y) {
-  pet::ForwardTerms t;
-  const pet::CorrectionOptions& o = g.corrections;
-  const std::size_t lors = y.size();
-  if (!o.normalisation.empty()) t.multiplicative = pet::read_term_file(o.normalisation, lors, "glpet.normalisation");
-  if (!o.randoms.given() && !o.scatter.given()) return t;
-  double prompts = 0;
-  for (float c : y) prompts += c;
-  t.additive.assign(lors, (o.randoms.fraction + o.scatter.fraction) * prompts / double(lors));
-  for (const auto& [file, key] : {std::pair{o.randoms.file, "glpet.randoms.file"}, std::pair{o.scatter.file, "glpet.scatter.file"}})
-    if (!file.empty()) {
-      const std::vector<double> v = pet::read_term_file(file, lors, key);
-      for (std::size_t l = 0; l < lors; ++l) t.additive[l] += v[l];
-    }
-  return t;
 }
 
 // The run's projector options. With OSEM over subsets of whole module pairs every pass runs on

@@ -29,6 +29,7 @@
 #include "compute/strip/memory.hpp"
 #include "compute/strip/mlem.hpp"
 #include "compute/strip/normalisation.hpp"
+#include "compute/strip/run_terms.hpp"
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/pet/prior.hpp"
@@ -77,35 +78,6 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, con
   log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ")");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return ev;
-}
-
-// The additive counts of strip.randoms / strip.scatter per event (empty without them): a
-// fraction f of the events spread uniformly over the event space (density f·N / (L²·4R)) or a
-// .npy of densities per event, in the projection's units (additive_counts); with attenuation or
-// normalisation each event's survival·efficiency as the multiplicative term.
-pet::ForwardTerms background_terms(const StripConfig& c, std::span<const Event> events, std::span<const double> s,
-                                   const pet::AttenuationMap* mu, const StripEfficiency* efficiency) {
-  const pet::CorrectionOptions& k = c.corrections;
-  if (!k.randoms.given() && !k.scatter.given()) return {};
-  const StripGeometry& g = c.geometry;
-  std::vector<double> density(events.size(), 0.0);
-  for (const auto& [term, key] : {std::pair{&k.randoms, "strip.randoms.file"}, std::pair{&k.scatter, "strip.scatter.file"}}) {
-    if (term->fraction > 0)
-      for (double& d : density) d += term->fraction * double(events.size()) / event_space_volume(g);
-    if (!term->file.empty()) {
-      const std::vector<double> v = pet::read_term_file(term->file, events.size(), key);
-      for (std::size_t e = 0; e < v.size(); ++e) density[e] += v[e];
-    }
-  }
-  pet::ForwardTerms t;
-  t.additive = additive_counts(g, events, density, s);
-  if (mu || efficiency) {
-    t.multiplicative.resize(events.size());
-    for (std::size_t e = 0; e < events.size(); ++e)
-      t.multiplicative[e] = (mu ? survival(*mu, g.R, events[e].z_u, events[e].z_d) : 1.0) *
-                            (efficiency ? efficiency->pair(events[e].z_u, events[e].z_d) : 1.0);
-  }
-  return t;
 }
 
 void run(RunContext& ctx) {

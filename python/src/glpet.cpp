@@ -12,6 +12,7 @@
 #include "compute/glpet/projector.hpp"
 #include "compute/glpet/config.hpp"
 #include "compute/glpet/mlem.hpp"
+#include "compute/glpet/run_terms.hpp"
 #include "compute/pet/corrections.hpp"
 #include "compute/pet/prior.hpp"
 #include "compute/pet/scene_options.hpp"
@@ -25,26 +26,6 @@
 
 namespace tomo::py {
 namespace {
-
-// The per-LOR terms of the [glpet] correction keys, as the CLI's run forms them (docs/pet.md):
-// n from glpet.normalisation; r + s from the files or the fractions f of the prompts, f·Σy / LORs
-// on every LOR (attenuation is in A).
-pet::ForwardTerms lor_terms(const glpet::GlpetScene& g, std::span<const float> y) {
-  pet::ForwardTerms t;
-  const pet::CorrectionOptions& o = g.corrections;
-  const std::size_t lors = y.size();
-  if (!o.normalisation.empty()) t.multiplicative = pet::read_term_file(o.normalisation, lors, "glpet.normalisation");
-  if (!o.randoms.given() && !o.scatter.given()) return t;
-  double prompts = 0;
-  for (float c : y) prompts += c;
-  t.additive.assign(lors, (o.randoms.fraction + o.scatter.fraction) * prompts / double(lors));
-  for (const auto& [file, key] : {std::pair{o.randoms.file, "glpet.randoms.file"}, std::pair{o.scatter.file, "glpet.scatter.file"}})
-    if (!file.empty()) {
-      const std::vector<double> v = pet::read_term_file(file, lors, key);
-      for (std::size_t l = 0; l < lors; ++l) t.additive[l] += v[l];
-    }
-  return t;
-}
 
 class GlpetProjector {
  public:
@@ -144,7 +125,7 @@ class GlpetProjector {
       own->configure(g.system, g.projector);
     }
     glpet::Projector& op = own ? *own : *op_;
-    const pet::ForwardTerms terms = lor_terms(g, counts);
+    const pet::ForwardTerms terms = glpet::lor_terms(g, counts);
     glpet::MlemOptions opt;
     opt.iterations = g.iterations;
     opt.recon = g.pet.recon;

@@ -24,6 +24,7 @@
 #include "compute/strip/event_io.hpp"
 #include "compute/strip/mlem.hpp"
 #include "compute/strip/normalisation.hpp"
+#include "compute/strip/run_terms.hpp"
 #include "compute/strip/subsets.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "python/src/arrays.hpp"
@@ -42,35 +43,6 @@ using strip::Event;
 std::span<const Event> events_input(const AnyArray& a) {
   const float* p = host_input<float>(a, "events", {kAnySize, 3});
   return {reinterpret_cast<const Event*>(p), a.shape(0)};
-}
-
-// The additive counts of strip.randoms / strip.scatter per event, as the CLI's run forms them
-// (docs/pet.md): a fraction f of the events spread uniformly over the event space (density
-// f·N / (L²·4R)) or a .npy of densities per event, in the projection's units; with attenuation or
-// normalisation each event's survival·efficiency as the multiplicative term. Empty without them.
-pet::ForwardTerms background_terms(const strip::StripConfig& c, std::span<const Event> events, std::span<const double> s,
-                                   const pet::AttenuationMap* mu, const strip::StripEfficiency* efficiency) {
-  const pet::CorrectionOptions& k = c.corrections;
-  if (!k.randoms.given() && !k.scatter.given()) return {};
-  const strip::StripGeometry& g = c.geometry;
-  std::vector<double> density(events.size(), 0.0);
-  for (const auto& [term, key] : {std::pair{&k.randoms, "strip.randoms.file"}, std::pair{&k.scatter, "strip.scatter.file"}}) {
-    if (term->fraction > 0)
-      for (double& d : density) d += term->fraction * double(events.size()) / strip::event_space_volume(g);
-    if (!term->file.empty()) {
-      const std::vector<double> v = pet::read_term_file(term->file, events.size(), key);
-      for (std::size_t e = 0; e < v.size(); ++e) density[e] += v[e];
-    }
-  }
-  pet::ForwardTerms t;
-  t.additive = strip::additive_counts(g, events, density, s);
-  if (mu || efficiency) {
-    t.multiplicative.resize(events.size());
-    for (std::size_t e = 0; e < events.size(); ++e)
-      t.multiplicative[e] = (mu ? strip::survival(*mu, g.R, events[e].z_u, events[e].z_d) : 1.0) *
-                            (efficiency ? efficiency->pair(events[e].z_u, events[e].z_d) : 1.0);
-  }
-  return t;
 }
 
 class StripProjector {
@@ -184,7 +156,7 @@ class StripProjector {
     if (!c.corrections.normalisation.empty())
       efficiency = strip::StripEfficiency::from_npy(c.corrections.normalisation, g.L, "strip.normalisation");
     const std::vector<double> s = strip::sensitivity_image(g);
-    const pet::ForwardTerms terms = background_terms(c, events_, s, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
+    const pet::ForwardTerms terms = strip::background_terms(c, events_, s, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
     const pet::ReconOptions& recon = c.pet.recon;
     // The start: the caller's ρ', strip.initial_image, or flat (at the trues' level with additive terms).
     const double level =
