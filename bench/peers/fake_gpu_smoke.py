@@ -65,6 +65,9 @@ def main():
     import parallelproj_peer
     import peers_table as pt
     parallelproj_peer.main(["--events", "20000", "--repeat", "1", "--rings", "8", "--crystals", "64", "--image", "24,24,8", "--reps", "1", "--out", a.out, "--md", a.md])
+    import parallelproj_glpet
+    parallelproj_glpet.main(["--scene", "glpet_small.toml", "--voxels", "12,12,12", "--reps", "1", "--out", a.out,
+                             "--md", a.md])
     astra_peer.main(["--fdk-sizes", "32", "--bp-sizes", "", "--no-projector", "--reps", "1", "--out", a.out,
                      "--md", a.md])
     iminuit_peer.main(["--cli", a.cli, "--detectors", "4", "--bins", "2000", "--reps", "1", "--out", a.out,
@@ -88,7 +91,7 @@ def main():
     print(f"fake GPU smoke: {len(rows)} rows, {len(failed)} failed")
     for r in failed:
         print("  ", r["peer"], r["operation"], r["note"])
-    return 1 if failed or len(rows) < 11 else 0
+    return 1 if failed or len(rows) < 14 else 0
 
 
 if __name__ == "__main__":

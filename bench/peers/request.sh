@@ -6,7 +6,8 @@
 #   optimistix   musr.tar.xz (the msr and its PSI-BIN file) or our CLI in gpu/; JAX and optimistix
 #                are on the image; iminuit-*.whl adds MIGRAD on the JAX χ²
 #   gapat        taichi-*-slim.tar.xz, gapat-*.whl, dill-*.whl
-#   parallelproj parallelproj-backend-*.tar.gz (built there)
+#   parallelproj parallelproj-backend-*.tar.gz (built there): its Joseph projector on our safir events
+#   ppglpet      the same build on glpet's LORs (glpet.Projector.lor_endpoints)
 #   astra, fdk   astra-cp312.tar.xz and our build gpu/build.tar.xz (bench_fdk)
 #   iminuit      iminuit-*.whl and our CLI in gpu/
 # Always: pygpu.tar.xz (our Python module with CUDA) and scripts.tar.xz (bench/peers, bench/python).
@@ -36,7 +37,7 @@ export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLI
 # every GPU it sees and leaves the last one current.
 export CUDA_VISIBLE_DEVICES=${PEERS_GPUS:-0}
 
-steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj astra iminuit} "
+steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet astra iminuit} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 run() {  # name, limit in s, command...
   local name=$1 limit=$2; shift 2
@@ -62,6 +63,47 @@ export LD_LIBRARY_PATH="${b:+$PACK/gpu/lib:}$W/.pygpu/lib:/usr/local/cuda/lib64:
 export PYTHONPATH="$W/.pygpu:$W/tigre:$W/tigre/Python:$W/site:$W/taichi:$W/astra/site:$W/ppb/build:${PYTHONPATH:-}"
 "$py" -c 'import tomoraster, cupy; print("tomoraster", tomoraster.__version__, "cuda:", "cuda" in tomoraster.info()["problems"]["fdk"]["backends"], "| cupy", cupy.__version__)'
 
+# parallelproj-backend from its source, sm_90 only; with PEERS_PP_EARLY=1 it starts in the
+# background right after the unpacking (niced, PEERS_PP_JOBS compilers) while the GPU steps before
+# it run, and its step waits for it.
+build_ppb() {
+  stamp "parallelproj-backend: configure and build (sm_90)"
+  rm -rf "$W/ppb" && mkdir -p "$W/ppb"
+  tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
+  src=$(ls -d "$W"/ppb/parallelproj-backend-*)
+  # Its CMakeLists forces every architecture; one is enough here (minutes less).
+  sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
+  # CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device number in
+  # cudaMemPrefetchAsync/cudaMemAdvise (its managed-memory path): a shim included after its header.
+  cat > "$src/src/cuda13_compat.h" <<'SHIM'
+#pragma once
+#include <cuda_runtime.h>
+#if CUDART_VERSION >= 13000
+static inline cudaMemLocation pp_device_location(int device) {
+  cudaMemLocation l{};
+  l.type = cudaMemLocationTypeDevice;
+  l.id = device;
+  return l;
+}
+#define cudaMemPrefetchAsync(p, n, d) cudaMemPrefetchAsync((p), (n), pp_device_location(d), 0)
+#define cudaMemAdvise(p, n, h, d) cudaMemAdvise((p), (n), (h), pp_device_location(d))
+#endif
+SHIM
+  sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
+  # RelWithDebInfo at -O3: nanobind turns on LTO for Release builds, and the machine's g++ cannot run its
+  # lto-wrapper at the module's link.
+  ( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" \
+      -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
+      -DPython_EXECUTABLE="$py" && timeout "${PEERS_PP_BUILD_S:-150}" cmake --build "$W/ppb/build" -j"${PEERS_PP_JOBS:-$(nproc)}" ) \
+      > "$OUT/parallelproj-build.log" 2>&1 \
+    && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
+    || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
+}
+ppb_pid=""
+if [ "${PEERS_PP_EARLY:-0}" = 1 ] && { want parallelproj || want ppglpet; } && has 'parallelproj-backend-*.tar.gz'; then
+  ( renice -n 19 "$BASHPID" > /dev/null; build_ppb ) &
+  ppb_pid=$!
+fi
 if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
   rm -rf "$W/tigre" && mkdir -p "$W/tigre"
   if has tigre-cp312.tar.xz; then
@@ -97,38 +139,12 @@ fi
 want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-150}" "$py" "$W/bench/peers/gapat_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
 
-if want parallelproj && has 'parallelproj-backend-*.tar.gz'; then
-  stamp "parallelproj-backend: configure and build (sm_90)"
-  rm -rf "$W/ppb" && mkdir -p "$W/ppb"
-  tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
-  src=$(ls -d "$W"/ppb/parallelproj-backend-*)
-  # Its CMakeLists forces every architecture; one is enough here (minutes less).
-  sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
-  # CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device number in
-  # cudaMemPrefetchAsync/cudaMemAdvise (its managed-memory path): a shim included after its header.
-  cat > "$src/src/cuda13_compat.h" <<'SHIM'
-#pragma once
-#include <cuda_runtime.h>
-#if CUDART_VERSION >= 13000
-static inline cudaMemLocation pp_device_location(int device) {
-  cudaMemLocation l{};
-  l.type = cudaMemLocationTypeDevice;
-  l.id = device;
-  return l;
-}
-#define cudaMemPrefetchAsync(p, n, d) cudaMemPrefetchAsync((p), (n), pp_device_location(d), 0)
-#define cudaMemAdvise(p, n, h, d) cudaMemAdvise((p), (n), (h), pp_device_location(d))
-#endif
-SHIM
-  sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
-  # RelWithDebInfo at -O3: nanobind turns on LTO for Release builds, and the machine's g++ cannot run its
-  # lto-wrapper at the module's link.
-  ( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" \
-      -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
-      -DPython_EXECUTABLE="$py" && cmake --build "$W/ppb/build" -j"$(nproc)" ) > "$OUT/parallelproj-build.log" 2>&1 \
-    && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
-    || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
-  run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+if { want parallelproj || want ppglpet; } && has 'parallelproj-backend-*.tar.gz'; then
+  if [ -n "$ppb_pid" ]; then wait "$ppb_pid"; else build_ppb; fi
+  want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want ppglpet && run ppglpet "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
 if has astra-cp312.tar.xz; then
   cufft12=$(ls /usr/local/cuda/lib64/libcufft.so.12 2>/dev/null || find / -name 'libcufft.so.12' -not -path '/proc/*' 2>/dev/null | head -n 1)

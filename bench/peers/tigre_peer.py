@@ -77,7 +77,10 @@ def run(a):
     import rabbit_geometry as geo
     import astra_peer as ap
     getattr(tomoraster, "quiet", lambda: None)()
-    gpu = pt.gpu_name(xp)
+    # TIGRE splits its projectors over every GPU it sees: the GPU column says how many that was.
+    n_gpus = xp.cuda.runtime.getDeviceCount()
+    gpu = pt.gpu_name(xp) + (f" ({n_gpus} GPUs for TIGRE)" if n_gpus > 1 else ", one GPU")
+    print(f"TIGRE sees {n_gpus} GPU(s) (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')})")
     L, views, cols, rows, pixel = a.L, a.views, a.detector, a.detector, a.pixel_mm
     size = f"{L}^3, {views} views of {cols}x{rows}"
     angles = np.arange(views) * 2 * np.pi / views

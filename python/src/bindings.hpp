@@ -41,6 +41,7 @@ void call_python(F&& f, bool may_stop = true) {
 [[noreturn]] inline void rethrow_python() { throw nb::python_error(); }
 
 void bind_glpet(nb::module_& m);
+void bind_glpet_lors(nb::module_& m);
 void bind_fdk(nb::module_& m);
 void bind_strip(nb::module_& m);
 void bind_oat(nb::module_& m);

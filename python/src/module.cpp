@@ -105,6 +105,7 @@ NB_MODULE(_core, m) {
     tomo::runtime_options().cuda_device = device;
   });
   bind_glpet(m);
+  bind_glpet_lors(m);
   bind_fdk(m);
   bind_strip(m);
   bind_oat(m);

@@ -28,7 +28,8 @@ class Projector:
     def __init__(self, scene: str | Mapping[str, Any] | None = None, backend: str = "auto",
                  set: Mapping[str, Any] | None = None, **glpet_keys):
         scene = "default.toml" if scene is None else scene  # the embedded default scene is glpet's
-        self._op = _checks.call(_core.GlpetProjector, *problem_scene("glpet", scene, set, glpet_keys), backend)
+        self._scene = problem_scene("glpet", scene, set, glpet_keys)
+        self._op = _checks.call(_core.GlpetProjector, *self._scene, backend)
 
     def __repr__(self) -> str:
         return (f"tomoraster.glpet.Projector(backend={self._op.backend_name!r}, image_shape={self.image_shape}, "
@@ -79,6 +80,15 @@ class Projector:
 
     def sensitivity(self) -> np.ndarray:
         return self._op.sensitivity()
+
+    def lor_endpoints(self):
+        """(ends, origin, voxel): the LORs as lines for another projector. ends (lor_count, 2, 3)
+        float64 in mm as (x, y, z), in the LOR vectors' order: each LOR from the centre of its
+        detector on the pair's first module to the centre of its detector on the second, on the
+        module planes; origin the centre of voxel (0, 0, 0) and voxel its size, mm, (x, y, z).
+        The image (z, y, x) holds voxel (i, j, k) at [k, j, i]."""
+        ends, origin, voxel = _checks.call(_core.glpet_lor_endpoints, *self._scene)
+        return ends, tuple(origin), tuple(voxel)
 
 
 def _into(result: np.ndarray, out):
