@@ -1,9 +1,18 @@
 // The H_srtᵀ gather's azimuth table (srt_kernels.hpp kGatherTrigTable, PatchTrig::table in
-// srt_gather.cuh) must give the forward's very patch positions: for every ring length n up to the
-// table's and every patch j, patch_point with the table equals kernel_math shell_point bit for
-// bit, so that the gather stays the exact transpose of H_srt. Longer rings compute as before.
+// srt_gather.cuh) must give the forward's patch positions: for every ring length n up to the
+// table's and every patch j, patch_point with the table equals kernel_math shell_point to float
+// rounding at the shell's scale (a wrong patch or angle is off by a patch spacing, ~10⁵ times
+// more). Bit equality is not a property of the source: nvcc contracts the inlined sincosf into
+// the following multiply-adds differently from kernel to kernel, so the same expression may round
+// differently in this test's kernel than in the product's forward (bench_oat checks the product:
+// its paper-scene H_intᵀ image with the table equals the one without it). Longer rings compute as
+// before.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -17,22 +26,22 @@ namespace tomo::oat::test {
 namespace {
 
 // One block per ring length n ≤ n_max + 8, its threads over j: out[3·(base(n) + j) + a] the
-// table's position minus shell_point's, as bits (0 where equal).
-__global__ void compare_kernel(ShellFrame<float> f, ShellCap<float> c, cuda_detail::GatherParams gp, int* out) {
+// table's position minus shell_point's (mm).
+__global__ void compare_kernel(ShellFrame<float> f, ShellCap<float> c, cuda_detail::GatherParams gp, float* out) {
   const int n = static_cast<int>(blockIdx.x) + 1;
   const ShellRing<float> r{n, 0.0f, 0.3826834f, 0.9238795f};
   for (int j = static_cast<int>(threadIdx.x); j < n; j += static_cast<int>(blockDim.x)) {
     float x, y, z, tx, ty, tz;
     shell_point(f, c, r, j, &x, &y, &z);
     cuda_detail::patch_point<cuda_detail::PatchTrig::table>(f, c, r, j, &tx, &ty, &tz, gp);
-    int* o = out + 3 * (static_cast<long long>(n) * (n - 1) / 2 + j);
-    o[0] = __float_as_int(x) ^ __float_as_int(tx);
-    o[1] = __float_as_int(y) ^ __float_as_int(ty);
-    o[2] = __float_as_int(z) ^ __float_as_int(tz);
+    float* o = out + 3 * (static_cast<long long>(n) * (n - 1) / 2 + j);
+    o[0] = tx - x;
+    o[1] = ty - y;
+    o[2] = tz - z;
   }
 }
 
-TEST(OatGatherTable, PatchPositionsEqualShellPointBitForBit) {
+TEST(OatGatherTable, PatchPositionsEqualShellPointToFloatRounding) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
   const int table_n = cuda_detail::kTrigTableN, rings = table_n + 8;  // a few beyond the table
   tomo::cuda::DeviceBuffer<float2> table(cuda_detail::trig_table_size(table_n));
@@ -45,14 +54,23 @@ TEST(OatGatherTable, PatchPositionsEqualShellPointBitForBit) {
                             0.798f, 0.7997f, 0.0f,  -0.6004f, 65.0f, 12.8f};
   const ShellCap<float> c{40, 60.0f, 0.2f, 0.2f};
   const std::size_t count = 3 * cuda_detail::trig_table_size(rings);
-  tomo::cuda::DeviceBuffer<int> out(count);
+  tomo::cuda::DeviceBuffer<float> out(count);
   compare_kernel<<<rings, 128>>>(f, c, gp, out.data());
   TOMO_CUDA_CHECK_LAST();
   TOMO_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<int> bits = out.to_host();
-  std::size_t differ = 0;
-  for (int b : bits) differ += b != 0;
-  EXPECT_EQ(differ, 0u) << "of " << count << " coordinates";
+  const std::vector<float> d = out.to_host();
+  // A few roundings of the largest term: the transducer's 65 mm plus the shell's 60 mm.
+  const float tol = 8.0f * FLT_EPSILON * (65.0f + 60.0f);
+  std::size_t differ = 0, beyond = 0;
+  float worst = 0;
+  for (float v : d) {
+    differ += v != 0.0f;
+    beyond += !(std::fabs(v) <= tol);
+    worst = std::max(worst, std::fabs(v));
+  }
+  EXPECT_EQ(beyond, 0u) << "of " << count << " coordinates beyond " << tol << " mm (largest " << worst << " mm)";
+  std::printf("table vs shell_point: %zu of %zu coordinates differ, by at most %.3g mm (bound %.3g)\n", differ,
+              count, double(worst), double(tol));
 }
 
 }  // namespace
