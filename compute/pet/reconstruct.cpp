@@ -23,22 +23,26 @@ double prior_weight(double beta, std::span<const double> s) {
 
 namespace {
 
-// MAP by BSREM ([Ahn2003] eq. (20)): x ← P[x + λ_n D(x) (S·∇L_k(x) − β∇R(x))] with the EM
-// preconditioner D = x/s (s the full sensitivity), ∇L_k = B_k − s_k, and P the projection onto
-// x ≥ t (t a small positive floor: the preconditioner needs x > 0). With β = 0, λ = 1 and
-// list-mode subsets (s_k = s/S) the step is OSEM's.
+// MAP by BSREM ([Ahn2003] eq. (20)): x ← P[x + λ_n D(x) (S·∇L_k(x) − β∇R(x))] with the
+// preconditioner D = x/(s + β·x·h) (s the full sensitivity, h the prior's Hessian diagonal; h = 0
+// for Preconditioner::em), ∇L_k = B_k − s_k, and P the projection onto x ≥ t (t a small positive
+// floor: the preconditioner needs x > 0). D is positive and bounded by x/s, as the convergence
+// theorem asks. With β = 0, λ = 1 and list-mode subsets (s_k = s/S) the step is OSEM's.
 void bsrem_step(SubsetPrimitives& op, const ReconOptions& o, double beta, PriorOperator& prior, int subset,
                 double lambda, const std::vector<double>& s, const std::vector<double>& sk, double floor) {
   std::vector<double> x = op.image();
   const std::vector<double> b = op.back_ratio(subset);
   const std::vector<double> g = beta > 0 ? prior.gradient(x) : std::vector<double>(x.size(), 0.0);
+  const std::vector<double> h = beta > 0 && o.preconditioner == Preconditioner::em_prior
+                                    ? prior.hessian_diagonal(x)
+                                    : std::vector<double>(x.size(), 0.0);
   const double S = o.subsets;
   for (std::size_t j = 0; j < x.size(); ++j) {
     if (!(s[j] > 0)) {
       x[j] = 0;
       continue;
     }
-    const double step = x[j] / s[j] * (S * (b[j] - sk[j]) - beta * g[j]);
+    const double step = x[j] / (s[j] + beta * x[j] * std::max(h[j], 0.0)) * (S * (b[j] - sk[j]) - beta * g[j]);
     x[j] = std::max(x[j] + lambda * step, floor);
   }
   op.set_image(x);

@@ -33,6 +33,15 @@ inline const char* algorithm_title(Algorithm a) {
 }
 inline bool uses_prior(Algorithm a) { return a == Algorithm::map_rdp || a == Algorithm::osl_rdp; }
 
+// BSREM's diagonal preconditioner D (docs/pet.md): em_prior = x / (s + β'·x·∂²R/∂x²), the EM
+// preconditioner with the prior's curvature added, so that the prior's part of a step is at most
+// a Newton step per voxel; em = x / s, the EM preconditioner alone. With λ = 1, em makes steps
+// along the prior's stiff directions that overshoot and grow any float rounding by orders of
+// magnitude per iteration; em_prior keeps MAP as reproducible as ML-EM.
+enum class Preconditioner { em_prior, em };
+inline constexpr std::array<EnumName<Preconditioner>, 2> kPreconditionerNames{
+    {{"em-prior", Preconditioner::em_prior}, {"em", Preconditioner::em}}};
+
 struct ReconOptions {
   Algorithm algorithm = Algorithm::mlem;
   int iterations = 10;
@@ -44,6 +53,7 @@ struct ReconOptions {
   // and Σλ_n² < ∞, the condition of [Ahn2003]'s convergence theorem.
   double relaxation = 1.0;
   double relaxation_decay = 0.02;
+  Preconditioner preconditioner = Preconditioner::em_prior;
 };
 
 // One problem's data and operator, split into subsets, on its backend. The image lives in the

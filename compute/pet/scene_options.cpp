@@ -30,6 +30,7 @@ PetSceneOptions read_pet_options(const Scene& s, const std::string& p, int itera
   o.prior.epsilon = s.get_in_range(p + ".prior.epsilon", 1e-9, 1e-30, 1e12);
   o.relaxation = s.get_in_range(p + ".relaxation", 1.0, 1e-6, 10.0);
   o.relaxation_decay = s.get_in_range(p + ".relaxation_decay", 0.02, 0.0, 1e6);
+  o.preconditioner = s.get_enum(p + ".preconditioner", Preconditioner::em_prior, kPreconditionerNames);
   if (!uses_prior(o.algorithm) && s.has(p + ".prior.beta") && o.prior.beta > 0)
     throw InputError(str_cat(s.where(p + ".prior.beta"), " = ", o.prior.beta, " has no effect with ", p,
                              ".algorithm = \"", enum_name(kAlgorithmNames, o.algorithm),

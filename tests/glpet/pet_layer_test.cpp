@@ -121,7 +121,7 @@ TEST_P(GlpetPetLayer, MapRdpLowersTheNoiseAtTheSameRecovery) {
   const Case& c = the_case();
   const int iterations = 20;
   const auto mlem = run(GetParam(), {}, iterations);
-  const pet::RdpParams prior{.beta = 0.03, .gamma = 4.0, .epsilon = 1e-9};
+  const pet::RdpParams prior{.beta = 0.04, .gamma = 4.0, .epsilon = 1e-9};
   const auto map = run(GetParam(), {.algorithm = pet::Algorithm::map_rdp, .prior = prior}, iterations);
   const double cv_mlem = pet::test::background_cv(mlem, c.regions), cv_map = pet::test::background_cv(map, c.regions);
   const double rc_mlem = pet::test::hot_recovery(mlem, c.regions, kRatio),

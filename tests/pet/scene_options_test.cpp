@@ -33,6 +33,7 @@ TEST(PetSceneOptions, Defaults) {
   EXPECT_EQ(o.recon.prior.epsilon, 1e-9);
   EXPECT_EQ(o.recon.relaxation, 1.0);
   EXPECT_EQ(o.recon.relaxation_decay, 0.02);
+  EXPECT_EQ(o.recon.preconditioner, Preconditioner::em_prior);
   EXPECT_TRUE(o.initial_image.empty());
   EXPECT_EQ(read_pet_options(scene("algorithm = \"osem\""), "safir", 1).recon.subsets, 8);
 }
@@ -40,7 +41,7 @@ TEST(PetSceneOptions, Defaults) {
 TEST(PetSceneOptions, Values) {
   const PetSceneOptions o = read_pet_options(
       scene("algorithm = \"map-rdp\"\nsubsets = 4\nsubset_order = \"bit-reversed\"\nprior.beta = 0.5\n"
-            "prior.gamma = 1.5\nprior.epsilon = 0.01\n"),
+            "prior.gamma = 1.5\nprior.epsilon = 0.01\npreconditioner = \"em\"\n"),
       "safir", 3);
   EXPECT_EQ(o.recon.algorithm, Algorithm::map_rdp);
   EXPECT_EQ(o.recon.subsets, 4);
@@ -48,6 +49,7 @@ TEST(PetSceneOptions, Values) {
   EXPECT_EQ(o.recon.prior.beta, 0.5);
   EXPECT_EQ(o.recon.prior.gamma, 1.5);
   EXPECT_EQ(o.recon.prior.epsilon, 0.01);
+  EXPECT_EQ(o.recon.preconditioner, Preconditioner::em);
 }
 
 TEST(PetSceneOptions, Refusals) {
@@ -60,6 +62,9 @@ TEST(PetSceneOptions, Refusals) {
   EXPECT_NE(refusal("algorithm = \"osem\"\nsubset_order = \"zigzag\"").find("safir.subset_order"), std::string::npos);
   EXPECT_NE(refusal("algorithm = \"map-rdp\"\nprior.beta = -1").find("safir.prior.beta"), std::string::npos);
   EXPECT_NE(refusal("initial_image = \"/nonexistent/x.nii\"").find("safir.initial_image"), std::string::npos);
+  EXPECT_NE(refusal("algorithm = \"map-rdp\"\npreconditioner = \"newton\"").find("safir.preconditioner"),
+            std::string::npos)
+      << refusal("algorithm = \"map-rdp\"\npreconditioner = \"newton\"");
 }
 
 TEST(PetSceneOptions, SaveIterations) {
