@@ -1,7 +1,7 @@
 """The reconstruction layer's keywords (docs/pet.md), shared by glpet, safir and strip.
 
 The keywords are the scene keys of `[<problem>]`: ``algorithm``, ``subsets``, ``subset_order``,
-``subset_seed``, ``prior`` ({"beta", "gamma", "epsilon"}), ``relaxation``,
+``subset_seed``, ``prior`` ({"beta", "gamma", "epsilon"}), ``relaxation``, ``preconditioner``,
 ``relaxation_decay``, ``attenuation_map``, ``normalisation``, ``randoms`` and ``scatter``
 ({"fraction"} or {"file"}), ``initial_image`` and ``save_iterations``. They become
 ``<problem>.<key>=value`` overrides of the projector's scene, read by the problem's own C++

@@ -143,7 +143,8 @@ def mlem(projector: Projector, y, iterations: int = 10, x0=None, callback=None):
 def reconstruct(projector: Projector, y, iterations: int | None = None, *, algorithm: str | None = None,
                 subsets: int | None = None, subset_order: str | None = None, subset_seed: int | None = None,
                 prior: Mapping[str, float] | None = None, relaxation: float | None = None,
-                relaxation_decay: float | None = None, attenuation_map=None, normalisation=None, randoms=None,
+                relaxation_decay: float | None = None, preconditioner: str | None = None,
+                attenuation_map=None, normalisation=None, randoms=None,
                 scatter=None, initial_image=None, save_iterations=None, callback=None):
     """The PET reconstruction layer (docs/pet.md) on the projector's backend, as ``tomoraster run``
     reconstructs the same scene: ML-EM, OSEM, MAP-RDP (BSREM) or OSL-RDP with the correction terms.
@@ -163,7 +164,8 @@ def reconstruct(projector: Projector, y, iterations: int | None = None, *, algor
     _checks.counts("y", y, "glpet.reconstruct")
     _core.check_counts_total(float(y.sum()), "glpet.reconstruct", "y")
     keys = dict(algorithm=algorithm, subsets=subsets, subset_order=subset_order, subset_seed=subset_seed, prior=prior,
-                relaxation=relaxation, relaxation_decay=relaxation_decay, attenuation_map=attenuation_map,
+                relaxation=relaxation, relaxation_decay=relaxation_decay, preconditioner=preconditioner,
+                attenuation_map=attenuation_map,
                 normalisation=normalisation, randoms=randoms, scatter=scatter, initial_image=initial_image,
                 save_iterations=save_iterations)
     with _pet.Keys("glpet", "glpet.reconstruct", iterations, keys, projector.image_shape, np.float32) as k:

@@ -107,7 +107,8 @@ def mlem(projector: Projector, events, iterations: int | None = None, halve_even
 def reconstruct(projector: Projector, events, iterations: int | None = None, *, delayed: int = 0,
                 algorithm: str | None = None, subsets: int | None = None, subset_order: str | None = None,
                 subset_seed: int | None = None, prior: Mapping[str, float] | None = None,
-                relaxation: float | None = None, relaxation_decay: float | None = None, attenuation_map=None,
+                relaxation: float | None = None, relaxation_decay: float | None = None, preconditioner: str | None = None,
+                attenuation_map=None,
                 normalisation=None, randoms=None, scatter=None, initial_image=None, save_iterations=None,
                 callback=None):
     """The PET reconstruction layer (docs/pet.md) on the projector's backend, as ``tomoraster run``
@@ -129,7 +130,8 @@ def reconstruct(projector: Projector, events, iterations: int | None = None, *, 
     if isinstance(delayed, bool) or not isinstance(delayed, (int, np.integer)) or delayed < 0:
         raise ValueError(f"safir.reconstruct: delayed must be an integer >= 0, got {delayed!r}")
     keys = dict(algorithm=algorithm, subsets=subsets, subset_order=subset_order, subset_seed=subset_seed, prior=prior,
-                relaxation=relaxation, relaxation_decay=relaxation_decay, attenuation_map=attenuation_map,
+                relaxation=relaxation, relaxation_decay=relaxation_decay, preconditioner=preconditioner,
+                attenuation_map=attenuation_map,
                 normalisation=normalisation, randoms=randoms, scatter=scatter, initial_image=initial_image,
                 save_iterations=save_iterations)
     with _pet.Keys("safir", "safir.reconstruct", iterations, keys, projector.image_shape, np.float64) as k:

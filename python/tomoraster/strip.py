@@ -144,7 +144,8 @@ def _progress(callback, total, desc):
 def reconstruct(projector: Projector, events, iterations: int | None = None, *, algorithm: str | None = None,
                 subsets: int | None = None, subset_order: str | None = None, subset_seed: int | None = None,
                 prior: Mapping[str, float] | None = None, relaxation: float | None = None,
-                relaxation_decay: float | None = None, attenuation_map=None, normalisation=None, randoms=None,
+                relaxation_decay: float | None = None, preconditioner: str | None = None,
+                attenuation_map=None, normalisation=None, randoms=None,
                 scatter=None, initial_image=None, save_iterations=None, callback=None,
                 return_rho_prime: bool = False):
     """The PET reconstruction layer (docs/pet.md) over ρ' on the projector's backend, as
@@ -163,7 +164,8 @@ def reconstruct(projector: Projector, events, iterations: int | None = None, *, 
     """
     from . import _pet
     keys = dict(algorithm=algorithm, subsets=subsets, subset_order=subset_order, subset_seed=subset_seed, prior=prior,
-                relaxation=relaxation, relaxation_decay=relaxation_decay, attenuation_map=attenuation_map,
+                relaxation=relaxation, relaxation_decay=relaxation_decay, preconditioner=preconditioner,
+                attenuation_map=attenuation_map,
                 normalisation=normalisation, randoms=randoms, scatter=scatter, initial_image=initial_image,
                 save_iterations=save_iterations)
     if is_cuda_array(events):

@@ -72,6 +72,17 @@ def test_safir_keywords_change_the_result_as_the_cli(safir_runs, safir_data):
     np.testing.assert_allclose(d, ref_d, atol=1e-5 * float(ref_osem.max()))
 
 
+def test_safir_preconditioner_keyword(safir_data):
+    ev, delayed = safir_data
+    p = tomoraster.safir.Projector(scene("safir", SAFIR, {}), backend="cpu")
+    default = tomoraster.safir.reconstruct(p, ev, delayed=delayed, **MAP)
+    curvature = tomoraster.safir.reconstruct(p, ev, delayed=delayed, preconditioner="em-prior", **MAP)
+    em = tomoraster.safir.reconstruct(p, ev, delayed=delayed, preconditioner="em", **MAP)
+    np.testing.assert_allclose(default, curvature, rtol=1e-12)  # the default: the prior's curvature in D (OpenMP sums)
+    # D = x/s takes other steps towards the same MAP point: after 3 iterations a different image
+    assert np.linalg.norm(em - default) > 1e-3 * np.linalg.norm(default)
+
+
 def test_safir_save_iterations_and_resume(safir_data):
     ev, delayed = safir_data
     p = tomoraster.safir.Projector(scene("safir", SAFIR, {}), backend="cpu")
@@ -176,6 +187,8 @@ def test_bad_values_raise_the_clis_words(operators, problem):
          f"key '{problem}.save_iterations' (from --set): iteration 99 is outside 1..3"),
         (dict(initial_image=np.ones((2, 2, 2))), ValueError, f"{problem}.reconstruct: initial_image has shape"),
         (dict(attenuation_map=3), TypeError, f"{problem}.reconstruct: attenuation_map: a path"),
+        (dict(algorithm="map-rdp", preconditioner="newton"), ValueError,
+         f"key '{problem}.preconditioner' (from --set) must be one of em-prior, em, got 'newton'"),
     ]
     for kwargs, error, words in cases:
         with pytest.raises(error) as e:
