@@ -4,6 +4,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/musr/bmw/depth_profile.hpp"
+#include "compute/musr/bmw/sexp_relaxation.hpp"
 #include "compute/musr/user_fcn.hpp"
 
 namespace tomo::musr {
@@ -18,9 +19,10 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
     throw InputError("userFcn PDepthProfile reads its TRIM.SP profiles from depth_profile_startup.xml: none in " +
                      (msr_dir.empty() ? std::string(".") : msr_dir.string()) + " or the working directory");
   }
+  if (name == "SExpRlx") return sexp_relaxation_function();  // libBNMR
   return nullptr;
 }
 
-std::vector<std::string> native_user_function_names() { return {"PDepthProfile"}; }
+std::vector<std::string> native_user_function_names() { return {"PDepthProfile", "SExpRlx"}; }
 
 }  // namespace tomo::musr
