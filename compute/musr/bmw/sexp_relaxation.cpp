@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "compute/musr/bmw/gauss_legendre.hpp"
 #include "compute/musr/expression.hpp"
 #include "compute/musr/user_fcn.hpp"
 
@@ -12,18 +13,6 @@ namespace tomo::musr {
 namespace {
 
 constexpr double kTau = 1.210;  // ⁸Li lifetime (s), the library's value
-
-// 8-point Gauss–Legendre nodes and weights on [−1, 1] (symmetric halves).
-constexpr double kNode[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363};
-constexpr double kWeight[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763};
-
-template <class F>
-double gauss8(const F& f, double a, double b) {
-  const double m = 0.5 * (a + b), r = 0.5 * (b - a);
-  double s = 0.0;
-  for (int k = 0; k < 4; ++k) s += kWeight[k] * (f(m - r * kNode[k]) + f(m + r * kNode[k]));
-  return r * s;
-}
 
 // ∫_a^b e^(−(u − a)/τ) e^(−(λu)^β) du. The stretched exponential has a cusp at u = 0 (β < 1):
 // from 0 the interval is halved toward it 40 times (the integrand is 1 on what is left), and an
@@ -34,14 +23,14 @@ double piece(double a, double b, double lambda, double beta) {
     double sum = 0.0, hi = end;
     for (int k = 0; k < 40; ++k) {
       const double lo = 0.5 * hi;
-      sum += gauss8(g, lo, hi);
+      sum += gauss_legendre8(g, lo, hi);
       hi = lo;
     }
     return sum + hi;
   };
   if (a <= 0.0) return from_zero(b);
   if (a < b - a) return std::exp(a / kTau) * (from_zero(b) - from_zero(a));
-  return gauss8([&](double u) { return std::exp(-(u - a) / kTau - std::pow(lambda * u, beta)); }, a, b);
+  return gauss_legendre8([&](double u) { return std::exp(-(u - a) / kTau - std::pow(lambda * u, beta)); }, a, b);
 }
 
 // τ(1 − e^(−x/τ)), the normalisation of an implantation window of length x.
