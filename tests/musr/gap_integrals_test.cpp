@@ -113,6 +113,19 @@ TEST(MusrGapIntegrals, GlComputeEqualsCpu) {
   expect_matches_reference(*make_evaluator("gl-compute", data, false), data, perturbed(gap_params()), 1e-9, 1e-7);
 }
 
+TEST(MusrGapIntegrals, ClosedFormsPowerLawAndDirtySWave) {
+  // Values worked by hand from the library's formulas: 1 − (2/4.47)^2.5, and at T = 2 K
+  // Δ/Δ0 = tanh(1.468·√(1.33333·(4.47/2 − 1))) = 0.954826…, times tanh(1.547·that/(0.172346648·2)).
+  const Program pl = gap_program("TGapPowerLaw", 2);
+  EXPECT_NEAR(evaluate(pl, std::vector<double>{1.0, 4.47, 2.5}, 2.0), 1.0 - std::pow(2.0 / 4.47, 2.5), 1e-15);
+  EXPECT_EQ(evaluate(pl, std::vector<double>{1.0, 4.47, 2.5}, 5.0), 0.0);
+  EXPECT_EQ(evaluate(pl, std::vector<double>{1.0, 4.47, 2.5}, 0.0), 1.0);
+  const double r = std::tanh(1.468 * std::sqrt(1.33333 * (4.47 / 2.0 - 1.0)));
+  EXPECT_NEAR(r, 0.9548264163, 1e-10);
+  EXPECT_NEAR(rho("TGapDirtySWave", 2.0), r * std::tanh(1.547 * r / (0.172346648 * 2.0)), 1e-15);
+  EXPECT_EQ(rho("TGapDirtySWave", 4.5), 0.0);
+}
+
 TEST(MusrGapIntegrals, ArgumentCountsAsTheLibrary) {
   const auto here = std::filesystem::path(TOMO_SOURCE_DIR);
   EXPECT_EQ(resolve_user_function("libGapIntegrals", "TGapDWave", here)->arity_error(3),
@@ -121,6 +134,7 @@ TEST(MusrGapIntegrals, ArgumentCountsAsTheLibrary) {
   EXPECT_EQ(resolve_user_function("libGapIntegrals", "TGapPointPWave", here)->arity_error(6),
             "takes 2 to 5 arguments (Tc, Δ0[, orientation][, c0, aG]), got 6");
   EXPECT_EQ(resolve_user_function("libGapIntegrals", "TGapLinePWave", here)->arity_error(3), "");
+  EXPECT_EQ(resolve_user_function("libGapIntegrals", "TGapPowerLaw", here)->arity_error(4), "takes 2 arguments (Tc, n), got 4");
 }
 
 }  // namespace

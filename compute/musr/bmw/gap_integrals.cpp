@@ -153,10 +153,13 @@ KtTable gap_integral_table(double g, double, double, unsigned differences) {
 
 namespace {
 
+enum class GapForm { integral, power_law, dirty_s_wave };
+
 struct GapFunction {
   std::string_view name;
   GapSymmetry ab, c;  // p-waves: the a,b-axis and c-axis tables; else both the one table
   bool oriented;      // takes the orientation tag (p-waves)
+  GapForm form = GapForm::integral;
 };
 
 constexpr GapFunction kGaps[] = {
@@ -164,6 +167,10 @@ constexpr GapFunction kGaps[] = {
     {"TGapDWave", GapSymmetry::d_wave, GapSymmetry::d_wave, false},
     {"TGapPointPWave", GapSymmetry::point_p_ab, GapSymmetry::point_p_c, true},
     {"TGapLinePWave", GapSymmetry::line_p_ab, GapSymmetry::line_p_c, true},
+    // Closed forms of the same library: 1 − (T/Tc)^n, and the dirty-limit s-wave
+    // Δ(T)/Δ0 · tanh(Δ(T)/2k_BT).
+    {"TGapPowerLaw", GapSymmetry::s_wave, GapSymmetry::s_wave, false, GapForm::power_law},
+    {"TGapDirtySWave", GapSymmetry::s_wave, GapSymmetry::s_wave, false, GapForm::dirty_s_wave},
 };
 
 }  // namespace
@@ -176,25 +183,35 @@ std::shared_ptr<const UserFunction> find_gap_function(std::string_view name) {
     f->where = "built-in user function " + f->name + " (libGapIntegrals)";
     f->params = {"Tc", "Delta0"};
     const bool oriented = g.oriented;
-    f->arity = [oriented](std::size_t n) -> std::string {
+    const GapForm form = g.form;
+    if (form == GapForm::power_law) f->params = {"Tc", "n"};
+    f->arity = [oriented, form](std::size_t n) -> std::string {
+      if (form == GapForm::power_law) return n == 2 ? "" : "takes 2 arguments (Tc, n), got " + std::to_string(n);
       if (n == 2 || n == 4 || (oriented && (n == 3 || n == 5))) return {};
       return std::string(oriented ? "takes 2 to 5 arguments (Tc, Δ0[, orientation][, c0, aG])"
                                   : "takes 2 or 4 arguments (Tc, Δ0[, c0, aG])") +
              ", got " + std::to_string(n);
     };
     const GapSymmetry ab = g.ab, cax = g.c;
-    f->native = [ab, cax, oriented](ProgramBuilder& b, std::span<const std::int32_t> a, std::int32_t t) {
+    f->native = [ab, cax, oriented, form](ProgramBuilder& b, std::span<const std::int32_t> a, std::int32_t t) {
       const bool tag = oriented && (a.size() == 3 || a.size() == 5);
       const bool prozorov = a.size() >= 4;
       const std::size_t k = tag ? 3 : 2;  // c0, aG
       auto c = [&](double v) { return b.constant(v); };
+      // 1 for T ≤ 0, 0 for T ≥ Tc, as the library.
+      auto limits = [&](std::int32_t inside) {
+        return b.select(b.unary(OpCode::neg, t), c(1.0), b.select(b.sub(t, a[0]), c(0.0), inside));
+      };
+      if (form == GapForm::power_law) return limits(b.sub(c(1.0), b.binary(OpCode::pow, b.div(t, a[0]), a[1])));
       // Tc/T − 1, 0 at and above Tc (the result is 0 there anyway; this keeps the roots real).
       const auto ratio = b.sub(b.div(a[0], t), c(1.0));
       const auto r = b.select(ratio, ratio, c(0.0));
       const auto shape = prozorov ? b.mul(a[k], b.unary(OpCode::sqrt_abs, b.mul(a[k + 1], r)))
                                   : b.mul(c(1.82), b.binary(OpCode::pow, b.mul(c(1.018), r), c(0.51)));
-      const auto gap = b.mul(a[1], b.unary(OpCode::tanh, shape));
+      const auto reduced = b.unary(OpCode::tanh, shape);  // Δ(T)/Δ0
+      const auto gap = b.mul(a[1], reduced);
       const auto delta = b.div(gap, b.mul(c(kTwoKb), t));
+      if (form == GapForm::dirty_s_wave) return limits(b.mul(reduced, b.unary(OpCode::tanh, delta)));
       const auto s = b.div(delta, b.add(c(1.0), delta));
       auto rho = [&](GapSymmetry sym) { return b.table(static_cast<int>(TableKind::gap_integral), s, c(static_cast<double>(sym)), c(0.0), c(0.0)); };
       std::int32_t out = rho(ab);
@@ -211,8 +228,7 @@ std::shared_ptr<const UserFunction> find_gap_function(std::string_view name) {
           out = b.select(b.add(o, c(1.0)), zero_or_one, avg);  // int(o) = 0 for −1 < o < 1
         }
       }
-      // 1 for T ≤ 0, 0 for T ≥ Tc, as the library.
-      return b.select(b.unary(OpCode::neg, t), c(1.0), b.select(b.sub(t, a[0]), c(0.0), out));
+      return limits(out);
     };
     return f;
   }

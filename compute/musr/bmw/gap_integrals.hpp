@@ -33,7 +33,9 @@ double gap_superfluid_density(GapSymmetry g, double delta);
 // The table of ρ over s for symmetry `g` (a0; a1, a2 unused), from a per-process cache.
 KtTable gap_integral_table(double g, double a1, double a2, unsigned differences);
 
-// The native user functions TGapSWave, TGapDWave, TGapPointPWave, TGapLinePWave; nullptr for another name.
+// The native user functions TGapSWave, TGapDWave, TGapPointPWave, TGapLinePWave and the closed
+// forms TGapPowerLaw (Tc, n: 1 − (T/Tc)^n) and TGapDirtySWave (Δ(T)/Δ0 · tanh(Δ(T)/2k_BT));
+// nullptr for another name.
 std::shared_ptr<const UserFunction> find_gap_function(std::string_view name);
 std::vector<std::string> gap_function_names();
 
