@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "compute/musr/bmw/depth_profile.hpp"
+#include "compute/musr/bmw/gap_integrals.hpp"
+#include "compute/musr/bmw/sexp_relaxation.hpp"
 #include "compute/musr/expression.hpp"
 
 namespace tomo::musr {
@@ -194,6 +196,10 @@ std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, do
   std::shared_ptr<KtTable> t;
   if (kind == TableKind::depth_fraction) {
     t = std::make_shared<KtTable>(depth_fraction_table(a0, a1, a2, differences));
+  } else if (kind == TableKind::sexp_relaxation) {
+    t = std::make_shared<KtTable>(sexp_relaxation_table(a0, a1, a2, differences));
+  } else if (kind == TableKind::gap_integral) {
+    t = std::make_shared<KtTable>(gap_integral_table(a0, a1, a2, differences));
   } else {
     t = std::make_shared<KtTable>(build(kind, a0, a1, a2));
     if (differences != 0) differentiate(kind, {a0, a1, a2}, differences, *t);
