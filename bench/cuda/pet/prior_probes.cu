@@ -173,6 +173,13 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
       for (std::size_t v = 0; v < n; ++v) worst = std::max(worst, std::fabs(double(got[v]) - prod[v]));
       row.smooth_max_rel = pmax > 0 ? worst / pmax : worst;
     }
+    // κ = 1 everywhere (every pair without κ multiplies), then 0 (the passes' loads and stores).
+    for (float fill : {1.0f, 0.0f}) {
+      std::fill(smooth.begin(), smooth.end(), fill);
+      TOMO_CUDA_CHECK(cudaMemcpy(dk, smooth.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+      for (int c = 0; c < int(names.size()); ++c)
+        (fill == 1.0f ? t.v3[c].ones_ms : t.v3[c].zeros_ms) = median_ms([&] { launch_pairs_v3_rdp(c, a, nullptr); }, reps);
+    }
     TOMO_CUDA_CHECK(cudaMemcpy(dk, kappa.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   }
   {

@@ -28,6 +28,7 @@ struct PriorPassTimes {
     std::string name;
     double gradient_ms = 0, rel_l2 = 0, max_rel = 0;
     double smooth_ms = 0, smooth_max_rel = 0;  // with κ varying everywhere (no warp skips)
+    double ones_ms = 0, zeros_ms = 0;          // κ = 1 everywhere; κ = 0 everywhere (loads only)
   };
   std::vector<Candidate> v3;
   double smooth_gradient_ms = 0;  // the product's gradient pass with that κ
