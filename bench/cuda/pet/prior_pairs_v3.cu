@@ -7,7 +7,8 @@
 //   fewer per pair than the product's form);
 // - prefetch: the plane two steps ahead is loaded before a step's pairs, so its latency hides
 //   behind them;
-// - rows per lane (halo share vs registers), planes per block, blocks per SM (register cap).
+// - rows per lane (halo share vs registers), planes per block, blocks per SM (register cap);
+// - bare rcp: 1/D without __fdividef's rescaling for subnormal D.
 #include <algorithm>
 
 #include "bench/cuda/pet/prior_pairs_v3.hpp"
@@ -30,12 +31,28 @@ __host__ __device__ constexpr int widx(int di, int dj, int dk) { return (dk + 1)
 
 // One unordered pair of shifted values (x + ε/2), the gradient term; Kappa: κ multiplies,
 // Guard: a D ≤ 0 contributes 0.
-template <bool Kappa, bool Guard>
+// 1/D by the hardware's approximate reciprocal alone (one MUFU.RCP). __fdividef(1, D) wraps the
+// same instruction in a rescaling for subnormal D (a compare, a select and two multiplies: four
+// of a pair's sixteen instructions), which the guard-free path never needs: there D ≥ ε/2, and
+// the kernel takes that path only for ε ≥ kMinEps.
+__device__ __forceinline__ float bare_rcp(float D) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(D));
+  return r;
+}
+constexpr float kMinEps = 1e-37f;  // ε/2 stays a normal float
+
+template <bool Kappa, bool Guard, bool Bare>
 __device__ __forceinline__ void pair(float sa, float ka, float sb, float kb, float w, float gamma, float& acc_a,
                                      float& acc_b) {
   const float d = sa - sb, D = fmaf(gamma, fabsf(d), sa + sb);
-  float r = __fdividef(1.0f, D);
-  if constexpr (Guard) r = D > 0.0f ? r : 0.0f;
+  float r;
+  if constexpr (Bare && !Guard) {
+    r = bare_rcp(D);
+  } else {
+    r = __fdividef(1.0f, D);
+    if constexpr (Guard) r = D > 0.0f ? r : 0.0f;
+  }
   const float u = d * r, v = u * (r + r);
   const float ta = fmaf(sb, v, u), tb = fmaf(sa, v, u);
   if constexpr (Kappa) {
@@ -47,7 +64,7 @@ __device__ __forceinline__ void pair(float sa, float ka, float sb, float kb, flo
   }
 }
 
-template <int Set, bool Kappa, bool Guard>
+template <int Set, bool Kappa, bool Guard, bool Bare>
 __device__ __forceinline__ void step_pairs(const float (&xl)[Set], const float (&kl)[Set], const float (&xu)[Set],
                                            const float (&ku)[Set], const float (&xlr)[Set], const float (&klr)[Set],
                                            const float (&xur)[Set], const float (&kur)[Set], float (&al)[Set],
@@ -55,16 +72,16 @@ __device__ __forceinline__ void step_pairs(const float (&xl)[Set], const float (
                                            float g) {
 #pragma unroll
   for (int r = 0; r < Set; ++r) {
-    if (r + 1 < Set) pair<Kappa, Guard>(xl[r], kl[r], xl[r + 1], kl[r + 1], wt.w[widx(0, 1, 0)], g, al[r], al[r + 1]);
+    if (r + 1 < Set) pair<Kappa, Guard, Bare>(xl[r], kl[r], xl[r + 1], kl[r + 1], wt.w[widx(0, 1, 0)], g, al[r], al[r + 1]);
 #pragma unroll
     for (int dj = -1; dj <= 1; ++dj) {
       const int q = r + dj;
       if (q < 0 || q >= Set) continue;
       if (q == r && (r == 0 || r == Set - 1)) continue;
-      pair<Kappa, Guard>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, al[r], rl[q]);
-      pair<Kappa, Guard>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, al[r], au[q]);
-      pair<Kappa, Guard>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, al[r], ru[q]);
-      pair<Kappa, Guard>(xu[r], ku[r], xlr[q], klr[q], wt.w[widx(1, dj, 1)], g, au[r], rl[q]);
+      pair<Kappa, Guard, Bare>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, al[r], rl[q]);
+      pair<Kappa, Guard, Bare>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, al[r], au[q]);
+      pair<Kappa, Guard, Bare>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, al[r], ru[q]);
+      pair<Kappa, Guard, Bare>(xu[r], ku[r], xlr[q], klr[q], wt.w[widx(1, dj, 1)], g, au[r], rl[q]);
     }
   }
 }
@@ -73,7 +90,7 @@ struct Flags {
   bool ok, one, zero;  // every value ≥ 0; every κ 1; every κ 0 (over the warp)
 };
 
-template <int Rows, int Chunk, bool Prefetch, bool Classify, int MinBlocks>
+template <int Rows, int Chunk, bool Prefetch, bool Classify, int MinBlocks, bool Bare>
 __global__ void __launch_bounds__(kLanes * kWarps, MinBlocks) v3_kernel(cuda_impl::RdpArgs a, Weights wt) {
   constexpr int Set = Rows + 2, Span = kWarps * Rows;
   const int lane = threadIdx.x;
@@ -83,7 +100,7 @@ __global__ void __launch_bounds__(kLanes * kWarps, MinBlocks) v3_kernel(cuda_imp
   const bool in_x = i >= 0 && i < a.nx;
   const bool writes = in_x && lane >= 1 && lane <= kCols;
   const float g = a.gamma, half_eps = 0.5f * a.eps;
-  const bool params_ok = a.eps > 0.0f && a.gamma >= 0.0f;
+  const bool params_ok = (Bare ? a.eps >= kMinEps : a.eps > 0.0f) && a.gamma >= 0.0f;
 
   float xl[Set], kl[Set], xu[Set], ku[Set], xlr[Set], klr[Set], xur[Set], kur[Set];
   float al[Set], au[Set], rl[Set], ru[Set];
@@ -143,12 +160,12 @@ __global__ void __launch_bounds__(kLanes * kWarps, MinBlocks) v3_kernel(cuda_imp
       if (Classify && lower.zero && upper.zero) {
         // every κ the warp holds is 0: nothing this step adds is written
       } else if (Classify && lower.one && upper.one) {
-        step_pairs<Set, false, false>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
+        step_pairs<Set, false, false, Bare>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
       } else {
-        step_pairs<Set, true, false>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
+        step_pairs<Set, true, false, Bare>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
       }
     } else {
-      step_pairs<Set, true, true>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
+      step_pairs<Set, true, true, Bare>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
     }
 #pragma unroll
     for (int r = 0; r < Set; ++r) {
@@ -170,7 +187,7 @@ __global__ void __launch_bounds__(kLanes * kWarps, MinBlocks) v3_kernel(cuda_imp
   }
 }
 
-template <int Rows, int Chunk, bool Prefetch, bool Classify, int MinBlocks = 0>
+template <int Rows, int Chunk, bool Prefetch, bool Classify, int MinBlocks = 0, bool Bare = false>
 void launch(const cuda_impl::RdpArgs& a, cudaStream_t stream) {
   Weights w{};
   for (int q = 0; q < 27; ++q) {
@@ -179,7 +196,7 @@ void launch(const cuda_impl::RdpArgs& a, cudaStream_t stream) {
   }
   const dim3 block(kLanes, kWarps), grid((a.nx + kCols - 1) / kCols, (a.ny + kWarps * Rows - 1) / (kWarps * Rows),
                                          (a.nz + Chunk - 1) / Chunk);
-  v3_kernel<Rows, Chunk, Prefetch, Classify, MinBlocks><<<grid, block, 0, stream>>>(a, w);
+  v3_kernel<Rows, Chunk, Prefetch, Classify, MinBlocks, Bare><<<grid, block, 0, stream>>>(a, w);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -188,18 +205,19 @@ struct Candidate {
   void (*fn)(const cuda_impl::RdpArgs&, cudaStream_t);
 };
 
+// The losers of the first H200 run (chunk 32 at 8 rows, register caps of 128 and 96: spills or
+// lost occupancy) are left out; docs/perf/pet.md keeps their times.
 constexpr Candidate kCandidates[] = {
     {"lean math, rows 8, chunk 16", launch<8, 16, false, false>},
     {"classify, rows 8, chunk 16", launch<8, 16, false, true>},
     {"classify+prefetch, rows 8, chunk 16", launch<8, 16, true, true>},
     {"classify+prefetch, rows 6, chunk 16", launch<6, 16, true, true>},
     {"classify+prefetch, rows 4, chunk 16", launch<4, 16, true, true>},
-    {"classify+prefetch, rows 8, chunk 32", launch<8, 32, true, true>},
     {"prefetch, rows 8, chunk 16", launch<8, 16, true, false>},
-    {"classify, rows 8, chunk 16, 128 regs", launch<8, 16, false, true, 4>},
-    {"classify+prefetch, rows 8, chunk 16, 128 regs", launch<8, 16, true, true, 4>},
-    {"classify+prefetch, rows 6, chunk 16, 5 blocks", launch<6, 16, true, true, 5>},
     {"classify, rows 4, chunk 32, 6 blocks", launch<4, 32, false, true, 6>},
+    {"bare rcp, rows 8, chunk 16", launch<8, 16, false, false, 0, true>},
+    {"bare rcp, rows 4, chunk 16", launch<4, 16, false, false, 0, true>},
+    {"bare rcp+classify+prefetch, rows 4, chunk 16", launch<4, 16, true, true, 0, true>},
 };
 
 }  // namespace
