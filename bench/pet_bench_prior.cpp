@@ -140,6 +140,21 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
                       {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2,
                        c.tiled_value_ms, c.tiled_gradient_ms, c.tiled_hessian_ms, c.tiled_rel_l2,
                        c.v1_gradient_ms, c.v1_rel_l2}));
+    const double n = double(dims[0]) * dims[1] * dims[2];
+    nlohmann::json cands = nlohmann::json::array();
+    for (const auto& v : c.v3) {
+      const double gb = kPassBytes * n / (v.gradient_ms * 1e-3) / 1e9;
+      std::printf("  prior cuda       candidate %-38s gradient %.3f ms (%.0f GB/s, %.0f %% of copy), rel L2 vs the"
+                  " previous kernel %.1e, max vs product %.1e; smooth kappa %.3f ms (product %.3f), max vs product %.1e;"
+                  " kappa 1: %.3f ms, kappa 0: %.3f ms\n",
+                  v.name.c_str(), v.gradient_ms, gb, 100.0 * gb / c.copy_gbps, v.rel_l2, v.max_rel, v.smooth_ms,
+                  c.smooth_gradient_ms, v.smooth_max_rel, v.ones_ms, v.zeros_ms);
+      cands.push_back({{"name", v.name}, {"gradient_ms", v.gradient_ms}, {"gradient_over_copy", gb / c.copy_gbps},
+                       {"rel_l2", v.rel_l2}, {"max_rel_vs_product", v.max_rel}, {"smooth_kappa_ms", v.smooth_ms},
+                       {"smooth_kappa_product_ms", c.smooth_gradient_ms}, {"smooth_max_rel_vs_product", v.smooth_max_rel},
+                       {"kappa_ones_ms", v.ones_ms}, {"kappa_zeros_ms", v.zeros_ms}});
+    }
+    rows.back()["candidates"] = cands;
   }
 #endif
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)

@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -66,6 +67,38 @@ TEST_P(PriorContract, MatchesTheCpuReferenceAcrossTiles) {
   EXPECT_NEAR(op->value(c.x) / ref->value(c.x), 1.0, tol);
   EXPECT_LT(relative_l2(op->gradient(c.x), ref->gradient(c.x)), tol);
   EXPECT_LT(relative_l2(op->hessian_diagonal(c.x), ref->hessian_diagonal(c.x)), tol);
+}
+
+// Whole tiles of κ = 1 and of κ = 0 (as a field-of-view mask sets it) beside tiles that straddle
+// the mask's edge and the image's: a kernel that treats uniform tiles apart must still match the
+// reference everywhere, with and without κ, and give exactly 0 where κ = 0.
+TEST_P(PriorContract, MatchesTheCpuReferenceOnUniformTiles) {
+  PriorCase c;
+  c.grid = PriorGrid{{100, 80, 24}, {1.0, 1.0, 1.0}};
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  c.x.resize(c.grid.count());
+  c.kappa.resize(c.grid.count());
+  for (auto& v : c.x) v = u(rng);
+  for (std::size_t j = 0; j < c.kappa.size(); ++j) {
+    const double px = double(j % 100) - 49.5, py = double((j / 100) % 80) - 39.5;
+    c.kappa[j] = px * px + py * py < 36.0 * 36.0 ? 1.0 : 0.0;
+  }
+  for (bool with_kappa : {false, true}) {
+    auto ref = make_prior("cpu", c, with_kappa);
+    auto op = make_prior(backend(), c, with_kappa);
+    const double tol = is_cpu() ? 1e-14 : 1e-5;
+    EXPECT_NEAR(op->value(c.x) / ref->value(c.x), 1.0, tol) << "kappa " << with_kappa;
+    const std::vector<double> g = op->gradient(c.x);
+    EXPECT_LT(relative_l2(g, ref->gradient(c.x)), tol) << "kappa " << with_kappa;
+    EXPECT_LT(relative_l2(op->hessian_diagonal(c.x), ref->hessian_diagonal(c.x)), tol) << "kappa " << with_kappa;
+    if (with_kappa) {
+      std::size_t zeros = 0;
+      for (std::size_t j = 0; j < g.size(); ++j)
+        if (c.kappa[j] == 0) zeros += g[j] == 0.0;
+      EXPECT_EQ(zeros, std::size_t(std::count(c.kappa.begin(), c.kappa.end(), 0.0)));
+    }
+  }
 }
 
 // Central differences of the backend's own value (gradient) and gradient (Hessian diagonal) at

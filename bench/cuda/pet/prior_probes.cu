@@ -7,6 +7,7 @@
 #include "cuda/core/check.hpp"
 #include "compute/pet/rdp_math.hpp"
 #include "bench/cuda/pet/prior_pairs_v1.hpp"
+#include "bench/cuda/pet/prior_pairs_v3.hpp"
 #include "bench/cuda/pet/prior_tiled.hpp"
 #include "cuda/pet/rdp_kernels.hpp"
 
@@ -132,6 +133,54 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
     num = 0;
     for (std::size_t v = 0; v < n; ++v) num += double(got[v] - ref[v]) * (got[v] - ref[v]);
     t.v1_rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
+    std::vector<float> prod(n);
+    cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    TOMO_CUDA_CHECK(cudaMemcpy(prod.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    double pmax = 0;
+    for (float p : prod) pmax = std::max(pmax, double(std::fabs(p)));
+    const auto names = pairs_v3_names();
+    for (int c = 0; c < int(names.size()); ++c) {
+      PriorPassTimes::Candidate row{names[c]};
+      row.gradient_ms = median_ms([&] { launch_pairs_v3_rdp(c, a, nullptr); }, reps);
+      TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+      TOMO_CUDA_CHECK(cudaMemcpy(got.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+      num = 0;
+      double worst = 0;
+      for (std::size_t v = 0; v < n; ++v) {
+        num += double(got[v] - ref[v]) * (got[v] - ref[v]);
+        worst = std::max(worst, std::fabs(double(got[v]) - prod[v]));
+      }
+      row.rel_l2 = den > 0 ? std::sqrt(num / den) : 0.0;
+      row.max_rel = pmax > 0 ? worst / pmax : worst;
+      t.v3.push_back(row);
+    }
+    // κ in [0.5, 1.5) everywhere: no warp finds its κ all 0 or all 1.
+    std::vector<float> smooth(n);
+    for (std::size_t v = 0; v < n; ++v) smooth[v] = 0.5f + float((v * 40503u) % 997u) / 997.0f;
+    TOMO_CUDA_CHECK(cudaMemcpy(dk, smooth.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    t.smooth_gradient_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    TOMO_CUDA_CHECK(cudaMemcpy(prod.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    pmax = 0;
+    for (float p : prod) pmax = std::max(pmax, double(std::fabs(p)));
+    for (int c = 0; c < int(names.size()); ++c) {
+      PriorPassTimes::Candidate& row = t.v3[c];
+      row.smooth_ms = median_ms([&] { launch_pairs_v3_rdp(c, a, nullptr); }, reps);
+      TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+      TOMO_CUDA_CHECK(cudaMemcpy(got.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (std::size_t v = 0; v < n; ++v) worst = std::max(worst, std::fabs(double(got[v]) - prod[v]));
+      row.smooth_max_rel = pmax > 0 ? worst / pmax : worst;
+    }
+    // κ = 1 everywhere (every pair without κ multiplies), then 0 (the passes' loads and stores).
+    for (float fill : {1.0f, 0.0f}) {
+      std::fill(smooth.begin(), smooth.end(), fill);
+      TOMO_CUDA_CHECK(cudaMemcpy(dk, smooth.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+      for (int c = 0; c < int(names.size()); ++c)
+        (fill == 1.0f ? t.v3[c].ones_ms : t.v3[c].zeros_ms) = median_ms([&] { launch_pairs_v3_rdp(c, a, nullptr); }, reps);
+    }
+    TOMO_CUDA_CHECK(cudaMemcpy(dk, kappa.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   }
   {
     LeanArgs l{dx, dk, nullptr, dims[0], dims[1], dims[2], 2.0f, 1e-9f, {}};

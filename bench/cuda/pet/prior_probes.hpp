@@ -4,6 +4,8 @@
 // no CUDA headers).
 #pragma once
 #include <array>
+#include <string>
+#include <vector>
 
 namespace tomo::pet::probes {
 
@@ -19,6 +21,17 @@ struct PriorPassTimes {
   // The first pair kernel (prior_pairs_v1.cu: every pair guarded, values unshifted): its gradient
   // pass and its result against the previous product kernel's.
   double v1_gradient_ms = 0, v1_rel_l2 = 0;
+  // The pair-kernel candidates (prior_pairs_v3.cu): gradient pass and result against the
+  // previous product kernel's (relative L2) and against the product's (largest |difference|
+  // over the largest |product value|).
+  struct Candidate {
+    std::string name;
+    double gradient_ms = 0, rel_l2 = 0, max_rel = 0;
+    double smooth_ms = 0, smooth_max_rel = 0;  // with κ varying everywhere (no warp skips)
+    double ones_ms = 0, zeros_ms = 0;          // κ = 1 everywhere; κ = 0 everywhere (loads only)
+  };
+  std::vector<Candidate> v3;
+  double smooth_gradient_ms = 0;  // the product's gradient pass with that κ
   double copy_ms = 0;                                    // cudaMemcpy D2D of one image, median
   double copy_gbps = 0;                                  // its bytes read + written per second
 };
