@@ -144,99 +144,6 @@ fi
 want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-150}" "$py" "$W/bench/peers/gapat_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
 
-if has astra-cp312.tar.xz; then mkdir -p "$W/astra" && tar -xJf "$PACK/astra-cp312.tar.xz" -C "$W/astra"; fi
-export LD_LIBRARY_PATH="${b:+$PACK/gpu/lib:}$W/.pygpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$W/.pygpu:$W/tigre:$W/tigre/Python:$W/site:$W/taichi:$W/astra/site:$W/ppb/build:${PYTHONPATH:-}"
-"$py" -c 'import tomoraster, cupy; print("tomoraster", tomoraster.__version__, "cuda:", "cuda" in tomoraster.info()["problems"]["fdk"]["backends"], "| cupy", cupy.__version__)'
-
-# parallelproj-backend from its source, sm_90 only; with PEERS_PP_EARLY=1 it starts in the
-# background right after the unpacking (niced, PEERS_PP_JOBS compilers) while the GPU steps before
-# it run, and its step waits for it.
-build_ppb() {
-  stamp "parallelproj-backend: configure and build (sm_90)"
-  rm -rf "$W/ppb" && mkdir -p "$W/ppb"
-  tar -xzf "$PACK"/parallelproj-backend-*.tar.gz -C "$W/ppb"
-  src=$(ls -d "$W"/ppb/parallelproj-backend-*)
-  # Its CMakeLists forces every architecture; one is enough here (minutes less).
-  sed -i 's/set(CMAKE_CUDA_ARCHITECTURES all)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$src/CMakeLists.txt"
-  # CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device number in
-  # cudaMemPrefetchAsync/cudaMemAdvise (its managed-memory path): a shim included after its header.
-  cat > "$src/src/cuda13_compat.h" <<'SHIM'
-#pragma once
-#include <cuda_runtime.h>
-#if CUDART_VERSION >= 13000
-static inline cudaMemLocation pp_device_location(int device) {
-  cudaMemLocation l{};
-  l.type = cudaMemLocationTypeDevice;
-  l.id = device;
-  return l;
-}
-#define cudaMemPrefetchAsync(p, n, d) cudaMemPrefetchAsync((p), (n), pp_device_location(d), 0)
-#define cudaMemAdvise(p, n, h, d) cudaMemAdvise((p), (n), (h), pp_device_location(d))
-#endif
-SHIM
-  sed -i '1a #include "cuda13_compat.h"' "$src/src/cuda_utils.cu"
-  # RelWithDebInfo at -O3: nanobind turns on LTO for Release builds, and the machine's g++ cannot run its
-  # lto-wrapper at the module's link.
-  ( cmake -S "$src" -B "$W/ppb/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" \
-      -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG" -DBUILD_PYTHON=ON -DBUILD_TESTS=OFF \
-      -DPython_EXECUTABLE="$py" && timeout "${PEERS_PP_BUILD_S:-150}" cmake --build "$W/ppb/build" -j"${PEERS_PP_JOBS:-$(nproc)}" ) \
-      > "$OUT/parallelproj-build.log" 2>&1 \
-    && stamp "parallelproj-backend built: $(ls "$W"/ppb/build/parallelproj_backend*.so 2>/dev/null)" \
-    || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
-}
-ppb_pid=""
-ppwant() { want parallelproj || want ppglpet || want ppline || want pplinecache; }
-if [ "${PEERS_PP_EARLY:-0}" = 1 ] && ppwant && has 'parallelproj-backend-*.tar.gz'; then
-  ( renice -n 19 "$BASHPID" > /dev/null; build_ppb ) &
-  ppb_pid=$!
-fi
-if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
-  rm -rf "$W/tigre" && mkdir -p "$W/tigre"
-  if has tigre-cp312.tar.xz; then
-    tar -xJf "$PACK/tigre-cp312.tar.xz" -C "$W/tigre"
-    # The build from here imports, or (with the source in the pack too) is replaced by one made there.
-    if ! "$py" -c 'import tigre' > "$OUT/tigre-import.log" 2>&1 && has tigre-src.tar.xz; then
-      stamp "TIGRE built here does not import there (tail of the error below): building it there"
-      tail -n 5 "$OUT/tigre-import.log"
-      rm -rf "$W/tigre" && mkdir -p "$W/tigre"
-    fi
-  fi
-  if [ ! -d "$W/tigre/Python" ]; then  # its eight extensions, sm_90 only, in parallel
-    tar -xJf "$PACK/tigre-src.tar.xz" -C "$W/tigre"
-    stamp "TIGRE: building its CUDA extensions here"
-    (cd "$W/tigre" && TIGRE_CUDA_ARCHS=90 timeout "${PEERS_TIGRE_BUILD_S:-240}" "$py" setup.py build_ext --inplace \
-      --parallel "$(nproc)") > "$OUT/tigre-build.log" 2>&1 || { stamp "TIGRE build FAILED:"; tail -n 25 "$OUT/tigre-build.log"; }
-  fi
-  run tigre "${PEERS_TIGRE_S:-180}" "$py" "$W/bench/peers/tigre_peer.py" --steps "${PEERS_TIGRE_STEPS:-ax,atb,fdk,sirt,cgls}" --out "$OUT/peers.json" --md "$OUT/peers.md"
-fi
-want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-150}" "$py" "$W/bench/peers/patminton_peer.py" \
-  --out "$OUT/peers.json" --md "$OUT/peers.md"
-if want optimistix; then
-  msr_args=()
-  if has musr.tar.xz; then
-    mkdir -p "$W/musr-pack" && tar -xJf "$PACK/musr.tar.xz" -C "$W/musr-pack"
-    msr_args=(--msr "$(ls "$W"/musr-pack/*.msr | grep -v _fit | head -n 1)")
-  elif [ -n "$b" ]; then
-    msr_args=(--cli "$b/apps/tomoraster" --folder "$W/musr")
-  fi
-  [ ${#msr_args[@]} -gt 0 ] && run optimistix "${PEERS_OPTIMISTIX_S:-100}" "$py" "$W/bench/peers/optimistix_peer.py" \
-    "${msr_args[@]}" --out "$OUT/peers.json" --md "$OUT/peers.md"
-fi
-want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-150}" "$py" "$W/bench/peers/gapat_peer.py" \
-  --out "$OUT/peers.json" --md "$OUT/peers.md"
-
-if ppwant && has 'parallelproj-backend-*.tar.gz'; then
-  if [ -n "$ppb_pid" ]; then wait "$ppb_pid"; else build_ppb; fi
-  want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" \
-    --out "$OUT/peers.json" --md "$OUT/peers.md"
-  want ppglpet && run ppglpet "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" \
-    --out "$OUT/peers.json" --md "$OUT/peers.md"
-  want ppline && run ppline "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
-    --system-cache off --out "$OUT/peers.json" --md "$OUT/peers.md"
-  want pplinecache && run pplinecache "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
-    --system-cache on --out "$OUT/peers.json" --md "$OUT/peers.md"
-fi
 if has astra-cp312.tar.xz; then
   cufft12=$(ls /usr/local/cuda/lib64/libcufft.so.12 2>/dev/null || find / -name 'libcufft.so.12' -not -path '/proc/*' 2>/dev/null | head -n 1)
   stamp "cuFFT 12 for ASTRA's forwarder: ${cufft12:-not found}"
@@ -250,6 +157,17 @@ if has astra-cp312.tar.xz; then
     --bp-sizes "${PEERS_BP_SIZES:-256,512}" --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
   want astra && [ -n "$b" ] && run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
     --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+if ppwant && has 'parallelproj-backend-*.tar.gz'; then
+  if [ -n "$ppb_pid" ]; then wait "$ppb_pid"; else build_ppb; fi
+  want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want ppglpet && run ppglpet "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want ppline && run ppline "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
+    --system-cache off --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want pplinecache && run pplinecache "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
+    --system-cache on --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
 want iminuit && [ -n "$b" ] && has 'iminuit-*.whl' && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" \
   --cli "$b/apps/tomoraster" --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
