@@ -12,7 +12,16 @@ Pearson r say how alike the rest is. Each side's ML-EM divides by its own sensit
 projection of ones), computed outside the timing; the data are our forward projection of the
 scene's phantom-like test image (noise-free), the images after one iteration are compared.
 
+With --like, ours runs glpet_default.toml's scanner (two 32x32 modules of 2 mm at z = ±80 mm, a
+128³ grid of 0.5 mm) with one line per detector (R = 1), one sample per voxel (N = 1) and no
+attenuation map (no transmission samples, T = 1): one line per primary detector from each voxel's
+centre, the nearest thing of ours to one line per LOR. What stays different then: ours is
+voxel-driven (each voxel's 32x32 lines, weight = solid angle / 2π, binned to the detector the
+line hits), theirs LOR-driven (each LOR's detector-centre line, Joseph's interpolated line
+integral in mm).
+
   PYTHONPATH=<parallelproj_backend build>:... python3 bench/peers/parallelproj_glpet.py --out peers.json --md peers.md
+  ... parallelproj_glpet.py --like       # R = 1, N = 1, no attenuation
 """
 from __future__ import annotations
 
@@ -51,11 +60,27 @@ def test_image(xp, shape, origin, voxel):
     return img
 
 
+def line_scene():
+    """glpet_default.toml's scanner and grid with one line per detector, one sample per voxel and
+    no attenuation map (no [[glpet.attenuation]]: the transmission is 1, nothing is sampled). The
+    scene needs an activity; the projector does not use it."""
+    module = dict(axis_a=[1.0, 0.0, 0.0], axis_t=[0.0, 1.0, 0.0], detectors=[32, 32], pitch_mm=[2.0, 2.0])
+    return {"problem": "glpet",
+            "glpet": {"voxels": [128, 128, 128], "voxel_mm": [0.5, 0.5, 0.5], "R": 1, "N": 1,
+                      "modules": [dict(module, centre=[0.0, 0.0, -80.0], normal=[0.0, 0.0, 1.0]),
+                                  dict(module, centre=[0.0, 0.0, 80.0], normal=[0.0, 0.0, -1.0])],
+                      "pairs": [{"modules": [0, 1]}],
+                      "activity": [{"type": "sphere", "centre": [0.0, 0.0, 0.0], "radius": 10.0, "value": 1.0}]}}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--scene", default="glpet_default.toml", help="a glpet scene (embedded name or path)")
     p.add_argument("--voxels", default="", help="x,y,z: override glpet.voxels (the field of view kept)")
     p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--like", action="store_true",
+                   help="ours at R = 1, N = 1, no attenuation (line_scene) instead of --scene")
+    p.add_argument("--system-cache", default="", help="glpet.system_cache for ours (auto/on/off; default the scene's)")
     p.add_argument("--tpb", type=int, default=64, help="parallelproj threads per block")
     p.add_argument("--out", default="peers.json")
     p.add_argument("--md", default="peers.md")
@@ -67,15 +92,19 @@ def main(argv=None):
     gpu = pt.gpu_name(xp)
     timer = pt.Timer(xp)
     keys = {}
+    scene = line_scene() if a.like else a.scene
+    if a.system_cache:
+        keys["system_cache"] = a.system_cache
     if a.voxels:
         keys["voxels"] = [int(v) for v in a.voxels.split(",")]
-        base = glpet.Projector(a.scene, backend="cpu")
+        base = glpet.Projector(scene, backend="cpu")
         fov = [n * v for n, v in zip(base.image_shape[::-1], base.lor_endpoints()[2])]
         keys["voxel_mm"] = [f / n for f, n in zip(fov, keys["voxels"])]
-    ours = glpet.Projector(a.scene, backend=BACKEND, **keys)
+    ours = glpet.Projector(scene, backend=BACKEND, **keys)
     ends, origin, voxel = ours.lor_endpoints()
     shape, n = ours.image_shape, ours.lor_count
-    size = (f"{os.path.basename(a.scene)}: {n / 1e6:.2f}M LORs, image {shape[2]}x{shape[1]}x{shape[0]} of "
+    name = "glpet_default.toml's scanner at R=1, N=1, no attenuation" if a.like else os.path.basename(a.scene)
+    size = (f"{name}: {n / 1e6:.2f}M LORs, image {shape[2]}x{shape[1]}x{shape[0]} of "
             f"{voxel[0]:g} mm")
     print(f"glpet {size}; LOR end points {ends.shape}, voxel (0,0,0) at {origin} mm")
     try:
@@ -91,7 +120,9 @@ def main(argv=None):
     ones = xp.ones(n, xp.float32)
     b_ours = xp.empty(shape, xp.float32)
     back_ms = timer.median(lambda: apply(ours.back, ones, b_ours), a.reps)
-    ours_name = f"glpet.Projector ({BACKEND}, CuPy)"
+    ours_name = (f"glpet.Projector ({BACKEND}, CuPy{', R=1, N=1, T=1' if a.like else ''}"
+                 f"{', system_cache ' + a.system_cache if a.system_cache else ''})")
+    print(f"ours: {ours.backend}")
     rows = []
     if ppb is None:
         rows.append(pt.row("parallelproj", "-", "glpet LORs fwd (non-TOF)", size, gpu, None, fwd_ms, "", ours_name, why))

@@ -8,7 +8,11 @@
 #   gapat        taichi-*-slim.tar.xz, gapat-*.whl, dill-*.whl
 #   parallelproj parallelproj-backend-*.tar.gz (built there): its Joseph projector on our safir events
 #   ppglpet      the same build on glpet's LORs (glpet.Projector.lor_endpoints)
-#   astra, fdk   astra-cp312.tar.xz and our build gpu/build.tar.xz (bench_fdk)
+#   ppline, pplinecache   the same with ours at one line per detector, no attenuation (--like),
+#                traced on every pass (system_cache off) and cached (on)
+#   fdk, bp3d    astra-cp312.tar.xz: FDK_CUDA against fdk.fdk (CuPy and NumPy stacks), BP3D_CUDA
+#                against fdk.Backprojector (B) on RabbitCT's geometry, 256³ and 512³ (our module only)
+#   astra        the same and our build gpu/build.tar.xz (bench_fdk: FP3D/SIRT3D/CGLS3D rows)
 #   iminuit      iminuit-*.whl and our CLI in gpu/
 # Always: pygpu.tar.xz (our Python module with CUDA) and scripts.tar.xz (bench/peers, bench/python).
 # Each step runs under its own time limit (PEERS_<STEP>_S); the table lands in $OUT/peers.json and
@@ -37,7 +41,7 @@ export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLI
 # every GPU it sees and leaves the last one current.
 export CUDA_VISIBLE_DEVICES=${PEERS_GPUS:-0}
 
-steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet astra iminuit} "
+steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet ppline pplinecache fdk bp3d iminuit} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 run() {  # name, limit in s, command...
   local name=$1 limit=$2; shift 2
@@ -100,7 +104,8 @@ SHIM
     || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
 }
 ppb_pid=""
-if [ "${PEERS_PP_EARLY:-0}" = 1 ] && { want parallelproj || want ppglpet; } && has 'parallelproj-backend-*.tar.gz'; then
+ppwant() { want parallelproj || want ppglpet || want ppline || want pplinecache; }
+if [ "${PEERS_PP_EARLY:-0}" = 1 ] && ppwant && has 'parallelproj-backend-*.tar.gz'; then
   ( renice -n 19 "$BASHPID" > /dev/null; build_ppb ) &
   ppb_pid=$!
 fi
@@ -121,7 +126,7 @@ if want tigre && { has tigre-cp312.tar.xz || has tigre-src.tar.xz; }; then
     (cd "$W/tigre" && TIGRE_CUDA_ARCHS=90 timeout "${PEERS_TIGRE_BUILD_S:-240}" "$py" setup.py build_ext --inplace \
       --parallel "$(nproc)") > "$OUT/tigre-build.log" 2>&1 || { stamp "TIGRE build FAILED:"; tail -n 25 "$OUT/tigre-build.log"; }
   fi
-  run tigre "${PEERS_TIGRE_S:-180}" "$py" "$W/bench/peers/tigre_peer.py" --out "$OUT/peers.json" --md "$OUT/peers.md"
+  run tigre "${PEERS_TIGRE_S:-180}" "$py" "$W/bench/peers/tigre_peer.py" --steps "${PEERS_TIGRE_STEPS:-ax,atb,fdk,sirt,cgls}" --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
 want patminton && has 'patminton-*.whl' && run patminton "${PEERS_PATMINTON_S:-150}" "$py" "$W/bench/peers/patminton_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
@@ -139,23 +144,30 @@ fi
 want gapat && [ -d "$W/taichi/taichi" ] && run gapat "${PEERS_GAPAT_S:-150}" "$py" "$W/bench/peers/gapat_peer.py" \
   --out "$OUT/peers.json" --md "$OUT/peers.md"
 
-if { want parallelproj || want ppglpet; } && has 'parallelproj-backend-*.tar.gz'; then
-  if [ -n "$ppb_pid" ]; then wait "$ppb_pid"; else build_ppb; fi
-  want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" \
-    --out "$OUT/peers.json" --md "$OUT/peers.md"
-  want ppglpet && run ppglpet "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" \
-    --out "$OUT/peers.json" --md "$OUT/peers.md"
-fi
 if has astra-cp312.tar.xz; then
   cufft12=$(ls /usr/local/cuda/lib64/libcufft.so.12 2>/dev/null || find / -name 'libcufft.so.12' -not -path '/proc/*' 2>/dev/null | head -n 1)
   stamp "cuFFT 12 for ASTRA's forwarder: ${cufft12:-not found}"
   export CUFFT_FORWARD_TARGET=${cufft12:-libcufft.so.12}
   want fdkcheck && run fdkcheck 60 "$py" "$W/bench/peers/astra_fdk_check.py" \
     --cufft "$W/astra/site/nvidia/cufft/lib/libcufft.so.11"
-  want fdk && run fdk "${PEERS_FDK_S:-90}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --bp-sizes "" --no-host \
-    --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+  # FDK and BP3D in two processes: a fault inside ASTRA's filtering cannot take the BP3D rows.
+  want fdk && run fdk "${PEERS_FDK_S:-120}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --bp-sizes "" \
+    --fdk-sizes "${PEERS_FDK_SIZES:-256,512}" --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want bp3d && run bp3d "${PEERS_BP3D_S:-90}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --fdk-sizes "" \
+    --bp-sizes "${PEERS_BP_SIZES:-256,512}" --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
   want astra && [ -n "$b" ] && run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \
     --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+if ppwant && has 'parallelproj-backend-*.tar.gz'; then
+  if [ -n "$ppb_pid" ]; then wait "$ppb_pid"; else build_ppb; fi
+  want parallelproj && run parallelproj "${PEERS_PP_S:-75}" "$py" "$W/bench/peers/parallelproj_peer.py" \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want ppglpet && run ppglpet "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want ppline && run ppline "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
+    --system-cache off --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want pplinecache && run pplinecache "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
+    --system-cache on --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
 want iminuit && [ -n "$b" ] && has 'iminuit-*.whl' && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" \
   --cli "$b/apps/tomoraster" --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"
