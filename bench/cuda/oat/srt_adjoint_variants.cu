@@ -9,6 +9,7 @@
 #include "cuda/oat/srt_device.cuh"
 #include "bench/cuda/oat/srt_ring_cuts.hpp"
 #include "cuda/oat/srt_gather.cuh"
+#include "bench/cuda/oat/gather_before.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
@@ -126,11 +127,11 @@ int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
 
 namespace {
 template <class Add, int kMinBlocks, class Cut, class Deal = BlockedDeal, int Z = kGatherTile[2],
-          PatchTrig kTrig = PatchTrig::exact>
+          class Points = ExactPoints>
 KernelResources gather_resources() {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1];
   cudaFuncAttributes attr{};
-  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, kTrig, Add, kGatherLayout[0],
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, Points, Add, kGatherLayout[0],
                                                                  kGatherLayout[1], kMinBlocks, Cut, Deal>));
   return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
 }
@@ -140,7 +141,7 @@ KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
   switch (v) {
     case AdjointVariant::gather:
-      return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
     case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
@@ -148,12 +149,12 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RefinedCut>();
     case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, InterleavedDeal>();
     case AdjointVariant::gather_table:
-      return gather_resources<FixedAdd, B, LineCut, BlockedDeal, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, BlockedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_before: return gather_resources<FixedAdd, B, LineCut>();
     case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal>();
     case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PairedDeal>();
     case AdjointVariant::gather_table_paired:
-      return gather_resources<FixedAdd, B, LineCut, PairedDeal, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, PairedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, BlockedDeal, 8>();
     case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, 8>();
     case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, BlockedDeal, 8>();
@@ -165,85 +166,85 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
                             float* partial, cudaStream_t stream) {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
-  constexpr PatchTrig kExact = PatchTrig::exact;
+  using Exact = ExactPoints;
   switch (v) {
     case AdjointVariant::gather: launch_srt_gather(p, with_trig_table(gp, stream), g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_unbounded:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 1>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 1>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_occ3:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:  // the product's form: azimuth table, interleaved deal
-      launch_gather_as<X, Y, Z, PatchTrig::table, NoAdds, RX, PY, B, LineCut, InterleavedDeal>(
+      launch_bench_gather<X, Y, Z, TablePoints, NoAdds, RX, PY, B, LineCut, InterleavedDeal>(
           p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoPatches, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, RefinedCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoPatches, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
+      launch_bench_gather<X, Y, Z, TablePoints, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
                                                                        partial, stream);
       break;
     case AdjointVariant::gather_before:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, PairedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, LineCut, PairedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, PairedDeal>(
+      launch_bench_gather<X, Y, Z, TablePoints, FixedAdd, RX, PY, B, LineCut, PairedDeal>(
           p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, 8, Exact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, 8, Exact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z_5:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, 5>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, 8, Exact, FixedAdd, RX, PY, 5>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;

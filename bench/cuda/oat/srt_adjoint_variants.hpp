@@ -28,8 +28,8 @@ enum class AdjointVariant {
   gather_refined_interleaved,  // … and the patches dealt interleaved
   gather_refined_no_adds,      // the refined cut's without its adds (a probe)
   gather_refined_bounds_only,  // the refined cut's bounds alone (a probe)
-  gather_table,        // the product's with the azimuths' sines and cosines from a table (PatchTrig::table)
-  gather_before,       // the product's before: positions by sincosf, blocked deal (the forms
+  gather_table,        // the product's with the azimuths' sines and cosines from a table (TablePoints), blocked deal
+  gather_before,       // the product's before: positions by sincosf, blocked deal (gather_before.cuh; the forms
                        // below without a table or deal named build on it)
   gather_interleaved,  // the product's with the patches dealt interleaved (srt_gather.cuh InterleavedDeal)
   gather_paired,       // the product's with two patches a lane and step (srt_adjoint_variants.cu PairedDeal)
