@@ -10,6 +10,7 @@
 #include "bench/cuda/oat/srt_ring_cuts.hpp"
 #include "cuda/oat/srt_gather.cuh"
 #include "bench/cuda/oat/gather_before.cuh"
+#include "bench/cuda/oat/srt_merged_scatter.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
@@ -109,6 +110,9 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_half_z_interleaved: return "gather-16x16x8-interleaved";
     case AdjointVariant::gather_half_z_5: return "gather-16x16x8-5-blocks";
     case AdjointVariant::scatter: return "scatter";
+    case AdjointVariant::scatter_merged: return "scatter-merged";
+    case AdjointVariant::scatter_merged_vector: return "scatter-merged-float4";
+    case AdjointVariant::scatter_window: return "scatter-window";
   }
   return "?";
 }
@@ -137,6 +141,13 @@ KernelResources gather_resources() {
 }
 }  // namespace
 
+template <class Kernel>
+KernelResources kernel_resources(Kernel* kernel) {
+  cudaFuncAttributes attr{};
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
+}
+
 KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
   switch (v) {
@@ -158,6 +169,9 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, BlockedDeal, 8>();
     case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, 8>();
     case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, BlockedDeal, 8>();
+    case AdjointVariant::scatter_merged: return kernel_resources(merged_scatter_kernel<false>);
+    case AdjointVariant::scatter_merged_vector: return kernel_resources(merged_scatter_kernel<true>);
+    case AdjointVariant::scatter_window: return kernel_resources(window_scatter_kernel);
     default: return {};
   }
 }
@@ -254,6 +268,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       TOMO_CUDA_CHECK_LAST();
       break;
     }
+    case AdjointVariant::scatter_merged: launch_merged_scatter(p, g, alpha, false, stream); break;
+    case AdjointVariant::scatter_merged_vector: launch_merged_scatter(p, g, alpha, true, stream); break;
+    case AdjointVariant::scatter_window: launch_window_scatter(p, g, alpha, stream); break;
   }
 }
 

@@ -38,6 +38,10 @@ enum class AdjointVariant {
   gather_half_z_interleaved,  // … with the patches dealt interleaved
   gather_half_z_5,     // 16×16×8 tiles, registers bounded for 5 blocks per SM
   scatter,
+  scatter_merged,      // the forward's loop order transposed, a lane's patches summed across shells in registers
+                       // while their base voxel stays (srt_merged_scatter.cuh), scalar global atomics
+  scatter_merged_vector,  // … its eight sums added as float4 atomics where the row allows
+  scatter_window,      // … a lane's sums in an 8×3×3 window of shared memory, flushed as float4 atomics
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
@@ -47,7 +51,9 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_refined_no_adds, AdjointVariant::gather_refined_bounds_only, AdjointVariant::gather_table,
     AdjointVariant::gather_before, AdjointVariant::gather_interleaved, AdjointVariant::gather_paired,
     AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
-    AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter};
+    AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter,
+    AdjointVariant::scatter_merged, AdjointVariant::scatter_merged_vector,
+    AdjointVariant::scatter_window};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
