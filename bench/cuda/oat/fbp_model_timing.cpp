@@ -118,7 +118,8 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
     a.ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.adjoint(v); });
     if (v != AdjointVariant::gather_no_adds && v != AdjointVariant::gather_bounds_only &&
         v != AdjointVariant::gather_circle_no_adds && v != AdjointVariant::gather_circle_bounds_only &&
-        v != AdjointVariant::gather_refined_no_adds && v != AdjointVariant::gather_refined_bounds_only) {
+        v != AdjointVariant::gather_refined_no_adds && v != AdjointVariant::gather_refined_bounds_only &&
+        v != AdjointVariant::scatter_window_no_adds) {
       const std::vector<float> img = probes.alpha();
       a.rel_l2_vs_scatter = relative_l2(img, scattered);
       a.rel_l2_vs_default = relative_l2(img, gathered);
@@ -126,7 +127,8 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
       a.identity = identity_mismatch(h_alpha, u, alpha, img);
     }
     const bool scatters = v == AdjointVariant::scatter || v == AdjointVariant::scatter_merged ||
-                          v == AdjointVariant::scatter_merged_vector || v == AdjointVariant::scatter_window;
+                          v == AdjointVariant::scatter_merged_vector || v == AdjointVariant::scatter_window ||
+                          v == AdjointVariant::scatter_window_table || v == AdjointVariant::scatter_window_no_adds;
     a.chunks = scatters ? 0 : probes.gather_chunks(v);
     const cuda_detail::KernelResources res = cuda_detail::variant_resources(v);
     std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e, vs the default %.2e; %d registers, "

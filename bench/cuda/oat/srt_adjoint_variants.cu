@@ -113,6 +113,8 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::scatter_merged: return "scatter-merged";
     case AdjointVariant::scatter_merged_vector: return "scatter-merged-float4";
     case AdjointVariant::scatter_window: return "scatter-window";
+    case AdjointVariant::scatter_window_table: return "scatter-window-trig-table";
+    case AdjointVariant::scatter_window_no_adds: return "scatter-window-no-adds";
   }
   return "?";
 }
@@ -171,7 +173,8 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, BlockedDeal, 8>();
     case AdjointVariant::scatter_merged: return kernel_resources(merged_scatter_kernel<false>);
     case AdjointVariant::scatter_merged_vector: return kernel_resources(merged_scatter_kernel<true>);
-    case AdjointVariant::scatter_window: return kernel_resources(window_scatter_kernel);
+    case AdjointVariant::scatter_window: return kernel_resources(window_scatter_kernel<ShellPoints, true>);
+    case AdjointVariant::scatter_window_table: return kernel_resources(window_scatter_kernel<TablePoints, true>);
     default: return {};
   }
 }
@@ -270,7 +273,11 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
     }
     case AdjointVariant::scatter_merged: launch_merged_scatter(p, g, alpha, false, stream); break;
     case AdjointVariant::scatter_merged_vector: launch_merged_scatter(p, g, alpha, true, stream); break;
-    case AdjointVariant::scatter_window: launch_window_scatter(p, g, alpha, stream); break;
+    case AdjointVariant::scatter_window: launch_window_scatter(p, gp, g, alpha, stream); break;
+    case AdjointVariant::scatter_window_table:
+      launch_window_scatter<TablePoints>(p, with_trig_table(gp, stream), g, alpha, stream);
+      break;
+    case AdjointVariant::scatter_window_no_adds: launch_window_scatter<ShellPoints, false>(p, gp, g, alpha, stream); break;
   }
 }
 

@@ -42,6 +42,8 @@ enum class AdjointVariant {
                        // while their base voxel stays (srt_merged_scatter.cuh), scalar global atomics
   scatter_merged_vector,  // … its eight sums added as float4 atomics where the row allows
   scatter_window,      // … a lane's sums in an 8×3×3 window of shared memory, flushed as float4 atomics
+  scatter_window_table,     // … with the gather's azimuth table for the patch positions
+  scatter_window_no_adds,   // the window form without its global adds (a probe: patches and window alone)
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
@@ -53,7 +55,7 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
     AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter,
     AdjointVariant::scatter_merged, AdjointVariant::scatter_merged_vector,
-    AdjointVariant::scatter_window};
+    AdjointVariant::scatter_window, AdjointVariant::scatter_window_table, AdjointVariant::scatter_window_no_adds};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "cuda/oat/srt_device.cuh"
+#include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_gather.hpp"
 
 namespace tomo::oat::cuda_detail {
@@ -148,6 +149,9 @@ struct LaneWindow {
   unsigned touched = 0;              // bit (x group) + 2·(y + 3·z)
 };
 
+// kAdds false: a probe that reads and clears the window but adds nothing to α (never taken for
+// finite data), the patch arithmetic and window alone.
+template <bool kAdds>
 __device__ __forceinline__ void window_flush(const GridParams<float>& g, LaneWindow& w, float* cells, float* alpha) {
   unsigned bits = w.touched;
   while (bits) {
@@ -161,12 +165,26 @@ __device__ __forceinline__ void window_flush(const GridParams<float>& g, LaneWin
     const int i = w.ax + 4 * gx, j = w.ay + y, k = w.az + z;
     if (i < 0 || i >= g.nx || j < 0 || j >= g.ny || k < 0 || k >= g.nz) continue;
     const std::int64_t at = i + static_cast<std::int64_t>(g.nx) * (j + static_cast<std::int64_t>(g.ny) * k);
-    atomicAdd(reinterpret_cast<float4*>(alpha + at), v);
+    if constexpr (kAdds)
+      atomicAdd(reinterpret_cast<float4*>(alpha + at), v);
+    else if (v.x + v.y + v.z + v.w == 3.0e38f)
+      alpha[at] = v.x;
   }
   w.touched = 0;
 }
 
-__global__ void __launch_bounds__(kSrtThreads) window_scatter_kernel(SrtParams p, const float* __restrict__ g,
+// Points: the patch positions (srt_gather.cuh TablePoints with gp's azimuth table, or shell_point).
+struct ShellPoints {
+  __device__ __forceinline__ static void at(const ShellFrame<float>& f, const ShellCap<float>& c,
+                                            const ShellRing<float>& r, int j, float* x, float* y, float* z,
+                                            const GatherParams&) {
+    shell_point(f, c, r, j, x, y, z);
+  }
+};
+
+template <class Points, bool kAdds>
+__global__ void __launch_bounds__(kSrtThreads) window_scatter_kernel(SrtParams p, GatherParams gp,
+                                                                      const float* __restrict__ g,
                                                                       float* __restrict__ alpha) {
   __shared__ float cells_all[kSrtWarpsPerBlock * kWinCells * 32];
   const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
@@ -203,7 +221,7 @@ __global__ void __launch_bounds__(kSrtThreads) window_scatter_kernel(SrtParams p
         const float vl = __shfl_sync(kFullMask, v, l);
         if (j >= n_phi) continue;
         float x, y, z;
-        shell_point(f, cl, rl, j, &x, &y, &z);
+        Points::at(f, cl, rl, j, &x, &y, &z, gp);
         const float fx = (x - gr.x0) * inv, fy = (y - gr.y0) * inv, fz = (z - gr.z0) * inv;
         const float bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
         const int i0 = static_cast<int>(bx), j0b = static_cast<int>(by), k0 = static_cast<int>(bz);
@@ -211,7 +229,7 @@ __global__ void __launch_bounds__(kSrtThreads) window_scatter_kernel(SrtParams p
         int dx = i0 - win.ax, dy = j0b - win.ay, dz = k0 - win.az;
         if (win.ax == INT_MIN || dx < 0 || dx + 1 >= kWinX || dy < 0 || dy + 1 >= kWinY || dz < 0 ||
             dz + 1 >= kWinZ) {
-          window_flush(gr, win, cells, alpha);
+          window_flush<kAdds>(gr, win, cells, alpha);
           win.ax = ((i0 + 4) & ~3) - 4 - back_x;  // i0 & ~3 for i0 ≥ −1 (floor to a multiple of 4)
           if (i0 - win.ax + 1 >= kWinX) win.ax += 4;
           win.ay = j0b - back_y;
@@ -234,13 +252,15 @@ __global__ void __launch_bounds__(kSrtThreads) window_scatter_kernel(SrtParams p
             }
           }
       }
-      window_flush(gr, win, cells, alpha);
+      window_flush<kAdds>(gr, win, cells, alpha);
     }
   }
 }
 
 // α = H_srtᵀ g by the windowed merged scatter (α zeroed first); nx % 4 != 0: the scalar merged form.
-inline void launch_window_scatter(const SrtParams& p, const float* g, float* alpha, cudaStream_t stream) {
+template <class Points = ShellPoints, bool kAdds = true>
+void launch_window_scatter(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha,
+                           cudaStream_t stream) {
   if (p.grid.nx % 4 != 0) {
     launch_merged_scatter(p, g, alpha, false, stream);
     return;
@@ -251,7 +271,7 @@ inline void launch_window_scatter(const SrtParams& p, const float* g, float* alp
   const std::int64_t warps =
       static_cast<std::int64_t>(p.transducers) * ((p.shells + kMergeShells - 1) / kMergeShells);
   const unsigned blocks = static_cast<unsigned>((warps + kSrtWarpsPerBlock - 1) / kSrtWarpsPerBlock);
-  window_scatter_kernel<<<blocks, kSrtThreads, 0, stream>>>(p, g, alpha);
+  window_scatter_kernel<Points, kAdds><<<blocks, kSrtThreads, 0, stream>>>(p, gp, g, alpha);
   TOMO_CUDA_CHECK_LAST();
 }
 
