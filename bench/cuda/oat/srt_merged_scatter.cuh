@@ -145,7 +145,9 @@ namespace tomo::oat::cuda_detail {
 inline constexpr int kWinX = 8, kWinY = 3, kWinZ = 3, kWinCells = kWinX * kWinY * kWinZ;
 
 struct LaneWindow {
-  int ax = INT_MIN, ay = 0, az = 0;  // the window's first voxel (ax a multiple of 4)
+  // The window's first voxel (ax a multiple of 4); none yet: far enough below any base that the
+  // first patch opens one, near enough that i0 − ax cannot overflow.
+  int ax = -(1 << 28), ay = 0, az = 0;
   unsigned touched = 0;              // bit (x group) + 2·(y + 3·z)
 };
 
@@ -227,8 +229,7 @@ __global__ void __launch_bounds__(kSrtThreads) window_scatter_kernel(SrtParams p
         const int i0 = static_cast<int>(bx), j0b = static_cast<int>(by), k0 = static_cast<int>(bz);
         if (i0 < -1 || j0b < -1 || k0 < -1 || i0 >= gr.nx || j0b >= gr.ny || k0 >= gr.nz) continue;
         int dx = i0 - win.ax, dy = j0b - win.ay, dz = k0 - win.az;
-        if (win.ax == INT_MIN || dx < 0 || dx + 1 >= kWinX || dy < 0 || dy + 1 >= kWinY || dz < 0 ||
-            dz + 1 >= kWinZ) {
+        if (dx < 0 || dx + 1 >= kWinX || dy < 0 || dy + 1 >= kWinY || dz < 0 || dz + 1 >= kWinZ) {
           window_flush<kAdds>(gr, win, cells, alpha);
           win.ax = ((i0 + 4) & ~3) - 4 - back_x;  // i0 & ~3 for i0 ≥ −1 (floor to a multiple of 4)
           if (i0 - win.ax + 1 >= kWinX) win.ax += 4;
