@@ -128,7 +128,8 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
     }
     const bool scatters = v == AdjointVariant::scatter || v == AdjointVariant::scatter_merged ||
                           v == AdjointVariant::scatter_merged_vector || v == AdjointVariant::scatter_window ||
-                          v == AdjointVariant::scatter_window_table || v == AdjointVariant::scatter_window_no_adds;
+                          v == AdjointVariant::scatter_window_table || v == AdjointVariant::scatter_window_no_adds ||
+                          v == AdjointVariant::scatter_window_coop;
     a.chunks = scatters ? 0 : probes.gather_chunks(v);
     const cuda_detail::KernelResources res = cuda_detail::variant_resources(v);
     std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e, vs the default %.2e; %d registers, "

@@ -11,6 +11,7 @@
 #include "cuda/oat/srt_gather.cuh"
 #include "bench/cuda/oat/gather_before.cuh"
 #include "bench/cuda/oat/srt_merged_scatter.cuh"
+#include "bench/cuda/oat/srt_window_coop.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
@@ -115,6 +116,7 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::scatter_window: return "scatter-window";
     case AdjointVariant::scatter_window_table: return "scatter-window-trig-table";
     case AdjointVariant::scatter_window_no_adds: return "scatter-window-no-adds";
+    case AdjointVariant::scatter_window_coop: return "scatter-window-coop";
   }
   return "?";
 }
@@ -175,6 +177,7 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::scatter_merged_vector: return kernel_resources(merged_scatter_kernel<true>);
     case AdjointVariant::scatter_window: return kernel_resources(window_scatter_kernel<ShellPoints, true>);
     case AdjointVariant::scatter_window_table: return kernel_resources(window_scatter_kernel<TablePoints, true>);
+    case AdjointVariant::scatter_window_coop: return kernel_resources(window_coop_kernel<TablePoints>);
     default: return {};
   }
 }
@@ -278,6 +281,9 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       launch_window_scatter<TablePoints>(p, with_trig_table(gp, stream), g, alpha, stream);
       break;
     case AdjointVariant::scatter_window_no_adds: launch_window_scatter<ShellPoints, false>(p, gp, g, alpha, stream); break;
+    case AdjointVariant::scatter_window_coop:
+      launch_window_coop<TablePoints>(p, with_trig_table(gp, stream), g, alpha, stream);
+      break;
   }
 }
 

@@ -44,6 +44,7 @@ enum class AdjointVariant {
   scatter_window,      // … a lane's sums in an 8×3×3 window of shared memory, flushed as float4 atomics
   scatter_window_table,     // … with the gather's azimuth table for the patch positions
   scatter_window_no_adds,   // the window form without its global adds (a probe: patches and window alone)
+  scatter_window_coop,      // the window form (azimuth table) flushed by the whole warp (srt_window_coop.cuh)
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
@@ -55,7 +56,8 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
     AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter,
     AdjointVariant::scatter_merged, AdjointVariant::scatter_merged_vector,
-    AdjointVariant::scatter_window, AdjointVariant::scatter_window_table, AdjointVariant::scatter_window_no_adds};
+    AdjointVariant::scatter_window, AdjointVariant::scatter_window_table, AdjointVariant::scatter_window_no_adds,
+    AdjointVariant::scatter_window_coop};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
