@@ -19,7 +19,8 @@
 // through each GPU backend's Model against the cpu's.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE,
-//        --only fbp|model (just those rows), --pls-iterations 2 (0: no PLS timing).
+//        --only fbp|model (just those rows), --pls-iterations 2 (0: no PLS timing),
+//        --adjoints gather,scatter,... (the H_intᵀ variants timed; default all).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -69,6 +70,9 @@ Args parse_args(int argc, char** argv) {
                  "on list overflow), texture and ldg (where the window does not fit shared memory)")
       ->delimiter(',')
       ->check(CLI::IsMember({"deferred", "pinned", "texture", "ldg"}));
+  app.add_option("--adjoints", a.adjoints,
+                 "H_intT variants to time by name (default: all; bench/cuda/oat/srt_adjoint_variants.cu)")
+      ->delimiter(',');
   std::string only;
   app.add_option("--only", only, "time only the FBP rows or only the H_int rows (and the PLS iteration)")
       ->check(CLI::IsMember({"fbp", "model"}));

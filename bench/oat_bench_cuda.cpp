@@ -147,7 +147,8 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
   if (!a.model) return;
   ModelOptions mo;
   const CudaModelTimes m =
-      time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps);
+      time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps,
+                      a.adjoints);
   rows.push_back({"H_int", "cuda", "exact", m.forward_exact_ms, patches / (m.forward_exact_ms * 1e-3),
                   m.probe_loads_ms, "load probe (bench only)"});
   rows.push_back({"H_int", "cuda", "hardware", m.forward_hardware_ms, patches / (m.forward_hardware_ms * 1e-3),

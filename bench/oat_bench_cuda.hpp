@@ -26,6 +26,7 @@ struct Args {
   int cpu_rings = 2, cpu_views = 4;  // the cpu reference's transducer subset
   bool fbp = true, model = true;     // --only fbp|model: which rows to time
   int pls_iterations = 2;            // PLS iterations timed through the cuda Model (0: none)
+  std::vector<std::string> adjoints;  // H_intᵀ variants to time by name (empty: all)
 };
 
 struct Row {

@@ -67,12 +67,10 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   gather_ = gather_plan(g, srt_, frames);
   fixed_.resize(cuda_detail::kGatherScratch);
   gather_.fixed = fixed_.data();
-  if constexpr (cuda_detail::kGatherTrigTable) {
-    trig_.resize(cuda_detail::trig_table_size(cuda_detail::kTrigTableN));
-    cuda_detail::launch_trig_table(trig_.data(), cuda_detail::kTrigTableN, stream_.get());
-    gather_.trig = trig_.data();
-    gather_.trig_n = cuda_detail::kTrigTableN;
-  }
+  trig_.resize(cuda_detail::trig_table_size(cuda_detail::kTrigTableN));
+  cuda_detail::launch_trig_table(trig_.data(), cuda_detail::kTrigTableN, stream_.get());
+  gather_.trig = trig_.data();
+  gather_.trig_n = cuda_detail::kTrigTableN;
   if (gather_.chunks > 1) {
     require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
     partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);

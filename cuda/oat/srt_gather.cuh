@@ -56,18 +56,13 @@ struct FloatAdd {
   __device__ __forceinline__ float read(const float* acc, int i) const { return acc[i]; }
 };
 
-// Patch positions: exact = kernel_math shell_point (sincosf, the forward's very positions); table =
-// the same positions with the azimuth's sine and cosine read from GatherParams::trig (the same
-// bits, no division or sincosf per patch; rings longer than the table as exact).
-enum class PatchTrig { exact, table };
-
-template <PatchTrig kTrig>
-__device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const ShellCap<float>& c,
+// Patch positions: kernel_math shell_point's arithmetic with the azimuth's sine and cosine read
+// from GatherParams::trig (the same bits, no division or sincosf per patch); rings longer than the
+// table by shell_point itself. bench/cuda/oat computes every position by shell_point (ExactPoints).
+struct TablePoints {
+  __device__ __forceinline__ static void at(const ShellFrame<float>& f, const ShellCap<float>& c,
                                             const ShellRing<float>& r, int j, float* x, float* y, float* z,
                                             const GatherParams& gp) {
-  if constexpr (kTrig == PatchTrig::exact) {
-    shell_point(f, c, r, j, x, y, z);
-  } else {
     if (r.n_phi > gp.trig_n) {
       shell_point(f, c, r, j, x, y, z);
       return;
@@ -79,27 +74,13 @@ __device__ __forceinline__ void patch_point(const ShellFrame<float>& f, const Sh
     *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
     *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
   }
-}
+};
 
 // How a warp deals a batch's candidate patches to its lanes: locate(x, &px, &py, &pz, &w) finds patch
-// x's position and weight, visit(px, py, pz, w) adds it to the tile. BlockedDeal: lane l takes
-// patches l·P … l·P + P − 1 (P = ⌈total/32⌉), so that neighbouring lanes add into distant voxels;
-// InterleavedDeal: lane l takes l, l + 32, …, so that a step's lanes take neighbouring patches of
-// one ring (broadcast reads of its record, coalesced reads of the azimuth table, the same outcome
-// of the tile test). bench/cuda/oat deals others.
-struct BlockedDeal {
-  template <class Locate, class Visit>
-  __device__ __forceinline__ static void run(int lane, int total, Locate&& locate, Visit&& visit) {
-    const int per_lane = (total + 31) >> 5;
-    for (int it = 0; it < per_lane; ++it) {
-      const int x = lane * per_lane + it;
-      if (x >= total) break;
-      float px, py, pz, w;
-      locate(x, &px, &py, &pz, &w);
-      visit(px, py, pz, w);
-    }
-  }
-};
+// x's position and weight, visit(px, py, pz, w) adds it to the tile. InterleavedDeal: lane l takes
+// l, l + 32, …, so that a step's lanes take neighbouring patches of one ring (broadcast reads of
+// its record, coalesced reads of the azimuth table, the same outcome of the tile test).
+// bench/cuda/oat deals others (BlockedDeal: a lane's patches contiguous).
 struct InterleavedDeal {
   template <class Locate, class Visit>
   __device__ __forceinline__ static void run(int lane, int total, Locate&& locate, Visit&& visit) {
@@ -125,7 +106,7 @@ struct WarpRings {
 
 // One shell sample (q, m) of the tile, by one warp (all lanes call it).
 // RX, PY: the tile's layout in shared memory (row stride, rows per plane; gather_acc_floats).
-template <int RX, int PY, PatchTrig kTrig, class Cut, class Deal, class Add>
+template <int RX, int PY, class Points, class Cut, class Deal, class Add>
 __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const GatherParams& gp,
                                                     const GatherTile<float>& t,
                                                     const ShellFrame<float>& f, const GatherView<float>& v, int m,
@@ -175,7 +156,7 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       if (j >= n_phi) j -= n_phi;
       const ShellRing<float> ring{n_phi, 0.0f, wr.sin_t[o], wr.cos_t[o]};
       *w = wr.w[o];
-      patch_point<kTrig>(f, s.cap, ring, j, px, py, pz, gp);
+      Points::at(f, s.cap, ring, j, px, py, pz, gp);
     };
     auto visit = [&](float px, float py, float pz, float w) {
       tile_visit(p.grid, t, RX, PY, px, py, pz, [&](int idx, float wt) { add(acc, idx, wt * w); });
@@ -198,7 +179,7 @@ constexpr int gather_acc_floats() {
 // H_srtᵀ g on the tile (out = α itself with one chunk). The tile's sums live in dynamic shared
 // memory (launch_gather_as sizes it); kMinBlocks bounds the registers for that many resident blocks;
 // Cut: how the rings' azimuths are cut to the tile (srt_gather.hpp LineCut, the product's).
-template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX, int PY, int kMinBlocks, class Cut,
+template <int TX, int TY, int TZ, class Points, class Add, int RX, int PY, int kMinBlocks, class Cut,
           class Deal>
 __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(SrtParams p, GatherParams gp,
                                                                                  const float* __restrict__ g,
@@ -233,7 +214,7 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
       for (; k < n; k += kGatherWarps) {
         const float value = __ldg(gq + m_lo + k);
         if (value != 0.0f)  // as the scatter: nothing to add (uniform over the warp)
-          gather_shell_sample<RX, PY, kTrig, Cut, Deal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
+          gather_shell_sample<RX, PY, Points, Cut, Deal>(p, gp, t, f, v, m_lo + k, value, lane, rings[warp], acc,
                                                           add);
       }
       slot = (slot + n) % kGatherWarps;
@@ -252,18 +233,18 @@ __global__ void __launch_bounds__(kGatherThreads, kMinBlocks) srt_gather_kernel(
 }
 
 // The gather with tiles of TX×TY×TZ laid out with strides (1, RX, RX·PY) in shared memory, patch
-// positions kTrig, accumulation `Add`, registers bounded for kMinBlocks blocks per
+// positions by Points, accumulation `Add`, registers bounded for kMinBlocks blocks per
 // multiprocessor, the rings' azimuths cut by Cut and the patches dealt by Deal: α = H_srtᵀ g
-// (every voxel written; `partial`
-// holds gp.chunks·N floats when gp.chunks > 1, summed into α by launch_gather_reduce).
-template <int TX, int TY, int TZ, PatchTrig kTrig, class Add, int RX = TX, int PY = TY, int kMinBlocks = 1,
-          class Cut = LineCut, class Deal = BlockedDeal>
+// (every voxel written; `partial` holds gp.chunks·N floats when gp.chunks > 1, summed into α by
+// launch_gather_reduce).
+template <int TX, int TY, int TZ, class Points, class Add, int RX = TX, int PY = TY, int kMinBlocks = 1,
+          class Cut = LineCut, class Deal = InterleavedDeal>
 void launch_gather_as(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                       cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   static_assert(RX >= TX && PY >= TY, "the layout must hold the tile");
   constexpr std::size_t kBytes = sizeof(float) * Add::kWords * gather_acc_floats<TX, TY, TZ, RX, PY>();
-  auto* kernel = srt_gather_kernel<TX, TY, TZ, kTrig, Add, RX, PY, kMinBlocks, Cut, Deal>;
+  auto* kernel = srt_gather_kernel<TX, TY, TZ, Points, Add, RX, PY, kMinBlocks, Cut, Deal>;
   if constexpr (kBytes + sizeof(WarpRings) * kGatherWarps > 48 * 1024)  // beyond the default: opt in
     TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBytes)));
   const dim3 grid(static_cast<unsigned>(gp.tile_count), static_cast<unsigned>(gp.chunks));

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "cuda/core/check.hpp"
 #include "cuda/oat/srt_device.cuh"
@@ -186,11 +185,9 @@ void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* 
   if (p.transducers <= 0 || p.shells <= 0 || gp.tile_count <= 0) return;
   launch_gather_scale(p, gp, g, stream);
   // The table's reads coalesce when a warp's lanes take neighbouring patches of one ring
-  // (InterleavedDeal); without the table the blocked deal was the faster.
-  constexpr PatchTrig kTrig = kGatherTrigTable ? PatchTrig::table : PatchTrig::exact;
-  using Deal = std::conditional_t<kGatherTrigTable, InterleavedDeal, BlockedDeal>;
-  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], kTrig, FixedAdd, kGatherLayout[0],
-                   kGatherLayout[1], kGatherMinBlocks, LineCut, Deal>(p, gp, g, alpha, partial, stream);
+  // (InterleavedDeal).
+  launch_gather_as<kGatherTile[0], kGatherTile[1], kGatherTile[2], TablePoints, FixedAdd, kGatherLayout[0],
+                   kGatherLayout[1], kGatherMinBlocks, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
 }
 
 void launch_trig_table(float2* table, int n, cudaStream_t stream) {

@@ -57,9 +57,9 @@ struct GatherParams {
   float cx = 0, cy = 0, cz = 0, rho = 0;  // the ball every shell is cut to (kernel_math shell_cap)
   float margin = 0;                       // srt_gather.hpp gather_margin
   double* fixed = nullptr;  // device scratch of kGatherScratch doubles for the fixed-point scale
-  // Optional table of the patches' azimuth sines and cosines, (sin, cos) of (j + ½)·2π/n at
-  // n(n − 1)/2 + j for n ≤ trig_n (the very values kernel_math shell_point computes), read by
-  // the kernels instantiated with PatchTrig::table.
+  // The table of the patches' azimuth sines and cosines, (sin, cos) of (j + ½)·2π/n at
+  // n(n − 1)/2 + j for n ≤ trig_n (the very values kernel_math shell_point computes; srt_gather.cuh
+  // TablePoints); rings longer than trig_n compute theirs.
   const float2* trig = nullptr;
   int trig_n = 0;
 };
@@ -71,12 +71,11 @@ GatherParams plan_gather(const SrtParams& p, const float centre[3], float rho, f
 // gp.fixed set).
 void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* g, float* alpha, float* partial,
                        cudaStream_t stream);
-// Whether the gather reads its patches' azimuth sines and cosines from a table (GatherParams::trig,
-// PatchTrig::table in srt_gather.cuh; the same bits as computing them) for rings of at most
-// kTrigTableN patches, and the table's size in float2 for n ≤ N. On one H200 (paper scene of
-// bench_oat) the table with the interleaved deal took 808 ms, computing them (blocked deal) 890 ms;
-// the same image bit for bit.
-inline constexpr bool kGatherTrigTable = true;
+// The gather reads its patches' azimuth sines and cosines from a table (GatherParams::trig,
+// srt_gather.cuh TablePoints; the same bits as computing them) for rings of at most kTrigTableN
+// patches; trig_table_size(N): the table's size in float2 for n ≤ N. On one H200 (paper scene of
+// bench_oat) the table with the interleaved deal took 808 ms, computing them (blocked deal, the
+// bench's gather-before) 890 ms; the same image bit for bit.
 inline constexpr int kTrigTableN = 512;
 constexpr std::size_t trig_table_size(int n) { return static_cast<std::size_t>(n) * (n + 1) / 2; }
 // table[n(n − 1)/2 + j] = (sin, cos) of (j + ½)·2π/n for 1 ≤ n ≤ `n`, as kernel_math shell_point

@@ -1,6 +1,6 @@
-// The H_srtᵀ gather's azimuth table (srt_kernels.hpp kGatherTrigTable, PatchTrig::table in
-// srt_gather.cuh) must give the forward's patch positions: for every ring length n up to the
-// table's and every patch j, patch_point with the table equals kernel_math shell_point to float
+// The H_srtᵀ gather's azimuth table (srt_kernels.hpp kTrigTableN, TablePoints in srt_gather.cuh)
+// must give the forward's patch positions: for every ring length n up to the table's and every
+// patch j, TablePoints equals kernel_math shell_point to float
 // rounding at the shell's scale (a wrong patch or angle is off by a patch spacing, ~10⁵ times
 // more). Bit equality is not a property of the source: nvcc contracts the inlined sincosf into
 // the following multiply-adds differently from kernel to kernel, so the same expression may round
@@ -33,7 +33,7 @@ __global__ void compare_kernel(ShellFrame<float> f, ShellCap<float> c, cuda_deta
   for (int j = static_cast<int>(threadIdx.x); j < n; j += static_cast<int>(blockDim.x)) {
     float x, y, z, tx, ty, tz;
     shell_point(f, c, r, j, &x, &y, &z);
-    cuda_detail::patch_point<cuda_detail::PatchTrig::table>(f, c, r, j, &tx, &ty, &tz, gp);
+    cuda_detail::TablePoints::at(f, c, r, j, &tx, &ty, &tz, gp);
     float* o = out + 3 * (static_cast<long long>(n) * (n - 1) / 2 + j);
     o[0] = tx - x;
     o[1] = ty - y;

@@ -82,7 +82,7 @@ double max_relative(const std::vector<float>& a, const std::vector<float>& ref) 
 }  // namespace
 
 CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std::span<const double> alpha,
-                               std::span<const double> u, int reps) {
+                               std::span<const double> u, int reps, std::span<const std::string> adjoints) {
   ModelOptions exact = o, hardware = o;
   exact.interpolation = Interpolation::exact;
   hardware.interpolation = Interpolation::hardware;
@@ -114,17 +114,23 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   t.gather_vs_scatter = relative_l2(gathered, scattered);
   for (AdjointVariant v : cuda_detail::kAdjointVariants) {
     AdjointTime a{std::string(cuda_detail::variant_name(v))};
+    if (!adjoints.empty() && std::find(adjoints.begin(), adjoints.end(), a.name) == adjoints.end()) continue;
     a.ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.adjoint(v); });
     if (v != AdjointVariant::gather_no_adds && v != AdjointVariant::gather_bounds_only &&
         v != AdjointVariant::gather_circle_no_adds && v != AdjointVariant::gather_circle_bounds_only &&
-        v != AdjointVariant::gather_refined_no_adds && v != AdjointVariant::gather_refined_bounds_only) {
+        v != AdjointVariant::gather_refined_no_adds && v != AdjointVariant::gather_refined_bounds_only &&
+        v != AdjointVariant::scatter_window_no_adds) {
       const std::vector<float> img = probes.alpha();
       a.rel_l2_vs_scatter = relative_l2(img, scattered);
       a.rel_l2_vs_default = relative_l2(img, gathered);
       a.max_rel_vs_default = max_relative(img, gathered);
       a.identity = identity_mismatch(h_alpha, u, alpha, img);
     }
-    a.chunks = v == AdjointVariant::scatter ? 0 : probes.gather_chunks(v);
+    const bool scatters = v == AdjointVariant::scatter || v == AdjointVariant::scatter_merged ||
+                          v == AdjointVariant::scatter_merged_vector || v == AdjointVariant::scatter_window ||
+                          v == AdjointVariant::scatter_window_table || v == AdjointVariant::scatter_window_no_adds ||
+                          v == AdjointVariant::scatter_window_coop;
+    a.chunks = scatters ? 0 : probes.gather_chunks(v);
     const cuda_detail::KernelResources res = cuda_detail::variant_resources(v);
     std::printf("  timed %s: %.2f ms, identity %.2e, rel. L2 vs scatter %.2e, vs the default %.2e; %d registers, "
                 "%d local bytes\n",

@@ -62,6 +62,6 @@ struct CudaModelTimes {
   double identity = -1;  // the product's pair (ModelDevice forward exact, adjoint)
 };
 CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std::span<const double> alpha,
-                               std::span<const double> u, int reps);
+                               std::span<const double> u, int reps, std::span<const std::string> adjoints = {});
 
 }  // namespace tomo::oat

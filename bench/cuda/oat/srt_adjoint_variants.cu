@@ -9,6 +9,9 @@
 #include "cuda/oat/srt_device.cuh"
 #include "bench/cuda/oat/srt_ring_cuts.hpp"
 #include "cuda/oat/srt_gather.cuh"
+#include "bench/cuda/oat/gather_before.cuh"
+#include "bench/cuda/oat/srt_merged_scatter.cuh"
+#include "bench/cuda/oat/srt_window_coop.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
@@ -108,6 +111,12 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::gather_half_z_interleaved: return "gather-16x16x8-interleaved";
     case AdjointVariant::gather_half_z_5: return "gather-16x16x8-5-blocks";
     case AdjointVariant::scatter: return "scatter";
+    case AdjointVariant::scatter_merged: return "scatter-merged";
+    case AdjointVariant::scatter_merged_vector: return "scatter-merged-float4";
+    case AdjointVariant::scatter_window: return "scatter-window";
+    case AdjointVariant::scatter_window_table: return "scatter-window-trig-table";
+    case AdjointVariant::scatter_window_no_adds: return "scatter-window-no-adds";
+    case AdjointVariant::scatter_window_coop: return "scatter-window-coop";
   }
   return "?";
 }
@@ -126,21 +135,28 @@ int variant_blocks_per_sm(AdjointVariant) { return kGatherBlocksPerSm; }
 
 namespace {
 template <class Add, int kMinBlocks, class Cut, class Deal = BlockedDeal, int Z = kGatherTile[2],
-          PatchTrig kTrig = PatchTrig::exact>
+          class Points = ExactPoints>
 KernelResources gather_resources() {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1];
   cudaFuncAttributes attr{};
-  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, kTrig, Add, kGatherLayout[0],
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, srt_gather_kernel<X, Y, Z, Points, Add, kGatherLayout[0],
                                                                  kGatherLayout[1], kMinBlocks, Cut, Deal>));
   return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
 }
 }  // namespace
 
+template <class Kernel>
+KernelResources kernel_resources(Kernel* kernel) {
+  cudaFuncAttributes attr{};
+  TOMO_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  return {attr.numRegs, static_cast<int>(attr.localSizeBytes)};
+}
+
 KernelResources variant_resources(AdjointVariant v) {
   constexpr int B = kGatherMinBlocks;
   switch (v) {
     case AdjointVariant::gather:
-      return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
     case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
@@ -148,15 +164,20 @@ KernelResources variant_resources(AdjointVariant v) {
     case AdjointVariant::gather_refined: return gather_resources<FixedAdd, B, RefinedCut>();
     case AdjointVariant::gather_refined_interleaved: return gather_resources<FixedAdd, B, RefinedCut, InterleavedDeal>();
     case AdjointVariant::gather_table:
-      return gather_resources<FixedAdd, B, LineCut, BlockedDeal, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, BlockedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_before: return gather_resources<FixedAdd, B, LineCut>();
     case AdjointVariant::gather_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal>();
     case AdjointVariant::gather_paired: return gather_resources<FixedAdd, B, LineCut, PairedDeal>();
     case AdjointVariant::gather_table_paired:
-      return gather_resources<FixedAdd, B, LineCut, PairedDeal, kGatherTile[2], PatchTrig::table>();
+      return gather_resources<FixedAdd, B, LineCut, PairedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_half_z: return gather_resources<FixedAdd, B, LineCut, BlockedDeal, 8>();
     case AdjointVariant::gather_half_z_interleaved: return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, 8>();
     case AdjointVariant::gather_half_z_5: return gather_resources<FixedAdd, 5, LineCut, BlockedDeal, 8>();
+    case AdjointVariant::scatter_merged: return kernel_resources(merged_scatter_kernel<false>);
+    case AdjointVariant::scatter_merged_vector: return kernel_resources(merged_scatter_kernel<true>);
+    case AdjointVariant::scatter_window: return kernel_resources(window_scatter_kernel<ShellPoints, true>);
+    case AdjointVariant::scatter_window_table: return kernel_resources(window_scatter_kernel<TablePoints, true>);
+    case AdjointVariant::scatter_window_coop: return kernel_resources(window_coop_kernel<TablePoints>);
     default: return {};
   }
 }
@@ -165,85 +186,85 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
                             float* partial, cudaStream_t stream) {
   constexpr int X = kGatherTile[0], Y = kGatherTile[1], Z = kGatherTile[2];
   constexpr int RX = kGatherLayout[0], PY = kGatherLayout[1], B = kGatherMinBlocks;
-  constexpr PatchTrig kExact = PatchTrig::exact;
+  using Exact = ExactPoints;
   switch (v) {
     case AdjointVariant::gather: launch_srt_gather(p, with_trig_table(gp, stream), g, alpha, partial, stream); break;
     case AdjointVariant::gather_occ3:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_unbounded:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 1>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 1>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_occ3:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 3, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_no_adds:  // the product's form: azimuth table, interleaved deal
-      launch_gather_as<X, Y, Z, PatchTrig::table, NoAdds, RX, PY, B, LineCut, InterleavedDeal>(
+      launch_bench_gather<X, Y, Z, TablePoints, NoAdds, RX, PY, B, LineCut, InterleavedDeal>(
           p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoAdds, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoPatches, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_circle_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoPatches, RX, PY, B, CircleCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, RefinedCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, RefinedCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_no_adds:
-      launch_gather_as<X, Y, Z, kExact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoAdds, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_refined_bounds_only:
-      launch_gather_as<X, Y, Z, kExact, NoPatches, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, NoPatches, RX, PY, B, RefinedCut>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
+      launch_bench_gather<X, Y, Z, TablePoints, FixedAdd, RX, PY, B>(p, with_trig_table(gp, stream), g, alpha,
                                                                        partial, stream);
       break;
     case AdjointVariant::gather_before:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, kExact, FixedAdd, RX, PY, B, LineCut, PairedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, B, LineCut, PairedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_table_paired:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, Z, PatchTrig::table, FixedAdd, RX, PY, B, LineCut, PairedDeal>(
+      launch_bench_gather<X, Y, Z, TablePoints, FixedAdd, RX, PY, B, LineCut, PairedDeal>(
           p, with_trig_table(gp, stream), g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, 8, Exact, FixedAdd, RX, PY, B>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z_interleaved:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, 8, Exact, FixedAdd, RX, PY, B, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::gather_half_z_5:
       launch_gather_scale(p, gp, g, stream);
-      launch_gather_as<X, Y, 8, kExact, FixedAdd, RX, PY, 5>(p, gp, g, alpha, partial, stream);
+      launch_bench_gather<X, Y, 8, Exact, FixedAdd, RX, PY, 5>(p, gp, g, alpha, partial, stream);
       break;
     case AdjointVariant::scatter: {
       if (p.transducers <= 0 || p.shells <= 0) return;
@@ -253,6 +274,16 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
       TOMO_CUDA_CHECK_LAST();
       break;
     }
+    case AdjointVariant::scatter_merged: launch_merged_scatter(p, g, alpha, false, stream); break;
+    case AdjointVariant::scatter_merged_vector: launch_merged_scatter(p, g, alpha, true, stream); break;
+    case AdjointVariant::scatter_window: launch_window_scatter(p, gp, g, alpha, stream); break;
+    case AdjointVariant::scatter_window_table:
+      launch_window_scatter<TablePoints>(p, with_trig_table(gp, stream), g, alpha, stream);
+      break;
+    case AdjointVariant::scatter_window_no_adds: launch_window_scatter<ShellPoints, false>(p, gp, g, alpha, stream); break;
+    case AdjointVariant::scatter_window_coop:
+      launch_window_coop<TablePoints>(p, with_trig_table(gp, stream), g, alpha, stream);
+      break;
   }
 }
 

@@ -28,8 +28,8 @@ enum class AdjointVariant {
   gather_refined_interleaved,  // … and the patches dealt interleaved
   gather_refined_no_adds,      // the refined cut's without its adds (a probe)
   gather_refined_bounds_only,  // the refined cut's bounds alone (a probe)
-  gather_table,        // the product's with the azimuths' sines and cosines from a table (PatchTrig::table)
-  gather_before,       // the product's before: positions by sincosf, blocked deal (the forms
+  gather_table,        // the product's with the azimuths' sines and cosines from a table (TablePoints), blocked deal
+  gather_before,       // the product's before: positions by sincosf, blocked deal (gather_before.cuh; the forms
                        // below without a table or deal named build on it)
   gather_interleaved,  // the product's with the patches dealt interleaved (srt_gather.cuh InterleavedDeal)
   gather_paired,       // the product's with two patches a lane and step (srt_adjoint_variants.cu PairedDeal)
@@ -38,6 +38,13 @@ enum class AdjointVariant {
   gather_half_z_interleaved,  // … with the patches dealt interleaved
   gather_half_z_5,     // 16×16×8 tiles, registers bounded for 5 blocks per SM
   scatter,
+  scatter_merged,      // the forward's loop order transposed, a lane's patches summed across shells in registers
+                       // while their base voxel stays (srt_merged_scatter.cuh), scalar global atomics
+  scatter_merged_vector,  // … its eight sums added as float4 atomics where the row allows
+  scatter_window,      // … a lane's sums in an 8×3×3 window of shared memory, flushed as float4 atomics
+  scatter_window_table,     // … with the gather's azimuth table for the patch positions
+  scatter_window_no_adds,   // the window form without its global adds (a probe: patches and window alone)
+  scatter_window_coop,      // the window form (azimuth table) flushed by the whole warp (srt_window_coop.cuh)
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
@@ -47,7 +54,10 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_refined_no_adds, AdjointVariant::gather_refined_bounds_only, AdjointVariant::gather_table,
     AdjointVariant::gather_before, AdjointVariant::gather_interleaved, AdjointVariant::gather_paired,
     AdjointVariant::gather_table_paired, AdjointVariant::gather_half_z,
-    AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter};
+    AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter,
+    AdjointVariant::scatter_merged, AdjointVariant::scatter_merged_vector,
+    AdjointVariant::scatter_window, AdjointVariant::scatter_window_table, AdjointVariant::scatter_window_no_adds,
+    AdjointVariant::scatter_window_coop};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);
