@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "compute/musr/bmw/depth_profile.hpp"
+#include "compute/musr/bmw/tri_vortex_ml.hpp"
 #include "compute/musr/expression.hpp"
 
 namespace tomo::musr {
@@ -194,6 +195,8 @@ std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, do
   std::shared_ptr<KtTable> t;
   if (kind == TableKind::depth_fraction) {
     t = std::make_shared<KtTable>(depth_fraction_table(a0, a1, a2, differences));
+  } else if (kind >= TableKind::vortex_lattice) {
+    t = std::make_shared<KtTable>(bmw::vortex_kind_table(static_cast<int>(kind), a0, a1, a2, differences));
   } else {
     t = std::make_shared<KtTable>(build(kind, a0, a1, a2));
     if (differences != 0) differentiate(kind, {a0, a1, a2}, differences, *t);
