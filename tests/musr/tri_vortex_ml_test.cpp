@@ -92,28 +92,26 @@ TEST(MusrTriVortexML, NoLatticeAboveBc2) {
   EXPECT_NEAR(evaluate(p, std::vector<double>{0.0, 1000.2, 200.0, 60.0}, 11 * tbin), std::cos(2 * kPi * 11 * 2001.0 / 14756), 1e-12);
 }
 
-TEST(MusrTriVortexML, GradientOfThePhaseIsAnalyticAndTheOthersAreDifferences) {
-  StartupFolder folder(kSmallGrid);
+TEST(MusrTriVortexML, GradientMatchesDifferencesOfTheValue) {
+  // The example's 512² grid: 65536 points make the staircase in the arguments fine enough for
+  // differences over 10⁻³ of an argument to show the slope the analytic derivative gives.
+  StartupFolder folder("  <delta_t>0.01</delta_t>\n  <delta_B>0.5</delta_B>\n  <N_VortexGrid>512</N_VortexGrid>\n");
   const Program p = vortex_program(folder.dir);
   const std::vector<double> par = {10.34, 112.82363, 170.457, 4.0};
   ProgramEvaluator ev(p);
   ev.prepare(par, true);
-  std::vector<double> g(ev.used().size());
-  const double t = 1.0;
-  (void)ev.value_and_gradient(t, g);
   ASSERT_EQ(ev.used().size(), 4u);
-  const double h = 1e-6;
-  EXPECT_NEAR(g[0], (evaluate(p, std::vector<double>{par[0] + h, par[1], par[2], par[3]}, t) - evaluate(p, std::vector<double>{par[0] - h, par[1], par[2], par[3]}, t)) / (2 * h),
-              1e-7);
-  // ⟨B⟩, λ, ξ: central differences of the table over 10⁻³ of the argument (the histogram is a staircase).
-  for (int i = 1; i < 4; ++i) {
-    const double d = 1e-3 * par[i];
-    auto up = par, dn = par;
-    up[i] += d, dn[i] -= d;
-    EXPECT_NEAR(g[i], (evaluate(p, up, t) - evaluate(p, dn, t)) / (2 * d), 1e-9) << "parameter " << i + 1;
+  for (double t : {0.3, 1.0}) {
+    std::vector<double> g(4);
+    (void)ev.value_and_gradient(t, g);
+    for (int i = 0; i < 4; ++i) {
+      const double h = (i == 0 ? 1e-6 : i == 1 ? 1e-3 : 1e-2) * par[static_cast<std::size_t>(i)];
+      auto up = par, dn = par;
+      up[static_cast<std::size_t>(i)] += h, dn[static_cast<std::size_t>(i)] -= h;
+      const double diff = (evaluate(p, up, t) - evaluate(p, dn, t)) / (2 * h);
+      EXPECT_NEAR(g[static_cast<std::size_t>(i)], diff, (i == 0 ? 1e-7 : 0.06) * std::fabs(diff) + 1e-9) << "t " << t << ", parameter " << i + 1;
+    }
   }
-  EXPECT_NE(g[1], 0.0);
-  EXPECT_NE(g[2], 0.0);
 }
 
 TEST(MusrTriVortexML, SettingsFileOnBadInput) {

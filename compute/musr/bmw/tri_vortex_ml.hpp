@@ -11,8 +11,9 @@
 //      interpolation, and cos φ for t < 0.
 // The two tables C_i = Σ p_k cos(2π ik/M), S_i = −Σ p_k sin(2π ik/M) depend on (⟨B⟩, λ, ξ) only
 // (TableKind::vortex_lattice), so a change of φ alone costs no new lattice:
-// P = cos φ · C + sin φ · S. Derivatives: central differences over 10⁻³ of each argument, since the
-// histogram is a staircase in the parameters.
+// P = cos φ · C + sin φ · S. Derivatives: analytic, from the grids of ∂B/∂(⟨B⟩, λ, ξ) with each
+// point kept in its bin (the histogram itself is a staircase in the arguments, whose differences
+// are noise).
 #pragma once
 #include <filesystem>
 #include <memory>
