@@ -19,10 +19,10 @@ enum class TableKind : int {
   dyn_lorentz_lf = 3,       // args (ν₀, a, ν): the same for the Lorentzian (exponential) KT
   // Native built-in user functions (compute/musr/bmw/): their own builders and derivatives.
   depth_fraction = 4,       // args (z_a, z_b [nm], profile set): PDepthProfile's layer weight over E [keV]
-  // Last: this and the kinds above it are TBulkTriVortexML's P(t) parts (compute/musr/bmw/tri_vortex_ml.hpp).
-  vortex_lattice = 5,       // args (⟨B⟩ [G], λ, ξ [nm]); kind 5 + 2·settings + part
+  // Last (the numbers from it on): TBulkTriVortexML's P(t) parts (compute/musr/bmw/tri_vortex_ml.hpp).
+  vortex_lattice = 7,       // args (⟨B⟩ [G], λ, ξ [nm]); kind 7 + 2·settings + part
 };
-inline constexpr int kTableKinds = 6;
+inline constexpr int kTableKinds = 8;
 
 // A function sampled at t_i = i·dt (i = 0 … n−1, t in µs) and, when built for a gradient, its
 // central differences with respect to the three arguments at the same points.
