@@ -12,6 +12,7 @@
 #include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/bmw/gap_integrals.hpp"
 #include "compute/musr/bmw/sexp_relaxation.hpp"
+#include "compute/musr/bmw/tri_vortex_ml.hpp"
 #include "compute/musr/expression.hpp"
 
 namespace tomo::musr {
@@ -200,6 +201,8 @@ std::shared_ptr<const KtTable> kt_table(TableKind kind, double a0, double a1, do
     t = std::make_shared<KtTable>(sexp_relaxation_table(a0, a1, a2, differences));
   } else if (kind == TableKind::gap_integral) {
     t = std::make_shared<KtTable>(gap_integral_table(a0, a1, a2, differences));
+  } else if (kind >= TableKind::vortex_lattice) {
+    t = std::make_shared<KtTable>(bmw::vortex_kind_table(static_cast<int>(kind), a0, a1, a2, differences));
   } else {
     t = std::make_shared<KtTable>(build(kind, a0, a1, a2));
     if (differences != 0) differentiate(kind, {a0, a1, a2}, differences, *t);

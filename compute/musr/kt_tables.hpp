@@ -21,8 +21,10 @@ enum class TableKind : int {
   depth_fraction = 4,       // args (z_a, z_b [nm], profile set): PDepthProfile's layer weight over E [keV]
   sexp_relaxation = 5,      // args (Δ [s], λ [1/s], β): libBNMR's SExpRlx over t [s]
   gap_integral = 6,         // args (GapSymmetry, 0, 0): libGapIntegrals' ρ over s = δ/(1 + δ)
+  // Last (the numbers from it on): TBulkTriVortexML's P(t) parts (compute/musr/bmw/tri_vortex_ml.hpp).
+  vortex_lattice = 7,       // args (⟨B⟩ [G], λ, ξ [nm]); kind 7 + 2·settings + part
 };
-inline constexpr int kTableKinds = 7;
+inline constexpr int kTableKinds = 8;
 
 // A function sampled at t_i = i·dt (i = 0 … n−1, t in µs) and, when built for a gradient, its
 // central differences with respect to the three arguments at the same points.

@@ -6,9 +6,23 @@
 #include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/bmw/gap_integrals.hpp"
 #include "compute/musr/bmw/sexp_relaxation.hpp"
+#include "compute/musr/bmw/tri_vortex_ml.hpp"
 #include "compute/musr/user_fcn.hpp"
 
 namespace tomo::musr {
+namespace {
+
+// musrfit's BMW libraries read ./BMW_startup.xml; here beside the msr file, then the working directory.
+std::filesystem::path bmw_startup(const std::filesystem::path& msr_dir, std::string_view name) {
+  const std::filesystem::path file = "BMW_startup.xml";
+  std::error_code ec;
+  if (std::filesystem::exists(msr_dir / file, ec)) return msr_dir / file;
+  if (std::filesystem::exists(file, ec)) return file;
+  throw InputError("userFcn " + std::string(name) + " reads its settings from BMW_startup.xml: none in " +
+                   (msr_dir.empty() ? std::string(".") : msr_dir.string()) + " or the working directory");
+}
+
+}  // namespace
 
 std::shared_ptr<const UserFunction> find_native_user_function(std::string_view name, const std::filesystem::path& msr_dir) {
   if (name == "PDepthProfile") {
@@ -22,11 +36,12 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
   }
   if (name == "SExpRlx") return sexp_relaxation_function();  // libBNMR
   if (auto f = find_gap_function(name)) return f;              // libGapIntegrals
+  if (name == "TBulkTriVortexML") return bmw::tri_vortex_ml_function(bmw_startup(msr_dir, name));  // libFitPofB
   return nullptr;
 }
 
 std::vector<std::string> native_user_function_names() {
-  std::vector<std::string> out = {"PDepthProfile", "SExpRlx"};
+  std::vector<std::string> out = {"PDepthProfile", "SExpRlx", "TBulkTriVortexML"};
   for (auto& n : gap_function_names()) out.push_back(n);
   return out;
 }
