@@ -306,6 +306,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   TiledArgs tiled_args() {
     TiledArgs t;
     t.plan = plan_;
+    t.segments = equal_run_blocks(plan_, device_shape_, config_);  // an OSEM subset: equal runs in one wave
     t.records = window_records_;
     t.box = params_;
     t.f = f_.data();

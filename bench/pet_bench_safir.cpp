@@ -1,0 +1,198 @@
+// bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.hpp). The
+// windows are made as the backend makes them (label + sort, line records, tile plan); then the
+// zeroing of ȳ, the tiled forward and back passes and the update are timed kernel by kernel
+// (mean of `repeats` iterations, CUDA events on one stream), and the iteration as a whole
+// (first kernel to last, gaps included).
+#include "bench/pet_bench_safir.hpp"
+
+#include <cstdio>
+
+#if defined(TOMO_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#include <vector_functions.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+
+#include "compute/pet/subsets.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/safir/kernels.hpp"
+#include "cuda/safir/sort_buffers.hpp"
+#include "cuda/safir/tiled_pass.hpp"
+#endif
+
+namespace tomo::bench::pet_safir {
+
+#if defined(TOMO_HAVE_CUDA)
+
+namespace {
+
+using namespace tomo::safir;
+using namespace tomo::safir::cuda_impl;
+
+struct Made {
+  std::array<std::size_t, 4> counts{};
+  cuda::DeviceBuffer<float4> records;
+  std::size_t n = 0;
+};
+
+class Timer {
+ public:
+  Timer() {
+    TOMO_CUDA_CHECK(cudaEventCreate(&a_));
+    TOMO_CUDA_CHECK(cudaEventCreate(&b_));
+  }
+  ~Timer() {
+    cudaEventDestroy(a_);
+    cudaEventDestroy(b_);
+  }
+  void start() { TOMO_CUDA_CHECK(cudaEventRecord(a_, nullptr)); }
+  double stop() {
+    TOMO_CUDA_CHECK(cudaEventRecord(b_, nullptr));
+    TOMO_CUDA_CHECK(cudaEventSynchronize(b_));
+    float ms = 0;
+    TOMO_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t a_{}, b_{};
+};
+
+struct Stages {
+  double zero = 0, forward = 0, back = 0, update = 0, whole = 0;
+  int blocks = 0;  // blocks of a pass, summed over the windows
+};
+
+// One iteration over `windows`: per kernel (each timed alone) and as a whole.
+Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const TileConfig& cfg, const BoxParams<float>& g,
+                      std::size_t voxels, cuda::DeviceBuffer<float>& f, cuda::DeviceBuffer<float>& acc,
+                      cuda::DeviceBuffer<float>& s, cuda::DeviceBuffer<float>& ybar, int repeats) {
+  std::vector<TiledArgs> args;
+  Stages st;
+  for (Made& w : windows) {
+    TiledArgs t;
+    t.plan = plan_for_device(g, w.counts, dev, cfg);
+    t.segments = equal_run_blocks(t.plan, dev, cfg);
+    t.records = w.records.data();
+    t.box = g;
+    t.f = f.data();
+    t.ybar = ybar.data();
+    t.acc = acc.data();
+    args.push_back(t);
+    st.blocks += t.segments > 0 ? t.segments : t.plan.blocks;
+  }
+  auto zero = [&](std::size_t k) {
+    TOMO_CUDA_CHECK(cudaMemsetAsync(ybar.data(), 0, windows[k].n * sizeof(float), nullptr));
+  };
+  auto fwd = [&](std::size_t k) { launch_forward_tiled(args[k], nullptr); };
+  auto back = [&](std::size_t k) {
+    TiledArgs t = args[k];
+    t.mode = BackValues::ratio;
+    launch_back_tiled(t, nullptr);
+  };
+  auto upd = [&](std::size_t) { launch_update_clear(f.data(), acc.data(), s.data(), voxels, nullptr); };
+  Timer timer;
+  auto each = [&](auto&& stage) {
+    double ms = 0;
+    for (int r = 0; r < repeats; ++r)
+      for (std::size_t k = 0; k < windows.size(); ++k) {
+        timer.start();
+        stage(k);
+        ms += timer.stop();
+      }
+    return ms / repeats;
+  };
+  for (std::size_t k = 0; k < windows.size(); ++k) zero(k), fwd(k), back(k), upd(k);  // warm-up
+  st.zero = each(zero);
+  st.forward = each(fwd);
+  st.back = each(back);
+  st.update = each(upd);
+  std::vector<double> whole;
+  for (int r = 0; r < repeats; ++r) {
+    timer.start();
+    for (std::size_t k = 0; k < windows.size(); ++k) zero(k), fwd(k), back(k), upd(k);
+    whole.push_back(timer.stop());
+  }
+  std::sort(whole.begin(), whole.end());
+  st.whole = whole[whole.size() / 2];
+  return st;
+}
+
+nlohmann::json row(const char* what, const Stages& st) {
+  std::printf("    %-34s zero %6.3f  forward %6.3f  back %6.3f  update %6.3f  sum %6.3f  iteration %6.3f ms  (%d blocks)\n",
+              what, st.zero, st.forward, st.back, st.update, st.zero + st.forward + st.back + st.update, st.whole,
+              st.blocks);
+  return {{"what", what}, {"zero_ms", st.zero}, {"forward_ms", st.forward}, {"back_ms", st.back},
+          {"update_ms", st.update}, {"iteration_ms", st.whole}, {"blocks", st.blocks}};
+}
+
+}  // namespace
+
+nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev, int subsets, int repeats) {
+  if (!cuda::have_device() || ev.empty()) return nullptr;
+  repeats = std::max(3, repeats);
+  const BoxParams<float> g = box.params<float>();
+  const BoxParams<double> gd = box.params<double>();
+  auto crystals = crystal_buffer(sc);
+  auto crystals_d = crystal_buffer_double(sc);
+  cuda::DeviceBuffer<uint2> events;
+  events.resize(ev.size());
+  events.upload(reinterpret_cast<const uint2*>(ev.data()), ev.size());
+  SortBuffers sort;
+  sort.resize(ev.size());
+  // Windows as the backend makes them: the whole list (ML-EM) and each subset's contiguous run.
+  auto make = [&](std::size_t first, std::size_t n) {
+    Made m;
+    m.n = n;
+    m.counts = sort.sort(events.data() + first, n, crystals.data(), g, nullptr);
+    m.records.resize(std::max<std::size_t>(1, n));
+    launch_records(sort.sorted.data(), m.counts[0], n, crystals_d.data(), gd, m.records.data(), nullptr);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    return m;
+  };
+  std::vector<Made> whole, parts;
+  whole.push_back(make(0, ev.size()));
+  const auto starts = pet::interleave_events(ev.size(), subsets).starts;
+  for (int k = 0; k < subsets; ++k) parts.push_back(make(starts[k], starts[k + 1] - starts[k]));
+  cuda::DeviceBuffer<float> f, acc, s, ybar;
+  for (auto* b : {&f, &acc, &s}) b->resize(box.count());
+  ybar.resize(ev.size());
+  const std::vector<float> ones(box.count(), 1.0f);
+  f.upload(ones.data(), ones.size());
+  s.upload(ones.data(), ones.size());
+  acc.fill_zero();
+  const TileDevice dev = tile_device();
+  std::printf("\n  safir cuda stages (ms per iteration, CUDA events; %zu events, %d subsets, %d SMs):\n", ev.size(), subsets,
+              dev.sms);
+  nlohmann::json out = nlohmann::json::array();
+  for (int per_sm : {2, 1, 3}) {
+    for (bool equal : {false, true}) {
+      TileConfig cfg;
+      cfg.blocks_per_sm = per_sm;
+      cfg.equal_runs = equal;
+      const std::string tag = std::to_string(per_sm) + " blocks/SM, " + (equal ? "equal runs" : "chunks");
+      const Stages m = time_iteration(whole, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
+      const Stages o = time_iteration(parts, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
+      nlohmann::json j = {{"config", tag}, {"mlem", row(("ML-EM, " + tag).c_str(), m)},
+                          {"osem", row(("OSEM, " + tag).c_str(), o)}, {"ratio", o.whole / m.whole}};
+      std::printf("    %-34s ratio %.3f\n", tag.c_str(), o.whole / m.whole);
+      out.push_back(j);
+    }
+  }
+  return out;
+}
+
+#else
+
+nlohmann::json cuda_stages(const safir::Scanner&, const safir::ImageBox&, const std::vector<safir::Event>&, int, int) {
+  return nullptr;
+}
+
+#endif
+
+}  // namespace tomo::bench::pet_safir
