@@ -21,6 +21,7 @@
 #include "renderer/gl/uniform.hpp"
 #include "renderer/safir/bindings.hpp"
 #include "renderer/safir/gl_compute_passes.hpp"
+#include "renderer/safir/gl_equal_runs.hpp"
 
 namespace tomo::safir {
 
@@ -59,6 +60,12 @@ class GlComputeProjector final : public ListModeOperator {
       glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &bytes);
       tile_cap_ = std::max<long long>(256, bytes / 4 - 64);  // a little room for the driver's own shared use
       tile_floats_ = 0;
+      runs_ = equal_runs_defaults();
+      if (runs_.sms <= 0 && ctx.info().has("GL_NV_shader_thread_group")) {
+        GLint sms = 0;
+        glGetIntegerv(0x933B, &sms);  // GL_SM_COUNT_NV
+        runs_.sms = sms;
+      }
       for (int l = 1; l < 4; ++l) {
         int ext[3];
         tile_extent(box.n.data(), l, tile_cap_, ext);
@@ -269,8 +276,11 @@ class GlComputeProjector final : public ListModeOperator {
     values_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kValues);
     acc_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAcc);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    // An OSEM subset's few waves: equal runs (gl_equal_runs.hpp) instead of chunks.
+    const int segments = equal_run_groups(plan_, runs_), groups = segments > 0 ? segments : plan_.blocks;
+    pass.segments.set(segments);
     // Groups on a 2D grid (at most 65535 per dimension); the shader numbers them row by row.
-    const int gx = std::min(plan_.blocks, kMaxGroups), gy = (plan_.blocks + gx - 1) / gx;
+    const int gx = std::min(groups, kMaxGroups), gy = (groups + gx - 1) / gx;
     const int local = p.work_group_size()[0];
     p.dispatch(gx * local, gy);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -361,6 +371,7 @@ class GlComputeProjector final : public ListModeOperator {
   ImageBox box_;
   bool float_atomics_ = false, tiled_ = true;
   long long tile_cap_ = 0;
+  EqualRuns runs_;
   int tile_floats_ = 0;
   TilePlan plan_;
   const TiledPass* tiled_pass_[2] = {};  // by PassMode: Forward, Back
