@@ -124,7 +124,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const T
 }
 
 nlohmann::json row(const char* what, const Stages& st) {
-  std::printf("    %-34s zero %6.3f  forward %6.3f  back %6.3f  update %6.3f  sum %6.3f  iteration %6.3f ms  (%d blocks)\n",
+  std::printf("    %-48s zero %6.3f  forward %6.3f  back %6.3f  update %6.3f  sum %6.3f  iteration %6.3f ms  (%d blocks)\n",
               what, st.zero, st.forward, st.back, st.update, st.zero + st.forward + st.back + st.update, st.whole,
               st.blocks);
   return {{"what", what}, {"zero_ms", st.zero}, {"forward_ms", st.forward}, {"back_ms", st.back},
@@ -170,19 +170,26 @@ nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::ve
   std::printf("\n  safir cuda stages (ms per iteration, CUDA events; %zu events, %d subsets, %d SMs):\n", ev.size(), subsets,
               dev.sms);
   nlohmann::json out = nlohmann::json::array();
-  for (int per_sm : {2, 1, 3}) {
-    for (bool equal : {false, true}) {
-      TileConfig cfg;
-      cfg.blocks_per_sm = per_sm;
-      cfg.equal_runs = equal;
-      const std::string tag = std::to_string(per_sm) + " blocks/SM, " + (equal ? "equal runs" : "chunks");
-      const Stages m = time_iteration(whole, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
-      const Stages o = time_iteration(parts, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
-      nlohmann::json j = {{"config", tag}, {"mlem", row(("ML-EM, " + tag).c_str(), m)},
-                          {"osem", row(("OSEM, " + tag).c_str(), o)}, {"ratio", o.whole / m.whole}};
-      std::printf("    %-34s ratio %.3f\n", tag.c_str(), o.whole / m.whole);
-      out.push_back(j);
-    }
+  struct Variant {
+    int per_sm;
+    bool equal;
+    std::size_t min_chunk;
+  };
+  const Variant variants[] = {{2, false, 8192}, {2, true, 8192}, {2, true, 4096}, {2, true, 2048},
+                              {1, false, 8192}, {1, true, 8192}, {3, false, 8192}, {3, true, 8192}};
+  for (const Variant& v : variants) {
+    TileConfig cfg;
+    cfg.blocks_per_sm = v.per_sm;
+    cfg.equal_runs = v.equal;
+    cfg.min_chunk = v.min_chunk;
+    const std::string tag = std::to_string(v.per_sm) + " blocks/SM, " + (v.equal ? "equal runs" : "chunks") + ", min " +
+                            std::to_string(v.min_chunk);
+    const Stages m = time_iteration(whole, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
+    const Stages o = time_iteration(parts, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
+    nlohmann::json j = {{"config", tag}, {"mlem", row(("ML-EM, " + tag).c_str(), m)},
+                        {"osem", row(("OSEM, " + tag).c_str(), o)}, {"ratio", o.whole / m.whole}};
+    std::printf("    %-48s ratio %.3f\n", tag.c_str(), o.whole / m.whole);
+    out.push_back(j);
   }
   return out;
 }
