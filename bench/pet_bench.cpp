@@ -32,7 +32,6 @@
 #include "compute/strip/projector.hpp"
 #include "compute/strip/simulator.hpp"
 #include "compute/strip/subsets.hpp"
-#include "renderer/safir/gl_equal_runs.hpp"
 
 using namespace tomo;
 using bench::Clock;
@@ -99,26 +98,6 @@ pet::ReconOptions recon(int subsets) {
 
 Scene embedded(const char* name) { return Scene::load_string(embedded_scene(name), name); }
 
-// safir gl-compute: the OSEM iteration with the equal runs' resident groups per multiprocessor
-// swept (0: the chunks), against the ML-EM iteration measured before.
-void sweep_gl_groups(const Args& a, const safir::SafirConfig& c, const safir::ListMode& lm,
-                     const std::vector<safir::Frame>& frames, const std::vector<double>& s, double mlem_ms) {
-  auto& runs = safir::gl_passes::equal_runs_defaults();
-  const safir::gl_passes::EqualRuns saved = runs;
-  std::printf("  safir gl-compute OSEM by equal-run groups per multiprocessor (0: chunks):");
-  for (int g : {0, 2, 3, 4, 6, 8}) {
-    runs.groups_per_sm = g;
-    auto op = BackendRegistry<safir::ListModeOperator>::instance().create("gl-compute");
-    op->configure(c.scanner, c.box, c.options);
-    op->set_events(safir::order_for_subsets(lm.events, frames, a.subsets));
-    safir::FrameSubsets data(*op, s, 0, lm.events.size(), a.subsets);
-    const double ms = iteration_ms(data, recon(a.subsets), a.repeats, [&] { op->synchronize(); });
-    std::printf("  %d: %.2f ms (%.2f)", g, ms, ms / mlem_ms);
-  }
-  std::printf("\n");
-  runs = saved;
-}
-
 // safir: the default scene's scanner and phantom, `--safir-events` events in one frame.
 nlohmann::json bench_safir(const Args& a, std::vector<Row>& rows) {
   const safir::SafirConfig c = safir::SafirConfig::from_scene(embedded("safir_default.toml"));
@@ -146,7 +125,6 @@ nlohmann::json bench_safir(const Args& a, std::vector<Row>& rows) {
     }
     print(r, a.subsets);
     rows.push_back(r);
-    if (b == "gl-compute") sweep_gl_groups(a, c, lm, frames, s, r.mlem_ms);
   }
   // Where an OSEM iteration's time goes on cuda, kernel by kernel.
   if (std::find(a.backends.begin(), a.backends.end(), "cuda") == a.backends.end()) return nullptr;

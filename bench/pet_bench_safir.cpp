@@ -1,8 +1,9 @@
 // bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.hpp). The
 // windows are made as the backend makes them (label + sort, line records, tile plan); then the
 // zeroing of ȳ, the tiled forward and back passes and the update are timed kernel by kernel
-// (mean of `repeats` iterations, CUDA events on one stream), and the iteration as a whole
-// (first kernel to last, gaps included).
+// (mean of `repeats` iterations, CUDA events on one stream), and the iteration as a whole as the
+// backend runs it (first kernel to last, gaps included; the update clears the next window's ȳ,
+// so only the first window has a zeroing of its own).
 #include "bench/pet_bench_safir.hpp"
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "compute/pet/subsets.hpp"
@@ -68,24 +70,32 @@ struct Stages {
   int blocks = 0;  // blocks of a pass, summed over the windows
 };
 
-// One iteration over `windows`: per kernel (each timed alone) and as a whole.
+// One iteration over `windows`: per kernel (each timed alone, from a flat image: the forward
+// from zeroed ȳ, the back from ȳ of that image, the update from the accumulator of that back
+// pass) and as a whole (first kernel to last, from a flat image).
 Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const TileConfig& cfg, const BoxParams<float>& g,
-                      std::size_t voxels, cuda::DeviceBuffer<float>& f, cuda::DeviceBuffer<float>& acc,
-                      cuda::DeviceBuffer<float>& s, cuda::DeviceBuffer<float>& ybar, int repeats) {
+                      std::size_t voxels, const cuda::DeviceBuffer<float>& ones, cuda::DeviceBuffer<float>& f,
+                      cuda::DeviceBuffer<float>& acc, cuda::DeviceBuffer<float>& s, cuda::DeviceBuffer<float>& ybar,
+                      int repeats) {
   std::vector<TiledArgs> args;
   Stages st;
   for (Made& w : windows) {
     TiledArgs t;
     t.plan = plan_for_device(g, w.counts, dev, cfg);
-    t.segments = equal_run_blocks(t.plan, dev, cfg);
     t.records = w.records.data();
     t.box = g;
     t.f = f.data();
     t.ybar = ybar.data();
     t.acc = acc.data();
     args.push_back(t);
-    st.blocks += t.segments > 0 ? t.segments : t.plan.blocks;
+    st.blocks += t.plan.blocks;
   }
+  std::size_t most = 0;  // the update clears ȳ of the largest window, as the backend does
+  for (const Made& w : windows) most = std::max(most, w.n);
+  auto flat = [&] {
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(f.data(), ones.data(), voxels * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+    acc.fill_zero();
+  };
   auto zero = [&](std::size_t k) {
     TOMO_CUDA_CHECK(cudaMemsetAsync(ybar.data(), 0, windows[k].n * sizeof(float), nullptr));
   };
@@ -95,27 +105,32 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const T
     t.mode = BackValues::ratio;
     launch_back_tiled(t, nullptr);
   };
-  auto upd = [&](std::size_t) { launch_update_clear(f.data(), acc.data(), s.data(), voxels, nullptr); };
+  auto upd = [&](std::size_t) { launch_update_clear(f.data(), acc.data(), s.data(), voxels, ybar.data(), most, nullptr); };
   Timer timer;
-  auto each = [&](auto&& stage) {
+  // Mean over repeats of the stage summed over the windows; `before` runs untimed ahead of each call.
+  auto each = [&](auto&& before, auto&& stage) {
     double ms = 0;
     for (int r = 0; r < repeats; ++r)
       for (std::size_t k = 0; k < windows.size(); ++k) {
+        before(k);
         timer.start();
         stage(k);
         ms += timer.stop();
       }
     return ms / repeats;
   };
+  flat();
   for (std::size_t k = 0; k < windows.size(); ++k) zero(k), fwd(k), back(k), upd(k);  // warm-up
-  st.zero = each(zero);
-  st.forward = each(fwd);
-  st.back = each(back);
-  st.update = each(upd);
+  st.zero = each([&](std::size_t) { flat(); }, zero);
+  st.forward = each([&](std::size_t k) { flat(), zero(k); }, fwd);
+  st.back = each([&](std::size_t k) { flat(), zero(k), fwd(k); }, back);
+  st.update = each([&](std::size_t k) { flat(), zero(k), fwd(k), back(k); }, upd);
   std::vector<double> whole;
   for (int r = 0; r < repeats; ++r) {
+    flat();
     timer.start();
-    for (std::size_t k = 0; k < windows.size(); ++k) zero(k), fwd(k), back(k), upd(k);
+    zero(0);  // later windows' ȳ is cleared by the update before them
+    for (std::size_t k = 0; k < windows.size(); ++k) fwd(k), back(k), upd(k);
     whole.push_back(timer.stop());
   }
   std::sort(whole.begin(), whole.end());
@@ -170,22 +185,13 @@ nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::ve
   std::printf("\n  safir cuda stages (ms per iteration, CUDA events; %zu events, %d subsets, %d SMs):\n", ev.size(), subsets,
               dev.sms);
   nlohmann::json out = nlohmann::json::array();
-  struct Variant {
-    int per_sm;
-    bool equal;
-    std::size_t min_chunk;
-  };
-  const Variant variants[] = {{2, false, 8192}, {2, true, 8192}, {2, true, 4096}, {2, true, 2048},
-                              {1, false, 8192}, {1, true, 8192}, {3, false, 8192}, {3, true, 8192}};
-  for (const Variant& v : variants) {
+  const cuda::DeviceBuffer<float> ones_d{std::span<const float>(ones)};
+  for (int per_sm : {2, 1}) {
     TileConfig cfg;
-    cfg.blocks_per_sm = v.per_sm;
-    cfg.equal_runs = v.equal;
-    cfg.min_chunk = v.min_chunk;
-    const std::string tag = std::to_string(v.per_sm) + " blocks/SM, " + (v.equal ? "equal runs" : "chunks") + ", min " +
-                            std::to_string(v.min_chunk);
-    const Stages m = time_iteration(whole, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
-    const Stages o = time_iteration(parts, dev, cfg, g, box.count(), f, acc, s, ybar, repeats);
+    cfg.blocks_per_sm = per_sm;
+    const std::string tag = std::to_string(per_sm) + " blocks/SM";
+    const Stages m = time_iteration(whole, dev, cfg, g, box.count(), ones_d, f, acc, s, ybar, repeats);
+    const Stages o = time_iteration(parts, dev, cfg, g, box.count(), ones_d, f, acc, s, ybar, repeats);
     nlohmann::json j = {{"config", tag}, {"mlem", row(("ML-EM, " + tag).c_str(), m)},
                         {"osem", row(("OSEM, " + tag).c_str(), o)}, {"ratio", o.whole / m.whole}};
     std::printf("    %-48s ratio %.3f\n", tag.c_str(), o.whole / m.whole);

@@ -1,6 +1,6 @@
 // bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.cpp): each
-// kernel of one ML-EM iteration and of one full OSEM iteration timed with CUDA events, for the
-// chunked tile plan and the equal runs of small windows (cuda/safir/tile_segments.hpp).
+// kernel of one ML-EM iteration and of one full OSEM iteration timed with CUDA events, with 2
+// and 1 tiled blocks per SM.
 #pragma once
 #include <cstddef>
 #include <nlohmann/json.hpp>

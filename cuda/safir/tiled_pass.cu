@@ -8,7 +8,6 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/safir/tiled_pass.hpp"
-#include "cuda/safir/tile_segments.hpp"
 
 namespace tomo::safir::cuda_impl {
 
@@ -53,27 +52,6 @@ struct TileBlock {
 
 __device__ __forceinline__ LabelTiles pick(const TilePlan& p, int l) { return l == 0 ? p.label[0] : (l == 1 ? p.label[1] : p.label[2]); }
 
-// The tile `tile` of label index l (x fastest) and the sorted events [e0, e1).
-__device__ TileBlock tile_block(const TilePlan& p, const BoxParams<float>& g, int l, int tile, unsigned long long e0,
-                                unsigned long long e1) {
-  const LabelTiles t = pick(p, l);
-  const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
-  TileBlock k;
-  for (int i = 0; i < 3; ++i) {
-    k.lo[i] = tid[i] * t.ext[i];
-    k.hi[i] = min(k.lo[i] + t.ext[i], g.n[i]);
-  }
-  k.stride[0] = 1;
-  k.stride[1] = k.hi[0] - k.lo[0];
-  k.stride[2] = k.stride[1] * (k.hi[1] - k.lo[1]);
-  k.size = k.stride[2] * (k.hi[2] - k.lo[2]);
-  k.span = tile_span(l + 1, g.n, k.lo, k.hi, k.stride);
-  k.e0 = e0;
-  k.e1 = e1;
-  return k;
-}
-
-// This block's tile and chunk of the chunked plan.
 __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
   int b = static_cast<int>(blockIdx.x), l = 0;
   if (b >= p.label[0].blocks) {
@@ -86,26 +64,21 @@ __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
   }
   const LabelTiles t = pick(p, l);
   const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
-  const unsigned long long e0 = t.begin + static_cast<unsigned long long>(b / tiles) * t.chunk;
-  return tile_block(p, g, l, b % tiles, e0, min(e0 + t.chunk, t.end));
-}
-
-// Runs `piece(k)` over this block's work: one chunk (chunked plan) or its equal run of visits,
-// piece by piece (segments > 0: tile_segments.hpp). Pieces after the first wait for the block.
-template <class F>
-__device__ void for_pieces(const TiledArgs& a, F&& piece) {
-  if (a.segments <= 0) {
-    piece(decode(a.plan, a.box));
-    return;
+  const int tile = b % tiles, chunk = b / tiles;
+  const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
+  TileBlock k;
+  for (int i = 0; i < 3; ++i) {
+    k.lo[i] = tid[i] * t.ext[i];
+    k.hi[i] = min(k.lo[i] + t.ext[i], g.n[i]);
   }
-  unsigned long long v0, v1;
-  segment_range(plan_visits(a.plan), static_cast<int>(blockIdx.x), a.segments, v0, v1);
-  for (bool first = true; v0 < v1; first = false) {
-    const TilePiece q = piece_at(a.plan, v0, v1);
-    if (!first) __syncthreads();
-    piece(tile_block(a.plan, a.box, q.l, q.tile, q.e0, q.e1));
-    v0 += q.e1 - q.e0;
-  }
+  k.stride[0] = 1;
+  k.stride[1] = k.hi[0] - k.lo[0];
+  k.stride[2] = k.stride[1] * (k.hi[1] - k.lo[1]);
+  k.size = k.stride[2] * (k.hi[2] - k.lo[2]);
+  k.span = tile_span(l + 1, g.n, k.lo, k.hi, k.stride);
+  k.e0 = t.begin + static_cast<unsigned long long>(chunk) * t.chunk;
+  k.e1 = min(k.e0 + t.chunk, t.end);
+  return k;
 }
 
 // Image index of tile voxel i (x fastest in the tile as in the image: coalesced loads and flushes).
@@ -132,46 +105,42 @@ struct TileScatter {
 
 __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
-  for_pieces(a, [&](const TileBlock& k) {
-    for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = __ldg(a.f + image_index(k, a.box, i));
-    __syncthreads();
-    for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
-      const float4 r = __ldg(a.records + l);
-      TileGather g{tile, 0.f, false};
-      walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, g);
-      if (g.hit) atomicAdd(a.ybar + l, g.sum);  // result unused: compiles to a reduction (RED)
-    }
-  });
+  const TileBlock k = decode(a.plan, a.box);
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = __ldg(a.f + image_index(k, a.box, i));
+  __syncthreads();
+  for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
+    const float4 r = __ldg(a.records + l);
+    TileGather g{tile, 0.f, false};
+    walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, g);
+    if (g.hit) atomicAdd(a.ybar + l, g.sum);  // result unused: compiles to a reduction (RED)
+  }
 }
 
 __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
-  for_pieces(a, [&](const TileBlock& k) {
-    for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
-    __syncthreads();
-    for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
-      float v = 1.0f;
-      if (a.mode == BackValues::values) {
-        v = a.values[l];
-      } else if (a.mode == BackValues::ratio) {
-        const float y = a.ybar[l] + a.randoms;  // ȳ_l of eq. (9)
-        if (!(y > 0.0f)) continue;
-        v = 1.0f / y;
-      }
-      if (v == 0.0f) continue;
-      const float4 r = __ldg(a.records + l);
-      TileScatter s{tile, v};
-      walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, s);
+  const TileBlock k = decode(a.plan, a.box);
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  __syncthreads();
+  for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
+    float v = 1.0f;
+    if (a.mode == BackValues::values) {
+      v = a.values[l];
+    } else if (a.mode == BackValues::ratio) {
+      const float y = a.ybar[l] + a.randoms;  // ȳ_l of eq. (9)
+      if (!(y > 0.0f)) continue;
+      v = 1.0f / y;
     }
-    __syncthreads();
-    for (int i = threadIdx.x; i < k.size; i += blockDim.x) {
-      const float v = tile[i];
-      if (v != 0.0f) atomicAdd(a.acc + image_index(k, a.box, i), v);
-    }
-  });
+    if (v == 0.0f) continue;
+    const float4 r = __ldg(a.records + l);
+    TileScatter s{tile, v};
+    walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, s);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) {
+    const float v = tile[i];
+    if (v != 0.0f) atomicAdd(a.acc + image_index(k, a.box, i), v);
+  }
 }
-
-int grid_blocks(const TiledArgs& a) { return a.segments > 0 ? a.segments : a.plan.blocks; }
 
 void allow_shared(const void* kernel, int bytes) {
   TOMO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
@@ -218,17 +187,6 @@ TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size
   return p;
 }
 
-int equal_run_blocks(const TilePlan& plan, const TileDevice& dev, const TileConfig& config) {
-  if (!config.equal_runs) return 0;
-  const double slots = double(dev.sms) * std::max(1, config.blocks_per_sm);
-  const double work = double(plan_visits(plan));
-  const double waves = work / (slots * double(std::max<std::size_t>(1, config.min_chunk)));
-  if (work <= 0 || waves >= config.waves) return 0;
-  // Runs no shorter than half of min_chunk (each piece flushes its tile once).
-  const double most = std::max(1.0, std::floor(2.0 * work / double(std::max<std::size_t>(1, config.min_chunk))));
-  return static_cast<int>(std::min(most, std::max(1.0, std::round(waves)) * slots));
-}
-
 void launch_records(const uint2* sorted, std::size_t first, std::size_t n, const double* crystals,
                     const BoxParams<double>& box, float4* records, cudaStream_t stream) {
   if (n <= first) return;
@@ -246,7 +204,7 @@ void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
-  forward_tiled_kernel<<<grid_blocks(a), kTileThreads, bytes, stream>>>(a);
+  forward_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -254,7 +212,7 @@ void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
-  back_tiled_kernel<<<grid_blocks(a), kTileThreads, bytes, stream>>>(a);
+  back_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
   TOMO_CUDA_CHECK_LAST();
 }
 

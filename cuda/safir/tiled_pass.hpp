@@ -29,17 +29,11 @@ struct TileConfig {
   int blocks_per_sm = 2;
   int waves = 8;
   std::size_t min_chunk = 8192;
-  bool equal_runs = true;  // windows under `waves` waves: equal runs of visits (tile_segments.hpp)
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
 TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
                          const TileConfig& config);
-
-// Blocks of equal runs for a window of fewer than config.waves waves of min_chunk events: a
-// whole number of waves of resident blocks; 0 (the plan's chunks) for larger windows or with
-// config.equal_runs off.
-int equal_run_blocks(const TilePlan& plan, const TileDevice& dev, const TileConfig& config);
 
 enum class BackValues : int { ones = 0, values = 1, ratio = 2 };
 
@@ -53,7 +47,6 @@ struct TiledArgs {
   BackValues mode = BackValues::ones;
   float randoms = 0;                // back, BackValues::ratio: v = 1 / (ybar + randoms) where > 0
   float* acc = nullptr;             // back: += Σ a_lj v_l (zeroed by the caller)
-  int segments = 0;                 // > 0: that many blocks of equal runs (equal_run_blocks)
 };
 
 // records[l] = line_record of sorted events [first, n), computed in double from `crystals`

@@ -40,11 +40,11 @@ struct TiledPass {
   const gl::Program& program;
   gl::Uniform<gl::Vec3i> n, ext, tiles;
   gl::Uniform<float> md, randoms;
-  gl::Uniform<int> back_mode, blocks, segments;
+  gl::Uniform<int> back_mode, blocks;
   gl::Uniform<unsigned> begin, end, chunk;
   explicit TiledPass(const gl::Program& p)
       : program(p), n(p, "u_n"), ext(p, "u_ext"), tiles(p, "u_tiles"), md(p, "u_md"), randoms(p, "u_randoms"),
-        back_mode(p, "u_back_mode"), blocks(p, "u_blocks"), segments(p, "u_segments"), begin(p, "u_begin"), end(p, "u_end"), chunk(p, "u_chunk") {}
+        back_mode(p, "u_back_mode"), blocks(p, "u_blocks"), begin(p, "u_begin"), end(p, "u_end"), chunk(p, "u_chunk") {}
 };
 
 // update.comp.glsl: f ← f · c / s.

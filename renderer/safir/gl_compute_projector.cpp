@@ -21,7 +21,6 @@
 #include "renderer/gl/uniform.hpp"
 #include "renderer/safir/bindings.hpp"
 #include "renderer/safir/gl_compute_passes.hpp"
-#include "renderer/safir/gl_equal_runs.hpp"
 
 namespace tomo::safir {
 
@@ -60,12 +59,6 @@ class GlComputeProjector final : public ListModeOperator {
       glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &bytes);
       tile_cap_ = std::max<long long>(256, bytes / 4 - 64);  // a little room for the driver's own shared use
       tile_floats_ = 0;
-      runs_ = equal_runs_defaults();
-      if (runs_.sms <= 0 && ctx.info().has("GL_NV_shader_thread_group")) {
-        GLint sms = 0;
-        glGetIntegerv(0x933B, &sms);  // GL_SM_COUNT_NV
-        runs_.sms = sms;
-      }
       for (int l = 1; l < 4; ++l) {
         int ext[3];
         tile_extent(box.n.data(), l, tile_cap_, ext);
@@ -84,6 +77,7 @@ class GlComputeProjector final : public ListModeOperator {
     const std::size_t bytes = sizeof(float) * box.count();
     f_ = gl::Buffer(bytes);
     acc_ = gl::Buffer(bytes);
+    acc_clear_ = false;
     s_ = gl::Buffer(bytes);
     events_host_.clear();
     kept_.clear();
@@ -159,11 +153,12 @@ class GlComputeProjector final : public ListModeOperator {
     gl::shared_context().make_current();
     values_.upload(sorted.data(), sorted.size() * sizeof(float));
     if (tiled_) {
-      acc_.clear_zero();
+      if (!acc_clear_) acc_.clear_zero();
       run_tiled(PassMode::Back, BackWeights::Values);
     } else {
       run_pass(PassMode::Back);
     }
+    acc_clear_ = false;
     return download(acc_);
   }
 
@@ -171,7 +166,7 @@ class GlComputeProjector final : public ListModeOperator {
     if (tiled_) {
       gl::shared_context().make_current();
       values_.clear_zero();
-      acc_.clear_zero();
+      if (!acc_clear_) acc_.clear_zero();
       run_tiled(PassMode::Forward, BackWeights::Ones);
       run_tiled(PassMode::Back, BackWeights::Ratio);  // v = 1 / ȳ
     } else {
@@ -185,6 +180,7 @@ class GlComputeProjector final : public ListModeOperator {
     s_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSensitivity);
     p.dispatch(static_cast<int>(std::min<std::size_t>(box_.count(), std::size_t(kMaxGroups) * 256)));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    acc_clear_ = true;  // the update cleared it: the next iterate() needs no clear
   }
 
   SphereSums sphere_sums(double r_in, double r_out) override {
@@ -276,11 +272,8 @@ class GlComputeProjector final : public ListModeOperator {
     values_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kValues);
     acc_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAcc);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-    // An OSEM subset's few waves: equal runs (gl_equal_runs.hpp) instead of chunks.
-    const int segments = equal_run_groups(plan_, runs_), groups = segments > 0 ? segments : plan_.blocks;
-    pass.segments.set(segments);
     // Groups on a 2D grid (at most 65535 per dimension); the shader numbers them row by row.
-    const int gx = std::min(groups, kMaxGroups), gy = (groups + gx - 1) / gx;
+    const int gx = std::min(plan_.blocks, kMaxGroups), gy = (plan_.blocks + gx - 1) / gx;
     const int local = p.work_group_size()[0];
     p.dispatch(gx * local, gy);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -292,7 +285,8 @@ class GlComputeProjector final : public ListModeOperator {
     gl::shared_context().make_current();
     const EventPass& pass = *project_[int(mode)];
     const gl::Program& p = pass.program;
-    if (mode != PassMode::Forward) acc_.clear_zero();
+    if (mode != PassMode::Forward && !acc_clear_) acc_.clear_zero();
+    if (mode != PassMode::Forward) acc_clear_ = false;
     p.use();
     const auto g = box_.params<float>();
     pass.origin.set({g.origin[0], g.origin[1], g.origin[2]});
@@ -371,7 +365,6 @@ class GlComputeProjector final : public ListModeOperator {
   ImageBox box_;
   bool float_atomics_ = false, tiled_ = true;
   long long tile_cap_ = 0;
-  EqualRuns runs_;
   int tile_floats_ = 0;
   TilePlan plan_;
   const TiledPass* tiled_pass_[2] = {};  // by PassMode: Forward, Back
@@ -380,6 +373,7 @@ class GlComputeProjector final : public ListModeOperator {
   const UpdatePass* update_ = nullptr;
   const SpheresPass* spheres_ = nullptr;
   gl::Buffer crystals_, events_, values_, f_, acc_, s_;
+  bool acc_clear_ = false;  // acc_ is all zeros (left so by the update)
   std::vector<Event> events_host_;
   SortedEvents window_;
   std::size_t count_ = 0;

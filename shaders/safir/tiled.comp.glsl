@@ -47,7 +47,6 @@ uniform float u_md;       // m_d in voxels
 uniform uint u_begin[3], u_end[3], u_chunk[3];  // per label (x, y, z): sorted events, events per group
 uniform ivec3 u_ext[3], u_tiles[3];             // tile extent and tiles per image axis
 uniform int u_blocks[3];                        // groups of the label: chunks × tiles
-uniform int u_segments;  // > 0: that many groups of equal runs of visits instead (cuda/safir/tile_segments.hpp)
 uniform int u_back_mode;                        // back mode: safir::BackWeights
 uniform float u_randoms;
 
@@ -65,10 +64,21 @@ void clip_slices(float c, float s, int kc, int lo, int hi, inout int k_lo, inout
   else if (hi_k < float(k_hi)) k_hi = min(k_hi, int(ceil(hi_k)) + 1);
 }
 
-// One tile (number t of label index l, x fastest) and the sorted events [e0, e1); a group beyond
-// the grid (in_grid false) takes no voxels and no events but passes the barriers.
-void run_piece(int l, int t, uint e0, uint e1, bool in_grid) {
+void main() {
+  int b = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x), l = 0;
+  if (b >= u_blocks[0]) {
+    b -= u_blocks[0];
+    l = 1;
+    if (b >= u_blocks[1]) {
+      b -= u_blocks[1];
+      l = 2;
+    }
+  }
+  // Groups beyond the last (the rounding of the 2D dispatch) get no voxels and no events; they
+  // still pass the barriers, which stay in uniform control flow.
+  bool in_grid = b < u_blocks[l];
   ivec3 ext = u_ext[l], tiles = u_tiles[l];
+  int ntiles = tiles.x * tiles.y * tiles.z, t = b % ntiles, chunk = b / ntiles;
   ivec3 lo = ivec3(t % tiles.x, (t / tiles.x) % tiles.y, t / (tiles.x * tiles.y)) * ext;
   ivec3 hi = min(lo + ext, u_n);
   ivec3 stride = ivec3(1, hi.x - lo.x, (hi.x - lo.x) * (hi.y - lo.y));
@@ -77,7 +87,7 @@ void run_piece(int l, int t, uint e0, uint e1, bool in_grid) {
   int m = l, u = l == 0 ? 1 : 0, w = l == 2 ? 1 : 2;
   int lo_m = lo[m], hi_m = hi[m], lo_u = lo[u], hi_u = hi[u], lo_w = lo[w], hi_w = hi[w];
   int st_m = stride[m], st_u = stride[u], st_w = stride[w], kc = u_n[m] / 2;
-  if (!in_grid) e1 = e0;
+  uint e0 = u_begin[l] + uint(chunk) * u_chunk[l], e1 = in_grid ? min(e0 + u_chunk[l], u_end[l]) : e0;
 
   for (int i = int(gl_LocalInvocationID.x); i < size; i += int(gl_WorkGroupSize.x)) {
     ivec3 c = lo + ivec3(i % stride.y, (i / stride.y) % (hi.y - lo.y), i / stride.z);
@@ -142,50 +152,4 @@ void run_piece(int l, int t, uint e0, uint e1, bool in_grid) {
     if (v != 0.0) add_acc(uint(c.x + u_n.x * (c.y + u_n.y * c.z)), v);
   }
 #endif
-}
-
-int label_tiles(int l) { return u_tiles[l].x * u_tiles[l].y * u_tiles[l].z; }
-
-void main() {
-  int b = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x), l = 0;
-  if (u_segments > 0) {
-    // Visits label by label, tile by tile, events fastest; this group's equal share, piece by
-    // piece (the piece count is the same for the whole group: the barriers stay uniform).
-    uint visits = 0u;
-    for (int i = 0; i < 3; ++i) visits += (u_end[i] - u_begin[i]) * uint(label_tiles(i));
-    uint n = uint(u_segments), q = visits / n, r = visits % n, g = uint(b);
-    uint v0 = g < n ? g * q + min(g, r) : 0u, v1 = g < n ? v0 + q + (g < r ? 1u : 0u) : 0u;
-    bool first = true;
-    while (v0 < v1) {
-      uint v = v0, end = v1;
-      int k = 0;
-      for (; k < 2; ++k) {
-        uint lv = (u_end[k] - u_begin[k]) * uint(label_tiles(k));
-        if (v < lv) break;
-        v -= lv;
-        end -= lv;
-      }
-      uint events = u_end[k] - u_begin[k], e = v % events;
-      uint e0 = u_begin[k] + e, e1 = e0 + min(end - v, events - e);
-      if (!first) barrier();
-      run_piece(k, int(v / events), e0, e1, true);
-      v0 += e1 - e0;
-      first = false;
-    }
-    return;
-  }
-  if (b >= u_blocks[0]) {
-    b -= u_blocks[0];
-    l = 1;
-    if (b >= u_blocks[1]) {
-      b -= u_blocks[1];
-      l = 2;
-    }
-  }
-  // Groups beyond the last (the rounding of the 2D dispatch) get no voxels and no events; they
-  // still pass the barriers, which stay in uniform control flow.
-  bool in_grid = b < u_blocks[l];
-  int ntiles = label_tiles(l);
-  uint e0 = u_begin[l] + uint(b / ntiles) * u_chunk[l];
-  run_piece(l, b % ntiles, e0, min(e0 + u_chunk[l], u_end[l]), in_grid);
 }

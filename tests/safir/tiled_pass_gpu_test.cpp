@@ -86,31 +86,6 @@ TEST(SafirTilePlan, SmallWindowsFillWholeWaves) {
   EXPECT_GT(whole.blocks, 6.5 * slots);
 }
 
-// Windows under the plan's waves (an OSEM subset, and on an H200 the bench's whole million events)
-// run in equal shares of their visits, one block per resident slot of a whole number of waves;
-// windows of more waves keep the chunks, and so does a config without equal runs.
-TEST(SafirTilePlan, SmallWindowsRunInEqualShares) {
-  const ImageBox box;
-  const cuda_impl::TileDevice h200{.sms = 132, .smem_per_sm = 233472, .smem_per_block_optin = 232448,
-                                   .smem_reserved_per_block = 1024};
-  cuda_impl::TileConfig config;
-  const int slots = 132 * config.blocks_per_sm;
-  const auto plan = [&](std::size_t events) {
-    const std::array<std::size_t, 4> counts{events / 50, events / 3, events / 3, events - events / 50 - 2 * (events / 3)};
-    return cuda_impl::plan_for_device(box.params<float>(), counts, h200, config);
-  };
-  EXPECT_EQ(cuda_impl::equal_run_blocks(plan(125000), h200, config), slots);
-  EXPECT_EQ(cuda_impl::equal_run_blocks(plan(1000000), h200, config), 7 * slots);
-  EXPECT_EQ(cuda_impl::equal_run_blocks(plan(20000000), h200, config), 0);
-  // A window too small for a wave of half-minimum runs gets fewer, longer runs.
-  const TilePlan tiny = plan(2000);
-  const int blocks = cuda_impl::equal_run_blocks(tiny, h200, config);
-  EXPECT_GE(blocks, 1);
-  EXPECT_LT(blocks, slots);
-  config.equal_runs = false;
-  EXPECT_EQ(cuda_impl::equal_run_blocks(plan(125000), h200, config), 0);
-}
-
 class SafirTiledPassGpu : public ::testing::Test {
  protected:
   void SetUp() override {
