@@ -18,6 +18,7 @@
 
 #include "bench/harness.hpp"
 #include "bench/pet_bench_prior.hpp"
+#include "bench/pet_bench_safir.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/config.hpp"
@@ -98,7 +99,7 @@ pet::ReconOptions recon(int subsets) {
 Scene embedded(const char* name) { return Scene::load_string(embedded_scene(name), name); }
 
 // safir: the default scene's scanner and phantom, `--safir-events` events in one frame.
-void bench_safir(const Args& a, std::vector<Row>& rows) {
+nlohmann::json bench_safir(const Args& a, std::vector<Row>& rows) {
   const safir::SafirConfig c = safir::SafirConfig::from_scene(embedded("safir_default.toml"));
   safir::SimulationOptions so = c.simulation;
   so.events = a.safir_events;
@@ -125,6 +126,10 @@ void bench_safir(const Args& a, std::vector<Row>& rows) {
     print(r, a.subsets);
     rows.push_back(r);
   }
+  // Where an OSEM iteration's time goes on cuda, kernel by kernel.
+  if (std::find(a.backends.begin(), a.backends.end(), "cuda") == a.backends.end()) return nullptr;
+  return bench::pet_safir::cuda_stages(c.scanner, c.box, safir::order_for_subsets(lm.events, frames, a.subsets), a.subsets,
+                                       a.repeats);
 }
 
 // strip: the default scene's geometry and phantom, `--strip-events` events.
@@ -223,13 +228,15 @@ int main(int argc, char** argv) {
   std::printf("bench_pet: one ML-EM iteration vs one full OSEM iteration (%d subsets), median of %d\n", a.subsets,
               a.repeats);
   if (wants("glpet")) bench_glpet(a, rows);
-  if (wants("safir")) bench_safir(a, rows);
+  nlohmann::json safir_stages;
+  if (wants("safir")) safir_stages = bench_safir(a, rows);
   if (wants("strip")) bench_strip(a, rows);
   nlohmann::json j;
   j["subsets"] = a.subsets;
   for (const Row& r : rows)
     j["osem"].push_back({{"problem", r.problem}, {"backend", r.backend}, {"device", r.device}, {"note", r.note},
                          {"mlem_ms", r.mlem_ms}, {"osem_ms", r.osem_ms}, {"ratio", r.osem_ms / r.mlem_ms}});
+  if (!safir_stages.is_null()) j["safir_cuda_stages"] = safir_stages;
   if (a.prior_size > 0) j["prior"] = bench::pet_prior::run({a.prior_size, a.prior_size, a.prior_size}, a.repeats * 3 + 2, a.backends);
   bench::write_report(a.json, j);
   return 0;

@@ -67,6 +67,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     f_.resize(box.count());
     acc_.resize(box.count());
     acc_clear_ = false;
+    values_zero_ = most_ = 0;
     s_.resize(box.count());
     s_.fill_zero(*stream_);
     events_.clear();
@@ -173,6 +174,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
       std::vector<float> sorted(count_);
       for (std::size_t i = 0; i < count_; ++i) sorted[i] = static_cast<float>(v[order[i]]);
       values_.upload_async(sorted.data(), count_, *stream_);
+      values_zero_ = 0;
     }
     project_back(a);
     return download(acc_);
@@ -189,6 +191,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     acc_.fill_zero(*stream_);
     acc_clear_ = false;
     launch_gather_from_events(v, window_order_, count_, values_.data(), *stream_);
+    values_zero_ = 0;
     project_back(args());
     copy_image(image, acc_.data());
   }
@@ -203,8 +206,9 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     if (!acc_clear_) acc_.fill_zero(*stream_);
     acc_clear_ = false;
     if (tiled_) {
-      // ȳ by the tiled forward pass into values_, then a_lj / ȳ_l by the tiled back pass.
-      zero_values();
+      // ȳ by the tiled forward pass into values_ (left zero by the last update where it could),
+      // then a_lj / ȳ_l by the tiled back pass.
+      if (values_zero_ < count_) zero_values();
       TiledArgs t = tiled_args();
       launch_forward_tiled(t, *stream_);
       t.mode = BackValues::ratio;
@@ -212,8 +216,13 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     } else {
       launch_mlem(args(), *stream_);
     }
-    launch_update_clear(f_.data(), acc_.data(), s_.data(), box_.count(), *stream_);
+    // The update also clears ȳ of the largest window iterated so far (an OSEM subset's
+    // neighbours differ by one event): the next subset's forward pass needs no memset.
+    most_ = std::max(most_, count_);
+    const std::size_t clear = tiled_ ? most_ : 0;
+    launch_update_clear(f_.data(), acc_.data(), s_.data(), box_.count(), values_.data(), clear, *stream_);
     acc_clear_ = true;  // the next iterate() needs no clear
+    values_zero_ = clear;
   }
 
   SphereSums sphere_sums(double r_in, double r_out) override {
@@ -255,6 +264,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
     made_.clear();
     total_ = n;
+    values_zero_ = most_ = 0;  // values_ is made anew
     events_.resize(total_);
     sort_.resize(total_);
     values_.resize(total_);
@@ -263,6 +273,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
 
   // values_ (sorted order) = A f + randoms over the window.
   void project_forward() {
+    values_zero_ = 0;
     if (tiled_) {
       zero_values();
       launch_forward_tiled(tiled_args(), *stream_);
@@ -366,6 +377,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   const float4* window_records_ = nullptr;
   cuda::DeviceBuffer<float> values_, f_, acc_, s_;
   bool acc_clear_ = false;  // acc_ is all zeros (left so by iterate())
+  std::size_t values_zero_ = 0, most_ = 0;  // values_[0, values_zero_) is zero; the largest iterated window
   cuda::DeviceBuffer<int4> offsets_;
   cuda::DeviceBuffer<float4> sums_;
   std::size_t total_ = 0, first_ = 0, count_ = 0;

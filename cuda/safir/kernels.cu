@@ -2,6 +2,8 @@
 // tracing is compute/safir/kernel_math.hpp, the same code the cpu backend runs in double.
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
+
 #include "cuda/core/check.hpp"
 #include "cuda/safir/kernels.hpp"
 
@@ -105,11 +107,16 @@ __global__ void update_kernel(float* f, const float* c, const float* s, std::siz
     f[j] = s[j] > 0.0f ? f[j] * c[j] / s[j] : 0.0f;
 }
 
-// The update with the accumulator cleared behind it, ready for the next subset's back pass.
-__global__ void update_clear_kernel(float* f, float* c, const float* s, std::size_t voxels) {
-  for (std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; j < voxels; j += std::size_t(gridDim.x) * blockDim.x) {
-    f[j] = s[j] > 0.0f ? f[j] * c[j] / s[j] : 0.0f;
-    c[j] = 0.0f;
+// The update with the accumulator cleared behind it, ready for the next subset's back pass, and
+// y[0, n) cleared too (the next tiled forward pass accumulates ȳ into zeros without a memset).
+__global__ void update_clear_kernel(float* f, float* c, const float* s, std::size_t voxels, float* y, std::size_t n) {
+  const std::size_t all = voxels > n ? voxels : n;
+  for (std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; j < all; j += std::size_t(gridDim.x) * blockDim.x) {
+    if (j < voxels) {
+      f[j] = s[j] > 0.0f ? f[j] * c[j] / s[j] : 0.0f;
+      c[j] = 0.0f;
+    }
+    if (j < n) y[j] = 0.0f;
   }
 }
 
@@ -182,8 +189,10 @@ void launch_update(float* f, const float* c, const float* s, std::size_t voxels,
   TOMO_CUDA_CHECK_LAST();
 }
 
-void launch_update_clear(float* f, float* c, const float* s, std::size_t voxels, cudaStream_t stream) {
-  update_clear_kernel<<<blocks_for(voxels), kThreads, 0, stream>>>(f, c, s, voxels);
+void launch_update_clear(float* f, float* c, const float* s, std::size_t voxels, float* y, std::size_t n,
+                         cudaStream_t stream) {
+  if (!y) n = 0;
+  update_clear_kernel<<<blocks_for(std::max(voxels, n)), kThreads, 0, stream>>>(f, c, s, voxels, y, n);
   TOMO_CUDA_CHECK_LAST();
 }
 

@@ -46,8 +46,10 @@ void launch_back(const ProjectArgs& a, cudaStream_t stream);
 void launch_mlem(const ProjectArgs& a, cudaStream_t stream);
 // f ← s > 0 ? f · c / s : 0 (eq. (10)).
 void launch_update(float* f, const float* c, const float* s, std::size_t voxels, cudaStream_t stream);
-// The same, and c ← 0 (one pass instead of a clear before each subset's back-projection).
-void launch_update_clear(float* f, float* c, const float* s, std::size_t voxels, cudaStream_t stream);
+// The same, and c ← 0 (one pass instead of a clear before each subset's back-projection), and
+// y[0, n) ← 0 (ȳ of the next tiled forward pass; y null: none).
+void launch_update_clear(float* f, float* c, const float* s, std::size_t voxels, float* y, std::size_t n,
+                         cudaStream_t stream);
 // sums[v] = (inner, shell, n_inner, n_shell) over `offsets` = (di, dj, dk, shell).
 void launch_sphere_sums(const float* f, const int4* offsets, int n_offsets, int nx, int ny, int nz, float4* sums,
                         cudaStream_t stream);

@@ -47,11 +47,11 @@ struct TiledPass {
         back_mode(p, "u_back_mode"), blocks(p, "u_blocks"), begin(p, "u_begin"), end(p, "u_end"), chunk(p, "u_chunk") {}
 };
 
-// update.comp.glsl: f ← f · c / s.
+// update.comp.glsl: f ← f · c / s, c ← 0 and values[0, u_values) ← 0.
 struct UpdatePass {
   const gl::Program& program;
-  gl::Uniform<unsigned> voxels;
-  explicit UpdatePass(const gl::Program& p) : program(p), voxels(p, "u_voxels") {}
+  gl::Uniform<unsigned> voxels, values;
+  explicit UpdatePass(const gl::Program& p) : program(p), voxels(p, "u_voxels"), values(p, "u_values") {}
 };
 
 // spheres.comp.glsl: sphere and shell sums per voxel.

@@ -77,6 +77,7 @@ class GlComputeProjector final : public ListModeOperator {
     const std::size_t bytes = sizeof(float) * box.count();
     f_ = gl::Buffer(bytes);
     acc_ = gl::Buffer(bytes);
+    acc_clear_ = false;
     s_ = gl::Buffer(bytes);
     events_host_.clear();
     kept_.clear();
@@ -116,6 +117,7 @@ class GlComputeProjector final : public ListModeOperator {
       }
     events_ = gl::Buffer::from(packed);
     values_ = gl::Buffer(sizeof(float) * std::max<std::size_t>(1, window_.events.size()));
+    values_zero_ = false;
     if (tiled_) set_records();
   }
 
@@ -137,6 +139,7 @@ class GlComputeProjector final : public ListModeOperator {
     } else {
       run_pass(PassMode::Forward);
     }
+    values_zero_ = false;
     const auto y = values_.read<float>();
     const double add = tiled_ ? randoms_ : 0.0;  // the tiled pass sums the image part only
     std::vector<double> out(count_, 0.0);
@@ -151,20 +154,22 @@ class GlComputeProjector final : public ListModeOperator {
     for (std::size_t i = 0; i < window_.order.size(); ++i) sorted[i] = v.empty() ? 1.0f : float(v[window_.order[i]]);
     gl::shared_context().make_current();
     values_.upload(sorted.data(), sorted.size() * sizeof(float));
+    values_zero_ = false;
     if (tiled_) {
-      acc_.clear_zero();
+      if (!acc_clear_) acc_.clear_zero();
       run_tiled(PassMode::Back, BackWeights::Values);
     } else {
       run_pass(PassMode::Back);
     }
+    acc_clear_ = false;
     return download(acc_);
   }
 
   void iterate() override {
     if (tiled_) {
       gl::shared_context().make_current();
-      values_.clear_zero();
-      acc_.clear_zero();
+      if (!values_zero_) values_.clear_zero();
+      if (!acc_clear_) acc_.clear_zero();
       run_tiled(PassMode::Forward, BackWeights::Ones);
       run_tiled(PassMode::Back, BackWeights::Ratio);  // v = 1 / ȳ
     } else {
@@ -173,11 +178,17 @@ class GlComputeProjector final : public ListModeOperator {
     const gl::Program& p = update_->program;
     p.use();
     update_->voxels.set(static_cast<unsigned>(box_.count()));
+    // The tiled pass's ȳ of this window, zero again for its next visit (an OSEM subset's).
+    update_->values.set(tiled_ ? static_cast<unsigned>(window_.events.size()) : 0u);
+    values_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kValues);
     f_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
     acc_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kAcc);
     s_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kSensitivity);
-    p.dispatch(static_cast<int>(std::min<std::size_t>(box_.count(), std::size_t(kMaxGroups) * 256)));
+    const std::size_t work = std::max<std::size_t>(box_.count(), window_.events.size());
+    p.dispatch(static_cast<int>(std::min<std::size_t>(work, std::size_t(kMaxGroups) * 256)));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    acc_clear_ = true;  // the update cleared it: the next iterate() needs no clear
+    values_zero_ = tiled_;
   }
 
   SphereSums sphere_sums(double r_in, double r_out) override {
@@ -282,7 +293,8 @@ class GlComputeProjector final : public ListModeOperator {
     gl::shared_context().make_current();
     const EventPass& pass = *project_[int(mode)];
     const gl::Program& p = pass.program;
-    if (mode != PassMode::Forward) acc_.clear_zero();
+    if (mode != PassMode::Forward && !acc_clear_) acc_.clear_zero();
+    if (mode != PassMode::Forward) acc_clear_ = false;
     p.use();
     const auto g = box_.params<float>();
     pass.origin.set({g.origin[0], g.origin[1], g.origin[2]});
@@ -324,6 +336,7 @@ class GlComputeProjector final : public ListModeOperator {
     SortedEvents window;
     gl::Buffer events, values, records;
     TilePlan plan;
+    bool values_zero = false;
   };
   bool reuse(std::size_t first, std::size_t count) {
     if (has_window_ && first == first_ && count == count_) return true;
@@ -332,7 +345,8 @@ class GlComputeProjector final : public ListModeOperator {
         kept_.clear();
         kept_events_ = 0;
       }
-      kept_.push_back({first_, count_, std::move(window_), std::move(events_), std::move(values_), std::move(records_), plan_});
+      kept_.push_back({first_, count_, std::move(window_), std::move(events_), std::move(values_), std::move(records_), plan_,
+                       values_zero_});
       kept_events_ += count_;
     }
     has_window_ = false;
@@ -343,6 +357,7 @@ class GlComputeProjector final : public ListModeOperator {
         values_ = std::move(it->values);
         records_ = std::move(it->records);
         plan_ = it->plan;
+        values_zero_ = it->values_zero;
         kept_events_ -= count;
         kept_.erase(it);
         first_ = first;
@@ -369,6 +384,8 @@ class GlComputeProjector final : public ListModeOperator {
   const UpdatePass* update_ = nullptr;
   const SpheresPass* spheres_ = nullptr;
   gl::Buffer crystals_, events_, values_, f_, acc_, s_;
+  bool acc_clear_ = false;    // acc_ is all zeros (left so by the update)
+  bool values_zero_ = false;  // values_ (this window's) is all zeros (left so by the update)
   std::vector<Event> events_host_;
   SortedEvents window_;
   std::size_t count_ = 0;

@@ -42,6 +42,7 @@ TEST(GlBindingsSafir, PassesBindWhereTheProjectorBinds) {
   EXPECT_EQ(block_binding(update, kSsbo, "Image"), GLint(b::kImage));
   EXPECT_EQ(block_binding(update, kSsbo, "Acc"), GLint(b::kAcc));
   EXPECT_EQ(block_binding(update, kSsbo, "Sens"), GLint(b::kSensitivity));
+  EXPECT_EQ(block_binding(update, kSsbo, "Values"), GLint(b::kValues));
   const gl::Program& spheres = gl::shaders().compute("safir/spheres.comp.glsl");
   EXPECT_EQ(block_binding(spheres, kSsbo, "Image"), GLint(b::kImage));
   EXPECT_EQ(block_binding(spheres, kSsbo, "Offsets"), GLint(b::kOffsets));

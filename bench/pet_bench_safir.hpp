@@ -1,0 +1,17 @@
+// bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.cpp): each
+// kernel of one ML-EM iteration and of one full OSEM iteration timed with CUDA events, with 2
+// and 1 tiled blocks per SM.
+#pragma once
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "compute/safir/scanner.hpp"
+
+namespace tomo::bench::pet_safir {
+
+// events: ordered for `subsets` interleaved subsets (safir::order_for_subsets). null without a device.
+nlohmann::json cuda_stages(const safir::Scanner& scanner, const safir::ImageBox& box, const std::vector<safir::Event>& events,
+                           int subsets, int repeats);
+
+}  // namespace tomo::bench::pet_safir
