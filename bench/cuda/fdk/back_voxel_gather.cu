@@ -43,6 +43,7 @@ __device__ __forceinline__ void column(float (&acc)[kZ], cudaTextureObject_t tex
     const int need = (d + 1) >> 1;
     // Bounded: a column far off the detector (|dv| large) still ends (the bench's geometry has
     // |dv| < 2, one gather per voxel at most).
+#pragma unroll 1
     for (int guard = 0; m < need && guard < 64; ++guard) {
       ++m;
       prev_hi = hi;
@@ -153,6 +154,8 @@ bool run_gather(const Variant& v, const Args& a, cudaTextureObject_t tex, const 
     launch<16>(v, a, tex, mats, views, s);
   else if (v.kz == 32)
     launch<32>(v, a, tex, mats, views, s);
+  else if (v.kz == 64)
+    launch<64>(v, a, tex, mats, views, s);
   else
     return false;
   return true;
