@@ -25,13 +25,10 @@ CudaProjector::DeviceSelection::DeviceSelection() { select_device(runtime_option
 
 namespace {
 
-// B's sampler per interpolation setting and geometry (bench_fdk --b-variants, docs/perf/fdk.md):
-// four-texel gathers with fp32 weights where a column's voxels can share rows (u and t do not
-// depend on z, every voxel in front: fewer fetches than one filtered fetch a voxel), and for the
-// exact B everywhere (one fetch a sample instead of four loads); else the texture unit's filter.
-cd::Sampling voxel_back_sampling(Interpolation m, bool z_invariant, bool all_in_front) {
-  if (z_invariant && all_in_front) return cd::Sampling::gathers;
-  return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::gathers;
+// B's sampler per interpolation setting: the texture unit's filter, or exact fp32 weights on
+// loads (bench_fdk --b-variants, docs/perf/fdk.md).
+cd::Sampling voxel_back_sampling(Interpolation m) {
+  return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
 }
 
 }  // namespace
@@ -161,7 +158,7 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
   }
   l.all_in_front = all_in_front_;
   l.z_invariant = z_invariant_;
-  const cd::Sampling sampling = voxel_back_sampling(options_.interpolation, z_invariant_, all_in_front_);
+  const cd::Sampling sampling = voxel_back_sampling(options_.interpolation);
   if (sampling == cd::Sampling::loads && padded_.size() == 0) {  // its border stays 0: written once
     padded_.resize(static_cast<std::size_t>(g_.sx + 2) * (g_.sy + 2) * detector_.extent().depth);
     TOMO_CUDA_CHECK(cudaMemsetAsync(padded_.data(), 0, padded_.size() * sizeof(float), stream_));

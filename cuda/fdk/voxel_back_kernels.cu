@@ -110,107 +110,6 @@ __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
     if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + j) * l.nx + i] += acc[q];
 }
 
-// The four texels of the bilinear footprint at unnormalised (x, y) of `layer`: CUDA has no layered
-// gather intrinsic, so tld4 by PTX. Order as tex2Dgather: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
-__device__ __forceinline__ float4 gather_layered(cudaTextureObject_t tex, float x, float y, int layer) {
-  float4 r;
-  asm volatile("tld4.r.a2d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];"
-               : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
-               : "l"(tex), "r"(layer), "f"(x), "f"(y));
-  return r;
-}
-
-// Bilinear with fp32 weights at pixel coordinates (pu, pv) from one gather: the texture's border
-// reads 0 outside the detector, as the exact model's samples.
-__device__ __forceinline__ float gather_bilinear(cudaTextureObject_t tex, int layer, float pu, float pv) {
-  const float fu = floorf(pu), fv = floorf(pv), au = pu - fu, av = pv - fv;
-  const float4 g = gather_layered(tex, fu + 1.0f, fv + 1.0f, layer);
-  const float lo = fmaf(au, g.z - g.w, g.w), hi = fmaf(au, g.y - g.x, g.x);
-  return fmaf(av, hi - lo, lo);
-}
-
-// One z-invariant column (u and t fixed, v = pv0 + q·dv): the rows are walked in gathers of two
-// from the first voxel's lower row, and voxels whose footprints share rows share the gather, so
-// kZ voxels cost about ((kZ − 1)·|dv| + 2) / 2 fetches instead of kZ. kUp: v grows with q;
-// otherwise the walk starts at the top voxel, so that the rows never go back.
-template <int kZ, bool kUp>
-__device__ __forceinline__ void gather_column(float (&acc)[kZ], cudaTextureObject_t tex, int layer, float pu,
-                                              float pv0, float dv, float w) {
-  const float fu = floorf(pu), au = pu - fu, gx = fu + 1.0f;
-  const int r0 = static_cast<int>(floorf(fmaf(static_cast<float>(kUp ? 0 : kZ - 1), dv, pv0)));
-  int m = 0;  // gather m holds rows r0 + 2m and r0 + 2m + 1
-  float4 g = gather_layered(tex, gx, static_cast<float>(r0) + 1.0f, layer);
-  float lo = fmaf(au, g.z - g.w, g.w), hi = fmaf(au, g.y - g.x, g.x), prev_hi = 0.0f;
-#pragma unroll
-  for (int s = 0; s < kZ; ++s) {
-    const int q = kUp ? s : kZ - 1 - s;
-    const float pv = fmaf(static_cast<float>(q), dv, pv0);
-    const float fv = floorf(pv), av = pv - fv;
-    const int d = static_cast<int>(fv) - r0;  // never decreasing along the walk
-    const int need = (d + 1) >> 1;
-#pragma unroll 1
-    for (int guard = 0; m < need && guard < 2 * kZ; ++guard) {  // bounded for any |dv|
-      ++m;
-      prev_hi = hi;
-      g = gather_layered(tex, gx, static_cast<float>(r0 + 2 * m) + 1.0f, layer);
-      lo = fmaf(au, g.z - g.w, g.w);
-      hi = fmaf(au, g.y - g.x, g.x);
-    }
-    const bool even = (d & 1) == 0;  // rows d, d + 1: this gather's; odd: previous upper, this lower
-    const float a0 = even ? lo : prev_hi, a1 = even ? hi : lo;
-    acc[q] = fmaf(w, fmaf(av, a1 - a0, a0), acc[q]);
-  }
-}
-
-// B with fp32 weights from four-texel gathers of the weighted detector (matrices in pixel
-// coordinates: no texel-centre shift). kRows: z-invariant and every voxel in front, rows shared
-// along the column (gather_column); otherwise one gather per voxel and view.
-template <bool kRows, bool kFront, int kZ>
-__global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
-    back_gather_kernel(const VoxelBack l, cudaTextureObject_t tex, int first, const __grid_constant__ ViewBlock b,
-                       int count) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kZ;
-  if (i >= l.nx || j >= l.ny) return;
-  const float x = l.origin[0] + i * l.voxel[0], y = l.origin[1] + j * l.voxel[1];
-  const float z0 = l.origin[2] + kb * l.voxel[2], dz = l.voxel[2];
-  float acc[kZ];
-#pragma unroll
-  for (int q = 0; q < kZ; ++q) acc[q] = 0.0f;
-  for (int n = 0; n < count; ++n) {
-    const float* p = b.v + 12 * n;
-    const int layer = first + n;
-    if constexpr (kRows) {
-      const float t = fmaf(p[8], x, fmaf(p[9], y, p[11]));
-      const float rt = __fdividef(1.0f, t);
-      const float pu = fmaf(p[0], x, fmaf(p[1], y, p[3])) * rt;
-      const float pv0 = fmaf(p[4], x, fmaf(p[5], y, fmaf(p[6], z0, p[7]))) * rt;
-      const float dv = p[6] * dz * rt;
-      if (p[6] >= 0.0f)  // uniform per view (dz > 0)
-        gather_column<kZ, true>(acc, tex, layer, pu, pv0, dv, rt * rt);
-      else
-        gather_column<kZ, false>(acc, tex, layer, pu, pv0, dv, rt * rt);
-    } else {
-      const float nu0 = fmaf(p[0], x, fmaf(p[1], y, fmaf(p[2], z0, p[3])));
-      const float nv0 = fmaf(p[4], x, fmaf(p[5], y, fmaf(p[6], z0, p[7])));
-      const float t0 = fmaf(p[8], x, fmaf(p[9], y, fmaf(p[10], z0, p[11])));
-      const float su = p[2] * dz, sv = p[6] * dz, st = p[10] * dz;
-#pragma unroll
-      for (int q = 0; q < kZ; ++q) {
-        const float fq = static_cast<float>(q);
-        const float nu = fmaf(fq, su, nu0), nv = fmaf(fq, sv, nv0), t = fmaf(fq, st, t0);
-        float rt = __fdividef(1.0f, t);
-        if constexpr (!kFront) rt = t > 0.0f ? rt : 0.0f;
-        acc[q] = fmaf(rt * rt, gather_bilinear(tex, layer, nu * rt, nv * rt), acc[q]);
-      }
-    }
-  }
-#pragma unroll
-  for (int q = 0; q < kZ; ++q)
-    if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + j) * l.nx + i] += acc[q];
-}
-
 template <Sampling kS, bool kFront, bool kInvariant>
 void launch_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
                   cudaStream_t stream) {
@@ -233,25 +132,13 @@ void launch_sampling(const VoxelBack& l, cudaTextureObject_t tex, int first, con
     launch_voxel<kS, false, false>(l, tex, first, b, c, stream);
 }
 
-template <int kZ>
-void launch_gathers(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
-                    cudaStream_t stream) {
-  const dim3 grid((l.nx + l.block.x - 1) / l.block.x, (l.ny + l.block.y - 1) / l.block.y, (l.nz + kZ - 1) / kZ);
-  if (l.z_invariant && l.all_in_front)
-    back_gather_kernel<true, true, kZ><<<grid, l.block, 0, stream>>>(l, tex, first, b, c);
-  else if (l.all_in_front)
-    back_gather_kernel<false, true, kZ><<<grid, l.block, 0, stream>>>(l, tex, first, b, c);
-  else
-    back_gather_kernel<false, false, kZ><<<grid, l.block, 0, stream>>>(l, tex, first, b, c);
-}
-
 }  // namespace
 
 void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
                           Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream) {
   if (count <= 0) return;
   const dim3 block(32, 8, 1), grid((sx + 31) / 32, (sy + 7) / 8, count);
-  if (sampling != Sampling::loads)
+  if (sampling == Sampling::hardware)
     weight_layers_kernel<Sampling::hardware><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
   else
     weight_layers_kernel<Sampling::loads><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
@@ -267,15 +154,12 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
       const float* m = matrices12 + 12 * (n0 + k);
       float* o = b.v + 12 * k;
       for (int e = 0; e < 12; ++e) o[e] = m[e];
-      if (sampling == Sampling::gathers) continue;  // pixel coordinates
       for (int e = 0; e < 4; ++e) {  // texel centres: u + 0.5 and v + 0.5 folded into the numerators
         o[e] = m[e] + 0.5f * m[8 + e];
         o[4 + e] = m[4 + e] + 0.5f * m[8 + e];
       }
     }
-    if (sampling == Sampling::gathers)
-      launch_gathers<kVoxelGatherZ>(l, tex, first + n0, b, c, stream);
-    else if (sampling == Sampling::hardware)
+    if (sampling == Sampling::hardware)
       launch_sampling<Sampling::hardware>(l, tex, first + n0, b, c, stream);
     else
       launch_sampling<Sampling::loads>(l, tex, first + n0, b, c, stream);

@@ -11,7 +11,7 @@
 
 namespace tomo::fdk::cuda_detail {
 
-inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 16, kVoxelGatherZ = 32;
+inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 16;
 inline constexpr int kVoxelBlockX = 32, kVoxelBlockY = 4;
 inline constexpr int kPixelWeightFloats = 10;  // du, dv, d1 (mm per t), scale
 
@@ -19,10 +19,7 @@ inline constexpr int kPixelWeightFloats = 10;  // du, dv, d1 (mm per t), scale
 //   hardware: the texture unit's bilinear filter (8-bit weights), one fetch per voxel and view
 //   loads:    four __ldg loads from the zero-bordered copy with fp32 weights (exact); 2.2× faster
 //             than four point-sampled texture fetches, which it replaced
-//   gathers:  four-texel gathers of the texture (tld4) with fp32 weights (exact); where u and t do
-//             not depend on z and every voxel is in front, a column's voxels share the gathers of
-//             the rows they have in common
-enum class Sampling { hardware, loads, gathers };
+enum class Sampling { hardware, loads };
 
 struct VoxelBack {
   float* x = nullptr;  // nx·ny·nz floats, x fastest
