@@ -1,7 +1,8 @@
 // The 16-bit texel candidates of B (Variant::texel; bench_fdk --b-variants): the product's gather
 // on a weighted detector stored as half floats or as signed normalised 16-bit integers with one
 // scale per view (max |value| of the view), to see whether the texture unit's rate depends on the
-// bytes a texel holds, and at which accuracy.
+// bytes a texel holds, and at which accuracy. It does not: half floats run as fast as fp32
+// (docs/perf/fdk.md).
 #pragma once
 #include <cuda_runtime_api.h>
 
