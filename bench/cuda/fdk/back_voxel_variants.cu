@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include "bench/cuda/fdk/back_voxel_args.hpp"
+#include "bench/cuda/fdk/back_voxel_gather.hpp"
+#include "bench/cuda/fdk/back_voxel_narrow.hpp"
 #include "bench/cuda/fdk/back_voxel_tiled.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
@@ -206,6 +208,7 @@ void launch_all(const Variant& v, const Inputs& in, const Args& a, cudaStream_t 
 std::vector<Variant> variants() {
   using Z = ZMode;
   using M = Mats;
+  using T = Texel;
   return {
       {"tex z16 general p64 32x4 (product layout)", 0, 16, Z::general, M::param64},
       {"tex z8 general p64", 0, 8, Z::general, M::param64},
@@ -248,6 +251,22 @@ std::vector<Variant> variants() {
       {"tex z16 z-invariant all-views, L1 max", 0, 16, Z::invariant, M::param_all, 32, 4, true},
       {"hybrid 1/2 z16 z-invariant all-views, L1 max", 2, 16, Z::invariant, M::param_all, 32, 4, true},
       {"hybrid 1/2 z16 general all-views, L1 max", 2, 16, Z::general, M::param_all, 32, 4, true},
+      {.name = "gather rows z16 32x4", .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .gather = true},
+      {.name = "gather rows z32 32x4", .kz = 32, .zmode = Z::invariant, .mats = M::param_all, .gather = true},
+      {.name = "gather rows z16 32x2", .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 2,
+       .gather = true},
+      {.name = "gather rows z32 64x2", .kz = 32, .zmode = Z::invariant, .mats = M::param_all, .bx = 64, .by = 2,
+       .gather = true},
+      {.name = "gather rows z64 32x4", .kz = 64, .zmode = Z::invariant, .mats = M::param_all, .gather = true},
+      {.name = "gather rows z64 64x2", .kz = 64, .zmode = Z::invariant, .mats = M::param_all, .bx = 64, .by = 2,
+       .gather = true},
+      {.name = "gather each voxel z16 32x4", .kz = 16, .zmode = Z::general, .mats = M::param_all, .gather = true},
+      {.name = "gather each voxel z16 32x2", .kz = 16, .zmode = Z::general, .mats = M::param_all, .bx = 32,
+       .by = 2, .gather = true},
+      {.name = "half texels z16 p64 32x4", .kz = 16, .texel = T::half},
+      {.name = "snorm16 texels z16 p64 32x4", .kz = 16, .texel = T::snorm16},
+      {.name = "half texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::half},
+      {.name = "snorm16 texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::snorm16},
   };
 }
 
@@ -294,6 +313,8 @@ bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
   const Args a{in.x,        in.nx,       in.ny,       in.nz, in.origin[0], in.origin[1], in.origin[2], in.voxel[0],
                in.voxel[1], in.voxel[2], in.padded,   in.sx + 2, in.sy + 2, in.sx, in.sy};
   if (v.tiled) return run_tiled(v, a, in.mats, in.views, s);
+  if (v.gather) return run_gather(v, a, in.tex, in.mats, in.views, s);
+  if (v.narrow()) return run_narrow(v, in, a, s);
   using Z = ZMode;
 #define TOMO_B_CASE(E, KZ, M)                                                   \
   if (v.ldg_every == E && v.kz == KZ && v.zmode == M) {                         \

@@ -20,6 +20,9 @@ namespace tomo::bench::fdk_b {
 
 enum class ZMode { general, newton, invariant };
 enum class Mats { param64, param_all, constant };
+// The weighted detector's texels: fp32 (the product), half floats, or signed normalised 16-bit
+// integers with a scale per view (back_voxel_narrow.hpp).
+enum class Texel { f32, half, snorm16 };
 
 struct Variant {
   std::string name;
@@ -38,8 +41,12 @@ struct Variant {
   int tile_views = 0;
   bool tile_pairs = false;
   int tile_cap = 4096;  // entries of one view's tile (the multi-view kernels); larger footprints: loads
-  bool needs_texture() const { return ldg_every != 1 && !tiled; }
-  bool needs_padded() const { return ldg_every != 0 || tiled; }
+  Texel texel = Texel::f32;
+  // Rows shared along the z-invariant column through four-texel gathers (back_voxel_gather.hpp).
+  bool gather = false;
+  bool narrow() const { return texel != Texel::f32; }
+  bool needs_texture() const { return (ldg_every != 1 && !tiled && !narrow()) || gather; }
+  bool needs_padded() const { return ((ldg_every != 0 || tiled) && !gather) || narrow(); }
 };
 
 // The candidates in the order they are timed (the first is the product's layout).
