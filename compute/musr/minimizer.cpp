@@ -13,6 +13,7 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/interrupt.hpp"
+#include "compute/core/log.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -259,6 +260,13 @@ void migrad(Chi2Evaluator& ev, FitResult& r) {
 void minos(Chi2Evaluator& ev, FitResult& r) {
   Counted c{ev, r};
   if (!r.hesse_ok) hesse(ev, r);
+  // Without a positive-definite HESSE matrix there is no minimum to measure Δf = Up from (MINUIT's
+  // MINOS refuses an invalid minimum too): its profile fits would wander over the same flat or
+  // stepped χ² that stopped HESSE, for minutes, and give nothing meaningful.
+  if (!r.hesse_ok) {
+    log_warn("musr: MINOS skipped: the minimum is not valid (HESSE found no positive-definite matrix)");
+    return;
+  }
   const auto idx = free_indices(r);
   const auto best = c.full();
   const int n = static_cast<int>(idx.size());
