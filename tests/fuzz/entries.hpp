@@ -31,6 +31,7 @@
 #include "compute/safir/list_io.hpp"
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/hdf5_here.hpp"
+#include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/msr.hpp"
 #include "compute/musr/mud.hpp"
 #include "compute/musr/psi_mdu.hpp"
@@ -327,15 +328,17 @@ inline bool musr_dat(const std::uint8_t* data, std::size_t size) {
   return ok;
 }
 
-// TRIM.SP implantation profiles: the bytes as a depth-profile startup file (the rge files it
-// names are looked for beside it and normally absent), and as one rge file.
+// TRIM.SP implantation profiles and the BMW libraries' settings: the bytes as a depth-profile
+// startup file (the rge files it names are looked for beside it and normally absent), as one rge
+// file, and as BMW_startup.xml.
 inline bool musr_rge(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   (void)accepted([&] { (void)musr::read_rge_profiles(f.path()); });
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const bool startup = accepted([&] { (void)musr::parse_rge_startup(text, "fuzz.xml"); });
   const bool rge = accepted([&] { (void)musr::parse_rge(text, 1000, "fuzz.rge"); });
-  return startup || rge;  // a valid input is one of the two texts
+  const bool bmw = accepted([&] { (void)musr::bmw::parse_bmw_startup(text, "BMW_startup.xml"); });
+  return startup || rge || bmw;  // a valid input is one of the three texts
 }
 
 // μSR ROOT (MusrRoot and LEM layouts).

@@ -356,6 +356,11 @@ inline Bytes rge_startup() {
   return text_bytes("<depthProf>\n<trim_sp>\n<data_path>./</data_path>\n<rge_fln_pre>fuzz_E</rge_fln_pre>\n"
                     "<energy_vect start=\"1000\" stop=\"2000\" step=\"1000\"/>\n</trim_sp>\n</depthProf>\n");
 }
+inline Bytes bmw_startup() {
+  return text_bytes("<BMW>\n<delta_t>0.01</delta_t>\n<delta_B>0.1</delta_B>\n<LEM>\n<data_path>./fuzz_E</data_path>\n"
+                    "<energy_label>1</energy_label>\n<energy>1.0</energy>\n<N_theory>100</N_theory>\n</LEM>\n"
+                    "<VortexLattice>\n<N_VortexGrid>64</N_VortexGrid>\n</VortexLattice>\n</BMW>\n");
+}
 inline Bytes rge_profile() { return text_bytes("DEPTH PARTICLES\n10.0 5\n20.0 40\n30.0 12\n40.0 0\n"); }
 
 }  // namespace musr_seed
@@ -367,6 +372,7 @@ inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<
   out["musr_dat"].push_back(musr_seed::dat_table());
   out["musr_rge"].push_back(musr_seed::rge_startup());
   out["musr_rge"].push_back(musr_seed::rge_profile());
+  out["musr_rge"].push_back(musr_seed::bmw_startup());
   out["musr_mud"].push_back(musr_seed::mud_run());
   out["musr_mdu"].push_back(musr_seed::mdu_run());
   out["musr_root"].push_back(musr_seed::root_run());

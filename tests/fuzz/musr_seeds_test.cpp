@@ -3,6 +3,7 @@
 // and class references, the NeXus seed's per-spectrum t0 (paths the example files do not all take).
 #include <gtest/gtest.h>
 
+#include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/mud.hpp"
 #include "compute/musr/root_run.hpp"
 #include "tests/fuzz/musr_seeds.hpp"
@@ -63,6 +64,25 @@ TEST(MusrSeeds, NexusDefinition2) {
   EXPECT_EQ(f.histograms[0][49], 1000 - 9 * 49);
 }
 #endif
+
+}  // namespace
+}  // namespace tomo::fuzz
+
+namespace tomo::fuzz {
+namespace {
+
+// The BMW_startup.xml seed is one parse_bmw_startup reads, not only a text another parser of the
+// target takes: its values come back.
+TEST(MusrSeeds, BmwStartupIsRead) {
+  const auto b = musr_seed::bmw_startup();
+  const auto s = musr::bmw::parse_bmw_startup(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), "seed");
+  EXPECT_EQ(s.vortex_grid, 64);
+  EXPECT_DOUBLE_EQ(s.delta_t, 0.01);
+  EXPECT_DOUBLE_EQ(s.delta_b, 0.1);
+  ASSERT_EQ(s.energies_kev.size(), 1u);
+  EXPECT_EQ(s.energy_labels[0], "1");
+  EXPECT_EQ(s.n_theory, 100);
+}
 
 }  // namespace
 }  // namespace tomo::fuzz
