@@ -39,7 +39,8 @@ __host__ __device__ constexpr int widx(int di, int dj, int dk) { return (dk + 1)
 // finite for tiny ε. Guard: a D ≤ 0 (negative images only) contributes 0. Unguarded, 1/D is the
 // hardware's approximate reciprocal alone: there x ≥ 0 and ε ≥ kMinEps, so D ≥ ε is a normal
 // float and __fdividef's rescaling for subnormal D (four of a pair's sixteen instructions in a
-// pass bound by instruction issue) never applies; the same bits, the pass 1.2x faster on an H200.
+// pass bound by instruction issue) never applies: the same MUFU.RCP result, one pass 1.2x faster
+// on an H200 (docs/perf/pet.md).
 constexpr float kMinEps = 1e-37f;
 __device__ __forceinline__ float approx_rcp(float D) {
   float r;
