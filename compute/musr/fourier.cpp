@@ -14,6 +14,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/fftw_planner.hpp"
 #include "compute/musr/expression.hpp"
+#include "compute/musr/plot_block.hpp"
 #include "compute/musr/quoted_text.hpp"
 
 namespace tomo::musr {
@@ -34,6 +35,76 @@ std::string q(const std::string& token) {
 
 // Largest zero padding: 2^24 points (256 MiB of complex doubles in and out).
 constexpr int kMaxFourierPower = 24;
+
+// A non-negative decimal integer, or -1.
+long whole(const std::string& s) {
+  if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+  return std::stol(s);
+}
+
+// musrview's phase forms: values `v0, v1, …`; parameters `parX0 parX1 …`, one of which may be
+// `parRX` (the reference: every other phase is its parameter plus the reference's value); or
+// `par(X0, offset, n)` / `parR(X0, offset, n)` for parameters X0, X0+offset, … (parR: X0 is
+// the reference). Separators: blanks, commas, semicolons.
+template <class Bad>
+std::vector<double> phase_list(const std::string& rest, std::span<const double> params, Bad&& bad) {
+  std::string text = lower(rest);
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) bad("'phase' needs a value");
+  text = text.substr(first);
+  std::vector<long> numbers;  // 1-based parameter numbers
+  long reference = -1;
+  if (text.starts_with("par(") || text.starts_with("parr(")) {
+    const bool relative = text[3] == 'r';
+    const auto open = text.find('('), close = text.rfind(')');
+    if (close == std::string::npos || close < open)
+      bad("phase " + q(rest) + " is not par(X0, offset, #param)");
+    std::string inner = text.substr(open + 1, close - open - 1);
+    std::replace(inner.begin(), inner.end(), ';', ',');
+    std::vector<long> v;
+    std::istringstream ss(inner);
+    for (std::string w; std::getline(ss, w, ',');) {
+      w.erase(0, w.find_first_not_of(" \t"));
+      w.erase(w.find_last_not_of(" \t") + 1);
+      v.push_back(whole(w));
+    }
+    if (v.size() != 3 || v[0] < 1 || v[1] < 0 || v[2] < 1)
+      bad("phase " + q(rest) + " is not par(X0, offset, #param) with whole numbers");
+    for (long k = 0; k < v[2]; ++k) numbers.push_back(v[0] + k * v[1]);
+    if (relative) reference = v[0];
+  } else {
+    std::replace_if(text.begin(), text.end(), [](char c) { return c == ',' || c == ';' || c == '\t'; }, ' ');
+    std::istringstream ss(text);
+    std::vector<std::string> words;
+    for (std::string w; ss >> w;) words.push_back(w);
+    if (!words.front().starts_with("par")) {
+      std::vector<double> values;
+      for (const auto& w : words) {
+        char* end = nullptr;
+        const double v = std::strtod(w.c_str(), &end);
+        if (*end != '\0' || !std::isfinite(v)) bad("'phase' value " + q(w) + " is not a number");
+        values.push_back(v);
+      }
+      return values;
+    }
+    for (const auto& w : words) {
+      const bool ref = w.starts_with("parr");
+      const long n = w.starts_with("par") ? whole(w.substr(ref ? 4 : 3)) : -1;
+      if (n < 1) bad("phase " + q(w) + " is not parX or parRX with X a parameter number");
+      if (ref && reference != -1) bad("phase " + q(rest) + " marks more than one reference phase (parR)");
+      if (ref) reference = n;
+      numbers.push_back(n);
+    }
+  }
+  std::vector<double> out;
+  for (const long n : numbers) {
+    if (n > static_cast<long>(params.size()))
+      bad("phase " + q("par" + std::to_string(n)) + " names no parameter");
+    const double v = params[static_cast<std::size_t>(n - 1)];
+    out.push_back(reference == -1 || n == reference ? v : v + params[static_cast<std::size_t>(reference - 1)]);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -101,14 +172,16 @@ std::optional<FourierSettings> read_fourier_block(const MsrFile& msr, std::span<
       else if (val == "phase" || val == "phase_opt_real") out->plot = FourierPlot::phase;
       else bad("plot " + q(t[1]) + " is not REAL, IMAG, REAL_AND_IMAG, POWER or PHASE");
     } else if (key == "phase") {
-      if (val.starts_with("par")) {
-        char* end = nullptr;
-        const long n = std::strtol(val.c_str() + 3, &end, 10);
-        if (*end != '\0' || n < 1 || n > static_cast<long>(params.size())) bad("phase " + q(t[1]) + " names no parameter");
-        out->phase_deg = params[static_cast<std::size_t>(n - 1)];
-      } else {
-        out->phase_deg = number(t[1]);
-      }
+      std::string rest = line.substr(line.find(t[0]) + t[0].size());
+      rest = rest.substr(0, rest.find('#'));
+      rest.erase(0, rest.find_first_not_of(" \t"));
+      rest.erase(rest.find_last_not_of(" \t\r") + 1);
+      out->phases_deg = phase_list(rest, params, bad);
+      out->phase_deg = out->phases_deg.front();
+      const auto plot_runs = first_plot_runs(msr);
+      if (out->phases_deg.size() > 1 && !plot_runs.empty() && plot_runs.size() != out->phases_deg.size())
+        bad("phase lists " + std::to_string(out->phases_deg.size()) + " phases for the " + std::to_string(plot_runs.size()) +
+            " runs of the first PLOT block (one phase, or one per plotted run)");
     } else if (key == "range") {
       if (t.size() != 3) bad("range takes two values");
       const double lo = number(t[1]), hi = number(t[2]);
@@ -118,6 +191,14 @@ std::optional<FourierSettings> read_fourier_block(const MsrFile& msr, std::span<
     // range_for_phase_correction and other keys: musrview's interactive options, not used here.
   }
   return out;
+}
+
+double run_phase(const FourierSettings& s, const std::vector<int>& plot_runs, std::size_t run) {
+  if (s.phases_deg.size() <= 1) return s.phase_deg;
+  if (plot_runs.empty()) return run < s.phases_deg.size() ? s.phases_deg[run] : s.phase_deg;
+  for (std::size_t k = 0; k < plot_runs.size() && k < s.phases_deg.size(); ++k)
+    if (plot_runs[k] == static_cast<int>(run) + 1) return s.phases_deg[k];
+  return s.phase_deg;
 }
 
 FourierSpectrum fourier_transform(std::span<const double> t, std::span<const double> a, const FourierSettings& s) {

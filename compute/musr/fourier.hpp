@@ -23,13 +23,21 @@ struct FourierSettings {
   bool dc_corrected = false;
   Apodization apodization = Apodization::none;
   FourierPlot plot = FourierPlot::power;
-  double phase_deg = 0.0;
+  double phase_deg = 0.0;                // the rotation fourier_transform applies
+  std::vector<double> phases_deg{0.0};   // the `phase` line: one, or one per run of the first PLOT block
   std::optional<std::pair<double, double>> range{};  // in `unit`
 };
 
-// The FOURIER block of the msr, nullopt without one. `phase parN` takes the parameter's value
-// from `params`. A bad value is refused naming file:line and token.
+// The FOURIER block of the msr, nullopt without one. `phase` takes values, parameters (`parN`
+// from `params`, relative ones with a `parRN` reference) or `par(X0, offset, n)`, as musrview;
+// several phases pair with the first PLOT block's runs. A bad value is refused naming
+// file:line and token.
 std::optional<FourierSettings> read_fourier_block(const MsrFile& msr, std::span<const double> params);
+
+// The phase of RUN `run` (0-based): the one phase, or the list's entry at the run's position in
+// the first PLOT block (`plot_runs`, from first_plot_runs; in RUN order without one); a run
+// not plotted there takes the first.
+double run_phase(const FourierSettings& s, const std::vector<int>& plot_runs, std::size_t run);
 
 struct FourierSpectrum {
   std::vector<double> x;       // frequency axis in the unit, 0, Δf, 2Δf, … (within `range`)

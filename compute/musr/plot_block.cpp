@@ -19,9 +19,7 @@ struct Block {
   bool use_fit_ranges = false;
 };
 
-}  // namespace
-
-std::vector<PlotView> read_plot_views(const MsrFile& msr, std::size_t runs) {
+std::vector<Block> read_blocks(const MsrFile& msr) {
   std::vector<Block> blocks;
   bool in_block = false;
   for (std::size_t i = 0; i < msr.lines.size(); ++i) {
@@ -56,6 +54,18 @@ std::vector<PlotView> read_plot_views(const MsrFile& msr, std::size_t runs) {
     }
     // lifetimecorrection, view_packing, logx/logy, rrf_*: display options of musrview.
   }
+  return blocks;
+}
+
+}  // namespace
+
+std::vector<int> first_plot_runs(const MsrFile& msr) {
+  const auto blocks = read_blocks(msr);
+  return blocks.empty() ? std::vector<int>{} : blocks.front().runs;
+}
+
+std::vector<PlotView> read_plot_views(const MsrFile& msr, std::size_t runs) {
+  const auto blocks = read_blocks(msr);
   std::vector<PlotView> views(runs);
   std::vector<bool> set(runs, false);
   for (const auto& b : blocks) {

@@ -18,4 +18,8 @@ struct PlotView {
 // entry is refused naming file:line and token.
 std::vector<PlotView> read_plot_views(const MsrFile& msr, std::size_t runs);
 
+// The `runs` of the first PLOT block (1-based RUN numbers as written; empty without a block).
+// musrview pairs a FOURIER phase list with them.
+std::vector<int> first_plot_runs(const MsrFile& msr);
+
 }  // namespace tomo::musr

@@ -22,6 +22,7 @@
 #include "compute/musr/memory.hpp"
 #include "compute/musr/minimizer.hpp"
 #include "compute/musr/plot.hpp"
+#include "compute/musr/plot_block.hpp"
 #include "compute/musr/printout.hpp"
 #include "compute/musr/simulator.hpp"
 
@@ -56,12 +57,15 @@ void write_fourier(RunContext& ctx, const MsrFile& msr, const FitSetup& setup, c
   for (const auto& s : r.params) p.push_back(s.value);
   const auto settings = read_fourier_block(msr, p);
   if (!settings) return;
+  const auto plot_runs = first_plot_runs(msr);
   for (std::size_t i = 0; i < setup.runs.size(); ++i) {
     const auto& bins = setup.data.runs[i];
-    const auto f = fourier_transform(bins.t, asymmetry_view(bins, setup.runs[i], p), *settings);
+    FourierSettings run_settings = *settings;
+    run_settings.phase_deg = run_phase(*settings, plot_runs, i);
+    const auto f = fourier_transform(bins.t, asymmetry_view(bins, setup.runs[i], p), run_settings);
     const std::string stem = "fourier_run" + std::to_string(i + 1);
-    write_text_atomic(ctx.out.file(stem + ".csv"), fourier_csv(f, *settings));
-    if (plots) write_fourier_plot(ctx.out.file(stem + ".png"), f, *settings, setup.runs[i].name);
+    write_text_atomic(ctx.out.file(stem + ".csv"), fourier_csv(f, run_settings));
+    if (plots) write_fourier_plot(ctx.out.file(stem + ".png"), f, run_settings, setup.runs[i].name);
   }
 }
 

@@ -16,6 +16,9 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/musr/fourier.hpp"
+#include "compute/musr/msr.hpp"
+#include "compute/musr/plot_block.hpp"
 #include "tests/musr/conformance.hpp"
 #include "tests/support/gl_test.hpp"
 
@@ -65,6 +68,27 @@ TEST(MusrfitSuite, EveryExampleHasTheOutcomeOfItsManifestLine) {
   }
   std::fputs(format_table(outcomes, manifest).c_str(), stdout);
   if (mismatches) std::printf("%d case(s) do not match cases.tsv; lines that match now:\n%s", mismatches, fixes.c_str());
+}
+
+// `tomoraster fit` reads the FOURIER and PLOT blocks before fitting (the library fit does not):
+// every example that fits must pass those readers too, phase lists and references included.
+TEST(MusrfitSuite, TheFitCommandReadsTheFourierAndPlotBlocksOfEveryCaseThatRuns) {
+  int read = 0, with_fourier = 0;
+  for (const auto& l : read_manifest(kDir / "cases.tsv")) {
+    if (l.status == CaseStatus::data || l.status == CaseStatus::refused) continue;
+    const MsrFile msr = read_msr(kDir / case_file(l.name));
+    std::vector<double> start;
+    for (const auto& q : msr.params) start.push_back(q.value);
+    try {
+      with_fourier += read_fourier_block(msr, start).has_value();
+      (void)read_plot_views(msr, msr.runs.size());
+      ++read;
+    } catch (const InputError& e) {
+      ADD_FAILURE() << l.name << ": " << e.what();
+    }
+  }
+  EXPECT_GE(read, 35);
+  EXPECT_GE(with_fourier, 30);
 }
 
 // gl-compute (llvmpipe here) computes every case that runs as the cpu does: χ² within 1e-9 and

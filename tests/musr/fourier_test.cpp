@@ -10,6 +10,7 @@
 #include "compute/core/error.hpp"
 #include "compute/musr/expression.hpp"
 #include "compute/musr/fourier.hpp"
+#include "compute/musr/plot_block.hpp"
 
 namespace tomo::musr {
 namespace {
@@ -108,6 +109,51 @@ TEST(MusrFourier, TheBlockIsReadAndBadValuesRefused) {
   EXPECT_EQ(refusal("fourier_power 40\n"), ":15: FOURIER fourier_power '40' is not an integer in 0..24");
   EXPECT_EQ(refusal("phase par9\n"), ":15: FOURIER phase 'par9' names no parameter");
   EXPECT_EQ(refusal("range 200 0\n"), ":15: FOURIER range end '0' is not above its start");
+}
+
+// musrview's phase lists: values, parameters, a parR reference (the others relative to it) and
+// the par(X0, offset, n) iterator, paired with the first PLOT block's runs.
+TEST(MusrFourier, PhaseListsAsMusrview) {
+  const std::string head =
+      "t\nFITPARAMETER\n 1 a 0.2 0.01\n 2 ph 10 1\n 3 d1 180 1\n 4 d2 90 1\n 5 d3 45 1\nTHEORY\nasymmetry 1\n"
+      "RUN x PIE1 PSI PSI-BIN\nfittype 2\nforward 1\nbackward 2\nbackgr.fix 0 0\n"
+      "RUN y PIE1 PSI PSI-BIN\nfittype 2\nforward 1\nbackward 2\nbackgr.fix 0 0\nCOMMANDS\nMIGRAD\n"
+      "FOURIER\n";
+  const std::vector<double> p{0.2, 10, 180, 90, 45};
+  auto phases = [&](const std::string& block) {
+    return read_fourier_block(parse_msr(head + block, "f.msr"), p)->phases_deg;
+  };
+  EXPECT_EQ(phases("phase -3.2, 175.9\n"), (std::vector<double>{-3.2, 175.9}));
+  EXPECT_EQ(phases("phase par2 par3  # two runs\n"), (std::vector<double>{10, 180}));
+  EXPECT_EQ(phases("phase parR2 par3\n"), (std::vector<double>{10, 190}));
+  EXPECT_EQ(phases("phase par3, parR2; par4\n"), (std::vector<double>{190, 10, 100}));
+  EXPECT_EQ(phases("phase par(2, 1, 3)\n"), (std::vector<double>{10, 180, 90}));
+  EXPECT_EQ(phases("phase parR(2, 2, 2)\n"), (std::vector<double>{10, 100}));
+  EXPECT_EQ(phases("phase 8.5\n"), (std::vector<double>{8.5}));
+  auto refusal = [&](const std::string& block) {
+    try {
+      (void)read_fourier_block(parse_msr(head + block, "f.msr"), p);
+    } catch (const InputError& e) {
+      const std::string w = e.what();
+      return w.substr(w.find(": FOURIER"));
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal("phase parR2 parR3\n"), ": FOURIER phase 'parR2 parR3' marks more than one reference phase (parR)");
+  EXPECT_EQ(refusal("phase par2 3\n"), ": FOURIER phase '3' is not parX or parRX with X a parameter number");
+  EXPECT_EQ(refusal("phase par(2, 1)\n"), ": FOURIER phase 'par(2, 1)' is not par(X0, offset, #param) with whole numbers");
+  EXPECT_EQ(refusal("phase par(2, 1, 9)\n"), ": FOURIER phase 'par6' names no parameter");
+  EXPECT_EQ(refusal("phase 1, x\n"), ": FOURIER 'phase' value 'x' is not a number");
+  EXPECT_EQ(refusal("phase\n"), ": FOURIER 'phase' needs a value");
+  // Several phases pair with the first PLOT block's runs; a count that differs is refused.
+  EXPECT_EQ(refusal("phase par2 par3 par4\nPLOT 0\nruns 1 2\n"),
+            ": FOURIER phase lists 3 phases for the 2 runs of the first PLOT block (one phase, or one per plotted run)");
+  const MsrFile m = parse_msr(head + "phase parR2 par3\nPLOT 0\nruns 2 1\n", "f.msr");
+  const auto s = *read_fourier_block(m, p);
+  const auto runs = first_plot_runs(m);
+  EXPECT_DOUBLE_EQ(run_phase(s, runs, 1), 10.0);   // RUN 2 is the plot's first
+  EXPECT_DOUBLE_EQ(run_phase(s, runs, 0), 190.0);  // RUN 1 its second: 180 relative to 10
+  EXPECT_DOUBLE_EQ(run_phase(s, {}, 1), 190.0);    // without a PLOT block: RUN order
 }
 
 }  // namespace
