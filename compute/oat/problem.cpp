@@ -25,6 +25,7 @@
 #include "compute/io/preview.hpp"
 #include "compute/oat/acquisition.hpp"
 #include "compute/oat/config.hpp"
+#include "compute/oat/fbp_slabs.hpp"
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
@@ -91,7 +92,7 @@ std::vector<double> run_fbp_reported(RunContext& ctx, const OatConfig& c, const 
   std::unique_ptr<Fbp> op;
   {
     auto timer = ctx.report.time("contexts");
-    op = BackendRegistry<Fbp>::instance().create(BackendRegistry<Fbp>::instance().resolve(ctx.backend));
+    op = make_fbp(BackendRegistry<Fbp>::instance().resolve(ctx.backend), runtime_options().gpus);
     op->configure(g, c.fbp);
     ctx.report.add_device(op->describe());
   }
@@ -124,8 +125,11 @@ void run(RunContext& ctx) {
   stage.emplace(ctx.report, "setup");
   ctx.out.set_image_formats(output_formats(ctx.scene));  // output_format: NIfTI and/or Interfile
   const OatConfig c = OatConfig::from_scene(ctx.scene);
-  if (!runtime_options().gpus.empty() && c.model.kind != ModelKind::sph)
-    throw InputError("--gpus: oat runs H_int on one device; several GPUs run H_sph (oat.model.kind = \"sph\")");
+  const bool pls_int = c.model.kind != ModelKind::sph &&
+                       std::find(c.algorithms.begin(), c.algorithms.end(), Algorithm::pls) != c.algorithms.end();
+  if (!runtime_options().gpus.empty() && pls_int)
+    throw InputError("--gpus: oat runs FBP and H_sph (oat.model.kind = \"sph\") on several devices; PLS with H_int on one "
+                     "(oat.algorithms = [\"fbp\"] or one device)");
   require_host_memory(estimate_memory(c), "oat");
   stage.emplace(ctx.report, "contexts");  // `auto` probes the backends
   const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend, estimate_work(c));

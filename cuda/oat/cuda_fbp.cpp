@@ -7,7 +7,9 @@
 
 #include "compute/core/error.hpp"
 #include "compute/core/registry.hpp"
+#include "compute/oat/fbp_slabs.hpp"
 #include "compute/oat/model.hpp"
+#include "cuda/multi/nccl_team.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/oat/fbp_device.hpp"
 
@@ -27,6 +29,7 @@ const char* kernel_description(FbpKernel k) {
 
 class CudaFbp final : public Fbp {
  public:
+  explicit CudaFbp(int device = -1) : device_(device) {}
   std::string describe() const override {
     if (!dev_) return "cuda (exact fused formula, float): not configured";
     return str_cat("cuda (exact fused formula, float, ", kernel_description(kernel_),
@@ -35,7 +38,7 @@ class CudaFbp final : public Fbp {
 
   void configure(const OatGeometry& g, const FbpOptions& o) override {
     dev_.reset();
-    dev_ = std::make_unique<FbpDevice>(g);
+    dev_ = std::make_unique<FbpDevice>(g, FbpDeviceOptions{.device = device_});
     kernel_ = dev_->choose(o.read);
   }
 
@@ -54,12 +57,28 @@ class CudaFbp final : public Fbp {
   }
 
  private:
+  int device_;
   std::unique_ptr<FbpDevice> dev_;
   FbpKernel kernel_ = FbpKernel::deferred;
 };
 
 const BackendRegistrar<Fbp> kRegisterCuda({"cuda", kPriorityCuda, [] { return tomo::cuda::cuda_availability(); },
                                            [] { return std::make_unique<CudaFbp>(); }});
+
+// Several GPUs: one z-slab of the voxels per device (compute/oat/fbp_slabs.hpp); every device
+// uploads the whole data table.
+const bool kRegisterCudaSlabs = [] {
+  register_fbp_multi("cuda", [](const std::string& gpus) {
+    const std::vector<int> devices = tomo::cuda::resolve_gpus(gpus);
+    std::string names;
+    for (const int d : devices) names += (names.empty() ? "" : ", ") + std::to_string(d);
+    return FbpRanks{.ranks = int(devices.size()),
+                    .describe = "CUDA devices " + names,
+                    .make = [devices](int r) -> std::unique_ptr<Fbp> { return std::make_unique<CudaFbp>(devices[r]); },
+                    .enter = [devices](int r) { tomo::cuda::select_device(devices[r]); }};
+  });
+  return true;
+}();
 
 }  // namespace
 }  // namespace tomo::oat

@@ -79,7 +79,7 @@ std::string_view kernel_name(FbpKernel k) {
 }
 
 FbpDevice::FbpDevice(const OatGeometry& g, FbpDeviceOptions o)
-    : device_(select_cuda_device()),
+    : device_(select_cuda_device(o.device)),
       g_(validated(g)),
       opt_(o),
       weights_(fbp_weights<double>(g_)) {

@@ -30,11 +30,12 @@ std::string_view kernel_name(FbpKernel k);
 struct FbpDeviceOptions {
   // Entries per block of the deferred kernel's lists; 0: sized from the geometry and free memory.
   unsigned list_capacity = 0;
+  int device = -1;  // CUDA device; < 0: runtime_options().cuda_device
 };
 
 class FbpDevice {
  public:
-  // Selects runtime_options().cuda_device. The texture kernel is unavailable when the table exceeds
+  // Selects options.device (runtime_options().cuda_device when < 0). The texture kernel is unavailable when the table exceeds
   // the 2D texture limits (K − 1 wide, Q high), the shared-memory ones when a window would exceed
   // 2048 entries (voxels much larger than c₀Δt).
   explicit FbpDevice(const OatGeometry& g, FbpDeviceOptions o = {});
