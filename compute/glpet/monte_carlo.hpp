@@ -45,8 +45,10 @@ class VoxelSource final : public EmissionSource {
   double total() const { return total_; }
 
  private:
+  std::size_t find(double u) const;
   Grid3 grid_;
   std::vector<double> cdf_;  // cumulative activity over voxels with activity > 0
+  std::vector<std::size_t> guide_;
   std::vector<std::size_t> index_;
   double total_ = 0;
 };
