@@ -23,7 +23,7 @@ TEST(MusrLondonHalfSpace, FieldAndInverse) {
   EXPECT_NEAR(h.field(126.48), 94.717 / std::exp(1.0), 1e-12);
   EXPECT_NEAR(h.b_min(), 94.717 * std::exp(-189.5 / 115.98), 1e-12);
   EXPECT_EQ(h.b_max(), 94.717);
-  std::array<bmw::InverseBranch, 2> br;
+  bmw::InverseBranches br;
   EXPECT_EQ(h.inverse(0.0, br), 0);
   EXPECT_EQ(h.inverse(94.8, br), 0);
   for (double b : {5.0, 40.0, 94.717}) {

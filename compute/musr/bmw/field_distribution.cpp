@@ -46,7 +46,7 @@ std::vector<double> field_distribution(const PofBGrid& g, const InverseFieldProf
   auto last = static_cast<std::size_t>(a3 < a4 ? a4 : a4 + 1);
   if (last >= g.size) last = g.size - 1;
   if (first > last) return pb;
-  std::array<InverseBranch, 2> branch;
+  InverseBranches branch;
   for (std::size_t i = first; i <= last; ++i) {
     const int nb = profile.inverse(static_cast<double>(i) * g.delta_b, branch);
     for (int j = 0; j < nb; ++j) pb[i] += trim_sp_density(n, branch[j].z) * std::fabs(branch[j].dz_db);

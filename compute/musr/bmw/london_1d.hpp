@@ -3,6 +3,18 @@
 // P(B) samples (compute/musr/bmw/field_distribution.hpp). Lengths in nm, fields in G.
 //   half-space (TLondon1D_HS): B = B₀ for z < d (the dead layer), B₀·e^(−(z−d)/λ) beyond, the
 //   profile spanning 0 … 200 nm, so B_min = B₀·e^((d−200)/λ).
+//   film (TLondon1D_1L): one layer of thickness t between d and d + t, field B₀ on both sides:
+//   B = c₀e^(−z/λ) + c₁e^(z/λ) = B₀ cosh((z − d − t/2)/λ)/cosh(t/2λ), B₀ outside the layer.
+//   bilayer (TLondon1D_2L): two layers t₁ (λ₁) and t₂ (λ₂) from d on, B₀ on both sides, B and
+//   λ²·dB/dz (the vector potential) continuous at the inner interface; c₀e^(−z/λ₁) + c₁e^(z/λ₁),
+//   then c₂e^(−z/λ₂) + c₃e^(z/λ₂).
+// The films' minimum is found as the library finds it, the stationary point of the layer that
+// holds it, with the library's quirks kept: the ratio c₁/c₀ of the (first) layer is raised to
+// 10⁻⁶ before the logarithm, so where (2d + t)/λ > ln 10⁶ the minimum is put at ½λ ln 10⁶ (the
+// fields below B there have no depth) and, where that lies outside the film, B_min = 0 and only
+// the branch beyond the middle counts; the film's coefficients come from the arguments before
+// its clamps (t, d ≥ 0, λ ≥ 0.1 nm), its range from those after them; a bilayer's field B₀
+// itself has no depth.
 #pragma once
 #include <array>
 
@@ -13,7 +25,8 @@ struct InverseBranch {
   double z = 0.0, dz_db = 0.0;
 };
 
-// A field profile with a closed-form inverse: at most two depths per field.
+// A field profile with a closed-form inverse: at most three depths per field.
+using InverseBranches = std::array<InverseBranch, 3>;
 class InverseFieldProfile {
  public:
   virtual ~InverseFieldProfile() = default;
@@ -21,7 +34,7 @@ class InverseFieldProfile {
   virtual double b_min() const = 0;
   virtual double b_max() const = 0;
   // The branches at field B into `out`; their number (0 where no depth has that field).
-  virtual int inverse(double b, std::array<InverseBranch, 2>& out) const = 0;
+  virtual int inverse(double b, InverseBranches& out) const = 0;
 };
 
 class LondonHalfSpace final : public InverseFieldProfile {
@@ -31,10 +44,43 @@ class LondonHalfSpace final : public InverseFieldProfile {
   double field(double z) const override;
   double b_min() const override;
   double b_max() const override { return b0_; }
-  int inverse(double b, std::array<InverseBranch, 2>& out) const override;
+  int inverse(double b, InverseBranches& out) const override;
 
  private:
   double b0_, d_, lambda_;
+};
+
+class LondonFilm final : public InverseFieldProfile {
+ public:
+  // B₀ [G], dead layer d, thickness t, λ [nm].
+  LondonFilm(double b0, double dead_layer, double thickness, double lambda);
+  double field(double z) const override;
+  double b_min() const override { return min_b_; }
+  double b_max() const override { return b0_; }
+  int inverse(double b, InverseBranches& out) const override;
+
+ private:
+  double b0_, d_, t_, lambda_;
+  double c_[2];
+  double min_z_ = -1.0, min_b_ = -1.0;
+};
+
+class LondonBilayer final : public InverseFieldProfile {
+ public:
+  // B₀ [G], dead layer d, thicknesses t₁, t₂, λ₁, λ₂ [nm]; InputError where the field has no
+  // minimum inside the layers (the library stops there).
+  LondonBilayer(double b0, double dead_layer, double t1, double t2, double lambda1, double lambda2);
+  double field(double z) const override;
+  double b_min() const override { return min_b_; }
+  double b_max() const override { return b0_; }
+  int inverse(double b, InverseBranches& out) const override;
+
+ private:
+  double b0_, lambda1_, lambda2_;
+  double interface_[3];
+  double c_[4];
+  int min_layer_ = -1;
+  double min_z_ = -1.0, min_b_ = -1.0;
 };
 
 }  // namespace tomo::musr::bmw
