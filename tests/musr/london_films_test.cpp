@@ -1,10 +1,13 @@
-// libFitPofB's London films (compute/musr/bmw/london_1d.hpp): the one-layer film (TLondon1D_1L)
-// and the bilayer (TLondon1D_2L) against their closed forms and boundary conditions, their
-// inverses branch by branch, the library's quirks, and their P(B) against a direct integration
-// over depth of the 22 keV TRIM.SP profile.
+// libFitPofB's London films (compute/musr/bmw/london_1d.hpp): the one-layer film (TLondon1D_1L),
+// the bilayer (TLondon1D_2L) and the trilayer (TLondon1D_3L) against their closed forms and
+// boundary conditions, their inverses branch by branch, the library's quirks, and their P(B) on
+// the 22 keV TRIM.SP profile against the density found from B(z) alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <vector>
 
 #include "compute/musr/bmw/field_distribution.hpp"
 #include "compute/musr/bmw/london_1d.hpp"
@@ -27,6 +30,25 @@ void expect_inverse_consistent(const bmw::InverseFieldProfile& p, double b, int 
     if (j > 0) {
       EXPECT_LT(br[j - 1].z, br[j].z);
     }
+  }
+}
+
+// B₀ at both surfaces, B and λ²dB/dz continuous at every inner interface, B'' = B/λ² inside.
+void expect_london_layers(const bmw::InverseFieldProfile& f, double b0, const std::vector<double>& interfaces,
+                          const std::vector<double>& lambdas) {
+  EXPECT_NEAR(f.field(interfaces.front()), b0, 1e-10 * b0);
+  EXPECT_NEAR(f.field(interfaces.back()), b0, 1e-10 * b0);
+  const double h = 1e-6;
+  for (std::size_t k = 1; k + 1 < interfaces.size(); ++k) {
+    const double zi = interfaces[k], la = lambdas[k - 1], lb = lambdas[k];
+    EXPECT_NEAR(f.field(zi - h), f.field(zi + h), 1e-5) << "interface " << k;
+    const double left = (f.field(zi - h) - f.field(zi - 2 * h)) / h, right = (f.field(zi + 2 * h) - f.field(zi + h)) / h;
+    EXPECT_NEAR(la * la * left, lb * lb * right, 1e-4 * std::fabs(la * la * left)) << "interface " << k;
+  }
+  for (std::size_t k = 0; k + 1 < interfaces.size(); ++k) {
+    const double z = 0.5 * (interfaces[k] + interfaces[k + 1]), e = 1e-3, l = lambdas[k];
+    const double second = (f.field(z + e) - 2 * f.field(z) + f.field(z - e)) / (e * e);
+    EXPECT_NEAR(second, f.field(z) / (l * l), 1e-4 * f.field(z) / (l * l)) << "layer " << k;
   }
 }
 
@@ -74,18 +96,8 @@ TEST(MusrLondonBilayer, BoundaryConditionsAndBranches) {
   const bmw::LondonBilayer f(b0, d, t1, t2, l1, l2);
   EXPECT_NEAR(f.field(d), b0, 1e-10 * b0);
   EXPECT_NEAR(f.field(d + t1 + t2), b0, 1e-10 * b0);
-  // B and λ²·dB/dz (the vector potential) continuous at the inner interface.
-  const double zi = d + t1, h = 1e-6;
-  EXPECT_NEAR(f.field(zi - h), f.field(zi + h), 1e-5);
-  const double left = (f.field(zi - h) - f.field(zi - 2 * h)) / h, right = (f.field(zi + 2 * h) - f.field(zi + h)) / h;
-  EXPECT_NEAR(l1 * l1 * left, l2 * l2 * right, 1e-4 * std::fabs(l1 * l1 * left));
-  // London's equation B'' = B/λ² in each layer.
-  for (auto [z, l] : {std::pair{20.0, l1}, std::pair{80.0, l2}}) {
-    const double e = 1e-3;
-    const double second = (f.field(z + e) - 2 * f.field(z) + f.field(z - e)) / (e * e);
-    EXPECT_NEAR(second, f.field(z) / (l * l), 1e-4 * f.field(z) / (l * l)) << "z = " << z;
-  }
-  EXPECT_LT(f.b_min(), f.field(zi));
+  expect_london_layers(f, b0, {d, d + t1, d + t1 + t2}, {l1, l2});
+  EXPECT_LT(f.b_min(), f.field(d + t1));
   for (double b : {f.b_min() + 1e-3, 0.5 * (f.b_min() + b0), 99.9}) {
     InverseBranches br;
     const int n = f.inverse(b, br);
@@ -104,35 +116,74 @@ TEST(MusrLondonBilayer, RefusesWhatTheLibraryAsserts) {
             "London bilayer: thicknesses must be ≥ 0 and lambdas non-zero");
 }
 
-// ⟨B⟩ of P(B) against ∫B(z)n(z)dz/∫n(z)dz over the layers, on a fine depth grid. The library
-// samples the density at the bins instead of integrating over them: where it diverges as
-// 1/√(B − B_min) at a film's minimum that moves the mean by up to half a bin (0.25 G).
-double mean_of_pofb(const bmw::InverseFieldProfile& p, const bmw::TrimSpProfile& n) {
-  const auto g = bmw::pofb_grid(0.01, 0.5);
-  const auto pb = bmw::field_distribution(g, p, n);
-  double m = 0.0;
-  for (std::size_t i = 0; i < pb.size(); ++i) m += 0.5 * (0.5 * static_cast<double>(i)) * pb[i];
-  return m;
-}
-double mean_by_depth(const bmw::InverseFieldProfile& p, const bmw::TrimSpProfile& n, double from, double to) {
-  double num = 0.0, den = 0.0;
-  const int steps = 200000;
-  for (int k = 0; k < steps; ++k) {
-    const double z = from + (to - from) * (k + 0.5) / steps;
-    num += p.field(z) * bmw::trim_sp_density(n, z);
-    den += bmw::trim_sp_density(n, z);
+TEST(MusrLondonTrilayer, BoundaryConditionsAndBranches) {
+  const double b0 = 100.0, d = 2.0, t1 = 30.0, t2 = 40.0, t3 = 50.0;
+  // The minimum in each of the three layers in turn.
+  for (auto [l1, l2, l3] : {std::tuple{40.0, 300.0, 300.0}, std::tuple{90.0, 70.0, 120.0}, std::tuple{300.0, 300.0, 40.0}}) {
+    const bmw::LondonTrilayer f(b0, d, t1, t2, t3, l1, l2, l3);
+    expect_london_layers(f, b0, {d, d + t1, d + t1 + t2, d + t1 + t2 + t3}, {l1, l2, l3});
+    for (double b : {f.b_min() + 1e-3, 0.5 * (f.b_min() + b0), 99.9}) {
+      InverseBranches br;
+      const int n = f.inverse(b, br);
+      EXPECT_GE(n, 2) << "B = " << b;
+      expect_inverse_consistent(f, b, n);
+    }
+    InverseBranches br;
+    EXPECT_EQ(f.inverse(b0, br), 2);  // B₀ itself at both surfaces (the bilayer counts none)
   }
-  return num / den;
+  // Equal λ: the single film of thickness t₁ + t₂ + t₃.
+  const bmw::LondonTrilayer same(b0, d, t1, t2, t3, 60.0, 60.0, 60.0);
+  const bmw::LondonFilm film(b0, d, t1 + t2 + t3, 60.0);
+  for (double z : {10.0, 43.0, 80.0, 110.0}) EXPECT_NEAR(same.field(z), film.field(z), 1e-10 * b0) << "z = " << z;
+  EXPECT_NEAR(same.b_min(), film.b_min(), 1e-10 * b0);
+  EXPECT_EQ(input_error_of([] { (void)bmw::LondonTrilayer(100.0, 0.0, 10.0, -1.0, 10.0, 50.0, 50.0, 50.0); }),
+            "London trilayer: thicknesses must be ≥ 0 and lambdas non-zero");
 }
 
-TEST(MusrLondonFilms, FieldDistributionMeanMatchesTheDepthIntegral) {
+// P(B_i) of the library's rule against the density found from B(z) alone: every depth where
+// B(z) crosses B_i on a fine grid (refined linearly), n(z)/|dB/dz| summed over them, dB/dz by a
+// central difference. Up to the normalisation (the library normalises its samples) the two agree
+// bin by bin, which checks each closed-form inverse branch and its derivative.
+void expect_density_shape(const bmw::InverseFieldProfile& p, const bmw::TrimSpProfile& n, double from, double to) {
+  const auto g = bmw::pofb_grid(0.01, 0.5);
+  const auto pb = bmw::field_distribution(g, p, n);
+  std::vector<double> found(pb.size(), 0.0);
+  const double dz = 1e-3;
+  for (double z = from; z + dz <= to; z += dz) {
+    const double b0 = p.field(z), b1 = p.field(z + dz);
+    for (auto i = static_cast<std::size_t>(std::ceil(std::min(b0, b1) / 0.5)); 0.5 * static_cast<double>(i) < std::max(b0, b1); ++i) {
+      const double bi = 0.5 * static_cast<double>(i), zr = z + dz * (bi - b0) / (b1 - b0), h = 1e-7;
+      const double slope = (p.field(zr + h) - p.field(zr - h)) / (2 * h);
+      if (i < found.size()) found[i] += bmw::trim_sp_density(n, zr) / std::fabs(slope);
+    }
+  }
+  // The ratio on the bins above B_min + 1 G and below B₀.
+  double ratio = 0.0;
+  int bins = 0;
+  for (std::size_t i = 0; i < pb.size(); ++i) {
+    const double b = 0.5 * static_cast<double>(i);
+    if (b < p.b_min() + 1.0 || b >= p.b_max() || found[i] == 0.0) continue;
+    if (ratio == 0.0) ratio = pb[i] / found[i];
+    EXPECT_NEAR(pb[i] / found[i], ratio, 1e-6 * ratio) << "B = " << b << " (B_min " << p.b_min() << ")";
+    ++bins;
+  }
+  EXPECT_GE(bins, 10);
+}
+
+TEST(MusrLondonFilms, FieldDistributionsMatchTheDensityOverDepth) {
   const bmw::TrimSpProfile n = profile22();
-  const bmw::LondonFilm film(100.0, 5.0, 120.0, 60.0);
-  EXPECT_NEAR(mean_of_pofb(film, n), mean_by_depth(film, n, 5.0, 125.0), 0.25);
-  const bmw::LondonBilayer bi(100.0, 5.0, 50.0, 70.0, 60.0, 200.0);
-  EXPECT_NEAR(mean_of_pofb(bi, n), mean_by_depth(bi, n, 5.0, 125.0), 0.25);
+  expect_density_shape(bmw::LondonFilm(100.0, 5.0, 120.0, 60.0), n, 5.0, 125.0);
+  expect_density_shape(bmw::LondonBilayer(100.0, 5.0, 50.0, 70.0, 60.0, 200.0), n, 5.0, 125.0);
+  expect_density_shape(bmw::LondonTrilayer(100.0, 5.0, 30.0, 40.0, 50.0, 90.0, 70.0, 120.0), n, 5.0, 125.0);
   const bmw::LondonHalfSpace hs(100.0, 5.0, 60.0);
-  EXPECT_NEAR(mean_of_pofb(hs, n), mean_by_depth(hs, n, 5.0, 200.0), 0.05);
+  expect_density_shape(hs, n, 5.0, 200.0);
+  // The half-space's density has no singularity: its mean is the mean over depth.
+  const auto g = bmw::pofb_grid(0.01, 0.5);
+  const auto pb = bmw::field_distribution(g, hs, n);
+  double mean = 0.0, num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < pb.size(); ++i) mean += 0.5 * (0.5 * static_cast<double>(i)) * pb[i];
+  for (double z = 5.0 + 5e-4; z < 200.0; z += 1e-3) num += hs.field(z) * bmw::trim_sp_density(n, z), den += bmw::trim_sp_density(n, z);
+  EXPECT_NEAR(mean, num / den, 0.01);
 }
 
 }  // namespace

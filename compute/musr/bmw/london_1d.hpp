@@ -8,13 +8,14 @@
 //   bilayer (TLondon1D_2L): two layers t₁ (λ₁) and t₂ (λ₂) from d on, B₀ on both sides, B and
 //   λ²·dB/dz (the vector potential) continuous at the inner interface; c₀e^(−z/λ₁) + c₁e^(z/λ₁),
 //   then c₂e^(−z/λ₂) + c₃e^(z/λ₂).
+//   trilayer (TLondon1D_3L): three layers likewise.
 // The films' minimum is found as the library finds it, the stationary point of the layer that
 // holds it, with the library's quirks kept: the ratio c₁/c₀ of the (first) layer is raised to
 // 10⁻⁶ before the logarithm, so where (2d + t)/λ > ln 10⁶ the minimum is put at ½λ ln 10⁶ (the
 // fields below B there have no depth) and, where that lies outside the film, B_min = 0 and only
 // the branch beyond the middle counts; the film's coefficients come from the arguments before
 // its clamps (t, d ≥ 0, λ ≥ 0.1 nm), its range from those after them; a bilayer's field B₀
-// itself has no depth.
+// itself has no depth (a trilayer's has).
 #pragma once
 #include <array>
 
@@ -25,8 +26,8 @@ struct InverseBranch {
   double z = 0.0, dz_db = 0.0;
 };
 
-// A field profile with a closed-form inverse: at most three depths per field.
-using InverseBranches = std::array<InverseBranch, 3>;
+// A field profile with a closed-form inverse: at most four depths per field.
+using InverseBranches = std::array<InverseBranch, 4>;
 class InverseFieldProfile {
  public:
   virtual ~InverseFieldProfile() = default;
@@ -65,22 +66,42 @@ class LondonFilm final : public InverseFieldProfile {
   double min_z_ = -1.0, min_b_ = -1.0;
 };
 
-class LondonBilayer final : public InverseFieldProfile {
+// Two or three London layers between surfaces in B₀, B = a_j e^(−z/λ_j) + b_j e^(z/λ_j) in layer
+// j: the layers before the one holding the minimum fall, the layers after it rise.
+class LondonLayers : public InverseFieldProfile {
  public:
-  // B₀ [G], dead layer d, thicknesses t₁, t₂, λ₁, λ₂ [nm]; InputError where the field has no
-  // minimum inside the layers (the library stops there).
-  LondonBilayer(double b0, double dead_layer, double t1, double t2, double lambda1, double lambda2);
   double field(double z) const override;
   double b_min() const override { return min_b_; }
   double b_max() const override { return b0_; }
   int inverse(double b, InverseBranches& out) const override;
 
+ protected:
+  // Interfaces z₀ < … < z_n, λ_j and (a_j, b_j) per layer; `b0_has_depth`: B₀ itself is inverted.
+  LondonLayers(double b0, int layers, const double* interfaces, const double* lambdas, const double* coeff, bool b0_has_depth,
+               const char* what);
+
  private:
-  double b0_, lambda1_, lambda2_;
-  double interface_[3];
-  double c_[4];
+  double b0_;
+  int layers_;
+  bool b0_has_depth_;
+  std::array<double, 4> interface_{};
+  std::array<double, 3> lambda_{};
+  std::array<double, 6> c_{};
   int min_layer_ = -1;
   double min_z_ = -1.0, min_b_ = -1.0;
+};
+
+class LondonBilayer final : public LondonLayers {
+ public:
+  // B₀ [G], dead layer d, thicknesses t₁, t₂, λ₁, λ₂ [nm]; InputError where the field has no
+  // minimum inside the layers (the library stops there).
+  LondonBilayer(double b0, double dead_layer, double t1, double t2, double lambda1, double lambda2);
+};
+
+// TLondon1D_3L: three layers t₁, t₂, t₃ with λ₁, λ₂, λ₃, the same conditions at each interface.
+class LondonTrilayer final : public LondonLayers {
+ public:
+  LondonTrilayer(double b0, double dead_layer, double t1, double t2, double t3, double lambda1, double lambda2, double lambda3);
 };
 
 }  // namespace tomo::musr::bmw
