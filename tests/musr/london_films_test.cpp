@@ -1,5 +1,5 @@
 // libFitPofB's London films (compute/musr/bmw/london_1d.hpp): the one-layer film (TLondon1D_1L),
-// the bilayer (TLondon1D_2L) and the trilayer (TLondon1D_3L) against their closed forms and
+// the bilayer (TLondon1D_2L) and the trilayers (TLondon1D_3L, 3LS) against their closed forms and
 // boundary conditions, their inverses branch by branch, the library's quirks, and their P(B) on
 // the 22 keV TRIM.SP profile against the density found from B(z) alone.
 #include <gtest/gtest.h>
@@ -136,6 +136,14 @@ TEST(MusrLondonTrilayer, BoundaryConditionsAndBranches) {
   const bmw::LondonFilm film(b0, d, t1 + t2 + t3, 60.0);
   for (double z : {10.0, 43.0, 80.0, 110.0}) EXPECT_NEAR(same.field(z), film.field(z), 1e-10 * b0) << "z = " << z;
   EXPECT_NEAR(same.b_min(), film.b_min(), 1e-10 * b0);
+  // The library's symmetric form (TLondon1D_3LS) is its own closed form of λ₃ = λ₁.
+  for (auto [l1, l2] : {std::pair{40.0, 300.0}, std::pair{90.0, 70.0}, std::pair{300.0, 40.0}}) {
+    const bmw::LondonSymmetricTrilayer sym(b0, d, t1, t2, t3, l1, l2);
+    const bmw::LondonTrilayer tri(b0, d, t1, t2, t3, l1, l2, l1);
+    for (double z : {5.0, 31.0, 50.0, 73.0, 100.0, 121.0}) EXPECT_NEAR(sym.field(z), tri.field(z), 1e-9 * b0) << "z = " << z;
+    EXPECT_NEAR(sym.b_min(), tri.b_min(), 1e-9 * b0);
+    expect_london_layers(sym, b0, {d, d + t1, d + t1 + t2, d + t1 + t2 + t3}, {l1, l2, l1});
+  }
   EXPECT_EQ(input_error_of([] { (void)bmw::LondonTrilayer(100.0, 0.0, 10.0, -1.0, 10.0, 50.0, 50.0, 50.0); }),
             "London trilayer: thicknesses must be ≥ 0 and lambdas non-zero");
 }
@@ -175,6 +183,7 @@ TEST(MusrLondonFilms, FieldDistributionsMatchTheDensityOverDepth) {
   expect_density_shape(bmw::LondonFilm(100.0, 5.0, 120.0, 60.0), n, 5.0, 125.0);
   expect_density_shape(bmw::LondonBilayer(100.0, 5.0, 50.0, 70.0, 60.0, 200.0), n, 5.0, 125.0);
   expect_density_shape(bmw::LondonTrilayer(100.0, 5.0, 30.0, 40.0, 50.0, 90.0, 70.0, 120.0), n, 5.0, 125.0);
+  expect_density_shape(bmw::LondonSymmetricTrilayer(100.0, 5.0, 30.0, 40.0, 50.0, 90.0, 70.0), n, 5.0, 125.0);
   const bmw::LondonHalfSpace hs(100.0, 5.0, 60.0);
   expect_density_shape(hs, n, 5.0, 200.0);
   // The half-space's density has no singularity: its mean is the mean over depth.

@@ -157,6 +157,31 @@ std::array<double, 6> trilayer_coefficients(double b0, double dd, double d1, dou
           n5};
 }
 
+// The library's own coefficients of the trilayer with λ₁ outside and λ₂ inside.
+std::array<double, 6> symmetric_trilayer_coefficients(double b0, double dd, double d1, double d2, double d3, double l1, double l2) {
+  if (!(dd >= 0.0 && d1 >= 0.0 && d2 >= 0.0 && d3 >= 0.0) || l1 == 0.0 || l2 == 0.0)
+    throw InputError("London symmetric trilayer: thicknesses must be ≥ 0 and lambdas non-zero");
+  using std::cosh, std::exp, std::sinh;
+  const double n0 = 8.0 * (l1 * l2 * cosh(d2 / l2) * sinh((d1 + d3) / l1) +
+                           (l1 * l1 * cosh(d1 / l1) * cosh(d3 / l1) + l2 * l2 * sinh(d1 / l1) * sinh(d3 / l1)) * sinh(d2 / l2));
+  const double e21 = exp(2.0 * d1 / l1), e22 = exp(2.0 * d2 / l2), e23 = exp(2.0 * d3 / l1);
+  const double mid = 2.0 * (1.0 - 2.0 * exp((d1 + d3) / l1 + d2 / l2) + e22) * l1 * l2;
+  return {b0 * exp((dd - d3) / l1 - d2 / l2) *
+              (-4.0 * exp(d3 / l1 + d2 / l2) * l1 * l2 - exp(d1 / l1) * (l1 - l2) * (l1 + e23 * (l1 - l2) + l2) +
+               exp(d1 / l1 + 2.0 * d2 / l2) * (l1 + l2) * (l1 - l2 + e23 * (l1 + l2))) /
+              n0,
+          b0 * exp(-(d1 + d3 + dd) / l1 - d2 / l2) * ((1.0 + e23) * (-1.0 + e22) * l1 * l1 - mid - (-1.0 + e23) * (-1.0 + e22) * l2 * l2) / n0,
+          2.0 * b0 * exp(-(d1 + d3) / l1 + (d1 + dd) / l2) * l1 *
+              (-exp(d3 / l1) * (l1 + e21 * (l1 - l2) + l2) + exp(d1 / l1 + d2 / l2) * (l1 - l2 + e23 * (l1 + l2))) / n0,
+          2.0 * b0 * exp(-(d1 + d3) / l1 - (d1 + d2 + dd) / l2) * l1 *
+              (-exp(d1 / l1) * (l1 + e23 * (l1 - l2) + l2) + exp(d3 / l1 + d2 / l2) * (l1 - l2 + e21 * (l1 + l2))) / n0,
+          b0 * exp((d2 + dd) / l1 - d2 / l2) * ((1.0 + e21) * (-1.0 + e22) * l1 * l1 - mid - (-1.0 + e21) * (-1.0 + e22) * l2 * l2) / n0,
+          b0 * exp(-(2.0 * d1 + d2 + d3 + dd) / l1 - d2 / l2) *
+              (-4.0 * exp(d1 / l1 + d2 / l2) * l1 * l2 + exp(d3 / l1) * (-l1 * l1 - e21 * (l1 - l2) * (l1 - l2) + l2 * l2) +
+               exp(d3 / l1 + 2.0 * d2 / l2) * (l1 * l1 - l2 * l2 + e21 * (l1 + l2) * (l1 + l2))) /
+              n0};
+}
+
 }  // namespace
 
 LondonBilayer::LondonBilayer(double b0, double dd, double d1, double d2, double l1, double l2)
@@ -167,5 +192,10 @@ LondonTrilayer::LondonTrilayer(double b0, double dd, double d1, double d2, doubl
     : LondonLayers(b0, 3, std::array<double, 4>{dd, dd + d1, dd + d1 + d2, dd + d1 + d2 + d3}.data(),
                    std::array<double, 3>{l1, l2, l3}.data(), trilayer_coefficients(b0, dd, d1, d2, d3, l1, l2, l3).data(), true,
                    "London trilayer") {}
+
+LondonSymmetricTrilayer::LondonSymmetricTrilayer(double b0, double dd, double d1, double d2, double d3, double l1, double l2)
+    : LondonLayers(b0, 3, std::array<double, 4>{dd, dd + d1, dd + d1 + d2, dd + d1 + d2 + d3}.data(),
+                   std::array<double, 3>{l1, l2, l1}.data(), symmetric_trilayer_coefficients(b0, dd, d1, d2, d3, l1, l2).data(), true,
+                   "London symmetric trilayer") {}
 
 }  // namespace tomo::musr::bmw

@@ -8,7 +8,7 @@
 //   bilayer (TLondon1D_2L): two layers t₁ (λ₁) and t₂ (λ₂) from d on, B₀ on both sides, B and
 //   λ²·dB/dz (the vector potential) continuous at the inner interface; c₀e^(−z/λ₁) + c₁e^(z/λ₁),
 //   then c₂e^(−z/λ₂) + c₃e^(z/λ₂).
-//   trilayer (TLondon1D_3L): three layers likewise.
+//   trilayer (TLondon1D_3L): three layers likewise; TLondon1D_3LS the same with λ₃ = λ₁.
 // The films' minimum is found as the library finds it, the stationary point of the layer that
 // holds it, with the library's quirks kept: the ratio c₁/c₀ of the (first) layer is raised to
 // 10⁻⁶ before the logarithm, so where (2d + t)/λ > ln 10⁶ the minimum is put at ½λ ln 10⁶ (the
@@ -102,6 +102,12 @@ class LondonBilayer final : public LondonLayers {
 class LondonTrilayer final : public LondonLayers {
  public:
   LondonTrilayer(double b0, double dead_layer, double t1, double t2, double t3, double lambda1, double lambda2, double lambda3);
+};
+
+// TLondon1D_3LS: the trilayer with λ₁ in the outer two layers, from the library's own closed form.
+class LondonSymmetricTrilayer final : public LondonLayers {
+ public:
+  LondonSymmetricTrilayer(double b0, double dead_layer, double t1, double t2, double t3, double lambda1, double lambda2);
 };
 
 }  // namespace tomo::musr::bmw
