@@ -1,7 +1,8 @@
 // libFitPofB's London films (compute/musr/bmw/london_1d.hpp): the one-layer film (TLondon1D_1L),
 // the bilayer (TLondon1D_2L) and the trilayers (TLondon1D_3L, 3LS) against their closed forms and
-// boundary conditions, their inverses branch by branch, the library's quirks, and their P(B) on
-// the 22 keV TRIM.SP profile against the density found from B(z) alone.
+// boundary conditions, the proximity layer on a half-space (TProximity1D_1LHS), their inverses
+// branch by branch, the library's quirks, and their P(B) on the 22 keV TRIM.SP profile against
+// the density found from B(z) alone.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -148,6 +149,22 @@ TEST(MusrLondonTrilayer, BoundaryConditionsAndBranches) {
             "London trilayer: thicknesses must be ≥ 0 and lambdas non-zero");
 }
 
+TEST(MusrProximityHalfSpace, LinearThenExponentialAndTheLibrarysClamps) {
+  const bmw::ProximityHalfSpace p(100.0, 80.0, 5.0, 20.0, 60.0);
+  EXPECT_EQ(p.field(4.0), 100.0);
+  EXPECT_NEAR(p.field(15.0), 90.0, 1e-12);
+  EXPECT_NEAR(p.field(25.0), 80.0, 1e-12);
+  EXPECT_NEAR(p.field(85.0), 80.0 * std::exp(-1.0), 1e-12);
+  EXPECT_NEAR(p.b_min(), 80.0 * std::exp(-175.0 / 60.0), 1e-12);
+  expect_inverse_consistent(p, 90.0, 1);
+  expect_inverse_consistent(p, 50.0, 1);
+  InverseBranches br;
+  EXPECT_EQ(p.inverse(100.5, br), 0);
+  // Equal fields are parted by 1 mG; a layer thinner than 1 nm sets λ to 1 nm.
+  EXPECT_NEAR(bmw::ProximityHalfSpace(100.0, 100.0, 0.0, 10.0, 60.0).field(10.0), 99.999, 1e-9);
+  EXPECT_NEAR(bmw::ProximityHalfSpace(100.0, 80.0, 0.0, 0.5, 60.0).field(1.5), 80.0 * std::exp(-1.0), 1e-12);
+}
+
 // P(B_i) of the library's rule against the density found from B(z) alone: every depth where
 // B(z) crosses B_i on a fine grid (refined linearly), n(z)/|dB/dz| summed over them, dB/dz by a
 // central difference. Up to the normalisation (the library normalises its samples) the two agree
@@ -184,6 +201,7 @@ TEST(MusrLondonFilms, FieldDistributionsMatchTheDensityOverDepth) {
   expect_density_shape(bmw::LondonBilayer(100.0, 5.0, 50.0, 70.0, 60.0, 200.0), n, 5.0, 125.0);
   expect_density_shape(bmw::LondonTrilayer(100.0, 5.0, 30.0, 40.0, 50.0, 90.0, 70.0, 120.0), n, 5.0, 125.0);
   expect_density_shape(bmw::LondonSymmetricTrilayer(100.0, 5.0, 30.0, 40.0, 50.0, 90.0, 70.0), n, 5.0, 125.0);
+  expect_density_shape(bmw::ProximityHalfSpace(100.0, 80.3, 5.0, 20.0, 60.0), n, 5.0, 200.0);  // B₁ off the bins: a kink
   const bmw::LondonHalfSpace hs(100.0, 5.0, 60.0);
   expect_density_shape(hs, n, 5.0, 200.0);
   // The half-space's density has no singularity: its mean is the mean over depth.

@@ -198,4 +198,27 @@ LondonSymmetricTrilayer::LondonSymmetricTrilayer(double b0, double dd, double d1
                    std::array<double, 3>{l1, l2, l1}.data(), symmetric_trilayer_coefficients(b0, dd, d1, d2, d3, l1, l2).data(), true,
                    "London symmetric trilayer") {}
 
+ProximityHalfSpace::ProximityHalfSpace(double b0, double b1, double dead_layer, double thickness, double lambda)
+    : b0_(b0),
+      b1_(b0 != b1 ? b1 : b1 - 0.001),
+      d_(dead_layer >= 0.0 ? dead_layer : 0.0),
+      t_(thickness >= 0.0 ? thickness : 0.0),
+      lambda_(thickness >= 1.0 ? lambda : 1.0) {}
+
+double ProximityHalfSpace::field(double z) const {
+  if (z < d_) return b0_;
+  if (z < d_ + t_) return b0_ - (b0_ - b1_) / t_ * (z - d_);
+  return b1_ * std::exp((d_ + t_ - z) / lambda_);
+}
+
+int ProximityHalfSpace::inverse(double b, InverseBranches& out) const {
+  if (b <= b_min() || b > b0_) return 0;
+  int n = 0;
+  const double z0 = (b0_ * (d_ + t_) - b1_ * d_ - b * t_) / (b0_ - b1_);
+  const double z1 = d_ + t_ - lambda_ * std::log(b / b1_);
+  if (z0 > d_ && z0 <= d_ + t_) out[static_cast<std::size_t>(n++)] = {.z = z0, .dz_db = t_ / (b1_ - b0_)};
+  if (z1 > d_ + t_) out[static_cast<std::size_t>(n++)] = {.z = z1, .dz_db = -lambda_ / b};
+  return n;
+}
+
 }  // namespace tomo::musr::bmw

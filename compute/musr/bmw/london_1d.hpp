@@ -9,6 +9,8 @@
 //   λ²·dB/dz (the vector potential) continuous at the inner interface; c₀e^(−z/λ₁) + c₁e^(z/λ₁),
 //   then c₂e^(−z/λ₂) + c₃e^(z/λ₂).
 //   trilayer (TLondon1D_3L): three layers likewise; TLondon1D_3LS the same with λ₃ = λ₁.
+//   proximity layer on a half-space (TProximity1D_1LHS): B falls linearly from B₀ to B₁ over a
+//   layer t after the dead layer, then B₁e^(−(z−d−t)/λ), the profile ending at 200 nm.
 // The films' minimum is found as the library finds it, the stationary point of the layer that
 // holds it, with the library's quirks kept: the ratio c₁/c₀ of the (first) layer is raised to
 // 10⁻⁶ before the logarithm, so where (2d + t)/λ > ln 10⁶ the minimum is put at ½λ ln 10⁶ (the
@@ -108,6 +110,20 @@ class LondonTrilayer final : public LondonLayers {
 class LondonSymmetricTrilayer final : public LondonLayers {
  public:
   LondonSymmetricTrilayer(double b0, double dead_layer, double t1, double t2, double t3, double lambda1, double lambda2);
+};
+
+class ProximityHalfSpace final : public InverseFieldProfile {
+ public:
+  // B₀, B₁ [G], dead layer d, layer t, λ [nm], clamped as the library does: B₁ = B₀ − 0.001 G
+  // where they are equal, d, t ≥ 0, and λ = 1 nm where t < 1 nm (the library tests t there).
+  ProximityHalfSpace(double b0, double b1, double dead_layer, double thickness, double lambda);
+  double field(double z) const override;
+  double b_min() const override { return field(200.0); }
+  double b_max() const override { return b0_; }
+  int inverse(double b, InverseBranches& out) const override;
+
+ private:
+  double b0_, b1_, d_, t_, lambda_;
 };
 
 }  // namespace tomo::musr::bmw
