@@ -3,7 +3,9 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "compute/core/error.hpp"
@@ -26,6 +28,22 @@ void normalise(std::vector<double>& pb, double delta_b, std::size_t first, std::
 struct FftwFree {
   void operator()(void* p) const { fftw_free(p); }
 };
+
+// One FFTW plan per transform length for the process (planning costs as much as the transform):
+// made on arrays from fftw_malloc, so every array from fftw_malloc meets its alignment, and run
+// through the new-array interface, which is thread-safe.
+fftw_plan r2c_plan(std::size_t size) {
+  static std::map<std::size_t, fftw_plan> plans;
+  std::lock_guard lock(tomo::fftw_planner_mutex());
+  if (auto it = plans.find(size); it != plans.end()) return it->second;
+  if (plans.size() >= 64) throw Error("musr: more than 64 P(B) transform lengths in one process");
+  std::unique_ptr<double, FftwFree> in(static_cast<double*>(fftw_malloc(size * sizeof(double))));
+  std::unique_ptr<fftw_complex, FftwFree> out(static_cast<fftw_complex*>(fftw_malloc((size / 2 + 1) * sizeof(fftw_complex))));
+  if (!in || !out) throw Error("musr: out of memory for the P(B) transform");
+  const fftw_plan plan = fftw_plan_dft_r2c_1d(static_cast<int>(size), in.get(), out.get(), FFTW_ESTIMATE);
+  if (!plan) throw Error("musr: FFTW could not plan the P(B) transform");
+  return plans.emplace(size, plan).first->second;
+}
 
 }  // namespace
 
@@ -58,9 +76,15 @@ std::vector<double> field_distribution(const PofBGrid& g, const InverseFieldProf
 void add_background(const PofBGrid& g, std::vector<double>& pb, double b_bg, double sigma, double weight) {
   if (sigma == 0.0 || weight < 0.0 || weight > 1.0 || b_bg < 0.0) return;
   const double bs_sq = sigma * sigma / (kFitPofBGammaBar * kFitPofBGammaBar * 4.0 * kPi * kPi);
-  std::vector<double> bg(g.size);
+  // The Gaussian is e^(−x) with x = (B − B_bg)²/2σ²: exactly 0 in double from x > 746 on, so only
+  // the bins inside that reach are evaluated; the sum over them is the sum over all bins.
+  const double reach = std::sqrt(2.0 * bs_sq * 746.0);
+  const double lo = std::floor((b_bg - reach) / g.delta_b), hi = std::ceil((b_bg + reach) / g.delta_b);
+  const auto first = static_cast<std::size_t>(std::max(lo, 0.0));
+  const auto last = static_cast<std::size_t>(std::min(hi, static_cast<double>(g.size - 1)));
+  std::vector<double> bg(g.size, 0.0);
   double sum = 0.0;
-  for (std::size_t i = 0; i < g.size; ++i) {
+  for (std::size_t i = first; i <= last && first <= last; ++i) {
     const double b = static_cast<double>(i) * g.delta_b;
     bg[i] = std::exp(-(b - b_bg) * (b - b_bg) / (2.0 * bs_sq));
     sum += bg[i];
@@ -76,18 +100,8 @@ PolarisationParts polarisation_parts(const PofBGrid& g, const std::vector<double
   std::unique_ptr<double, FftwFree> in(static_cast<double*>(fftw_malloc(g.size * sizeof(double))));
   std::unique_ptr<fftw_complex, FftwFree> out(static_cast<fftw_complex*>(fftw_malloc(half * sizeof(fftw_complex))));
   if (!in || !out) throw Error("musr: out of memory for the P(B) transform");
-  fftw_plan plan = nullptr;
-  {
-    std::lock_guard lock(tomo::fftw_planner_mutex());
-    plan = fftw_plan_dft_r2c_1d(static_cast<int>(g.size), in.get(), out.get(), FFTW_ESTIMATE);
-  }
-  if (!plan) throw Error("musr: FFTW could not plan the P(B) transform");
   std::copy(pb.begin(), pb.end(), in.get());
-  fftw_execute(plan);
-  {
-    std::lock_guard lock(tomo::fftw_planner_mutex());
-    fftw_destroy_plan(plan);
-  }
+  fftw_execute_dft_r2c(r2c_plan(g.size), in.get(), out.get());
   PolarisationParts p;
   p.c.resize(half), p.s.resize(half);
   for (std::size_t k = 0; k < half; ++k) {
