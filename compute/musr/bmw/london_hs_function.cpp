@@ -1,0 +1,214 @@
+// libFitPofB's TLondon1DHS (compute/musr/bmw/london_hs_function.hpp).
+#include "compute/musr/bmw/london_hs_function.hpp"
+
+#include <array>
+#include <cmath>
+#include <list>
+#include <mutex>
+#include <sstream>
+#include <tuple>
+
+#include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
+#include "compute/musr/bmw/field_distribution.hpp"
+#include "compute/musr/bmw/startup.hpp"
+#include "compute/musr/expression.hpp"
+#include "compute/musr/user_fcn.hpp"
+
+namespace tomo::musr::bmw {
+namespace {
+
+constexpr int kMaxSets = 64;
+constexpr double kDeadLayerWidth = 0.005;  // µs⁻¹: the library's width of the dead layer's line
+constexpr double kEnergyWindow = 0.05;     // keV: the library's tolerance in picking a profile
+constexpr double kDegree = 0.017453293;    // the library's degree before t = 0
+
+// One startup file's settings and profiles.
+struct LondonSet {
+  double delta_t = 0.0, delta_b = 0.0;
+  std::vector<TrimSpProfile> profiles;  // ascending energy
+  std::string where;                    // the startup file, for messages
+  bool same(const LondonSet& o) const { return delta_t == o.delta_t && delta_b == o.delta_b && profiles == o.profiles; }
+};
+
+struct Sets {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<const LondonSet>> sets;
+};
+Sets& sets() {
+  static Sets s;
+  return s;
+}
+
+int register_set(std::shared_ptr<const LondonSet> s) {
+  Sets& r = sets();
+  std::lock_guard lock(r.mutex);
+  for (std::size_t i = 0; i < r.sets.size(); ++i)
+    if (r.sets[i]->same(*s)) return static_cast<int>(i);
+  if (static_cast<int>(r.sets.size()) >= kMaxSets) throw InputError("musr: more than 64 different TLondon1DHS settings in one process");
+  r.sets.push_back(std::move(s));
+  return static_cast<int>(r.sets.size() - 1);
+}
+
+std::shared_ptr<const LondonSet> set_of(int id) {
+  Sets& r = sets();
+  std::lock_guard lock(r.mutex);
+  if (id < 0 || id >= static_cast<int>(r.sets.size())) throw Error("musr: no TLondon1DHS settings " + std::to_string(id));
+  return r.sets[static_cast<std::size_t>(id)];
+}
+
+std::string energies_of(const LondonSet& s) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < s.profiles.size(); ++i) os << (i ? ", " : "") << s.profiles[i].energy_kev;
+  return os.str();
+}
+
+// The arguments' check (the library would divide by zero or quit).
+void check_arguments(const LondonSet& s, double energy, double field, double lambda) {
+  const PofBGrid g = pofb_grid(s.delta_t, s.delta_b);
+  const double top = static_cast<double>(g.size - 1) * g.delta_b;
+  if (!std::isfinite(energy) || find_trim_sp_energy(s.profiles, energy) < 0)
+    throw InputError("TLondon1DHS: no TRIM.SP profile within 0.05 keV of the energy " + std::to_string(energy) + " keV in " + s.where +
+                     " (energies: " + energies_of(s) + " keV)");
+  if (!(field > 0.0 && field < top))
+    throw InputError("TLondon1DHS: the field " + std::to_string(field) + " G is outside (0, " + std::to_string(top) +
+                     ") G, the P(B) grid of " + s.where);
+  if (!(lambda > 0.0 && std::isfinite(lambda)))
+    throw InputError("TLondon1DHS: lambda " + std::to_string(lambda) + " nm is not positive");
+}
+
+PolarisationParts parts_at(const LondonSet& s, std::size_t k, double field, double dead_layer, double lambda) {
+  if (!std::isfinite(dead_layer)) throw InputError("TLondon1DHS: the dead layer " + std::to_string(dead_layer) + " nm is not finite");
+  check_arguments(s, s.profiles[k].energy_kev, field, lambda);
+  const PofBGrid g = pofb_grid(s.delta_t, s.delta_b);
+  const TrimSpProfile& n = s.profiles[k];
+  std::vector<double> pb = field_distribution(g, LondonHalfSpace(field, dead_layer, lambda), n);
+  const double w = trim_sp_layer_fraction(n, dead_layer);
+  if (w != 0.0) add_background(g, pb, field, kDeadLayerWidth, w);
+  return polarisation_parts(g, pb);
+}
+
+// C and S of one profile at (B₀, d, λ) and, for each bit j of `bits`, their central differences.
+struct Pair {
+  PolarisationParts v;
+  std::array<PolarisationParts, 3> d;
+  unsigned bits = 0;
+};
+
+Pair build(const LondonSet& s, std::size_t k, std::array<double, 3> a, unsigned bits) {
+  Pair p;
+  p.v = parts_at(s, k, a[0], a[1], a[2]);
+  p.bits = bits;
+  for (std::size_t j = 0; j < 3; ++j) {
+    if (!(bits & (1u << j))) continue;
+    const double h = 1e-5 * (a[j] != 0.0 ? std::fabs(a[j]) : 1.0);
+    auto up = a, down = a;
+    up[j] += h, down[j] -= h;
+    const PolarisationParts pu = parts_at(s, k, up[0], up[1], up[2]), pd = parts_at(s, k, down[0], down[1], down[2]);
+    const double span = up[j] - down[j];
+    PolarisationParts& d = p.d[j];
+    d.c.resize(pu.c.size()), d.s.resize(pu.s.size());
+    for (std::size_t i = 0; i < d.c.size(); ++i) d.c[i] = (pu.c[i] - pd.c[i]) / span, d.s[i] = (pu.s[i] - pd.s[i]) / span;
+  }
+  return p;
+}
+
+// The last few points: the C and S tables of one point come from one P(B).
+std::shared_ptr<const Pair> cached(int id, std::size_t k, std::array<double, 3> a, unsigned bits) {
+  static std::mutex mutex;
+  static std::list<std::pair<std::tuple<int, std::size_t, double, double, double>, std::shared_ptr<const Pair>>> cache;
+  const auto key = std::make_tuple(id, k, a[0], a[1], a[2]);
+  std::lock_guard lock(mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it)
+    if (it->first == key) {
+      if ((bits & ~it->second->bits) != 0) {
+        bits |= it->second->bits;
+        cache.erase(it);
+        break;
+      }
+      cache.splice(cache.begin(), cache, it);
+      return cache.front().second;
+    }
+  auto p = std::make_shared<const Pair>(build(*set_of(id), k, a, bits));
+  cache.emplace_front(key, p);
+  if (cache.size() > 8) cache.pop_back();
+  return p;
+}
+
+// A table that is zero at every t (the unselected profiles and the check).
+KtTable zero_table(unsigned differences) {
+  KtTable t;
+  t.dt = 1.0;
+  t.v.assign(2, 0.0);
+  t.differences = differences;
+  return t;
+}
+
+int check_kind(int id) { return kLondonKindBase + id * kLondonKindStride + 2 * kLondonMaxProfiles; }
+int part_kind(int id, std::size_t k, int part) { return kLondonKindBase + id * kLondonKindStride + 2 * static_cast<int>(k) + part; }
+
+}  // namespace
+
+KtTable london_kind_table(int kind, double a0, double a1, double a2, unsigned differences) {
+  const int k = kind - kLondonKindBase;
+  if (k < 0) throw Error("musr: table kind " + std::to_string(kind) + " is not TLondon1DHS's");
+  const int id = k / kLondonKindStride, r = k % kLondonKindStride;
+  const auto s = set_of(id);
+  if (r == 2 * kLondonMaxProfiles) {  // the check: (E, B₀, λ)
+    check_arguments(*s, a0, a1, a2);
+    return zero_table(differences);
+  }
+  const auto profile = static_cast<std::size_t>(r / 2);
+  if (profile >= s->profiles.size()) throw Error("musr: TLondon1DHS has no profile " + std::to_string(profile));
+  if (a0 == 0.0 && a1 == 0.0 && a2 == 0.0) return zero_table(differences);  // not this energy
+  const auto p = cached(id, profile, {a0, a1, a2}, differences & 7u);
+  const PofBGrid g = pofb_grid(s->delta_t, s->delta_b);
+  KtTable t;
+  t.dt = g.t_bin;
+  t.v = r % 2 ? p->v.s : p->v.c;
+  t.differences = differences;
+  for (std::size_t j = 0; j < 3; ++j) {
+    if (differences & (1u << j)) t.dv[j] = r % 2 ? p->d[j].s : p->d[j].c;
+    else t.dv[j].assign(t.v.size(), 0.0);
+  }
+  return t;
+}
+
+std::shared_ptr<const UserFunction> london_hs_function(const std::filesystem::path& startup) {
+  const BmwStartup st = parse_bmw_startup(io::input_file_bytes(startup, kBmwStartupMaxBytes, "BMW startup file"), startup.string());
+  auto set = std::make_shared<LondonSet>();
+  set->delta_t = st.delta_t;
+  set->delta_b = st.delta_b;
+  set->profiles = load_trim_sp_profiles(startup);
+  set->where = startup.string();
+  if (set->profiles.size() > static_cast<std::size_t>(kLondonMaxProfiles))
+    throw InputError(startup.string() + ": TLondon1DHS takes at most 1000 TRIM.SP profiles");
+  std::vector<double> energies;
+  for (const auto& p : set->profiles) energies.push_back(p.energy_kev);
+  const int id = register_set(std::move(set));
+  auto f = std::make_shared<UserFunction>();
+  f->name = "TLondon1DHS";
+  f->where = "built-in user function TLondon1DHS (" + startup.string() + ")";
+  f->params = {"phase", "energy", "field", "deadlayer", "lambda"};
+  f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t t) {
+    const auto energy = args[1], field = args[2], dead = args[3], lambda = args[4];
+    const auto zero = b.constant(0.0);
+    // The check is the branch taken when no energy matches: it throws there.
+    const auto check = b.table(check_kind(id), t, energy, field, lambda);
+    std::int32_t c = check, s = check;
+    const double window = std::nextafter(kEnergyWindow, 0.0);  // |E − e| < 0.05 as |E − e| ≤ this
+    for (std::size_t k = energies.size(); k-- > 0;) {
+      const auto diff = b.sub(energy, b.constant(energies[k]));
+      const auto match = b.sub(b.constant(window), b.select(diff, diff, b.unary(OpCode::neg, diff)));
+      const auto a0 = b.select(match, field, zero), a1 = b.select(match, dead, zero), a2 = b.select(match, lambda, zero);
+      c = b.select(match, b.table(part_kind(id, k, 0), t, a0, a1, a2), c);
+      s = b.select(match, b.table(part_kind(id, k, 1), t, a0, a1, a2), s);
+    }
+    const auto phi = b.mul(args[0], b.constant(kPi / 180.0));
+    const auto p = b.add(b.mul(b.unary(OpCode::cos, phi), c), b.mul(b.unary(OpCode::sin, phi), s));
+    return b.select(t, p, b.unary(OpCode::cos, b.mul(args[0], b.constant(kDegree))));
+  };
+  return f;
+}
+
+}  // namespace tomo::musr::bmw
