@@ -32,6 +32,7 @@
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/hdf5_here.hpp"
 #include "compute/musr/bmw/startup.hpp"
+#include "compute/musr/bmw/trim_sp_data.hpp"
 #include "compute/musr/msr.hpp"
 #include "compute/musr/mud.hpp"
 #include "compute/musr/psi_mdu.hpp"
@@ -330,15 +331,17 @@ inline bool musr_dat(const std::uint8_t* data, std::size_t size) {
 
 // TRIM.SP implantation profiles and the BMW libraries' settings: the bytes as a depth-profile
 // startup file (the rge files it names are looked for beside it and normally absent), as one rge
-// file, and as BMW_startup.xml.
+// file (as the depth-profile reader and as libFitPofB's TRIM.SP reader take it), and as
+// BMW_startup.xml.
 inline bool musr_rge(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   (void)accepted([&] { (void)musr::read_rge_profiles(f.path()); });
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const bool startup = accepted([&] { (void)musr::parse_rge_startup(text, "fuzz.xml"); });
   const bool rge = accepted([&] { (void)musr::parse_rge(text, 1000, "fuzz.rge"); });
+  const bool trim = accepted([&] { (void)musr::bmw::parse_trim_sp_profile(text, 1.0, "fuzz.rge"); });
   const bool bmw = accepted([&] { (void)musr::bmw::parse_bmw_startup(text, "BMW_startup.xml"); });
-  return startup || rge || bmw;  // a valid input is one of the three texts
+  return startup || rge || trim || bmw;  // a valid input is one of the texts
 }
 
 // μSR ROOT (MusrRoot and LEM layouts).
