@@ -10,6 +10,7 @@
 
 #include "bench/cuda/fdk/back_voxel_args.hpp"
 #include "bench/cuda/fdk/back_voxel_gather.hpp"
+#include "bench/cuda/fdk/back_voxel_hybrid.hpp"
 #include "bench/cuda/fdk/back_voxel_narrow.hpp"
 #include "bench/cuda/fdk/back_voxel_tiled.hpp"
 #include "cuda/core/check.hpp"
@@ -209,6 +210,7 @@ std::vector<Variant> variants() {
   using Z = ZMode;
   using M = Mats;
   using T = Texel;
+  using S = Soft;
   return {
       {"tex z16 general p64 32x4 (product layout)", 0, 16, Z::general, M::param64},
       {"tex z8 general p64", 0, 8, Z::general, M::param64},
@@ -267,6 +269,90 @@ std::vector<Variant> variants() {
       {.name = "snorm16 texels z16 p64 32x4", .kz = 16, .texel = T::snorm16},
       {.name = "half texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::half},
       {.name = "snorm16 texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::snorm16},
+      {.name = "hyb tex only 32x8 (same kernel, no soft)", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 0, .patch = false},
+      {.name = "hyb tex only patch 8x4", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 0, .patch = true},
+      {.name = "hyb ldg4 all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 8, .patch = false},
+      {.name = "hyb ldg4 all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 8, .patch = true},
+      {.name = "hyb ldg4 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 1, .patch = false},
+      {.name = "hyb ldg4 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 1, .patch = true},
+      {.name = "hyb ldg4 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 2, .patch = false},
+      {.name = "hyb ldg4 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 2, .patch = true},
+      {.name = "hyb ldg4 every 8th z", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::ldg4, .soft_warps = 0, .patch = false},
+      {.name = "hyb quad all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 8, .patch = false},
+      {.name = "hyb quad all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 8, .patch = true},
+      {.name = "hyb quad 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 1, .patch = false},
+      {.name = "hyb quad 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 1, .patch = true},
+      {.name = "hyb quad 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 2, .patch = false},
+      {.name = "hyb quad 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 2, .patch = true},
+      {.name = "hyb quad 3/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 3, .patch = false},
+      {.name = "hyb quad 3/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 3, .patch = true},
+      {.name = "hyb quad every 8th z", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 0, .patch = false},
+      {.name = "hyb quad every 8th z patch", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 0, .patch = true},
+      {.name = "hyb quad every 4th z", .ldg_every = 4, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quad, .soft_warps = 0, .patch = false},
+      {.name = "hyb quadh all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 8, .patch = false},
+      {.name = "hyb quadh all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 8, .patch = true},
+      {.name = "hyb quadh 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 1, .patch = false},
+      {.name = "hyb quadh 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 1, .patch = true},
+      {.name = "hyb quadh 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 2, .patch = false},
+      {.name = "hyb quadh 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 2, .patch = true},
+      {.name = "hyb quadh 3/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 3, .patch = false},
+      {.name = "hyb quadh 3/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 3, .patch = true},
+      {.name = "hyb quadh every 8th z", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 0, .patch = false},
+      {.name = "hyb quadh every 4th z", .ldg_every = 4, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::quadh, .soft_warps = 0, .patch = false},
+      {.name = "hyb pair all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::pair, .soft_warps = 8, .patch = false},
+      {.name = "hyb pair all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::pair, .soft_warps = 8, .patch = true},
+      {.name = "hyb pair 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::pair, .soft_warps = 1, .patch = false},
+      {.name = "hyb pair 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::pair, .soft_warps = 1, .patch = true},
+      {.name = "hyb pair 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::pair, .soft_warps = 2, .patch = false},
+      {.name = "hyb pair 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::pair, .soft_warps = 2, .patch = true},
+      {.name = "hyb tex4 all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::tex4, .soft_warps = 8, .patch = false},
+      {.name = "hyb tex4 all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::tex4, .soft_warps = 8, .patch = true},
+      {.name = "hyb tex4 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::tex4, .soft_warps = 1, .patch = false},
+      {.name = "hyb tex4 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::tex4, .soft_warps = 1, .patch = true},
+      {.name = "hyb tex4 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::tex4, .soft_warps = 2, .patch = false},
+      {.name = "hyb tex4 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
+       .soft = S::tex4, .soft_warps = 2, .patch = true},
   };
 }
 
@@ -315,6 +401,7 @@ bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
   if (v.tiled) return run_tiled(v, a, in.mats, in.views, s);
   if (v.gather) return run_gather(v, a, in.tex, in.mats, in.views, s);
   if (v.narrow()) return run_narrow(v, in, a, s);
+  if (v.hybrid()) return v.zmode == ZMode::invariant && run_hybrid(v, in, a, s);
   using Z = ZMode;
 #define TOMO_B_CASE(E, KZ, M)                                                   \
   if (v.ldg_every == E && v.kz == KZ && v.zmode == M) {                         \
