@@ -17,10 +17,15 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 #include "bench/cuda/fdk/back_voxel_args.hpp"
 #include "bench/cuda/fdk/back_voxel_variants.hpp"
 
 namespace tomo::bench::fdk_b {
+
+// The hybrid candidates in the order they are timed (variants() appends them).
+std::vector<Variant> hybrid_variants();
 
 // x = B y with hybrid variant v: the texture layers (where a warp samples them), the bordered copy
 // and its packing (made on first use), then the gather. False where it does not apply.
