@@ -81,7 +81,6 @@ void CudaProjector::setup(const ConeGeometry& g) {
   detector_surface_ = SurfaceObject(detector_);
   detector_linear_ = TextureObject(detector_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
   padded_.clear();  // made by the first B that samples by loads
-  quads_.clear();   // made by the first hybrid B
   x_.clear();
   y_.clear();
 }
@@ -165,12 +164,6 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     TOMO_CUDA_CHECK(cudaMemsetAsync(padded_.data(), 0, padded_.size() * sizeof(float), stream_));
   }
   l.padded = padded_.data();
-  const bool hybrid = sampling == cd::Sampling::hardware && all_in_front_ && z_invariant_;
-  if (hybrid && quads_.size() == 0) {  // its border entries stay 0: written once
-    quads_.resize(4 * static_cast<std::size_t>(g_.sx + 1) * (g_.sy + 1) * detector_.extent().depth);
-    TOMO_CUDA_CHECK(cudaMemsetAsync(quads_.data(), 0, quads_.size() * sizeof(float), stream_));
-  }
-  l.quads = hybrid ? quads_.data() : nullptr;
   l.sx = g_.sx;
   l.sy = g_.sy;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
@@ -181,8 +174,7 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     const int c = std::min(layers, count - k0);
     // The stream orders this pass after the launches that read the previous chunk.
     cd::launch_weight_layers(y + static_cast<std::size_t>(k0) * g_.image_size(), list + k0, pixel_weights_.data(), c,
-                             g_.sx, g_.sy, sampling, detector_surface_.get(), padded_.data(), stream_,
-                             hybrid ? quads_.data() : nullptr);
+                             g_.sx, g_.sy, sampling, detector_surface_.get(), padded_.data(), stream_);
     params.resize(12 * static_cast<std::size_t>(c));
     for (int k = 0; k < c; ++k) {
       const int view = views.empty() ? k0 + k : views[k0 + k];

@@ -68,7 +68,6 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   bool all_in_front_ = false;  // every_voxel_in_front(g_)
   bool z_invariant_ = false;   // p[2] = p[10] = 0 in every view of voxel_views_
   cuda::DeviceBuffer<float> padded_;  // B's zero-bordered linear copy of the chunk (sampling by loads)
-  cuda::DeviceBuffer<float> quads_;   // its 2×2 neighbourhoods, float4 each (the hybrid hardware B)
   cuda::TextureObject detector_linear_;
   cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
 };

@@ -13,7 +13,7 @@ struct ViewBlock {
 
 template <Sampling kS>
 __global__ void weight_layers_kernel(const float* y, const int* views, const float* weights, int sx, int sy,
-                                     cudaSurfaceObject_t surface, float* padded, float* quads) {
+                                     cudaSurfaceObject_t surface, float* padded) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int k = blockIdx.z;
@@ -25,19 +25,10 @@ __global__ void weight_layers_kernel(const float* y, const int* views, const flo
   const float c = fmaf(w[2], fi, fmaf(w[5], fj, w[8]));
   const float rho = sqrtf(fmaf(a, a, fmaf(b, b, c * c)));
   const float val = y[(static_cast<size_t>(k) * sy + j) * sx + i] * (w[9] * rho);
-  if constexpr (kS == Sampling::hardware) {
+  if constexpr (kS == Sampling::hardware)
     surf2DLayeredwrite(val, surface, i * static_cast<int>(sizeof(float)), j, k);
-    if (quads) {  // bordered (i + 1, j + 1): in Q[j+1][i+1].x, Q[j+1][i].y, Q[j][i+1].z, Q[j][i].w
-      const size_t C = sx + 1;
-      float* q = quads + 4 * (static_cast<size_t>(k) * (sy + 1) + j) * C + 4 * static_cast<size_t>(i);
-      q[4 * C + 4] = val;
-      q[4 * C + 1] = val;
-      q[4 + 2] = val;
-      q[3] = val;
-    }
-  } else {
+  else
     padded[(static_cast<size_t>(k) * (sy + 2) + j + 1) * (sx + 2) + i + 1] = val;
-  }
 }
 
 // Bilinear from the zero-bordered copy at bordered coordinates (pu, pv) = (u + 1, v + 1) with
@@ -119,61 +110,6 @@ __global__ void __launch_bounds__(kVoxelBlockX* kVoxelBlockY)
     if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + j) * l.nx + i] += acc[q];
 }
 
-// The hybrid gather (voxel_back_kernels.hpp): z-invariant, every voxel in front, kVoxelBackZ
-// z-voxels a thread. A warp below kHybridSoftWarps (warp-uniform) samples its column in software
-// from the packed neighbourhoods (exact: the loads' value), the others by the texture's filter.
-__global__ void __launch_bounds__(kVoxelBlockX* kHybridBlockY)
-    back_hybrid_kernel(const VoxelBack l, cudaTextureObject_t tex, int first, const __grid_constant__ ViewBlock b,
-                       int count) {
-  constexpr int kZ = kVoxelBackZ;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kZ;
-  if (i >= l.nx || j >= l.ny) return;
-  const bool soft = ((threadIdx.y * blockDim.x + threadIdx.x) >> 5) < kHybridSoftWarps;
-  const float x = l.origin[0] + i * l.voxel[0], y = l.origin[1] + j * l.voxel[1];
-  const float z0 = l.origin[2] + kb * l.voxel[2], dz = l.voxel[2];
-  const int C = l.sx + 1;
-  float acc[kZ];
-#pragma unroll
-  for (int q = 0; q < kZ; ++q) acc[q] = 0.0f;
-  for (int n = 0; n < count; ++n) {
-    const float* p = b.v + 12 * n;
-    const int layer = first + n;
-    const float t = fmaf(p[8], x, fmaf(p[9], y, p[11]));
-    const float rt = __fdividef(1.0f, t), w = rt * rt;
-    const float u = fmaf(p[0], x, fmaf(p[1], y, p[3])) * rt;
-    const float v0 = fmaf(p[4], x, fmaf(p[5], y, fmaf(p[6], z0, p[7]))) * rt, dv = p[6] * dz * rt;
-    if (soft) {
-      // Bordered coordinates (u + 0.5, v + 0.5), as load_bilinear; 0 where a tap would leave the border.
-      const float pc = u + 0.5f, fu = floorf(pc), au = pc - fu;
-      const int iu = static_cast<int>(fu);
-      const bool u_ok = static_cast<unsigned>(iu) <= static_cast<unsigned>(l.sx);
-      const float4* col = reinterpret_cast<const float4*>(l.quads) + static_cast<size_t>(layer) * C * (l.sy + 1) + iu;
-#pragma unroll
-      for (int q = 0; q < kZ; ++q) {
-        const float pr = fmaf(static_cast<float>(q), dv, v0) + 0.5f;
-        const float fv = floorf(pr), av = pr - fv;
-        const int iv = static_cast<int>(fv);
-        float s = 0.0f;
-        if (u_ok && static_cast<unsigned>(iv) <= static_cast<unsigned>(l.sy)) {
-          const float4 e = __ldg(col + iv * C);
-          const float lo = fmaf(au, e.y - e.x, e.x), hi = fmaf(au, e.w - e.z, e.z);
-          s = fmaf(av, hi - lo, lo);
-        }
-        acc[q] = fmaf(w, s, acc[q]);
-      }
-    } else {
-#pragma unroll
-      for (int q = 0; q < kZ; ++q)
-        acc[q] = fmaf(w, tex2DLayered<float>(tex, u, fmaf(static_cast<float>(q), dv, v0), layer), acc[q]);
-    }
-  }
-#pragma unroll
-  for (int q = 0; q < kZ; ++q)
-    if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + j) * l.nx + i] += acc[q];
-}
-
 template <Sampling kS, bool kFront, bool kInvariant>
 void launch_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
                   cudaStream_t stream) {
@@ -185,13 +121,6 @@ void launch_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const 
 template <Sampling kS>
 void launch_sampling(const VoxelBack& l, cudaTextureObject_t tex, int first, const ViewBlock& b, int c,
                      cudaStream_t stream) {
-  if (kS == Sampling::hardware && l.quads && l.all_in_front && l.z_invariant) {
-    const dim3 block(kVoxelBlockX, kHybridBlockY);
-    const dim3 grid((l.nx + block.x - 1) / block.x, (l.ny + block.y - 1) / block.y,
-                    (l.nz + kVoxelBackZ - 1) / kVoxelBackZ);
-    back_hybrid_kernel<<<grid, block, 0, stream>>>(l, tex, first, b, c);
-    return;
-  }
   const bool invariant = kS == Sampling::loads && l.z_invariant;
   if (l.all_in_front && invariant)
     launch_voxel<kS, true, true>(l, tex, first, b, c, stream);
@@ -206,16 +135,13 @@ void launch_sampling(const VoxelBack& l, cudaTextureObject_t tex, int first, con
 }  // namespace
 
 void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
-                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream,
-                          float* quads) {
+                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream) {
   if (count <= 0) return;
   const dim3 block(32, 8, 1), grid((sx + 31) / 32, (sy + 7) / 8, count);
   if (sampling == Sampling::hardware)
-    weight_layers_kernel<Sampling::hardware><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded,
-                                                                         quads);
+    weight_layers_kernel<Sampling::hardware><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
   else
-    weight_layers_kernel<Sampling::loads><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded,
-                                                                      nullptr);
+    weight_layers_kernel<Sampling::loads><<<grid, block, 0, stream>>>(y, views, weights, sx, sy, surface, padded);
   TOMO_CUDA_CHECK_LAST();
 }
 

@@ -14,12 +14,6 @@ namespace tomo::fdk::cuda_detail {
 inline constexpr int kVoxelBackViews = 64, kVoxelBackZ = 16;
 inline constexpr int kVoxelBlockX = 32, kVoxelBlockY = 4;
 inline constexpr int kPixelWeightFloats = 10;  // du, dv, d1 (mm per t), scale
-// Hardware sampling on a z-invariant geometry with every voxel in front (the host checks) runs a
-// hybrid gather: blocks of kVoxelBlockX × kHybridBlockY threads whose first kHybridSoftWarps
-// warps sample in software (fp32 weights) from `quads`, the 2×2 neighbourhoods of the bordered
-// detector packed as float4, while the others use the texture unit: the texture units bind the
-// hardware gather, and the load path adds samples beside them (bench_fdk --b-variants).
-inline constexpr int kHybridBlockY = 8, kHybridSoftWarps = 2;
 
 // How the gather samples the weighted detector (bench_fdk --b-variants, docs/perf/fdk.md):
 //   hardware: the texture unit's bilinear filter (8-bit weights), one fetch per voxel and view
@@ -35,22 +29,16 @@ struct VoxelBack {
   bool all_in_front = false;  // every voxel in front of every source: no t > 0 test
   bool z_invariant = false;   // p[2] = p[10] = 0 in every view: u and t do not change along z
   const float* padded = nullptr;  // (sx + 2)·(sy + 2) per layer, zero border (loads)
-  // (sx + 1)·(sy + 1) float4 per layer, Q[r][c] = (P[r][c], P[r][c+1], P[r+1][c], P[r+1][c+1]) of
-  // the bordered detector P (hybrid; null: none)
-  const float* quads = nullptr;
   int sx = 0, sy = 0;
 };
 
 // Image k (k < count) of the weighted detector = pixel_weight of view views[k] (weights:
 // kPixelWeightFloats per view of the geometry) times image k of y (sx·sy floats each): into layer
-// k of `surface` for hardware (and, where `quads` is given, into the four entries of image k of
-// `quads` that hold it; the border entries stay as they are: zero), into the interior of image k
-// of `padded` for loads.
+// k of `surface` for hardware, into the interior of image k of `padded` for loads.
 void launch_weight_layers(const float* y, const int* views, const float* weights, int count, int sx, int sy,
-                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream,
-                          float* quads = nullptr);
+                          Sampling sampling, cudaSurfaceObject_t surface, float* padded, cudaStream_t stream);
 // x += Σ_{n<count} B_n (image `first + n` of the weighted detector: `tex`, linear-filtered, for
-// hardware, with l.quads the hybrid where it applies; l.padded for loads).
+// hardware; l.padded for loads).
 void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
                        Sampling sampling, cudaStream_t stream);
 

@@ -3,9 +3,7 @@
 // algorithms with every vector on the GPU against the same steps on the host.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdio>
 
 #include "compute/core/registry.hpp"
@@ -15,7 +13,6 @@
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/simulate.hpp"
 #include "cuda/core/device.hpp"
-#include "cuda/fdk/voxel_back_kernels.hpp"
 
 using namespace tomo;
 using namespace tomo::fdk;
@@ -78,38 +75,6 @@ TEST(FdkCudaProjector, HardwareVoxelBackStaysWithinItsTolerance) {
   std::printf("hardware bilinear B vs cpu: relative L2 %.3g\n", e);
   EXPECT_LE(e, 2e-3);
   EXPECT_GT(e, 0.0);
-}
-
-// On an untilted orbit with every voxel in front the hardware B is a hybrid: in each band of
-// kHybridBlockY y-rows the rows of the block's first kHybridSoftWarps warps are sampled with fp32
-// weights from the packed neighbourhoods, the exact B's value, the others by the texture unit's
-// 8-bit weights.
-TEST(FdkCudaProjector, HybridHardwareBSamplesItsSoftRowsExactly) {
-  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  const Problem p = problem();
-  auto ex = make("cuda", p.g, {.interpolation = Interpolation::exact});
-  auto hw = make("cuda", p.g, {.interpolation = Interpolation::hardware});
-  std::vector<float> e(p.g.grid.count()), h(p.g.grid.count());
-  ex->back_voxel(p.b, e);
-  hw->back_voxel(p.b, h);
-  const int nx = p.g.grid.dims[0], ny = p.g.grid.dims[1], nz = p.g.grid.dims[2];
-  namespace cd = tomo::fdk::cuda_detail;
-  const int soft_rows = cd::kHybridSoftWarps * 32 / cd::kVoxelBlockX;
-  double peak = 0, soft = 0, tex = 0;  // max |B| and max |hardware − exact| over each kind of row
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i) {
-        const std::size_t n = (static_cast<std::size_t>(k) * ny + j) * nx + i;
-        const double d = std::abs(static_cast<double>(h[n]) - e[n]);
-        peak = std::max(peak, std::abs(static_cast<double>(e[n])));
-        double& worst = j % cd::kHybridBlockY < soft_rows ? soft : tex;
-        worst = std::max(worst, d);
-      }
-  std::printf("hybrid B: max |hardware - exact| / max |B|: soft rows %.3g, texture rows %.3g\n", soft / peak,
-              tex / peak);
-  ASSERT_GT(peak, 0.0);
-  EXPECT_LE(soft / peak, 1e-6);
-  EXPECT_GT(tex / peak, 1e-5);
 }
 
 // B's two gathers: on an untilted circular orbit u and t do not change along z (the kernel's
