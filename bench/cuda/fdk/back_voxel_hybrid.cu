@@ -179,9 +179,9 @@ __device__ __forceinline__ void soft_column(float (&acc)[kZ], const Args& a, con
 // Block 32×8 (8 warps). Warp w < soft_warps samples every voxel in software; the others sample
 // by the filtered texture except every kEvery-th z-voxel (kEvery 0: none). kPatch: warp w covers
 // the 8×4 patch (8·(w mod 4), 4·(w div 4)) of the block's 32×8 tile.
-template <Soft kS, int kEvery, bool kPatch>
+template <Soft kS, int kEvery, bool kPatch, int kN>
 __global__ void __launch_bounds__(256) hybrid_kernel(const Args a, cudaTextureObject_t tex, Sources src, int first,
-                                                     const __grid_constant__ ViewBlock<kMaxAll> b, int count,
+                                                     const __grid_constant__ ViewBlock<kN> b, int count,
                                                      int soft_warps) {
   constexpr int kZ = 16;
   const int t = threadIdx.y * blockDim.x + threadIdx.x, warp = t >> 5, lane = t & 31;
@@ -227,12 +227,13 @@ __global__ void __launch_bounds__(256) hybrid_kernel(const Args a, cudaTextureOb
     }
 }
 
-template <Soft kS, int kEvery, bool kPatch>
+// kN views a launch: every view (kMaxAll) or 64, as the product's launches.
+template <Soft kS, int kEvery, bool kPatch, int kN>
 void launch(const Variant& v, const Inputs& in, const Args& a, const Sources& src, cudaStream_t s) {
   const dim3 block(32, 8), grid((a.nx + 31) / 32, (a.ny + 7) / 8, (a.nz + 15) / 16);
-  static ViewBlock<kMaxAll> b;  // 24 KB: not on the stack
-  for (int n0 = 0; n0 < in.views; n0 += kMaxAll) {
-    const int c = in.views - n0 < kMaxAll ? in.views - n0 : kMaxAll;
+  static ViewBlock<kN> b;  // up to 24 KB: not on the stack
+  for (int n0 = 0; n0 < in.views; n0 += kN) {
+    const int c = in.views - n0 < kN ? in.views - n0 : kN;
     for (int k = 0; k < c; ++k) {
       const float* m = in.mats + 12 * (n0 + k);
       for (int e = 0; e < 12; ++e) b.v[12 * k + e] = m[e];
@@ -241,23 +242,25 @@ void launch(const Variant& v, const Inputs& in, const Args& a, const Sources& sr
         b.v[12 * k + 4 + e] = m[4 + e] + 0.5f * m[8 + e];
       }
     }
-    hybrid_kernel<kS, kEvery, kPatch><<<grid, block, 0, s>>>(a, in.tex, src, n0, b, c, v.soft_warps);
+    hybrid_kernel<kS, kEvery, kPatch, kN><<<grid, block, 0, s>>>(a, in.tex, src, n0, b, c, v.soft_warps);
     TOMO_CUDA_CHECK_LAST();
   }
 }
 
 template <Soft kS>
 bool dispatch(const Variant& v, const Inputs& in, const Args& a, const Sources& src, cudaStream_t s) {
-#define TOMO_H_CASE(E, P)                        \
-  if (v.ldg_every == E && v.patch == P) {        \
-    launch<kS, E, P>(v, in, a, src, s);          \
-    return true;                                 \
+#define TOMO_H_CASE(E, P, M, N)                                     \
+  if (v.ldg_every == E && v.patch == P && v.mats == M) {            \
+    launch<kS, E, P, N>(v, in, a, src, s);                          \
+    return true;                                                    \
   }
-  TOMO_H_CASE(0, false)
-  TOMO_H_CASE(0, true)
-  TOMO_H_CASE(4, false)
-  TOMO_H_CASE(8, false)
-  TOMO_H_CASE(8, true)
+  TOMO_H_CASE(0, false, Mats::param_all, kMaxAll)
+  TOMO_H_CASE(0, true, Mats::param_all, kMaxAll)
+  TOMO_H_CASE(4, false, Mats::param_all, kMaxAll)
+  TOMO_H_CASE(8, false, Mats::param_all, kMaxAll)
+  TOMO_H_CASE(8, true, Mats::param_all, kMaxAll)
+  TOMO_H_CASE(0, false, Mats::param64, 64)
+  TOMO_H_CASE(4, false, Mats::param64, 64)
 #undef TOMO_H_CASE
   return false;
 }
@@ -265,94 +268,67 @@ bool dispatch(const Variant& v, const Inputs& in, const Args& a, const Sources& 
 }  // namespace
 
 std::vector<Variant> hybrid_variants() {
-  using Z = ZMode;
   using M = Mats;
   using S = Soft;
+  // z-invariant, 16 z-voxels, 32×8: name, sampler, software warps of 8, every k-th z-voxel, patch.
+  auto hyb = [](const char* name, Soft soft, int warps, int every, bool patch = false, Mats mats = M::param_all) {
+    return Variant{.name = name, .ldg_every = every, .kz = 16, .zmode = ZMode::invariant, .mats = mats, .bx = 32,
+                   .by = 8, .soft = soft, .soft_warps = warps, .patch = patch};
+  };
   return {
-      {.name = "hyb tex only 32x8 (same kernel, no soft)", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 0, .patch = false},
-      {.name = "hyb tex only patch 8x4", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 0, .patch = true},
-      {.name = "hyb ldg4 all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 8, .patch = false},
-      {.name = "hyb ldg4 all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 8, .patch = true},
-      {.name = "hyb ldg4 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 1, .patch = false},
-      {.name = "hyb ldg4 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 1, .patch = true},
-      {.name = "hyb ldg4 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 2, .patch = false},
-      {.name = "hyb ldg4 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 2, .patch = true},
-      {.name = "hyb ldg4 every 8th z", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::ldg4, .soft_warps = 0, .patch = false},
-      {.name = "hyb quad all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 8, .patch = false},
-      {.name = "hyb quad all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 8, .patch = true},
-      {.name = "hyb quad 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 1, .patch = false},
-      {.name = "hyb quad 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 1, .patch = true},
-      {.name = "hyb quad 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 2, .patch = false},
-      {.name = "hyb quad 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 2, .patch = true},
-      {.name = "hyb quad 3/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 3, .patch = false},
-      {.name = "hyb quad 3/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 3, .patch = true},
-      {.name = "hyb quad every 8th z", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 0, .patch = false},
-      {.name = "hyb quad every 8th z patch", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 0, .patch = true},
-      {.name = "hyb quad every 4th z", .ldg_every = 4, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quad, .soft_warps = 0, .patch = false},
-      {.name = "hyb quadh all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 8, .patch = false},
-      {.name = "hyb quadh all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 8, .patch = true},
-      {.name = "hyb quadh 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 1, .patch = false},
-      {.name = "hyb quadh 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 1, .patch = true},
-      {.name = "hyb quadh 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 2, .patch = false},
-      {.name = "hyb quadh 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 2, .patch = true},
-      {.name = "hyb quadh 3/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 3, .patch = false},
-      {.name = "hyb quadh 3/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 3, .patch = true},
-      {.name = "hyb quadh every 8th z", .ldg_every = 8, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 0, .patch = false},
-      {.name = "hyb quadh every 4th z", .ldg_every = 4, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::quadh, .soft_warps = 0, .patch = false},
-      {.name = "hyb pair all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::pair, .soft_warps = 8, .patch = false},
-      {.name = "hyb pair all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::pair, .soft_warps = 8, .patch = true},
-      {.name = "hyb pair 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::pair, .soft_warps = 1, .patch = false},
-      {.name = "hyb pair 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::pair, .soft_warps = 1, .patch = true},
-      {.name = "hyb pair 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::pair, .soft_warps = 2, .patch = false},
-      {.name = "hyb pair 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::pair, .soft_warps = 2, .patch = true},
-      {.name = "hyb tex4 all warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::tex4, .soft_warps = 8, .patch = false},
-      {.name = "hyb tex4 all warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::tex4, .soft_warps = 8, .patch = true},
-      {.name = "hyb tex4 1/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::tex4, .soft_warps = 1, .patch = false},
-      {.name = "hyb tex4 1/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::tex4, .soft_warps = 1, .patch = true},
-      {.name = "hyb tex4 2/8 warps", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::tex4, .soft_warps = 2, .patch = false},
-      {.name = "hyb tex4 2/8 warps patch", .ldg_every = 0, .kz = 16, .zmode = Z::invariant, .mats = M::param_all, .bx = 32, .by = 8,
-       .soft = S::tex4, .soft_warps = 2, .patch = true},
+      hyb("hyb p64 tex only 32x8", S::ldg4, 0, 0, false, M::param64),
+      hyb("hyb p64 ldg4 1/8 warps", S::ldg4, 1, 0, false, M::param64),
+      hyb("hyb p64 ldg4 2/8 warps", S::ldg4, 2, 0, false, M::param64),
+      hyb("hyb p64 ldg4 every 4th z", S::ldg4, 0, 4, false, M::param64),
+      hyb("hyb p64 quad 1/8 warps", S::quad, 1, 0, false, M::param64),
+      hyb("hyb p64 quad 2/8 warps", S::quad, 2, 0, false, M::param64),
+      hyb("hyb p64 quad every 4th z", S::quad, 0, 4, false, M::param64),
+      hyb("hyb p64 quadh 1/8 warps", S::quadh, 1, 0, false, M::param64),
+      hyb("hyb p64 quadh 2/8 warps", S::quadh, 2, 0, false, M::param64),
+      hyb("hyb p64 quadh every 4th z", S::quadh, 0, 4, false, M::param64),
+      hyb("hyb p64 tex4 1/8 warps", S::tex4, 1, 0, false, M::param64),
+      hyb("hyb tex only 32x8 (same kernel, no soft)", S::ldg4, 0, 0),
+      hyb("hyb tex only patch 8x4", S::ldg4, 0, 0, true),
+      hyb("hyb ldg4 all warps", S::ldg4, 8, 0),
+      hyb("hyb ldg4 all warps patch", S::ldg4, 8, 0, true),
+      hyb("hyb ldg4 1/8 warps", S::ldg4, 1, 0),
+      hyb("hyb ldg4 1/8 warps patch", S::ldg4, 1, 0, true),
+      hyb("hyb ldg4 2/8 warps", S::ldg4, 2, 0),
+      hyb("hyb ldg4 2/8 warps patch", S::ldg4, 2, 0, true),
+      hyb("hyb ldg4 every 8th z", S::ldg4, 0, 8),
+      hyb("hyb quad all warps", S::quad, 8, 0),
+      hyb("hyb quad all warps patch", S::quad, 8, 0, true),
+      hyb("hyb quad 1/8 warps", S::quad, 1, 0),
+      hyb("hyb quad 1/8 warps patch", S::quad, 1, 0, true),
+      hyb("hyb quad 2/8 warps", S::quad, 2, 0),
+      hyb("hyb quad 2/8 warps patch", S::quad, 2, 0, true),
+      hyb("hyb quad 3/8 warps", S::quad, 3, 0),
+      hyb("hyb quad 3/8 warps patch", S::quad, 3, 0, true),
+      hyb("hyb quad every 8th z", S::quad, 0, 8),
+      hyb("hyb quad every 8th z patch", S::quad, 0, 8, true),
+      hyb("hyb quad every 4th z", S::quad, 0, 4),
+      hyb("hyb quadh all warps", S::quadh, 8, 0),
+      hyb("hyb quadh all warps patch", S::quadh, 8, 0, true),
+      hyb("hyb quadh 1/8 warps", S::quadh, 1, 0),
+      hyb("hyb quadh 1/8 warps patch", S::quadh, 1, 0, true),
+      hyb("hyb quadh 2/8 warps", S::quadh, 2, 0),
+      hyb("hyb quadh 2/8 warps patch", S::quadh, 2, 0, true),
+      hyb("hyb quadh 3/8 warps", S::quadh, 3, 0),
+      hyb("hyb quadh 3/8 warps patch", S::quadh, 3, 0, true),
+      hyb("hyb quadh every 8th z", S::quadh, 0, 8),
+      hyb("hyb quadh every 4th z", S::quadh, 0, 4),
+      hyb("hyb pair all warps", S::pair, 8, 0),
+      hyb("hyb pair all warps patch", S::pair, 8, 0, true),
+      hyb("hyb pair 1/8 warps", S::pair, 1, 0),
+      hyb("hyb pair 1/8 warps patch", S::pair, 1, 0, true),
+      hyb("hyb pair 2/8 warps", S::pair, 2, 0),
+      hyb("hyb pair 2/8 warps patch", S::pair, 2, 0, true),
+      hyb("hyb tex4 all warps", S::tex4, 8, 0),
+      hyb("hyb tex4 all warps patch", S::tex4, 8, 0, true),
+      hyb("hyb tex4 1/8 warps", S::tex4, 1, 0),
+      hyb("hyb tex4 1/8 warps patch", S::tex4, 1, 0, true),
+      hyb("hyb tex4 2/8 warps", S::tex4, 2, 0),
+      hyb("hyb tex4 2/8 warps patch", S::tex4, 2, 0, true),
   };
 }
 

@@ -14,6 +14,7 @@
 // Which samples: the first `soft_warps` warps of each 8-warp block (a warp-uniform split), and/or
 // every `ldg_every`-th z-voxel of the other warps. `patch`: each warp covers an 8×4 patch of
 // (x, y) instead of a 32-voxel row, so that a warp's samples fall into fewer detector lines.
+// Views per launch: every view, or 64 (Mats::param64, "hyb p64" rows) as the product launches.
 #pragma once
 #include <cuda_runtime_api.h>
 
