@@ -10,6 +10,7 @@
 
 #include "bench/cuda/fdk/back_voxel_args.hpp"
 #include "bench/cuda/fdk/back_voxel_gather.hpp"
+#include "bench/cuda/fdk/back_voxel_hybrid.hpp"
 #include "bench/cuda/fdk/back_voxel_narrow.hpp"
 #include "bench/cuda/fdk/back_voxel_tiled.hpp"
 #include "cuda/core/check.hpp"
@@ -209,7 +210,7 @@ std::vector<Variant> variants() {
   using Z = ZMode;
   using M = Mats;
   using T = Texel;
-  return {
+  std::vector<Variant> out = {
       {"tex z16 general p64 32x4 (product layout)", 0, 16, Z::general, M::param64},
       {"tex z8 general p64", 0, 8, Z::general, M::param64},
       {"tex z32 general p64", 0, 32, Z::general, M::param64},
@@ -268,6 +269,8 @@ std::vector<Variant> variants() {
       {.name = "half texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::half},
       {.name = "snorm16 texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::snorm16},
   };
+  for (Variant& v : hybrid_variants()) out.push_back(std::move(v));
+  return out;
 }
 
 std::vector<Variant> block_sweep(const Variant& v) {
@@ -315,6 +318,7 @@ bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
   if (v.tiled) return run_tiled(v, a, in.mats, in.views, s);
   if (v.gather) return run_gather(v, a, in.tex, in.mats, in.views, s);
   if (v.narrow()) return run_narrow(v, in, a, s);
+  if (v.hybrid()) return v.zmode == ZMode::invariant && run_hybrid(v, in, a, s);
   using Z = ZMode;
 #define TOMO_B_CASE(E, KZ, M)                                                   \
   if (v.ldg_every == E && v.kz == KZ && v.zmode == M) {                         \

@@ -23,6 +23,8 @@ enum class Mats { param64, param_all, constant };
 // The weighted detector's texels: fp32 (the product), half floats, or signed normalised 16-bit
 // integers with a scale per view (back_voxel_narrow.hpp).
 enum class Texel { f32, half, snorm16 };
+// The software sampler of the hybrid candidates (back_voxel_hybrid.hpp); none: not a hybrid.
+enum class Soft { none, ldg4, quad, quadh, pair, tex4 };
 
 struct Variant {
   std::string name;
@@ -44,9 +46,19 @@ struct Variant {
   Texel texel = Texel::f32;
   // Rows shared along the z-invariant column through four-texel gathers (back_voxel_gather.hpp).
   bool gather = false;
+  // Hybrid (back_voxel_hybrid.hpp): the first soft_warps of the 8 warps of a 32×8 block sample in
+  // software by `soft`, the others by the texture (with ldg_every: every k-th z-voxel by `soft`);
+  // patch: a warp covers 8×4 (x, y) voxels.
+  Soft soft = Soft::none;
+  int soft_warps = 0;
+  bool patch = false;
+  bool hybrid() const { return soft != Soft::none; }
   bool narrow() const { return texel != Texel::f32; }
-  bool needs_texture() const { return (ldg_every != 1 && !tiled && !narrow()) || gather; }
-  bool needs_padded() const { return ((ldg_every != 0 || tiled) && !gather) || narrow(); }
+  bool needs_texture() const {
+    if (hybrid()) return soft_warps < 8;
+    return (ldg_every != 1 && !tiled && !narrow()) || gather;
+  }
+  bool needs_padded() const { return hybrid() || ((ldg_every != 0 || tiled) && !gather) || narrow(); }
 };
 
 // The candidates in the order they are timed (the first is the product's layout).
