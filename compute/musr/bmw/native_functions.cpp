@@ -5,6 +5,7 @@
 #include "compute/core/error.hpp"
 #include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/bmw/gap_integrals.hpp"
+#include "compute/musr/bmw/gap_shapes.hpp"
 #include "compute/musr/bmw/mean_fields.hpp"
 #include "compute/musr/bmw/sexp_relaxation.hpp"
 #include "compute/musr/bmw/tri_vortex_ml.hpp"
@@ -37,6 +38,7 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
   }
   if (name == "SExpRlx") return sexp_relaxation_function();  // libBNMR
   if (auto f = find_gap_function(name)) return f;              // libGapIntegrals
+  if (auto f = find_gap_shape_function(name)) return f;        // libGapIntegrals, shaped gaps
   if (name == "TBulkTriVortexML") return bmw::tri_vortex_ml_function(bmw_startup(msr_dir, name));  // libFitPofB
   if (name == "TMeanFieldsForScSingleLayer") return bmw::mean_fields_single_layer_function(bmw_startup(msr_dir, name));  // libCalcMeanFieldsLEM
   return nullptr;
@@ -45,6 +47,7 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
 std::vector<std::string> native_user_function_names() {
   std::vector<std::string> out = {"PDepthProfile", "SExpRlx", "TBulkTriVortexML", "TMeanFieldsForScSingleLayer"};
   for (auto& n : gap_function_names()) out.push_back(n);
+  for (auto& n : gap_shape_function_names()) out.push_back(n);
   return out;
 }
 
