@@ -108,6 +108,16 @@ TEST(MusrGapShapes, BecomeTheSAndDWaveAtTheirLimits) {
   EXPECT_EQ(evaluate(p, std::vector<double>{1.0, 4.47, 1.547, 0.4}, 4.5), 0.0);
 }
 
+TEST(MusrGapShapes, NoRealGapIsNaNAndExtremeShapesEnd) {
+  // 1 + a cos² 2φ < 0 somewhere: the library's square root of a negative gap², NaN.
+  EXPECT_TRUE(std::isnan(gap_shape_density(GapShape::non_mon_d_wave2, -5.0, 2.0)));
+  EXPECT_TRUE(std::isnan(gap_shape_density(GapShape::an_s_wave, std::nan(""), 2.0)));
+  // A huge anisotropy: the gap vanishes only on needles, so almost nothing is depleted.
+  const double r = gap_shape_density(GapShape::an_s_wave, 1e150, 2.0);
+  EXPECT_GT(r, 0.999);
+  EXPECT_LE(r, 1.0);
+}
+
 TEST(MusrGapShapes, GradientMatchesDifferencesOfTheValue) {
   for (const char* name : {"TGapAnSWave", "TGapNonMonDWave1", "TGapNonMonDWave2"}) {
     const Program p = shape_program(name, 5);

@@ -16,6 +16,7 @@ namespace {
 constexpr double kTwoKb = 0.172346648;  // 2k_B in meV/K, the library's value
 constexpr int kSamples = 512;           // the grid on which q's minima are looked for
 constexpr int kMaxDepth = 40;           // bisections of the adaptive quadrature
+constexpr int kMaxPanels = 20000;       // panels of one ρ value (smooth integrands need a few hundred)
 
 // H(D) = ∫₀^∞ sech²(√(y² + D²)) dy from the s-wave's cached curve (ρ_s = 1 − H).
 double sech_integral(double d) { return 1.0 - gap_superfluid_density(GapSymmetry::s_wave, d); }
@@ -41,11 +42,14 @@ double weight(GapShape s, double phi) {
   return 1.0;
 }
 
-double adaptive(const auto& f, double l, double r, double whole, int depth) {
+// Bisects until the halves agree with the whole to 1e-12; `budget` bounds the panels of one
+// integral, so no input makes it run away.
+double adaptive(const auto& f, double l, double r, double whole, int depth, int& budget) {
   const double m = 0.5 * (l + r);
   const double a = gauss_legendre8(f, l, m), b = gauss_legendre8(f, m, r);
-  if (depth == 0 || !(std::fabs(a + b - whole) > 1e-12)) return a + b;  // NaN stops too
-  return adaptive(f, l, m, a, depth - 1) + adaptive(f, m, r, b, depth - 1);
+  budget -= 2;
+  if (depth == 0 || budget <= 0 || !(std::fabs(a + b - whole) > 1e-12)) return a + b;  // NaN stops too
+  return adaptive(f, l, m, a, depth - 1, budget) + adaptive(f, m, r, b, depth - 1, budget);
 }
 
 // The minima of q on [0, φ_end] (interior ones refined by golden-section search): H peaks there.
@@ -102,13 +106,16 @@ double density(GapShape s, double a, double delta, const std::vector<double>& pt
   const double y_end = 1.0 / kTwoKb + delta;
   auto f = [&](double phi) {
     const double q = gap_shape_q(s, a, phi);
-    // A negative q (TGapNonMonDWave2 with 1 + a cos² 2φ < 0) has no real gap: NaN, as the library.
-    if (q < 0.0) return std::numeric_limits<double>::quiet_NaN();
+    // A negative q (TGapNonMonDWave2 with 1 + a cos² 2φ < 0) has no real gap: NaN, as the library
+    // (and a NaN shape gives NaN, where the cached H would read 0).
+    if (!(q >= 0.0)) return std::numeric_limits<double>::quiet_NaN();
     const double d = delta * std::sqrt(q);
     return weight(s, phi) * (cut ? sech_integral_to(d, y_end) : sech_integral(d));
   };
   double sum = 0.0;
-  for (std::size_t i = 1; i < pts.size(); ++i) sum += adaptive(f, pts[i - 1], pts[i], gauss_legendre8(f, pts[i - 1], pts[i]), kMaxDepth);
+  int budget = kMaxPanels;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    sum += adaptive(f, pts[i - 1], pts[i], gauss_legendre8(f, pts[i - 1], pts[i]), kMaxDepth, budget);
   return 1.0 - 2.0 / kPi * sum;
 }
 
