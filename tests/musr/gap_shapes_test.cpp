@@ -12,6 +12,7 @@
 #include "compute/musr/bmw/gap_integrals.hpp"
 #include "compute/musr/bmw/gap_shapes.hpp"
 #include "compute/musr/user_fcn.hpp"
+#include "tests/musr/gap_shapes_data.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 
 namespace tomo::musr::test {
@@ -53,15 +54,6 @@ constexpr TwoReference kTwoReference[] = {
 
 const char* function_of(const std::string& kind) {
   return kind == "an_s" ? "TGapAnSWave" : kind == "non_mon1" ? "TGapNonMonDWave1" : "TGapNonMonDWave2";
-}
-
-// λ⁻²(0) · f(Tc, Δ0, a[, c0, aG]) at T.
-Program shape_program(const std::string& name, int args) {
-  auto f = resolve_user_function("libGapIntegrals", name, std::filesystem::path(TOMO_SOURCE_DIR));
-  ProgramBuilder b(1 + args);
-  std::vector<std::int32_t> a;
-  for (int i = 0; i < args; ++i) a.push_back(b.param(1 + i));
-  return b.finish(b.mul(b.param(0), build_user_function(b, *f, a, b.time())));
 }
 
 std::vector<double> params_of(const Reference& r) {
@@ -140,17 +132,8 @@ TEST(MusrGapShapes, GradientMatchesDifferencesOfTheValue) {
 }
 
 TEST(MusrGapShapes, GlComputeEqualsCpu) {
-  FitData data;
-  data.num_params = 6;
-  RunBins run;
-  run.model = shape_program("TGapNonMonDWave1", 5);
-  const std::vector<double> par = {7.983, 4.47, 1.547, 0.3, 1.468, 1.33333};
-  for (int k = 0; k < 24; ++k) {
-    const double t = 0.05 + 0.2 * k;
-    run.t.push_back(t), run.y.push_back(evaluate(run.model, par, t) + 0.1 * std::sin(3.0 * k)), run.sigma.push_back(0.1);
-  }
-  data.runs.push_back(run);
-  expect_matches_reference(*make_evaluator("gl-compute", data, false), data, perturbed(par), 1e-9, 1e-7);
+  const FitData data = shape_data();
+  expect_matches_reference(*make_evaluator("gl-compute", data, false), data, perturbed(shape_params()), 1e-9, 1e-7);
 }
 
 TEST(MusrGapShapes, ArgumentCountsAsTheLibrary) {

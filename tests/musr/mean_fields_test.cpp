@@ -14,25 +14,16 @@
 #include "compute/musr/bmw/mean_fields.hpp"
 #include "compute/musr/user_fcn.hpp"
 #include "tests/musr/gpu_test_data.hpp"
+#include "tests/musr/mean_fields_data.hpp"
 
 namespace tomo::musr::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kExample = fs::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit/BMWlibs";
-
-// params: B0, dead layer, thickness, λ, w1, w2, w3; x is the energy in keV.
-Program mean_program(const fs::path& dir) {
-  auto f = resolve_user_function("libCalcMeanFieldsLEM", "TMeanFieldsForScSingleLayer", dir);
-  ProgramBuilder b(7);
-  std::vector<std::int32_t> args;
-  for (int i = 0; i < 7; ++i) args.push_back(b.param(i));
-  return b.finish(build_user_function(b, *f, args, b.time()));
-}
-
-const std::vector<double> kFitted = {95.0, 3.71915, 157.461, 305.142, 1.0, 1.0, 1.0};
-const std::vector<double> kWeighted = {100.0, 12.0, 80.0, 60.0, 0.3, 0.9, 0.6};
+const fs::path& kExample = kMeanFieldsExample;
+const std::vector<double> kFitted = mean_fitted();
+const std::vector<double> kWeighted = mean_weighted();
 
 TEST(MusrMeanFields, MatchTheLibrarysRulesAtTheProfileEnergies) {
   // The script's output at the example's fitted point (profile energies, keV).
@@ -103,15 +94,7 @@ TEST(MusrMeanFields, GradientMatchesDifferencesOfTheValue) {
 }
 
 TEST(MusrMeanFields, GlComputeEqualsCpu) {
-  FitData data;
-  data.num_params = 7;
-  RunBins run;
-  run.model = mean_program(kExample);
-  for (int k = 0; k < 14; ++k) {
-    const double e = 0.5 + 2.0 * k;
-    run.t.push_back(e), run.y.push_back(evaluate(run.model, kFitted, e) + 0.05 * std::sin(3.0 * k)), run.sigma.push_back(0.04);
-  }
-  data.runs.push_back(run);
+  const FitData data = mean_data();
   expect_matches_reference(*make_evaluator("gl-compute", data, false), data, kWeighted, 1e-9, 1e-7);
 }
 
