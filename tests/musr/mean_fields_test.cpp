@@ -1,4 +1,4 @@
-// libCalcMeanFieldsLEM's TMeanFieldsForScSingleLayer as a native built-in
+// libCalcMeanFieldsLEM's TMeanFieldsForScSingleLayer and TMeanFieldsForScHalfSpace as native built-ins
 // (compute/musr/bmw/mean_fields.hpp): values against an independent computation
 // (tests/musr/reference/mean_fields_reference.py: the library's rules written out, at 30 digits),
 // at the profile energies, between and beyond them with unequal layer weights; the gradient; the
@@ -45,6 +45,34 @@ TEST(MusrMeanFields, InterpolateInEnergyAndWeighTheLayers) {
                             {30.0, 96.908407586519704}};
   const Program p = mean_program(kExample);
   for (const auto& w : want) EXPECT_NEAR(evaluate(p, kWeighted, w[0]), w[1], 1e-12 * w[1]) << w[0] << " keV";
+}
+
+TEST(MusrMeanFields, HalfSpaceMatchesTheLibrarysRules) {
+  // TMeanFieldsForScHalfSpace(B0 100, d 12, λ 60) from the same script.
+  const double want[][2] = {{1.0, 96.211974595738691}, {5.0, 80.888433234017284},  {6.25, 75.236986939616487},
+                            {14.1, 46.282454800701604}, {24.0, 22.711994547548728}, {30.0, 22.711994547548728}};
+  auto f = resolve_user_function("libCalcMeanFieldsLEM", "TMeanFieldsForScHalfSpace", kExample);
+  ProgramBuilder b(3);
+  const std::vector<std::int32_t> args = {b.param(0), b.param(1), b.param(2)};
+  const Program p = b.finish(build_user_function(b, *f, args, b.time()));
+  const std::vector<double> par = {100.0, 12.0, 60.0};
+  for (const auto& w : want) EXPECT_NEAR(evaluate(p, par, w[0]), w[1], 1e-12 * w[1]) << w[0] << " keV";
+  // The gradient (d off the rows: at d = 12 nm a 16 keV row sits on the kink of B at z = d).
+  const std::vector<double> par2 = {100.0, 12.3, 60.0};
+  ProgramEvaluator ev(p);
+  ev.prepare(par2, true);
+  std::vector<double> g(ev.used().size());
+  for (double e : {5.0, 14.1}) {
+    (void)ev.value_and_gradient(e, g);
+    for (std::size_t k = 0; k < ev.used().size(); ++k) {
+      const int i = ev.used()[k];
+      const double h = 1e-6 * par2[static_cast<std::size_t>(i)];
+      auto up = par2, dn = par2;
+      up[static_cast<std::size_t>(i)] += h, dn[static_cast<std::size_t>(i)] -= h;
+      const double want_g = (evaluate(p, up, e) - evaluate(p, dn, e)) / (2 * h);
+      EXPECT_NEAR(g[k], want_g, 1e-6 * std::max(1.0, std::fabs(want_g))) << "parameter " << i + 1 << ", E = " << e;
+    }
+  }
 }
 
 TEST(MusrMeanFields, FilmFieldIsTheLondonProfile) {

@@ -112,10 +112,18 @@ double london_film_field(double z, double d, double t, double lambda, double (*g
   return v;
 }
 
+double london_half_space_field(double z, double d, double lambda, double (*grad)[2]) {
+  if (grad) (*grad)[0] = (*grad)[1] = 0.0;
+  if (z < 0.0 || z < d) return 1.0;
+  const double v = std::exp((d - z) / lambda);
+  if (grad) (*grad)[0] = v / lambda, (*grad)[1] = v * (z - d) / (lambda * lambda);
+  return v;
+}
+
 KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigned differences) {
   const int k = kind - kMeanFieldKind;
-  const auto& set = lem_profiles(k / 2);
-  const bool film = k % 2 == 1;
+  const auto& set = lem_profiles(k / 4);
+  const int part = k % 4;
   KtTable t;
   t.dt = 1.0;
   t.v.assign(set.size(), 0.0);
@@ -123,7 +131,7 @@ KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigne
   for (auto& dv : t.dv) dv.assign(set.size(), 0.0);
   for (std::size_t i = 0; i < set.size(); ++i) {
     const LemProfile& p = set[i];
-    if (!film) {
+    if (part == 0) {
       // The layer's stopping fraction: a staircase in the interfaces, so no derivative.
       t.v[i] = layer_sum(p, a0, a1, static_cast<int>(a2));
       continue;
@@ -131,8 +139,14 @@ KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigne
     double h = 0.0, g[3] = {0.0, 0.0, 0.0};
     for (std::size_t j = 0; j < p.depth_a.size(); ++j) {
       if (p.n[j] == 0.0) continue;
-      double gj[3];
-      h += p.n[j] * (london_film_field(0.1 * p.depth_a[j], a0, a1, a2, differences ? &gj : nullptr) - 1.0);
+      double gj[3] = {0.0, 0.0, 0.0};
+      if (part == 1) {
+        h += p.n[j] * (london_film_field(0.1 * p.depth_a[j], a0, a1, a2, differences ? &gj : nullptr) - 1.0);
+      } else {
+        double g2[2];
+        h += p.n[j] * (london_half_space_field(p.depth_a[j] / 10.0, a0, a1, &g2) - 1.0);
+        gj[0] = g2[0], gj[1] = g2[1];
+      }
       if (differences)
         for (int m = 0; m < 3; ++m) g[m] += p.n[j] * gj[m];
     }
@@ -143,10 +157,53 @@ KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigne
   return t;
 }
 
+namespace {
+
+// The library's energy rule over the profile means: the first profile's mean below it, the
+// last's above, linear between two.
+std::int32_t energy_rule(ProgramBuilder& b, std::int32_t e, const std::vector<double>& energies, const std::vector<std::int32_t>& mean) {
+  const std::size_t n = energies.size();
+  std::int32_t r = mean[n - 1];
+  for (std::size_t k = n - 1; k >= 1; --k) {
+    const double e1 = energies[k - 1], e2 = energies[k];
+    const auto frac = b.div(b.sub(e, b.constant(e1)), b.constant(e2 - e1));
+    const auto lin = b.add(mean[k - 1], b.mul(b.sub(mean[k], mean[k - 1]), frac));
+    r = b.select(b.sub(e, b.constant(e2)), r, lin);
+  }
+  return b.select(b.sub(e, b.constant(energies[0])), r, mean[0]);
+}
+
+std::vector<double> energies_of(int id) {
+  std::vector<double> out;
+  for (const auto& p : lem_profiles(id)) out.push_back(p.energy_kev);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const UserFunction> mean_fields_half_space_function(const std::filesystem::path& startup) {
+  const int id = register_lem_profiles(load_lem_profiles(startup));
+  const std::vector<double> energies = energies_of(id);
+  auto f = std::make_shared<UserFunction>();
+  f->name = "TMeanFieldsForScHalfSpace";
+  f->where = "built-in user function TMeanFieldsForScHalfSpace (" + startup.string() + ")";
+  f->params = {"field", "deadlayer", "lambda"};
+  f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t e) {
+    const auto zero_t = b.mul(b.constant(0.0), e);  // reads a table at a fixed point, per x
+    std::vector<std::int32_t> mean;
+    for (std::size_t k = 0; k < energies.size(); ++k) {
+      const auto at = b.add(b.constant(static_cast<double>(k)), zero_t);
+      const auto h = b.table(kMeanFieldKind + 4 * id + 2, at, args[1], args[2], b.constant(0.0));
+      mean.push_back(b.mul(args[0], b.add(b.constant(1.0), h)));
+    }
+    return energy_rule(b, e, energies, mean);
+  };
+  return f;
+}
+
 std::shared_ptr<const UserFunction> mean_fields_single_layer_function(const std::filesystem::path& startup) {
   const int id = register_lem_profiles(load_lem_profiles(startup));
-  std::vector<double> energies;
-  for (const auto& p : lem_profiles(id)) energies.push_back(p.energy_kev);
+  const std::vector<double> energies = energies_of(id);
   auto f = std::make_shared<UserFunction>();
   f->name = "TMeanFieldsForScSingleLayer";
   f->where = "built-in user function TMeanFieldsForScSingleLayer (" + startup.string() + ")";
@@ -155,7 +212,7 @@ std::shared_ptr<const UserFunction> mean_fields_single_layer_function(const std:
     const auto b0 = args[0], d = args[1], thick = args[2], lambda = args[3];
     const auto d_end = b.add(d, thick);
     const auto zero_t = b.mul(b.constant(0.0), e);  // reads a table at a fixed point, per x
-    const int layers = kMeanFieldKind + 2 * id, film = layers + 1;
+    const int layers = kMeanFieldKind + 4 * id, film = layers + 1;
     // ⟨B⟩_k = B0·(1 + w2·H_k / Σ w L_k) at profile k.
     std::vector<std::int32_t> mean;
     for (std::size_t k = 0; k < energies.size(); ++k) {
@@ -168,16 +225,7 @@ std::shared_ptr<const UserFunction> mean_fields_single_layer_function(const std:
       const auto h = b.table(film, at, d, thick, lambda);
       mean.push_back(b.mul(b0, b.add(b.constant(1.0), b.div(b.mul(args[5], h), den))));
     }
-    // The library's energy rule: the first profile's mean below it, the last's above, linear between.
-    const std::size_t n = energies.size();
-    std::int32_t r = mean[n - 1];
-    for (std::size_t k = n - 1; k >= 1; --k) {
-      const double e1 = energies[k - 1], e2 = energies[k];
-      const auto frac = b.div(b.sub(e, b.constant(e1)), b.constant(e2 - e1));
-      const auto lin = b.add(mean[k - 1], b.mul(b.sub(mean[k], mean[k - 1]), frac));
-      r = b.select(b.sub(e, b.constant(e2)), r, lin);
-    }
-    return b.select(b.sub(e, b.constant(energies[0])), r, mean[0]);
+    return energy_rule(b, e, energies, mean);
   };
   return f;
 }

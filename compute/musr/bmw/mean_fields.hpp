@@ -41,16 +41,23 @@ std::vector<LemProfile> load_lem_profiles(const std::filesystem::path& startup);
 int register_lem_profiles(std::vector<LemProfile> set);
 const std::vector<LemProfile>& lem_profiles(int id);
 
-// The table kinds: kMeanFieldKind + 2·set + part; part 0: the stopping fraction with
-// 10·a ≤ z[Å] < 10·b (args a, b [nm], unused), part 1: H(d, t, λ); both over the profile index.
+// The table kinds: kMeanFieldKind + 4·set + part; part 0: the stopping fraction of layer c
+// (args interfaces a, b [nm], layer c), part 1: H(d, t, λ) of the film, part 2: H(d, λ) of the
+// half-space (third argument unused); all over the profile index.
 inline constexpr int kMeanFieldKind = 1000;
-inline constexpr int kMeanFieldKindEnd = kMeanFieldKind + 128;
+inline constexpr int kMeanFieldKindEnd = kMeanFieldKind + 256;
 KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigned differences);
 
 // The relative film field B/B0 of TLondon1D_1L at z (nm) and its derivatives by (d, t, λ).
 double london_film_field(double z, double d, double t, double lambda, double (*grad)[3] = nullptr);
+// The relative field of TLondon1D_HS, 1 above the dead layer d and e^((d − z)/λ) below it, and its
+// derivatives by (d, λ).
+double london_half_space_field(double z, double d, double lambda, double (*grad)[2] = nullptr);
 
 // The native user function TMeanFieldsForScSingleLayer with the profiles of `startup`.
 std::shared_ptr<const UserFunction> mean_fields_single_layer_function(const std::filesystem::path& startup);
+// TMeanFieldsForScHalfSpace(B0, d, λ): the same average over a superconducting half-space below a
+// dead layer, without layer weights: ⟨B⟩_k = B0·(1 + Σ n (e^((d − z)/λ) − 1)) over z ≥ d.
+std::shared_ptr<const UserFunction> mean_fields_half_space_function(const std::filesystem::path& startup);
 
 }  // namespace tomo::musr::bmw

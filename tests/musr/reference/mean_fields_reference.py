@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Reference values of libCalcMeanFieldsLEM's TMeanFieldsForScSingleLayer for
+"""Reference values of libCalcMeanFieldsLEM's TMeanFieldsForScSingleLayer and
+TMeanFieldsForScHalfSpace for
 tests/musr/mean_fields_test.cpp, computed from the rge files directly in pure Python with
 mpmath at 30 digits (run from the repository root:
 python3 tests/musr/reference/mean_fields_reference.py).
@@ -10,6 +11,7 @@ The library's rules, written out independently here:
 - the layers: z < 10 d (weight w1), 10 d <= z < 10 (d + t) (w2), z >= 10 (d + t) (w3);
 - B(z) (z in nm) is B0 outside [d, d + t] and
   B0 [e^((d + t - z)/lambda) + e^((z - d)/lambda)] / (1 + e^(t/lambda)) inside;
+- the half-space (no weights): B0 above the dead layer d, B0 e^((d - z)/lambda) below it;
 - the mean at a profile energy is sum w n B / sum w n over the rows, at 0.1 z;
 - between profile energies the means of the two neighbours are interpolated linearly in E,
   outside the first and last profile energies the end means are taken.
@@ -57,16 +59,31 @@ def mean_at(k, b0, d, t, lam, w):
     return num / den
 
 
-def mean_field(e, b0, d, t, lam, w):
+def half_space_at(k, b0, d, lam):
+    z, n = PROFILES[k]
+    b0, d, lam = mp.mpf(b0), mp.mpf(d), mp.mpf(lam)
+    num, den = mp.mpf(0), mp.mpf(0)
+    for zi, ni in zip(z, n):
+        zz = mp.mpf(zi) / 10
+        num += ni * (b0 if zz < d else b0 * mp.exp((d - zz) / lam))
+        den += ni
+    return num / den
+
+
+def by_energy(e, at):
     if e <= ENERGIES[0]:
-        return mean_at(0, b0, d, t, lam, w)
+        return at(0)
     if e >= ENERGIES[-1]:
-        return mean_at(len(ENERGIES) - 1, b0, d, t, lam, w)
+        return at(len(ENERGIES) - 1)
     k = next(i for i, x in enumerate(ENERGIES) if e < x)
     if e == ENERGIES[k - 1]:
-        return mean_at(k - 1, b0, d, t, lam, w)
-    b1, b2 = mean_at(k - 1, b0, d, t, lam, w), mean_at(k, b0, d, t, lam, w)
+        return at(k - 1)
+    b1, b2 = at(k - 1), at(k)
     return b1 + (b2 - b1) * (e - ENERGIES[k - 1]) / (ENERGIES[k] - ENERGIES[k - 1])
+
+
+def mean_field(e, b0, d, t, lam, w):
+    return by_energy(e, lambda k: mean_at(k, b0, d, t, lam, w))
 
 
 def db_points():
@@ -95,3 +112,6 @@ if __name__ == "__main__":
     print("between and beyond, unequal weights (0.3, 0.9, 0.6), B0 100, d 12, t 80, lambda 60:")
     for en in (1.0, 6.25, 14.1, 23.0, 30.0):
         print("  %5.2f keV  %s" % (en, mp.nstr(mean_field(en, 100.0, 12.0, 80.0, 60.0, (0.3, 0.9, 0.6)), 17)))
+    print("half-space, B0 100, d 12, lambda 60:")
+    for en in (1.0, 5.0, 6.25, 14.1, 24.0, 30.0):
+        print("  %5.2f keV  %s" % (en, mp.nstr(by_energy(en, lambda k: half_space_at(k, 100.0, 12.0, 60.0)), 17)))
