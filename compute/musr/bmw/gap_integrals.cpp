@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "compute/core/error.hpp"
+#include "compute/musr/bmw/gap_shapes.hpp"
 #include "compute/musr/bmw/gauss_legendre.hpp"
 #include "compute/musr/expression.hpp"
 #include "compute/musr/user_fcn.hpp"
@@ -129,8 +130,9 @@ double gap_superfluid_density(GapSymmetry g, double delta) {
   return 1.0 - a.c * sum;
 }
 
-KtTable gap_integral_table(double g, double, double, unsigned differences) {
+KtTable gap_integral_table(double g, double a1, double, unsigned differences) {
   const int k = static_cast<int>(g);
+  if (k >= kGapShapeFirst) return gap_shape_table(g, a1, differences);  // gap_shapes.hpp
   if (k < 0 || k > 5) throw Error("musr: no gap symmetry " + std::to_string(k));
   static std::array<std::unique_ptr<const KtTable>, 6> cache;
   std::lock_guard lock(table_mutex());

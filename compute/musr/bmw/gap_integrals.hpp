@@ -30,7 +30,8 @@ inline constexpr std::size_t kGapTableSteps = 4096;
 double gap_sech_integral(double d);
 // ρ at δ = Δ/2k_BT, computed directly.
 double gap_superfluid_density(GapSymmetry g, double delta);
-// The table of ρ over s for symmetry `g` (a0; a1, a2 unused), from a per-process cache.
+// The table of ρ over s for symmetry `g` (a0; a1, a2 unused), from a per-process cache; a0 from
+// kGapShapeFirst on: gap_shapes.hpp's shaped gaps, a1 their parameter.
 KtTable gap_integral_table(double g, double a1, double a2, unsigned differences);
 
 // The native user functions TGapSWave, TGapDWave, TGapPointPWave, TGapLinePWave and the closed

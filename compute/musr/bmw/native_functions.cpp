@@ -6,6 +6,8 @@
 #include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/bmw/gap_integrals.hpp"
 #include "compute/musr/bmw/london_hs_function.hpp"
+#include "compute/musr/bmw/gap_shapes.hpp"
+#include "compute/musr/bmw/mean_fields.hpp"
 #include "compute/musr/bmw/sexp_relaxation.hpp"
 #include "compute/musr/bmw/tri_vortex_ml.hpp"
 #include "compute/musr/user_fcn.hpp"
@@ -37,14 +39,19 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
   }
   if (name == "SExpRlx") return sexp_relaxation_function();  // libBNMR
   if (auto f = find_gap_function(name)) return f;              // libGapIntegrals
+  if (auto f = find_gap_shape_function(name)) return f;        // libGapIntegrals, shaped gaps
   if (name == "TBulkTriVortexML") return bmw::tri_vortex_ml_function(bmw_startup(msr_dir, name));  // libFitPofB
   if (name == "TLondon1DHS") return bmw::london_hs_function(bmw_startup(msr_dir, name));            // libFitPofB
+  if (name == "TMeanFieldsForScSingleLayer") return bmw::mean_fields_single_layer_function(bmw_startup(msr_dir, name));  // libCalcMeanFieldsLEM
+  if (name == "TMeanFieldsForScHalfSpace") return bmw::mean_fields_half_space_function(bmw_startup(msr_dir, name));
   return nullptr;
 }
 
 std::vector<std::string> native_user_function_names() {
-  std::vector<std::string> out = {"PDepthProfile", "SExpRlx", "TBulkTriVortexML", "TLondon1DHS"};
+  std::vector<std::string> out = {"PDepthProfile", "SExpRlx", "TBulkTriVortexML", "TLondon1DHS",
+                                   "TMeanFieldsForScSingleLayer", "TMeanFieldsForScHalfSpace"};
   for (auto& n : gap_function_names()) out.push_back(n);
+  for (auto& n : gap_shape_function_names()) out.push_back(n);
   return out;
 }
 

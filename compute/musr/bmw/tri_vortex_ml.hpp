@@ -44,7 +44,7 @@ KtTable tri_vortex_ml_table(int id, int part, double field, double lambda, doubl
 
 // The table kind of (settings id, part): TableKind::vortex_lattice + 2·id + part.
 int vortex_table_kind(int id, int part);
-// kt_tables' dispatch: kinds from TableKind::vortex_lattice on.
+// kt_tables' dispatch: kinds from TableKind::vortex_lattice on (mean_fields.hpp's range among them).
 KtTable vortex_kind_table(int kind, double a0, double a1, double a2, unsigned differences);
 
 // The native user function TBulkTriVortexML with the settings of `startup` (BMW_startup.xml).

@@ -1,0 +1,233 @@
+// libCalcMeanFieldsLEM's TMeanFieldsForScSingleLayer (compute/musr/bmw/mean_fields.hpp).
+#include "compute/musr/bmw/mean_fields.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <mutex>
+
+#include "compute/core/error.hpp"
+#include "compute/io/input_file.hpp"
+#include "compute/musr/bmw/startup.hpp"
+#include "compute/musr/expression.hpp"
+#include "compute/musr/rge_profiles.hpp"
+#include "compute/musr/user_fcn.hpp"
+
+namespace tomo::musr::bmw {
+namespace {
+
+constexpr std::size_t kMaxSets = 64;
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<const std::vector<LemProfile>>> sets;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+// The rows of each layer as the library's WeightLayers assigns them, walking the rows once:
+// layer 0 up to the first row at or beyond 10·i0 Å, which opens layer 1; layer 2 from the next
+// row on at or beyond 10·i1 (so a row past both interfaces at once still belongs to layer 1).
+double layer_sum(const LemProfile& p, double i0, double i1, int layer) {
+  double s = 0.0;
+  int k = 0;
+  for (std::size_t j = 0; j < p.depth_a.size(); ++j) {
+    const double iface = k == 0 ? i0 : i1;
+    if (k < 2 && !(p.depth_a[j] < iface * 10.0)) ++k;
+    if (k == layer) s += p.n[j];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<LemProfile> load_lem_profiles(const std::filesystem::path& startup) {
+  const BmwStartup s = parse_bmw_startup(io::input_file_bytes(startup, kBmwStartupMaxBytes, "BMW startup file"), startup.string());
+  if (s.energies_kev.empty()) throw InputError(startup.string() + ": the <LEM> section names no implantation energy");
+  std::vector<LemProfile> out;
+  for (std::size_t i = 0; i < s.energies_kev.size(); ++i) {
+    const auto file = startup.parent_path() / (s.data_path + s.energy_labels[i] + ".rge");
+    const std::string text = io::input_file_bytes(file, kRgeMaxBytes, "TRIM.SP rge file");
+    const RgeProfile r = parse_rge(text, static_cast<int>(std::lround(s.energies_kev[i] * 1000.0)), file.string());
+    LemProfile p;
+    p.energy_kev = s.energies_kev[i];
+    double prev = 0.0;
+    for (std::size_t j = 0; j < r.cfd.size(); ++j) {
+      p.depth_a.push_back(r.depth_nm[j] * 10.0);
+      p.n.push_back(r.cfd[j] - prev);  // the stopping fractions (the common norm cancels in ⟨B⟩)
+      prev = r.cfd[j];
+    }
+    // The library reads pairs until end of file: whitespace after the last row makes it read
+    // that row once more.
+    if (std::isspace(static_cast<unsigned char>(text.back()))) {
+      p.depth_a.push_back(p.depth_a.back());
+      p.n.push_back(p.n.back());
+    }
+    double total = 0.0;
+    for (double v : p.n) total += v;
+    for (double& v : p.n) v /= total;
+    out.push_back(std::move(p));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LemProfile& a, const LemProfile& b) { return a.energy_kev < b.energy_kev; });
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i].energy_kev == out[i - 1].energy_kev)
+      throw InputError(startup.string() + ": the energy " + std::to_string(out[i].energy_kev) + " keV is listed twice");
+  return out;
+}
+
+int register_lem_profiles(std::vector<LemProfile> set) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (std::size_t i = 0; i < r.sets.size(); ++i)
+    if (*r.sets[i] == set) return static_cast<int>(i);
+  if (r.sets.size() >= kMaxSets) throw InputError("musr: more than 64 different LEM profile sets in one process");
+  r.sets.push_back(std::make_unique<const std::vector<LemProfile>>(std::move(set)));
+  return static_cast<int>(r.sets.size() - 1);
+}
+
+const std::vector<LemProfile>& lem_profiles(int id) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (id < 0 || static_cast<std::size_t>(id) >= r.sets.size()) throw Error("musr: no LEM profile set " + std::to_string(id));
+  return *r.sets[static_cast<std::size_t>(id)];
+}
+
+double london_film_field(double z, double d, double t, double lambda, double (*grad)[3]) {
+  if (grad) (*grad)[0] = (*grad)[1] = (*grad)[2] = 0.0;
+  // TLondon1D_1L: the range and the exponents in z use the clamped values, the coefficients the given ones.
+  const double dc = std::max(d, 0.0), tc = std::max(t, 0.0), lc = lambda < 0.1 ? 0.1 : lambda;
+  if (z < 0.0 || z < dc || z > dc + tc) return 1.0;
+  const double q = 1.0 + std::exp(t / lambda);
+  const double a = std::exp((d + t) / lambda - z / lc), b = std::exp(-d / lambda + z / lc);
+  const double v = (a + b) / q;
+  if (grad) {
+    // The derivatives of the unclamped form (d, t ≥ 0, λ ≥ 0.1 nm).
+    const double e = std::exp(t / lambda), l2 = lambda * lambda;
+    (*grad)[0] = (a - b) / (lambda * q);
+    (*grad)[1] = a / (lambda * q) - v * e / (lambda * q);
+    (*grad)[2] = (-a * (d + t - z) - b * (z - d)) / (l2 * q) + v * e * t / (l2 * q);
+  }
+  return v;
+}
+
+double london_half_space_field(double z, double d, double lambda, double (*grad)[2]) {
+  if (grad) (*grad)[0] = (*grad)[1] = 0.0;
+  if (z < 0.0 || z < d) return 1.0;
+  const double v = std::exp((d - z) / lambda);
+  if (grad) (*grad)[0] = v / lambda, (*grad)[1] = v * (z - d) / (lambda * lambda);
+  return v;
+}
+
+KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigned differences) {
+  const int k = kind - kMeanFieldKind;
+  const auto& set = lem_profiles(k / 4);
+  const int part = k % 4;
+  KtTable t;
+  t.dt = 1.0;
+  t.v.assign(set.size(), 0.0);
+  t.differences = differences;
+  for (auto& dv : t.dv) dv.assign(set.size(), 0.0);
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    const LemProfile& p = set[i];
+    if (part == 0) {
+      // The layer's stopping fraction: a staircase in the interfaces, so no derivative.
+      t.v[i] = layer_sum(p, a0, a1, static_cast<int>(a2));
+      continue;
+    }
+    double h = 0.0, g[3] = {0.0, 0.0, 0.0};
+    for (std::size_t j = 0; j < p.depth_a.size(); ++j) {
+      if (p.n[j] == 0.0) continue;
+      double gj[3] = {0.0, 0.0, 0.0};
+      if (part == 1) {
+        h += p.n[j] * (london_film_field(0.1 * p.depth_a[j], a0, a1, a2, differences ? &gj : nullptr) - 1.0);
+      } else {
+        double g2[2];
+        h += p.n[j] * (london_half_space_field(p.depth_a[j] / 10.0, a0, a1, &g2) - 1.0);
+        gj[0] = g2[0], gj[1] = g2[1];
+      }
+      if (differences)
+        for (int m = 0; m < 3; ++m) g[m] += p.n[j] * gj[m];
+    }
+    t.v[i] = h;
+    for (int m = 0; m < 3; ++m)
+      if (differences & (1u << m)) t.dv[static_cast<std::size_t>(m)][i] = g[m];
+  }
+  return t;
+}
+
+namespace {
+
+// The library's energy rule over the profile means: the first profile's mean below it, the
+// last's above, linear between two.
+std::int32_t energy_rule(ProgramBuilder& b, std::int32_t e, const std::vector<double>& energies, const std::vector<std::int32_t>& mean) {
+  const std::size_t n = energies.size();
+  std::int32_t r = mean[n - 1];
+  for (std::size_t k = n - 1; k >= 1; --k) {
+    const double e1 = energies[k - 1], e2 = energies[k];
+    const auto frac = b.div(b.sub(e, b.constant(e1)), b.constant(e2 - e1));
+    const auto lin = b.add(mean[k - 1], b.mul(b.sub(mean[k], mean[k - 1]), frac));
+    r = b.select(b.sub(e, b.constant(e2)), r, lin);
+  }
+  return b.select(b.sub(e, b.constant(energies[0])), r, mean[0]);
+}
+
+std::vector<double> energies_of(int id) {
+  std::vector<double> out;
+  for (const auto& p : lem_profiles(id)) out.push_back(p.energy_kev);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const UserFunction> mean_fields_half_space_function(const std::filesystem::path& startup) {
+  const int id = register_lem_profiles(load_lem_profiles(startup));
+  const std::vector<double> energies = energies_of(id);
+  auto f = std::make_shared<UserFunction>();
+  f->name = "TMeanFieldsForScHalfSpace";
+  f->where = "built-in user function TMeanFieldsForScHalfSpace (" + startup.string() + ")";
+  f->params = {"field", "deadlayer", "lambda"};
+  f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t e) {
+    const auto zero_t = b.mul(b.constant(0.0), e);  // reads a table at a fixed point, per x
+    std::vector<std::int32_t> mean;
+    for (std::size_t k = 0; k < energies.size(); ++k) {
+      const auto at = b.add(b.constant(static_cast<double>(k)), zero_t);
+      const auto h = b.table(kMeanFieldKind + 4 * id + 2, at, args[1], args[2], b.constant(0.0));
+      mean.push_back(b.mul(args[0], b.add(b.constant(1.0), h)));
+    }
+    return energy_rule(b, e, energies, mean);
+  };
+  return f;
+}
+
+std::shared_ptr<const UserFunction> mean_fields_single_layer_function(const std::filesystem::path& startup) {
+  const int id = register_lem_profiles(load_lem_profiles(startup));
+  const std::vector<double> energies = energies_of(id);
+  auto f = std::make_shared<UserFunction>();
+  f->name = "TMeanFieldsForScSingleLayer";
+  f->where = "built-in user function TMeanFieldsForScSingleLayer (" + startup.string() + ")";
+  f->params = {"field", "deadlayer", "thickness", "lambda", "weight1", "weight2", "weight3"};
+  f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t e) {
+    const auto b0 = args[0], d = args[1], thick = args[2], lambda = args[3];
+    const auto d_end = b.add(d, thick);
+    const auto zero_t = b.mul(b.constant(0.0), e);  // reads a table at a fixed point, per x
+    const int layers = kMeanFieldKind + 4 * id, film = layers + 1;
+    // ⟨B⟩_k = B0·(1 + w2·H_k / Σ w L_k) at profile k.
+    std::vector<std::int32_t> mean;
+    for (std::size_t k = 0; k < energies.size(); ++k) {
+      const auto at = b.add(b.constant(static_cast<double>(k)), zero_t);
+      std::int32_t den = -1;
+      for (int layer = 0; layer < 3; ++layer) {
+        const auto l = b.mul(args[4 + static_cast<std::size_t>(layer)], b.table(layers, at, d, d_end, b.constant(layer)));
+        den = den < 0 ? l : b.add(den, l);
+      }
+      const auto h = b.table(film, at, d, thick, lambda);
+      mean.push_back(b.mul(b0, b.add(b.constant(1.0), b.div(b.mul(args[5], h), den))));
+    }
+    return energy_rule(b, e, energies, mean);
+  };
+  return f;
+}
+
+}  // namespace tomo::musr::bmw
