@@ -11,6 +11,7 @@
 #include "compute/core/error.hpp"
 #include "compute/io/input_file.hpp"
 #include "compute/musr/bmw/field_distribution.hpp"
+#include "compute/musr/bmw/recent_builds.hpp"
 #include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/expression.hpp"
 #include "compute/musr/user_fcn.hpp"
@@ -115,24 +116,9 @@ Pair build(const LondonSet& s, std::size_t k, std::array<double, 3> a, unsigned 
 
 // The last few points: the C and S tables of one point come from one P(B).
 std::shared_ptr<const Pair> cached(int id, std::size_t k, std::array<double, 3> a, unsigned bits) {
-  static std::mutex mutex;
-  static std::list<std::pair<std::tuple<int, std::size_t, double, double, double>, std::shared_ptr<const Pair>>> cache;
-  const auto key = std::make_tuple(id, k, a[0], a[1], a[2]);
-  std::lock_guard lock(mutex);
-  for (auto it = cache.begin(); it != cache.end(); ++it)
-    if (it->first == key) {
-      if ((bits & ~it->second->bits) != 0) {
-        bits |= it->second->bits;
-        cache.erase(it);
-        break;
-      }
-      cache.splice(cache.begin(), cache, it);
-      return cache.front().second;
-    }
-  auto p = std::make_shared<const Pair>(build(*set_of(id), k, a, bits));
-  cache.emplace_front(key, p);
-  if (cache.size() > 8) cache.pop_back();
-  return p;
+  static RecentBuilds<std::tuple<int, std::size_t, double, double, double>, Pair> recent;
+  return recent.get(std::make_tuple(id, k, a[0], a[1], a[2]), bits,
+                    [&](unsigned b) { return build(*set_of(id), k, a, b); });
 }
 
 // A table that is zero at every t (the unselected profiles and the check).

@@ -15,6 +15,7 @@
 #include "compute/io/input_file.hpp"
 #include "compute/musr/bmw/london_hs_function.hpp"
 #include "compute/musr/bmw/mean_fields.hpp"
+#include "compute/musr/bmw/recent_builds.hpp"
 #include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/bmw/vortex_lattice.hpp"  // kFluxQuantum, the grid it documents
 #include "compute/musr/expression.hpp"
@@ -192,24 +193,9 @@ Pair build(const VortexTableSettings& st, double field, double lambda, double xi
 
 // The last few points: the C and S tables of one point come from one lattice.
 std::shared_ptr<const Pair> cached(int id, double field, double lambda, double xi, unsigned bits) {
-  static std::mutex mutex;
-  static std::list<std::pair<std::tuple<int, double, double, double>, std::shared_ptr<const Pair>>> cache;
-  const auto key = std::make_tuple(id, field, lambda, xi);
-  std::lock_guard lock(mutex);
-  for (auto it = cache.begin(); it != cache.end(); ++it)
-    if (it->first == key) {
-      if ((bits & ~it->second->bits) != 0) {
-        bits |= it->second->bits;
-        cache.erase(it);
-        break;
-      }
-      cache.splice(cache.begin(), cache, it);
-      return cache.front().second;
-    }
-  auto p = std::make_shared<const Pair>(build(settings_of(id), field, lambda, xi, bits));
-  cache.emplace_front(key, p);
-  if (cache.size() > 8) cache.pop_back();
-  return p;
+  static RecentBuilds<std::tuple<int, double, double, double>, Pair> recent;
+  return recent.get(std::make_tuple(id, field, lambda, xi), bits,
+                    [&](unsigned b) { return build(settings_of(id), field, lambda, xi, b); });
 }
 
 }  // namespace
