@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cuda/core/check.hpp"
+#include "cuda/safir/dependent_launch.hpp"
 #include "cuda/safir/tile_cursor.hpp"
 #include "cuda/safir/tiled_pass.hpp"
 
@@ -102,6 +103,8 @@ struct TileScatter {
 __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
   const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
+  wait_for_previous_grid();  // f of the update before, ȳ cleared by it
   // The tile's voxels x fastest as in the image (coalesced), image indices by tile_cursor.hpp.
   for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { tile[i] = __ldg(a.f + j); });
   __syncthreads();
@@ -116,7 +119,9 @@ __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArg
 __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
   const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
   for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  wait_for_previous_grid();  // ȳ of the forward pass before
   __syncthreads();
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     float v = 1.0f;
@@ -201,7 +206,7 @@ void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
-  forward_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
+  launch_dependent(forward_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -209,7 +214,7 @@ void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
-  back_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
+  launch_dependent(back_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
 }
 
