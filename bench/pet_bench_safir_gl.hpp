@@ -1,8 +1,8 @@
 // bench_pet's per-stage breakdown of safir's gl-compute OSEM iteration (pet_bench_safir_gl.cpp):
 // the product's tiled passes (shaders/safir/tiled.comp.glsl, update.comp.glsl) over windows made
 // as the backend makes them, one ML-EM iteration against one full OSEM iteration, for the
-// product's plan and for larger shortest chunks (fewer groups a subset, each loading and flushing
-// its tile once).
+// product's plan (chunks of at least 8192 events) and for shorter and longer shortest chunks (a
+// subset's group count; each group loads and flushes its tile once).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <vector>
