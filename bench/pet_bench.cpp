@@ -19,6 +19,7 @@
 #include "bench/harness.hpp"
 #include "bench/pet_bench_prior.hpp"
 #include "bench/pet_bench_safir.hpp"
+#include "bench/pet_bench_safir_gl.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/config.hpp"
@@ -126,10 +127,14 @@ nlohmann::json bench_safir(const Args& a, std::vector<Row>& rows) {
     print(r, a.subsets);
     rows.push_back(r);
   }
-  // Where an OSEM iteration's time goes on cuda, kernel by kernel.
-  if (std::find(a.backends.begin(), a.backends.end(), "cuda") == a.backends.end()) return nullptr;
-  return bench::pet_safir::cuda_stages(c.scanner, c.box, safir::order_for_subsets(lm.events, frames, a.subsets), a.subsets,
-                                       a.repeats);
+  // Where an OSEM iteration's time goes, pass by pass: cuda's kernels, gl-compute's dispatches.
+  auto has = [&](const char* b) { return std::find(a.backends.begin(), a.backends.end(), b) != a.backends.end(); };
+  const std::vector<safir::Event> ordered = safir::order_for_subsets(lm.events, frames, a.subsets);
+  nlohmann::json stages;
+  if (has("cuda")) stages["cuda"] = bench::pet_safir::cuda_stages(c.scanner, c.box, ordered, a.subsets, a.repeats);
+  if (has("gl-compute") && reg.available("gl-compute").ok)
+    stages["gl_compute"] = bench::pet_safir::gl_stages(c.scanner, c.box, ordered, a.subsets, a.repeats);
+  return stages;
 }
 
 // strip: the default scene's geometry and phantom, `--strip-events` events.
@@ -236,7 +241,7 @@ int main(int argc, char** argv) {
   for (const Row& r : rows)
     j["osem"].push_back({{"problem", r.problem}, {"backend", r.backend}, {"device", r.device}, {"note", r.note},
                          {"mlem_ms", r.mlem_ms}, {"osem_ms", r.osem_ms}, {"ratio", r.osem_ms / r.mlem_ms}});
-  if (!safir_stages.is_null()) j["safir_cuda_stages"] = safir_stages;
+  if (!safir_stages.is_null()) j["safir_stages"] = safir_stages;
   if (a.prior_size > 0) j["prior"] = bench::pet_prior::run({a.prior_size, a.prior_size, a.prior_size}, a.repeats * 3 + 2, a.backends);
   bench::write_report(a.json, j);
   return 0;

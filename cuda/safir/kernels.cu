@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cuda/core/check.hpp"
+#include "cuda/safir/dependent_launch.hpp"
 #include "cuda/safir/kernels.hpp"
 
 namespace tomo::safir::cuda_impl {
@@ -110,6 +111,8 @@ __global__ void update_kernel(float* f, const float* c, const float* s, std::siz
 // The update with the accumulator cleared behind it, ready for the next subset's back pass, and
 // y[0, n) cleared too (the next tiled forward pass accumulates ȳ into zeros without a memset).
 __global__ void update_clear_kernel(float* f, float* c, const float* s, std::size_t voxels, float* y, std::size_t n) {
+  allow_next_grid();
+  wait_for_previous_grid();  // c and ȳ of the back pass before
   const std::size_t all = voxels > n ? voxels : n;
   for (std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; j < all; j += std::size_t(gridDim.x) * blockDim.x) {
     if (j < voxels) {
@@ -192,7 +195,7 @@ void launch_update(float* f, const float* c, const float* s, std::size_t voxels,
 void launch_update_clear(float* f, float* c, const float* s, std::size_t voxels, float* y, std::size_t n,
                          cudaStream_t stream) {
   if (!y) n = 0;
-  update_clear_kernel<<<blocks_for(std::max(voxels, n)), kThreads, 0, stream>>>(f, c, s, voxels, y, n);
+  launch_dependent(update_clear_kernel, blocks_for(std::max(voxels, n)), kThreads, 0, stream, f, c, s, voxels, y, n);
   TOMO_CUDA_CHECK_LAST();
 }
 

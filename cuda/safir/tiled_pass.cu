@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "cuda/core/check.hpp"
+#include "cuda/safir/dependent_launch.hpp"
+#include "cuda/safir/tile_cursor.hpp"
 #include "cuda/safir/tiled_pass.hpp"
 
 namespace tomo::safir::cuda_impl {
@@ -81,11 +83,6 @@ __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
   return k;
 }
 
-// Image index of tile voxel i (x fastest in the tile as in the image: coalesced loads and flushes).
-__device__ __forceinline__ std::size_t image_index(const TileBlock& k, const BoxParams<float>& g, int i) {
-  const int x = k.lo[0] + i % k.stride[1], y = k.lo[1] + (i / k.stride[1]) % (k.hi[1] - k.lo[1]), z = k.lo[2] + i / k.stride[2];
-  return std::size_t(x) + std::size_t(g.n[0]) * (std::size_t(y) + std::size_t(g.n[1]) * std::size_t(z));
-}
 
 struct TileGather {
   const float* tile;
@@ -106,7 +103,10 @@ struct TileScatter {
 __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
   const TileBlock k = decode(a.plan, a.box);
-  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = __ldg(a.f + image_index(k, a.box, i));
+  allow_next_grid();
+  wait_for_previous_grid();  // f of the update before, ȳ cleared by it
+  // The tile's voxels x fastest as in the image (coalesced), image indices by tile_cursor.hpp.
+  for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { tile[i] = __ldg(a.f + j); });
   __syncthreads();
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     const float4 r = __ldg(a.records + l);
@@ -119,7 +119,9 @@ __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArg
 __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
   const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
   for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  wait_for_previous_grid();  // ȳ of the forward pass before
   __syncthreads();
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     float v = 1.0f;
@@ -136,10 +138,10 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
     walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, s);
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < k.size; i += blockDim.x) {
+  for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
     const float v = tile[i];
-    if (v != 0.0f) atomicAdd(a.acc + image_index(k, a.box, i), v);
-  }
+    if (v != 0.0f) atomicAdd(a.acc + j, v);
+  });
 }
 
 void allow_shared(const void* kernel, int bytes) {
@@ -204,7 +206,7 @@ void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
-  forward_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
+  launch_dependent(forward_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -212,7 +214,7 @@ void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
-  back_tiled_kernel<<<a.plan.blocks, kTileThreads, bytes, stream>>>(a);
+  launch_dependent(back_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
 }
 

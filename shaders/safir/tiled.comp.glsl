@@ -9,6 +9,7 @@
 #endif
 layout(local_size_x = 256) in;
 #include "bindings/safir.glsl"
+#include "tile_cursor.glsl"
 
 layout(std430, binding = SAFIR_RECORDS) readonly buffer Records { vec4 rec[]; };
 layout(std430, binding = SAFIR_IMAGE) readonly buffer Image { float f[]; };
@@ -89,14 +90,16 @@ void main() {
   int st_m = stride[m], st_u = stride[u], st_w = stride[w], kc = u_n[m] / 2;
   uint e0 = u_begin[l] + uint(chunk) * u_chunk[l], e1 = in_grid ? min(e0 + u_chunk[l], u_end[l]) : e0;
 
-  for (int i = int(gl_LocalInvocationID.x); i < size; i += int(gl_WorkGroupSize.x)) {
-    ivec3 c = lo + ivec3(i % stride.y, (i / stride.y) % (hi.y - lo.y), i / stride.z);
+  int first = int(gl_LocalInvocationID.x), step = int(gl_WorkGroupSize.x);
 #if MODE == SAFIR_MODE_FORWARD
-    tile_set(i, f[c.x + u_n.x * (c.y + u_n.y * c.z)]);
-#else
-    tile_set(i, 0.0);
-#endif
+  TileCursor cur = tile_cursor(first, step, lo, hi, u_n);
+  for (int i = first; i < size; i += step) {
+    tile_set(i, f[cur.g]);
+    tile_cursor_next(cur);
   }
+#else
+  for (int i = first; i < size; i += step) tile_set(i, 0.0);
+#endif
   barrier();
 
   for (uint e = e0 + gl_LocalInvocationID.x; e < e1; e += gl_WorkGroupSize.x) {
@@ -146,10 +149,11 @@ void main() {
 
 #if MODE == SAFIR_MODE_BACK
   barrier();
-  for (int i = int(gl_LocalInvocationID.x); i < size; i += int(gl_WorkGroupSize.x)) {
+  TileCursor cur = tile_cursor(first, step, lo, hi, u_n);
+  for (int i = first; i < size; i += step) {
     float v = tile_at(i);
-    ivec3 c = lo + ivec3(i % stride.y, (i / stride.y) % (hi.y - lo.y), i / stride.z);
-    if (v != 0.0) add_acc(uint(c.x + u_n.x * (c.y + u_n.y * c.z)), v);
+    if (v != 0.0) add_acc(cur.g, v);
+    tile_cursor_next(cur);
   }
 #endif
 }
