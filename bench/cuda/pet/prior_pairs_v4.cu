@@ -20,15 +20,17 @@ struct Entry {
   void (*fn)(const cuda_impl::RdpArgs&, cudaStream_t);
 };
 
-constexpr Shape r4{.rows = 4}, r8{.rows = 8}, r4s{.rows = 4, .skip_empty = true}, r8s{.rows = 8, .skip_empty = true};
+constexpr Shape r4{.rows = 4}, r6{.rows = 6}, r8{.rows = 8}, r4s{.rows = 4, .skip_empty = true}, r8s{.rows = 8, .skip_empty = true};
 
 const Entry kEntries[] = {
     {"value rows 4", RdpTerm::value, launch_pairs<0, r4>},
     {"gradient rows 4", RdpTerm::gradient, launch_pairs<1, r4>},
     {"hessian rows 4", RdpTerm::hessian, launch_pairs<2, r4>},
+    {"gradient rows 6", RdpTerm::gradient, launch_pairs<1, r6>},
     {"gradient rows 8 skip-empty", RdpTerm::gradient, launch_pairs<1, r8s>},
     {"gradient rows 4 skip-empty", RdpTerm::gradient, launch_pairs<1, r4s>},
     {"grad+hess rows 8", RdpTerm::derivatives, launch_pairs<3, r8>},
+    {"grad+hess rows 6", RdpTerm::derivatives, launch_pairs<3, r6>},
     {"grad+hess rows 4 skip-empty", RdpTerm::derivatives, launch_pairs<3, r4s>},
 };
 
