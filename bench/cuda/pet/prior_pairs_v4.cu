@@ -1,8 +1,7 @@
 // Bench-only shapes of the product pair kernel (never product code): the same template as
-// cuda/pet/rdp_kernels.cu with other rows per lane (halo share against registers), with plane
-// steps skipped where the warp's κ is 0 in both planes (the field of view's outside), with a
-// plane's loads from one offset and a row mask made once, and the gradient and Hessian pass in
-// the single terms' shape.
+// cuda/pet/rdp_kernels.cu in the previous product's shapes (8 rows a lane, each row's index
+// computed per plane) and with one of the product's changes at a time (docs/perf/pet.md has the
+// full set of shapes timed).
 #include "bench/cuda/pet/prior_pairs_v4.hpp"
 
 #include "cuda/pet/rdp_pair_kernel.cuh"
@@ -21,24 +20,18 @@ struct Entry {
   void (*fn)(const cuda_impl::RdpArgs&, cudaStream_t);
 };
 
-constexpr Shape r4{.rows = 4}, r6{.rows = 6}, r8{.rows = 8}, r4s{.rows = 4, .skip_empty = true}, r8s{.rows = 8, .skip_empty = true},
-                 r8l{.rows = 8, .lean_loads = true}, r4l{.rows = 4, .lean_loads = true},
-                 r4sl{.rows = 4, .skip_empty = true, .lean_loads = true};
+constexpr Shape r8{.rows = 8}, r4{.rows = 4}, r4l{.rows = 4, .lean_loads = true}, r8l{.rows = 8, .lean_loads = true};
 
+// The previous product (8 rows for the single terms, 4 for both derivatives, the loads that
+// compute each row's index) and the steps to the product's shape.
 const Entry kEntries[] = {
-    {"value rows 4", RdpTerm::value, launch_pairs<0, r4>},
-    {"gradient rows 4", RdpTerm::gradient, launch_pairs<1, r4>},
-    {"hessian rows 4", RdpTerm::hessian, launch_pairs<2, r4>},
-    {"gradient rows 6", RdpTerm::gradient, launch_pairs<1, r6>},
-    {"gradient rows 8 skip-empty", RdpTerm::gradient, launch_pairs<1, r8s>},
-    {"gradient rows 4 skip-empty", RdpTerm::gradient, launch_pairs<1, r4s>},
+    {"value rows 8 (previous product)", RdpTerm::value, launch_pairs<0, r8>},
+    {"gradient rows 8 (previous product)", RdpTerm::gradient, launch_pairs<1, r8>},
+    {"hessian rows 8 (previous product)", RdpTerm::hessian, launch_pairs<2, r8>},
+    {"grad+hess rows 4 (previous product)", RdpTerm::derivatives, launch_pairs<3, r4>},
     {"gradient rows 8 lean loads", RdpTerm::gradient, launch_pairs<1, r8l>},
     {"gradient rows 4 lean loads", RdpTerm::gradient, launch_pairs<1, r4l>},
-    {"gradient rows 4 skip-empty lean loads", RdpTerm::gradient, launch_pairs<1, r4sl>},
     {"grad+hess rows 4 lean loads", RdpTerm::derivatives, launch_pairs<3, r4l>},
-    {"grad+hess rows 8", RdpTerm::derivatives, launch_pairs<3, r8>},
-    {"grad+hess rows 6", RdpTerm::derivatives, launch_pairs<3, r6>},
-    {"grad+hess rows 4 skip-empty", RdpTerm::derivatives, launch_pairs<3, r4s>},
 };
 
 }  // namespace
