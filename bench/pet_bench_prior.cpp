@@ -26,6 +26,7 @@ constexpr double kPassBytes = 12.0;  // x and κ read, the result written
 
 struct Times {
   double value_ms = 0, gradient_ms = 0, hessian_ms = 0, copy_gbps = 0;
+  double derivatives_ms = 0;  // gradient and Hessian from one pass (16 bytes a voxel), 0: none
   double lean_gradient_ms = 0, lean_rel_l2 = 0;  // cuda's lab variant (bench/cuda/pet), 0: none
   double tiled_value_ms = 0, tiled_gradient_ms = 0, tiled_hessian_ms = 0, tiled_rel_l2 = 0;  // cuda's previous kernel
   double v1_gradient_ms = 0, v1_rel_l2 = 0;  // cuda's first pair kernel
@@ -43,6 +44,17 @@ nlohmann::json row(const std::string& backend, const std::array<int, 3>& d, cons
                       {"gradient_ms", t.gradient_ms}, {"hessian_ms", t.hessian_ms}, {"gradient_gbps", g},
                       {"value_gbps", gbps(t.value_ms)}, {"hessian_gbps", gbps(t.hessian_ms)}, {"copy_gbps", t.copy_gbps},
                       {"gradient_over_copy", g / t.copy_gbps}};
+  if (t.derivatives_ms > 0) {
+    const double db = 16.0 * n / (t.derivatives_ms * 1e-3) / 1e9;
+    std::printf("  prior %-10s gradient + Hessian in one pass %.3f ms (%.0f GB/s at 16 bytes a voxel, %.0f %% of copy)"
+                " against the two passes' %.3f ms: %.2fx\n",
+                backend.c_str(), t.derivatives_ms, db, 100.0 * db / t.copy_gbps, t.gradient_ms + t.hessian_ms,
+                (t.gradient_ms + t.hessian_ms) / t.derivatives_ms);
+    j["derivatives_ms"] = t.derivatives_ms;
+    j["derivatives_gbps"] = db;
+    j["derivatives_over_copy"] = db / t.copy_gbps;
+    j["derivatives_speedup_vs_separate"] = (t.gradient_ms + t.hessian_ms) / t.derivatives_ms;
+  }
   if (t.lean_gradient_ms > 0) {
     const double lg = gbps(t.lean_gradient_ms);
     std::printf("  prior %-10s lab variant of the gradient (host weights, 3D blocks): %.3f ms (%.0f GB/s, %.0f %% of copy),"
@@ -102,12 +114,13 @@ Times gl_compute(const std::array<int, 3>& d, int reps, bool pairs) {
     kappa[v] = u * u + w * w < 0.25 ? 1.0f : 0.0f;
     x[v] = 0.5f + float((v * 2654435761u) % 1000u) / 1000.0f;
   }
-  gl::Buffer bx(n * sizeof(float), x.data()), bk(n * sizeof(float), kappa.data()), bo(n * sizeof(float));
+  gl::Buffer bx(n * sizeof(float), x.data()), bk(n * sizeof(float), kappa.data()), bo(n * sizeof(float)),
+      bo2(n * sizeof(float));
   Times t;
-  double* out[3] = {&t.value_ms, &t.gradient_ms, &t.hessian_ms};
+  double* out[4] = {&t.value_ms, &t.gradient_ms, &t.hessian_ms, &t.derivatives_ms};
   const char* shader = pairs ? "bench/rdp_pairs.comp.glsl" : "pet/rdp.comp.glsl";
   const std::array<int, 3> inv = pairs ? pairs_dispatch_size(d) : std::array<int, 3>{d[0], d[1], (d[2] + 15) / 16};
-  for (int term = 0; term < 3; ++term) {
+  for (int term = 0; term < (pairs ? 3 : 4); ++term) {  // the product shader also has both at once
     const RdpPass& p = gl::shaders().get_compute<RdpPass>(shader, {{"TERM", std::to_string(term)}});
     *out[term] = gpu_ms(
         [&] {
@@ -118,6 +131,7 @@ Times gl_compute(const std::array<int, 3>& d, int reps, bool pairs) {
           bx.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kImage);
           bk.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kKappa);
           bo.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kOut);
+          bo2.bind_base(GL_SHADER_STORAGE_BUFFER, pet::binding::kOut2);
           p.program.dispatch(inv[0], inv[1], inv[2]);
           glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         },
@@ -137,7 +151,7 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
   if (wants("cuda") && reg.available("cuda").ok) {
     const auto c = pet::probes::time_cuda_prior(dims, reps);
     rows.push_back(row("cuda", dims,
-                      {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.lean_gradient_ms, c.lean_rel_l2,
+                      {c.value_ms, c.gradient_ms, c.hessian_ms, c.copy_gbps, c.derivatives_ms, c.lean_gradient_ms, c.lean_rel_l2,
                        c.tiled_value_ms, c.tiled_gradient_ms, c.tiled_hessian_ms, c.tiled_rel_l2,
                        c.v1_gradient_ms, c.v1_rel_l2}));
     const double n = double(dims[0]) * dims[1] * dims[2];
@@ -155,6 +169,22 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
                        {"kappa_ones_ms", v.ones_ms}, {"kappa_zeros_ms", v.zeros_ms}});
     }
     rows.back()["candidates"] = cands;
+    std::printf("  prior cuda       one pass vs the separate passes: gradient max rel %.1e, Hessian max rel %.1e\n",
+                c.derivatives_gradient_max_rel, c.derivatives_hessian_max_rel);
+    rows.back()["derivatives_gradient_max_rel"] = c.derivatives_gradient_max_rel;
+    rows.back()["derivatives_hessian_max_rel"] = c.derivatives_hessian_max_rel;
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const auto& v : c.v4) {
+      std::printf("  prior cuda       shape %-30s (%s): %.3f ms vs product %.3f; smooth kappa %.3f vs %.3f;"
+                  " kappa 0 %.3f vs %.3f; max rel vs product %.1e\n",
+                  v.name.c_str(), v.term.c_str(), v.ms, v.product_ms, v.smooth_ms, v.smooth_product_ms, v.zeros_ms,
+                  v.zeros_product_ms, v.max_rel);
+      shapes.push_back({{"name", v.name}, {"term", v.term}, {"ms", v.ms}, {"product_ms", v.product_ms},
+                        {"smooth_kappa_ms", v.smooth_ms}, {"smooth_kappa_product_ms", v.smooth_product_ms},
+                        {"kappa_zeros_ms", v.zeros_ms}, {"kappa_zeros_product_ms", v.zeros_product_ms},
+                        {"max_rel_vs_product", v.max_rel}});
+    }
+    rows.back()["shapes"] = shapes;
   }
 #endif
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)

@@ -36,15 +36,23 @@ class CpuPrior final : public PriorOperator {
   }
   std::vector<double> gradient(std::span<const double> x) override { return pass(x, Term::gradient); }
   std::vector<double> hessian_diagonal(std::span<const double> x) override { return pass(x, Term::hessian); }
+  PriorDerivatives gradient_and_hessian(std::span<const double> x) override {
+    PriorDerivatives r;
+    r.gradient = pass(x, Term::gradient, &r.hessian_diagonal);
+    return r;
+  }
 
  private:
-  std::vector<double> pass(std::span<const double> x, Term term) const {
+  // One pass of `term`; with `hessian` given, the Hessian diagonal goes there in the same walk
+  // (term is then the gradient).
+  std::vector<double> pass(std::span<const double> x, Term term, std::vector<double>* hessian = nullptr) const {
     const std::size_t n = grid_.count();
     if (x.size() != n) throw Error(str_cat("pet prior: image of ", x.size(), " voxels, grid has ", n));
     const int nx = grid_.dims[0], ny = grid_.dims[1], nz = grid_.dims[2];
     const double g = params_.gamma, e = params_.epsilon;
     const auto& v = grid_.voxel_mm;
     std::vector<double> out(n, 0.0);
+    if (hessian) hessian->assign(n, 0.0);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nz; ++k)
       for (int j = 0; j < ny; ++j)
@@ -52,7 +60,7 @@ class CpuPrior final : public PriorOperator {
           const std::size_t a = (std::size_t(k) * ny + j) * nx + i;
           const double ka = kappa_.empty() ? 1.0 : kappa_[a];
           if (ka == 0) continue;
-          double sum = 0;
+          double sum = 0, sum2 = 0;
           for (int dk = -1; dk <= 1; ++dk)
             for (int dj = -1; dj <= 1; ++dj)
               for (int di = -1; di <= 1; ++di) {
@@ -67,8 +75,10 @@ class CpuPrior final : public PriorOperator {
                                  : term == Term::gradient ? rdp_derivative(x[a], x[b], g, e)
                                                           : rdp_second_derivative(x[a], x[b], g, e);
                 sum += w * t;
+                if (hessian) sum2 += w * rdp_second_derivative(x[a], x[b], g, e);
               }
           out[a] = ka * sum;
+          if (hessian) (*hessian)[a] = ka * sum2;
         }
     return out;
   }

@@ -1,7 +1,8 @@
 // The relative difference prior of [Nuyts2002] as an operator with one implementation per
 // backend (cpu double reference, gl-compute, cuda), chosen by name through
 // tomo::BackendRegistry<pet::PriorOperator>: its value, gradient and Hessian diagonal are
-// each one 3×3×3 stencil pass over the image (compute/pet/rdp_math.hpp has the terms).
+// each one 3×3×3 stencil pass over the image (compute/pet/rdp_math.hpp has the terms), and
+// gradient and Hessian diagonal together one more (BSREM's step needs both at the same x).
 #pragma once
 #include <array>
 #include <memory>
@@ -19,6 +20,11 @@ struct RdpParams {
 };
 
 // The image grid the prior runs over: dims (x fastest) and voxel sides (neighbour distances).
+// The gradient and the Hessian diagonal at one image, from one pass.
+struct PriorDerivatives {
+  std::vector<double> gradient, hessian_diagonal;
+};
+
 struct PriorGrid {
   std::array<int, 3> dims{1, 1, 1};
   std::array<double, 3> voxel_mm{1, 1, 1};
@@ -40,6 +46,9 @@ class PriorOperator {
   virtual std::vector<double> gradient(std::span<const double> x) = 0;
   // ∂²R/∂x_j² = Σ_k w_jk κ_j κ_k ∂²f/∂a²(x_j, x_k).
   virtual std::vector<double> hessian_diagonal(std::span<const double> x) = 0;
+  // Both of the above from one pass: x (and κ) read once, each pair's denominator shared. The
+  // numbers are those of the two separate calls (the same terms in the same order).
+  virtual PriorDerivatives gradient_and_hessian(std::span<const double> x) = 0;
 };
 
 // The prior backend that goes with a problem's backend: cpu for cpu, gl-compute for the GL

@@ -32,10 +32,15 @@ void bsrem_step(SubsetPrimitives& op, const ReconOptions& o, double beta, PriorO
                 double lambda, const std::vector<double>& s, const std::vector<double>& sk, double floor) {
   std::vector<double> x = op.image();
   const std::vector<double> b = op.back_ratio(subset);
-  const std::vector<double> g = beta > 0 ? prior.gradient(x) : std::vector<double>(x.size(), 0.0);
-  const std::vector<double> h = beta > 0 && o.preconditioner == Preconditioner::em_prior
-                                    ? prior.hessian_diagonal(x)
-                                    : std::vector<double>(x.size(), 0.0);
+  // Gradient and curvature from one prior pass (one upload of x, one stencil walk on a GPU).
+  PriorDerivatives p;
+  if (beta > 0 && o.preconditioner == Preconditioner::em_prior)
+    p = prior.gradient_and_hessian(x);
+  else if (beta > 0)
+    p.gradient = prior.gradient(x);
+  if (p.gradient.empty()) p.gradient.assign(x.size(), 0.0);
+  if (p.hessian_diagonal.empty()) p.hessian_diagonal.assign(x.size(), 0.0);
+  const std::vector<double>&g = p.gradient, &h = p.hessian_diagonal;
   const double S = o.subsets;
   for (std::size_t j = 0; j < x.size(); ++j) {
     if (!(s[j] > 0)) {

@@ -1,6 +1,6 @@
 // The `cuda` backend of the relative difference prior: x, κ and the result resident on the
-// device, one stencil kernel per term (rdp_kernels.cu), float32; the value's per-voxel shares
-// are summed on the host in double.
+// device, one stencil kernel per term (rdp_kernels.cu) and one for gradient and Hessian
+// together, float32; the value's per-voxel shares are summed on the host in double.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -38,12 +38,13 @@ class CudaPrior final : public PriorOperator {
     const int dev = cuda::current_device();
     for (const auto& d : cuda::list_devices())
       if (d.index == dev) device_ = cuda::describe(d);
-    cuda::require_device_memory(3 * 4.0 * double(n), "pet prior cuda: 3 float images");
+    cuda::require_device_memory(4 * 4.0 * double(n), "pet prior cuda: 4 float images");
     stream_ = std::make_unique<cuda::Stream>();
     grid_ = g;
     params_ = p;
     x_.resize(n);
     out_.resize(n);
+    out2_.resize(n);
     has_kappa_ = !kappa.empty();
     if (has_kappa_) {
       const std::vector<float> k(kappa.begin(), kappa.end());
@@ -66,9 +67,15 @@ class CudaPrior final : public PriorOperator {
     const auto r = pass(x, RdpTerm::hessian);
     return {r.begin(), r.end()};
   }
+  PriorDerivatives gradient_and_hessian(std::span<const double> x) override {
+    std::vector<float> h;
+    const auto g = pass(x, RdpTerm::derivatives, &h);
+    return {{g.begin(), g.end()}, {h.begin(), h.end()}};
+  }
 
  private:
-  std::vector<float> pass(std::span<const double> x, RdpTerm term) {
+  // One pass of `term`; RdpTerm::derivatives also returns the Hessian diagonal in `second`.
+  std::vector<float> pass(std::span<const double> x, RdpTerm term, std::vector<float>* second = nullptr) {
     const std::size_t n = grid_.count();
     if (x.size() != n) throw Error(str_cat("pet prior: image of ", x.size(), " voxels, grid has ", n));
     if (!stream_) throw Error("pet prior: configure() first");
@@ -78,6 +85,7 @@ class CudaPrior final : public PriorOperator {
     a.x = x_.data();
     a.kappa = has_kappa_ ? kappa_.data() : nullptr;
     a.out = out_.data();
+    a.out2 = out2_.data();
     a.nx = grid_.dims[0], a.ny = grid_.dims[1], a.nz = grid_.dims[2];
     a.vx = float(grid_.voxel_mm[0]), a.vy = float(grid_.voxel_mm[1]), a.vz = float(grid_.voxel_mm[2]);
     a.gamma = float(params_.gamma), a.eps = float(params_.epsilon);
@@ -85,6 +93,10 @@ class CudaPrior final : public PriorOperator {
     stream_->synchronize();
     std::vector<float> out(n);
     out_.download(std::span<float>(out));
+    if (second) {
+      second->resize(n);
+      out2_.download(std::span<float>(*second));
+    }
     return out;
   }
 
@@ -92,7 +104,7 @@ class CudaPrior final : public PriorOperator {
   std::unique_ptr<cuda::Stream> stream_;
   PriorGrid grid_;
   RdpParams params_;
-  cuda::DeviceBuffer<float> x_, out_, kappa_;
+  cuda::DeviceBuffer<float> x_, out_, out2_, kappa_;
   bool has_kappa_ = false;
 };
 

@@ -1,188 +1,25 @@
-// The relative difference prior's stencil kernel ([Nuyts2002]), each of the 13 unordered
-// neighbour pairs of a voxel evaluated once and credited to both of its voxels: the pair's
-// denominator and reciprocal serve both ends (f is symmetric; ∂f/∂a and ∂f/∂b share D).
-//
-// A warp's 32 lanes own 32 consecutive columns along x (the outer two are halo: they compute
-// pairs for their neighbours and write nothing); a lane owns kRows rows along y plus one halo row
-// on each side, in registers, and marches along z through a chunk of planes. Per plane step a lane
-// evaluates the pairs inside its own rows (planes k and k + 1) and those with the next lane's rows,
-// whose values come by shuffle; the next lane's halves are summed in registers and shuffled to it
-// once per row. No shared memory, no atomics; each voxel is loaded from memory about once.
-// Values are held shifted by ε/2 (so a + b + ε is one add, 2b + ε one doubling); where a warp's
-// values are all ≥ 0 (and ε > 0, γ ≥ 0) every D ≥ ε/2 > 0 and the pairs skip the D > 0 test.
-#include <algorithm>
-
-#include "compute/pet/rdp_math.hpp"
-#include "cuda/core/check.hpp"
+// The prior's product passes (rdp_kernels.hpp): the pair kernel of rdp_pair_kernel.cuh in one
+// shape for every term, the fastest of the shapes timed on an H200 (docs/perf/pet.md): 4 rows a
+// lane (72–96 registers: more warps an SM than 8 rows' 128, and room for the gradient and Hessian
+// sums of the one-pass term), plane steps skipped where a warp's κ is 0 in both planes (outside
+// the field of view), a plane's loads from one offset and a row mask made once. Every shape sums
+// the same terms in the same order: the results do not depend on it.
 #include "cuda/pet/rdp_kernels.hpp"
+
+#include "cuda/pet/rdp_pair_kernel.cuh"
 
 namespace tomo::pet::cuda_impl {
 
-namespace {
-
-constexpr int kLanes = 32, kWarps = 4, kRows = 8, kChunk = 16;
-constexpr int kCols = kLanes - 2;        // columns written per block along x
-constexpr int kSpan = kWarps * kRows;    // rows written per block along y
-constexpr int kSet = kRows + 2;          // rows a lane holds (with the two halo rows)
-constexpr unsigned kFull = 0xffffffffu;
-
-struct Weights {
-  float w[27];  // w[(dk+1)*9 + (dj+1)*3 + di+1], symmetric in the sign of each offset
-};
-
-__host__ __device__ constexpr int widx(int di, int dj, int dk) { return (dk + 1) * 9 + (dj + 1) * 3 + di + 1; }
-
-// One unordered pair (a, b) at weight w: acc_a += w κ_b t(a, b), acc_b += w κ_a t(b, a) for the
-// term t of compute/pet/rdp_math.hpp (f, ∂f/∂a or ∂²f/∂a²) with one reciprocal of D. sa, sb are
-// the values shifted by ε/2: d = sa − sb, D = sa + sb + γ|d|, 2b + ε = 2 sb. The gradient uses
-// a + 3b + γ|d| + 2ε = D + (2b + ε); the Hessian (2b + ε)²/D³ as ((2b + ε)/D)²/D, which stays
-// finite for tiny ε. Guard: a D ≤ 0 (negative images only) contributes 0. Unguarded, 1/D is the
-// hardware's approximate reciprocal alone: there x ≥ 0 and ε ≥ kMinEps, so D ≥ ε is a normal
-// float and __fdividef's rescaling for subnormal D (four of a pair's sixteen instructions in a
-// pass bound by instruction issue) never applies: the same MUFU.RCP result, one pass 1.2x faster
-// on an H200 (docs/perf/pet.md).
-constexpr float kMinEps = 1e-37f;
-__device__ __forceinline__ float approx_rcp(float D) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(D));
-  return r;
-}
-template <int Term, bool Guard>
-__device__ __forceinline__ void pair(float sa, float ka, float sb, float kb, float w, float gamma, float& acc_a,
-                                     float& acc_b) {
-  const float d = sa - sb, D = fmaf(gamma, fabsf(d), sa + sb);
-  float r;
-  if constexpr (Guard)
-    r = D > 0.0f ? __fdividef(1.0f, D) : 0.0f;
-  else
-    r = approx_rcp(D);
-  if constexpr (Term == 0) {
-    const float f = w * d * d * r;
-    acc_a = fmaf(f, kb, acc_a);
-    acc_b = fmaf(f, ka, acc_b);
-  } else if constexpr (Term == 1) {
-    const float wdr = w * d * r, r2 = r + r;
-    acc_a = fmaf(wdr * kb, fmaf(sb, r2, 1.0f), acc_a);
-    acc_b = fmaf(-wdr * ka, fmaf(sa, r2, 1.0f), acc_b);
-  } else {
-    const float h = 2.0f * w * r, r2 = r + r, ta = sa * r2, tb = sb * r2;
-    acc_a = fmaf(h * kb * tb, tb, acc_a);
-    acc_b = fmaf(h * ka * ta, ta, acc_b);
-  }
-}
-
-// The plane step's pairs: inside the own rows (planes k, k + 1) and with the next lane's rows.
-template <int Term, bool Guard>
-__device__ __forceinline__ void step_pairs(const float (&xl)[kSet], const float (&kl)[kSet], const float (&xu)[kSet],
-                                           const float (&ku)[kSet], const float (&xlr)[kSet], const float (&klr)[kSet],
-                                           const float (&xur)[kSet], const float (&kur)[kSet], float (&al)[kSet],
-                                           float (&au)[kSet], float (&rl)[kSet], float (&ru)[kSet], const Weights& wt,
-                                           float g) {
-#pragma unroll
-  for (int r = 0; r < kSet; ++r) {
-    if (r + 1 < kSet) pair<Term, Guard>(xl[r], kl[r], xl[r + 1], kl[r + 1], wt.w[widx(0, 1, 0)], g, al[r], al[r + 1]);
-#pragma unroll
-    for (int dj = -1; dj <= 1; ++dj) {
-      const int q = r + dj;
-      if (q < 0 || q >= kSet) continue;
-      if (q == r && (r == 0 || r == kSet - 1)) continue;  // both ends in a halo row: nobody's sum
-      pair<Term, Guard>(xl[r], kl[r], xlr[q], klr[q], wt.w[widx(1, dj, 0)], g, al[r], rl[q]);  // (+1, dj, 0)
-      pair<Term, Guard>(xl[r], kl[r], xu[q], ku[q], wt.w[widx(0, dj, 1)], g, al[r], au[q]);    // (0, dj, +1)
-      pair<Term, Guard>(xl[r], kl[r], xur[q], kur[q], wt.w[widx(1, dj, 1)], g, al[r], ru[q]);  // (+1, dj, +1)
-      pair<Term, Guard>(xu[r], ku[r], xlr[q], klr[q], wt.w[widx(1, dj, 1)], g, au[r], rl[q]);  // (+1, dj, −1) from k+1
-    }
-  }
-}
-
-template <int Term>
-__global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights wt) {
-  const int lane = threadIdx.x;
-  const int i = int(blockIdx.x) * kCols - 1 + lane;
-  const int j0 = int(blockIdx.y) * kSpan + int(threadIdx.y) * kRows - 1;  // row 0 of the set (halo)
-  const int k0 = int(blockIdx.z) * kChunk, k1 = min(k0 + kChunk, a.nz);
-  const bool in_x = i >= 0 && i < a.nx;
-  const bool writes = in_x && lane >= 1 && lane <= kCols;
-  const float g = a.gamma, half_eps = 0.5f * a.eps;
-  const bool params_ok = a.eps >= kMinEps && a.gamma >= 0.0f;  // else every step takes the guarded pairs
-
-  // x + ε/2 and κ of plane k (lower) and k + 1 (upper), own lane and the next lane; x = 0, κ = 0
-  // outside the image.
-  float xl[kSet], kl[kSet], xu[kSet], ku[kSet], xlr[kSet], klr[kSet], xur[kSet], kur[kSet];
-  float al[kSet], au[kSet], rl[kSet], ru[kSet];  // own sums (planes k, k+1), next lane's halves
-  // Loads a plane; true where every value the warp loaded is ≥ 0 (false for NaN).
-  auto load = [&](int k, float* xv, float* kv) {
-    const bool in_z = k >= 0 && k < a.nz;
-    bool ok = true;
-#pragma unroll
-    for (int r = 0; r < kSet; ++r) {
-      const int j = j0 + r;
-      const bool inside = in_x && in_z && j >= 0 && j < a.ny;
-      const std::size_t b = (std::size_t(inside ? k : 0) * a.ny + (inside ? j : 0)) * a.nx + (inside ? i : 0);
-      const float v = inside ? __ldg(a.x + b) : 0.0f;
-      ok = ok && v >= 0.0f;
-      xv[r] = v + half_eps;
-      kv[r] = inside ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
-    }
-    return __all_sync(kFull, ok);
-  };
-  bool lower_ok = load(k0 - 1, xl, kl);
-#pragma unroll
-  for (int r = 0; r < kSet; ++r) {
-    xlr[r] = __shfl_down_sync(kFull, xl[r], 1);
-    klr[r] = __shfl_down_sync(kFull, kl[r], 1);
-    al[r] = 0.0f;
-  }
-  // The first step (plane k0 − 1) only gathers the pairs between k0 − 1 and k0 for plane k0.
-  for (int k = k0 - 1; k < k1; ++k) {
-    const bool upper_ok = load(k + 1, xu, ku);
-#pragma unroll
-    for (int r = 0; r < kSet; ++r) {
-      xur[r] = __shfl_down_sync(kFull, xu[r], 1);
-      kur[r] = __shfl_down_sync(kFull, ku[r], 1);
-      au[r] = rl[r] = ru[r] = 0.0f;
-    }
-    if (params_ok && lower_ok && upper_ok)
-      step_pairs<Term, false>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
-    else
-      step_pairs<Term, true>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
-#pragma unroll
-    for (int r = 0; r < kSet; ++r) {
-      al[r] += __shfl_up_sync(kFull, rl[r], 1);  // lane 0 gets its own halves back: it writes nothing
-      au[r] += __shfl_up_sync(kFull, ru[r], 1);
-    }
-    if (k >= k0 && writes) {
-#pragma unroll
-      for (int r = 1; r <= kRows; ++r) {
-        const int j = j0 + r;
-        if (j < a.ny) a.out[(std::size_t(k) * a.ny + j) * a.nx + i] = kl[r] * al[r];
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < kSet; ++r) {
-      xl[r] = xu[r], kl[r] = ku[r], xlr[r] = xur[r], klr[r] = kur[r], al[r] = au[r];
-    }
-    lower_ok = upper_ok;
-  }
-}
-
-}  // namespace
-
 void launch_rdp(const RdpArgs& a, RdpTerm term, cudaStream_t stream) {
-  const std::size_t n = std::size_t(a.nx) * a.ny * a.nz;
-  if (n == 0) return;
-  Weights w{};
-  for (int q = 0; q < 27; ++q) {
-    const int di = q % 3 - 1, dj = (q / 3) % 3 - 1, dk = q / 9 - 1;
-    w.w[q] = (di || dj || dk) ? rdp_weight<float>(di, dj, dk, a.vx, a.vy, a.vz) : 0.0f;
-  }
-  const dim3 block(kLanes, kWarps),
-      grid((a.nx + kCols - 1) / kCols, (a.ny + kSpan - 1) / kSpan, (a.nz + kChunk - 1) / kChunk);
+  using pairs::launch_pairs;
+  using pairs::Shape;
+  constexpr Shape shape{.rows = 4, .skip_empty = true, .lean_loads = true};
   switch (term) {
-    case RdpTerm::value: rdp_kernel<0><<<grid, block, 0, stream>>>(a, w); break;
-    case RdpTerm::gradient: rdp_kernel<1><<<grid, block, 0, stream>>>(a, w); break;
-    case RdpTerm::hessian: rdp_kernel<2><<<grid, block, 0, stream>>>(a, w); break;
+    case RdpTerm::value: launch_pairs<0, shape>(a, stream); break;
+    case RdpTerm::gradient: launch_pairs<1, shape>(a, stream); break;
+    case RdpTerm::hessian: launch_pairs<2, shape>(a, stream); break;
+    case RdpTerm::derivatives: launch_pairs<3, shape>(a, stream); break;
   }
-  TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace tomo::pet::cuda_impl

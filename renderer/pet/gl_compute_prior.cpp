@@ -1,5 +1,6 @@
 // The `gl-compute` backend of the relative difference prior: shaders/pet/rdp.comp.glsl, one
-// float32 stencil pass per term over SSBOs (x, κ, result), work groups of 32×8 voxels marching
+// float32 stencil pass per term over SSBOs (x, κ, result; gradient and Hessian together in one
+// pass with a second result), work groups of 32×8 voxels marching
 // 16 planes along z; the value's per-voxel shares summed on the host in double.
 #include <algorithm>
 #include <memory>
@@ -43,13 +44,14 @@ class GlComputePrior final : public PriorOperator {
     gl::shared_context().make_current();
     grid_ = g;
     params_ = p;
-    for (int t = 0; t < 3; ++t)
+    for (int t = 0; t < 4; ++t)
       passes_[t] = &gl::shaders().get_compute<RdpPass>("pet/rdp.comp.glsl", {{"TERM", std::to_string(t)}});
     std::vector<float> k(n, 1.0f);
     if (!kappa.empty()) std::copy(kappa.begin(), kappa.end(), k.begin());
     kappa_ = gl::Buffer(n * sizeof(float), k.data());
     x_ = gl::Buffer(n * sizeof(float));
     out_ = gl::Buffer(n * sizeof(float));
+    out2_ = gl::Buffer(n * sizeof(float));
   }
 
   double value(std::span<const double> x) override {
@@ -66,8 +68,15 @@ class GlComputePrior final : public PriorOperator {
     const auto r = pass(x, 2);
     return {r.begin(), r.end()};
   }
+  PriorDerivatives gradient_and_hessian(std::span<const double> x) override {
+    const auto g = pass(x, 3);
+    const auto h = out2_.read<float>();
+    return {{g.begin(), g.end()}, {h.begin(), h.end()}};
+  }
 
  private:
+  // One pass of shader term `term` (0 value, 1 gradient, 2 Hessian, 3 both: the Hessian is left
+  // in out2_); returns out_.
   std::vector<float> pass(std::span<const double> x, int term) {
     const std::size_t n = grid_.count();
     if (x.size() != n) throw Error(str_cat("pet prior: image of ", x.size(), " voxels, grid has ", n));
@@ -83,6 +92,7 @@ class GlComputePrior final : public PriorOperator {
     x_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kImage);
     kappa_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kKappa);
     out_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kOut);
+    out2_.bind_base(GL_SHADER_STORAGE_BUFFER, binding::kOut2);  // written by term 3 only
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     p.program.dispatch(grid_.dims[0], grid_.dims[1], (grid_.dims[2] + 15) / 16);  // RDP_CHUNK planes per group
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -91,8 +101,8 @@ class GlComputePrior final : public PriorOperator {
 
   PriorGrid grid_;
   RdpParams params_;
-  const RdpPass* passes_[3] = {nullptr, nullptr, nullptr};
-  gl::Buffer kappa_, x_, out_;
+  const RdpPass* passes_[4] = {nullptr, nullptr, nullptr, nullptr};
+  gl::Buffer kappa_, x_, out_, out2_;
 };
 
 const BackendRegistrar<PriorOperator> kRegisterGlCompute({"gl-compute", kPriorityGlCompute, [] { return gl::availability({}); },

@@ -1,7 +1,8 @@
 #version 450 core
 // The relative difference prior ([Nuyts2002]) as one 3×3×3 stencil pass (no atomics): TERM 0
 // the voxel's share of the value (Σ_k w κ_j κ_k f, halved and summed on the host), 1 the
-// gradient, 2 the Hessian diagonal. A work group owns a 32×8 column of the image and marches
+// gradient, 2 the Hessian diagonal, 3 the gradient and (into a second buffer) the Hessian
+// diagonal from one walk, each pair's reciprocal shared. A work group owns a 32×8 column of the image and marches
 // along z through RDP_CHUNK planes, keeping three planes of x and κ (one-voxel halo, 0 outside
 // the image) in shared memory; the 26 weights are computed once per group and each pair term
 // takes one reciprocal (rdp.glsl's terms multiplied out).
@@ -17,6 +18,9 @@ layout(local_size_x = TX, local_size_y = TY) in;
 layout(std430, binding = PET_IMAGE) readonly buffer Image { float x[]; };
 layout(std430, binding = PET_KAPPA) readonly buffer Kappa { float kappa[]; };
 layout(std430, binding = PET_OUT) writeonly buffer Out { float result[]; };
+#if TERM == 3
+layout(std430, binding = PET_OUT2) writeonly buffer Out2 { float result2[]; };
+#endif
 
 uniform ivec3 u_dims;
 uniform vec3 u_voxel;   // voxel sides (mm)
@@ -42,16 +46,21 @@ void load_plane(int k, ivec2 o, int slot) {
   }
 }
 
-float pair_term(float xa, float xb, float g, float e) {
+// The pair's terms for the voxel with value xa: .x that of TERM (the gradient's for TERM 3),
+// .y the Hessian's for TERM 3 (the expressions of TERM 1 and 2, one reciprocal).
+vec2 pair_term(float xa, float xb, float g, float e) {
   float d = xa - xb, ad = abs(d), D = xa + xb + g * ad + e;
   float r = D > 0.0 ? 1.0 / D : 0.0;
 #if TERM == 0
-  return d * d * r;
+  return vec2(d * d * r, 0.0);
 #elif TERM == 1
-  return d * (xa + 3.0 * xb + g * ad + 2.0 * e) * (r * r);
+  return vec2(d * (xa + 3.0 * xb + g * ad + 2.0 * e) * (r * r), 0.0);
+#elif TERM == 2
+  float c = 2.0 * xb + e;
+  return vec2(2.0 * c * c * (r * r * r), 0.0);
 #else
   float c = 2.0 * xb + e;
-  return 2.0 * c * c * (r * r * r);
+  return vec2(d * (xa + 3.0 * xb + g * ad + 2.0 * e) * (r * r), 2.0 * c * c * (r * r * r));
 #endif
 }
 
@@ -73,7 +82,8 @@ void main() {
     load_plane(k + 1, o, hi);
     barrier();
     if (inside) {
-      float ka = sk[mid][c], xa = sx[mid][c], sum = 0.0;
+      float ka = sk[mid][c], xa = sx[mid][c];
+      vec2 sum = vec2(0.0);
       if (ka != 0.0) {
         int slots[3] = int[3](lo, mid, hi);
         for (int dk = 0; dk < 3; ++dk)
@@ -85,7 +95,11 @@ void main() {
               if (kb != 0.0 && w != 0.0) sum += w * kb * pair_term(xa, sx[slots[dk]][q], u_params.x, u_params.y);
             }
       }
-      result[uint(p.x) + uint(u_dims.x) * (uint(p.y) + uint(u_dims.y) * uint(k))] = ka * sum;
+      uint v = uint(p.x) + uint(u_dims.x) * (uint(p.y) + uint(u_dims.y) * uint(k));
+      result[v] = ka * sum.x;
+#if TERM == 3
+      result2[v] = ka * sum.y;
+#endif
     }
     barrier();
     int t = lo;

@@ -1,6 +1,6 @@
 // Contract suite of the relative difference prior over every backend: value, gradient and
 // Hessian diagonal against the cpu double reference, and against finite differences of the
-// backend's own value and gradient.
+// backend's own value and gradient; gradient and Hessian from one pass against both.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -130,6 +130,52 @@ TEST_P(PriorContract, FlatImageAndMaskedVoxels) {
   for (std::size_t j = 0; j < g.size(); ++j)
     if (c.kappa[j] == 0) {
       EXPECT_EQ(g[j], 0.0) << "voxel " << j;
+    }
+}
+
+// Gradient and Hessian diagonal from one pass: the cpu reference's numbers (≤ 1e-5 on float
+// backends) and the numbers of the backend's own two separate passes (the same terms in the same
+// order: equal on cpu, within a few float roundings elsewhere), on one tile and across tiles.
+TEST_P(PriorContract, GradientAndHessianInOnePass) {
+  std::vector<PriorCase> cases(2);
+  PriorCase& across = cases[1];
+  across.grid = PriorGrid{{37, 19, 35}, {1.0, 1.0, 1.25}};
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  across.x.resize(across.grid.count());
+  across.kappa.resize(across.grid.count());
+  for (auto& v : across.x) v = u(rng);
+  for (std::size_t j = 0; j < across.kappa.size(); ++j) across.kappa[j] = j % 13 == 5 ? 0.0 : u(rng);
+  // The largest |a − b| over the largest |b|.
+  auto max_rel = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double worst = 0, scale = 0;
+    for (std::size_t j = 0; j < b.size(); ++j) worst = std::max(worst, std::abs(a[j] - b[j])), scale = std::max(scale, std::abs(b[j]));
+    return scale > 0 ? worst / scale : worst;
+  };
+  for (const PriorCase& pc : cases)
+    for (bool with_kappa : {false, true}) {
+      auto ref = make_prior("cpu", pc, with_kappa);
+      auto op = make_prior(backend(), pc, with_kappa);
+      const PriorDerivatives both = op->gradient_and_hessian(pc.x);
+      ASSERT_EQ(both.gradient.size(), pc.grid.count());
+      ASSERT_EQ(both.hessian_diagonal.size(), pc.grid.count());
+      const double tol = is_cpu() ? 1e-14 : 1e-5;
+      EXPECT_LT(relative_l2(both.gradient, ref->gradient(pc.x)), tol) << "kappa " << with_kappa;
+      EXPECT_LT(relative_l2(both.hessian_diagonal, ref->hessian_diagonal(pc.x)), tol) << "kappa " << with_kappa;
+      const std::vector<double> g = op->gradient(pc.x), h = op->hessian_diagonal(pc.x);
+      if (is_cpu()) {
+        EXPECT_EQ(both.gradient, g) << "kappa " << with_kappa;
+        EXPECT_EQ(both.hessian_diagonal, h) << "kappa " << with_kappa;
+      } else {
+        EXPECT_LT(max_rel(both.gradient, g), 1e-6) << "kappa " << with_kappa;
+        EXPECT_LT(max_rel(both.hessian_diagonal, h), 1e-6) << "kappa " << with_kappa;
+      }
+      if (with_kappa)
+        for (std::size_t j = 0; j < pc.kappa.size(); ++j)
+          if (pc.kappa[j] == 0) {
+            EXPECT_EQ(both.gradient[j], 0.0) << "voxel " << j;
+            EXPECT_EQ(both.hessian_diagonal[j], 0.0) << "voxel " << j;
+          }
     }
 }
 

@@ -90,4 +90,39 @@ TEST(Reconstruct, SubsetCountMustMatchTheData) {
   EXPECT_THROW(reconstruct(a, o, nullptr), Error);
 }
 
+// BSREM's step asks the prior for gradient and curvature in one pass (one upload of x and one
+// stencil walk on a GPU), once per subset; with the plain EM preconditioner for the gradient alone.
+TEST(Reconstruct, BsremTakesGradientAndHessianFromOnePass) {
+  struct Counting final : PriorOperator {
+    std::unique_ptr<PriorOperator> inner;
+    int gradients = 0, hessians = 0, both = 0;
+    std::string describe() const override { return inner->describe(); }
+    void synchronize() override {}
+    void configure(const PriorGrid& g, const RdpParams& p, std::span<const double> k) override { inner->configure(g, p, k); }
+    double value(std::span<const double> x) override { return inner->value(x); }
+    std::vector<double> gradient(std::span<const double> x) override { return ++gradients, inner->gradient(x); }
+    std::vector<double> hessian_diagonal(std::span<const double> x) override {
+      return ++hessians, inner->hessian_diagonal(x);
+    }
+    PriorDerivatives gradient_and_hessian(std::span<const double> x) override {
+      return ++both, inner->gradient_and_hessian(x);
+    }
+  };
+  const RdpParams p{.beta = 0.5, .gamma = 2.0, .epsilon = 1e-3};
+  for (Preconditioner pre : {Preconditioner::em_prior, Preconditioner::em}) {
+    ToySystem a(6, 6, 200, 4), b(6, 6, 200, 4);
+    Counting counting;
+    counting.inner = cpu_prior(6, 6, p);
+    auto plain = cpu_prior(6, 6, p);
+    ReconOptions o{.algorithm = Algorithm::map_rdp, .iterations = 3, .subsets = 4, .prior = p, .preconditioner = pre};
+    reconstruct(a, o, &counting);
+    reconstruct(b, o, plain.get());
+    const bool em_prior = pre == Preconditioner::em_prior;
+    EXPECT_EQ(counting.both, em_prior ? 12 : 0);
+    EXPECT_EQ(counting.gradients, em_prior ? 0 : 12);
+    EXPECT_EQ(counting.hessians, 0);
+    EXPECT_EQ(a.image(), b.image());
+  }
+}
+
 }  // namespace tomo::pet::test

@@ -8,6 +8,7 @@
 #include "compute/pet/rdp_math.hpp"
 #include "bench/cuda/pet/prior_pairs_v1.hpp"
 #include "bench/cuda/pet/prior_pairs_v3.hpp"
+#include "bench/cuda/pet/prior_pairs_v4.hpp"
 #include "bench/cuda/pet/prior_tiled.hpp"
 #include "cuda/pet/rdp_kernels.hpp"
 
@@ -81,6 +82,70 @@ __global__ void lean_gradient_kernel(LeanArgs a) {
   a.out[v] = ka * sum;
 }
 
+
+// Largest |a − b| over the largest |b|.
+double max_rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0, scale = 0;
+  for (std::size_t v = 0; v < b.size(); ++v)
+    worst = std::max(worst, std::fabs(double(a[v]) - b[v])), scale = std::max(scale, std::fabs(double(b[v])));
+  return scale > 0 ? worst / scale : worst;
+}
+
+std::vector<float> download(const float* d, std::size_t n) {
+  std::vector<float> h(n);
+  TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+  TOMO_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+const char* term_name(cuda_impl::RdpTerm t) {
+  switch (t) {
+    case cuda_impl::RdpTerm::value: return "value";
+    case cuda_impl::RdpTerm::gradient: return "gradient";
+    case cuda_impl::RdpTerm::hessian: return "hessian";
+    case cuda_impl::RdpTerm::derivatives: return "derivatives";
+  }
+  return "?";
+}
+
+// The product's combined pass against its separate passes, then the kernel's other shapes
+// (prior_pairs_v4.cu) against the product pass of their term, with the κ in dk now and with κ
+// varying and κ = 0 everywhere (dk restored to `kappa` at the end).
+void time_shapes(cuda_impl::RdpArgs a, float* dk, const std::vector<float>& kappa, int reps, PriorPassTimes& t) {
+  using cuda_impl::RdpTerm;
+  const std::size_t n = std::size_t(a.nx) * a.ny * a.nz;
+  t.derivatives_ms = median_ms([&] { cuda_impl::launch_rdp(a, RdpTerm::derivatives, nullptr); }, reps);
+  const std::vector<float> dg = download(a.out, n), dh = download(a.out2, n);
+  cuda_impl::launch_rdp(a, RdpTerm::gradient, nullptr);
+  const std::vector<float> pg = download(a.out, n);
+  cuda_impl::launch_rdp(a, RdpTerm::hessian, nullptr);
+  const std::vector<float> ph = download(a.out, n);
+  t.derivatives_gradient_max_rel = max_rel_diff(dg, pg);
+  t.derivatives_hessian_max_rel = max_rel_diff(dh, ph);
+  const auto cands = pairs_v4_candidates();
+  for (const auto& c : cands) t.v4.push_back({c.name, term_name(c.term)});
+  std::vector<float> k2(n);
+  for (int pass = 0; pass < 3; ++pass) {  // the bench's κ, κ varying, κ = 0
+    if (pass > 0) {
+      for (std::size_t v = 0; v < n; ++v) k2[v] = pass == 1 ? 0.5f + float((v * 40503u) % 997u) / 997.0f : 0.0f;
+      TOMO_CUDA_CHECK(cudaMemcpy(dk, k2.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    for (std::size_t c = 0; c < cands.size(); ++c) {
+      auto& row = t.v4[c];
+      const RdpTerm term = cands[c].term;
+      const double pm = median_ms([&] { cuda_impl::launch_rdp(a, term, nullptr); }, reps);
+      const std::vector<float> p1 = download(a.out, n), p2 = download(a.out2, n);
+      const double cm = median_ms([&] { launch_pairs_v4_rdp(int(c), a, nullptr); }, reps);
+      double m = max_rel_diff(download(a.out, n), p1);
+      if (term == RdpTerm::derivatives) m = std::max(m, max_rel_diff(download(a.out2, n), p2));
+      (pass == 0 ? row.product_ms : pass == 1 ? row.smooth_product_ms : row.zeros_product_ms) = pm;
+      (pass == 0 ? row.ms : pass == 1 ? row.smooth_ms : row.zeros_ms) = cm;
+      if (pass < 2) row.max_rel = std::max(row.max_rel, m);
+    }
+  }
+  TOMO_CUDA_CHECK(cudaMemcpy(dk, kappa.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
 }  // namespace
 
 PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
@@ -94,7 +159,8 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
         kappa[v] = u * u + w * w < 0.25 ? 1.0f : 0.0f;
         x[v] = 0.5f + float((v * 2654435761u) % 1000u) / 1000.0f;
       }
-  float *dx = nullptr, *dk = nullptr, *dout = nullptr;
+  float *dx = nullptr, *dk = nullptr, *dout = nullptr, *dout2 = nullptr;
+  TOMO_CUDA_CHECK(cudaMalloc(&dout2, n * sizeof(float)));
   TOMO_CUDA_CHECK(cudaMalloc(&dx, n * sizeof(float)));
   TOMO_CUDA_CHECK(cudaMalloc(&dk, n * sizeof(float)));
   TOMO_CUDA_CHECK(cudaMalloc(&dout, n * sizeof(float)));
@@ -104,12 +170,14 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
   a.x = dx;
   a.kappa = dk;
   a.out = dout;
+  a.out2 = dout2;
   a.nx = dims[0], a.ny = dims[1], a.nz = dims[2];
   a.gamma = 2.0f, a.eps = 1e-9f;
   PriorPassTimes t;
   t.value_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::value, nullptr); }, reps);
   t.gradient_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
   t.hessian_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::hessian, nullptr); }, reps);
+  time_shapes(a, dk, kappa, reps, t);
   float* tiled = nullptr;
   TOMO_CUDA_CHECK(cudaMalloc(&tiled, n * sizeof(float)));
   {
@@ -207,6 +275,7 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
   TOMO_CUDA_CHECK(cudaFree(dx));
   TOMO_CUDA_CHECK(cudaFree(dk));
   TOMO_CUDA_CHECK(cudaFree(dout));
+  TOMO_CUDA_CHECK(cudaFree(dout2));
   TOMO_CUDA_CHECK(cudaFree(tiled));
   return t;
 }
