@@ -14,6 +14,7 @@
 #include "compute/oat/model.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "bench/cuda/oat/fbp_model_timing.hpp"
+#include "bench/cuda/oat/pls_breakdown.hpp"
 #endif
 
 namespace tomo::oat::oat_bench {
@@ -155,7 +156,30 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
                   m.probe_texture_ms, "texture probe (bench only)"});
   adjoint_rows(m, patches, rows, out);
 }
+
+void cuda_pls_breakdown(const Args& a, const OatGeometry& gm, nlohmann::json& out) {
+  const PlsBreakdown b = time_pls_breakdown(gm, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37),
+                                            a.reps, std::max(2, a.pls_iterations));
+  std::printf("PLS-int iteration, cuda, where it goes (%d transducers; %d iterations timed): H kernels %.1f ms, "
+              "H call %.1f ms (host %.1f), Ht kernels %.1f ms, Ht call %.1f ms (host %.1f), CG vector work and "
+              "report %.1f ms; measured mean %.1f ms, steady state (H + Ht + CG) %.1f ms\n",
+              gm.transducer_count(), b.iterations, b.forward_kernels_ms, b.forward_call_ms,
+              b.forward_call_ms - b.forward_kernels_ms, b.adjoint_kernels_ms, b.adjoint_call_ms,
+              b.adjoint_call_ms - b.adjoint_kernels_ms, b.cg_host_ms, b.iteration_ms, b.steady_iteration_ms);
+  out["pls_int_iteration"]["cuda_breakdown"] = {{"transducers", gm.transducer_count()},
+                                                {"iterations", b.iterations},
+                                                {"forward_kernels_ms", b.forward_kernels_ms},
+                                                {"forward_call_ms", b.forward_call_ms},
+                                                {"adjoint_kernels_ms", b.adjoint_kernels_ms},
+                                                {"adjoint_call_ms", b.adjoint_call_ms},
+                                                {"cg_host_ms", b.cg_host_ms},
+                                                {"iteration_ms", b.iteration_ms},
+                                                {"steady_iteration_ms", b.steady_iteration_ms}};
+}
 #else
+void cuda_pls_breakdown(const Args&, const OatGeometry&, nlohmann::json&) {
+  throw UnavailableError("bench_oat: built without CUDA");
+}
 void cuda_rows(const Args&, const OatGeometry&, const OatGeometry&, double, double, std::vector<Row>&,
                nlohmann::json&) {
   throw UnavailableError("bench_oat: built without CUDA");
