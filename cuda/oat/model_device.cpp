@@ -132,8 +132,7 @@ std::string ModelDevice::describe() const {
 
 void ModelDevice::forward() {
   if (fetch_ == cuda_detail::SrtFetch::hardware) volume_.copy_from_device(alpha_.data(), stream_);
-  cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch_, stream_, trig_.data(),
-                          cuda_detail::kTrigTableN);
+  cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch_, stream_);
   cuda_detail::launch_d(time_, g_.data(), p_.data(), stream_);
   cuda_detail::launch_eir(time_, taps_.data(), taps_count_, p_.data(), u_.data(), stream_);
 }

@@ -59,7 +59,7 @@ class ModelDevice {
   tomo::cuda::DeviceBuffer<float> taps_, alpha_, g_, p_, u_;
   tomo::cuda::DeviceBuffer<float> partial_;  // the gather's per-chunk images (several chunks only)
   tomo::cuda::DeviceBuffer<double> fixed_;   // the gather's fixed-point scale (srt_kernels.hpp GatherParams)
-  tomo::cuda::DeviceBuffer<float2> trig_;    // the azimuth table of H_srt and of the gather
+  tomo::cuda::DeviceBuffer<float2> trig_;    // the gather's azimuth table
   int taps_count_ = 0;
   tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware)
   tomo::cuda::TextureObject volume_tex_;

@@ -1,9 +1,8 @@
 // oat H_int CUDA kernels. H_srt: one warp per data sample (q, m) of the shell samples ([Wang2013]'s
 // "one-level" strategy, a thread per sample, widened to a warp so that the lanes share a ring of
 // patches, each lane computes every 32nd ring for all, and the load imbalance between samples
-// stays between warps); the patch arithmetic is kernel_math.hpp's, with the azimuths' sines and
-// cosines read from the table the gather reads (the same patches as the cpu's to float rounding,
-// and forward and transpose the very same positions and weights).
+// stays between warps); the patch arithmetic is
+// kernel_math.hpp's, verbatim, so cpu, forward and transpose see the same patches and weights.
 // H_srtᵀ gathers: a block per tile of voxels sums the patches that touch it (srt_gather.cuh)
 // instead of scattering each patch's eight weights with global atomics ([Wang2013] Alg. k_intHt;
 // bench/cuda/oat keeps that scatter for comparison). D and H_eir: one thread per output sample.
@@ -22,27 +21,21 @@ namespace {
 
 constexpr int kThreads = kSrtThreads;
 
-// Patch positions as the gather's (srt_gather.cuh TablePoints): the azimuths' sines and cosines
-// from the table where the ring fits it (trig_n = 0: shell_point for every ring).
 template <SrtFetch kFetch>
 __global__ void __launch_bounds__(kThreads) srt_kernel(SrtParams p, const float* __restrict__ alpha,
-                                                        cudaTextureObject_t vol, float* __restrict__ g,
-                                                        const float2* __restrict__ trig, int trig_n) {
+                                                        cudaTextureObject_t vol, float* __restrict__ g) {
   const Sample s = warp_sample(p);
   if (!s.valid) return;  // the whole warp: s depends on the warp only
   const int lane = threadIdx.x & 31;
   const ShellFrame<float> f = p.frames[s.q];
   const ShellCap<float> c = shell_cap(f, shell_radius(p, s.m), p.h);
   const GridParams<float>& gp = p.grid;
-  GatherParams table{};
-  table.trig = trig;
-  table.trig_n = trig ? trig_n : 0;
   float sum = 0.0f;
   for_each_ring(c, lane, [&](const ShellRing<float>& r) {
     float ring = 0.0f;
     for (int j = lane; j < r.n_phi; j += 32) {
       float x, y, z;
-      TablePoints::at(f, c, r, j, &x, &y, &z, table);
+      shell_point(f, c, r, j, &x, &y, &z);
       if constexpr (kFetch == SrtFetch::exact) {
         trilinear_visit(gp, x, y, z, [&](int n, float w) { ring += w * __ldg(alpha + n); });
       } else {
@@ -138,15 +131,15 @@ unsigned blocks_of(std::int64_t n, int threads) { return static_cast<unsigned>((
 }  // namespace
 
 void launch_srt(const SrtParams& p, const float* alpha, cudaTextureObject_t volume, float* g, SrtFetch fetch,
-                cudaStream_t stream, const float2* trig, int trig_n) {
+                cudaStream_t stream) {
   if (p.transducers <= 0 || p.shells <= 0) return;
   const unsigned blocks = srt_blocks(p);
   switch (fetch) {
     case SrtFetch::exact:
-      srt_kernel<SrtFetch::exact><<<blocks, kThreads, 0, stream>>>(p, alpha, volume, g, trig, trig_n);
+      srt_kernel<SrtFetch::exact><<<blocks, kThreads, 0, stream>>>(p, alpha, volume, g);
       break;
     case SrtFetch::hardware:
-      srt_kernel<SrtFetch::hardware><<<blocks, kThreads, 0, stream>>>(p, alpha, volume, g, trig, trig_n);
+      srt_kernel<SrtFetch::hardware><<<blocks, kThreads, 0, stream>>>(p, alpha, volume, g);
       break;
   }
   TOMO_CUDA_CHECK_LAST();

@@ -28,11 +28,9 @@ struct SrtParams {
 enum class SrtFetch { exact, hardware };
 
 // g[q·M + m] = H_srt α (Q·M floats, every sample written). `volume` is the 3D texture for
-// hardware, unused otherwise; `alpha` (grid order) for exact. `trig` (launch_trig_table's, rings
-// of at most trig_n patches; null: none) gives the patches' azimuth sines and cosines as the
-// gather reads them, instead of a sincosf per patch.
+// hardware, unused otherwise; `alpha` (grid order) for exact.
 void launch_srt(const SrtParams& p, const float* alpha, cudaTextureObject_t volume, float* g, SrtFetch fetch,
-                cudaStream_t stream, const float2* trig = nullptr, int trig_n = 0);
+                cudaStream_t stream);
 // H_srtᵀ as a gather (srt_gather.cuh): tiles of kGatherTile voxels, each summing in shared memory
 // the patches of every transducer's shells that touch it, written once (no global atomics); the
 // transducers split into `chunks` when there are too few busy tiles to fill the device, the
