@@ -19,7 +19,9 @@
 // through each GPU backend's Model against the cpu's.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE,
-//        --only fbp|model (just those rows), --pls-iterations 2 (0: no PLS timing),
+//        --only fbp|model|pls (just those rows; pls: the PLS-int iteration and where its time goes),
+//        --pls-iterations 2 (0: no PLS timing), --model-rings 64 --model-views 128 (H_int's transducers;
+//        128 x 256 is the oat_paper scene's),
 //        --adjoints gather,scatter,... (the H_intᵀ variants timed; default all).
 #include <algorithm>
 #include <cmath>
@@ -74,19 +76,27 @@ Args parse_args(int argc, char** argv) {
                  "H_intT variants to time by name (default: all; bench/cuda/oat/srt_adjoint_variants.cu)")
       ->delimiter(',');
   std::string only;
-  app.add_option("--only", only, "time only the FBP rows or only the H_int rows (and the PLS iteration)")
-      ->check(CLI::IsMember({"fbp", "model"}));
+  app.add_option("--only", only,
+                 "time only the FBP rows, only the H_int rows (and the PLS iteration) or only the PLS iteration")
+      ->check(CLI::IsMember({"fbp", "model", "pls"}));
+  app.add_option("--model-rings", a.model_rings, "rings of transducers for H_int and PLS")->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--model-views", a.model_views, "views per ring for H_int and PLS")->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   app.add_option("--pls-iterations", a.pls_iterations, "PLS iterations timed through the cuda model (0: none)")
       ->capture_default_str();
   cli.parse(argc, argv);
-  a.fbp = only != "model";
+  a.fbp = only != "model" && only != "pls";
   a.model = only != "fbp";
+  a.pls_only = only == "pls";
   if (a.small) {
     a.dims = {24, 24, 24};
     a.voxel = 1.0;
     a.radius = 30.0;
     a.fs = 10.0;
-    a.fbp_rings = 8, a.fbp_views = 16, a.model_rings = 4, a.model_views = 8, a.cpu_rings = 1, a.cpu_views = 2;
+    a.fbp_rings = 8, a.fbp_views = 16, a.cpu_rings = 1, a.cpu_views = 2;
+    if (!app.count("--model-rings")) a.model_rings = 4;
+    if (!app.count("--model-views")) a.model_views = 8;
     if (!app.count("--reps")) a.reps = 1;
   }
   a.reps = std::max(1, a.reps);
@@ -241,6 +251,7 @@ void pls_rows(const Args& a, const OatGeometry& gm, double patches, const CpuRat
                   "one thread, %.3gx on all (paper ~%.0fx; target <= 300 ms on the paper scene)\n",
                   b.c_str(), ms, a.pls_iterations, cpu1 / ms, cpu_all / ms, kSeedPlsIntSpeedup);
       out["pls_int_iteration"][b] = {{"ms", ms}, {"speedup_vs_cpu_1_thread", cpu1 / ms}, {"speedup_vs_cpu_all", cpu_all / ms}};
+      if (b == "cuda") cuda_pls_breakdown(a, gm, out);
     } catch (const std::exception& e) {
       std::printf("PLS-int iteration, %s failed: %s\n", b.c_str(), e.what());
     }
@@ -270,6 +281,7 @@ int main(int argc, char** argv) {
                 {"subset", {a.cpu_rings, a.cpu_views}}};
   std::vector<Row> rows;
   for (const std::string& b : gpu_backends(a)) try {
+      if (a.pls_only) break;
       if (b == "cuda") {
         cuda_rows(a, gf, gm, updates, patches, rows, out);
         continue;

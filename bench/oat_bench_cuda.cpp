@@ -14,6 +14,7 @@
 #include "compute/oat/model.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "bench/cuda/oat/fbp_model_timing.hpp"
+#include "bench/cuda/oat/pls_breakdown.hpp"
 #endif
 
 namespace tomo::oat::oat_bench {
@@ -153,9 +154,40 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
                   m.probe_loads_ms, "load probe (bench only)"});
   rows.push_back({"H_int", "cuda", "hardware", m.forward_hardware_ms, patches / (m.forward_hardware_ms * 1e-3),
                   m.probe_texture_ms, "texture probe (bench only)"});
+  rows.push_back({"H_int", "cuda", "exact-table+", m.forward_table_ms, patches / (m.forward_table_ms * 1e-3),
+                  m.probe_loads_ms, "load probe (bench only)"});
+  std::printf("H_int exact with the azimuth table (bench only): %.2f ms against %.2f ms, u rel. L2 vs the product's "
+              "%.2e\n",
+              m.forward_table_ms, m.forward_exact_ms, m.forward_table_vs_exact);
+  out["h_int_forward_table"] = {{"ms", m.forward_table_ms},
+                                {"product_ms", m.forward_exact_ms},
+                                {"rel_l2_vs_product", m.forward_table_vs_exact}};
   adjoint_rows(m, patches, rows, out);
 }
+
+void cuda_pls_breakdown(const Args& a, const OatGeometry& gm, nlohmann::json& out) {
+  const PlsBreakdown b = time_pls_breakdown(gm, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37),
+                                            a.reps, std::max(2, a.pls_iterations));
+  std::printf("PLS-int iteration, cuda, where it goes (%d transducers; %d iterations timed): H kernels %.1f ms, "
+              "H call %.1f ms (host %.1f), Ht kernels %.1f ms, Ht call %.1f ms (host %.1f), CG vector work and "
+              "report %.1f ms; measured mean %.1f ms, steady state (H + Ht + CG) %.1f ms\n",
+              gm.transducer_count(), b.iterations, b.forward_kernels_ms, b.forward_call_ms,
+              b.forward_call_ms - b.forward_kernels_ms, b.adjoint_kernels_ms, b.adjoint_call_ms,
+              b.adjoint_call_ms - b.adjoint_kernels_ms, b.cg_host_ms, b.iteration_ms, b.steady_iteration_ms);
+  out["pls_int_iteration"]["cuda_breakdown"] = {{"transducers", gm.transducer_count()},
+                                                {"iterations", b.iterations},
+                                                {"forward_kernels_ms", b.forward_kernels_ms},
+                                                {"forward_call_ms", b.forward_call_ms},
+                                                {"adjoint_kernels_ms", b.adjoint_kernels_ms},
+                                                {"adjoint_call_ms", b.adjoint_call_ms},
+                                                {"cg_host_ms", b.cg_host_ms},
+                                                {"iteration_ms", b.iteration_ms},
+                                                {"steady_iteration_ms", b.steady_iteration_ms}};
+}
 #else
+void cuda_pls_breakdown(const Args&, const OatGeometry&, nlohmann::json&) {
+  throw UnavailableError("bench_oat: built without CUDA");
+}
 void cuda_rows(const Args&, const OatGeometry&, const OatGeometry&, double, double, std::vector<Row>&,
                nlohmann::json&) {
   throw UnavailableError("bench_oat: built without CUDA");

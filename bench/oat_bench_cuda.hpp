@@ -24,7 +24,8 @@ struct Args {
   double voxel = 0.2, radius = 65.0, fs = 20.0;
   int fbp_rings = 128, fbp_views = 256, model_rings = 64, model_views = 128;
   int cpu_rings = 2, cpu_views = 4;  // the cpu reference's transducer subset
-  bool fbp = true, model = true;     // --only fbp|model: which rows to time
+  bool fbp = true, model = true;     // --only fbp|model|pls: which rows to time
+  bool pls_only = false;             // --only pls: the PLS-int iteration and its breakdown alone
   int pls_iterations = 2;            // PLS iterations timed through the cuda Model (0: none)
   std::vector<std::string> adjoints;  // H_intᵀ variants to time by name (empty: all)
 };
@@ -45,5 +46,8 @@ std::vector<double> pattern(std::size_t n, double f);
 // throws UnavailableError without CUDA.
 void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
                std::vector<Row>& rows, nlohmann::json& out);
+// Where one cuda PLS-int iteration's time goes on gm (bench/cuda/oat/pls_breakdown.hpp): printed
+// and under out["pls_int_iteration"]["cuda_breakdown"]; throws UnavailableError without CUDA.
+void cuda_pls_breakdown(const Args& a, const OatGeometry& gm, nlohmann::json& out);
 
 }  // namespace tomo::oat::oat_bench

@@ -3,6 +3,7 @@
 // the data preview, report.json with RMSE vs the phantom per algorithm; `crosscheck` compares
 // every backend's H, Hᵀ and FBP with cpu.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -75,6 +76,7 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
   nlohmann::json its = nlohmann::json::array();
   Progress progress("oat PLS-int (" + backend + ")", pls_applications(c.pls.iterations));
   ProgressModel counted(*model, progress);  // steps once per H or Hᵀ
+  const auto start = std::chrono::steady_clock::now();
   auto timer = ctx.report.time("pls");
   auto alpha = run_pls(counted, g.grid, u, c.pls, [&](const PlsIteration& s) {
     its.push_back(pls_iteration_json(s));
@@ -84,6 +86,8 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
   });
   progress.finish();
   ctx.report.set("pls_iterations", its);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.report.set("pls_time", pls_time_json(counted.forward_time(), counted.adjoint_time(), total));
   return alpha;
 }
 

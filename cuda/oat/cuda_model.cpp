@@ -34,8 +34,7 @@ class CudaModel final : public Model {
       throw Error(str_cat("oat cuda model: data of ", u.size(), " samples, expected ", d.data_samples()));
     d.upload_alpha(alpha);
     d.forward();
-    const std::vector<float> f = d.data();
-    std::copy(f.begin(), f.end(), u.begin());
+    d.download_data(u);
   }
 
   void adjoint(std::span<const double> u, std::span<double> alpha) override {
@@ -44,8 +43,7 @@ class CudaModel final : public Model {
       throw Error(str_cat("oat cuda model: α of ", alpha.size(), " voxels, the grid has ", d.voxels()));
     d.upload_data(u);
     d.adjoint();
-    const std::vector<float> f = d.alpha();
-    std::copy(f.begin(), f.end(), alpha.begin());
+    d.download_alpha(alpha);
   }
 
   void synchronize() override {

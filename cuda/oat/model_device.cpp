@@ -85,6 +85,7 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   g_.resize(static_cast<std::size_t>(Q) * M);
   p_.resize(static_cast<std::size_t>(Q) * K);
   u_.resize(static_cast<std::size_t>(Q) * K);
+  staging_.resize(std::max(N, static_cast<std::size_t>(Q) * K));
   volume_ = CudaArray::of<float>(ArrayExtent{static_cast<std::size_t>(g.grid.dims[0]),
                                              static_cast<std::size_t>(g.grid.dims[1]),
                                              static_cast<std::size_t>(g.grid.dims[2])});
@@ -95,16 +96,16 @@ void ModelDevice::upload_alpha(std::span<const double> alpha) {
   if (alpha.size() != alpha_.size())
     throw Error(str_cat("oat cuda model: α of ", alpha.size(), " voxels, the grid has ", alpha_.size()));
   synchronize();  // an earlier async copy may still read staging_
-  staging_.assign(alpha.begin(), alpha.end());
-  alpha_.upload_async(staging_.data(), staging_.size(), stream_);
+  std::copy(alpha.begin(), alpha.end(), staging_.data());
+  alpha_.upload_async(staging_.data(), alpha.size(), stream_);
 }
 
 void ModelDevice::upload_data(std::span<const double> u) {
   if (u.size() != u_.size())
     throw Error(str_cat("oat cuda model: data of ", u.size(), " samples, expected ", u_.size()));
   synchronize();
-  staging_.assign(u.begin(), u.end());
-  u_.upload_async(staging_.data(), staging_.size(), stream_);
+  std::copy(u.begin(), u.end(), staging_.data());
+  u_.upload_async(staging_.data(), u.size(), stream_);
 }
 
 namespace {
@@ -151,5 +152,16 @@ std::vector<float> ModelDevice::data() const {
   synchronize();
   return u_.to_host();
 }
+
+void ModelDevice::stage_to_host(const DeviceBuffer<float>& from, std::span<double> to) {
+  if (to.size() != from.size())
+    throw Error(str_cat("oat cuda model: a host vector of ", to.size(), " values for ", from.size()));
+  from.download_async(staging_.data(), from.size(), stream_.get());
+  synchronize();
+  std::copy(staging_.data(), staging_.data() + from.size(), to.begin());
+}
+
+void ModelDevice::download_alpha(std::span<double> alpha) { stage_to_host(alpha_, alpha); }
+void ModelDevice::download_data(std::span<double> u) { stage_to_host(u_, u); }
 
 }  // namespace tomo::oat

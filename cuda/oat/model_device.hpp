@@ -12,6 +12,7 @@
 #include "compute/oat/model.hpp"
 #include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/core/texture.hpp"
 #include "cuda/oat/srt_kernels.hpp"
@@ -35,6 +36,10 @@ class ModelDevice {
   void adjoint();  // α = Hᵀ u on the device
   std::vector<float> alpha() const;  // wait for the stream
   std::vector<float> data() const;
+  // The same into double host vectors of voxels() / data_samples() values, through the reused
+  // page-locked staging buffer (what the `cuda` Model returns each call; no allocation).
+  void download_alpha(std::span<double> alpha);
+  void download_data(std::span<double> u);
 
   std::size_t voxels() const { return alpha_.size(); }
   std::size_t data_samples() const { return u_.size(); }
@@ -58,7 +63,11 @@ class ModelDevice {
   int taps_count_ = 0;
   tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware)
   tomo::cuda::TextureObject volume_tex_;
-  std::vector<float> staging_;
+  // Page-locked float staging for the double host vectors, max(voxels, data samples) long: a
+  // PLS iteration moves u (Q·K floats) both ways once, so pageable copies and a fresh vector per
+  // call cost time at the paper scene's 32768 transducers.
+  tomo::cuda::PinnedBuffer<float> staging_;
+  void stage_to_host(const tomo::cuda::DeviceBuffer<float>& from, std::span<double> to);
 };
 
 }  // namespace tomo::oat

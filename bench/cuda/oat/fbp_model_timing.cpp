@@ -107,6 +107,9 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
   t.probe_loads_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.loads(); });
   t.probe_texture_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.texture(); });
   t.probe_atomics_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.atomics(); });
+  probes.upload(alpha, u);
+  t.forward_table_ms = tomo::cuda::best_event_ms(probes.stream(), reps, [&] { probes.forward_table(); });
+  t.forward_table_vs_exact = relative_l2(probes.data(), h_alpha);
   using cuda_detail::AdjointVariant;
   probes.upload(alpha, u);  // the forward probes overwrote u with their H α
   probes.adjoint(AdjointVariant::scatter);

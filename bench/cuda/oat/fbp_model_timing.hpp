@@ -57,6 +57,9 @@ struct AdjointTime {
 struct CudaModelTimes {
   double forward_exact_ms = 0, forward_hardware_ms = 0, adjoint_ms = 0;
   double probe_loads_ms = 0, probe_texture_ms = 0, probe_atomics_ms = 0;
+  // the exact forward with the gather's azimuth table (bench/cuda/oat/srt_probes.hpp forward_table)
+  // and its u's rel. L2 against the product's forward
+  double forward_table_ms = 0, forward_table_vs_exact = -1;
   std::vector<AdjointTime> adjoints;
   double gather_vs_scatter = -1;
   double identity = -1;  // the product's pair (ModelDevice forward exact, adjoint)

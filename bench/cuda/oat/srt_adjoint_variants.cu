@@ -63,6 +63,26 @@ struct NoAdds {
   }
 };
 
+// FixedAdd's sums with each term one 64-bit integer add into shared memory (two's complement, so
+// the same sums and image bit for bit) instead of the low word's add, which returns the old word
+// for the carry, and a high-word add when the carry or the sign asks for one.
+struct Fixed64Add {
+  static constexpr bool kPatches = true;
+  static constexpr int kWords = 2;  // one 64-bit word per voxel
+  float scale;
+  double inverse;
+  __device__ static Fixed64Add make(const GatherParams& gp, int) {
+    return {static_cast<float>(gp.fixed[1]), gp.fixed[2]};
+  }
+  __device__ __forceinline__ void operator()(float* acc, int i, float v) const {
+    atomicAdd(reinterpret_cast<unsigned long long*>(acc) + i,
+              static_cast<unsigned long long>(__float2ll_rn(v * scale)));
+  }
+  __device__ __forceinline__ float read(const float* acc, int i) const {
+    return static_cast<float>(static_cast<double>(reinterpret_cast<const long long*>(acc)[i]) * inverse);
+  }
+};
+
 // The rings' bounds (shells, rings, azimuth ranges, the lanes' patch map) without visiting a patch.
 struct NoPatches {
   static constexpr bool kPatches = false;
@@ -117,6 +137,7 @@ std::string_view variant_name(AdjointVariant v) {
     case AdjointVariant::scatter_window_table: return "scatter-window-trig-table";
     case AdjointVariant::scatter_window_no_adds: return "scatter-window-no-adds";
     case AdjointVariant::scatter_window_coop: return "scatter-window-coop";
+    case AdjointVariant::gather_fixed64: return "gather-fixed64";
   }
   return "?";
 }
@@ -157,6 +178,8 @@ KernelResources variant_resources(AdjointVariant v) {
   switch (v) {
     case AdjointVariant::gather:
       return gather_resources<FixedAdd, B, LineCut, InterleavedDeal, kGatherTile[2], TablePoints>();
+    case AdjointVariant::gather_fixed64:
+      return gather_resources<Fixed64Add, B, LineCut, InterleavedDeal, kGatherTile[2], TablePoints>();
     case AdjointVariant::gather_occ3: return gather_resources<FixedAdd, 3, LineCut>();
     case AdjointVariant::gather_unbounded: return gather_resources<FixedAdd, 1, LineCut>();
     case AdjointVariant::gather_circle: return gather_resources<FixedAdd, B, CircleCut>();
@@ -189,6 +212,11 @@ void launch_adjoint_variant(AdjointVariant v, const SrtParams& p, const GatherPa
   using Exact = ExactPoints;
   switch (v) {
     case AdjointVariant::gather: launch_srt_gather(p, with_trig_table(gp, stream), g, alpha, partial, stream); break;
+    case AdjointVariant::gather_fixed64:
+      launch_gather_scale(p, gp, g, stream);
+      launch_bench_gather<X, Y, Z, TablePoints, Fixed64Add, RX, PY, B, LineCut, InterleavedDeal>(
+          p, with_trig_table(gp, stream), g, alpha, partial, stream);
+      break;
     case AdjointVariant::gather_occ3:
       launch_gather_scale(p, gp, g, stream);
       launch_bench_gather<X, Y, Z, Exact, FixedAdd, RX, PY, 3>(p, gp, g, alpha, partial, stream);

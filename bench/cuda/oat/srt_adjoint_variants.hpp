@@ -45,6 +45,7 @@ enum class AdjointVariant {
   scatter_window_table,     // … with the gather's azimuth table for the patch positions
   scatter_window_no_adds,   // the window form without its global adds (a probe: patches and window alone)
   scatter_window_coop,      // the window form (azimuth table) flushed by the whole warp (srt_window_coop.cuh)
+  gather_fixed64,      // the product's with each fixed-point term one 64-bit shared add (the same sums, bit for bit)
 };
 inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather,          AdjointVariant::gather_occ3,           AdjointVariant::gather_unbounded,
@@ -57,7 +58,7 @@ inline constexpr AdjointVariant kAdjointVariants[] = {
     AdjointVariant::gather_half_z_interleaved, AdjointVariant::gather_half_z_5, AdjointVariant::scatter,
     AdjointVariant::scatter_merged, AdjointVariant::scatter_merged_vector,
     AdjointVariant::scatter_window, AdjointVariant::scatter_window_table, AdjointVariant::scatter_window_no_adds,
-    AdjointVariant::scatter_window_coop};
+    AdjointVariant::scatter_window_coop, AdjointVariant::gather_fixed64};
 std::string_view variant_name(AdjointVariant v);
 // The tile of a gather variant (the product's for gather and gather_no_adds; none for scatter).
 void variant_tile(AdjointVariant v, int tile[3]);

@@ -17,6 +17,7 @@
 #include "cuda/core/stream.hpp"
 #include "cuda/core/texture.hpp"
 #include "cuda/oat/srt_device.cuh"
+#include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
 
 namespace tomo::oat {
@@ -99,6 +100,31 @@ __global__ void __launch_bounds__(kSrtThreads) atomics_kernel(SrtParams p, const
   });
 }
 
+// The product's exact forward (srt_kernels.cu srt_kernel: kernel_math trilinear_visit, fp32 weights)
+// with the patches' azimuth sines and cosines read from the gather's table (srt_gather.cuh
+// TablePoints) instead of a sincosf per patch: what the table would take off H_int.
+__global__ void __launch_bounds__(kSrtThreads) forward_table_kernel(SrtParams p, GatherParams gp,
+                                                                     const float* __restrict__ alpha,
+                                                                     float* __restrict__ g) {
+  const Sample s = warp_sample(p);
+  if (!s.valid) return;
+  const int lane = threadIdx.x & 31;
+  const ShellFrame<float> f = p.frames[s.q];
+  const ShellCap<float> c = shell_cap(f, shell_radius(p, s.m), p.h);
+  float sum = 0.0f;
+  for_each_ring(c, lane, [&](const ShellRing<float>& r) {
+    float ring = 0.0f;
+    for (int j = lane; j < r.n_phi; j += 32) {
+      float x, y, z;
+      TablePoints::at(f, c, r, j, &x, &y, &z, gp);
+      trilinear_visit(p.grid, x, y, z, [&](int n, float w) { ring += w * __ldg(alpha + n); });
+    }
+    sum += r.area * ring;
+  });
+  sum = warp_sum(sum);
+  if (lane == 0) g[static_cast<std::int64_t>(s.q) * p.shells + s.m] = sum;
+}
+
 }  // namespace
 
 struct SrtProbes::State {
@@ -113,6 +139,7 @@ struct SrtProbes::State {
   GatherParams plans[std::size(kAdjointVariants)];
   cuda::DeviceBuffer<float> partial;
   cuda::DeviceBuffer<double> fixed;  // the product gather's fixed-point scale
+  cuda::DeviceBuffer<float2> trig;   // the gather's azimuth table (forward_table)
 };
 
 SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make_unique<State>()) {
@@ -173,6 +200,8 @@ SrtProbes::SrtProbes(const OatGeometry& g, const ModelOptions& o) : s_(std::make
     s.plans[v].fixed = s.fixed.data();
   }
   if (chunks > 1) s.partial.resize(static_cast<std::size_t>(chunks) * g.grid.count());
+  s.trig.resize(trig_table_size(kTrigTableN));
+  launch_trig_table(s.trig.data(), kTrigTableN, s.stream.get());
 }
 
 void SrtProbes::adjoint(AdjointVariant variant) {
@@ -205,6 +234,23 @@ void SrtProbes::loads() {
   TOMO_CUDA_CHECK_LAST();
   launch_d(s.time, s.g.data(), s.p.data(), s.stream.get());
   launch_eir(s.time, s.taps.data(), s.taps_count, s.p.data(), s.u.data(), s.stream.get());
+}
+
+void SrtProbes::forward_table() {
+  State& s = *s_;
+  GatherParams gp{};
+  gp.trig = s.trig.data();
+  gp.trig_n = kTrigTableN;
+  forward_table_kernel<<<srt_blocks(s.srt), kSrtThreads, 0, s.stream.get()>>>(s.srt, gp, s.alpha.data(),
+                                                                               s.g.data());
+  TOMO_CUDA_CHECK_LAST();
+  launch_d(s.time, s.g.data(), s.p.data(), s.stream.get());
+  launch_eir(s.time, s.taps.data(), s.taps_count, s.p.data(), s.u.data(), s.stream.get());
+}
+
+std::vector<float> SrtProbes::data() const {
+  s_->stream.synchronize();
+  return s_->u.to_host();
 }
 
 void SrtProbes::texture() {

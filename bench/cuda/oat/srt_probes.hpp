@@ -24,6 +24,10 @@ class SrtProbes {
   void upload(std::span<const double> alpha, std::span<const double> u);
   void loads();    // forward, the exact kernel's loads from fast positions
   void texture();  // forward, the hardware kernel's texture fetches from fast positions
+  // forward, the product's exact kernel with the azimuths' sines and cosines from the gather's
+  // table (not a probe: the same operator to float rounding); data() its u
+  void forward_table();
+  std::vector<float> data() const;
   void atomics();  // transpose, the scatter's atomics from fast positions
   // The whole transpose (H_eirᵀ, Dᵀ, then H_srtᵀ by `variant`, srt_adjoint_variants.hpp) and
   // its image.
