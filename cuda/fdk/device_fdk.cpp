@@ -210,7 +210,6 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
     m.t.wait_ms += ms_since(w0);
     m.hand_over(slot, count, matrices);
   } else {
-    m.mark(k, 0).record(m.upload);
     if (m.mode == HostUpload::staged) {
       const int s = static_cast<int>(k % 2);
       if (m.staging_used[s]) {
@@ -221,11 +220,13 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
       const auto c0 = Clock::now();
       parallel_copy(m.staging[s].data(), pixels, n * sizeof(float));
       m.t.stage_ms += ms_since(c0);
+      m.mark(k, 0).record(m.upload);
       TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, m.staging[s].data(), n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
       m.staged_free[s].record(m.upload);
       m.staging_used[s] = true;
-    } else {
+    } else {  // returns once the driver has staged the caller's memory (the DMA may run on)
       const auto c0 = Clock::now();
+      m.mark(k, 0).record(m.upload);
       TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, pixels, n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
       m.t.stage_ms += ms_since(c0);
     }
@@ -240,11 +241,6 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
     m.pending.slot = slot;
     m.pending.count = count;
     m.pending.mats.assign(matrices.begin(), matrices.end());
-    if (m.mode == HostUpload::pageable) {  // the caller's memory: read once the upload is done
-      const auto w0 = Clock::now();
-      m.mark(k, 1).synchronize();
-      m.t.wait_ms += ms_since(w0);
-    }
   }
   ++m.seq;
 }

@@ -232,7 +232,10 @@ def _line_integrals_device(raw, i0: float, n0: int):
         raise ValueError(f"projections: projection {n0 + n}, row {j}, column {i} is {float(raw[n, j, i])}: "
                          f"intensities must be finite and >= 0")
     li = xp.log(i0 / xp.where(wide > 0, wide, xp.full_like(wide, i0 * 1e-6)))
-    return li.to(xp.float32) if xp.__name__ == "torch" else li.astype(xp.float32)
+    li = li.to(xp.float32) if xp.__name__ == "torch" else li.astype(xp.float32)
+    # Written on the framework's current stream: done before the GPU pipeline's own streams read it.
+    (xp.cuda.current_stream() if xp.__name__ == "torch" else xp.cuda.get_current_stream()).synchronize()
+    return li
 
 
 def _same_kind(host: np.ndarray, like):
