@@ -99,7 +99,8 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
                          ("cupy", lambda: fdk_stages.pipeline(tomoraster, xp, proj, mats, L, voxel, a.reps)[0]),
                          ("numpy_staged", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps)[0]),
                          ("numpy_pageable", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps,
-                                                                        "pageable")[0])):
+                                                                        "pageable")[0]),
+                         ("cupy_variants", lambda: fdk_stages.variants(tomoraster, xp, proj, mats, L, voxel, a.reps))):
             if name.startswith("numpy") and host0 is None:
                 continue
             try:

@@ -49,6 +49,12 @@ def old_path(tomoraster, xp, proj, host, mats, L, voxel, chunk=16):
 
     _, out["bp_chunks"] = timer.one(bp_chunks)
     _, out["bp_one_call"] = timer.one(lambda: bp.backproject_device(filt, m, vol, False))
+    # The pipeline's volume against this one (the same filter and kernels; another summation order).
+    new = tomoraster.fdk.fdk(proj, mats, (L, L, L), (voxel,) * 3, backend="cuda", interpolation="hardware",
+                             parker=False)
+    out["rel_l2_pipeline_vs_old"] = float(xp.linalg.norm(new - vol) / xp.linalg.norm(vol))
+    tomoraster.fdk.clear_cache()
+    del new
     if host is not None:  # NumPy: the filter's host round trip, then the back-projection from host chunks
         hfilt = []
 
@@ -67,7 +73,7 @@ def old_path(tomoraster, xp, proj, host, mats, L, voxel, chunk=16):
 
         _, out["numpy_bp_and_volume_out"] = timer.one(host_bp)
     del filt, vol
-    return {k: round(v, 2) for k, v in out.items()}
+    return {k: (v if k.startswith("rel") else round(v, 2)) for k, v in out.items()}
 
 
 def pipeline(tomoraster, xp, stack, mats, L, voxel, reps, upload="staged"):
@@ -86,3 +92,35 @@ def pipeline(tomoraster, xp, stack, mats, L, voxel, reps, upload="staged"):
            "describe": pipe.describe()}
     fdk._HOST_UPLOAD = "staged"
     return res, timer.last
+
+
+def variants(tomoraster, xp, stack, mats, L, voxel, reps, chunks=(16, 32, 64), rings=(0.0, 1024.0, 8192.0)):
+    """The pipeline made directly (tomoraster._core.FdkPipeline) at other chunk sizes and ring
+    sizes (MiB of device slots; 0: three slots), on `stack` (CuPy or NumPy): warm median and clocks."""
+    n, rows, cols = stack.shape
+    out = {}
+    for chunk in chunks:
+        for ring in rings:
+            if chunk != 32 and ring != 1024.0:
+                continue  # one axis at a time
+            try:
+                pipe = tomoraster._core.FdkPipeline(mats, rows, cols, "ram-lak", False, True, [L] * 3, [voxel] * 3,
+                                                    _origin(L, voxel), "hardware", chunk, "staged", ring)
+                on_gpu = not isinstance(stack, np.ndarray)
+                vol = xp.empty((L, L, L), xp.float32) if on_gpu else None
+
+                def once():
+                    pipe.begin()
+                    for n0 in range(0, n, chunk):
+                        pipe.add(n0, stack[n0:n0 + chunk])
+                    return pipe.finish_device(vol) if on_gpu else pipe.finish_host()
+
+                timer = pt.Timer(xp)
+                ms = timer.median(once, reps, warmup=1)
+                out[f"chunk {chunk}, ring {ring:g} MiB"] = {
+                    "warm_median": round(ms, 2), "describe": pipe.describe(),
+                    "clocks": {k: (round(v, 2) if isinstance(v, float) else v) for k, v in pipe.times().items()}}
+                del pipe
+            except Exception as e:  # noqa: BLE001
+                out[f"chunk {chunk}, ring {ring:g} MiB"] = f"failed: {type(e).__name__}: {e}"
+    return out

@@ -87,6 +87,7 @@ struct DeviceFdk::Impl {
   std::array<cuda::PinnedBuffer<float>, 2> staging;
   std::array<cuda::Event, 2> staged_free{cuda::Event(false), cuda::Event(false)};
   std::array<bool, 2> staging_used{false, false};
+  cuda::DeviceBuffer<float> bounce;  // the volume on its way to host memory (staged mode)
   std::vector<cuda::Event> marks;  // 4 per chunk: upload start/stop, filter start/stop
   std::vector<bool> uploaded;      // per chunk of the run: an upload was timed
   // The run: chunks added, the last one handed to the back-projector, the last one known read.
@@ -140,8 +141,6 @@ DeviceFdk::DeviceFdk(const CArmGeometry& g, const FilterOptions& options, ConeBe
   m.slots.resize(static_cast<std::size_t>(n));
   for (auto& s : m.slots) s.resize(m.image * m.chunk);
   for (int i = 0; i < n; ++i) m.filtered.emplace_back(false);
-  if (upload == HostUpload::staged)
-    for (auto& s : m.staging) s.resize(m.image * m.chunk);
   // Warm-up: cuFFT's plans for a full and the last, shorter chunk are made here, not in a run.
   m.slots[0].fill_zero(m.work);
   m.filter.apply_device(0, m.chunk, m.slots[0].data(), m.slots[0].data(), m.work);
@@ -212,6 +211,7 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
   } else {
     if (m.mode == HostUpload::staged) {
       const int s = static_cast<int>(k % 2);
+      if (m.staging[s].size() == 0) m.staging[s].resize(m.image * m.chunk);  // made by the first host chunk
       if (m.staging_used[s]) {
         const auto w0 = Clock::now();
         m.staged_free[s].synchronize();
@@ -245,12 +245,35 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
   ++m.seq;
 }
 
-void DeviceFdk::finish(float* volume) {
+void DeviceFdk::finish(float* volume, bool on_device) {
   Impl& m = *impl_;
   cuda::select_device(m.device);
   m.flush_pending();
   const auto s0 = Clock::now();
-  m.op.store_volume(volume);  // waits for the back-projection first
+  if (on_device || m.staging[0].size() == 0) {
+    m.op.store_volume(volume);  // waits for the back-projection first
+  } else {
+    // To host memory through the staging buffers: the copy of slab i + 1 from the device runs
+    // while host threads copy slab i into the caller's (fresh, not yet paged-in) memory.
+    for (auto& b : m.staging) b.resize(m.image * m.chunk);  // a one-chunk stack made only the first
+    const std::size_t n = m.grid.count(), slab = m.staging[0].size();
+    m.upload.synchronize();
+    m.bounce.resize(n);
+    m.op.store_volume(m.bounce.data());
+    const auto queue = [&](std::size_t at, int s) {
+      TOMO_CUDA_CHECK(cudaMemcpyAsync(m.staging[s].data(), m.bounce.data() + at, std::min(slab, n - at) * sizeof(float),
+                                      cudaMemcpyDeviceToHost, m.upload));
+      m.staged_free[s].record(m.upload);
+    };
+    queue(0, 0);
+    for (std::size_t at = 0, k = 0; at < n; at += slab, ++k) {
+      const int s = static_cast<int>(k % 2);
+      if (at + slab < n) queue(at + slab, s ^ 1);
+      m.staged_free[s].synchronize();
+      parallel_copy(volume + at, m.staging[s].data(), std::min(slab, n - at) * sizeof(float));
+    }
+    m.staging_used = {false, false};
+  }
   m.t.store_ms = ms_since(s0);
   m.upload.synchronize();
   m.work.synchronize();

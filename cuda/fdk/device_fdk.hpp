@@ -52,8 +52,8 @@ class DeviceFdk {
   // reused at once; the back-projection runs on.
   void add(int n0, int count, const float* pixels, bool on_device, std::span<const Mat34> matrices);
   // Back-projects what is pending, waits, and copies the volume (grid.count() floats, x fastest)
-  // to `volume`, host or device memory.
-  void finish(float* volume);
+  // to `volume`, in device memory (on_device) or host memory (staged: through the staging buffers).
+  void finish(float* volume, bool on_device);
 
   int chunk() const;
   DeviceFdkTimes times() const;

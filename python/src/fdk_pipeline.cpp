@@ -90,7 +90,7 @@ class FdkPipeline {
 #ifdef TOMO_HAVE_CUDA
     {
       nb::gil_scoped_release release;
-      run_->finish(owned);
+      run_->finish(owned, false);
     }
 #endif
     const std::size_t shape[3] = {std::size_t(grid_.dims[2]), std::size_t(grid_.dims[1]), std::size_t(grid_.dims[0])};
@@ -101,7 +101,7 @@ class FdkPipeline {
     float* vol = cuda_output(out, "out", volume_shape(), device_);
 #ifdef TOMO_HAVE_CUDA
     nb::gil_scoped_release release;
-    run_->finish(vol);
+    run_->finish(vol, true);
 #else
     (void)vol;
 #endif
