@@ -100,7 +100,9 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
                          ("numpy_staged", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps)[0]),
                          ("numpy_pageable", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps,
                                                                         "pageable")[0]),
-                         ("cupy_variants", lambda: fdk_stages.variants(tomoraster, xp, proj, mats, L, voxel, a.reps))):
+                         ("cupy_variants", lambda: fdk_stages.variants(tomoraster, xp, proj, mats, L, voxel, a.reps)),
+                         ("numpy_variants", lambda: fdk_stages.variants(tomoraster, xp, host0, mats, L, voxel, a.reps,
+                                                                        rings=(1024.0,)))):
             if name.startswith("numpy") and host0 is None:
                 continue
             try:
