@@ -27,6 +27,7 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "python"))
+import fdk_stages  # noqa: E402
 import peers_table as pt  # noqa: E402
 
 # Our backend: cuda on the GPU machine (PEERS_OURS_BACKEND=cpu: a plumbing check without a GPU).
@@ -91,6 +92,30 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
     mats = matrices_from_vectors(vecs, cols, rows)
     print(f"FDK {L}^3: our matrices vs the cone_vec rows: max {geo.check_geometry(mats, vecs, cols, rows):.1e} px")
     size = f"{L}^3, {views} views of {cols}x{rows}"
+    if a.stages:  # where our time goes: the path before the pipeline, and the pipeline's clocks
+        stages = {}
+        host0 = None if a.no_host else xp.asnumpy(proj)
+        for name, fn in (("old", lambda: fdk_stages.old_path(tomoraster, xp, proj, host0, mats, L, voxel)),
+                         ("cupy", lambda: fdk_stages.pipeline(tomoraster, xp, proj, mats, L, voxel, a.reps)[0]),
+                         ("numpy_staged", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps)[0]),
+                         ("numpy_pageable", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps,
+                                                                        "pageable")[0]),
+                         ("cupy_variants", lambda: fdk_stages.variants(tomoraster, xp, proj, mats, L, voxel, a.reps)),
+                         ("numpy_variants", lambda: fdk_stages.variants(tomoraster, xp, host0, mats, L, voxel, a.reps,
+                                                                        rings=(1024.0,)))):
+            if name.startswith("numpy") and host0 is None:
+                continue
+            try:
+                stages[name] = fn()
+            except Exception as e:  # noqa: BLE001
+                stages[name] = f"failed: {type(e).__name__}: {e}"
+            print(f"FDK {L}^3 stages {name}: {json.dumps(stages[name])}", flush=True)
+        del host0
+        tomoraster.fdk.clear_cache()
+        old = json.load(open(a.stages)) if os.path.exists(a.stages) else {}
+        old[size] = stages
+        with open(a.stages, "w") as f:
+            json.dump(old, f, indent=1)
     timer = pt.Timer(xp)
     ours_call = lambda: tomoraster.fdk.fdk(proj, mats, (L, L, L), (voxel,) * 3, backend=BACKEND,  # noqa: E731
                                            interpolation="hardware", parker=False)
@@ -154,13 +179,14 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
     ag = pt.agreement(xp, ours[m, m, m], theirs[m, m, m], "central 80%: ")
     ag += f"; NRMSE vs phantom: ASTRA {err(theirs):.4f}, ours {err(ours):.4f}"
     out.append(pt.row("ASTRA", astra.__version__, "FDK_CUDA", size, gpu, theirs_ms, ours_ms, ag,
-                      "tomoraster.fdk.fdk (cuda, hardware interpolation, CuPy in/out)", how))
+                      "tomoraster.fdk.fdk (cuda pipeline, hardware interpolation, CuPy in/out)", how))
     if a.no_host:
         del proj, sino, vol, theirs, ours, truth
         xp.get_default_memory_pool().free_all_blocks()
         return out
-    # Ours from host memory to host memory, as a user with NumPy arrays sees it (the package
-    # filters NumPy stacks on the host, then back-projects on the GPU).
+    # Ours from host memory to host memory, as a user with NumPy arrays sees it (the pipeline
+    # uploads chunks through page-locked buffers while the previous chunk is filtered and
+    # back-projected; the volume comes back once).
     host = xp.asnumpy(proj)
     host_ms = pt.Timer(xp).median(lambda: tomoraster.fdk.fdk(host, mats, (L, L, L), (voxel,) * 3,
                                                              backend=BACKEND, interpolation="hardware", parker=False),
@@ -175,8 +201,8 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
             ag = pt.agreement(xp, ours[m, m, m], xp.asarray(vol_h)[m, m, m], "central 80%: ")
             out.append(pt.row("ASTRA", astra.__version__, "FDK_CUDA", size, gpu, np_ms, host_ms, ag,
                               "tomoraster.fdk.fdk (cuda, NumPy in/out)",
-                              f"both NumPy in/out: ASTRA {used} on NumPy arrays (its copies timed), ours filters "
-                              f"on the host and back-projects into a volume held on the GPU"))
+                              f"both NumPy in/out: ASTRA {used} on NumPy arrays (its copies timed), ours uploads "
+                              f"chunks (page-locked staging, a copy stream) and filters and back-projects on the GPU"))
         except Exception as e:  # noqa: BLE001
             print(f"FDK_CUDA {L}^3 from NumPy failed: {type(e).__name__}: {e}")
     del proj, sino, vol, theirs, ours, truth
@@ -236,6 +262,7 @@ def main(argv=None):
     p.add_argument("--projector-detector", default="512x512")
     p.add_argument("--no-projector", action="store_true", help="skip FP3D/BP3D/SIRT3D/CGLS3D")
     p.add_argument("--no-host", action="store_true", help="skip our FDK from NumPy to NumPy")
+    p.add_argument("--stages", default="", help="JSON file for the stage breakdown of our FDK (fdk_stages.py)")
     p.add_argument("--out", default="peers.json")
     p.add_argument("--md", default="peers.md")
     a = p.parse_args(argv)

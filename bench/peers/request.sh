@@ -151,8 +151,10 @@ if has astra-cp312.tar.xz; then
   want fdkcheck && run fdkcheck 60 "$py" "$W/bench/peers/astra_fdk_check.py" \
     --cufft "$W/astra/site/nvidia/cufft/lib/libcufft.so.11"
   # FDK and BP3D in two processes: a fault inside ASTRA's filtering cannot take the BP3D rows.
+  # FDK with the stage breakdown of ours (fdk_stages.py) in $OUT/fdk-stages.json.
   want fdk && run fdk "${PEERS_FDK_S:-120}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --bp-sizes "" \
-    --fdk-sizes "${PEERS_FDK_SIZES:-256,512}" --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
+    --fdk-sizes "${PEERS_FDK_SIZES:-256,512}" --reps "${PEERS_FDK_REPS:-5}" --stages "$OUT/fdk-stages.json" \
+    --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
   want bp3d && run bp3d "${PEERS_BP3D_S:-90}" "$py" "$W/bench/peers/astra_peer.py" --no-projector --fdk-sizes "" \
     --bp-sizes "${PEERS_BP_SIZES:-256,512}" --dump "$W/astra-dump" --out "$OUT/peers.json" --md "$OUT/peers.md"
   want astra && [ -n "$b" ] && run astra "${PEERS_ASTRA_S:-240}" "$py" "$W/bench/peers/astra_peer.py" --bench "$b/bench/bench_fdk" \

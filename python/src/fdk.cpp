@@ -243,6 +243,7 @@ class FdkPreprocessor {
 void bind_fdk(nb::module_& m) {
   bind_fdk_cone(m);
   bind_fdk_geometry(m);
+  bind_fdk_pipeline(m);
   nb::class_<FdkBackprojector>(m, "FdkBackprojector")
       .def(nb::init<const std::string&, std::vector<int>, std::vector<double>, std::vector<double>, const std::string&>(),
            nb::arg("backend"), nb::arg("voxels"), nb::arg("voxel_mm"), nb::arg("origin_mm"), nb::arg("interpolation"))

@@ -1,6 +1,7 @@
-// tomoraster.fdk's bindings in three files: fdk.cpp (the FDK back-projector and pre-processing),
+// tomoraster.fdk's bindings in four files: fdk.cpp (the FDK back-projector and pre-processing),
 // fdk_geometry.cpp (matrices from orbits, ASTRA and TIGRE; projection stacks and flat fields),
-// fdk_cone.cpp (the iterative projector pair). The helpers they share.
+// fdk_cone.cpp (the iterative projector pair), fdk_pipeline.cpp (FDK of a whole stack on the GPU).
+// The helpers they share.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,5 +20,6 @@ Grid3 grid_of(const std::vector<int>& voxels, const std::vector<double>& voxel_m
 
 void bind_fdk_geometry(nb::module_& m);
 void bind_fdk_cone(nb::module_& m);
+void bind_fdk_pipeline(nb::module_& m);
 
 }  // namespace tomo::py

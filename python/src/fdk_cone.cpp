@@ -1,5 +1,5 @@
 // tomoraster.fdk's iterative projector pair: FdkConeBeam, A and Aᵀ of a registered backend on
-// one geometry and the algorithms run on it.
+// one geometry (NumPy arrays, or CUDA arrays in place on cuda) and the algorithms run on it.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -9,13 +9,22 @@
 #include <vector>
 
 #include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
 #include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/iterative.hpp"
 #include "compute/fdk/iterative_run.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/device.hpp"
 #include "python/src/fdk_common.hpp"
+#ifdef TOMO_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/fdk/cuda_projector.hpp"
+#endif
 
 namespace tomo::py {
 namespace {
@@ -40,8 +49,38 @@ class FdkConeBeam {
     op_ = BackendRegistry<fdk::ConeBeamProjector>::instance().create(backend_);
     options_.step_voxels = step_voxels;
     op_->configure(options_);
+    device_ = runtime_options().cuda_device;
     nb::gil_scoped_release release;
     op_->setup(geometry_);
+  }
+  // CUDA arrays in place (cuda backend): out = A x ("forward"), Aᵀ y ("back") or B y
+  // ("back_voxel"), on the projector's device buffers' kernels, no host copy. Waits for the
+  // device's queued work first (the caller's arrays, written on any stream) and returns when out
+  // is written.
+  void apply_device(const std::string& which, const AnyArray& in, const OutArray& out) {
+    const bool fwd = which == "forward";
+    if (!fwd && which != "back" && which != "back_voxel")
+      throw nb::value_error("which must be 'forward', 'back' or 'back_voxel'");
+    const char* in_name = fwd ? "volume" : "projections";
+    require_cuda_backend(in_name, backend_, "fdk.ConeBeam: CUDA arrays");
+    const float* a = cuda_input(in, in_name, fwd ? in_shape() : out_shape(), device_);
+    float* b = cuda_output(out, "out", fwd ? out_shape() : in_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+    auto* c = dynamic_cast<fdk::cuda_impl::CudaProjector*>(op_.get());
+    if (!c) throw nb::type_error("fdk.ConeBeam: CUDA arrays need the cuda backend");
+    nb::gil_scoped_release release;
+    cuda::select_device(device_);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+    if (fwd)
+      c->forward_device(a, b);
+    else if (which == "back")
+      c->back_device(a, b);
+    else
+      c->back_voxel_device(a, b);
+    TOMO_CUDA_CHECK(cudaStreamSynchronize(c->stream()));
+#else
+    (void)a, (void)b;
+#endif
   }
   FloatArray forward(const AnyArray& volume) {
     const float* x = float_input(volume, "volume", in_shape());
@@ -132,6 +171,7 @@ class FdkConeBeam {
   fdk::ProjectorOptions options_;
   std::string backend_;
   std::unique_ptr<fdk::ConeBeamProjector> op_;
+  int device_ = 0;
 };
 
 }  // namespace
@@ -145,6 +185,7 @@ void bind_fdk_cone(nb::module_& m) {
       .def("forward", &FdkConeBeam::forward, nb::arg("volume"))
       .def("back", &FdkConeBeam::back, nb::arg("projections"))
       .def("back_voxel", &FdkConeBeam::back_voxel, nb::arg("projections"))
+      .def("apply_device", &FdkConeBeam::apply_device, nb::arg("which"), nb::arg("input"), nb::arg("out"))
       .def("reconstruct", &FdkConeBeam::reconstruct, nb::arg("projections"), nb::arg("algorithm"),
            nb::arg("iterations"), nb::arg("subsets"), nb::arg("tv_lambda"), nb::arg("nonnegative"),
            nb::arg("cgls_backprojector"), nb::arg("callback").none())

@@ -66,7 +66,7 @@ def backproject(projections, matrices, voxels, voxel_mm, origin_mm=None, backend
 
 def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = "auto",
         interpolation: str = "exact", window: str = "ram-lak", parker: bool = True, cosine: bool = True,
-        filter_backend: str = "auto", intensity: bool = False, i0: float | None = None, chunk: int = 16,
+        filter_backend: str = "auto", intensity: bool = False, i0: float | None = None, chunk: int = 32,
         callback=None):
     """FDK on a user's stack, as the CLI's raw path ([fdk.raw]) does it: (intensities → ln(i0/I),)
     cosine and Parker weights and the ramp filter (window "ram-lak" | "shepp-logan" | "hann") with
@@ -74,60 +74,123 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
     at the origin. Returns attenuation (mm⁻¹) as (z, y, x) float32.
 
     projections: (N, rows, cols) float32 line integrals (or intensities with intensity=True),
-    NumPy, or CuPy/PyTorch with backend="cuda": then every step runs on the GPU where the stack
-    lies (ln(i0/I) in float64, the weights and ramp filter with cuFFT into a scratch chunk, the
-    back-projection accumulated chunk by chunk); the stack is not modified. filter_backend="cpu"
-    (or any other than "auto"/"cuda") filters a host copy of each chunk instead. NumPy stacks: each
-    filtered chunk is back-projected into one volume held by the backend (on the GPU for cuda),
-    which comes back once.
-    callback(done, total) after each chunk of `chunk` projections is filtered and back-projected;
+    NumPy, or CuPy/PyTorch with backend="cuda". On the cuda backend (filter_backend "auto" or
+    "cuda") the whole FDK runs on the GPU, `chunk` projections (at most 64) at a time: a CUDA stack
+    is read where it lies (ln(i0/I) in float64 there), a NumPy stack is uploaded chunk by chunk
+    through page-locked buffers while the previous chunk is filtered and back-projected; weights
+    and ramp filter with cuFFT, the back-projection into one volume on the GPU, which comes back
+    once. The cuFFT plans and GPU buffers are kept for the next call with the same geometry and
+    arguments (clear_cache() frees them). The stack is not modified. filter_backend="cpu" (or any
+    other than "auto"/"cuda") filters a host copy of each chunk instead; other backends filter on
+    the host and back-project each chunk into one volume held by the backend.
+    callback(done, total) after each chunk of `chunk` projections is handed to the back-projection;
     returning False stops and returns the partial volume."""
     if len(getattr(projections, "shape", ())) != 3:
         raise ValueError("projections: shape (N, rows, cols) expected")
-    total = int(projections.shape[0])
     if chunk < 1:
         raise ValueError("chunk must be >= 1")
     if intensity and not (i0 is not None and i0 > 0):
         raise ValueError("i0 must be > 0 with intensity=True (the unattenuated intensity)")
-    _check_stack(projections, to_host(matrices, "matrices"))
+    host_mats = to_host(matrices, "matrices")
+    _check_stack(projections, host_mats)
     on_gpu = is_cuda_array(projections)
-    bp = Backprojector(voxels, voxel_mm, origin_mm, backend, interpolation)
     rows, cols = int(projections.shape[1]), int(projections.shape[2])
-    pre = _core.FdkPreprocessor(to_host(matrices, "matrices"), rows, cols, window, parker, cosine, filter_backend,
-                                bp._op.backend_name)
-    mats = pre.matrices()
+    if filter_backend in ("auto", "cuda"):
+        pipe = _pipeline(host_mats, rows, cols, voxels, voxel_mm, origin_mm, backend, interpolation, window, parker,
+                         cosine, chunk)
+        if pipe is not None:
+            return _run_pipeline(pipe, projections, on_gpu, intensity, i0, callback)
+    bp = Backprojector(voxels, voxel_mm, origin_mm, backend, interpolation)
     if on_gpu and bp._op.backend_name != "cuda":  # before any work: the back-projection would refuse it
         raise TypeError(f"projections: a GPU array was given to the {bp._op.backend_name} backend, which takes "
                         f"NumPy arrays: use backend=\"cuda\" or pass a NumPy array")
+    # The filter on the host (filter_backend "cpu", or a backend other than cuda), each filtered
+    # chunk back-projected into one volume: held by the backend for NumPy stacks, comes back once.
+    pre = _core.FdkPreprocessor(host_mats, rows, cols, window, parker, cosine, filter_backend,
+                                bp._op.backend_name)
+    mats = pre.matrices()
     out = empty_like_kind(projections, bp.volume_shape, "projections") if on_gpu else None
-    device_filter = on_gpu and filter_backend in ("auto", "cuda")
-    scratch = empty_like_kind(projections, (min(chunk, total), rows, cols), "projections") if device_filter else None
-    if not on_gpu:  # NumPy: the volume is accumulated on the backend and comes back once
+
+    def add(n0, raw):
+        filtered = pre.apply(n0, raw)
+        part = np.ascontiguousarray(mats[n0:n0 + raw.shape[0]])
+        if on_gpu:
+            bp._op.backproject_device(_same_kind(filtered, projections), part, out, n0 > 0)
+        else:
+            bp._op.add(filtered, part)
+
+    if not on_gpu:
         bp._op.begin()
-    for n0 in range(0, total, chunk):
-        part = np.ascontiguousarray(mats[n0:n0 + chunk])
-        if device_filter:  # everything on the GPU, the filtered chunk in `scratch`
-            raw = projections[n0:n0 + chunk]
+    _chunks(projections, chunk, intensity, i0, callback, add, on_device=False)
+    return out if on_gpu else bp._op.finish()
+
+
+# The cuda pipeline of the last geometry fdk() ran (one: its GPU buffers are the stack's chunks and
+# the volume), or None for a geometry whose backend is not cuda; keyed by every argument it holds.
+_CACHE: dict = {}
+# How NumPy chunks reach the GPU: "staged" (host threads copy into page-locked buffers) or
+# "pageable" (the driver copies from the caller's memory).
+_HOST_UPLOAD = "staged"
+
+
+def clear_cache() -> None:
+    """Frees the cuFFT plans and GPU buffers fdk() keeps for its last geometry."""
+    _CACHE.clear()
+
+
+def _pipeline(mats, rows, cols, voxels, voxel_mm, origin_mm, backend, interpolation, window, parker, cosine, chunk):
+    """The cuda FDK pipeline of these arguments (made, or the one kept from the last call), or None
+    when `backend` does not resolve to cuda."""
+    voxels = [int(v) for v in voxels]
+    voxel_mm = [float(v) for v in voxel_mm]
+    if origin_mm is None:  # centred on the world origin, as Backprojector does
+        origin_mm = [-(n - 1) / 2 * d for n, d in zip(voxels, voxel_mm)]
+    origin_mm = [float(o) for o in origin_mm]
+    m = np.ascontiguousarray(np.asarray(mats, dtype=np.float64))
+    key = (str(backend), str(interpolation), str(window), bool(parker), bool(cosine), rows, cols, tuple(voxels),
+           tuple(voxel_mm), tuple(origin_mm), min(int(chunk), 64), _HOST_UPLOAD, _core.fdk_cuda_device(), m.shape,
+           m.tobytes())
+    if key in _CACHE:
+        return _CACHE[key]
+    _CACHE.clear()  # the GPU buffers of the last geometry go before new ones are made
+    bp = Backprojector(voxels, voxel_mm, origin_mm, backend, interpolation)
+    pipe = None
+    if bp._op.backend_name == "cuda":
+        del bp
+        pipe = _checks.call(_core.FdkPipeline, m, rows, cols, window, parker, cosine, voxels, voxel_mm, origin_mm,
+                            interpolation, min(int(chunk), 64), _HOST_UPLOAD)
+    _CACHE[key] = pipe
+    return pipe
+
+
+def _run_pipeline(pipe, projections, on_gpu: bool, intensity: bool, i0, callback):
+    """fdk() on the cuda pipeline: chunk by chunk, the volume on the GPU until the end."""
+    out = empty_like_kind(projections, pipe.volume_shape, "projections") if on_gpu else None
+    pipe.begin()
+    _chunks(projections, pipe.chunk, intensity, i0, callback, pipe.add, on_device=on_gpu)
+    if on_gpu:
+        pipe.finish_device(out)
+        return out
+    return pipe.finish_host()
+
+
+def _chunks(projections, step: int, intensity: bool, i0, callback, add, on_device: bool) -> None:
+    """The chunk loop every fdk() path shares: add(n0, chunk) for chunks of `step` projections (line
+    integrals; on_device: where the stack lies, else a contiguous host array), then callback(done,
+    total); it returning False stops the loop."""
+    total = int(projections.shape[0])
+    for n0 in range(0, total, step):
+        raw = projections[n0:n0 + step]
+        if on_device:
             if intensity:
                 raw = _line_integrals_device(raw, float(i0), n0)
-            filtered = scratch[:raw.shape[0]]
-            pre.apply_device(n0, raw, filtered)
-            bp._op.backproject_device(filtered, part, out, n0 > 0)
         else:
-            raw = np.ascontiguousarray(to_host(projections[n0:n0 + chunk], "projections"))
+            raw = np.ascontiguousarray(to_host(raw, "projections"))
             if intensity:
                 raw = _line_integrals(raw, float(i0), n0)
-            filtered = pre.apply(n0, raw)
-            if on_gpu:
-                bp._op.backproject_device(_same_kind(filtered, projections), part, out, n0 > 0)
-            else:
-                bp._op.add(filtered, part)
-        done = min(n0 + chunk, total)
-        if callback is not None and callback(done, total) is False:
+        add(n0, raw)
+        if callback is not None and callback(min(n0 + step, total), total) is False:
             break
-    if on_gpu:
-        return out
-    return bp._op.finish()
 
 
 def _check_stack(projections, matrices, count: bool = True) -> None:
@@ -169,7 +232,10 @@ def _line_integrals_device(raw, i0: float, n0: int):
         raise ValueError(f"projections: projection {n0 + n}, row {j}, column {i} is {float(raw[n, j, i])}: "
                          f"intensities must be finite and >= 0")
     li = xp.log(i0 / xp.where(wide > 0, wide, xp.full_like(wide, i0 * 1e-6)))
-    return li.to(xp.float32) if xp.__name__ == "torch" else li.astype(xp.float32)
+    li = li.to(xp.float32) if xp.__name__ == "torch" else li.astype(xp.float32)
+    # Written on the framework's current stream: done before the GPU pipeline's own streams read it.
+    (xp.cuda.current_stream() if xp.__name__ == "torch" else xp.cuda.get_current_stream()).synchronize()
+    return li
 
 
 def _same_kind(host: np.ndarray, like):
@@ -324,14 +390,28 @@ class ConeBeam:
     def __repr__(self) -> str:
         return f"tomoraster.fdk.ConeBeam(backend={self.backend!r}, in_shape={self.in_shape}, out_shape={self.out_shape})"
 
-    def forward(self, volume):
-        return self._op.forward(np.ascontiguousarray(volume, dtype=np.float32))
+    def forward(self, volume, out=None):
+        """A x: the line integrals (N, rows, cols) of the volume (z, y, x). NumPy in, a new NumPy
+        array out; a CUDA array (CuPy, PyTorch; backend "cuda") is read where it lies and the
+        result is a new array of its kind, or written into the CUDA array ``out``."""
+        return self._apply("forward", volume, out, self.out_shape)
 
-    def back(self, projections):
-        return self._op.back(np.ascontiguousarray(projections, dtype=np.float32))
+    def back(self, projections, out=None):
+        """Aᵀ y, the exact adjoint: a volume (z, y, x); arrays as ``forward``'s."""
+        return self._apply("back", projections, out, self.in_shape)
 
-    def back_voxel(self, projections):
-        return self._op.back_voxel(np.ascontiguousarray(projections, dtype=np.float32))
+    def back_voxel(self, projections, out=None):
+        """B y, the voxel-driven back-projection: a volume (z, y, x); arrays as ``forward``'s."""
+        return self._apply("back_voxel", projections, out, self.in_shape)
+
+    def _apply(self, which: str, a, out, shape):
+        if is_cuda_array(a) or is_cuda_array(out):
+            out = empty_like_kind(a, shape, "volume" if which == "forward" else "projections") if out is None else out
+            self._op.apply_device(which, a, out)
+            return out
+        if out is not None:
+            raise ValueError("out: only with CUDA arrays (NumPy results are returned new)")
+        return getattr(self._op, which)(np.ascontiguousarray(a, dtype=np.float32))
 
 
 def _iterate(algorithm: str, projections, geometry: ConeGeometry, iterations: int, backend: str, subsets: int = 10,

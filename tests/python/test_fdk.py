@@ -176,3 +176,52 @@ def test_fdk_bad_input_raises(raw_run):
         tomoraster.fdk.fdk(stack, mats, [8] * 3, [3.0] * 3, backend="cpu", window="box")
     with pytest.raises(ValueError, match="matrices"):
         tomoraster.fdk.fdk(stack, mats[:, :2], [8] * 3, [3.0] * 3, backend="cpu")
+
+
+def test_fdk_chunk_loop_is_shared_and_any_chunk_gives_the_one_shot_volume(raw_run):
+    """Every fdk() path (the cuda pipeline, the host filter) runs one chunk loop: chunks of 1, 7 and
+    more than the stack give the one-shot volume bit for bit (cpu), the callback sees each chunk's
+    end, and a strided stack reaches the back-projection as contiguous chunks of the same values."""
+    stack, mats, _ = raw_run
+    whole = tomoraster.fdk.fdk(stack, mats, [24] * 3, [3.0] * 3, backend="cpu", chunk=60)
+    for chunk in (1, 7, 200):
+        seen = []
+        vol = tomoraster.fdk.fdk(stack, mats, [24] * 3, [3.0] * 3, backend="cpu", chunk=chunk,
+                                 callback=lambda done, total: seen.append(done))
+        assert np.array_equal(vol, whole), chunk
+        assert seen == sorted(set(list(range(chunk, 60, chunk)) + [60])), chunk
+    strided = np.empty((60, 40, 96), np.float32)[:, :, ::2]
+    strided[:] = stack
+    assert np.array_equal(tomoraster.fdk.fdk(strided, mats, [24] * 3, [3.0] * 3, backend="cpu", chunk=9), whole)
+    got = []
+    tomoraster.fdk._chunks(strided, 25, False, None, None, lambda n0, raw: got.append((n0, raw)), on_device=False)
+    assert [n0 for n0, _ in got] == [0, 25, 50] and [r.shape[0] for _, r in got] == [25, 25, 10]
+    assert all(r.flags.c_contiguous and np.array_equal(r, stack[n0:n0 + 25]) for n0, r in got)
+
+
+def test_fdk_refuses_shapes_and_layouts_with_one_line(raw_run):
+    stack, mats, _ = raw_run
+    astra = np.ascontiguousarray(stack.transpose(1, 0, 2))  # (rows, N, cols)
+    cases = [
+        (ValueError, lambda: tomoraster.fdk.fdk(astra, mats, [8] * 3, [3.0] * 3, backend="cpu"),
+         r"^matrices: shape \(60, 3, 4\) for projections of shape \(40, 60, 48\), .*numpy\.moveaxis"),
+        (ValueError, lambda: tomoraster.fdk.fdk(stack[0], mats, [8] * 3, [3.0] * 3, backend="cpu"),
+         r"^projections: shape \(N, rows, cols\) expected$"),
+        (TypeError, lambda: tomoraster.fdk.fdk(stack.astype(np.float64), mats, [8] * 3, [3.0] * 3, backend="cpu"),
+         r"^projections: .*float32"),
+        (ValueError, lambda: tomoraster.fdk.fdk(stack, mats, [8] * 3, [3.0] * 3, backend="cpu", chunk=0),
+         r"^chunk must be >= 1$"),
+    ]
+    for error, call, pattern in cases:
+        with pytest.raises(error, match=pattern) as e:
+            call()
+        assert "\n" not in str(e.value), str(e.value)
+
+
+def test_cone_beam_numpy_results_are_new(stack):
+    proj, _ = stack
+    g = tomoraster.fdk.circular_orbit(40, 48, 1.0, 400.0, 800.0, (8, 8, 8), 4.0, views=12)
+    op = tomoraster.fdk.ConeBeam(g, backend="cpu")
+    with pytest.raises(ValueError, match=r"^out: only with CUDA arrays"):
+        op.forward(np.zeros(g.in_shape, np.float32), out=np.zeros(g.out_shape, np.float32))
+    assert op.back(proj).shape == g.in_shape

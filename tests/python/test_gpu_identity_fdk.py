@@ -32,7 +32,7 @@ def test_fdk_is_the_cuda_filter_and_backend_bit_for_bit(kind):
     mats = circular_geometry(40, pixel=4.0)
     stack = sphere_stack(mats)
     args = dict(voxels=[20] * 3, voxel_mm=[3.0] * 3, backend="cuda", filter_backend="cuda", chunk=12)
-    host = tomoraster.fdk.fdk(stack, mats, **args)  # cuFFT on host chunks, volumes summed in NumPy
-    dev = kind.to_numpy(tomoraster.fdk.fdk(kind.to_gpu(stack), mats, **args))  # all on the GPU
+    host = tomoraster.fdk.fdk(stack, mats, **args)  # NumPy chunks uploaded, then as below
+    dev = kind.to_numpy(tomoraster.fdk.fdk(kind.to_gpu(stack), mats, **args))  # read where it lies
     assert np.abs(host).sum() > 0
     assert np.array_equal(dev, host)
