@@ -152,6 +152,25 @@ std::int32_t ProgramBuilder::param(int index) {
   return push(n);
 }
 
+void ProgramBuilder::set_fixed(int index, double value) {
+  if (index < 0 || index >= num_params_) throw Error("musr: fixed parameter " + std::to_string(index + 1) + " does not exist");
+  fixed_[index] = value;
+}
+
+std::optional<double> ProgramBuilder::known_value(std::int32_t node) const {
+  if (node < 0 || node >= static_cast<std::int32_t>(nodes_.size())) return std::nullopt;
+  const Program p = finish(node);
+  std::vector<double> params(static_cast<std::size_t>(num_params_), 0.0);
+  for (const Node& n : p.nodes) {
+    if (n.time_dependent || n.op == OpCode::table) return std::nullopt;
+    if (n.op != OpCode::param) continue;
+    const auto it = fixed_.find(n.index);
+    if (it == fixed_.end()) return std::nullopt;
+    params[static_cast<std::size_t>(n.index)] = it->second;
+  }
+  return evaluate(p, params, 0.0);
+}
+
 std::int32_t ProgramBuilder::time() {
   Node n;
   n.op = OpCode::time;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -86,11 +87,19 @@ class ProgramBuilder {
   // The finished program with `output` as its result; nodes that do not reach it are dropped.
   Program finish(std::int32_t output) const;
   const std::vector<Node>& nodes() const { return nodes_; }
+  // Fixed parameters (step 0 in FITPARAMETER and released by no COMMANDS line) with their values:
+  // param nodes stay param nodes, but a native user function may read the value at build time and
+  // fold it into a table's settings, so that a table takes more than its three arguments.
+  void set_fixed(int index, double value);
+  // The value of a time-independent node built only from constants and fixed parameters (any
+  // arithmetic, no table); nullopt otherwise.
+  std::optional<double> known_value(std::int32_t node) const;
 
  private:
   std::int32_t push(Node n);
   int num_params_;
   std::vector<Node> nodes_;
+  std::map<int, double> fixed_;  // parameter index → value
   std::map<std::tuple<int, int, int, int, int, int, std::uint64_t>, std::int32_t> seen_;
 };
 

@@ -13,6 +13,7 @@
 #include "compute/musr/xy_fit.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -307,6 +308,7 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
     info.packing = p;
     info.lifetime_correction = r.lifetime_correction;
     ProgramBuilder b(np);
+    register_fixed_parameters(msr, b);
     const auto theory = build_theory(msr, r, b);
     // ADDRUN: each added run read as the RUN's own data file is.
     std::vector<PsiBinFile> added_files;
@@ -341,6 +343,16 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
   for (const auto& rb : out.data.runs)
     for (int i : rb.model.params_used()) out.used[i] = true;
   return out;
+}
+
+void register_fixed_parameters(const MsrFile& msr, ProgramBuilder& b) {
+  for (const auto& c : msr.commands) {
+    std::string k = c.substr(0, c.find_first_of(" \t"));
+    std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    if (k == "RELEASE" || k == "RESTORE") return;
+  }
+  for (std::size_t i = 0; i < msr.params.size(); ++i)
+    if (msr.params[i].fixed()) b.set_fixed(static_cast<int>(i), msr.params[i].value);
 }
 
 }  // namespace tomo::musr

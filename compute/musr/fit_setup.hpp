@@ -41,5 +41,9 @@ FitSetup prepare_fit(const MsrFile& msr, const std::function<PsiBinFile(const Ms
 
 // The THEORY A(t) of one run (maps and funX resolved) as node of `b`.
 std::int32_t build_theory(const MsrFile& msr, const MsrRun& run, ProgramBuilder& b);
+// Tells b the fixed parameters a native user function may fold into its tables
+// (ProgramBuilder::set_fixed): all of step 0, or none when a COMMANDS line can release one
+// (RELEASE, RESTORE).
+void register_fixed_parameters(const MsrFile& msr, ProgramBuilder& b);
 
 }  // namespace tomo::musr

@@ -29,7 +29,12 @@ struct LondonSet {
   double delta_t = 0.0, delta_b = 0.0;
   std::vector<TrimSpProfile> profiles;  // ascending energy
   std::string where;                    // the startup file, for messages
-  bool same(const LondonSet& o) const { return delta_t == o.delta_t && delta_b == o.delta_b && profiles == o.profiles; }
+  std::string name = "TLondon1DHS";     // the function, for messages
+  bool film = false;                    // TLondon1D1L: a film of `thickness` [nm], else the half-space
+  double thickness = 0.0;
+  bool same(const LondonSet& o) const {
+    return delta_t == o.delta_t && delta_b == o.delta_b && film == o.film && thickness == o.thickness && name == o.name && profiles == o.profiles;
+  }
 };
 
 struct Sets {
@@ -69,22 +74,28 @@ void check_arguments(const LondonSet& s, double energy, double field, double lam
   const PofBGrid g = pofb_grid(s.delta_t, s.delta_b);
   const double top = static_cast<double>(g.size - 1) * g.delta_b;
   if (!std::isfinite(energy) || find_trim_sp_energy(s.profiles, energy) < 0)
-    throw InputError("TLondon1DHS: no TRIM.SP profile within 0.05 keV of the energy " + std::to_string(energy) + " keV in " + s.where +
+    throw InputError(s.name + ": no TRIM.SP profile within 0.05 keV of the energy " + std::to_string(energy) + " keV in " + s.where +
                      " (energies: " + energies_of(s) + " keV)");
   if (!(field > 0.0 && field < top))
-    throw InputError("TLondon1DHS: the field " + std::to_string(field) + " G is outside (0, " + std::to_string(top) +
+    throw InputError(s.name + ": the field " + std::to_string(field) + " G is outside (0, " + std::to_string(top) +
                      ") G, the P(B) grid of " + s.where);
   if (!(lambda > 0.0 && std::isfinite(lambda)))
-    throw InputError("TLondon1DHS: lambda " + std::to_string(lambda) + " nm is not positive");
+    throw InputError(s.name + ": lambda " + std::to_string(lambda) + " nm is not positive");
 }
 
 PolarisationParts parts_at(const LondonSet& s, std::size_t k, double field, double dead_layer, double lambda) {
-  if (!std::isfinite(dead_layer)) throw InputError("TLondon1DHS: the dead layer " + std::to_string(dead_layer) + " nm is not finite");
+  if (!std::isfinite(dead_layer)) throw InputError(s.name + ": the dead layer " + std::to_string(dead_layer) + " nm is not finite");
   check_arguments(s, s.profiles[k].energy_kev, field, lambda);
   const PofBGrid g = pofb_grid(s.delta_t, s.delta_b);
   const TrimSpProfile& n = s.profiles[k];
-  std::vector<double> pb = field_distribution(g, LondonHalfSpace(field, dead_layer, lambda), n);
-  const double w = trim_sp_layer_fraction(n, dead_layer);
+  std::vector<double> pb;
+  double w = trim_sp_layer_fraction(n, dead_layer);
+  if (!s.film) {
+    pb = field_distribution(g, LondonHalfSpace(field, dead_layer, lambda), n);
+  } else {  // the film: the muons of the dead layer and of the substrate beyond it see B₀
+    pb = field_distribution(g, LondonFilm(field, dead_layer, s.thickness, lambda), n);
+    w += 1.0 - trim_sp_layer_fraction(n, dead_layer + s.thickness);
+  }
   if (w != 0.0) add_background(g, pb, field, kDeadLayerWidth, w);
   return polarisation_parts(g, pb);
 }
@@ -160,39 +171,86 @@ KtTable london_kind_table(int kind, double a0, double a1, double a2, unsigned di
   return t;
 }
 
-std::shared_ptr<const UserFunction> london_hs_function(const std::filesystem::path& startup) {
+namespace {
+
+// P(t) of the set `id` from (phase, E, B₀, d, λ) as nodes: the table of E's profile at (B₀, d, λ).
+std::int32_t london_program(ProgramBuilder& b, int id, const std::vector<double>& energies, std::int32_t phase, std::int32_t energy,
+                            std::int32_t field, std::int32_t dead, std::int32_t lambda, std::int32_t t) {
+  const auto zero = b.constant(0.0);
+  // The check is the branch taken when no energy matches: it throws there.
+  const auto check = b.table(check_kind(id), t, energy, field, lambda);
+  std::int32_t c = check, s = check;
+  const double window = std::nextafter(kEnergyWindow, 0.0);  // |E − e| < 0.05 as |E − e| ≤ this
+  for (std::size_t k = energies.size(); k-- > 0;) {
+    const auto diff = b.sub(energy, b.constant(energies[k]));
+    const auto match = b.sub(b.constant(window), b.select(diff, diff, b.unary(OpCode::neg, diff)));
+    const auto a0 = b.select(match, field, zero), a1 = b.select(match, dead, zero), a2 = b.select(match, lambda, zero);
+    c = b.select(match, b.table(part_kind(id, k, 0), t, a0, a1, a2), c);
+    s = b.select(match, b.table(part_kind(id, k, 1), t, a0, a1, a2), s);
+  }
+  const auto phi = b.mul(phase, b.constant(kPi / 180.0));
+  const auto p = b.add(b.mul(b.unary(OpCode::cos, phi), c), b.mul(b.unary(OpCode::sin, phi), s));
+  return b.select(t, p, b.unary(OpCode::cos, b.mul(phase, b.constant(kDegree))));
+}
+
+std::shared_ptr<LondonSet> read_set(const std::filesystem::path& startup, const std::string& name) {
   const BmwStartup st = parse_bmw_startup(io::input_file_bytes(startup, kBmwStartupMaxBytes, "BMW startup file"), startup.string());
   auto set = std::make_shared<LondonSet>();
   set->delta_t = st.delta_t;
   set->delta_b = st.delta_b;
   set->profiles = load_trim_sp_profiles(startup);
   set->where = startup.string();
+  set->name = name;
   if (set->profiles.size() > static_cast<std::size_t>(kLondonMaxProfiles))
-    throw InputError(startup.string() + ": TLondon1DHS takes at most 1000 TRIM.SP profiles");
+    throw InputError(startup.string() + ": " + name + " takes at most 1000 TRIM.SP profiles");
+  return set;
+}
+
+std::vector<double> energies_list(const LondonSet& s) {
   std::vector<double> energies;
-  for (const auto& p : set->profiles) energies.push_back(p.energy_kev);
+  for (const auto& p : s.profiles) energies.push_back(p.energy_kev);
+  return energies;
+}
+
+}  // namespace
+
+std::shared_ptr<const UserFunction> london_hs_function(const std::filesystem::path& startup) {
+  auto set = read_set(startup, "TLondon1DHS");
+  const std::vector<double> energies = energies_list(*set);
   const int id = register_set(std::move(set));
   auto f = std::make_shared<UserFunction>();
   f->name = "TLondon1DHS";
   f->where = "built-in user function TLondon1DHS (" + startup.string() + ")";
   f->params = {"phase", "energy", "field", "deadlayer", "lambda"};
   f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t t) {
-    const auto energy = args[1], field = args[2], dead = args[3], lambda = args[4];
-    const auto zero = b.constant(0.0);
-    // The check is the branch taken when no energy matches: it throws there.
-    const auto check = b.table(check_kind(id), t, energy, field, lambda);
-    std::int32_t c = check, s = check;
-    const double window = std::nextafter(kEnergyWindow, 0.0);  // |E − e| < 0.05 as |E − e| ≤ this
-    for (std::size_t k = energies.size(); k-- > 0;) {
-      const auto diff = b.sub(energy, b.constant(energies[k]));
-      const auto match = b.sub(b.constant(window), b.select(diff, diff, b.unary(OpCode::neg, diff)));
-      const auto a0 = b.select(match, field, zero), a1 = b.select(match, dead, zero), a2 = b.select(match, lambda, zero);
-      c = b.select(match, b.table(part_kind(id, k, 0), t, a0, a1, a2), c);
-      s = b.select(match, b.table(part_kind(id, k, 1), t, a0, a1, a2), s);
-    }
-    const auto phi = b.mul(args[0], b.constant(kPi / 180.0));
-    const auto p = b.add(b.mul(b.unary(OpCode::cos, phi), c), b.mul(b.unary(OpCode::sin, phi), s));
-    return b.select(t, p, b.unary(OpCode::cos, b.mul(args[0], b.constant(kDegree))));
+    return london_program(b, id, energies, args[0], args[1], args[2], args[3], args[4], t);
+  };
+  return f;
+}
+
+std::shared_ptr<const UserFunction> london_film_function(const std::filesystem::path& startup) {
+  std::shared_ptr<const LondonSet> base = read_set(startup, "TLondon1D1L");
+  const std::vector<double> energies = energies_list(*base);
+  auto f = std::make_shared<UserFunction>();
+  f->name = "TLondon1D1L";
+  f->where = "built-in user function TLondon1D1L (" + startup.string() + ")";
+  f->params = {"phase", "energy", "field", "deadlayer", "thickness", "lambda"};
+  f->arity = [](std::size_t n) {
+    if (n == 6) return std::string();
+    if (n == 8) return std::string("takes 6 arguments here (the layer weights of its 8-argument form are not provided), got 8");
+    return "takes 6 arguments, got " + std::to_string(n);
+  };
+  f->native = [base, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t t) {
+    // The thickness is folded into the table's settings, so it must be known while building.
+    const auto thickness = b.known_value(args[4]);
+    if (!thickness || !std::isfinite(*thickness))
+      throw InputError("TLondon1D1L: the layer thickness (argument 5) must be a fixed parameter (step 0, released by no COMMANDS) "
+                       "or a constant: its P(t) is a table of the field, the dead layer and lambda");
+    auto set = std::make_shared<LondonSet>(*base);
+    set->film = true;
+    set->thickness = *thickness;
+    const int id = register_set(std::move(set));
+    return london_program(b, id, energies, args[0], args[1], args[2], args[3], args[5], t);
   };
   return f;
 }

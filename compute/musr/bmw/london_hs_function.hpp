@@ -33,5 +33,10 @@ KtTable london_kind_table(int kind, double a0, double a1, double a2, unsigned di
 
 // The native user function TLondon1DHS with the settings and profiles of `startup`.
 std::shared_ptr<const UserFunction> london_hs_function(const std::filesystem::path& startup);
+// TLondon1D1L(φ, E, B₀, d, t, λ): the same for a film of thickness t from d on (LondonFilm), the
+// muons of the dead layer and of the substrate beyond d + t mixed in at B₀ as the library does.
+// t must be known while the program is built (a constant or a fixed parameter:
+// ProgramBuilder::known_value); each thickness registers its own settings.
+std::shared_ptr<const UserFunction> london_film_function(const std::filesystem::path& startup);
 
 }  // namespace tomo::musr::bmw
