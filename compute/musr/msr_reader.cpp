@@ -134,6 +134,10 @@ void parse_statistic(const std::string& line, MsrStatistic& s) {
     s.converged = false;
     return;
   }
+  // musrfit's "expected chisq = …" / "expected maxLH = …" line (the statistic's expectation for
+  // the fitted model) and the per-run lines follow the fit's own; they are not its result.
+  const auto first = line.find_first_not_of(" \t");
+  if (first != std::string::npos && line.compare(first, 8, "expected") == 0) return;
   double v = 0.0, ndf = 0.0;
   const bool ml = line.find("maxLH =") != std::string::npos;
   if (!number_after(ml ? "maxLH =" : "chisq =", v) || !number_after("NDF =", ndf)) return;

@@ -198,5 +198,20 @@ TEST(MusrMsr, HistogramLists) {
   EXPECT_THROW(parse_histogram_list({"a"}, "x"), InputError);
 }
 
+TEST(Msr, StatisticIsTheFitsLineNotTheExpectedOne) {
+  // musrfit writes "expected maxLH = …" after the fit's line (ASlibs/test-nonlocal.msr): the
+  // result is the first.
+  const MsrFile m = parse_msr(std::string(kGood) +
+                                  "STATISTIC --- 2021-03-30 15:04:30\n"
+                                  "  maxLH = 415.6, NDF = 358, maxLH/NDF = 1.160942\n"
+                                  "  expected maxLH = 418.1, NDF = 358, expected maxLH/NDF = 1.168011\n"
+                                  "  run block 1: (NDF/red.maxLH/red.maxLH_e) = (177/1.072511/1.087460)\n",
+                              "x.msr");
+  ASSERT_TRUE(m.statistic);
+  EXPECT_TRUE(m.statistic->max_likelihood);
+  EXPECT_EQ(m.statistic->value, 415.6);
+  EXPECT_EQ(m.statistic->ndf, 358);
+}
+
 }  // namespace
 }  // namespace tomo::musr
