@@ -113,6 +113,7 @@ void check_user_functions_finite(const MsrFile& msr, const std::vector<RunBins>&
         MsrFile one = msr;  // the factor alone, its arguments resolved as in the run's theory
         one.theory = {{f}};
         ProgramBuilder b(static_cast<int>(start.size()));
+        register_fixed_parameters(msr, b);  // as the fit's programs: native functions fold them
         const Program p = b.finish(build_theory(one, msr.runs[r], b));
         ProgramEvaluator ev(p);
         ev.prepare(start, false);
