@@ -159,7 +159,10 @@ RgeProfile parse_rge(std::string_view text, int energy_ev, const std::string& wh
   for (std::size_t j = 0; j < counts.size(); ++j) norm += counts[j] * (p.depth_nm[j] - prev), prev = p.depth_nm[j];
   if (!(norm > 0.0) || !std::isfinite(norm)) throw InputError(where + ": no particles (every count is 0)");
   double c = 0.0;
-  for (double n : counts) p.cfd.push_back(c += n / norm);
+  for (double n : counts) {
+    p.density.push_back(n / norm);
+    p.cfd.push_back(c += n / norm);
+  }
   return p;
 }
 

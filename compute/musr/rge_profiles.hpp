@@ -18,6 +18,7 @@ namespace tomo::musr {
 struct RgeProfile {
   int energy_ev = 0;
   std::vector<double> depth_nm;
+  std::vector<double> density;  // n_j
   std::vector<double> cfd;
   bool operator==(const RgeProfile&) const = default;
 };

@@ -6,6 +6,7 @@
 #include "compute/musr/bmw/depth_profile.hpp"
 #include "compute/musr/bmw/gap_integrals.hpp"
 #include "compute/musr/bmw/london_hs_function.hpp"
+#include "compute/musr/bmw/pippard.hpp"
 #include "compute/musr/bmw/gap_shapes.hpp"
 #include "compute/musr/bmw/mean_fields.hpp"
 #include "compute/musr/bmw/sexp_relaxation.hpp"
@@ -37,6 +38,15 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
     throw InputError("userFcn PDepthProfile reads its TRIM.SP profiles from depth_profile_startup.xml: none in " +
                      (msr_dir.empty() ? std::string(".") : msr_dir.string()) + " or the working directory");
   }
+  if (name == "PNL_PippardFitter") {
+    // musrfit reads ./nonlocal_startup.xml; here beside the msr file, then the working directory.
+    const std::filesystem::path file = "nonlocal_startup.xml";
+    std::error_code ec;
+    if (std::filesystem::exists(msr_dir / file, ec)) return bmw::pippard_function(msr_dir / file);
+    if (std::filesystem::exists(file, ec)) return bmw::pippard_function(file);
+    throw InputError("userFcn PNL_PippardFitter reads its settings and TRIM.SP profiles from nonlocal_startup.xml: none in " +
+                     (msr_dir.empty() ? std::string(".") : msr_dir.string()) + " or the working directory");
+  }
   if (name == "SExpRlx") return sexp_relaxation_function();  // libBNMR
   if (auto f = find_gap_function(name)) return f;              // libGapIntegrals
   if (auto f = find_gap_shape_function(name)) return f;        // libGapIntegrals, shaped gaps
@@ -49,7 +59,7 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
 }
 
 std::vector<std::string> native_user_function_names() {
-  std::vector<std::string> out = {"PDepthProfile", "SExpRlx", "TBulkTriVortexML", "TLondon1DHS", "TLondon1D1L",
+  std::vector<std::string> out = {"PDepthProfile", "PNL_PippardFitter", "SExpRlx", "TBulkTriVortexML", "TLondon1DHS", "TLondon1D1L",
                                    "TMeanFieldsForScSingleLayer", "TMeanFieldsForScHalfSpace"};
   for (auto& n : gap_function_names()) out.push_back(n);
   for (auto& n : gap_shape_function_names()) out.push_back(n);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace tomo::musr::bmw {
 
@@ -39,6 +40,33 @@ class RecentBuilds {
  private:
   std::mutex mutex_;
   std::list<std::pair<Key, std::shared_ptr<const Value>>> cache_;
+};
+
+// Settings that live for the process, named by a small index (a table kind carries it): add()
+// returns the index of an equal entry or appends one, at most Capacity.
+template <class T, std::size_t Capacity = 64>
+class SettingsList {
+ public:
+  // too_many() is called (it throws) when a new entry would exceed Capacity.
+  template <class TooMany>
+  int add(std::shared_ptr<const T> s, TooMany&& too_many) {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < sets_.size(); ++i)
+      if (*sets_[i] == *s) return static_cast<int>(i);
+    if (sets_.size() >= Capacity) too_many();
+    sets_.push_back(std::move(s));
+    return static_cast<int>(sets_.size() - 1);
+  }
+  // The entry `id`, or nullptr.
+  std::shared_ptr<const T> at(int id) {
+    std::lock_guard lock(mutex_);
+    if (id < 0 || static_cast<std::size_t>(id) >= sets_.size()) return nullptr;
+    return sets_[static_cast<std::size_t>(id)];
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<const T>> sets_;
 };
 
 }  // namespace tomo::musr::bmw

@@ -15,6 +15,7 @@
 #include "compute/io/input_file.hpp"
 #include "compute/musr/bmw/london_hs_function.hpp"
 #include "compute/musr/bmw/mean_fields.hpp"
+#include "compute/musr/bmw/pippard.hpp"
 #include "compute/musr/bmw/recent_builds.hpp"
 #include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/bmw/vortex_lattice.hpp"  // kFluxQuantum, the grid it documents
@@ -230,6 +231,7 @@ int vortex_table_kind(int id, int part) { return static_cast<int>(TableKind::vor
 KtTable vortex_kind_table(int kind, double a0, double a1, double a2, unsigned differences) {
   if (kind >= kLondonKindBase) return london_kind_table(kind, a0, a1, a2, differences);  // TLondon1DHS
   if (kind >= kMeanFieldKind && kind < kMeanFieldKindEnd) return mean_field_kind_table(kind, a0, a1, a2, differences);
+  if (kind >= kPippardKind && kind < kPippardKindEnd) return pippard_kind_table(kind, a0, a1, a2, differences);  // PNL_PippardFitter
   const int k = kind - static_cast<int>(TableKind::vortex_lattice);
   return tri_vortex_ml_table(k / 2, k % 2, a0, a1, a2, differences);
 }
