@@ -109,9 +109,10 @@ struct Grid {
 Grid grid_for(double field) {
   const double omega = kGamma * std::fabs(field);
   Grid g;
-  // ω·dt ≤ 2⁻⁹ (linear interpolation to (ω dt)²/8 < 5·10⁻⁷) with dt a power of 2, so that the
-  // grid does not move with a small change of B (differences in B see the same interpolation).
-  g.dt = std::exp2(std::floor(std::log2(std::exp2(-9.0) / std::max(omega, 1.0))));
+  // ω·dt ≤ 2⁻⁸ (linear interpolation to (ω dt)²/8 < 2·10⁻⁶ of the amplitude) with dt a power of
+  // 2, so that the grid does not move with a small change of B (differences in B see the same
+  // interpolation).
+  g.dt = std::exp2(std::floor(std::log2(std::exp2(-8.0) / std::max(omega, 1.0))));
   g.n = static_cast<std::size_t>(std::ceil(kTableSpan / g.dt)) + 1;
   if (g.n > kMaxTablePoints) {
     g.n = kMaxTablePoints;
@@ -269,9 +270,10 @@ double PippardField::bin_value(double x) const {
 
 namespace {
 
-// Im of the DFT of the real q (length n) at k < `count`: out[k] for k ≤ n/2, −Im out[n − k] above.
-std::vector<double> sine_transform(const std::vector<double>& q, std::size_t count) {
-  const std::size_t un = q.size();
+// Im of the DFT of the real q_j = fill(j) (j < n) at k < `count`: out[k] for k ≤ n/2, −Im out[n − k]
+// above (a real input's symmetry).
+template <class Fill>
+std::vector<double> sine_transform(std::size_t un, std::size_t count, Fill&& fill) {
   double* in = fftw_alloc_real(un);
   fftw_complex* out = fftw_alloc_complex(un / 2 + 1);
   if (!in || !out) {
@@ -287,7 +289,7 @@ std::vector<double> sine_transform(const std::vector<double>& q, std::size_t cou
     fftw_free(in), fftw_free(out);
     throw Error("PNL_PippardFitter: FFTW could not plan the field's Fourier transform");
   }
-  std::copy(q.begin(), q.end(), in);
+  for (std::size_t j = 0; j < un; ++j) in[j] = fill(j);
   fftw_execute(plan);
   std::vector<double> im(std::min(un, count));
   for (std::size_t k = 0; k < im.size(); ++k) im[k] = k <= un / 2 ? out[k][1] : -out[un - k][1];
@@ -299,6 +301,23 @@ std::vector<double> sine_transform(const std::vector<double>& q, std::size_t cou
   return im;
 }
 
+// k(x_j) = 3/2((1 + x²) atan x − x)/x³ at x_j = 0.02 j (j < n): the same for every λ_L, kept per n.
+std::shared_ptr<const std::vector<double>> pippard_kernel(std::size_t n) {
+  static std::mutex mutex;
+  static std::vector<std::pair<std::size_t, std::shared_ptr<const std::vector<double>>>> kept;
+  std::lock_guard lock(mutex);
+  for (const auto& [size, k] : kept)
+    if (size == n) return k;
+  auto k = std::make_shared<std::vector<double>>(n, 0.0);
+  for (std::size_t j = 1; j < n; ++j) {
+    const double x = static_cast<double>(j) * kDx;
+    (*k)[j] = 1.5 * ((1.0 + x * x) * std::atan(x) - x) / (x * x * x);
+  }
+  if (kept.size() >= 4) kept.erase(kept.begin());
+  kept.emplace_back(n, k);
+  return k;
+}
+
 }  // namespace
 
 PippardField pippard_field(const PippardSettings& s, double lambda_l, bool with_lambda_derivative) {
@@ -306,17 +325,14 @@ PippardField pippard_field(const PippardSettings& s, double lambda_l, bool with_
   const double xi = pippard_xi(s);
   const double lambda_t = lambda_l / std::sqrt(1.0 - std::pow(s.temperature, s.exponent));
   const double alpha = (xi / lambda_t) * (xi / lambda_t) * xi / s.xi0;
-  // q_j = x/(x² + αk(x)); ∂q/∂λ_L = q²k(x)/x · 2α/λ_L (α ∝ λ_L⁻²).
-  std::vector<double> q(un, 0.0), dq(with_lambda_derivative ? un : 0, 0.0);
-  for (std::size_t j = 1; j < un; ++j) {
+  // q_j = x/(x² + αk(x)) (q_0 = 0); ∂q/∂λ_L = q²k(x)/x · 2α/λ_L (α ∝ λ_L⁻²).
+  const auto kernel = pippard_kernel(un);
+  auto q = [&](std::size_t j) {
     const double x = static_cast<double>(j) * kDx;
-    const double kernel = 1.5 * ((1.0 + x * x) * std::atan(x) - x) / (x * x * x);
-    q[j] = x / (x * x + alpha * kernel);
-    if (with_lambda_derivative) dq[j] = q[j] * q[j] * kernel / x * 2.0 * alpha / lambda_l;
-  }
-  // The first of the largest |Im| below N/2 normalises.
+    return j == 0 ? 0.0 : x / (x * x + alpha * (*kernel)[j]);
+  };
   const std::size_t half = un / 2;
-  std::vector<double> im = sine_transform(q, un);
+  std::vector<double> im = sine_transform(un, un, q);
   double top = 0.0;
   std::size_t shift = 0;
   for (std::size_t k = 0; k < half; ++k)
@@ -331,7 +347,10 @@ PippardField pippard_field(const PippardSettings& s, double lambda_l, bool with_
   f.b.resize(im.size());
   for (std::size_t k = 0; k < f.b.size(); ++k) f.b[k] = im[k] / top;
   if (with_lambda_derivative) {  // ∂(im/top) = (∂im − b ∂top)/top, the peak's bin held
-    const std::vector<double> dim = sine_transform(dq, im.size());
+    const std::vector<double> dim = sine_transform(un, im.size(), [&](std::size_t j) {
+      const double v = q(j);
+      return j == 0 ? 0.0 : v * v * (*kernel)[j] / (static_cast<double>(j) * kDx) * 2.0 * alpha / lambda_l;
+    });
     f.db.resize(im.size());
     for (std::size_t k = 0; k < f.db.size(); ++k) f.db[k] = (dim[k] - f.b[k] * dim[shift]) / top;
   }
