@@ -154,23 +154,24 @@ std::string error_of(const fs::path& dir) {
 }
 
 TEST(MusrMeanFields, TheLastRowCountsTwiceWhenWhitespaceFollowsIt) {
-  // Rows at 20 and 60 Å with 1 and 3 particles: the library weighs the last row twice when the
-  // file ends in a newline, once when the number ends the file. B0 1, d 0, t 10 nm, λ 5 nm.
+  // Rows at 20, 40 and 60 Å with 1, 2 and 3 particles: the library weighs the last row twice
+  // when the file ends in a newline, once when the number ends the file (the zero rows it
+  // appends up to 2100 Å weigh nothing). B0 1, d 0, t 10 nm, λ 5 nm.
   const std::vector<double> par = {1.0, 0.0, 10.0, 5.0, 1.0, 1.0, 1.0};
   auto b = [](double z) { return std::cosh((z - 5.0) / 5.0) / std::cosh(1.0); };
-  LemFolder twice(kOneEnergy, " DEPTH PARTICLES\n 20. 1\n 60. 3\n");
-  EXPECT_NEAR(evaluate(mean_program(twice.dir), par, 5.0), (b(2.0) + 6.0 * b(6.0)) / 7.0, 1e-14);
-  LemFolder once(kOneEnergy, " DEPTH PARTICLES\n 20. 1\n 60. 3");
-  EXPECT_NEAR(evaluate(mean_program(once.dir), par, 5.0), (b(2.0) + 3.0 * b(6.0)) / 4.0, 1e-14);
+  LemFolder twice(kOneEnergy, " DEPTH PARTICLES\n 20. 1\n 40. 2\n 60. 3\n");
+  EXPECT_NEAR(evaluate(mean_program(twice.dir), par, 5.0), (b(2.0) + 2.0 * b(4.0) + 6.0 * b(6.0)) / 9.0, 1e-14);
+  LemFolder once(kOneEnergy, " DEPTH PARTICLES\n 20. 1\n 40. 2\n 60. 3");
+  EXPECT_NEAR(evaluate(mean_program(once.dir), par, 5.0), (b(2.0) + 2.0 * b(4.0) + 3.0 * b(6.0)) / 6.0, 1e-14);
 }
 
 TEST(MusrMeanFields, RefusesAStartupWithoutProfilesAndAMissingProfile) {
   LemFolder none("<delta_t>0.01</delta_t>\n", "");
-  EXPECT_EQ(error_of(none.dir), (none.dir / "BMW_startup.xml").string() + ": the <LEM> section names no implantation energy");
+  EXPECT_EQ(error_of(none.dir), (none.dir / "BMW_startup.xml").string() + ": no <energy_list> of TRIM.SP profiles in its <LEM> section");
   LemFolder missing(kOneEnergy, "");
   EXPECT_NE(error_of(missing.dir).find("P-05.rge"), std::string::npos) << error_of(missing.dir);
   LemFolder garbage(kOneEnergy, " DEPTH PARTICLES\n 20. one\n");
-  EXPECT_NE(error_of(garbage.dir).find("P-05.rge:2: particles 'one' is not a number"), std::string::npos) << error_of(garbage.dir);
+  EXPECT_NE(error_of(garbage.dir).find("P-05.rge: particle count 'one' is not a number"), std::string::npos) << error_of(garbage.dir);
   EXPECT_EQ(resolve_user_function("libCalcMeanFieldsLEM", "TMeanFieldsForScSingleLayer", kExample)->arity_error(4),
             "takes 7 arguments, got 4");
 }

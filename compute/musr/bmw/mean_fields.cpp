@@ -2,15 +2,12 @@
 #include "compute/musr/bmw/mean_fields.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <mutex>
 
 #include "compute/core/error.hpp"
-#include "compute/io/input_file.hpp"
-#include "compute/musr/bmw/startup.hpp"
+#include "compute/musr/bmw/trim_sp_data.hpp"
 #include "compute/musr/expression.hpp"
-#include "compute/musr/rge_profiles.hpp"
 #include "compute/musr/user_fcn.hpp"
 
 namespace tomo::musr::bmw {
@@ -44,36 +41,19 @@ double layer_sum(const LemProfile& p, double i0, double i1, int layer) {
 }  // namespace
 
 std::vector<LemProfile> load_lem_profiles(const std::filesystem::path& startup) {
-  const BmwStartup s = parse_bmw_startup(io::input_file_bytes(startup, kBmwStartupMaxBytes, "BMW startup file"), startup.string());
-  if (s.energies_kev.empty()) throw InputError(startup.string() + ": the <LEM> section names no implantation energy");
+  // libCalcMeanFieldsLEM reads its profiles with libFitPofB's TTrimSPData: the same reader, the
+  // counts normalised to stopping fractions (the zeros it appends up to 2100 Å weigh nothing).
   std::vector<LemProfile> out;
-  for (std::size_t i = 0; i < s.energies_kev.size(); ++i) {
-    const auto file = startup.parent_path() / (s.data_path + s.energy_labels[i] + ".rge");
-    const std::string text = io::input_file_bytes(file, kRgeMaxBytes, "TRIM.SP rge file");
-    const RgeProfile r = parse_rge(text, static_cast<int>(std::lround(s.energies_kev[i] * 1000.0)), file.string());
-    LemProfile p;
-    p.energy_kev = s.energies_kev[i];
-    double prev = 0.0;
-    for (std::size_t j = 0; j < r.cfd.size(); ++j) {
-      p.depth_a.push_back(r.depth_nm[j] * 10.0);
-      p.n.push_back(r.cfd[j] - prev);  // the stopping fractions (the common norm cancels in ⟨B⟩)
-      prev = r.cfd[j];
-    }
-    // The library reads pairs until end of file: whitespace after the last row makes it read
-    // that row once more.
-    if (std::isspace(static_cast<unsigned char>(text.back()))) {
-      p.depth_a.push_back(p.depth_a.back());
-      p.n.push_back(p.n.back());
-    }
+  for (auto& r : load_trim_sp_profiles(startup)) {
     double total = 0.0;
-    for (double v : p.n) total += v;
-    for (double& v : p.n) v /= total;
+    for (double v : r.counts) total += v;
+    if (!(total > 0.0)) throw InputError(startup.string() + ": the TRIM.SP profile of " + std::to_string(r.energy_kev) + " keV holds no particles");
+    LemProfile p;
+    p.energy_kev = r.energy_kev;
+    p.depth_a = std::move(r.depth_a);
+    for (double v : r.counts) p.n.push_back(v / total);
     out.push_back(std::move(p));
   }
-  std::stable_sort(out.begin(), out.end(), [](const LemProfile& a, const LemProfile& b) { return a.energy_kev < b.energy_kev; });
-  for (std::size_t i = 1; i < out.size(); ++i)
-    if (out[i].energy_kev == out[i - 1].energy_kev)
-      throw InputError(startup.string() + ": the energy " + std::to_string(out[i].energy_kev) + " keV is listed twice");
   return out;
 }
 

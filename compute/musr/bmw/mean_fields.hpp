@@ -33,8 +33,9 @@ struct LemProfile {
   bool operator==(const LemProfile&) const = default;
 };
 
-// The profiles of a BMW_startup.xml's LEM section, sorted by energy (as the library's map), each
-// file through the common input gate and compute/musr/rge_profiles.hpp's parser.
+// The profiles of a BMW_startup.xml's LEM section as compute/musr/bmw/trim_sp_data.hpp reads
+// them (sorted by energy, a repeated energy keeping its last label, as the library's map), the
+// counts normalised to stopping fractions.
 std::vector<LemProfile> load_lem_profiles(const std::filesystem::path& startup);
 
 // Profile sets live for the process and are named by a small index (at most 64).
