@@ -31,6 +31,7 @@
 #include "compute/safir/list_io.hpp"
 #include "compute/oat/data_io.hpp"
 #include "compute/oat/hdf5_here.hpp"
+#include "compute/musr/bmw/pippard.hpp"
 #include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/bmw/trim_sp_data.hpp"
 #include "compute/musr/msr.hpp"
@@ -336,6 +337,7 @@ inline bool musr_dat(const std::uint8_t* data, std::size_t size) {
 inline bool musr_rge(const std::uint8_t* data, std::size_t size) {
   MemoryFile f(data, size);
   (void)accepted([&] { (void)musr::read_rge_profiles(f.path()); });
+  (void)accepted([&] { (void)musr::bmw::pippard_function(f.path()); });  // nonlocal_startup.xml
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const bool startup = accepted([&] { (void)musr::parse_rge_startup(text, "fuzz.xml"); });
   const bool rge = accepted([&] { (void)musr::parse_rge(text, 1000, "fuzz.rge"); });

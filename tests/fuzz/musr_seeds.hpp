@@ -361,6 +361,11 @@ inline Bytes bmw_startup() {
                     "<energy_label>1</energy_label>\n<energy>1.0</energy>\n<N_theory>100</N_theory>\n</LEM>\n"
                     "<VortexLattice>\n<N_VortexGrid>64</N_VortexGrid>\n</VortexLattice>\n</BMW>\n");
 }
+inline Bytes nonlocal_startup() {  // PNL_PippardFitter's nonlocal_startup.xml
+  return text_bytes("<nonlocal>\n<nonlocal_par>\n<fourier_points>4096</fourier_points>\n</nonlocal_par>\n<trim_sp>\n"
+                    "<data_path>./</data_path>\n<rge_fln_pre>fuzz_E</rge_fln_pre>\n<energy_list>\n<energy>1000</energy>\n"
+                    "</energy_list>\n</trim_sp>\n</nonlocal>\n");
+}
 inline Bytes rge_profile() { return text_bytes("DEPTH PARTICLES\n10.0 5\n20.0 40\n30.0 12\n40.0 0\n"); }
 
 }  // namespace musr_seed
@@ -373,6 +378,7 @@ inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<
   out["musr_rge"].push_back(musr_seed::rge_startup());
   out["musr_rge"].push_back(musr_seed::rge_profile());
   out["musr_rge"].push_back(musr_seed::bmw_startup());
+  out["musr_rge"].push_back(musr_seed::nonlocal_startup());
   out["musr_mud"].push_back(musr_seed::mud_run());
   out["musr_mdu"].push_back(musr_seed::mdu_run());
   out["musr_root"].push_back(musr_seed::root_run());

@@ -3,6 +3,10 @@
 // and class references, the NeXus seed's per-spectrum t0 (paths the example files do not all take).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "compute/musr/bmw/pippard.hpp"
 #include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/mud.hpp"
 #include "compute/musr/root_run.hpp"
@@ -82,6 +86,22 @@ TEST(MusrSeeds, BmwStartupIsRead) {
   ASSERT_EQ(s.energies_kev.size(), 1u);
   EXPECT_EQ(s.energy_labels[0], "1");
   EXPECT_EQ(s.n_theory, 100);
+}
+
+// The nonlocal_startup.xml seed, beside the profile seed as fuzz_E1000.rge, gives the native
+// PNL_PippardFitter: its fourier_points and TRIM.SP list are read.
+TEST(MusrSeeds, NonlocalStartupIsRead) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tomo_nonlocal_seed_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const char* name, const musr_seed::Bytes& b) {
+    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  };
+  write("nonlocal_startup.xml", musr_seed::nonlocal_startup());
+  write("fuzz_E1000.rge", musr_seed::rge_profile());
+  const auto f = musr::bmw::pippard_function(dir / "nonlocal_startup.xml");
+  EXPECT_EQ(f->name, "PNL_PippardFitter");
+  EXPECT_EQ(f->arity_error(9), "");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -23,10 +23,7 @@
 #include <vector>
 
 #include "compute/musr/kt_tables.hpp"
-
-namespace tomo::musr {
-struct UserFunction;
-}
+#include "compute/musr/user_fcn.hpp"
 
 namespace tomo::musr::bmw {
 
