@@ -1,6 +1,7 @@
 // libFitPofB's TLondon1DHS (compute/musr/bmw/london_hs_function.hpp).
 #include "compute/musr/bmw/london_hs_function.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <list>
@@ -32,8 +33,14 @@ struct LondonSet {
   std::string name = "TLondon1DHS";     // the function, for messages
   bool film = false;                    // TLondon1D1L: a film of `thickness` [nm], else the half-space
   double thickness = 0.0;
+  // TLondon1D2L, 3L, 3LS (2, 3, 4): the profile's arguments (B₀, d, t₁, t₂, t₃, λ₁, λ₂, λ₃), the
+  // folded ones in `known`, the table's three (a0, a1, a2) at the indices `slot`.
+  int layers = 0;
+  std::array<double, 8> known{};
+  std::array<int, 3> slot{};
   bool same(const LondonSet& o) const {
-    return delta_t == o.delta_t && delta_b == o.delta_b && film == o.film && thickness == o.thickness && name == o.name && profiles == o.profiles;
+    return delta_t == o.delta_t && delta_b == o.delta_b && film == o.film && thickness == o.thickness && name == o.name &&
+           layers == o.layers && known == o.known && slot == o.slot && profiles == o.profiles;
   }
 };
 
@@ -100,6 +107,40 @@ PolarisationParts parts_at(const LondonSet& s, std::size_t k, double field, doub
   return polarisation_parts(g, pb);
 }
 
+// The layered films: the profile's arguments with the table's three put in their slots.
+PolarisationParts layered_parts_at(const LondonSet& s, std::size_t k, std::array<double, 3> a) {
+  std::array<double, 8> v = s.known;
+  for (std::size_t j = 0; j < 3; ++j) v[static_cast<std::size_t>(s.slot[j])] = a[j];
+  for (double x : v)
+    if (!std::isfinite(x)) throw InputError(s.name + ": an argument is not finite");
+  const int lambdas = s.layers == 2 ? 2 : s.layers == 3 ? 3 : 2;
+  for (int j = 0; j < lambdas; ++j)
+    if (!(v[static_cast<std::size_t>(5 + j)] > 0.0))
+      throw InputError(s.name + ": lambda" + std::to_string(j + 1) + " " + std::to_string(v[static_cast<std::size_t>(5 + j)]) + " nm is not positive");
+  check_arguments(s, s.profiles[k].energy_kev, v[0], v[5]);
+  const PofBGrid g = pofb_grid(s.delta_t, s.delta_b);
+  const TrimSpProfile& n = s.profiles[k];
+  std::vector<double> pb;
+  double total = v[2] + v[3];
+  if (s.layers == 2) {
+    pb = field_distribution(g, LondonBilayer(v[0], v[1], v[2], v[3], v[5], v[6]), n);
+  } else if (s.layers == 3) {
+    pb = field_distribution(g, LondonTrilayer(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), n);
+    total += v[4];
+  } else {
+    pb = field_distribution(g, LondonSymmetricTrilayer(v[0], v[1], v[2], v[3], v[4], v[5], v[6]), n);
+    total += v[4];
+  }
+  // The muons of the dead layer and of the substrate beyond the layers see B₀, as the library's.
+  const double w = trim_sp_layer_fraction(n, v[1]) + 1.0 - trim_sp_layer_fraction(n, v[1] + total);
+  if (w != 0.0) add_background(g, pb, v[0], kDeadLayerWidth, w);
+  return polarisation_parts(g, pb);
+}
+
+PolarisationParts parts_of(const LondonSet& s, std::size_t k, std::array<double, 3> a) {
+  return s.layers >= 2 ? layered_parts_at(s, k, a) : parts_at(s, k, a[0], a[1], a[2]);
+}
+
 // C and S of one profile at (B₀, d, λ) and, for each bit j of `bits`, their central differences.
 struct Pair {
   PolarisationParts v;
@@ -109,14 +150,14 @@ struct Pair {
 
 Pair build(const LondonSet& s, std::size_t k, std::array<double, 3> a, unsigned bits) {
   Pair p;
-  p.v = parts_at(s, k, a[0], a[1], a[2]);
+  p.v = parts_of(s, k, a);
   p.bits = bits;
   for (std::size_t j = 0; j < 3; ++j) {
     if (!(bits & (1u << j))) continue;
     const double h = 1e-5 * (a[j] != 0.0 ? std::fabs(a[j]) : 1.0);
     auto up = a, down = a;
     up[j] += h, down[j] -= h;
-    const PolarisationParts pu = parts_at(s, k, up[0], up[1], up[2]), pd = parts_at(s, k, down[0], down[1], down[2]);
+    const PolarisationParts pu = parts_of(s, k, up), pd = parts_of(s, k, down);
     const double span = up[j] - down[j];
     PolarisationParts& d = p.d[j];
     d.c.resize(pu.c.size()), d.s.resize(pu.s.size());
@@ -175,7 +216,7 @@ namespace {
 
 // P(t) of the set `id` from (phase, E, B₀, d, λ) as nodes: the table of E's profile at (B₀, d, λ).
 std::int32_t london_program(ProgramBuilder& b, int id, const std::vector<double>& energies, std::int32_t phase, std::int32_t energy,
-                            std::int32_t field, std::int32_t dead, std::int32_t lambda, std::int32_t t) {
+                            std::int32_t field, std::int32_t lambda, std::array<std::int32_t, 3> args, std::int32_t t) {
   const auto zero = b.constant(0.0);
   // The check is the branch taken when no energy matches: it throws there.
   const auto check = b.table(check_kind(id), t, energy, field, lambda);
@@ -184,7 +225,7 @@ std::int32_t london_program(ProgramBuilder& b, int id, const std::vector<double>
   for (std::size_t k = energies.size(); k-- > 0;) {
     const auto diff = b.sub(energy, b.constant(energies[k]));
     const auto match = b.sub(b.constant(window), b.select(diff, diff, b.unary(OpCode::neg, diff)));
-    const auto a0 = b.select(match, field, zero), a1 = b.select(match, dead, zero), a2 = b.select(match, lambda, zero);
+    const auto a0 = b.select(match, args[0], zero), a1 = b.select(match, args[1], zero), a2 = b.select(match, args[2], zero);
     c = b.select(match, b.table(part_kind(id, k, 0), t, a0, a1, a2), c);
     s = b.select(match, b.table(part_kind(id, k, 1), t, a0, a1, a2), s);
   }
@@ -223,7 +264,7 @@ std::shared_ptr<const UserFunction> london_hs_function(const std::filesystem::pa
   f->where = "built-in user function TLondon1DHS (" + startup.string() + ")";
   f->params = {"phase", "energy", "field", "deadlayer", "lambda"};
   f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t t) {
-    return london_program(b, id, energies, args[0], args[1], args[2], args[3], args[4], t);
+    return london_program(b, id, energies, args[0], args[1], args[2], args[4], {args[2], args[3], args[4]}, t);
   };
   return f;
 }
@@ -250,7 +291,71 @@ std::shared_ptr<const UserFunction> london_film_function(const std::filesystem::
     set->film = true;
     set->thickness = *thickness;
     const int id = register_set(std::move(set));
-    return london_program(b, id, energies, args[0], args[1], args[2], args[3], args[5], t);
+    return london_program(b, id, energies, args[0], args[1], args[2], args[5], {args[2], args[3], args[5]}, t);
+  };
+  return f;
+}
+
+std::shared_ptr<const UserFunction> london_layers_function(const std::filesystem::path& startup, int layers) {
+  const std::string name = layers == 2 ? "TLondon1D2L" : layers == 3 ? "TLondon1D3L" : "TLondon1D3LS";
+  std::shared_ptr<const LondonSet> base = read_set(startup, name);
+  const std::vector<double> energies = energies_list(*base);
+  // The function's arguments after φ and E, and their places among (B₀, d, t₁, t₂, t₃, λ₁, λ₂, λ₃).
+  std::vector<int> place;
+  std::vector<std::string> names;
+  if (layers == 2) place = {0, 1, 2, 3, 5, 6}, names = {"field", "deadlayer", "thickness1", "thickness2", "lambda1", "lambda2"};
+  else if (layers == 3) place = {0, 1, 2, 3, 4, 5, 6, 7}, names = {"field", "deadlayer", "thickness1", "thickness2", "thickness3", "lambda1", "lambda2", "lambda3"};
+  else place = {0, 1, 2, 3, 4, 5, 6}, names = {"field", "deadlayer", "thickness1", "thickness2", "thickness3", "lambda1", "lambda2"};
+  const std::size_t arity = 2 + place.size();
+  const std::size_t weighted = layers == 2 ? 11 : layers == 3 ? 14 : 13;
+  auto f = std::make_shared<UserFunction>();
+  f->name = name;
+  f->where = "built-in user function " + name + " (" + startup.string() + ")";
+  f->params = {"phase", "energy"};
+  f->params.insert(f->params.end(), names.begin(), names.end());
+  f->arity = [arity, weighted](std::size_t n) {
+    if (n == arity) return std::string();
+    if (n == weighted)
+      return "takes " + std::to_string(arity) + " arguments here (the layer weights of its " + std::to_string(weighted) +
+             "-argument form are not provided), got " + std::to_string(n);
+    return "takes " + std::to_string(arity) + " arguments, got " + std::to_string(n);
+  };
+  f->native = [base, energies, place, names, layers, name](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t t) {
+    // Known arguments are folded into the tables' settings; the free ones (at most three) and,
+    // to fill three, folded ones (B₀ and the λ first: never 0) are the tables' arguments.
+    auto set = std::make_shared<LondonSet>(*base);
+    set->layers = layers;
+    std::vector<int> free_places;
+    std::array<std::int32_t, 8> node{};
+    std::string free_names;
+    for (std::size_t i = 0; i < place.size(); ++i) {
+      const auto p = static_cast<std::size_t>(place[i]);
+      node[p] = args[2 + i];
+      const auto v = b.known_value(args[2 + i]);
+      if (v && std::isfinite(*v)) {
+        set->known[p] = *v;
+      } else {
+        free_places.push_back(place[i]);
+        free_names += (free_names.empty() ? "" : ", ") + names[i] + " (argument " + std::to_string(3 + i) + ")";
+      }
+    }
+    if (free_places.size() > 3)
+      throw InputError(name + ": at most three of its field, dead layer, thickness and lambda arguments may be free (the others fixed "
+                              "parameters or constants): its P(t) is a table of three; free here: " + free_names);
+    for (int p : {0, 5, 6, 7, 1, 2, 3, 4}) {
+      if (free_places.size() == 3) break;
+      if (std::find(free_places.begin(), free_places.end(), p) != free_places.end()) continue;
+      if (std::find(place.begin(), place.end(), p) == place.end()) continue;
+      free_places.push_back(p);
+    }
+    std::array<std::int32_t, 3> table_args{};
+    for (std::size_t j = 0; j < 3; ++j) {
+      set->slot[j] = free_places[j];
+      set->known[static_cast<std::size_t>(free_places[j])] = 0.0;  // the table's own
+      table_args[j] = node[static_cast<std::size_t>(free_places[j])];
+    }
+    const int id = register_set(std::move(set));
+    return london_program(b, id, energies, args[0], args[1], node[0], node[5], table_args, t);
   };
   return f;
 }

@@ -38,5 +38,11 @@ std::shared_ptr<const UserFunction> london_hs_function(const std::filesystem::pa
 // t must be known while the program is built (a constant or a fixed parameter:
 // ProgramBuilder::known_value); each thickness registers its own settings.
 std::shared_ptr<const UserFunction> london_film_function(const std::filesystem::path& startup);
+// TLondon1D2L(φ, E, B₀, d, t₁, t₂, λ₁, λ₂) (layers 2), TLondon1D3L(φ, E, B₀, d, t₁, t₂, t₃, λ₁,
+// λ₂, λ₃) (3) and TLondon1D3LS(φ, E, B₀, d, t₁, t₂, t₃, λ₁, λ₂) (4, λ₃ = λ₁): the same for two or
+// three London layers (compute/musr/bmw/london_1d.hpp), the dead layer's and the substrate's
+// muons at B₀. Every argument from B₀ on that is known while the program is built is folded into
+// the tables' settings; at most three may be free (the tables' arguments), else one line.
+std::shared_ptr<const UserFunction> london_layers_function(const std::filesystem::path& startup, int layers);
 
 }  // namespace tomo::musr::bmw

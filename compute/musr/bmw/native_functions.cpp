@@ -53,13 +53,16 @@ std::shared_ptr<const UserFunction> find_native_user_function(std::string_view n
   if (name == "TBulkTriVortexML") return bmw::tri_vortex_ml_function(bmw_startup(msr_dir, name));  // libFitPofB
   if (name == "TLondon1DHS") return bmw::london_hs_function(bmw_startup(msr_dir, name));            // libFitPofB
   if (name == "TLondon1D1L") return bmw::london_film_function(bmw_startup(msr_dir, name));
+  if (name == "TLondon1D2L") return bmw::london_layers_function(bmw_startup(msr_dir, name), 2);
+  if (name == "TLondon1D3L") return bmw::london_layers_function(bmw_startup(msr_dir, name), 3);
+  if (name == "TLondon1D3LS") return bmw::london_layers_function(bmw_startup(msr_dir, name), 4);
   if (name == "TMeanFieldsForScSingleLayer") return bmw::mean_fields_single_layer_function(bmw_startup(msr_dir, name));  // libCalcMeanFieldsLEM
   if (name == "TMeanFieldsForScHalfSpace") return bmw::mean_fields_half_space_function(bmw_startup(msr_dir, name));
   return nullptr;
 }
 
 std::vector<std::string> native_user_function_names() {
-  std::vector<std::string> out = {"PDepthProfile", "PNL_PippardFitter", "SExpRlx", "TBulkTriVortexML", "TLondon1DHS", "TLondon1D1L",
+  std::vector<std::string> out = {"PDepthProfile", "PNL_PippardFitter", "SExpRlx", "TBulkTriVortexML", "TLondon1DHS", "TLondon1D1L", "TLondon1D2L", "TLondon1D3L", "TLondon1D3LS",
                                    "TMeanFieldsForScSingleLayer", "TMeanFieldsForScHalfSpace"};
   for (auto& n : gap_function_names()) out.push_back(n);
   for (auto& n : gap_shape_function_names()) out.push_back(n);
