@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <complex>
 #include <mutex>
 #include <span>
 #include <sstream>
