@@ -1,8 +1,9 @@
 // libFitPofB's TLondon1D2L, TLondon1D3L and TLondon1D3LS as native built-ins
 // (compute/musr/bmw/london_hs_function.hpp): the known arguments are folded into the tables, at
-// most three stay free. Checked against TLondon1D1L (the layers with one λ are one film), the
-// library's two trilayer forms against each other, the gradient against differences of the
-// value, and bad input.
+// most three stay free. Checked against an independent computation of the bilayer
+// (tests/musr/reference/london_layers_reference.py), TLondon1D1L (the layers with one λ are one
+// film), the library's two trilayer forms against each other, the gradient against differences
+// of the value, and bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,6 +25,26 @@ Program layers_program(const std::string& fn, const std::vector<double>& par, co
   std::vector<std::int32_t> args;
   for (int i = 0; i < static_cast<int>(par.size()); ++i) args.push_back(b.param(i));
   return b.finish(build_user_function(b, *f, args, b.time()));
+}
+
+TEST(MusrLondonLayersFunction, BilayerMatchesTheReference) {
+  // tests/musr/reference/london_layers_reference.py: the bilayer's coefficients by a linear solve,
+  // its inverse by bisection on both branches, P(t) by direct cosine sums; φ = 25°, E = 22 keV.
+  struct Point {
+    std::vector<double> par;  // φ E B₀ d t₁ t₂ λ₁ λ₂
+    double want[5];
+  };
+  const Point pts[] = {
+      {{25.0, 22.0, 94.717, 10.5, 30.0, 50.0, 100.0, 140.0},
+       {0.90630778703665, 0.151226844011067, -0.536967992046489, -0.101971299610021, 0.723642905656594}},
+      {{25.0, 22.0, 300.0, 2.0, 60.0, 40.0, 180.0, 60.0},
+       {0.90630778703665, -0.930165558732834, 0.636834828994242, -0.595274700548986, -0.255708744893145}},
+  };
+  const double t[] = {0.0, 0.123, 1.0, 3.3, 7.77};
+  for (const auto& q : pts) {
+    const Program p = layers_program("TLondon1D2L", q.par, {3, 4, 5});
+    for (int k = 0; k < 5; ++k) EXPECT_NEAR(evaluate(p, q.par, t[k]), q.want[k], 1e-9) << "B0 " << q.par[2] << " t " << t[k];
+  }
 }
 
 TEST(MusrLondonLayersFunction, TheSymmetricTrilayerIsTheTrilayerWithLambda3EqualLambda1) {
