@@ -57,28 +57,35 @@ def grid(dt, db):
     return m + 1 if m % 2 else m + 2
 
 
+def bins(bmin, b0, m, db):
+    """The library's first and last P(B) bins: one beyond the range's ends where they fall on a bin."""
+    a1, a2 = math.floor(bmin / db), math.ceil(bmin / db)
+    a3, a4 = math.floor(b0 / db), math.ceil(b0 / db)
+    return (a1 if a1 < a2 else max(a1 - 1, 0)), min(a4 if a3 < a4 else a4 + 1, m - 1)
+
+
+def mix_line(p, w, b0, db):
+    """P(B) normalised, then the fraction w as the library's Gaussian line of 0.005/us at b0."""
+    s = sum(p) * db
+    p = [v / s for v in p]
+    if w > 0:
+        var = 0.005 ** 2 / (GBAR * GBAR * 4 * math.pi * math.pi)
+        g = [math.exp(-(i * db - b0) ** 2 / (2 * var)) for i in range(len(p))]
+        gs = sum(g) * db
+        p = [(1 - w) * v + w * gi / gs for v, gi in zip(p, g)]
+    return p
+
+
 def pofb(prof, b0, d, lam, dt=0.01, db=0.5):
     z, n = prof
     m = grid(dt, db)
-    bmin = b0 * math.exp((d - 200.0) / lam)
-    a1, a2 = math.floor(bmin / db), math.ceil(bmin / db)
-    a3, a4 = math.floor(b0 / db), math.ceil(b0 / db)
-    first = a1 if a1 < a2 else max(a1 - 1, 0)
-    last = min(a4 if a3 < a4 else a4 + 1, m - 1)
+    first, last = bins(b0 * math.exp((d - 200.0) / lam), b0, m, db)
     p = [0.0] * m
     for i in range(first, last + 1):
         b = i * db
         if 0 < b <= b0:
             p[i] = density(z, n, d - lam * math.log(b / b0)) * lam / b
-    s = sum(p) * db
-    p = [v / s for v in p]
-    w = layer_fraction(z, n, d)
-    if w > 0:
-        var = 0.005 ** 2 / (GBAR * GBAR * 4 * math.pi * math.pi)
-        g = [math.exp(-(i * db - b0) ** 2 / (2 * var)) for i in range(m)]
-        gs = sum(g) * db
-        p = [(1 - w) * v + w * gi / gs for v, gi in zip(p, g)]
-    return p
+    return mix_line(p, layer_fraction(z, n, d), b0, db)
 
 
 def pol(p, phase, t, db=0.5):

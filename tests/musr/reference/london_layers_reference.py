@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from london_hs_reference import GBAR, density, grid, layer_fraction, pol, read_profile  # noqa: E402
+from london_hs_reference import bins, density, grid, layer_fraction, mix_line, pol, read_profile  # noqa: E402
 
 
 def bilayer(b0, d, t1, t2, l1, l2):
@@ -75,10 +75,7 @@ def pofb(prof, b0, d, t1, t2, l1, l2, dt=0.01, db=0.5):
     z, n = prof
     field, slope, zmin, bmin, zend = bilayer(b0, d, t1, t2, l1, l2)
     m = grid(dt, db)
-    a1, a2 = math.floor(bmin / db), math.ceil(bmin / db)
-    a3, a4 = math.floor(b0 / db), math.ceil(b0 / db)
-    first = a1 if a1 < a2 else max(a1 - 1, 0)
-    last = min(a4 if a3 < a4 else a4 + 1, m - 1)
+    first, last = bins(bmin, b0, m, db)
     p = [0.0] * m
     for i in range(first, last + 1):
         b = i * db
@@ -87,15 +84,7 @@ def pofb(prof, b0, d, t1, t2, l1, l2, dt=0.01, db=0.5):
         for za, zb in ((d, zmin), (zmin, zend)):
             zz = root(field, b, za, zb)
             p[i] += density(z, n, zz) / abs(slope(zz))
-    s = sum(p[first:last + 1]) * db
-    p = [v / s for v in p]
-    w = layer_fraction(z, n, d) + 1.0 - layer_fraction(z, n, zend)
-    if w > 0:
-        var = 0.005 ** 2 / (GBAR * GBAR * 4 * math.pi * math.pi)
-        gl = [math.exp(-(i * db - b0) ** 2 / (2 * var)) for i in range(m)]
-        gs = sum(gl) * db
-        p = [(1 - w) * v + w * gi / gs for v, gi in zip(p, gl)]
-    return p
+    return mix_line(p, layer_fraction(z, n, d) + 1.0 - layer_fraction(z, n, zend), b0, db)
 
 
 if __name__ == "__main__":
