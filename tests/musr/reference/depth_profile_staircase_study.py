@@ -15,6 +15,10 @@ minimum over the depths (every plateau of both depths up to 300 nm, fractions fi
 import glob
 import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from depth_profile_reference import cumulative, staircase  # noqa: E402 (the same rule, one place)
 
 ROOT = "tests/musr/musrfit/DepthProfiles"
 
@@ -34,23 +38,8 @@ def profiles(folder):
             elif seen and len(s) >= 2:
                 z.append(float(s[0]) / 10.0)  # Angstrom -> nm
                 a.append(float(s[1]))
-        norm, prev = 0.0, 0.0
-        for zi, ai in zip(z, a):
-            norm += ai * (zi - prev)
-            prev = zi
-        c, cfd = 0.0, []
-        for ai in a:
-            c += ai / norm
-            cfd.append(c)
-        out[e] = (z, cfd)
+        out[e] = (z, cumulative(z, a))
     return out
-
-
-def stair(z, cfd, x):
-    for j, zj in enumerate(z):
-        if x <= zj:
-            return cfd[j]
-    return cfd[-1]
 
 
 def load(msr):
@@ -77,7 +66,7 @@ def design(points, prof, depths, nf):
             rows.append(([0.0] * nf, y, err))
             continue
         z, cfd = p
-        edges = [cfd[0]] + [stair(z, cfd, d) for d in depths] + [cfd[-1]]
+        edges = [cfd[0]] + [staircase(z, cfd, d) for d in depths] + [cfd[-1]]
         rows.append(([edges[k + 1] - edges[k] for k in range(nf)], y, err))
     return rows
 
