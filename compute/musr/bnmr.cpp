@@ -1,5 +1,6 @@
 // β-NMR data preparation (PRunAsymmetryBNMR's conventions, quirks included; docs/musr.md).
 #include "compute/musr/bnmr.hpp"
+#include "compute/musr/raw_bins.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,39 +12,19 @@ namespace {
 
 using prep::Group;
 
-// One helicity's histogram after background subtraction: counts − mean and each raw bin's error.
+// One helicity's histogram after background subtraction: counts − mean and each raw bin's
+// variance.
 struct Corrected {
-  std::vector<double> value, error;
+  std::vector<double> value, variance;
 };
 
 Corrected subtract(const std::vector<double>& c, double mean, double err_bkg) {
   Corrected out;
   out.value.reserve(c.size());
-  out.error.reserve(c.size());
+  out.variance.reserve(c.size());
   for (double v : c) {
-    out.error.push_back(v > 0.0 ? std::sqrt(v + err_bkg * err_bkg) : 1.0);
+    out.variance.push_back(v > 0.0 ? v + err_bkg * err_bkg : 1.0);
     out.value.push_back(v - mean);
-  }
-  return out;
-}
-
-// Packed means of [fgb, lgb): a pack is emitted when (i − fgb) % p == 0 and i ≠ fgb; its error
-// is √Σerr²/p, or 1 where its mean is 0 (p = 1: every bin with its own error).
-std::vector<std::pair<double, double>> packed(const Corrected& h, int fgb, int lgb, int p) {
-  std::vector<std::pair<double, double>> out;
-  double v = 0.0, var = 0.0;
-  for (int i = fgb; i < lgb; ++i) {
-    if (p == 1) {
-      out.emplace_back(h.value[i], h.error[i]);
-      continue;
-    }
-    if ((i - fgb) % p == 0 && i != fgb) {
-      v /= p;
-      out.emplace_back(v, v == 0.0 ? 1.0 : std::sqrt(var) / p);
-      v = var = 0.0;
-    }
-    v += h.value[i];
-    var += h.error[i] * h.error[i];
   }
   return out;
 }
@@ -126,8 +107,13 @@ RunBins beta_nmr_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f, 
   prep::set_data_range(msr, r, fp, 0, dt);
   prep::set_data_range(msr, r, bp, 2, dt);
   prep::align_at_t0(msr, r, fp, bp);
-  const auto pfp = packed(cfp, fp.fgb, fp.lgb, p), pfm = packed(cfm, fp.fgb, fp.lgb, p);
-  const auto pbp = packed(cbp, bp.fgb, bp.lgb, p), pbm = packed(cbm, bp.fgb, bp.lgb, p);
+  // Packed means (raw_bins.hpp's packed_means): each helicity's forward then backward histogram
+  // with one carry, as musrfit's running sums run on from F± into B±.
+  PackCarry carry_p, carry_m;
+  const auto pfp = packed_means(cfp.value, cfp.variance, fp.fgb, fp.lgb, p, carry_p);
+  const auto pfm = packed_means(cfm.value, cfm.variance, fp.fgb, fp.lgb, p, carry_m);
+  const auto pbp = packed_means(cbp.value, cbp.variance, bp.fgb, bp.lgb, p, carry_p);
+  const auto pbm = packed_means(cbm.value, cbm.variance, bp.fgb, bp.lgb, p, carry_m);
   const auto [t_start, t_end] = prep::fit_window(r, fp, dt);
   // Each helicity's asymmetry (F−B)/(F+B) with error 2/(F+B)²·√(B²e_F² + F²e_B²); the data are
   // their difference, the error the two in quadrature. Where F+B is 0 that helicity's term is

@@ -246,28 +246,21 @@ RunBins asymmetry_bins(const MsrFile& msr, const MsrRun& r, const PsiBinFile& f,
   set_data_range(msr, r, gf, 0, dt);
   set_data_range(msr, r, gb, 2, dt);
   align_at_t0(msr, r, gf, gb);
-  // Packed means and errors (musrfit: a pack of mean 0 gets error 1; unpacked bins keep theirs).
-  auto packed = [&](const Group& g, const BackgroundEstimate& e) {
-    std::vector<std::pair<double, double>> out;  // value, error
-    double v = 0.0, var = 0.0;
-    for (int i = g.fgb; i < g.lgb; ++i) {
-      const double c = g.counts[i];
-      const double vi = estimated ? (c > 0.0 ? c + e.variance : 1.0) : (c != 0.0 ? c : 1.0);
-      if (p == 1) {
-        out.emplace_back(c - e.mean, std::sqrt(vi));
-        continue;
-      }
-      if ((i - g.fgb) % p == 0 && i != g.fgb) {
-        v /= p;
-        out.emplace_back(v, v == 0.0 ? 1.0 : std::sqrt(var) / p);
-        v = var = 0.0;
-      }
-      v += c - e.mean;
-      var += vi;
+  // Packed means and errors (musrfit: a pack of mean 0 gets error 1; unpacked bins keep theirs),
+  // forward first, then backward with the forward's unemitted last pack carried into its first.
+  auto corrected = [&](const Group& g, const BackgroundEstimate& e) {
+    std::pair<std::vector<double>, std::vector<double>> out;  // values, variances
+    for (const double c : g.counts) {
+      out.first.push_back(c - e.mean);
+      out.second.push_back(estimated ? (c > 0.0 ? c + e.variance : 1.0) : (c != 0.0 ? c : 1.0));
     }
     return out;
   };
-  const auto pf = packed(gf, ef), pb = packed(gb, eb);
+  const auto [vf, varf] = corrected(gf, ef);
+  const auto [vb, varb] = corrected(gb, eb);
+  PackCarry carry;
+  const auto pf = packed_means(vf, varf, gf.fgb, gf.lgb, p, carry);
+  const auto pb = packed_means(vb, varb, gb.fgb, gb.lgb, p, carry);
   const auto [t_start, t_end] = fit_window(r, gf, dt);
   for (std::size_t k = 0; k < std::min(pf.size(), pb.size()); ++k) {
     const double tk = dt * ((gf.fgb - 0.5) + p / 2.0 - gf.t0) + static_cast<double>(k) * p * dt;

@@ -77,4 +77,24 @@ double single_histogram_background(const std::vector<double>& counts, BinRange w
   return sum / (w.end - w.start + 1);
 }
 
+std::vector<std::pair<double, double>> packed_means(const std::vector<double>& value, const std::vector<double>& variance, int fgb,
+                                                    int lgb, int p, PackCarry& carry) {
+  std::vector<std::pair<double, double>> out;
+  for (int i = fgb; i < lgb; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (p == 1) {
+      out.emplace_back(value[k], std::sqrt(variance[k]));
+      continue;
+    }
+    if ((i - fgb) % p == 0 && i != fgb) {
+      const double mean = carry.value / p;
+      out.emplace_back(mean, mean == 0.0 ? 1.0 : std::sqrt(carry.variance) / p);
+      carry = {};
+    }
+    carry.value += value[k];
+    carry.variance += variance[k];
+  }
+  return out;
+}
+
 }  // namespace tomo::musr

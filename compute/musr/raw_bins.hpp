@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tomo::musr {
@@ -53,5 +54,19 @@ BackgroundEstimate asymmetry_background(const std::vector<double>& counts, BinRa
 // Single histogram (PRunSingleHisto::EstimateBkg): Σ over [start, end) divided by end − start + 1
 // (musrfit's sum leaves out the end bin its count includes), counts per raw bin.
 double single_histogram_background(const std::vector<double>& counts, BinRange trimmed);
+
+// The asymmetry fit types' packing (PRunAsymmetry and PRunAsymmetryBNMR::PrepareFitData): bins
+// [fgb, lgb) of background-subtracted values with their variances, emitted as (Σvalue/p,
+// √Σvariance/p) when (i − fgb) % p == 0 and i ≠ fgb (so the last pack is never emitted), error 1
+// where the mean is 0; p = 1 keeps every bin with its own error. musrfit packs the forward
+// histogram and then the backward one with the same two running sums and does not reset them in
+// between: the forward range's unemitted last pack (its last p bins when the range divides
+// evenly) is added into the backward's first pack, value and variance. `carry` holds those sums
+// from one call to the next, so calling forward then backward with one carry does the same.
+struct PackCarry {
+  double value = 0.0, variance = 0.0;
+};
+std::vector<std::pair<double, double>> packed_means(const std::vector<double>& value, const std::vector<double>& variance, int fgb,
+                                                    int lgb, int p, PackCarry& carry);
 
 }  // namespace tomo::musr

@@ -3,6 +3,9 @@
 // parameters musrfit fitted.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include "tests/musr/conformance.hpp"
 
 namespace tomo::musr {
@@ -14,12 +17,16 @@ TEST(MusrfitSuiteGpu, CudaEqualsCpuOnEveryCaseThatRuns) {
   int checked = 0;
   for (const auto& l : read_manifest(dir / "cases.tsv")) {
     if (l.status == CaseStatus::data) continue;
+    const auto t0 = std::chrono::steady_clock::now();
     const auto d = backend_difference(dir, l.name, "cuda");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!d) continue;
     ++checked;
     EXPECT_LE(d->chi2_rel, 1e-9) << l.name;
     EXPECT_LE(d->grad_rel, 1e-7) << l.name;
-    std::printf("%-70s chi2 %.2e  gradient %.2e\n", l.name.c_str(), d->chi2_rel, d->grad_rel);
+    // The seconds per case (cpu and cuda together) say where the suite's time goes.
+    std::printf("%-70s chi2 %.2e  gradient %.2e  %6.1f s\n", l.name.c_str(), d->chi2_rel, d->grad_rel, seconds);
+    std::fflush(stdout);
   }
   EXPECT_GE(checked, 15);
 }

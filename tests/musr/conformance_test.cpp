@@ -107,6 +107,41 @@ TEST(MusrfitSuite, GlComputeEqualsCpuOnEveryCaseThatRuns) {
   EXPECT_GE(checked, 15);
 }
 
+// test-histo-NeXus2's stored maxLH 2585.1 was written by a musrfit whose muon lifetime was
+// 2.197019 µs (its constant until January 2022, then PDG's 2.1969811, which we use). At the
+// parameters musrfit saved, an independent script
+// (tests/musr/reference/nexus_single_histogram_reference.py: the file read with h5py, PRunSingleHisto's
+// steps in plain Python) gives 2582.500083 with today's lifetime and 2585.105530 with the former;
+// the msr's own `lifetime` parameter, fixed at the former value, gives the same here.
+TEST(MusrfitSuite, NexusSingleHistogramStatisticIsThatOfMusrfitsFormerMuonLifetime) {
+  std::ifstream in(kDir / "test-histo-NeXus2.msr");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto statistic_at_saved_parameters = [](const std::string& msr_text) {
+    MsrFile m = parse_msr(msr_text, (kDir / "test-histo-NeXus2.msr").string());
+    m.path = kDir / "test-histo-NeXus2.msr";
+    const FitSetup setup = prepare_fit(m, [&](const MsrRun& r) { return load_run_data(m, r); });
+    auto ev = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
+    ev->configure({.threads = 2});
+    ev->upload(setup.data);
+    std::vector<double> p;
+    for (const auto& q : m.params) p.push_back(q.value);
+    EXPECT_EQ(setup.data.statistic, Statistic::max_likelihood);
+    return ev->evaluate(p);
+  };
+  const std::string today = text.str();
+  EXPECT_NEAR(statistic_at_saved_parameters(today), 2582.500083, 1e-5);
+  std::string former = today;
+  const std::string last_param = "       11 relPhase    182.29    -0.31       0.31        0       none    \n";
+  ASSERT_NE(former.find(last_param), std::string::npos);
+  former.insert(former.find(last_param) + last_param.size(), "       12 tau         2.197019  0           none\n");
+  for (const char* norm : {"norm            7\n", "norm            9\n"}) {
+    ASSERT_NE(former.find(norm), std::string::npos);
+    former.insert(former.find(norm) + std::string(norm).size(), "lifetime        12\n");
+  }
+  EXPECT_NEAR(statistic_at_saved_parameters(former), 2585.105530, 1e-5);
+}
+
 // The comparison itself: the tolerances and the printed-digit allowance.
 TEST(MusrfitSuite, HalfUnitOfThePrintedDigitAndErrorComparison) {
   EXPECT_DOUBLE_EQ(half_unit_of_last_digit("0.0014"), 0.00005);

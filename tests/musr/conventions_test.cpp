@@ -1,8 +1,8 @@
 // musrfit's conventions for raw bins, each against a hand computation of musrfit's rule
 // (PRunAsymmetry / PRunSingleHisto): the background window cut to beam periods in packed
 // bins, its inclusive mean and Σ/N² variance, the default data range, t0 fallbacks, the
-// f1 b1 f2 b2 t0 order of grouped asymmetry runs, fractional t0, `alpha funX`, and the
-// STATISTIC block read back.
+// f1 b1 f2 b2 t0 order of grouped asymmetry runs, the asymmetry packing's carried remainder,
+// fractional t0, `alpha funX`, and the STATISTIC block read back.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -137,12 +137,74 @@ TEST(MusrConventions, AsymmetryErrorsCarryTheEstimatedBackground) {
   const auto& r = s.data.runs[0];
   ASSERT_EQ(r.y.size(), 9u);  // (26 − 6)/2 packs, the last dropped as musrfit
   const double F = 100, B = 60, eF = std::sqrt(2 * 112.0) / 2, eB = std::sqrt(2 * 64.8) / 2;
-  EXPECT_DOUBLE_EQ(r.y[0], 0.25);
-  EXPECT_NEAR(r.sigma[0], 2.0 / ((F + B) * (F + B)) * std::sqrt(B * B * eF * eF + F * F * eB * eB), 1e-15);
+  EXPECT_DOUBLE_EQ(r.y[1], 0.25);
+  EXPECT_NEAR(r.sigma[1], 2.0 / ((F + B) * (F + B)) * std::sqrt(B * B * eF * eF + F * F * eB * eB), 1e-15);
+  // The first backward pack also holds the forward's unemitted last pack (bins 24, 25: value
+  // 2·100, variance 2·112), as musrfit's running sums carry over: B = (2·60 + 200)/2 = 160.
+  const double B0 = 160, eB0 = std::sqrt(2 * 64.8 + 2 * 112.0) / 2;
+  EXPECT_DOUBLE_EQ(r.y[0], (F - B0) / (F + B0));
+  EXPECT_NEAR(r.sigma[0], 2.0 / ((F + B0) * (F + B0)) * std::sqrt(B0 * B0 * eF * eF + F * F * eB0 * eB0), 1e-15);
   EXPECT_EQ(s.runs[0].backgrounds, (std::vector<double>{10.0, 4.0}));
   // t0 5.5 (fractional) moves the asymmetry time axis by half a bin: Δt·(6 − 0.5 + 1 − 5.5).
   const MsrFile half = parse_msr(asymmetry_msr("forward 1\nbackward 2\nbackground 0 4 0 4\ndata 6 26 6 26\npacking 2\nt0 5.5 5.5\n"), "a.msr");
   EXPECT_NEAR(prepare_fit(half, [&](const MsrRun&) { return f; }).data.runs[0].t[0], 0.001, 1e-15);
+}
+
+TEST(MusrConventions, PackingCarriesTheForwardRemainderIntoTheBackward) {
+  // Values 1..10 with variances 2·value, bins [1, 8) packed by 3: packs at i = 4, 7 hold bins
+  // 1..3 and 4..6; bin 7 is left in the running sums and opens the next call's first pack.
+  std::vector<double> v(10), var(10);
+  for (int i = 0; i < 10; ++i) v[i] = i + 1, var[i] = 2 * (i + 1);
+  PackCarry carry;
+  const auto a = packed_means(v, var, 1, 8, 3, carry);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_DOUBLE_EQ(a[0].first, (2 + 3 + 4) / 3.0);
+  EXPECT_DOUBLE_EQ(a[0].second, std::sqrt(2.0 * (2 + 3 + 4)) / 3);
+  EXPECT_DOUBLE_EQ(carry.value, 8.0);
+  EXPECT_DOUBLE_EQ(carry.variance, 16.0);
+  // Bins [0, 6) next: its first pack is bin 7 of the first call plus bins 0..2.
+  const auto b = packed_means(v, var, 0, 6, 3, carry);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_DOUBLE_EQ(b[0].first, (8 + 1 + 2 + 3) / 3.0);
+  EXPECT_DOUBLE_EQ(b[0].second, std::sqrt(2.0 * (8 + 1 + 2 + 3)) / 3);
+  // A pack of mean 0 gets error 1; packing 1 keeps every bin and leaves the sums alone.
+  PackCarry zero;
+  EXPECT_DOUBLE_EQ(packed_means({1, -1, 5}, {1, 1, 1}, 0, 3, 2, zero)[0].second, 1.0);
+  const auto one = packed_means(v, var, 2, 4, 1, carry);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_DOUBLE_EQ(one[1].second, std::sqrt(8.0));
+}
+
+// Two of musrfit's asymmetry examples at the parameters musrfit saved, against an independent
+// script (tests/musr/reference/asymmetry_reference.py: its own MUD and PSI-BIN readers,
+// PRunAsymmetry's steps in plain Python): the first packed bin, which holds the forward range's
+// carried remainder in its backward pack, and χ² under current musrfit's rules. test-asy-MUD
+// (stored 134.0): 133.962865 here, 166.104517 without the carry; test-asy-PSI-BIN: 566.764434.
+TEST(MusrConventions, AsymmetryExamplesAtMusrfitsParameters) {
+  struct Case {
+    const char* msr;
+    std::size_t bins;
+    double first, first_error, chi2;
+  };
+  for (const Case& c : {Case{"test-asy-MUD.msr", 102, 0.176848601178, 0.00114201287043, 133.962865},
+                        Case{"test-asy-PSI-BIN.msr", 355, 0.272631633993, 0.00441452537231, 566.764434}}) {
+    SCOPED_TRACE(c.msr);
+    const MsrFile m = read_msr(std::filesystem::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit" / c.msr);
+    const auto s = prepare_fit(m, [&](const MsrRun& r) { return load_run_data(m, r); });
+    ASSERT_EQ(s.data.runs.size(), 1u);
+    const auto& r = s.data.runs[0];
+    ASSERT_EQ(r.y.size(), c.bins);
+    EXPECT_NEAR(r.y[0], c.first, 1e-11);
+    EXPECT_NEAR(r.sigma[0], c.first_error, 1e-13);
+    std::vector<double> p;
+    for (const auto& q : m.params) p.push_back(q.value);
+    double chi2 = 0.0;
+    for (std::size_t k = 0; k < r.y.size(); ++k) {
+      const double d = r.y[k] - evaluate(r.model, p, r.t[k]);
+      chi2 += d * d / (r.sigma[k] * r.sigma[k]);
+    }
+    EXPECT_NEAR(chi2, c.chi2, 2e-6);
+  }
 }
 
 TEST(MusrConventions, HeaderT0OfZeroFallsBackToTheMaximumAndDefaultRange) {

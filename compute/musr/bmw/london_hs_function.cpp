@@ -6,6 +6,7 @@
 #include <cmath>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -222,7 +223,18 @@ std::int32_t london_program(ProgramBuilder& b, int id, const std::vector<double>
   const auto check = b.table(check_kind(id), t, energy, field, lambda);
   std::int32_t c = check, s = check;
   const double window = std::nextafter(kEnergyWindow, 0.0);  // |E − e| < 0.05 as |E − e| ≤ this
+  // An energy known while building (a constant or a fixed parameter, as every run's energy is
+  // in musrfit's examples) selects its profile here: two table nodes instead of two a profile,
+  // which keeps the generated GPU kernels small (NVRTC's time grows with every table read a bin).
+  std::optional<std::size_t> only;
+  if (const auto e = b.known_value(energy))
+    for (std::size_t k = 0; k < energies.size(); ++k)
+      if (std::fabs(*e - energies[k]) <= window) {
+        only = k;
+        break;
+      }
   for (std::size_t k = energies.size(); k-- > 0;) {
+    if (only && k != *only) continue;
     const auto diff = b.sub(energy, b.constant(energies[k]));
     const auto match = b.sub(b.constant(window), b.select(diff, diff, b.unary(OpCode::neg, diff)));
     const auto a0 = b.select(match, args[0], zero), a1 = b.select(match, args[1], zero), a2 = b.select(match, args[2], zero);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <mutex>
 
 #include "compute/core/error.hpp"
@@ -140,17 +141,29 @@ KtTable mean_field_kind_table(int kind, double a0, double a1, double a2, unsigne
 namespace {
 
 // The library's energy rule over the profile means: the first profile's mean below it, the
-// last's above, linear between two.
-std::int32_t energy_rule(ProgramBuilder& b, std::int32_t e, const std::vector<double>& energies, const std::vector<std::int32_t>& mean) {
+// last's above, linear between two. The position among the profiles is arithmetic on e alone
+// (lo, hi = the two profiles, frac = where e lies between them), so each mean is read from the
+// tables at two positions: a handful of table reads a bin, whatever the number of profiles (a GPU
+// kernel's compile time grows with every table read it holds).
+std::int32_t energy_rule(ProgramBuilder& b, std::int32_t e, const std::vector<double>& energies,
+                         const std::function<std::int32_t(std::int32_t)>& mean_at) {
   const std::size_t n = energies.size();
-  std::int32_t r = mean[n - 1];
+  const auto per_x = b.mul(b.constant(0.0), e);  // a node of e, for positions read per x
+  std::int32_t lo = b.add(b.constant(static_cast<double>(n - 1)), per_x), frac = per_x;
   for (std::size_t k = n - 1; k >= 1; --k) {
     const double e1 = energies[k - 1], e2 = energies[k];
-    const auto frac = b.div(b.sub(e, b.constant(e1)), b.constant(e2 - e1));
-    const auto lin = b.add(mean[k - 1], b.mul(b.sub(mean[k], mean[k - 1]), frac));
-    r = b.select(b.sub(e, b.constant(e2)), r, lin);
+    const auto f = b.div(b.sub(e, b.constant(e1)), b.constant(e2 - e1));
+    const auto above = b.sub(e, b.constant(e2));
+    lo = b.select(above, lo, b.add(b.constant(static_cast<double>(k - 1)), per_x));
+    frac = b.select(above, frac, f);
   }
-  return b.select(b.sub(e, b.constant(energies[0])), r, mean[0]);
+  const auto below = b.sub(e, b.constant(energies[0]));
+  lo = b.select(below, lo, per_x);
+  frac = b.select(below, frac, per_x);
+  if (n == 1) return mean_at(lo);
+  const auto hi = b.add(lo, b.select(b.sub(e, b.constant(energies[n - 1])), per_x, b.constant(1.0)));
+  const auto m_lo = mean_at(lo), m_hi = mean_at(hi);
+  return b.add(m_lo, b.mul(b.sub(m_hi, m_lo), frac));
 }
 
 std::vector<double> energies_of(int id) {
@@ -169,14 +182,12 @@ std::shared_ptr<const UserFunction> mean_fields_half_space_function(const std::f
   f->where = "built-in user function TMeanFieldsForScHalfSpace (" + startup.string() + ")";
   f->params = {"field", "deadlayer", "lambda"};
   f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t e) {
-    const auto zero_t = b.mul(b.constant(0.0), e);  // reads a table at a fixed point, per x
-    std::vector<std::int32_t> mean;
-    for (std::size_t k = 0; k < energies.size(); ++k) {
-      const auto at = b.add(b.constant(static_cast<double>(k)), zero_t);
+    // ⟨B⟩ at profile `at` (a table's position is the profile's index).
+    const auto mean_at = [&](std::int32_t at) {
       const auto h = b.table(kMeanFieldKind + 4 * id + 2, at, args[1], args[2], b.constant(0.0));
-      mean.push_back(b.mul(args[0], b.add(b.constant(1.0), h)));
-    }
-    return energy_rule(b, e, energies, mean);
+      return b.mul(args[0], b.add(b.constant(1.0), h));
+    };
+    return energy_rule(b, e, energies, mean_at);
   };
   return f;
 }
@@ -191,21 +202,18 @@ std::shared_ptr<const UserFunction> mean_fields_single_layer_function(const std:
   f->native = [id, energies](ProgramBuilder& b, std::span<const std::int32_t> args, std::int32_t e) {
     const auto b0 = args[0], d = args[1], thick = args[2], lambda = args[3];
     const auto d_end = b.add(d, thick);
-    const auto zero_t = b.mul(b.constant(0.0), e);  // reads a table at a fixed point, per x
     const int layers = kMeanFieldKind + 4 * id, film = layers + 1;
-    // ⟨B⟩_k = B0·(1 + w2·H_k / Σ w L_k) at profile k.
-    std::vector<std::int32_t> mean;
-    for (std::size_t k = 0; k < energies.size(); ++k) {
-      const auto at = b.add(b.constant(static_cast<double>(k)), zero_t);
+    // ⟨B⟩_k = B0·(1 + w2·H_k / Σ w L_k) at profile k = `at` (a table's position is the profile's index).
+    const auto mean_at = [&](std::int32_t at) {
       std::int32_t den = -1;
       for (int layer = 0; layer < 3; ++layer) {
         const auto l = b.mul(args[4 + static_cast<std::size_t>(layer)], b.table(layers, at, d, d_end, b.constant(layer)));
         den = den < 0 ? l : b.add(den, l);
       }
       const auto h = b.table(film, at, d, thick, lambda);
-      mean.push_back(b.mul(b0, b.add(b.constant(1.0), b.div(b.mul(args[5], h), den))));
-    }
-    return energy_rule(b, e, energies, mean);
+      return b.mul(b0, b.add(b.constant(1.0), b.div(b.mul(args[5], h), den)));
+    };
+    return energy_rule(b, e, energies, mean_at);
   };
   return f;
 }

@@ -21,6 +21,11 @@ def profile(energy):
             t = s.split()
             z.append(float(t[0]) / 10.0)
             a.append(float(t[1]))
+    return z, cumulative(z, a)
+
+
+def cumulative(z, a):
+    """musrfit's stopping fraction up to each depth: n_j = N_j / sum_i N_i (z_i - z_{i-1})."""
     norm, prev = 0.0, 0.0
     for zi, ai in zip(z, a):
         norm += ai * (zi - prev)
@@ -29,7 +34,7 @@ def profile(energy):
     for ai in a:
         c += ai / norm
         cfd.append(c)
-    return z, cfd
+    return cfd
 
 
 def staircase(z, cfd, x):
