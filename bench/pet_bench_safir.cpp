@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <span>
 #include <string>
@@ -71,8 +72,18 @@ class Timer {
 
 struct Stages {
   double zero = 0, forward = 0, back = 0, update = 0, whole = 0;
-  int blocks = 0;  // blocks of a pass, summed over the windows
+  int blocks = 0;            // blocks of a pass, summed over the windows
+  std::vector<float> image;  // after one iteration from a flat image
 };
+
+double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
+  double d = 0, n = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    n += double(b[i]) * b[i];
+  }
+  return n > 0 ? std::sqrt(d / n) : std::sqrt(d);
+}
 
 // How a row runs: the tile plan's switches, and whether the iteration is replayed as one CUDA
 // graph (captured once) instead of launched kernel by kernel.
@@ -174,6 +185,12 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   }
   std::sort(whole.begin(), whole.end());
   out.whole = whole[whole.size() / 2];
+  flat();
+  if (exec) TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));
+  else iteration();
+  out.image.resize(voxels);
+  f.download_async(out.image.data(), voxels, st);
+  TOMO_CUDA_CHECK(cudaStreamSynchronize(st));
   if (exec) TOMO_CUDA_CHECK(cudaGraphExecDestroy(exec));
   if (st) {
     TOMO_CUDA_CHECK(cudaStreamSynchronize(st));
@@ -284,12 +301,15 @@ nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::ve
     }
   nlohmann::json out = nlohmann::json::array();
   const cuda::DeviceBuffer<float> ones_d{std::span<const float>(ones)};
+  std::vector<float> first_m, first_o;  // the first row's images
   for (const Variant& v : variants()) try {
     const Stages m = time_iteration(whole, dev, v, g, box.count(), ones_d, f, acc, s, ybar, repeats);
     const Stages o = time_iteration(parts, dev, v, g, box.count(), ones_d, f, acc, s, ybar, repeats);
+    if (first_m.empty()) first_m = m.image, first_o = o.image;
+    const double em = relative_l2(m.image, first_m), eo = relative_l2(o.image, first_o);
     nlohmann::json j = {{"config", v.name}, {"mlem", row("ML-EM, " + v.name, m)}, {"osem", row("OSEM, " + v.name, o)},
-                        {"ratio", o.whole / m.whole}};
-    std::printf("    %-44s ratio %.3f\n", v.name.c_str(), o.whole / m.whole);
+                        {"ratio", o.whole / m.whole}, {"mlem_image_rel_l2", em}, {"osem_image_rel_l2", eo}};
+    std::printf("    %-44s ratio %.3f  (images vs the first row: ML-EM %.2g, OSEM %.2g)\n", v.name.c_str(), o.whole / m.whole, em, eo);
     out.push_back(j);
   } catch (const std::exception& e) {  // a row that cannot run (e.g. no graph capture) says so
     std::printf("    %-44s failed: %s\n", v.name.c_str(), e.what());
