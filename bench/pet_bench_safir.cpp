@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <span>
@@ -25,6 +27,12 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/safir/projector.hpp"
+#include "cuda/safir/device_operator.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/safir/projector.hpp"
+#include "cuda/safir/device_operator.hpp"
 #include "cuda/safir/kernels.hpp"
 #include "cuda/safir/sort_buffers.hpp"
 #include "cuda/safir/tiled_pass.hpp"
@@ -318,7 +326,39 @@ nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::ve
   return {{"variants", out}, {"flush_probe", flush}};
 }
 
+nlohmann::json cuda_projections(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev, int repeats) {
+  if (!cuda::have_device() || ev.empty()) return nullptr;
+  auto op = BackendRegistry<ListModeOperator>::instance().create("cuda");
+  op->configure(sc, box, {});
+  op->set_events(ev);
+  auto* dev = dynamic_cast<DeviceOperator*>(op.get());
+  if (!dev) return nullptr;
+  const std::vector<float> ones(box.count(), 1.0f);
+  const cuda::DeviceBuffer<float> f{std::span<const float>(ones)};
+  cuda::DeviceBuffer<float> y(ev.size()), image(box.count());
+  auto median = [&](auto&& call) {
+    call();  // warm-up
+    std::vector<double> t;
+    for (int r = 0; r < std::max(3, repeats); ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      call();  // each call waits for its stream
+      t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  const double fwd = median([&] { dev->forward_device(f.data(), y.data()); });
+  const double back = median([&] { dev->back_device(y.data(), image.data()); });
+  std::printf("\n  safir cuda on device memory (as safir.Projector), %zu events: forward %.3f ms, back %.3f ms\n", ev.size(),
+              fwd, back);
+  return {{"events", ev.size()}, {"forward_ms", fwd}, {"back_ms", back}};
+}
+
 #else
+
+nlohmann::json cuda_projections(const safir::Scanner&, const safir::ImageBox&, const std::vector<safir::Event>&, int) {
+  return nullptr;
+}
 
 nlohmann::json cuda_stages(const safir::Scanner&, const safir::ImageBox&, const std::vector<safir::Event>&, int, int) {
   return nullptr;

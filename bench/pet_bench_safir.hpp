@@ -15,4 +15,10 @@ namespace tomo::bench::pet_safir {
 nlohmann::json cuda_stages(const safir::Scanner& scanner, const safir::ImageBox& box, const std::vector<safir::Event>& events,
                            int subsets, int repeats);
 
+// The cuda backend's forward and back projection of all `events` on device memory (as Python's
+// safir.Projector.forward/back run them: DeviceOperator), medians of `repeats` after a warm-up.
+// null without a device.
+nlohmann::json cuda_projections(const safir::Scanner& scanner, const safir::ImageBox& box,
+                                const std::vector<safir::Event>& events, int repeats);
+
 }  // namespace tomo::bench::pet_safir
