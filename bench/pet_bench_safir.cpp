@@ -1,8 +1,7 @@
 // bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.hpp). The
-// windows are made as the backend makes them (label + sort, line records, tile plan, balanced
-// where the backend balances; each row's plan switches as it names them); then the
-// zeroing of ȳ, the tiled forward and back passes and the update are timed kernel by kernel
-// (mean of `repeats` iterations, CUDA events on one stream), and the iteration as a whole as the
+// windows are made as the backend makes them (label + sort, line records, tile plan with the
+// switches each row names); then the zeroing of ȳ, the tiled forward and back passes and the
+// update are timed kernel by kernel (mean of `repeats` iterations, CUDA events on one stream), and the iteration as a whole as the
 // backend runs it (first kernel to last, gaps included; the update clears the next window's ȳ,
 // so only the first window has a zeroing of its own).
 #include "bench/pet_bench_safir.hpp"
@@ -111,18 +110,11 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   cudaStream_t st = nullptr;
   if (v.graph) TOMO_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   std::vector<TiledArgs> args;
-  std::vector<cuda::DeviceBuffer<BlockWork>> tables(windows.size());
   Stages out;
   for (std::size_t k = 0; k < windows.size(); ++k) {
     Made& w = windows[k];
-    std::vector<BlockWork> table;
     TiledArgs t;
-    t.plan = plan_window(g, w.counts, w.records.data(), dev, v.config, table, nullptr);
-    if (!table.empty()) {
-      tables[k].resize(table.size());
-      tables[k].upload(table.data(), table.size());
-      t.work = tables[k].data();
-    }
+    t.plan = plan_for_device(g, w.counts, dev, v.config);
     t.pairs = v.config.pair_access;
     t.records = w.records.data();
     t.box = g;
@@ -215,38 +207,24 @@ nlohmann::json row(const std::string& what, const Stages& st) {
           {"update_ms", st.update}, {"iteration_ms", st.whole}, {"blocks", st.blocks}};
 }
 
-// The rows: the product's plan, then each of its switches undone, the balance's visit cost
-// varied, finer chunks, and the iteration as one CUDA graph.
+// The rows: the product's plan, its tiles loaded and flushed one voxel at a time (as before),
+// an OSEM subset's tiles at a part of the shared memory (smaller tiles: a subset's one wave
+// loads and flushes less at once, and each event visits more tiles), and the iteration replayed
+// as one CUDA graph.
 std::vector<Variant> variants() {
   std::vector<Variant> v;
   const TileConfig product;
   v.push_back({"product", product});
   TileConfig c = product;
-  c.balance = false, c.pair_access = false;
-  v.push_back({"uniform chunks, scalar tiles (before)", c});
-  c = product, c.balance = false;
-  v.push_back({"uniform chunks, pair tiles", c});
-  c = product, c.pair_access = false;
-  v.push_back({"balanced, scalar tiles", c});
-  for (double cost : {0.0, 0.5, 2.0}) {
-    c = product, c.visit_cost = cost;
+  c.pair_access = false;
+  v.push_back({"scalar tile loads and flushes", c});
+  for (double share : {0.5, 0.67}) {
+    c = product, c.small_window_tile = share;
     char name[64];
-    std::snprintf(name, sizeof name, "balanced, visit cost %.1f", cost);
+    std::snprintf(name, sizeof name, "subset tiles at %.2f of the share", share);
     v.push_back({name, c});
   }
-  for (double cost : {0.1, 0.2, 0.35}) {
-    c = product, c.tile_cost = cost;
-    char name[64];
-    std::snprintf(name, sizeof name, "balanced, remainders packed, tile cost %.2f", cost);
-    v.push_back({name, c});
-  }
-  c = product, c.min_chunk = product.min_chunk / 2;
-  v.push_back({"product, min chunk / 2 (2 waves a subset)", c});
-  c.balance = false;
-  v.push_back({"uniform, min chunk / 2", c});
   v.push_back({"product, one CUDA graph an iteration", product, true});
-  c = product, c.balance = false, c.pair_access = false;
-  v.push_back({"before, one CUDA graph an iteration", c, true});
   return v;
 }
 

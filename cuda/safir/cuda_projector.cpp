@@ -132,24 +132,14 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     host_counts_ = sort_.sort(events_.data() + first, count, crystals_.data(), params_, *stream_);
     if (tiled_) {
       launch_records(sort_.sorted.data(), host_counts_[0], count_, crystals_d_.data(), params_d_, records_.data(), *stream_);
-      std::vector<BlockWork>& work = work_host_;  // read by the asynchronous upload below
-      plan_ = plan_window(params_, host_counts_, records_.data(), device_shape_, config_, work, *stream_);
-      if (!work.empty()) {
-        if (work_.size() < work.size()) work_.resize(work.size());
-        work_.upload_async(work.data(), work.size(), *stream_);
-      }
-      window_work_ = work.empty() ? nullptr : work_.data();
-      work_blocks_ = work.size();
-    } else {
-      window_work_ = nullptr;
-      work_blocks_ = 0;
+      plan_ = plan_for_device(params_, host_counts_, device_shape_, config_);
     }
     window_sorted_ = sort_.sorted.data();
     window_order_ = sort_.order_out.data();
     window_records_ = records_.data();
     // A window that is part of the list (an OSEM subset) is kept made for its next visits.
     if (const MadeWindow* w = made_.keep(first, count, total_, host_counts_, plan_, window_sorted_, window_order_,
-                                         tiled_ ? window_records_ : nullptr, window_work_, work_blocks_, *stream_))
+                                         tiled_ ? window_records_ : nullptr, *stream_))
       use(*w);
   }
 
@@ -265,8 +255,6 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     window_sorted_ = w.sorted.data();
     window_order_ = w.order.data();
     window_records_ = w.records.data();
-    window_work_ = w.work.size() ? w.work.data() : nullptr;
-    work_blocks_ = w.work.size();
   }
 
   // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B).
@@ -336,7 +324,6 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.values = values_.data();
     t.randoms = static_cast<float>(randoms_);
     t.acc = acc_.data();
-    t.work = window_work_;
     t.pairs = config_.pair_access;
     return t;
   }
@@ -389,10 +376,6 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   const uint2* window_sorted_ = nullptr;
   const std::uint32_t* window_order_ = nullptr;
   const float4* window_records_ = nullptr;
-  const BlockWork* window_work_ = nullptr;  // the balanced plan's blocks (null: uniform chunks)
-  std::size_t work_blocks_ = 0;
-  cuda::DeviceBuffer<BlockWork> work_;       // the scratch window's blocks
-  std::vector<BlockWork> work_host_;
   cuda::DeviceBuffer<float> values_, f_, acc_, s_;
   bool acc_clear_ = false;  // acc_ is all zeros (left so by iterate())
   std::size_t values_zero_ = 0, most_ = 0;  // values_[0, values_zero_) is zero; the largest iterated window

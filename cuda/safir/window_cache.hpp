@@ -1,10 +1,9 @@
 // The cuda safir backend's made windows, kept on the device: an event window's sorted events,
 // their acquisition order and (tiled pass) the tiled pass's records and plan, copied out of the
 // projector's scratch once made, so that a window visited again (OSEM's subsets, every
-// iteration) needs no new label-sort-plan (nor the balanced plan's blocks). At most kMaxWindows
-// windows and at most as many cached events as the event list holds (the subsets of one frame
-// fit exactly); a window that does not fit empties the cache first, and the whole list (ML-EM's
-// window) stays in the scratch.
+// iteration) needs no new label-sort-plan. At most kMaxWindows windows and at most as many
+// cached events as the event list holds (the subsets of one frame fit exactly); a window that
+// does not fit empties the cache first, and the whole list (ML-EM's window) stays in the scratch.
 #pragma once
 #include <cuda_runtime_api.h>
 #include <vector_functions.h>
@@ -29,7 +28,6 @@ struct MadeWindow {
   cuda::DeviceBuffer<uint2> sorted;
   cuda::DeviceBuffer<std::uint32_t> order;
   cuda::DeviceBuffer<float4> records;  // empty for the fused pass
-  cuda::DeviceBuffer<BlockWork> work;  // the balanced plan's blocks (empty: uniform chunks)
 };
 
 class WindowCache {
@@ -49,7 +47,7 @@ class WindowCache {
   // list, or no device memory for it).
   const MadeWindow* keep(std::size_t first, std::size_t count, std::size_t total, const std::array<std::size_t, 4>& counts,
                          const TilePlan& plan, const uint2* sorted, const std::uint32_t* order, const float4* records,
-                         const BlockWork* work, std::size_t blocks, cudaStream_t stream) {
+                         cudaStream_t stream) {
     if (count == 0 || count >= total) return nullptr;
     if (windows_.size() >= kMaxWindows || cached_ + count > total) clear();
     const double bytes = double(count) * (sizeof(uint2) + sizeof(std::uint32_t) + (records ? sizeof(float4) : 0));
@@ -67,10 +65,6 @@ class WindowCache {
     if (records) {
       w->records.resize(count);
       TOMO_CUDA_CHECK(cudaMemcpyAsync(w->records.data(), records, count * sizeof(float4), cudaMemcpyDeviceToDevice, stream));
-    }
-    if (work && blocks) {
-      w->work.resize(blocks);
-      TOMO_CUDA_CHECK(cudaMemcpyAsync(w->work.data(), work, blocks * sizeof(BlockWork), cudaMemcpyDeviceToDevice, stream));
     }
     cached_ += count;
     windows_.push_back(std::move(w));

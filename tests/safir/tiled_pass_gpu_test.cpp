@@ -3,7 +3,6 @@
 // the sensitivity's back-projection of ones (label gpu; skips without a CUDA device).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -85,83 +84,6 @@ TEST(SafirTilePlan, SmallWindowsFillWholeWaves) {
   const TilePlan whole = plan(1000000);  // 6.8 waves at the minimum chunk: 7 waves
   EXPECT_LE(whole.blocks, 7 * slots);
   EXPECT_GT(whole.blocks, 6.5 * slots);
-}
-
-// The balanced plans (host arithmetic) of an OSEM subset on an H200's shares, with central tiles
-// walking up to 4× the slices of edge tiles: every tile's events are in exactly one block's
-// segment, the blocks fit one wave, and the most work a block gets is within 12 % of the least
-// possible (the total over the slots) with equal chunks per tile, no more with the remainders
-// packed, where the uniform chunks give the central tiles' blocks far more.
-TEST(SafirTilePlan, BalancedBlocksCoverEachTileAndEvenTheWork) {
-  const ImageBox box;
-  const cuda_impl::TileDevice h200{.sms = 132, .smem_per_sm = 233472, .smem_per_block_optin = 232448,
-                                   .smem_reserved_per_block = 1024};
-  const std::size_t events = 125000;
-  const std::array<std::size_t, 4> counts{events / 50, events / 3, events / 3, events - events / 50 - 2 * (events / 3)};
-  cuda_impl::TileConfig config;
-  const TilePlan uniform = cuda_impl::plan_for_device(box.params<float>(), counts, h200, config);
-  ASSERT_TRUE(cuda_impl::wants_balance(uniform, h200, config));
-  const int tiles = cuda_impl::tile_count(uniform);
-  ASSERT_EQ(tiles, 15 + 15 + 17);  // 6, 6 and 3 planes of 90, 90 and 50
-  std::vector<unsigned long long> slices;
-  std::vector<const LabelTiles*> label_of;
-  for (const LabelTiles& t : uniform.label) {
-    const int n = t.tiles[0] * t.tiles[1] * t.tiles[2];
-    for (int i = 0; i < n; ++i) {
-      const double centre = 1.0 - std::abs(2.0 * (i + 0.5) / n - 1.0);  // 0 at the edges, 1 in the middle
-      slices.push_back(static_cast<unsigned long long>(double(t.end - t.begin) * (1.0 + 3.0 * centre)));
-      label_of.push_back(&t);
-    }
-  }
-  const double slots = 132.0 * config.blocks_per_sm;
-  auto per_event = [&](int i) { return double(slices[i]) / double(label_of[i]->end - label_of[i]->begin) + config.visit_cost; };
-  double total = 0, most_uniform = 0;
-  for (int i = 0; i < tiles; ++i) {
-    const double n = double(label_of[i]->end - label_of[i]->begin);
-    total += per_event(i) * n;
-    most_uniform = std::max(most_uniform, per_event(i) * std::min(double(label_of[i]->chunk), n));
-  }
-  const double least = total / slots;
-  double most_equal = 0;
-  for (const double tile_cost : {0.0, 0.2}) {
-    config.tile_cost = tile_cost;
-    std::vector<cuda_impl::BlockWork> work;
-    const TilePlan p = cuda_impl::balanced_plan(uniform, slices, h200, config, work);
-    EXPECT_EQ(p.blocks, static_cast<int>(work.size()));
-    EXPECT_LE(p.blocks, slots);
-    std::vector<std::vector<std::pair<unsigned, unsigned>>> runs(tiles);
-    double most = 0;  // work + tile_cost × the mean block's work per segment
-    for (const auto& w : work) {
-      double load = 0;
-      for (int s = 0; s < 2; ++s) {
-        if (w.tile[s] < 0) continue;
-        ASSERT_LT(w.tile[s], tiles);
-        EXPECT_LT(w.e0[s], w.e1[s]);
-        runs[w.tile[s]].push_back({w.e0[s], w.e1[s]});
-        load += per_event(w.tile[s]) * double(w.e1[s] - w.e0[s]) + tile_cost * least;
-      }
-      EXPECT_GE(w.tile[0], 0);
-      most = std::max(most, load);
-    }
-    for (int i = 0; i < tiles; ++i) {  // the runs of a tile tile its label's events
-      std::sort(runs[i].begin(), runs[i].end());
-      unsigned at = static_cast<unsigned>(label_of[i]->begin);
-      for (const auto& [e0, e1] : runs[i]) {
-        EXPECT_EQ(e0, at) << "tile " << i;
-        at = e1;
-      }
-      EXPECT_EQ(at, label_of[i]->end) << "tile " << i;
-    }
-    std::printf("balanced plan, tile cost %.1f: %d blocks, largest block %.0f, uniform chunks' %.0f, least possible %.0f\n",
-                tile_cost, p.blocks, most, most_uniform, least);
-    if (tile_cost == 0) {
-      most_equal = most;
-      EXPECT_LT(most, 1.12 * least);
-    } else {
-      EXPECT_LE(most, most_equal + tile_cost * least);  // the same work measure plus the tile's cost
-    }
-  }
-  EXPECT_GT(most_uniform, 1.3 * least);
 }
 
 class SafirTiledPassGpu : public ::testing::Test {
