@@ -116,6 +116,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     TiledArgs t;
     t.plan = plan_for_device(g, w.counts, dev, v.config);
     t.pairs = v.config.pair_access;
+    t.cluster = v.config.cluster;
     t.records = w.records.data();
     t.box = g;
     t.f = f.data();
@@ -223,6 +224,10 @@ std::vector<Variant> variants() {
     char name[64];
     std::snprintf(name, sizeof name, "subset tiles at %.2f of the share", share);
     v.push_back({name, c});
+  }
+  for (int k : {2, 4}) {
+    c = product, c.cluster = k;
+    v.push_back({"clusters of " + std::to_string(k) + " blocks of a tile (shared load, summed flush)", c});
   }
   v.push_back({"product, one CUDA graph an iteration", product, true});
   return v;
