@@ -116,7 +116,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     TiledArgs t;
     t.plan = plan_for_device(g, w.counts, dev, v.config);
     t.pairs = v.config.pair_access;
-    t.cluster = v.config.cluster;
     t.records = w.records.data();
     t.box = g;
     t.f = f.data();
@@ -208,29 +207,13 @@ nlohmann::json row(const std::string& what, const Stages& st) {
           {"update_ms", st.update}, {"iteration_ms", st.whole}, {"blocks", st.blocks}};
 }
 
-// The rows: the product's plan, its tiles loaded and flushed one voxel at a time (as before),
-// an OSEM subset's tiles at a part of the shared memory (smaller tiles: a subset's one wave
-// loads and flushes less at once, and each event visits more tiles), and the iteration replayed
-// as one CUDA graph.
+// The rows: the product's plan, its tiles loaded and flushed one voxel at a time (as before), and
+// the iteration replayed as one CUDA graph.
 std::vector<Variant> variants() {
-  std::vector<Variant> v;
   const TileConfig product;
-  v.push_back({"product", product});
-  TileConfig c = product;
-  c.pair_access = false;
-  v.push_back({"scalar tile loads and flushes", c});
-  for (double share : {0.5, 0.67}) {
-    c = product, c.small_window_tile = share;
-    char name[64];
-    std::snprintf(name, sizeof name, "subset tiles at %.2f of the share", share);
-    v.push_back({name, c});
-  }
-  for (int k : {2, 4}) {
-    c = product, c.cluster = k;
-    v.push_back({"clusters of " + std::to_string(k) + " blocks of a tile (shared load, summed flush)", c});
-  }
-  v.push_back({"product, one CUDA graph an iteration", product, true});
-  return v;
+  TileConfig scalar = product;
+  scalar.pair_access = false;
+  return {{"product", product}, {"scalar tile loads and flushes", scalar}, {"product, one CUDA graph an iteration", product, true}};
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.cpp): each
 // kernel of one ML-EM iteration and of one full OSEM iteration timed with CUDA events, per
-// variant of the tile plan (the product's, scalar tile loads and flushes, smaller tiles for a
-// subset, the iteration replayed as one CUDA graph).
+// variant (the product's plan, scalar tile loads and flushes, the iteration replayed as one CUDA
+// graph), and the back pass's flush alone (a probe).
 #pragma once
 #include <cstddef>
 #include <nlohmann/json.hpp>

@@ -325,7 +325,6 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.randoms = static_cast<float>(randoms_);
     t.acc = acc_.data();
     t.pairs = config_.pair_access;
-    t.cluster = config_.cluster;
     return t;
   }
 

@@ -44,25 +44,4 @@ void launch_dependent(void (*kernel)(Params...), int grid, int block, int shared
   TOMO_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 
-// The same with thread-block clusters of `cluster` blocks (sm_90; grid a multiple of it).
-template <class... Params, class... Args>
-void launch_dependent_cluster(void (*kernel)(Params...), int grid, int block, int shared, int cluster, cudaStream_t stream,
-                              Args&&... args) {
-  cudaLaunchAttribute attr[2];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  attr[1].id = cudaLaunchAttributeClusterDimension;
-  attr[1].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[1].val.clusterDim.y = 1;
-  attr[1].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(block);
-  cfg.dynamicSmemBytes = static_cast<std::size_t>(shared);
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 1 ? 2 : 1;
-  TOMO_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
-}
-
 }  // namespace tomo::safir::cuda_impl

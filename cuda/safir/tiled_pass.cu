@@ -6,8 +6,6 @@
 #include <climits>
 #include <cmath>
 
-#include <cooperative_groups.h>
-
 #include "cuda/core/check.hpp"
 #include "cuda/safir/dependent_launch.hpp"
 #include "cuda/safir/tile_cursor.hpp"
@@ -18,8 +16,6 @@ namespace tomo::safir::cuda_impl {
 namespace {
 
 constexpr std::uint32_t kIdMask = 0x3fffffffu;
-constexpr int kMaxCluster = 8;
-namespace cg = cooperative_groups;
 
 int grid_for(std::size_t n, int threads) {
   const std::size_t b = (n + threads - 1) / threads;
@@ -58,9 +54,7 @@ struct TileBlock {
 
 __device__ __forceinline__ LabelTiles pick(const TilePlan& p, int l) { return l == 0 ? p.label[0] : (l == 1 ? p.label[1] : p.label[2]); }
 
-// Blocks in clusters of `cluster` (1: none): cluster c of a label is tile c mod tiles, its
-// blocks that tile's consecutive chunks (chunks past the label's last are empty).
-__device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g, int cluster) {
+__device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
   int b = static_cast<int>(blockIdx.x), l = 0;
   if (b >= p.label[0].blocks) {
     b -= p.label[0].blocks;
@@ -72,7 +66,7 @@ __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g, int cl
   }
   const LabelTiles t = pick(p, l);
   const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
-  const int c = b / cluster, tile = c % tiles, chunk = (c / tiles) * cluster + b % cluster;
+  const int tile = b % tiles, chunk = b / tiles;
   const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
   TileBlock k;
   for (int i = 0; i < 3; ++i) {
@@ -84,10 +78,11 @@ __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g, int cl
   k.stride[2] = k.stride[1] * (k.hi[1] - k.lo[1]);
   k.size = k.stride[2] * (k.hi[2] - k.lo[2]);
   k.span = tile_span(l + 1, g.n, k.lo, k.hi, k.stride);
-  k.e0 = min(t.begin + static_cast<unsigned long long>(chunk) * t.chunk, t.end);
+  k.e0 = t.begin + static_cast<unsigned long long>(chunk) * t.chunk;
   k.e1 = min(k.e0 + t.chunk, t.end);
   return k;
 }
+
 
 // Whether the tile's rows and the image's are of even length from an even start: then the tile
 // is loaded and flushed as float2 (local index 2i, image index 2j).
@@ -97,12 +92,10 @@ __device__ __forceinline__ bool pair_tile(const TileBlock& k, const BoxParams<fl
 
 // for_tile_voxels over the tile's voxel pairs: visit(pair index in the tile, pair index in the image).
 template <class F>
-__device__ __forceinline__ void for_tile_pairs(const TileBlock& k, const BoxParams<float>& g, F&& visit, int first = -1,
-                                               int step = 0) {
+__device__ __forceinline__ void for_tile_pairs(const TileBlock& k, const BoxParams<float>& g, F&& visit) {
   const int lo[3] = {k.lo[0] / 2, k.lo[1], k.lo[2]}, hi[3] = {k.hi[0] / 2, k.hi[1], k.hi[2]};
   const int n[3] = {g.n[0] / 2, g.n[1], g.n[2]};
-  if (first < 0) first = threadIdx.x, step = blockDim.x;
-  for_tile_voxels(first, step, lo, hi, n, visit);
+  for_tile_voxels(threadIdx.x, blockDim.x, lo, hi, n, visit);
 }
 
 struct TileGather {
@@ -123,29 +116,10 @@ struct TileScatter {
 
 __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box, a.cluster);
+  const TileBlock k = decode(a.plan, a.box);
   allow_next_grid();
   wait_for_previous_grid();  // f of the update before, ȳ cleared by it
   // The tile's voxels x fastest as in the image (coalesced), image indices by tile_cursor.hpp.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (a.cluster > 1 && pair_tile(k, a.box)) {
-    // The cluster's blocks share the tile: each loads every q-th run and stores it into all q.
-    cg::cluster_group cl = cg::this_cluster();
-    const int q = static_cast<int>(cl.num_blocks()), r = static_cast<int>(cl.block_rank());
-    float2* to[kMaxCluster];
-    for (int s = 0; s < q; ++s) to[s] = cl.map_shared_rank(reinterpret_cast<float2*>(tile), s);
-    const float2* f2 = reinterpret_cast<const float2*>(a.f);
-    cl.sync();  // every block of the cluster runs (its shared memory exists)
-    for_tile_pairs(
-        k, a.box,
-        [&](int i, std::size_t j) {
-          const float2 v = __ldg(f2 + j);
-          for (int s = 0; s < q; ++s) to[s][i] = v;
-        },
-        r * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x), q * static_cast<int>(blockDim.x));
-    cl.sync();
-  } else
-#endif
   if (a.pairs && pair_tile(k, a.box)) {
     float2* t2 = reinterpret_cast<float2*>(tile);
     const float2* f2 = reinterpret_cast<const float2*>(a.f);
@@ -153,7 +127,7 @@ __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArg
   } else {
     for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { tile[i] = __ldg(a.f + j); });
   }
-  if (a.cluster <= 1) __syncthreads();
+  __syncthreads();
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     const float4 r = __ldg(a.records + l);
     TileGather g{tile, 0.f, false};
@@ -164,7 +138,7 @@ __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArg
 
 __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box, a.cluster);
+  const TileBlock k = decode(a.plan, a.box);
   allow_next_grid();
   for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
   wait_for_previous_grid();  // ȳ of the forward pass before
@@ -185,30 +159,6 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
   }
   __syncthreads();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (a.cluster > 1 && pair_tile(k, a.box)) {
-    // The cluster's blocks sum their tiles through distributed shared memory, each a q-th of the
-    // pairs, and flush that part: one global atomic per pair for the whole cluster.
-    cg::cluster_group cl = cg::this_cluster();
-    const int q = static_cast<int>(cl.num_blocks()), r = static_cast<int>(cl.block_rank());
-    const float2* from[kMaxCluster];
-    for (int s = 0; s < q; ++s) from[s] = cl.map_shared_rank(reinterpret_cast<const float2*>(tile), s);
-    float2* acc2 = reinterpret_cast<float2*>(a.acc);
-    cl.sync();  // every block's walks are in its tile
-    for_tile_pairs(
-        k, a.box,
-        [&](int i, std::size_t j) {
-          float2 v = from[0][i];
-          for (int s = 1; s < q; ++s) {
-            const float2 w = from[s][i];
-            v.x += w.x;
-            v.y += w.y;
-          }
-          if (v.x != 0.0f || v.y != 0.0f) atomicAdd(acc2 + j, v);
-        },
-        r * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x), q * static_cast<int>(blockDim.x));
-    cl.sync();  // no block leaves while another reads its tile
-    return;
-  }
   if (a.pairs && pair_tile(k, a.box)) {
     // One vector atomic (red.global.add.v2.f32) per voxel pair: half the flush's atomics.
     const float2* t2 = reinterpret_cast<const float2*>(tile);
@@ -243,42 +193,6 @@ TileDevice tile_device() {
   return d;
 }
 
-namespace {
-
-// Each label's chunks padded to a multiple of `cluster` (the padding: empty blocks), blocks recounted.
-TilePlan clustered(TilePlan p, int cluster) {
-  if (cluster <= 1) return p;
-  p.blocks = 0;
-  for (LabelTiles& t : p.label) {
-    const unsigned long long n = t.end - t.begin, chunks = n ? (n + t.chunk - 1) / t.chunk : 0;
-    const unsigned long long padded = (chunks + cluster - 1) / cluster * cluster;
-    t.blocks = static_cast<int>(padded * t.tiles[0] * t.tiles[1] * t.tiles[2]);
-    p.blocks += t.blocks;
-  }
-  return p;
-}
-
-// Blocks resident at once when launched in clusters of `cluster` (a cluster sits in one GPC).
-double cluster_slots(int cluster, int bytes) {
-  allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(cluster * 1024);
-  cfg.blockDim = dim3(kTileThreads);
-  cfg.dynamicSmemBytes = static_cast<std::size_t>(bytes);
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int clusters = 0;
-  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(&back_tiled_kernel), &cfg));
-  return double(clusters) * cluster;
-}
-
-}  // namespace
-
 TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size_t, 4>& counts, const TileDevice& dev,
                          const TileConfig& config) {
   const int per_sm = std::max(1, config.blocks_per_sm);
@@ -286,10 +200,8 @@ TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size
   const long long bytes = std::min<long long>(dev.smem_per_block_optin, dev.smem_per_sm / per_sm - dev.smem_reserved_per_block);
   const long long cap = std::max<long long>(256, bytes / 4);
   const std::size_t c[4] = {counts[0], counts[1], counts[2], counts[3]};
-  const int k = std::clamp(config.cluster, 1, kMaxCluster);
-  double slots = double(dev.sms) * per_sm;  // blocks resident at once
-  if (k > 1) slots = std::min(slots, cluster_slots(k, static_cast<int>(cap * 4)));
-  const TilePlan p = clustered(plan_tiles(box.n, c, cap, double(config.waves) * slots, config.min_chunk), k);
+  const double slots = double(dev.sms) * per_sm;  // blocks resident at once
+  const TilePlan p = plan_tiles(box.n, c, cap, double(config.waves) * slots, config.min_chunk);
   // A window with fewer than config.waves waves of min_chunk events (an OSEM subset: an eighth of
   // the list is about one wave) gets a whole number of full waves instead: chunks of min_chunk
   // leave a last wave partly idle, and a pass takes as long as its waves, so OSEM's subsets would
@@ -301,10 +213,9 @@ TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size
   const double waves = work / (slots * double(std::max<std::size_t>(1, config.min_chunk)));
   if (waves >= config.waves || work <= 0) return p;
   const double whole = std::max(1.0, std::round(waves)) * slots;
-  const long long small_cap = std::max<long long>(256, static_cast<long long>(double(cap) * config.small_window_tile));
   // The partial last chunk of each label and tile adds blocks: raise the chunk until they fit.
   for (double target = whole; target >= 1.0; target *= 0.98) {
-    const TilePlan q = clustered(plan_tiles(box.n, c, small_cap, target, 1), k);
+    const TilePlan q = plan_tiles(box.n, c, cap, target, 1);
     if (q.blocks <= whole) return q;
   }
   return p;
@@ -327,7 +238,7 @@ void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
-  launch_dependent_cluster(forward_tiled_kernel, a.plan.blocks, kTileThreads, bytes, a.cluster, stream, a);
+  launch_dependent(forward_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
 }
 
@@ -335,7 +246,7 @@ void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {
   if (a.plan.blocks <= 0) return;
   const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
   allow_shared(reinterpret_cast<const void*>(&back_tiled_kernel), bytes);
-  launch_dependent_cluster(back_tiled_kernel, a.plan.blocks, kTileThreads, bytes, a.cluster, stream, a);
+  launch_dependent(back_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
 }
 

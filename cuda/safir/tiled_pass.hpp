@@ -32,13 +32,6 @@ struct TileConfig {
   // Tiles loaded and flushed two voxels at a time (float2 loads, sm_90 vector atomics) where the
   // tile's rows and the image's are of even length.
   bool pair_access = true;
-  // A window of fewer than `waves` waves (an OSEM subset) takes tiles of this share of a block's
-  // shared memory (1: the whole share).
-  double small_window_tile = 1.0;
-  // Blocks of one tile (consecutive chunks) launched as a thread-block cluster of this many
-  // (sm_90): they load the tile once between them and sum their tiles through distributed shared
-  // memory before one flush. 1: none.
-  int cluster = 1;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
@@ -58,7 +51,6 @@ struct TiledArgs {
   float randoms = 0;                // back, BackValues::ratio: v = 1 / (ybar + randoms) where > 0
   float* acc = nullptr;             // back: += Σ a_lj v_l (zeroed by the caller)
   bool pairs = true;                // TileConfig::pair_access
-  int cluster = 1;                  // TileConfig::cluster (the plan made with it)
 };
 
 // records[l] = line_record of sorted events [first, n), computed in double from `crystals`
