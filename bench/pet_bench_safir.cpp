@@ -1,9 +1,9 @@
 // bench_pet's per-stage breakdown of safir's cuda OSEM iteration (pet_bench_safir.hpp). The
 // windows are made as the backend makes them (label + sort, line records, tile plan with the
 // switches each row names); then the zeroing of ȳ, the tiled forward and back passes and the
-// update are timed kernel by kernel (mean of `repeats` iterations, CUDA events on one stream), and the iteration as a whole as the
-// backend runs it (first kernel to last, gaps included; the update clears the next window's ȳ,
-// so only the first window has a zeroing of its own).
+// update are timed kernel by kernel (mean of `repeats` iterations, CUDA events on one stream),
+// and the iteration as a whole as the backend runs it (first kernel to last, gaps included; the
+// update clears the next window's ȳ, so only the first window has a zeroing of its own).
 #include "bench/pet_bench_safir.hpp"
 
 #include <cstdio>
@@ -15,22 +15,18 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "bench/cuda/safir/probes.hpp"
+#include "compute/core/registry.hpp"
 #include "compute/pet/subsets.hpp"
+#include "compute/safir/projector.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
-#include "compute/core/registry.hpp"
-#include "compute/safir/projector.hpp"
-#include "cuda/safir/device_operator.hpp"
-#include "compute/core/registry.hpp"
-#include "compute/safir/projector.hpp"
 #include "cuda/safir/device_operator.hpp"
 #include "cuda/safir/kernels.hpp"
 #include "cuda/safir/sort_buffers.hpp"
