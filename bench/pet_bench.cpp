@@ -5,7 +5,7 @@
 // passes beside a copy of the same image measured in the same run (goal: the gradient pass at
 // ≥ 50 % of the copy's bandwidth), on cuda and gl-compute (pet_bench_prior.cpp).
 // Usage: bench_pet [--problems glpet,safir,strip] [--backends cuda,gl-compute,gl] [--subsets 8]
-//                  [--repeats 3] [--safir-events N] [--strip-events N] [--gl-slices Z]
+//                  [--repeats 3] [--safir-events N] [--safir-projection-events N] [--strip-events N] [--gl-slices Z]
 //                  [--glpet-scene glpet_ring.toml]
 //                  [--prior-size N] [--json FILE]
 #include <algorithm>
@@ -43,7 +43,7 @@ namespace {
 struct Args {
   std::vector<std::string> problems{"glpet", "safir", "strip"}, backends{"cuda", "gl-compute", "gl"};
   int subsets = 8, repeats = 3, gl_slices = 4, prior_size = 256;
-  std::uint64_t safir_events = 1000000, strip_events = 2000000;
+  std::uint64_t safir_events = 1000000, strip_events = 2000000, safir_projection_events = 4000000;
   std::string glpet_scene = "glpet_ring.toml";
   std::string json;
 };
@@ -56,6 +56,9 @@ Args parse_args(int argc, char** argv) {
   cli.app().add_option("--subsets", a.subsets, "OSEM subsets")->capture_default_str();
   cli.app().add_option("--repeats", a.repeats, "timed iterations per row (after one warm-up)")->capture_default_str();
   cli.app().add_option("--safir-events", a.safir_events, "safir simulated events")->capture_default_str();
+  cli.app().add_option("--safir-projection-events", a.safir_projection_events,
+                       "safir cuda: forward/back on device memory of this many events (0: none)")
+      ->capture_default_str();
   cli.app().add_option("--strip-events", a.strip_events, "strip simulated events")->capture_default_str();
   cli.app().add_option("--gl-slices", a.gl_slices, "glpet gl and gl-compute: process only this many central z-slices (0: all)")
       ->capture_default_str();
@@ -132,6 +135,11 @@ nlohmann::json bench_safir(const Args& a, std::vector<Row>& rows) {
   const std::vector<safir::Event> ordered = safir::order_for_subsets(lm.events, frames, a.subsets);
   nlohmann::json stages;
   if (has("cuda")) stages["cuda"] = bench::pet_safir::cuda_stages(c.scanner, c.box, ordered, a.subsets, a.repeats);
+  if (has("cuda") && a.safir_projection_events > 0 && reg.available("cuda").ok) {
+    so.events = a.safir_projection_events;  // as docs/peers.md's parallelproj rows: one list of this size
+    stages["cuda_projections"] =
+        bench::pet_safir::cuda_projections(c.scanner, c.box, safir::simulate(c.scanner, c.phantom, so).events, a.repeats);
+  }
   if (has("gl-compute") && reg.available("gl-compute").ok)
     stages["gl_compute"] = bench::pet_safir::gl_stages(c.scanner, c.box, ordered, a.subsets, a.repeats);
   return stages;

@@ -324,6 +324,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.values = values_.data();
     t.randoms = static_cast<float>(randoms_);
     t.acc = acc_.data();
+    t.pairs = config_.pair_access;
     return t;
   }
 

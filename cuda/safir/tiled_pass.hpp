@@ -29,6 +29,9 @@ struct TileConfig {
   int blocks_per_sm = 2;
   int waves = 8;
   std::size_t min_chunk = 8192;
+  // Tiles loaded and flushed two voxels at a time (float2 loads, sm_90 vector atomics) where the
+  // tile's rows and the image's are of even length.
+  bool pair_access = true;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
@@ -47,6 +50,7 @@ struct TiledArgs {
   BackValues mode = BackValues::ones;
   float randoms = 0;                // back, BackValues::ratio: v = 1 / (ybar + randoms) where > 0
   float* acc = nullptr;             // back: += Σ a_lj v_l (zeroed by the caller)
+  bool pairs = true;                // TileConfig::pair_access
 };
 
 // records[l] = line_record of sorted events [first, n), computed in double from `crystals`

@@ -63,7 +63,29 @@ __global__ void __launch_bounds__(kTileThreads) shared_kernel(float* f, std::siz
   }
 }
 
+// The tiled back pass's flush alone: each block adds a tile of ones into f, block b into tile
+// b mod (voxels / tile_floats) (blocks of one tile collide as the chunks of one tile do); one
+// global atomic per voxel, or per voxel pair (sm_90's red.global.add.v2.f32).
+__global__ void __launch_bounds__(kTileThreads) flush_kernel(float* f, std::size_t voxels, int tile_floats, bool pairs) {
+  const std::size_t tiles = std::max<std::size_t>(1, voxels / std::size_t(tile_floats));
+  const std::size_t at = (blockIdx.x % tiles) * std::size_t(tile_floats);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (pairs) {
+    float2* f2 = reinterpret_cast<float2*>(f + at);
+    for (int i = threadIdx.x; i < tile_floats / 2; i += blockDim.x) atomicAdd(f2 + i, make_float2(1.0f, 1.0f));
+    return;
+  }
+#endif
+  for (int i = threadIdx.x; i < tile_floats; i += blockDim.x) atomicAdd(f + at + i, 1.0f);
+}
+
 }  // namespace
+
+void launch_flush(float* f, std::size_t voxels, int tile_floats, int blocks, bool pairs, cudaStream_t stream) {
+  tile_floats = std::max(2, std::min<int>(tile_floats, static_cast<int>(voxels)) & ~1);
+  flush_kernel<<<std::max(1, blocks), kTileThreads, 0, stream>>>(f, voxels, tile_floats, pairs);
+  TOMO_CUDA_CHECK_LAST();
+}
 
 void launch_atomics(float* f, std::size_t voxels, int nx, std::size_t blocks4, cudaStream_t stream) {
   atomics_kernel<<<blocks_for(blocks4), kThreads, 0, stream>>>(f, voxels, nx, blocks4);

@@ -19,4 +19,9 @@ void launch_gathers(const float* f, std::size_t voxels, int nx, std::size_t bloc
 void launch_shared_atomics(float* f, std::size_t voxels, int tile_floats, int nx, std::size_t blocks4, int blocks,
                            cudaStream_t stream);
 
+// The tiled back pass's flush alone: `blocks` blocks each add a tile of `tile_floats` ones into
+// `f` (blocks b and b + voxels / tile_floats share a tile), one atomic per voxel or, with
+// `pairs`, per voxel pair (float2, sm_90). `f` 8-byte aligned.
+void launch_flush(float* f, std::size_t voxels, int tile_floats, int blocks, bool pairs, cudaStream_t stream);
+
 }  // namespace tomo::safir::probes
