@@ -75,13 +75,15 @@ TOMO_FDK_CALLBACK_PARAMS
 #define TOMO_FDK_STRINGIFY2(...) #__VA_ARGS__
 #define TOMO_FDK_STRINGIFY(...) TOMO_FDK_STRINGIFY2(__VA_ARGS__)
 
-// cuFFT's LTO callbacks. `offset` indexes the batch's logical arrays (rows·P reals, rows·K
-// spectra); the host keeps rows·P below 2³², so 32-bit index arithmetic is exact.
+// cuFFT's LTO callbacks. cuFFT declares each by the name given, as a C++ function of its
+// signature (cufftReal = float, cufftComplex = float2), so they keep C++ linkage here. `offset`
+// indexes the batch's logical arrays (rows·P reals, rows·K spectra); the host keeps rows·P below
+// 2³², so 32-bit index arithmetic is exact.
 //   fdk_load_weighted   (R2C load):  raw·cos·column weight for i < sx, the zero padding beyond
 //   fdk_store_spectrum  (R2C store): the spectrum times the response
 //   fdk_store_cropped   (C2R store): the first sx samples of each row into the output
 constexpr const char* kCallbackFunctions = R"(
-extern "C" __device__ float fdk_load_weighted(void*, unsigned long long offset, void* info, void*) {
+__device__ float fdk_load_weighted(void*, unsigned long long offset, void* info, void*) {
   const FdkCallbackParams* p = static_cast<const FdkCallbackParams*>(info);
   const unsigned o = static_cast<unsigned>(offset);
   const unsigned r = o / p->P, i = o - r * p->P;
@@ -90,14 +92,14 @@ extern "C" __device__ float fdk_load_weighted(void*, unsigned long long offset, 
   const unsigned long long sx = p->sx;
   return p->raw[r * sx + i] * (p->cosine[j * sx + i] * p->columns[b * sx + i]);
 }
-extern "C" __device__ void fdk_store_spectrum(void* out, unsigned long long offset, float2 v, void* info, void*) {
+__device__ void fdk_store_spectrum(void* out, unsigned long long offset, float2 v, void* info, void*) {
   const FdkCallbackParams* p = static_cast<const FdkCallbackParams*>(info);
   const float h = p->response[static_cast<unsigned>(offset) % p->K];
   v.x *= h;
   v.y *= h;
   static_cast<float2*>(out)[offset] = v;
 }
-extern "C" __device__ void fdk_store_cropped(void*, unsigned long long offset, float v, void* info, void*) {
+__device__ void fdk_store_cropped(void*, unsigned long long offset, float v, void* info, void*) {
   const FdkCallbackParams* p = static_cast<const FdkCallbackParams*>(info);
   const unsigned o = static_cast<unsigned>(offset);
   const unsigned r = o / p->P, i = o - r * p->P;
