@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <span>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/fdk_bench_cases.hpp"
 #include "bench/harness.hpp"
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
@@ -37,10 +37,7 @@
 namespace tomo::fdk::bench_pipeline {
 namespace {
 
-struct Case {
-  std::string name;
-  int L, views, sx, sy;
-};
+using bench_cases::Case;
 
 #ifdef TOMO_HAVE_CUDA
 using tomo::cuda::DeviceBuffer;
@@ -191,28 +188,20 @@ void run_case(const Case& c, const Options& o, nlohmann::json& out) {
 }  // namespace
 
 int run(const Options& o, nlohmann::json& out) {
+  std::vector<Case> cases;
+  if (!bench_cases::parse(o.cases, "--pipeline-cases", cases)) return 2;
 #ifdef TOMO_HAVE_CUDA
   if (!tomo::cuda::have_device()) {
     std::printf("bench_fdk --pipeline: skipped: no CUDA device\n");
     return 0;
   }
   tomo::cuda::select_device(runtime_options().cuda_device);
-  std::stringstream ss(o.cases);
-  std::string name;
-  while (std::getline(ss, name, ',')) {
-    if (name == "256")
-      run_case({"256", 256, 360, 512, 512}, o, out);
-    else if (name == "rabbit")
-      run_case({"rabbit", 512, 496, 1248, 960}, o, out);
-    else {
-      std::fprintf(stderr, "bench_fdk: --pipeline-cases takes 256 and/or rabbit, not %s\n", name.c_str());
-      return 2;
-    }
-  }
+  for (const Case& c : cases) run_case(c, o, out);
   return 0;
 #else
   (void)o;
   (void)out;
+  (void)cases;
   std::printf("bench_fdk --pipeline: skipped: built without CUDA\n");
   return 0;
 #endif
