@@ -13,6 +13,8 @@
 //        --b-variants [--b-cases 256,rabbit --b-reps 3 --b-only PARTS --b-sweep-top 3
 //        --b-dump DIR]: candidate kernels of the
 //        projector pair's B side by side (fdk_bench_bvariants.cpp)
+//        --pipeline [--pipeline-cases 256,rabbit --pipeline-reps 5 --pipeline-chunk 32]: the cuda
+//        FDK pipeline and its stages, the cuFFT filter fused and separate (fdk_bench_pipeline.cpp)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +29,7 @@
 
 #include "bench/fdk_bench_accuracy.hpp"
 #include "bench/fdk_bench_bvariants.hpp"
+#include "bench/fdk_bench_pipeline.hpp"
 #include "bench/fdk_bench_projector.hpp"
 #include "bench/harness.hpp"
 #include "compute/core/registry.hpp"
@@ -63,6 +66,8 @@ struct Args {
   bench_projector::Options proj;
   bool b_variants = false;  // --b-variants: B's candidate kernels instead
   bench_bvariants::Options bvar;
+  bool pipeline = false;  // --pipeline: the cuda FDK pipeline's stages instead
+  bench_pipeline::Options pipe;
 };
 
 // The command line; --quick sets sizes 128,512, 1 rep and PSNR at 512 where those flags are not
@@ -91,6 +96,10 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--b-sweep-top", a.bvar.sweep_top, "--b-variants: block shapes of this many fastest")
       ->capture_default_str();
   app.add_option("--b-dump", a.bvar.dump, "--b-variants: folder for astra_bp_variants.py");
+  app.add_flag("--pipeline", a.pipeline, "time the cuda FDK pipeline stage by stage instead");
+  app.add_option("--pipeline-cases", a.pipe.cases, "--pipeline: 256 and/or rabbit")->capture_default_str();
+  app.add_option("--pipeline-reps", a.pipe.reps, "--pipeline: timed runs (median)")->capture_default_str();
+  app.add_option("--pipeline-chunk", a.pipe.chunk, "--pipeline: projections per step (1..64)")->capture_default_str();
   app.add_flag("--projector", a.projector, "time the projector pair and one SIRT/CGLS iteration instead");
   app.add_option("--projector-L", a.proj.L, "--projector: volume size")->capture_default_str();
   app.add_option("--projector-views", a.proj.views, "--projector: views over 360 deg")->capture_default_str();
@@ -122,6 +131,10 @@ Args parse_args(int argc, char** argv) {
   if (a.proj.L < 2 || a.proj.L > 2048 || a.proj.views < 1 || a.proj.views > 100000 || a.proj.sx < 2 ||
       a.proj.sy < 2 || a.proj.sx > 16384 || a.proj.sy > 16384 || a.proj.reps < 1 || a.proj.cpu_views < 0) {
     std::fprintf(stderr, "bench_fdk: --projector sizes out of range\n");
+    std::exit(2);
+  }
+  if (a.pipe.reps < 1 || a.pipe.chunk < 1 || a.pipe.chunk > 64) {
+    std::fprintf(stderr, "bench_fdk: --pipeline-reps >= 1 and --pipeline-chunk 1..64\n");
     std::exit(2);
   }
   a.reps = std::max(1, a.reps);
@@ -296,6 +309,12 @@ int main(int argc, char** argv) {
   if (a.b_variants) {
     nlohmann::json out;
     const int rc = bench_bvariants::run(a.bvar, out);
+    if (!a.json.empty()) bench::write_report(a.json, out);
+    return rc;
+  }
+  if (a.pipeline) {
+    nlohmann::json out;
+    const int rc = bench_pipeline::run(a.pipe, out);
     if (!a.json.empty()) bench::write_report(a.json, out);
     return rc;
   }

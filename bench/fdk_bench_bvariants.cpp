@@ -16,6 +16,7 @@
 #include <sstream>
 #include <vector>
 
+#include "bench/fdk_bench_cases.hpp"
 #include "bench/harness.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/geometry.hpp"
@@ -37,10 +38,7 @@
 namespace tomo::fdk::bench_bvariants {
 namespace {
 
-struct Case {
-  std::string name;
-  int L, views, sx, sy;
-};
+using bench_cases::Case;
 
 ConeGeometry geometry(const Case& c, double* pixel_mm) {
   CArmGeometry carm;
@@ -272,19 +270,9 @@ int run(const Options& o, nlohmann::json& out) {
   TOMO_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
   std::printf("b-variants on %s\n", p.name);
   out["device"] = p.name;
-  std::stringstream ss(o.cases);
-  for (std::string name; std::getline(ss, name, ',');) {
-    Case c;
-    if (name == "256")
-      c = {"256", 256, 360, 512, 512};
-    else if (name == "rabbit")
-      c = {"rabbit", 512, 496, 1248, 960};
-    else {
-      std::fprintf(stderr, "bench_fdk: --b-cases takes 256 and rabbit, not %s\n", name.c_str());
-      return 2;
-    }
-    out["b_variants"][c.name] = run_case(o, c);
-  }
+  std::vector<Case> cases;
+  if (!bench_cases::parse(o.cases, "--b-cases", cases)) return 2;
+  for (const Case& c : cases) out["b_variants"][c.name] = run_case(o, c);
   return 0;
 #else
   (void)o;

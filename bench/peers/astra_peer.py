@@ -97,9 +97,7 @@ def fdk_rows(a, xp, astra, tomoraster, gpu, L):
         host0 = None if a.no_host else xp.asnumpy(proj)
         for name, fn in (("old", lambda: fdk_stages.old_path(tomoraster, xp, proj, host0, mats, L, voxel)),
                          ("cupy", lambda: fdk_stages.pipeline(tomoraster, xp, proj, mats, L, voxel, a.reps)[0]),
-                         ("numpy_staged", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps)[0]),
-                         ("numpy_pageable", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps,
-                                                                        "pageable")[0]),
+                         ("numpy", lambda: fdk_stages.pipeline(tomoraster, xp, host0, mats, L, voxel, a.reps)[0]),
                          ("cupy_variants", lambda: fdk_stages.variants(tomoraster, xp, proj, mats, L, voxel, a.reps)),
                          ("numpy_variants", lambda: fdk_stages.variants(tomoraster, xp, host0, mats, L, voxel, a.reps,
                                                                         rings=(1024.0,)))):

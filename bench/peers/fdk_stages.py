@@ -6,7 +6,7 @@ cuFFT filtered, back-projected with the volume loaded and stored again; NumPy ch
 through a host round trip), and the pipeline (cuFFT plans, ring slots and staging buffers kept
 per geometry): a first call that makes it, warm calls, and its own clocks (DeviceFdkTimes:
 staging copies, host waits, volume copy-out, GPU upload and filter time) for CuPy and NumPy
-stacks, the latter uploaded staged (page-locked buffers filled by host threads) or pageable.
+stacks (the latter uploaded through page-locked buffers filled by host threads).
 """
 from __future__ import annotations
 
@@ -76,10 +76,9 @@ def old_path(tomoraster, xp, proj, host, mats, L, voxel, chunk=16):
     return {k: (v if k.startswith("rel") else round(v, 2)) for k, v in out.items()}
 
 
-def pipeline(tomoraster, xp, stack, mats, L, voxel, reps, upload="staged"):
+def pipeline(tomoraster, xp, stack, mats, L, voxel, reps):
     """The cuda pipeline on `stack` (CuPy or NumPy): first call, warm median, its clocks (ms)."""
     fdk = tomoraster.fdk
-    fdk._HOST_UPLOAD = upload
     fdk.clear_cache()
     timer = pt.Timer(xp)
     call = lambda: fdk.fdk(stack, mats, (L, L, L), (voxel,) * 3, backend="cuda",  # noqa: E731
@@ -90,7 +89,6 @@ def pipeline(tomoraster, xp, stack, mats, L, voxel, reps, upload="staged"):
     res = {"first_call": round(first, 2), "warm_median": round(warm, 2), "warm_runs": [round(t, 2) for t in timer.runs],
            "clocks": {k: (round(v, 2) if isinstance(v, float) else v) for k, v in pipe.times().items()},
            "describe": pipe.describe()}
-    fdk._HOST_UPLOAD = "staged"
     return res, timer.last
 
 
@@ -105,7 +103,7 @@ def variants(tomoraster, xp, stack, mats, L, voxel, reps, chunks=(16, 32, 64), r
                 continue  # one axis at a time
             try:
                 pipe = tomoraster._core.FdkPipeline(mats, rows, cols, "ram-lak", False, True, [L] * 3, [voxel] * 3,
-                                                    _origin(L, voxel), "hardware", chunk, "staged", ring)
+                                                    _origin(L, voxel), "hardware", chunk, ring)
                 on_gpu = not isinstance(stack, np.ndarray)
                 vol = xp.empty((L, L, L), xp.float32) if on_gpu else None
 

@@ -1,5 +1,5 @@
 // `cuda` ProjectionFilter: the FDK pre-processing with cuFFT (CufftFilter) on host (or device)
-// projections, chunk by chunk: upload, weight + pad + R2C + ramp + C2R + crop on the GPU, download. The
+// projections, chunk by chunk: upload, weights + R2C + ramp + C2R + crop on the GPU, download. The
 // result comes back to the host because the pipeline keeps one host stack (write_rct, the cpu
 // reference, every back-projector reads it); the upload/download is counted in its time.
 #include <cuda_runtime.h>
@@ -55,8 +55,10 @@ class CudaFilter final : public ProjectionFilter {
   }
 
   std::string describe() const override {
+    const bool fused = filter_ && filter_->passes() == FilterPasses::fused;
     return "cuda (cuFFT, float, batches of " + std::to_string(filter_ ? filter_->max_batch() : kChunk) +
-           " projections, padded length " + std::to_string(filter_ ? filter_->padded_size() : 0) + ")";
+           " projections, padded length " + std::to_string(filter_ ? filter_->padded_size() : 0) +
+           (fused ? ", weights fused as callbacks)" : ")");
   }
 
  private:

@@ -11,24 +11,36 @@
 
 namespace tomo::fdk {
 
+// Where the weights, the response and the crop are applied. fused: inside cuFFT's own kernels,
+// as link-time-optimised callbacks (compiled once per process by NVRTC, linked into the plans by
+// cuFFT's JIT): the R2C loads each raw row weighted and zero-padded and stores its spectrum times
+// the response, the C2R stores only the first sx samples of a row; two passes over the data.
+// separate: kernels around cuFFT (weight + pad, multiply, crop): three passes more.
+enum class FilterPasses { fused, separate };
+
 class CufftFilter {
  public:
   // Builds the frequency response and weights on the host with FdkFilter's own functions and
   // uploads them; cuFFT plans are made on first use per batch size and kept (reused) after.
-  // `max_batch`: projections per cuFFT execution (device scratch grows with it).
-  explicit CufftFilter(const CArmGeometry& g, FilterOptions options = {}, int max_batch = 8);
+  // `max_batch`: projections per cuFFT execution (device scratch grows with it). `passes`:
+  // fused falls back to separate (with a log line) where cuFFT or NVRTC cannot make its plans.
+  explicit CufftFilter(const CArmGeometry& g, FilterOptions options = {}, int max_batch = 8,
+                       FilterPasses passes = FilterPasses::fused);
   ~CufftFilter();
   CufftFilter(const CufftFilter&) = delete;
   CufftFilter& operator=(const CufftFilter&) = delete;
 
   // Device → device: `count` raw projections (sx·sy floats each, n-major) of indices n0 … n0+count−1
-  // into `out` (same layout; may equal `raw`), queued on `stream`. Not thread-safe (shared scratch).
+  // into `out` (same layout; may equal `raw`), queued on `stream`. Not thread-safe (shared scratch),
+  // and one stream at a time (the next call's batches go after this call's on the same stream).
   void apply_device(int n0, int count, const float* raw, float* out, cudaStream_t stream);
   // Host → host convenience (pageable copies, synchronous).
   void apply_host(int n0, int count, const float* raw, float* out);
 
   int padded_size() const;
   int max_batch() const;
+  // The passes in use (fused unless asked otherwise or unavailable here).
+  FilterPasses passes() const;
 
  private:
   struct Impl;

@@ -79,16 +79,14 @@ int highest_priority() {
 
 struct DeviceFdk::Impl {
   Impl(const CArmGeometry& g_, const FilterOptions& options, cuda_impl::CudaBackprojector& op_, const Grid3& grid_,
-       int chunk_, int device_, HostUpload mode_)
-      : g(g_), grid(grid_), op(op_), device(device_), chunk(chunk_), mode(mode_),
-        image(static_cast<std::size_t>(g_.sx) * g_.sy),
-        filter((cuda::select_device(device_), g_), options, chunk_), work(true, highest_priority()) {}
+       int chunk_, int device_, FilterPasses passes)
+      : g(g_), grid(grid_), op(op_), device(device_), chunk(chunk_), image(static_cast<std::size_t>(g_.sx) * g_.sy),
+        filter((cuda::select_device(device_), g_), options, chunk_, passes), work(true, highest_priority()) {}
 
   CArmGeometry g;
   Grid3 grid;
   cuda_impl::CudaBackprojector& op;
   int device, chunk;
-  HostUpload mode;
   std::size_t image;
   CufftFilter filter;
   cuda::Stream work, upload;  // work: the filter, at the highest priority; upload: host chunks
@@ -97,7 +95,7 @@ struct DeviceFdk::Impl {
   std::array<cuda::PinnedBuffer<float>, 2> staging;
   std::array<cuda::Event, 2> staged_free{cuda::Event(false), cuda::Event(false)};
   std::array<bool, 2> staging_used{false, false};
-  cuda::DeviceBuffer<float> bounce;  // the volume on its way to host memory (staged mode)
+  cuda::DeviceBuffer<float> bounce;  // the volume on its way to host memory
   std::vector<cuda::Event> marks;  // 4 per chunk: upload start/stop, filter start/stop
   std::vector<bool> uploaded;      // per chunk of the run: an upload was timed
   // The run: chunks added, the last one handed to the back-projector, the last one known read.
@@ -140,11 +138,11 @@ struct DeviceFdk::Impl {
 };
 
 DeviceFdk::DeviceFdk(const CArmGeometry& g, const FilterOptions& options, ConeBeamBackprojector& op, const Grid3& grid,
-                     int chunk, int device, HostUpload upload, double ring_mb) {
+                     int chunk, int device, double ring_mb, FilterPasses passes) {
   if (chunk < 1 || chunk > 64) throw Error(str_cat("fdk device pipeline: chunk must be 1..64, got ", chunk));
   if (g.sx < 1 || g.sy < 1 || g.projections < 1)
     throw Error(str_cat("fdk device pipeline: bad geometry ", g.sx, "x", g.sy, "x", g.projections));
-  impl_ = std::make_unique<Impl>(g, options, cuda_op(op), grid, std::min(chunk, g.projections), device, upload);
+  impl_ = std::make_unique<Impl>(g, options, cuda_op(op), grid, std::min(chunk, g.projections), device, passes);
   Impl& m = *impl_;
   const int chunks = (g.projections + m.chunk - 1) / m.chunk;
   const int n = slot_count(chunks, m.image * m.chunk * sizeof(float), ring_mb * 1048576.0);
@@ -175,7 +173,8 @@ DeviceFdkTimes DeviceFdk::times() const { return impl_->t; }
 std::string DeviceFdk::describe() const {
   const Impl& m = *impl_;
   return str_cat("cuda FDK pipeline (chunks of ", m.chunk, " projections, ", m.slots.size(), " device slots, cuFFT padded ",
-                 m.filter.padded_size(), ", host chunks ", m.mode == HostUpload::staged ? "staged" : "pageable", ")");
+                 m.filter.padded_size(), m.filter.passes() == FilterPasses::fused ? " with fused callbacks" : ", separate kernels",
+                 ")");
 }
 
 void DeviceFdk::begin() {
@@ -219,27 +218,20 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
     m.t.wait_ms += ms_since(w0);
     m.hand_over(slot, count, matrices);
   } else {
-    if (m.mode == HostUpload::staged) {
-      const int s = static_cast<int>(k % 2);
-      if (m.staging[s].size() == 0) m.staging[s].resize(m.image * m.chunk);  // made by the first host chunk
-      if (m.staging_used[s]) {
-        const auto w0 = Clock::now();
-        m.staged_free[s].synchronize();
-        m.t.wait_ms += ms_since(w0);
-      }
-      const auto c0 = Clock::now();
-      parallel_copy(m.staging[s].data(), pixels, n * sizeof(float));
-      m.t.stage_ms += ms_since(c0);
-      m.mark(k, 0).record(m.upload);
-      TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, m.staging[s].data(), n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
-      m.staged_free[s].record(m.upload);
-      m.staging_used[s] = true;
-    } else {  // returns once the driver has staged the caller's memory (the DMA may run on)
-      const auto c0 = Clock::now();
-      m.mark(k, 0).record(m.upload);
-      TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, pixels, n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
-      m.t.stage_ms += ms_since(c0);
+    const int s = static_cast<int>(k % 2);
+    if (m.staging[s].size() == 0) m.staging[s].resize(m.image * m.chunk);  // made by the first host chunk
+    if (m.staging_used[s]) {
+      const auto w0 = Clock::now();
+      m.staged_free[s].synchronize();
+      m.t.wait_ms += ms_since(w0);
     }
+    const auto c0 = Clock::now();
+    parallel_copy(m.staging[s].data(), pixels, n * sizeof(float));
+    m.t.stage_ms += ms_since(c0);
+    m.mark(k, 0).record(m.upload);
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, m.staging[s].data(), n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
+    m.staged_free[s].record(m.upload);
+    m.staging_used[s] = true;
     m.mark(k, 1).record(m.upload);
     m.work.wait(m.mark(k, 1));
     m.mark(k, 2).record(m.work);

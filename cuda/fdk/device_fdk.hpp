@@ -15,6 +15,7 @@
 #include "compute/fdk/filter.hpp"
 #include "compute/fdk/geometry.hpp"
 #include "compute/fdk/matrix.hpp"
+#include "cuda/fdk/cufft_filter.hpp"
 
 namespace tomo::fdk {
 
@@ -27,18 +28,15 @@ struct DeviceFdkTimes {
   int chunks = 0;
 };
 
-// How host chunks reach the device: staged (copied by host threads into page-locked buffers,
-// then an async copy) or pageable (cudaMemcpyAsync from the caller's memory; the driver stages).
-enum class HostUpload { staged, pageable };
-
 class DeviceFdk {
  public:
   // `op`: the registered `cuda` back-projector, configured (Error for another backend), used for
   // as long as this object lives; `g`/`options`: the orbit and the filter; `chunk`: projections
   // per step (at most 64); `device`: the CUDA device of `op`; `ring_mb`: device memory for the
-  // ring of filtered chunks (the whole stack when it fits, at least three chunks).
+  // ring of filtered chunks (the whole stack when it fits, at least three chunks); `passes`: the
+  // cuFFT filter's (CufftFilter; separate only to measure against).
   DeviceFdk(const CArmGeometry& g, const FilterOptions& options, ConeBeamBackprojector& op, const Grid3& grid,
-            int chunk, int device, HostUpload upload = HostUpload::staged, double ring_mb = 1024);
+            int chunk, int device, double ring_mb = 1024, FilterPasses passes = FilterPasses::fused);
   ~DeviceFdk();
   DeviceFdk(const DeviceFdk&) = delete;
   DeviceFdk& operator=(const DeviceFdk&) = delete;

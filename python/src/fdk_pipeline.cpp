@@ -46,8 +46,7 @@ class FdkPipeline {
  public:
   FdkPipeline(const AnyArray& matrices, int rows, int cols, const std::string& window, bool parker, bool cosine,
               const std::vector<int>& voxels, const std::vector<double>& voxel_mm,
-              const std::vector<double>& origin_mm, const std::string& interpolation, int chunk,
-              const std::string& host_upload, double ring_mb) {
+              const std::vector<double>& origin_mm, const std::string& interpolation, int chunk, double ring_mb) {
     require_cuda_build("fdk.fdk on the cuda backend");
     if (chunk < 1 || chunk > 64) throw nb::value_error("chunk must be 1..64 on the cuda backend");
     if (!(ring_mb >= 0 && ring_mb <= 1e7)) throw nb::value_error("ring_mb must be in [0, 1e7]");
@@ -63,17 +62,12 @@ class FdkPipeline {
     for (const auto& row : fdk::kInterpolationNames)
       if (row.name == interpolation) bp.interpolation = row.value, known = true;
     if (!known) throw nb::value_error("interpolation must be 'hardware' or 'exact'");
-    if (host_upload != "staged" && host_upload != "pageable")
-      throw nb::value_error("host_upload must be 'staged' or 'pageable'");
     device_ = runtime_options().cuda_device;
 #ifdef TOMO_HAVE_CUDA
     op_ = BackendRegistry<fdk::ConeBeamBackprojector>::instance().create("cuda");
     op_->configure(bp);
     nb::gil_scoped_release release;
-    run_ = std::make_unique<fdk::DeviceFdk>(orbit_.geometry, options, *op_, grid_, chunk, device_,
-                                            host_upload == "staged" ? fdk::HostUpload::staged
-                                                                    : fdk::HostUpload::pageable,
-                                            ring_mb);
+    run_ = std::make_unique<fdk::DeviceFdk>(orbit_.geometry, options, *op_, grid_, chunk, device_, ring_mb);
 #endif
   }
 
@@ -177,11 +171,10 @@ void bind_fdk_pipeline(nb::module_& m) {
   m.def("fdk_cuda_device", [] { return runtime_options().cuda_device; });
   nb::class_<FdkPipeline>(m, "FdkPipeline")
       .def(nb::init<const AnyArray&, int, int, const std::string&, bool, bool, const std::vector<int>&,
-                    const std::vector<double>&, const std::vector<double>&, const std::string&, int,
-                    const std::string&, double>(),
+                    const std::vector<double>&, const std::vector<double>&, const std::string&, int, double>(),
            nb::arg("matrices"), nb::arg("rows"), nb::arg("cols"), nb::arg("window"), nb::arg("parker"),
            nb::arg("cosine"), nb::arg("voxels"), nb::arg("voxel_mm"), nb::arg("origin_mm"), nb::arg("interpolation"),
-           nb::arg("chunk"), nb::arg("host_upload"), nb::arg("ring_mb") = 1024.0)
+           nb::arg("chunk"), nb::arg("ring_mb") = 1024.0)
       .def("begin", &FdkPipeline::begin)
       .def("add", &FdkPipeline::add, nb::arg("n0"), nb::arg("projections"))
       .def("finish_host", &FdkPipeline::finish_host)

@@ -128,9 +128,6 @@ def fdk(projections, matrices, voxels, voxel_mm, origin_mm=None, backend: str = 
 # The cuda pipeline of the last geometry fdk() ran (one: its GPU buffers are the stack's chunks and
 # the volume), or None for a geometry whose backend is not cuda; keyed by every argument it holds.
 _CACHE: dict = {}
-# How NumPy chunks reach the GPU: "staged" (host threads copy into page-locked buffers) or
-# "pageable" (the driver copies from the caller's memory).
-_HOST_UPLOAD = "staged"
 
 
 def clear_cache() -> None:
@@ -148,7 +145,7 @@ def _pipeline(mats, rows, cols, voxels, voxel_mm, origin_mm, backend, interpolat
     origin_mm = [float(o) for o in origin_mm]
     m = np.ascontiguousarray(np.asarray(mats, dtype=np.float64))
     key = (str(backend), str(interpolation), str(window), bool(parker), bool(cosine), rows, cols, tuple(voxels),
-           tuple(voxel_mm), tuple(origin_mm), min(int(chunk), 64), _HOST_UPLOAD, _core.fdk_cuda_device(), m.shape,
+           tuple(voxel_mm), tuple(origin_mm), min(int(chunk), 64), _core.fdk_cuda_device(), m.shape,
            m.tobytes())
     if key in _CACHE:
         return _CACHE[key]
@@ -158,7 +155,7 @@ def _pipeline(mats, rows, cols, voxels, voxel_mm, origin_mm, backend, interpolat
     if bp._op.backend_name == "cuda":
         del bp
         pipe = _checks.call(_core.FdkPipeline, m, rows, cols, window, parker, cosine, voxels, voxel_mm, origin_mm,
-                            interpolation, min(int(chunk), 64), _HOST_UPLOAD)
+                            interpolation, min(int(chunk), 64))
     _CACHE[key] = pipe
     return pipe
 
