@@ -30,8 +30,8 @@ std::string cuda_table_helpers(const Dialect& d, int tables) {
   s += "struct MuTab { long long off; int n, pad; double dt; };\n";
   s += "#define MU_TAB(s) tabs, tinfo[R.run * NT + (s)]\n";
   s += "#define V(k) v[k]\n";
-  s += "__device__ __noinline__ double mu_lookup(const double* __restrict__ v, int n, double dt, double x) {\n" + lookup_body("") + "}\n";
-  s += "__device__ __noinline__ double mu_slope(const double* __restrict__ v, int n, double dt, double x) {\n" + slope_body("") + "}\n";
+  s += "__device__ __forceinline__ double mu_lookup(const double* __restrict__ v, int n, double dt, double x) {\n" + lookup_body("") + "}\n";
+  s += "__device__ __forceinline__ double mu_slope(const double* __restrict__ v, int n, double dt, double x) {\n" + slope_body("") + "}\n";
   s += "#undef V\n";
   s += str_cat("__device__ __forceinline__ real mu_tab(const double* __restrict__ tabs, const MuTab& T, real x) {\n",
                "  return real(mu_lookup(tabs + T.off, T.n, T.dt, (double)x));\n}\n",
