@@ -52,15 +52,8 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
   bin += "            const real th = " + m.value + ";\n";
   bin += statistic_code(s, d, gradient, "            ", "part");
   if (gradient) bin += gradient_accumulate(m, d, "            ", "part");
-  // A run's last, partial Pack: a loop, not unrolled (one copy of the bin code instead of PACK:
-  // NVRTC's time and the image shrink by ~40 %, and this Pack is one of a run's thousands). Its
-  // bins are read from global memory: indexing `cur` by the loop's j would put it into local
-  // memory for the whole kernel.
-  std::string tail_bin = bin;
-  for (std::size_t at = tail_bin.find("cur.v["); at != std::string::npos; at = tail_bin.find("cur.v[", at))
-    tail_bin.replace(at, 6, "tail[");
-  const std::string checked = "          const bin_t* __restrict__ tail = P[g].v;\n#pragma unroll 1\n          for (int j = 0; j < PACK; ++j) {\n"
-                              "            const int k = PACK * g + j;\n            if (k >= count) break;\n" + tail_bin + "          }\n";
+  const std::string checked = "#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n"
+                              "            if (k >= count) break;\n" + bin + "          }\n";
   out += "          if (PACK * g + PACK <= count) {\n#pragma unroll\n          for (int j = 0; j < PACK; ++j) {\n            const int k = PACK * g + j;\n" +
          bin + "          }\n          } else {\n" + checked + "          }\n";
   out += "#pragma unroll\n          for (int j = 0; j < NS; ++j) acc[j] += (double)part[j];\n";
