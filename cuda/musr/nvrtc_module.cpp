@@ -3,6 +3,7 @@
 
 #include <nvrtc.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "cuda/core/check.hpp"
+#include "cuda/musr/nvrtc_cache.hpp"
 
 namespace tomo::cuda {
 namespace {
@@ -31,12 +33,23 @@ struct ProgramHandle {
 
 std::vector<char> nvrtc_compile(const std::string& source, const std::string& name, int cc_major, int cc_minor, bool cubin,
                                 const std::vector<std::string>& extra) {
-  ProgramHandle prog;
-  nvrtc_check(nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
   const std::string arch = str_cat(cubin ? "--gpu-architecture=sm_" : "--gpu-architecture=compute_", cc_major, cc_minor);
   // IEEE division and square root (the double path is compared with the cpu at 1e-9), no headers.
   std::vector<const char*> options = {arch.c_str(), "--std=c++17", "--fmad=true", "--device-as-default-execution-space"};
   for (const auto& o : extra) options.push_back(o.c_str());
+  // The cache key: NVRTC's version, every option (the target among them), the name and the source.
+  const std::filesystem::path cache_dir = nvrtc_cache_dir();
+  std::string key;
+  if (!cache_dir.empty()) {
+    int major = 0, minor = 0;
+    nvrtc_check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    key = str_cat("nvrtc ", major, ".", minor, "\n");
+    for (const char* o : options) key += str_cat(o, "\n");
+    key += str_cat(name, "\n", source);
+    if (auto image = nvrtc_cache_load(cache_dir, key)) return std::move(*image);
+  }
+  ProgramHandle prog;
+  nvrtc_check(nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
   const nvrtcResult r = nvrtcCompileProgram(prog.p, static_cast<int>(options.size()), options.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(prog.p, &log_size);
@@ -55,6 +68,7 @@ std::vector<char> nvrtc_compile(const std::string& source, const std::string& na
     image.resize(size);
     nvrtc_check(nvrtcGetPTX(prog.p, image.data()), "nvrtcGetPTX");
   }
+  if (!cache_dir.empty()) nvrtc_cache_store(cache_dir, key, image);
   return image;
 }
 

@@ -10,7 +10,8 @@ namespace tomo::cuda {
 
 // Compiles `source` (named `name` in messages) for compute capability major.minor: a CUBIN
 // when `cubin`, else PTX, with `options` added to the defaults (e.g. "--ftz=true"). Needs no
-// device. Throws tomo::Error with NVRTC's log on failure.
+// device. The image is taken from and kept in the on-disk cache of nvrtc_cache.hpp when it is
+// enabled. Throws tomo::Error with NVRTC's log on failure.
 std::vector<char> nvrtc_compile(const std::string& source, const std::string& name, int cc_major, int cc_minor, bool cubin,
                                 const std::vector<std::string>& options = {});
 
