@@ -173,18 +173,6 @@ nlohmann::json run(std::array<int, 3> dims, int reps, const std::vector<std::str
                 c.derivatives_gradient_max_rel, c.derivatives_hessian_max_rel);
     rows.back()["derivatives_gradient_max_rel"] = c.derivatives_gradient_max_rel;
     rows.back()["derivatives_hessian_max_rel"] = c.derivatives_hessian_max_rel;
-    nlohmann::json shapes = nlohmann::json::array();
-    for (const auto& v : c.v4) {
-      std::printf("  prior cuda       shape %-30s (%s): %.3f ms vs product %.3f; smooth kappa %.3f vs %.3f;"
-                  " kappa 0 %.3f vs %.3f; max rel vs product %.1e\n",
-                  v.name.c_str(), v.term.c_str(), v.ms, v.product_ms, v.smooth_ms, v.smooth_product_ms, v.zeros_ms,
-                  v.zeros_product_ms, v.max_rel);
-      shapes.push_back({{"name", v.name}, {"term", v.term}, {"ms", v.ms}, {"product_ms", v.product_ms},
-                        {"smooth_kappa_ms", v.smooth_ms}, {"smooth_kappa_product_ms", v.smooth_product_ms},
-                        {"kappa_zeros_ms", v.zeros_ms}, {"kappa_zeros_product_ms", v.zeros_product_ms},
-                        {"max_rel_vs_product", v.max_rel}});
-    }
-    rows.back()["shapes"] = shapes;
   }
 #endif
   if ((wants("gl-compute") || wants("gl")) && reg.available("gl-compute").ok)

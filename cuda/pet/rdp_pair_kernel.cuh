@@ -25,15 +25,12 @@ constexpr int kLanes = 32, kWarps = 4, kChunk = 16;
 constexpr int kCols = kLanes - 2;  // columns written per block along x
 constexpr unsigned kFull = 0xffffffffu;
 
-// A kernel's shape: rows along y a lane writes, whether a plane step whose two planes have
-// κ = 0 in the whole warp skips its pairs (their terms are all multiplied by κ = 0), and whether
-// a plane's loads take one offset per plane and a row mask made once (instead of each row's
-// index and bounds computed anew per plane).
-struct Shape {
-  int rows = 8;
-  bool skip_empty = false;
-  bool lean_loads = false;
-};
+// The kernel's shape, the fastest of those timed on an H200 (docs/perf/pet.md): 4 rows along y a
+// lane (72–96 registers: more warps an SM than 8 rows' 128, and room for the gradient and Hessian
+// sums of the one-pass term); a plane step whose two planes have κ = 0 in the whole warp skips its
+// pairs (their terms are all multiplied by κ = 0: outside the field of view); a plane's loads take
+// one offset per plane and a row mask made once.
+constexpr int kRows = 4;
 
 // The per-voxel sum a pass accumulates: one float, or (gradient, Hessian) for both at once.
 template <int Term>
@@ -132,7 +129,7 @@ __device__ __forceinline__ void step_pairs(const float (&xl)[kSet], const float 
   }
 }
 
-template <int Term, int kRows, bool kSkipEmpty, bool kLeanLoads>
+template <int Term>
 __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights wt) {
   using Acc = typename AccOf<Term>::type;
   constexpr int kSet = kRows + 2, kSpan = kWarps * kRows;
@@ -151,44 +148,27 @@ __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights
   Acc al[kSet], au[kSet], rl[kSet], ru[kSet];  // own sums (planes k, k+1), next lane's halves
   // Loads a plane; true where every value the warp loaded is ≥ 0 (false for NaN). `any_kappa`:
   // whether the warp loaded a κ ≠ 0.
-  unsigned rows_in = 0;  // lean loads: bit r for row j0 + r and column i inside the image
-  long long plane = 0, row0 = 0;
-  if constexpr (kLeanLoads) {
+  unsigned rows_in = 0;  // bit r for row j0 + r and column i inside the image
 #pragma unroll
-    for (int r = 0; r < kSet; ++r)
-      if (in_x && j0 + r >= 0 && j0 + r < a.ny) rows_in |= 1u << r;
-    plane = (long long)a.nx * a.ny, row0 = (long long)j0 * a.nx + i;
-  }
+  for (int r = 0; r < kSet; ++r)
+    if (in_x && j0 + r >= 0 && j0 + r < a.ny) rows_in |= 1u << r;
+  const long long plane = (long long)a.nx * a.ny, row0 = (long long)j0 * a.nx + i;
   auto load = [&](int k, float* xv, float* kv, bool& any_kappa) {
     const bool in_z = k >= 0 && k < a.nz;
     bool ok = true, some = false;
-    if constexpr (kLeanLoads) {
-      const unsigned rows = in_z ? rows_in : 0u;
-      const long long base = (long long)k * plane + row0;
+    const unsigned rows = in_z ? rows_in : 0u;
+    const long long base = (long long)k * plane + row0;
 #pragma unroll
-      for (int r = 0; r < kSet; ++r) {
-        const bool inside = (rows >> r) & 1u;
-        const long long b = base + (long long)r * a.nx;
-        const float v = inside ? __ldg(a.x + b) : 0.0f;
-        ok = ok && v >= 0.0f;
-        xv[r] = v + half_eps;
-        kv[r] = inside ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
-        if constexpr (kSkipEmpty) some = some || kv[r] != 0.0f;
-      }
-    } else {
-#pragma unroll
-      for (int r = 0; r < kSet; ++r) {
-        const int j = j0 + r;
-        const bool inside = in_x && in_z && j >= 0 && j < a.ny;
-        const std::size_t b = (std::size_t(inside ? k : 0) * a.ny + (inside ? j : 0)) * a.nx + (inside ? i : 0);
-        const float v = inside ? __ldg(a.x + b) : 0.0f;
-        ok = ok && v >= 0.0f;
-        xv[r] = v + half_eps;
-        kv[r] = inside ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
-        if constexpr (kSkipEmpty) some = some || kv[r] != 0.0f;
-      }
+    for (int r = 0; r < kSet; ++r) {
+      const bool inside = (rows >> r) & 1u;
+      const long long b = base + (long long)r * a.nx;
+      const float v = inside ? __ldg(a.x + b) : 0.0f;
+      ok = ok && v >= 0.0f;
+      xv[r] = v + half_eps;
+      kv[r] = inside ? (a.kappa ? __ldg(a.kappa + b) : 1.0f) : 0.0f;
+      some = some || kv[r] != 0.0f;
     }
-    if constexpr (kSkipEmpty) any_kappa = __any_sync(kFull, some);
+    any_kappa = __any_sync(kFull, some);
     return __all_sync(kFull, ok);
   };
   bool lower_any = true, upper_any = true;
@@ -208,7 +188,7 @@ __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights
       kur[r] = __shfl_down_sync(kFull, ku[r], 1);
       au[r] = rl[r] = ru[r] = Acc{};
     }
-    if (kSkipEmpty && !lower_any && !upper_any) {
+    if (!lower_any && !upper_any) {
       // every pair of this step has κ = 0 at both ends: nothing to add
     } else if (params_ok && lower_ok && upper_ok) {
       step_pairs<Term, false>(xl, kl, xu, ku, xlr, klr, xur, kur, al, au, rl, ru, wt, g);
@@ -245,9 +225,9 @@ __global__ void __launch_bounds__(kLanes * kWarps) rdp_kernel(RdpArgs a, Weights
 }
 
 
-// Launches the pass of `Term` in shape S: weights from the voxel sides, one block of 4 warps per
-// 30 columns × 4·rows rows × 16 planes.
-template <int Term, Shape S>
+// Launches the pass of `Term`: weights from the voxel sides, one block of 4 warps per 30 columns
+// × 4·kRows rows × 16 planes.
+template <int Term>
 void launch_pairs(const RdpArgs& a, cudaStream_t stream) {
   const std::size_t n = std::size_t(a.nx) * a.ny * a.nz;
   if (n == 0) return;
@@ -256,10 +236,10 @@ void launch_pairs(const RdpArgs& a, cudaStream_t stream) {
     const int di = q % 3 - 1, dj = (q / 3) % 3 - 1, dk = q / 9 - 1;
     w.w[q] = (di || dj || dk) ? rdp_weight<float>(di, dj, dk, a.vx, a.vy, a.vz) : 0.0f;
   }
-  constexpr int span = kWarps * S.rows;
+  constexpr int span = kWarps * kRows;
   const dim3 block(kLanes, kWarps),
       grid((a.nx + kCols - 1) / kCols, (a.ny + span - 1) / span, (a.nz + kChunk - 1) / kChunk);
-  rdp_kernel<Term, S.rows, S.skip_empty, S.lean_loads><<<grid, block, 0, stream>>>(a, w);
+  rdp_kernel<Term><<<grid, block, 0, stream>>>(a, w);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -8,7 +8,6 @@
 #include "compute/pet/rdp_math.hpp"
 #include "bench/cuda/pet/prior_pairs_v1.hpp"
 #include "bench/cuda/pet/prior_pairs_v3.hpp"
-#include "bench/cuda/pet/prior_pairs_v4.hpp"
 #include "bench/cuda/pet/prior_tiled.hpp"
 #include "cuda/pet/rdp_kernels.hpp"
 
@@ -98,20 +97,8 @@ std::vector<float> download(const float* d, std::size_t n) {
   return h;
 }
 
-const char* term_name(cuda_impl::RdpTerm t) {
-  switch (t) {
-    case cuda_impl::RdpTerm::value: return "value";
-    case cuda_impl::RdpTerm::gradient: return "gradient";
-    case cuda_impl::RdpTerm::hessian: return "hessian";
-    case cuda_impl::RdpTerm::derivatives: return "derivatives";
-  }
-  return "?";
-}
-
-// The product's combined pass against its separate passes, then the kernel's other shapes
-// (prior_pairs_v4.cu) against the product pass of their term, with the κ in dk now and with κ
-// varying and κ = 0 everywhere (dk restored to `kappa` at the end).
-void time_shapes(cuda_impl::RdpArgs a, float* dk, const std::vector<float>& kappa, int reps, PriorPassTimes& t) {
+// The product's combined pass against its separate passes (time and largest difference).
+void time_derivatives(const cuda_impl::RdpArgs& a, int reps, PriorPassTimes& t) {
   using cuda_impl::RdpTerm;
   const std::size_t n = std::size_t(a.nx) * a.ny * a.nz;
   t.derivatives_ms = median_ms([&] { cuda_impl::launch_rdp(a, RdpTerm::derivatives, nullptr); }, reps);
@@ -122,28 +109,6 @@ void time_shapes(cuda_impl::RdpArgs a, float* dk, const std::vector<float>& kapp
   const std::vector<float> ph = download(a.out, n);
   t.derivatives_gradient_max_rel = max_rel_diff(dg, pg);
   t.derivatives_hessian_max_rel = max_rel_diff(dh, ph);
-  const auto cands = pairs_v4_candidates();
-  for (const auto& c : cands) t.v4.push_back({c.name, term_name(c.term)});
-  std::vector<float> k2(n);
-  for (int pass = 0; pass < 3; ++pass) {  // the bench's κ, κ varying, κ = 0
-    if (pass > 0) {
-      for (std::size_t v = 0; v < n; ++v) k2[v] = pass == 1 ? 0.5f + float((v * 40503u) % 997u) / 997.0f : 0.0f;
-      TOMO_CUDA_CHECK(cudaMemcpy(dk, k2.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    }
-    for (std::size_t c = 0; c < cands.size(); ++c) {
-      auto& row = t.v4[c];
-      const RdpTerm term = cands[c].term;
-      const double pm = median_ms([&] { cuda_impl::launch_rdp(a, term, nullptr); }, reps);
-      const std::vector<float> p1 = download(a.out, n), p2 = download(a.out2, n);
-      const double cm = median_ms([&] { launch_pairs_v4_rdp(int(c), a, nullptr); }, reps);
-      double m = max_rel_diff(download(a.out, n), p1);
-      if (term == RdpTerm::derivatives) m = std::max(m, max_rel_diff(download(a.out2, n), p2));
-      (pass == 0 ? row.product_ms : pass == 1 ? row.smooth_product_ms : row.zeros_product_ms) = pm;
-      (pass == 0 ? row.ms : pass == 1 ? row.smooth_ms : row.zeros_ms) = cm;
-      if (pass < 2) row.max_rel = std::max(row.max_rel, m);
-    }
-  }
-  TOMO_CUDA_CHECK(cudaMemcpy(dk, kappa.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 }  // namespace
@@ -177,7 +142,7 @@ PriorPassTimes time_cuda_prior(std::array<int, 3> dims, int reps) {
   t.value_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::value, nullptr); }, reps);
   t.gradient_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::gradient, nullptr); }, reps);
   t.hessian_ms = median_ms([&] { cuda_impl::launch_rdp(a, cuda_impl::RdpTerm::hessian, nullptr); }, reps);
-  time_shapes(a, dk, kappa, reps, t);
+  time_derivatives(a, reps, t);
   float* tiled = nullptr;
   TOMO_CUDA_CHECK(cudaMalloc(&tiled, n * sizeof(float)));
   {

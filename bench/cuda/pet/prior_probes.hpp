@@ -35,15 +35,6 @@ struct PriorPassTimes {
   };
   std::vector<Candidate> v3;
   double smooth_gradient_ms = 0;  // the product's gradient pass with that κ
-  // The product kernel in other shapes (prior_pairs_v4.cu), each against the product pass of the
-  // same term: times with the bench's κ, with κ varying everywhere and with κ = 0 everywhere, and
-  // the largest |difference| over the largest |product value| (both results for derivatives).
-  struct Shape {
-    std::string name, term;
-    double ms = 0, product_ms = 0, max_rel = 0;
-    double smooth_ms = 0, smooth_product_ms = 0, zeros_ms = 0, zeros_product_ms = 0;
-  };
-  std::vector<Shape> v4;
   double copy_ms = 0;                                    // cudaMemcpy D2D of one image, median
   double copy_gbps = 0;                                  // its bytes read + written per second
 };
