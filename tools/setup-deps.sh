@@ -11,7 +11,7 @@ packages=(
   clang libclang-rt-14-dev libomp-14-dev
   zlib1g-dev libhdf5-dev libhdf4-dev libnlopt-cxx-dev python3-numpy python3-iminuit
   python3-venv python3-dev help2man
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin librandom123-dev
 )
 missing=()
 for p in "${packages[@]}"; do
