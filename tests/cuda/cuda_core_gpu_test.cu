@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/counter_rng.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device.hpp"
@@ -23,6 +24,14 @@
 namespace tc = tomo::cuda;
 
 namespace {
+
+// Draws of CounterRng per stream: the simulators' cpu and CUDA forms rely on equal numbers.
+__global__ void counter_rng_kernel(int streams, int draws, std::uint64_t seed, double* out) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= streams) return;
+  tomo::CounterRng rng(seed, std::uint64_t(s) << 20);
+  for (int k = 0; k < draws; ++k) out[std::size_t(s) * draws + k] = k % 3 == 2 ? double(rng.uniformf()) : rng.uniform();
+}
 
 __global__ void saxpy_kernel(int n, float a, const float* x, float* y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -114,6 +123,21 @@ TEST(CudaCoreGpu, DeviceBufferRoundTrip) {
   ibuf.download_async(pin_back.data(), pin.size(), stream);
   stream.synchronize();
   EXPECT_TRUE(std::equal(pin.begin(), pin.end(), pin_back.begin()));
+}
+
+TEST(CudaCoreGpu, CounterRngDrawsEqualTheCpus) {
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
+  const int streams = 4096, draws = 11;
+  tc::DeviceBuffer<double> dev(std::size_t(streams) * draws);
+  counter_rng_kernel<<<(streams + 127) / 128, 128>>>(streams, draws, 0x5eedull, dev.data());
+  TOMO_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<double> got = dev.to_host();
+  for (int s = 0; s < streams; ++s) {
+    tomo::CounterRng rng(0x5eedull, std::uint64_t(s) << 20);
+    for (int k = 0; k < draws; ++k)
+      ASSERT_EQ(got[std::size_t(s) * draws + k], k % 3 == 2 ? double(rng.uniformf()) : rng.uniform())
+          << "stream " << s << " draw " << k;
+  }
 }
 
 TEST(CudaCoreGpu, SaxpyMatchesCpu) {
