@@ -26,7 +26,7 @@
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
-#include "cuda/musr/nvrtc_module.hpp"
+#include "cuda/core/nvrtc.hpp"
 
 namespace tomo::musr {
 

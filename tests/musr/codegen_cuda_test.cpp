@@ -19,7 +19,7 @@
 #include "compute/musr/simulator.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 #ifdef TOMO_HAVE_CUDA
-#include "cuda/musr/nvrtc_module.hpp"
+#include "cuda/core/nvrtc.hpp"
 #endif
 
 namespace tomo::musr::test {

@@ -16,7 +16,7 @@
 #include "compute/musr/kt_tables.hpp"
 #include "tests/musr/theory_tables_data.hpp"
 #ifdef TOMO_HAVE_CUDA
-#include "cuda/musr/nvrtc_module.hpp"
+#include "cuda/core/nvrtc.hpp"
 #endif
 
 namespace tomo::musr {

@@ -13,7 +13,7 @@
 #include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/musr/cuda_chi2_evaluator.hpp"
-#include "cuda/musr/nvrtc_module.hpp"
+#include "cuda/core/nvrtc.hpp"
 
 namespace tomo::musr {
 

@@ -1,5 +1,5 @@
-// NVRTC compilation and the process-wide cache of loaded libraries (see nvrtc_module.hpp).
-#include "cuda/musr/nvrtc_module.hpp"
+// NVRTC compilation and the process-wide cache of loaded libraries (see nvrtc.hpp).
+#include "cuda/core/nvrtc.hpp"
 
 #include <nvrtc.h>
 
@@ -13,7 +13,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "cuda/core/check.hpp"
-#include "cuda/musr/nvrtc_cache.hpp"
+#include "cuda/core/nvrtc_cache.hpp"
 
 namespace tomo::cuda {
 namespace {

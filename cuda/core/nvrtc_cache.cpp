@@ -4,7 +4,7 @@
 //   key     the full key text (so that a file-name collision is a miss, never a wrong image)
 //   image   the CUBIN or PTX bytes
 // A file whose size, key or image checksum disagrees with its header is a miss.
-#include "cuda/musr/nvrtc_cache.hpp"
+#include "cuda/core/nvrtc_cache.hpp"
 
 #include <unistd.h>
 #include <zlib.h>

@@ -1,4 +1,4 @@
-// The on-disk NVRTC image cache (cuda/musr/nvrtc_cache.hpp): NVRTC runs on the host, so these
+// The on-disk NVRTC image cache (cuda/core/nvrtc_cache.hpp): NVRTC runs on the host, so these
 // run without a GPU. Each test points TOMORASTER_CACHE_DIR at its own folder.
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "compute/musr/codegen_cuda.hpp"
-#include "cuda/musr/nvrtc_cache.hpp"
-#include "cuda/musr/nvrtc_module.hpp"
+#include "cuda/core/nvrtc_cache.hpp"
+#include "cuda/core/nvrtc.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 #include "tests/support/temp_dir.hpp"
 
