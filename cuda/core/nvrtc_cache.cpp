@@ -2,7 +2,7 @@
 //   header  "tomoraster-nvrtc 1\n", then key size, image size (8 bytes each, little endian),
 //           CRC-32 of the key and of the image (4 bytes each)
 //   key     the full key text (so that a file-name collision is a miss, never a wrong image)
-//   image   the CUBIN or PTX bytes
+//   image   the CUBIN, PTX or LTO-IR bytes
 // A file whose size, key or image checksum disagrees with its header is a miss.
 #include "cuda/core/nvrtc_cache.hpp"
 

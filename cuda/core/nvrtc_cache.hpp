@@ -1,6 +1,7 @@
-// The on-disk cache of NVRTC images: a compiled CUBIN/PTX is kept in a file named after a hash
-// of everything that determines it (source, options, target, NVRTC version), so that a later
-// process skips the compile (seconds for the table programs). Needs no device.
+// The on-disk cache of NVRTC images: a compiled CUBIN, PTX or LTO-IR is kept in a file named after
+// a hash of everything that determines it (source, options, target, output kind, NVRTC version),
+// so that a later process skips the compile (seconds for musr's table programs, a fraction of one
+// for fdk's cuFFT callbacks). Needs no device.
 #pragma once
 #include <filesystem>
 #include <optional>

@@ -246,7 +246,7 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
     SCOPED_TRACE(c.name);
     const CudaSource src = cuda_chi2_source(c.data, c.single);
     std::vector<char> ptx;
-    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", 9, 0, false, src.nvrtc_options));
+    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_test.cu", tomo::cuda::NvrtcOutput::ptx, 9, 0, src.nvrtc_options));
     const std::string text(ptx.begin(), ptx.end());
     EXPECT_NE(text.find(".entry musr_value"), std::string::npos);
     EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
@@ -261,14 +261,14 @@ TEST(MusrCodegen, NvrtcCompilesTheGeneratedKernelsWithoutADevice) {
   }
   // The GPU machine's driver gets a CUBIN for its sm_90.
   const CudaSource fast = cuda_chi2_source(cases[1].data, true);
-  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(fast.text, "musr_test.cu", 9, 0, true, fast.nvrtc_options));
+  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(fast.text, "musr_test.cu", tomo::cuda::NvrtcOutput::cubin, 9, 0, fast.nvrtc_options));
   const CudaSource dbl = cuda_chi2_source(cases[0].data, false);
-  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(dbl.text, "musr_test.cu", 9, 0, true, dbl.nvrtc_options));
+  EXPECT_NO_THROW(tomo::cuda::nvrtc_compile(dbl.text, "musr_test.cu", tomo::cuda::NvrtcOutput::cubin, 9, 0, dbl.nvrtc_options));
 }
 
 TEST(MusrCodegen, NvrtcReportsTheLogOfBrokenSource) {
   try {
-    tomo::cuda::nvrtc_compile("extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu", 9, 0, false);
+    tomo::cuda::nvrtc_compile("extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu", tomo::cuda::NvrtcOutput::ptx, 9, 0);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("undeclared_thing"), std::string::npos) << e.what();

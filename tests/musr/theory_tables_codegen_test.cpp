@@ -76,7 +76,7 @@ TEST(MusrTables, NvrtcCompilesTheTableKernels) {
   for (bool single : {false, true}) {
     const CudaSource src = cuda_chi2_source(test::kt_lf_data(40), single);
     std::vector<char> ptx;
-    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_tables.cu", 9, 0, false, src.nvrtc_options)) << single;
+    ASSERT_NO_THROW(ptx = tomo::cuda::nvrtc_compile(src.text, "musr_tables.cu", tomo::cuda::NvrtcOutput::ptx, 9, 0, src.nvrtc_options)) << single;
     const std::string text(ptx.begin(), ptx.end());
     EXPECT_NE(text.find(".entry musr_gradient"), std::string::npos);
   }
