@@ -5,7 +5,6 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <map>
@@ -17,6 +16,7 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/nvrtc.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "cuda/fdk/cufft_filter.hpp"
@@ -107,40 +107,14 @@ __device__ void fdk_store_cropped(void*, unsigned long long offset, float v, voi
 }
 )";
 
-void nvrtc_check(nvrtcResult r, const char* what) {
-  if (r != NVRTC_SUCCESS) throw Error(str_cat("NVRTC: ", what, " failed: ", nvrtcGetErrorString(r)));
-}
-
-// The callbacks as LTO-IR for compute capability `cc` (e.g. 90), compiled once per process.
-const std::vector<char>& callback_ir(int cc) {
+// The callbacks' LTO-IR for compute capability major.minor, read from disk or compiled once per process.
+const std::vector<char>& callback_ir(int major, int minor) {
   static std::mutex mutex;
-  static std::map<int, std::vector<char>> cache;
+  static std::map<std::pair<int, int>, std::vector<char>> cache;
   const std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(cc);
+  auto it = cache.find({major, minor});
   if (it != cache.end()) return it->second;
-  const std::string source = std::string(TOMO_FDK_STRINGIFY(TOMO_FDK_CALLBACK_PARAMS)) + kCallbackFunctions;
-  nvrtcProgram prog = nullptr;
-  nvrtc_check(nvrtcCreateProgram(&prog, source.c_str(), "fdk_filter_callbacks.cu", 0, nullptr, nullptr),
-              "nvrtcCreateProgram");
-  struct Guard {
-    nvrtcProgram& p;
-    ~Guard() { nvrtcDestroyProgram(&p); }
-  } guard{prog};
-  const std::string arch = "-arch=compute_" + std::to_string(cc);
-  const char* options[] = {arch.c_str(), "-rdc=true", "-dlto", "-std=c++17"};
-  const nvrtcResult r = nvrtcCompileProgram(prog, 4, options);
-  if (r != NVRTC_SUCCESS) {
-    std::size_t n = 0;
-    nvrtcGetProgramLogSize(prog, &n);
-    std::string log(n, '\0');
-    if (n > 1) nvrtcGetProgramLog(prog, log.data());
-    throw Error(str_cat("NVRTC could not compile the cuFFT callbacks (", arch, "): ", nvrtcGetErrorString(r), "\n", log));
-  }
-  std::size_t size = 0;
-  nvrtc_check(nvrtcGetLTOIRSize(prog, &size), "nvrtcGetLTOIRSize");
-  std::vector<char> ir(size);
-  nvrtc_check(nvrtcGetLTOIR(prog, ir.data()), "nvrtcGetLTOIR");
-  return cache.emplace(cc, std::move(ir)).first->second;
+  return cache.emplace(std::make_pair(major, minor), cufft_callbacks_ltoir(major, minor)).first->second;
 }
 
 // Move-only owner of a cufftHandle.
@@ -242,6 +216,11 @@ constexpr int kThreads = 128;
 
 }  // namespace
 
+std::vector<char> cufft_callbacks_ltoir(int cc_major, int cc_minor) {
+  const std::string source = std::string(TOMO_FDK_STRINGIFY(TOMO_FDK_CALLBACK_PARAMS)) + kCallbackFunctions;
+  return cuda::nvrtc_compile(source, "fdk_filter_callbacks.cu", cuda::NvrtcOutput::ltoir, cc_major, cc_minor);
+}
+
 struct CufftFilter::Impl {
   CArmGeometry g;
   int P = 0, K = 0, max_batch = 1;
@@ -274,7 +253,7 @@ struct CufftFilter::Impl {
       TOMO_CUDA_CHECK(cudaGetDevice(&device));
       TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
       TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-      ir = &callback_ir(10 * major + minor);
+      ir = &callback_ir(major, minor);
       FdkCallbackParams block{};
       block.cosine = cosine.data();
       block.response = response.data();

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <vector>
 
 #include "compute/fdk/filter.hpp"
 #include "compute/fdk/geometry.hpp"
@@ -12,9 +13,10 @@
 namespace tomo::fdk {
 
 // Where the weights, the response and the crop are applied. fused: inside cuFFT's own kernels,
-// as link-time-optimised callbacks (compiled once per process by NVRTC, linked into the plans by
-// cuFFT's JIT): the R2C loads each raw row weighted and zero-padded and stores its spectrum times
-// the response, the C2R stores only the first sx samples of a row; two passes over the data.
+// as link-time-optimised callbacks (LTO-IR from NVRTC, read from its disk cache after the first
+// process, linked into the plans by cuFFT's JIT): the R2C loads each raw row weighted and
+// zero-padded and stores its spectrum times the response, the C2R stores only the first sx
+// samples of a row; two passes over the data.
 // separate: kernels around cuFFT (weight + pad, multiply, crop): three passes more.
 enum class FilterPasses { fused, separate };
 
@@ -46,6 +48,11 @@ class CufftFilter {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The fused callbacks' source compiled by NVRTC to LTO-IR for compute capability major.minor,
+// through the on-disk cache of cuda/core/nvrtc_cache.hpp (needs no device; CufftFilter keeps the
+// result per process).
+std::vector<char> cufft_callbacks_ltoir(int cc_major, int cc_minor);
 
 // One-shot: filters `count` projections starting at index n0 (host arrays, n-major) on the
 // current CUDA device; equals FdkFilter::apply per projection to float precision.

@@ -6,15 +6,20 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "compute/core/error.hpp"
 #include "compute/core/metrics.hpp"
 #include "cuda/core/device.hpp"
+#include "cuda/core/nvrtc_cache.hpp"
 #include "cuda/fdk/cufft_filter.hpp"
 #include "compute/fdk/filter.hpp"
 #include "compute/fdk/simulate.hpp"
+#include "tests/support/env_var.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace tomo::fdk;
 using tomo::relative_l2;
@@ -41,6 +46,10 @@ std::vector<float> cpu_filtered(const CArmGeometry& g, const FilterOptions& o) {
   std::vector<float> out(image * g.projections);
   for (int n = 0; n < g.projections; ++n) f.apply(n, raw_data().data() + n * image, out.data() + n * image);
   return out;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -120,4 +129,51 @@ TEST(FdkCufft, RejectsProjectionsOutsideTheScan) {
   CufftFilter f(g);
   std::vector<float> buf(static_cast<std::size_t>(g.sx) * g.sy * 2);
   EXPECT_THROW(f.apply_host(g.projections - 1, 2, buf.data(), buf.data()), tomo::Error);
+}
+
+// The first fused filter of a process: the callbacks' LTO-IR comes from the NVRTC disk cache
+// ($TOMORASTER_CACHE_DIR) when an earlier process left it there, else NVRTC compiles and stores
+// it. Prints that set-up time (docs/perf/fdk.md: a cold and a warm cache) and NVRTC's part alone.
+TEST(FdkCufft, FirstFusedSetUpTakesTheCallbacksFromTheNvrtcCache) {
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
+  const CArmGeometry g = small_geometry();
+  const FilterOptions o;
+  const auto c0 = tomo::cuda::nvrtc_cache_counters();
+  auto t0 = std::chrono::steady_clock::now();
+  CufftFilter f(g, o, 8);
+  const double setup_ms = ms_since(t0);
+  const auto c1 = tomo::cuda::nvrtc_cache_counters();
+  ASSERT_EQ(f.passes(), FilterPasses::fused);
+  const std::vector<float> ref = cpu_filtered(g, o);
+  std::vector<float> gpu(ref.size());
+  f.apply_host(0, g.projections, raw_data().data(), gpu.data());
+  EXPECT_LT(relative_l2(gpu, ref), 1e-5);
+  const long hits = c1.hits - c0.hits, misses = c1.misses - c0.misses, stored = c1.stored - c0.stored;
+  const char* source = "no disk cache";
+  if (!tomo::cuda::nvrtc_cache_dir().empty()) {
+    // One read that hit, or one miss that compiled and stored (none: an earlier test of this
+    // process made a fused filter already).
+    EXPECT_TRUE((hits == 1 && misses == 0 && stored == 0) || (hits == 0 && misses == 1 && stored <= 1) ||
+                (hits == 0 && misses == 0))
+        << hits << " hits, " << misses << " misses, " << stored << " stored";
+    source = hits == 1 ? "read from the NVRTC cache" : misses == 1 ? "compiled by NVRTC" : "made earlier in this process";
+  }
+  // NVRTC's part alone, in a cache of its own: a compile, then a read.
+  int device = 0, major = 0, minor = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), cudaSuccess);
+  tomo::test::TempDir tmp("fdk-callbacks");
+  tomo::test::NvrtcCacheIn cache(tmp.dir.string());
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<char> compiled = cufft_callbacks_ltoir(major, minor);
+  const double compile_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<char> read = cufft_callbacks_ltoir(major, minor);
+  const double read_ms = ms_since(t0);
+  EXPECT_EQ(read, compiled);
+  EXPECT_LT(read_ms, compile_ms);
+  std::printf("fdk cuFFT filter, first fused set-up: %.1f ms (callbacks %s); NVRTC LTO-IR of the callbacks: "
+              "compile %.1f ms, cache read %.2f ms (%zu bytes)\n",
+              setup_ms, source, compile_ms, read_ms, compiled.size());
 }
