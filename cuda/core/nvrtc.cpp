@@ -32,12 +32,8 @@ struct ProgramHandle {
 }  // namespace
 
 const char* nvrtc_output_name(NvrtcOutput output) {
-  switch (output) {
-    case NvrtcOutput::cubin: return "cubin";
-    case NvrtcOutput::ptx: return "ptx";
-    case NvrtcOutput::ltoir: return "ltoir";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"cubin", "ptx", "ltoir"};  // in NvrtcOutput's order
+  return kNames[static_cast<int>(output)];
 }
 
 std::vector<char> nvrtc_compile(const std::string& source, const std::string& name, NvrtcOutput output, int cc_major,
