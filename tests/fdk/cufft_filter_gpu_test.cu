@@ -158,6 +158,18 @@ TEST(FdkCufft, FirstFusedSetUpTakesTheCallbacksFromTheNvrtcCache) {
         << hits << " hits, " << misses << " misses, " << stored << " stored";
     source = hits == 1 ? "read from the NVRTC cache" : misses == 1 ? "compiled by NVRTC" : "made earlier in this process";
   }
+  // The rest of the set-up: cuFFT's JIT link of new plans (another padded length; the LTO-IR is
+  // already in this process), and plans of that length without callbacks.
+  CArmGeometry wider = g;
+  wider.sx = 100;
+  t0 = std::chrono::steady_clock::now();
+  const CufftFilter jit(wider, o, 8);
+  const double jit_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const CufftFilter plain(wider, o, 8, FilterPasses::separate);
+  const double plain_ms = ms_since(t0);
+  EXPECT_NE(jit.padded_size(), f.padded_size());
+  EXPECT_EQ(jit.passes(), FilterPasses::fused);
   // NVRTC's part alone, in a cache of its own: a compile, then a read.
   int device = 0, major = 0, minor = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
@@ -176,4 +188,5 @@ TEST(FdkCufft, FirstFusedSetUpTakesTheCallbacksFromTheNvrtcCache) {
   std::printf("fdk cuFFT filter, first fused set-up: %.1f ms (callbacks %s); NVRTC LTO-IR of the callbacks: "
               "compile %.1f ms, cache read %.2f ms (%zu bytes)\n",
               setup_ms, source, compile_ms, read_ms, compiled.size());
+  std::printf("fdk cuFFT filter, later set-up of another length: fused %.1f ms, separate %.1f ms\n", jit_ms, plain_ms);
 }
