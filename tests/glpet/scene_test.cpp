@@ -62,6 +62,26 @@ TEST(GlpetScene, BadInputNamesTheKey) {
   EXPECT_THROW(read_glpet_scene(t), InputError);  // a pair needs equal detector counts
 }
 
+TEST(GlpetScene, MonteCarloDeviceKey) {
+  Scene s = scene_file("glpet_small.toml");
+  s.apply_override("glpet.voxels=[4,4,4]");
+  EXPECT_EQ(read_glpet_scene(s).mc_device, McDevice::automatic);
+  s.apply_override("glpet.mc.device=\"host\"");
+  EXPECT_EQ(read_glpet_scene(s).mc_device, McDevice::host);
+  s.apply_override("glpet.mc.device=\"gpu\"");
+  try {
+    read_glpet_scene(s);
+    FAIL() << "mc.device = gpu accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("glpet.mc.device"), std::string::npos) << e.what();
+  }
+  // auto follows the backend: the CUDA generator for cuda (where this build has it), else the host.
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cpu"), McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "gl-compute"), McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cuda"), cuda_generator() ? McDevice::cuda : McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::host, "cuda"), McDevice::host);
+}
+
 TEST(GlpetScene, RunWritesOutputsAndMetrics) {
   Scene s = small_scene_with("detectors = [16, 16]\npitch_mm = [4.0, 4.0]", "detectors = [8, 8]\npitch_mm = [8.0, 8.0]");
   s.apply_override("glpet.voxels=[10,10,10]");
