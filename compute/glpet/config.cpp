@@ -140,6 +140,7 @@ GlpetScene read_glpet_scene(const Scene& s) {
     throw InputError(s.where("glpet.mc.histories") + " must be in [1, 4e9], got " + std::to_string(g.mc.histories));
   g.mc.seed = std::uint64_t(s.get<std::int64_t>("glpet.mc.seed", 1));
   g.mc.total_counts = s.get_in_range("glpet.mc.total_counts", 0.0, 0.0, 1e15);
+  g.mc_device = s.get_enum("glpet.mc.device", McDevice::automatic, kMcDeviceNames);
 
   auto& x = g.crosscheck;
   x.voxels = s.get_int_in_range("glpet.crosscheck.voxels", x.voxels, 1, 2048);

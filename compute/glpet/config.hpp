@@ -53,6 +53,7 @@ struct GlpetScene {
   // by one); ML-EM holds voxels outside it at 0 unless glpet.fov_mask = false.
   FieldOfView fov;
   McOptions mc;
+  McDevice mc_device = McDevice::automatic;  // glpet.mc.device: where the histories run
   McEffects mc_effects;              // glpet.mc.{efficiency, randoms_fraction, scatter_fraction}
   pet::CorrectionOptions corrections;  // glpet.{attenuation_map, normalisation, randoms, scatter} (docs/pet.md)
   int supersampling = 2;   // phantom voxelisation sub-samples per axis

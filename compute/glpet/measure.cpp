@@ -9,7 +9,7 @@
 
 namespace tomo::glpet {
 
-Measurement measure(const Scene& scene) {
+Measurement measure(const Scene& scene, const std::string& backend, const std::string& gpus) {
   Measurement m;
   m.scene = read_glpet_scene(scene);
   const GlpetScene& g = m.scene;
@@ -31,7 +31,9 @@ Measurement measure(const Scene& scene) {
                                ": nothing to reconstruct"));
   } else {
     m.source = "monte-carlo";
-    m.mc = simulate(g.system.scanner, g.system.sigma_t, VoxelSource(g.activity_volume), g.mc);
+    m.mc_device = resolve_mc_device(g.mc_device, backend);
+    log_info("glpet: Monte-Carlo on ", m.mc_device == McDevice::cuda ? "CUDA" : "the host's cores");
+    m.mc = simulate(g.system.scanner, g.system.sigma_t, VoxelSource(g.activity_volume), g.mc, {m.mc_device, gpus});
     if (m.mc.detected == 0)
       throw InputError(str_cat("glpet: the Monte-Carlo detected no pair of ", g.mc.histories,
                                " histories (glpet.mc.histories, the activity and the modules): nothing to reconstruct"));

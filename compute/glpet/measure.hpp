@@ -20,9 +20,12 @@ struct Measurement {
   bool simulated = true;   // false: mc.counts come from scene.data's file
   std::string source;      // "monte-carlo" or the file read
   double simulate_ms = 0;  // wall time of the simulation or of the reading
+  McDevice mc_device = McDevice::host;  // where the simulation ran
 };
 
-// Reads [glpet] (InputError naming the key at fault) and simulates or reads its data.
-Measurement measure(const Scene& scene);
+// Reads [glpet] (InputError naming the key at fault) and simulates or reads its data. The
+// simulation runs where glpet.mc.device says; its "auto" follows `backend` (cuda: the CUDA
+// generator on the devices of `gpus`, the --gpus text; else the host's cores).
+Measurement measure(const Scene& scene, const std::string& backend = "cpu", const std::string& gpus = "");
 
 }  // namespace tomo::glpet

@@ -3,35 +3,31 @@
 // planes intersected analytically, kept with probability exp(−∫σ_t) from an exact
 // voxel traversal, counted per LOR; optional Poisson scaling to a total count.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "compute/core/enum_name.hpp"
+#include "compute/multi/process_share.hpp"
+
 #include "compute/glpet/geometry.hpp"
+#include "compute/glpet/mc_history.hpp"
 
 namespace tomo::glpet {
 
-// xoshiro256** seeded through splitmix64: small, fast, reproducible per chunk.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed);
-  std::uint64_t next();
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-
- private:
-  std::uint64_t s_[4];
-};
-
-// Where photon pairs are born.
+// Where photon pairs are born, as the shared history reads it (mc_history.hpp).
 class EmissionSource {
  public:
   virtual ~EmissionSource() = default;
-  virtual Vec3 sample(Rng& rng) const = 0;
+  // Points into this object: valid while it lives.
+  virtual mc::Source view() const = 0;
 };
 
 class PointSource final : public EmissionSource {
  public:
   explicit PointSource(const Vec3& p) : p_(p) {}
-  Vec3 sample(Rng&) const override { return p_; }
+  mc::Source view() const override;
 
  private:
   Vec3 p_;
@@ -41,11 +37,12 @@ class PointSource final : public EmissionSource {
 class VoxelSource final : public EmissionSource {
  public:
   explicit VoxelSource(const VolumeF& activity);  // InputError when negative/NaN or all zero
-  Vec3 sample(Rng& rng) const override;
+  mc::Source view() const override;
   double total() const { return total_; }
+  // The voxel of cumulative activity u in [0, total()): the first with cdf > u.
+  std::size_t voxel_of(double u) const;
 
  private:
-  std::size_t find(double u) const;
   Grid3 grid_;
   std::vector<double> cdf_;  // cumulative activity over voxels with activity > 0
   std::vector<std::size_t> guide_;
@@ -53,8 +50,8 @@ class VoxelSource final : public EmissionSource {
   double total_ = 0;
 };
 
-// Upper bound of McOptions::histories: per-thread LOR histograms are 32-bit (and 4·10⁹ pairs
-// already take minutes on 16 cores; raise statistics with total_counts instead).
+// Upper bound of McOptions::histories: LOR histograms are 32-bit (and 4·10⁹ pairs already take
+// minutes on 16 cores; raise statistics with total_counts instead).
 inline constexpr std::int64_t kMaxHistories = 4'000'000'000;
 
 struct McOptions {
@@ -72,8 +69,51 @@ struct McResult {
   double scale = 1.0;
 };
 
-// Deterministic for a given seed, whatever the number of threads (fixed chunks).
+// Where the histories run: this process's cores (OpenMP), or CUDA devices — `gpus` as the --gpus
+// text (empty: the current device; under mpirun this process's devices), the histories' chunks
+// dealt to them in turn. Both draw the same numbers (mc_history.hpp).
+enum class McDevice { automatic, host, cuda };
+inline constexpr std::array<EnumName<McDevice>, 3> kMcDeviceNames{
+    {{"auto", McDevice::automatic}, {"host", McDevice::host}, {"cuda", McDevice::cuda}}};
+struct McPlace {
+  McDevice device = McDevice::host;  // automatic is resolved before (resolve_mc_device)
+  std::string gpus;
+};
+// auto: cuda when the reconstruction's backend is cuda, else host.
+McDevice resolve_mc_device(McDevice asked, const std::string& backend);
+
+// Deterministic for a given seed, whatever the number of threads, devices or processes: history
+// h draws CounterRng stream h; chunks of kMcChunk histories are the unit of the process split,
+// of progress and of interruption.
+inline constexpr std::int64_t kMcChunk = 1 << 16;
 McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const EmissionSource& source,
-                  const McOptions& options);
+                  const McOptions& options, const McPlace& place = {});
+
+// The scanner, source and σ_t as the shared history reads them; scene and source point into
+// this object and the EmissionSource (not copyable, so the pointers stay valid).
+struct McTables {
+  std::vector<mc::Module> modules;
+  std::vector<mc::Pair> pairs;
+  std::vector<float> sigma;  // empty: no attenuation
+  mc::Scene scene{};
+  mc::Source source{};
+  std::size_t lor_count = 0;
+  McTables() = default;
+  McTables(const McTables&) = delete;
+  McTables& operator=(const McTables&) = delete;
+};
+void make_tables(McTables& t, const Scanner& scanner, const VolumeF& sigma_t, const EmissionSource& source);
+
+// One process's share of the histories: its chunks' LOR histogram and pair counts.
+struct McTally {
+  std::vector<double> hist;
+  std::int64_t geometric = 0, detected = 0;
+};
+// The CUDA generator (cuda/glpet/monte_carlo.cu registers it where CUDA is built): the chunks
+// `share` names, on the devices of `gpus`.
+using McDeviceGenerator = McTally (*)(const McTables& t, const McOptions& options, const std::string& gpus,
+                                      const ProcessShare& share);
+void register_cuda_generator(McDeviceGenerator generator);
+McDeviceGenerator cuda_generator();  // nullptr in a build without CUDA
 
 }  // namespace tomo::glpet

@@ -80,6 +80,7 @@ void record_data(RunContext& ctx, const Measurement& m) {
   ctx.report.set_metric("measured_counts", counts);
   ctx.report.set("data_source", m.source);
   if (!m.simulated) return;
+  ctx.report.set("mc_device", std::string(enum_name(kMcDeviceNames, m.mc_device)));
   ctx.report.set_metric("mc_histories", double(mc.histories));
   ctx.report.set_metric("mc_detected", double(mc.detected));
   ctx.report.set_metric("mc_geometric_fraction", double(mc.geometric) / double(mc.histories));
@@ -131,7 +132,7 @@ void run(RunContext& ctx) {
   const std::string backend = reg.resolve(ctx.backend, estimate_work(ctx.scene));
   const std::string gpus = requested_gpus(ctx.scene);
   if (!gpus.empty()) check_multi_device(backend, gpus);  // before the simulation: bad flags fail at once
-  const Measurement m = measure(ctx.scene);  // measured data: the user's file or the independent model
+  const Measurement m = measure(ctx.scene, backend, gpus);  // measured data: the user's file or the independent model
   const GlpetScene& g = m.scene;
   const McResult& mc = m.mc;
   ctx.report.add_timing(m.simulated ? "simulate" : "read_data", m.simulate_ms);

@@ -26,7 +26,7 @@ GlpetSession::GlpetSession(const Scene& scene, const std::string& backend_reques
                      "' scenes with `tomoraster run`");
   auto& reg = BackendRegistry<glpet::Projector>::instance();
   backend_ = reg.resolve(backend_request.empty() ? scene.get<std::string>("backend", "auto") : backend_request);
-  glpet::Measurement m = glpet::measure(scene);  // the counts `tomoraster run` reconstructs
+  glpet::Measurement m = glpet::measure(scene, backend_);  // the counts `tomoraster run` reconstructs
   g_ = std::move(m.scene);
   counts_ = std::move(m.mc.counts);
   simulate_ms_ = m.simulate_ms;

@@ -41,7 +41,7 @@ Scanner small_ring() {
 }
 
 std::vector<float> whole_counts(const Scanner& sc, std::uint64_t seed) {
-  Rng rng(seed);
+  CounterRng rng(seed, 0);
   std::vector<float> c(sc.lor_count());
   for (float& x : c) x = float(int(rng.uniform() * 4));  // 0..3
   return c;

@@ -14,6 +14,7 @@
 #include "compute/core/scene.hpp"
 #include "compute/glpet/config.hpp"
 #include "compute/io/output_dir.hpp"
+#include "tests/support/input_errors.hpp"
 
 namespace tomo::glpet {
 namespace {
@@ -60,6 +61,22 @@ TEST(GlpetScene, BadInputNamesTheKey) {
   Scene t = small_scene_with("detectors = [16, 16]\npitch_mm = [4.0, 4.0]\n\n[[glpet.pairs]]",
                              "detectors = [8, 16]\npitch_mm = [4.0, 4.0]\n\n[[glpet.pairs]]");
   EXPECT_THROW(read_glpet_scene(t), InputError);  // a pair needs equal detector counts
+}
+
+TEST(GlpetScene, MonteCarloDeviceKey) {
+  Scene s = scene_file("glpet_small.toml");
+  s.apply_override("glpet.voxels=[4,4,4]");
+  EXPECT_EQ(read_glpet_scene(s).mc_device, McDevice::automatic);
+  s.apply_override("glpet.mc.device=\"host\"");
+  EXPECT_EQ(read_glpet_scene(s).mc_device, McDevice::host);
+  s.apply_override("glpet.mc.device=\"gpu\"");
+  const std::string why = test::message_of([&] { read_glpet_scene(s); });
+  EXPECT_NE(why.find("glpet.mc.device"), std::string::npos) << why;
+  // auto follows the backend: the CUDA generator for cuda (where this build has it), else the host.
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cpu"), McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "gl-compute"), McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cuda"), cuda_generator() ? McDevice::cuda : McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::host, "cuda"), McDevice::host);
 }
 
 TEST(GlpetScene, RunWritesOutputsAndMetrics) {

@@ -84,7 +84,7 @@ inline std::vector<float> hot_ball_counts(const SystemModel& sys, std::int64_t h
 }
 
 inline std::vector<float> random_vector(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
+  CounterRng rng(seed, 0);
   std::vector<float> v(n);
   for (float& x : v) x = float(rng.uniform());
   return v;
