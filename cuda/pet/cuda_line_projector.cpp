@@ -1,0 +1,130 @@
+// The `cuda` backend of the line projector (compute/pet/line_projector.hpp): the walks made once
+// at configure and kept on the device in line order (the forward writes one value per thread,
+// coalesced) and in back_order (the back projection's atomics from a warp land on neighbouring,
+// distinct voxels); float32 images and values; host calls upload and download, device calls run
+// on the caller's arrays.
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/pet/line_projector.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/stream.hpp"
+#include "cuda/pet/joseph_kernels.hpp"
+
+namespace tomo::pet {
+
+namespace {
+
+using cuda_impl::DeviceWalk;
+
+class CudaLineProjector final : public LineProjector {
+ public:
+  std::string describe() const override { return "cuda (float32): " + device_name_; }
+
+  void configure(const LineGrid& g, std::span<const double> e) override {
+    check_line_input(g, e);
+    device_ = runtime_options().cuda_device;
+    cuda::select_device(device_);
+    for (const auto& d : cuda::list_devices())
+      if (d.index == device_) device_name_ = cuda::describe(d);
+    grid_ = g;
+    lines_ = e.size() / 6;
+    cuda::require_device_memory(double(lines_) * (2 * sizeof(DeviceWalk) + 4 + 2 * 4) + 8.0 * g.count(),
+                                "line projector cuda: walks, order, one image and one set of line values");
+    const std::vector<DeviceWalk> walks = cuda_impl::device_walks(g, e);
+    const std::vector<std::uint32_t> order = cuda_impl::back_order(walks, g);
+    std::vector<DeviceWalk> sorted(walks.size());
+    for (std::size_t t = 0; t < order.size(); ++t) sorted[t] = walks[order[t]];
+    stream_ = std::make_unique<cuda::Stream>();
+    walks_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(walks));
+    sorted_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(sorted));
+    order_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(order));
+  }
+  std::size_t line_count() const override { return lines_; }
+
+  void forward(std::span<const double> image, std::span<double> lines) override {
+    check_sizes(image.size(), lines.size(), "forward");
+    ensure_host_buffers();
+    const std::vector<float> x(image.begin(), image.end());
+    image_.upload(std::span<const float>(x));
+    run_forward(image_.data(), values_.data());
+    std::vector<float> y(lines_);
+    values_.download(std::span<float>(y));
+    std::copy(y.begin(), y.end(), lines.begin());
+  }
+
+  void back(std::span<const double> lines, std::span<double> image) override {
+    check_sizes(image.size(), lines.size(), "back");
+    ensure_host_buffers();
+    const std::vector<float> v(lines.begin(), lines.end());
+    values_.upload(std::span<const float>(v));
+    run_back(values_.data(), image_.data());
+    std::vector<float> x(grid_.count());
+    image_.download(std::span<float>(x));
+    std::copy(x.begin(), x.end(), image.begin());
+  }
+
+  void forward_device(const float* image, float* lines) override {
+    if (!image || (!lines && lines_)) throw Error("line projector cuda: null image or line values");
+    wait_for_caller();
+    run_forward(image, lines);
+  }
+  void back_device(const float* lines, float* image) override {
+    if (!image || (!lines && lines_)) throw Error("line projector cuda: null image or line values");
+    wait_for_caller();
+    run_back(lines, image);
+  }
+
+ private:
+  cuda_impl::JosephArgs args(const cuda::DeviceBuffer<DeviceWalk>& w, const std::uint32_t* order) const {
+    return {w.data(), order, lines_, grid_.dims[0], grid_.dims[1], grid_.dims[2]};
+  }
+  void run_forward(const float* image, float* lines) {
+    cuda::select_device(device_);
+    cuda_impl::launch_joseph_forward(args(walks_, nullptr), image, lines, stream_->get());
+    stream_->synchronize();
+  }
+  void run_back(const float* lines, float* image) {
+    cuda::select_device(device_);
+    TOMO_CUDA_CHECK(cudaMemsetAsync(image, 0, grid_.count() * sizeof(float), stream_->get()));
+    cuda_impl::launch_joseph_back(args(sorted_, order_.data()), lines, image, stream_->get());
+    stream_->synchronize();
+  }
+  void wait_for_caller() const {
+    cuda::select_device(device_);
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the caller's writes, on whatever stream
+  }
+  void check_sizes(std::size_t voxels, std::size_t lines, const char* what) const {
+    if (voxels != grid_.count() || lines != lines_)
+      throw Error(str_cat("line projector cuda: ", what, " with ", voxels, " voxels and ", lines,
+                          " lines, configured for ", grid_.count(), " and ", lines_));
+  }
+  void ensure_host_buffers() {
+    if (image_.size() != grid_.count()) image_.resize(grid_.count());
+    if (values_.size() != lines_) values_.resize(lines_);
+  }
+
+  int device_ = 0;
+  std::string device_name_;
+  LineGrid grid_;
+  std::size_t lines_ = 0;
+  std::unique_ptr<cuda::Stream> stream_;
+  cuda::DeviceBuffer<DeviceWalk> walks_, sorted_;
+  cuda::DeviceBuffer<std::uint32_t> order_;
+  cuda::DeviceBuffer<float> image_, values_;  // host calls' staging
+};
+
+const BackendRegistrar<LineProjector> kRegisterCuda({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
+                                                     [] { return std::make_unique<CudaLineProjector>(); }});
+
+}  // namespace
+
+}  // namespace tomo::pet
