@@ -140,6 +140,23 @@ nlohmann::json run(int reps, const std::vector<std::string>& backends) {
   dy.upload(std::span<const float>(of));
   const double back_given = kernel_ms([&] { pet::cuda_impl::launch_joseph_back(given, dy.data(), db.data(), nullptr); });
   const double back_sorted = kernel_ms([&] { pet::cuda_impl::launch_joseph_back(byback, dy.data(), db.data(), nullptr); });
+  // The quad layout's kernels (the product's passes): making the quads, the forward from them, the
+  // back's float4 atomics (zeroing included) and the sum into the image, each order.
+  cuda::DeviceBuffer<float4> dq(pet::cuda_impl::quad_count(g, 2));
+  float4* const qp[3] = {nullptr, nullptr, dq.data()};
+  const double make_q = kernel_ms([&] { pet::cuda_impl::launch_make_quads(dx.data(), 2, given, dq.data(), nullptr); });
+  const double fwdq_given = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward_quads(given, qp, dy.data(), nullptr); });
+  const double fwdq_sorted = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward_quads(byback, qp, dy.data(), nullptr); });
+  dy.upload(std::span<const float>(of));
+  const double backq_given = kernel_ms([&] {
+    dq.fill_zero();
+    pet::cuda_impl::launch_joseph_back_quads(given, dy.data(), qp, nullptr);
+  });
+  const double backq_sorted = kernel_ms([&] {
+    dq.fill_zero();
+    pet::cuda_impl::launch_joseph_back_quads(byback, dy.data(), qp, nullptr);
+  });
+  const double to_image = kernel_ms([&] { pet::cuda_impl::launch_quads_to_image(byback, qp, db.data(), nullptr); });
   const double ry = rel_l2(y_gpu, y_cpu), rb = rel_l2(b_gpu, b_cpu);
   std::printf("  joseph cuda (float32, device arrays): forward %.3f ms (%.0fx cpu), back %.3f ms (%.0fx cpu);"
               " rel L2 vs cpu: forward %.1e, back of ones %.1e\n",
@@ -147,11 +164,17 @@ nlohmann::json run(int reps, const std::vector<std::string>& backends) {
   std::printf("  joseph cuda kernels: forward given order %.3f ms, back order %.3f ms; back given order %.3f ms,"
               " back order %.3f ms\n",
               fwd_given, fwd_sorted, back_given, back_sorted);
+  std::printf("  joseph cuda quad kernels: make quads %.3f ms; forward given order %.3f ms, back order %.3f ms;"
+              " back (zeroing the quads included) given order %.3f ms, back order %.3f ms; quads to image %.3f ms\n",
+              make_q, fwdq_given, fwdq_sorted, backq_given, backq_sorted, to_image);
   j["cuda"] = {{"device", gpu->describe()}, {"forward_ms", fwd}, {"back_ms", back},
                {"forward_speedup_vs_cpu", cpu_fwd / fwd}, {"back_speedup_vs_cpu", cpu_back / back},
                {"forward_rel_l2_vs_cpu", ry}, {"back_rel_l2_vs_cpu", rb},
                {"kernel_forward_given_ms", fwd_given}, {"kernel_forward_back_order_ms", fwd_sorted},
-               {"kernel_back_given_ms", back_given}, {"kernel_back_back_order_ms", back_sorted}};
+               {"kernel_back_given_ms", back_given}, {"kernel_back_back_order_ms", back_sorted},
+               {"quad_make_ms", make_q}, {"quad_forward_given_ms", fwdq_given}, {"quad_forward_back_order_ms", fwdq_sorted},
+               {"quad_back_given_ms", backq_given}, {"quad_back_back_order_ms", backq_sorted},
+               {"quad_to_image_ms", to_image}};
 #else
   (void)reps, (void)backends;
 #endif

@@ -2,7 +2,9 @@
 // at configure and kept on the device in line order (the forward writes one value per thread,
 // coalesced) and in back_order (the back projection's atomics from a warp land on neighbouring,
 // distinct voxels); float32 images and values; host calls upload and download, device calls run
-// on the caller's arrays.
+// on the caller's arrays. Both passes go through the quad layout of each dominant axis that the
+// lines have (joseph_kernels.hpp): the forward makes it from the image and reads one float4 per
+// plane sample, the back adds one float4 atomic per sample into it and sums it into the image.
 #include <cuda_runtime_api.h>
 
 #include <memory>
@@ -37,9 +39,15 @@ class CudaLineProjector final : public LineProjector {
       if (d.index == device_) device_name_ = cuda::describe(d);
     grid_ = g;
     lines_ = e.size() / 6;
-    cuda::require_device_memory(double(lines_) * (2 * sizeof(DeviceWalk) + 4 + 2 * 4) + 8.0 * g.count(),
-                                "line projector cuda: walks, order, one image and one set of line values");
     const std::vector<DeviceWalk> walks = cuda_impl::device_walks(g, e);
+    bool used[3] = {false, false, false};
+    for (const DeviceWalk& w : walks)
+      if (w.last >= w.first) used[w.axis] = true;
+    double quad_bytes = 0;
+    for (int d = 0; d < 3; ++d)
+      if (used[d]) quad_bytes += 16.0 * double(cuda_impl::quad_count(g, d));
+    cuda::require_device_memory(double(lines_) * (2 * sizeof(DeviceWalk) + 4 + 2 * 4) + 8.0 * g.count() + quad_bytes,
+                                "line projector cuda: walks, order, quad planes, one image and one set of line values");
     const std::vector<std::uint32_t> order = cuda_impl::back_order(walks, g);
     std::vector<DeviceWalk> sorted(walks.size());
     for (std::size_t t = 0; t < order.size(); ++t) sorted[t] = walks[order[t]];
@@ -47,6 +55,11 @@ class CudaLineProjector final : public LineProjector {
     walks_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(walks));
     sorted_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(sorted));
     order_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(order));
+    for (int d = 0; d < 3; ++d) {
+      quads_[d] = cuda::DeviceBuffer<float4>();
+      if (used[d]) quads_[d].resize(cuda_impl::quad_count(g, d));
+      quad_ptr_[d] = used[d] ? quads_[d].data() : nullptr;
+    }
   }
   std::size_t line_count() const override { return lines_; }
 
@@ -89,13 +102,19 @@ class CudaLineProjector final : public LineProjector {
   }
   void run_forward(const float* image, float* lines) {
     cuda::select_device(device_);
-    cuda_impl::launch_joseph_forward(args(walks_, nullptr), image, lines, stream_->get());
+    const cuda_impl::JosephArgs a = args(walks_, nullptr);
+    for (int d = 0; d < 3; ++d)
+      if (quad_ptr_[d]) cuda_impl::launch_make_quads(image, d, a, quad_ptr_[d], stream_->get());
+    cuda_impl::launch_joseph_forward_quads(a, quad_ptr_, lines, stream_->get());
     stream_->synchronize();
   }
   void run_back(const float* lines, float* image) {
     cuda::select_device(device_);
-    TOMO_CUDA_CHECK(cudaMemsetAsync(image, 0, grid_.count() * sizeof(float), stream_->get()));
-    cuda_impl::launch_joseph_back(args(sorted_, order_.data()), lines, image, stream_->get());
+    for (int d = 0; d < 3; ++d)
+      if (quad_ptr_[d]) quads_[d].fill_zero(stream_->get());
+    const cuda_impl::JosephArgs a = args(sorted_, order_.data());
+    cuda_impl::launch_joseph_back_quads(a, lines, quad_ptr_, stream_->get());
+    cuda_impl::launch_quads_to_image(a, quad_ptr_, image, stream_->get());
     stream_->synchronize();
   }
   void wait_for_caller() const {
@@ -119,6 +138,8 @@ class CudaLineProjector final : public LineProjector {
   std::unique_ptr<cuda::Stream> stream_;
   cuda::DeviceBuffer<DeviceWalk> walks_, sorted_;
   cuda::DeviceBuffer<std::uint32_t> order_;
+  cuda::DeviceBuffer<float4> quads_[3];
+  float4* quad_ptr_[3] = {nullptr, nullptr, nullptr};
   cuda::DeviceBuffer<float> image_, values_;  // host calls' staging
 };
 

@@ -89,9 +89,154 @@ __global__ void back_kernel(JosephArgs a, const float* __restrict__ val, float* 
   else walk_add<0>(w, v, img, a.nx, a.ny, a.nz);
 }
 
+// The quad layout's planes for axis D (joseph_kernels.hpp): quad (k, iu, iv) at
+// (k (nb+1) + iv + 1)(na+1) + iu + 1.
+template <int D>
+__device__ __forceinline__ long long quad_index(const Plane& p, int k, int iu, int iv) {
+  return ((long long)k * (p.nb + 1) + iv + 1) * (p.na + 1) + iu + 1;
+}
+
+template <int D>
+__global__ void make_quads_kernel(const float* __restrict__ img, int nx, int ny, int nz, float4* __restrict__ q) {
+  const Plane p = plane_of<D>(nx, ny, nz);
+  const int nd = D == 0 ? nx : D == 1 ? ny : nz;
+  const long long total = (long long)nd * (p.nb + 1) * (p.na + 1);
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  const int iu = int(t % (p.na + 1)) - 1;
+  const long long rest = t / (p.na + 1);
+  const int iv = int(rest % (p.nb + 1)) - 1, k = int(rest / (p.nb + 1));
+  auto at = [&](int u, int v) {
+    return (u >= 0 && u < p.na && v >= 0 && v < p.nb) ? __ldg(img + k * p.sd + u * p.sa + v * p.sb) : 0.f;
+  };
+  q[t] = make_float4(at(iu, iv), at(iu + 1, iv), at(iu, iv + 1), at(iu + 1, iv + 1));
+}
+
+template <int D>
+__device__ __forceinline__ float quad_sum(const DeviceWalk& w, const float4* __restrict__ q, int nx, int ny, int nz) {
+  const Plane p = plane_of<D>(nx, ny, nz);
+  float s = 0.f;
+  for (int k = w.first; k <= w.last; ++k) {
+    const float r = float(k - w.first);
+    const float u = fmaf(r, w.da, w.ua), v = fmaf(r, w.db, w.ub);
+    const float fu = floorf(u), fv = floorf(v);
+    const int iu = int(fu), iv = int(fv);
+    if (iu < -1 || iu >= p.na || iv < -1 || iv >= p.nb) continue;
+    const float wu = u - fu, wv = v - fv;
+    const float4 c = __ldg(q + quad_index<D>(p, k, iu, iv));
+    s += (1.f - wv) * fmaf(wu, c.y - c.x, c.x) + wv * fmaf(wu, c.w - c.z, c.z);
+  }
+  return s * w.weight;
+}
+
+template <int D>
+__device__ __forceinline__ void quad_add(const DeviceWalk& w, float val, float4* __restrict__ q, int nx, int ny, int nz) {
+  const Plane p = plane_of<D>(nx, ny, nz);
+  const float v = val * w.weight;
+  for (int k = w.first; k <= w.last; ++k) {
+    const float r = float(k - w.first);
+    const float u = fmaf(r, w.da, w.ua), vv = fmaf(r, w.db, w.ub);
+    const float fu = floorf(u), fv = floorf(vv);
+    const int iu = int(fu), iv = int(fv);
+    if (iu < -1 || iu >= p.na || iv < -1 || iv >= p.nb) continue;
+    const float wu = u - fu, wv = vv - fv;
+    const float4 c = make_float4((1.f - wu) * (1.f - wv) * v, wu * (1.f - wv) * v, (1.f - wu) * wv * v, wu * wv * v);
+    float4* at = q + quad_index<D>(p, k, iu, iv);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd(at, c);
+#else
+    atomicAdd(&at->x, c.x);
+    atomicAdd(&at->y, c.y);
+    atomicAdd(&at->z, c.z);
+    atomicAdd(&at->w, c.w);
+#endif
+  }
+}
+
+__global__ void forward_quads_kernel(JosephArgs a, const float4* q0, const float4* q1, const float4* q2,
+                                     float* __restrict__ out) {
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= a.lines) return;
+  const DeviceWalk w = a.walks[t];
+  float s = 0.f;
+  if (w.axis == 2) s = quad_sum<2>(w, q2, a.nx, a.ny, a.nz);
+  else if (w.axis == 1) s = quad_sum<1>(w, q1, a.nx, a.ny, a.nz);
+  else if (w.last >= w.first) s = quad_sum<0>(w, q0, a.nx, a.ny, a.nz);
+  out[a.order ? a.order[t] : t] = s;
+}
+
+__global__ void back_quads_kernel(JosephArgs a, const float* __restrict__ val, float4* q0, float4* q1, float4* q2) {
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= a.lines) return;
+  const float v = __ldg(val + (a.order ? a.order[t] : t));
+  if (v == 0.f) return;
+  const DeviceWalk w = a.walks[t];
+  if (w.last < w.first) return;
+  if (w.axis == 2) quad_add<2>(w, v, q2, a.nx, a.ny, a.nz);
+  else if (w.axis == 1) quad_add<1>(w, v, q1, a.nx, a.ny, a.nz);
+  else quad_add<0>(w, v, q0, a.nx, a.ny, a.nz);
+}
+
+// A voxel's four shares in the quads of axis D: it is corner (0,0) of quad (iu, iv), (1,0) of
+// (iu−1, iv), (0,1) of (iu, iv−1) and (1,1) of (iu−1, iv−1).
+template <int D>
+__device__ __forceinline__ float quad_shares(const float4* __restrict__ q, int x, int y, int z, int nx, int ny, int nz) {
+  const Plane p = plane_of<D>(nx, ny, nz);
+  const int k = D == 0 ? x : D == 1 ? y : z;
+  const int iu = D == 0 ? y : x;
+  const int iv = D == 2 ? y : z;
+  return q[quad_index<D>(p, k, iu, iv)].x + q[quad_index<D>(p, k, iu - 1, iv)].y +
+         q[quad_index<D>(p, k, iu, iv - 1)].z + q[quad_index<D>(p, k, iu - 1, iv - 1)].w;
+}
+
+__global__ void quads_to_image_kernel(JosephArgs a, const float4* q0, const float4* q1, const float4* q2,
+                                      float* __restrict__ img) {
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= (long long)a.nx * a.ny * a.nz) return;
+  const int x = int(j % a.nx), y = int((j / a.nx) % a.ny), z = int(j / ((long long)a.nx * a.ny));
+  float s = 0.f;
+  if (q0) s += quad_shares<0>(q0, x, y, z, a.nx, a.ny, a.nz);
+  if (q1) s += quad_shares<1>(q1, x, y, z, a.nx, a.ny, a.nz);
+  if (q2) s += quad_shares<2>(q2, x, y, z, a.nx, a.ny, a.nz);
+  img[j] = s;
+}
+
 constexpr int kThreads = 128;
 
+unsigned blocks_for(long long n) { return unsigned((n + kThreads - 1) / kThreads); }
+
 }  // namespace
+
+std::size_t quad_count(const LineGrid& g, int axis) {
+  const int a = joseph::plane_axis_a(axis), b = joseph::plane_axis_b(axis);
+  return std::size_t(g.dims[axis]) * (g.dims[a] + 1) * (g.dims[b] + 1);
+}
+
+void launch_make_quads(const float* image, int axis, const JosephArgs& a, float4* quads, cudaStream_t stream) {
+  const LineGrid g{{a.nx, a.ny, a.nz}};
+  const unsigned blocks = blocks_for((long long)quad_count(g, axis));
+  if (axis == 2) make_quads_kernel<2><<<blocks, kThreads, 0, stream>>>(image, a.nx, a.ny, a.nz, quads);
+  else if (axis == 1) make_quads_kernel<1><<<blocks, kThreads, 0, stream>>>(image, a.nx, a.ny, a.nz, quads);
+  else make_quads_kernel<0><<<blocks, kThreads, 0, stream>>>(image, a.nx, a.ny, a.nz, quads);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_joseph_forward_quads(const JosephArgs& a, QuadPlanes q, float* lines, cudaStream_t stream) {
+  if (a.lines == 0) return;
+  forward_quads_kernel<<<blocks_for((long long)a.lines), kThreads, 0, stream>>>(a, q[0], q[1], q[2], lines);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_joseph_back_quads(const JosephArgs& a, const float* lines, QuadPlanes q, cudaStream_t stream) {
+  if (a.lines == 0) return;
+  back_quads_kernel<<<blocks_for((long long)a.lines), kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_quads_to_image(const JosephArgs& a, QuadPlanes q, float* image, cudaStream_t stream) {
+  quads_to_image_kernel<<<blocks_for((long long)a.nx * a.ny * a.nz), kThreads, 0, stream>>>(a, q[0], q[1], q[2], image);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
 
 std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> e) {
   joseph::Grid<double> grid{};

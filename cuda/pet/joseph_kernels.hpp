@@ -36,6 +36,20 @@ struct JosephArgs {
   int nx = 1, ny = 1, nz = 1;
 };
 
+// The quad layout of an image for the lines of dominant axis d: on each plane k along d, the 2×2
+// block of voxels (iu, iv), (iu+1, iv), (iu, iv+1), (iu+1, iv+1) along the plane's axes a < b as
+// one float4 (0 outside the grid), for iu ∈ [−1, na−1], iv ∈ [−1, nb−1]: n_d (na+1)(nb+1) float4.
+// A plane sample is then one 16-byte load, and the back projection one float4 atomic (sm_90).
+using QuadPlanes = float4* const*;  // [3]: per dominant axis, nullptr where no line has it
+std::size_t quad_count(const LineGrid& grid, int axis);
+void launch_make_quads(const float* image, int axis, const JosephArgs& a, float4* quads, cudaStream_t stream);
+// lines[order[t]] = Σ taps of walk t from the quads of its axis (made from the image first).
+void launch_joseph_forward_quads(const JosephArgs& a, QuadPlanes quads, float* lines, cudaStream_t stream);
+// quads of each line's axis += its taps · lines[order[t]] (the caller zeroes the quads first).
+void launch_joseph_back_quads(const JosephArgs& a, const float* lines, QuadPlanes quads, cudaStream_t stream);
+// image = Σ over the axes' quads of each voxel's four shares (overwritten).
+void launch_quads_to_image(const JosephArgs& a, QuadPlanes quads, float* image, cudaStream_t stream);
+
 // lines[order[t]] = Σ taps of walk t over image.
 void launch_joseph_forward(const JosephArgs& a, const float* image, float* lines, cudaStream_t stream);
 // image += Σ taps · lines[order[t]] (the caller zeroes image first).
