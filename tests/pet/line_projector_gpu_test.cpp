@@ -88,8 +88,8 @@ TEST_F(LineProjectorGpu, DeviceArraysAsHostArrays) {
   op->forward(x, y);
   const std::vector<float> xf(x.begin(), x.end());
   float *dx = nullptr, *dy = nullptr;
-  ASSERT_EQ(cudaMalloc(&dx, xf.size() * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dy, y.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dx), xf.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dy), y.size() * 4), cudaSuccess);
   cudaMemcpy(dx, xf.data(), xf.size() * 4, cudaMemcpyHostToDevice);
   op->forward_device(dx, dy);
   std::vector<float> yd(y.size());
