@@ -1,8 +1,7 @@
 // The `cuda` backend of the line projector (compute/pet/line_projector.hpp): the walks made once
-// at configure and kept on the device in line order (the forward writes one value per thread,
-// coalesced) and in back_order (the back projection's atomics from a warp land on neighbouring,
-// distinct voxels); float32 images and values; host calls upload and download, device calls run
-// on the caller's arrays. Both passes go through the quad layout of each dominant axis that the
+// at configure and kept on the device in line order and in locality_order (a warp's lines close
+// together along their whole length); float32 images and values; host calls upload and download,
+// device calls run on the caller's arrays. Both passes go through the quad layout of each dominant axis that the
 // lines have (joseph_kernels.hpp): the forward makes it from the image and reads one float4 per
 // plane sample, the back adds one float4 atomic per sample into it and sums it into the image.
 #include <cuda_runtime_api.h>
@@ -48,12 +47,12 @@ class CudaLineProjector final : public LineProjector {
       if (used[d]) quad_bytes += 16.0 * double(cuda_impl::quad_count(g, d));
     cuda::require_device_memory(double(lines_) * (2 * sizeof(DeviceWalk) + 4 + 2 * 4) + 8.0 * g.count() + quad_bytes,
                                 "line projector cuda: walks, order, quad planes, one image and one set of line values");
-    const std::vector<std::uint32_t> order = cuda_impl::back_order(walks, g);
-    std::vector<DeviceWalk> sorted(walks.size());
-    for (std::size_t t = 0; t < order.size(); ++t) sorted[t] = walks[order[t]];
+    const std::vector<std::uint32_t> order = cuda_impl::locality_order(walks, g);
+    std::vector<DeviceWalk> local(walks.size());
+    for (std::size_t t = 0; t < order.size(); ++t) local[t] = walks[order[t]];
     stream_ = std::make_unique<cuda::Stream>();
     walks_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(walks));
-    sorted_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(sorted));
+    local_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(local));
     order_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(order));
     for (int d = 0; d < 3; ++d) {
       quads_[d] = cuda::DeviceBuffer<float4>();
@@ -112,7 +111,7 @@ class CudaLineProjector final : public LineProjector {
     cuda::select_device(device_);
     for (int d = 0; d < 3; ++d)
       if (quad_ptr_[d]) quads_[d].fill_zero(stream_->get());
-    const cuda_impl::JosephArgs a = args(sorted_, order_.data());
+    const cuda_impl::JosephArgs a = args(local_, order_.data());
     cuda_impl::launch_joseph_back_quads(a, lines, quad_ptr_, stream_->get());
     cuda_impl::launch_quads_to_image(a, quad_ptr_, image, stream_->get());
     stream_->synchronize();
@@ -136,7 +135,7 @@ class CudaLineProjector final : public LineProjector {
   LineGrid grid_;
   std::size_t lines_ = 0;
   std::unique_ptr<cuda::Stream> stream_;
-  cuda::DeviceBuffer<DeviceWalk> walks_, sorted_;
+  cuda::DeviceBuffer<DeviceWalk> walks_, local_;
   cuda::DeviceBuffer<std::uint32_t> order_;
   cuda::DeviceBuffer<float4> quads_[3];
   float4* quad_ptr_[3] = {nullptr, nullptr, nullptr};

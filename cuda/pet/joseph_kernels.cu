@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <tuple>
+#include <utility>
 
 #include "compute/pet/joseph.hpp"
 #include "cuda/core/check.hpp"
@@ -255,25 +255,32 @@ std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> 
   return out;
 }
 
-std::vector<std::uint32_t> back_order(std::span<const DeviceWalk> walks, const LineGrid& g) {
-  struct Key {
-    int axis, qa, qb, row;
-    float col;
+std::vector<std::uint32_t> locality_order(std::span<const DeviceWalk> walks, const LineGrid& g) {
+  // 16 bits per coordinate (whole voxels, offset so that negative crossings sort too), the four
+  // interleaved into 64 bits.
+  auto cell = [](float f) {
+    const double c = std::floor(double(f)) + 32768.0;
+    return std::uint64_t(c < 0 ? 0 : c > 65535 ? 65535 : c);
   };
-  std::vector<Key> keys(walks.size());
+  auto spread = [](std::uint64_t x) {  // bit i of x to bit 4i
+    std::uint64_t r = 0;
+    for (int i = 0; i < 16; ++i) r |= ((x >> i) & 1u) << (4 * i);
+    return r;
+  };
+  std::vector<std::pair<int, std::uint64_t>> keys(walks.size());
   for (std::size_t i = 0; i < walks.size(); ++i) {
     const DeviceWalk& w = walks[i];
-    const int nd = g.dims[w.axis];
-    const float mid = float(nd / 2 - w.first);
-    keys[i] = {w.axis, int(std::floor(w.da * nd)), int(std::floor(w.db * nd)),
-               int(std::floor(w.ub + mid * w.db)), w.ua + mid * w.da};
+    if (w.last < w.first) {
+      keys[i] = {3, 0};
+      continue;
+    }
+    const float s0 = float(-w.first), s1 = float(g.dims[w.axis] - 1 - w.first);
+    keys[i] = {w.axis, spread(cell(w.ua + s0 * w.da)) | spread(cell(w.ub + s0 * w.db)) << 1 |
+                           spread(cell(w.ua + s1 * w.da)) << 2 | spread(cell(w.ub + s1 * w.db)) << 3};
   }
   std::vector<std::uint32_t> order(walks.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-    const Key &a = keys[x], &b = keys[y];
-    return std::tie(a.axis, a.qa, a.qb, a.row, a.col) < std::tie(b.axis, b.qa, b.qb, b.row, b.col);
-  });
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return keys[x] < keys[y]; });
   return order;
 }
 

@@ -23,11 +23,11 @@ struct alignas(16) DeviceWalk {
 // The walks of `endpoints` (6 per line) on `grid`, in line order (double math, float result).
 std::vector<DeviceWalk> device_walks(const LineGrid& grid, std::span<const double> endpoints);
 
-// An order of the lines for the back projection's atomics: by dominant axis, then by direction
-// (lines whose in-plane slopes differ by less than one voxel over the grid together), then by
-// the crossing point at the grid's middle plane (rows along b, then along a), so that a warp's
-// lines run side by side and add into neighbouring, distinct voxels on every plane.
-std::vector<std::uint32_t> back_order(std::span<const DeviceWalk> walks, const LineGrid& grid);
+// An order of the lines by locality: by dominant axis, then along a Z-order (Morton) curve over
+// the four voxel coordinates where the line crosses the first and the last plane of that axis, so
+// that a warp's 32 lines lie close together along their whole length and its loads and atomics
+// fall on few cache lines. Lines that miss the grid go last.
+std::vector<std::uint32_t> locality_order(std::span<const DeviceWalk> walks, const LineGrid& grid);
 
 struct JosephArgs {
   const DeviceWalk* walks = nullptr;
