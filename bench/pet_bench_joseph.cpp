@@ -1,6 +1,6 @@
 // bench_pet's line projector rows (pet_bench_joseph.hpp): the cpu reference timed once per pass
-// (wall clock), cuda's passes on device arrays (median of `reps`, CUDA events), both kernel orders
-// per pass, and cuda against cpu (rel L2 of the forward of a test image and of the back of ones).
+// (wall clock), cuda's passes on device arrays and its kernels alone (median of `reps`, CUDA
+// events), and cuda against cpu (rel L2 of the forward of a test image and of the back of ones).
 #include "bench/pet_bench_joseph.hpp"
 
 #include <algorithm>
@@ -124,57 +124,32 @@ nlohmann::json run(int reps, const std::vector<std::string>& backends) {
   const double fwd = median_of(time_device(reps, [&] { gpu->forward_device(dx.data(), dy.data()); }));
   dy.upload(std::span<const float>(of));
   const double back = median_of(time_device(reps, [&] { gpu->back_device(dy.data(), db.data()); }));
-  // The kernels alone in each order (no zeroing, no synchronisation with the caller).
+  // The product's kernels alone: the forward's gather, the back's float4 atomics into the quad
+  // layout (zeroing it included) and its sum into the image.
   const std::vector<pet::cuda_impl::DeviceWalk> walks = pet::cuda_impl::device_walks(g, ends);
-  const std::vector<std::uint32_t> order = pet::cuda_impl::locality_order(walks, g);
-  std::vector<pet::cuda_impl::DeviceWalk> sorted(n);
-  for (std::size_t t = 0; t < n; ++t) sorted[t] = walks[order[t]];
-  cuda::DeviceBuffer<pet::cuda_impl::DeviceWalk> dw{std::span<const pet::cuda_impl::DeviceWalk>(walks)},
-      dl{std::span<const pet::cuda_impl::DeviceWalk>(sorted)};
-  cuda::DeviceBuffer<std::uint32_t> dorder{std::span<const std::uint32_t>(order)};
-  const pet::cuda_impl::JosephArgs given{dw.data(), nullptr, n, g.dims[0], g.dims[1], g.dims[2]};
-  const pet::cuda_impl::JosephArgs bylocal{dl.data(), dorder.data(), n, g.dims[0], g.dims[1], g.dims[2]};
+  cuda::DeviceBuffer<pet::cuda_impl::DeviceWalk> dw{std::span<const pet::cuda_impl::DeviceWalk>(walks)};
+  const pet::cuda_impl::JosephArgs args{dw.data(), n, g.dims[0], g.dims[1], g.dims[2]};
   auto kernel_ms = [&](auto&& launch) { return median_of(time_device(reps, launch)); };
-  const double fwd_given = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward(given, dx.data(), dy.data(), nullptr); });
-  const double fwd_local = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward(bylocal, dx.data(), dy.data(), nullptr); });
+  const double fwd_kernel = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward(args, dx.data(), dy.data(), nullptr); });
   dy.upload(std::span<const float>(of));
-  const double back_given = kernel_ms([&] { pet::cuda_impl::launch_joseph_back(given, dy.data(), db.data(), nullptr); });
-  const double back_local = kernel_ms([&] { pet::cuda_impl::launch_joseph_back(bylocal, dy.data(), db.data(), nullptr); });
-  // The quad layout's kernels (the product's passes): making the quads, the forward from them, the
-  // back's float4 atomics (zeroing included) and the sum into the image, each order.
   cuda::DeviceBuffer<float4> dq(pet::cuda_impl::quad_count(g, 2));
   float4* const qp[3] = {nullptr, nullptr, dq.data()};
-  const double make_q = kernel_ms([&] { pet::cuda_impl::launch_make_quads(dx.data(), 2, given, dq.data(), nullptr); });
-  const double fwdq_given = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward_quads(given, qp, dy.data(), nullptr); });
-  const double fwdq_local = kernel_ms([&] { pet::cuda_impl::launch_joseph_forward_quads(bylocal, qp, dy.data(), nullptr); });
-  dy.upload(std::span<const float>(of));
-  const double backq_given = kernel_ms([&] {
+  const double back_kernel = kernel_ms([&] {
     dq.fill_zero();
-    pet::cuda_impl::launch_joseph_back_quads(given, dy.data(), qp, nullptr);
+    pet::cuda_impl::launch_joseph_back_quads(args, dy.data(), qp, nullptr);
   });
-  const double backq_local = kernel_ms([&] {
-    dq.fill_zero();
-    pet::cuda_impl::launch_joseph_back_quads(bylocal, dy.data(), qp, nullptr);
-  });
-  const double to_image = kernel_ms([&] { pet::cuda_impl::launch_quads_to_image(bylocal, qp, db.data(), nullptr); });
+  const double to_image = kernel_ms([&] { pet::cuda_impl::launch_quads_to_image(args, qp, db.data(), nullptr); });
   const double ry = rel_l2(y_gpu, y_cpu), rb = rel_l2(b_gpu, b_cpu);
   std::printf("  joseph cuda (float32, device arrays): forward %.3f ms (%.0fx cpu), back %.3f ms (%.0fx cpu);"
               " rel L2 vs cpu: forward %.1e, back of ones %.1e\n",
               fwd, cpu_fwd / fwd, back, cpu_back / back, ry, rb);
-  std::printf("  joseph cuda kernels: forward given order %.3f ms, locality order %.3f ms; back given order %.3f ms,"
-              " back order %.3f ms\n",
-              fwd_given, fwd_local, back_given, back_local);
-  std::printf("  joseph cuda quad kernels: make quads %.3f ms; forward given order %.3f ms, locality order %.3f ms;"
-              " back (zeroing the quads included) given order %.3f ms, locality order %.3f ms; quads to image %.3f ms\n",
-              make_q, fwdq_given, fwdq_local, backq_given, backq_local, to_image);
+  std::printf("  joseph cuda kernels: forward %.3f ms; back into the quads (zeroing included) %.3f ms, quads to image"
+              " %.3f ms\n",
+              fwd_kernel, back_kernel, to_image);
   j["cuda"] = {{"device", gpu->describe()}, {"forward_ms", fwd}, {"back_ms", back},
                {"forward_speedup_vs_cpu", cpu_fwd / fwd}, {"back_speedup_vs_cpu", cpu_back / back},
                {"forward_rel_l2_vs_cpu", ry}, {"back_rel_l2_vs_cpu", rb},
-               {"kernel_forward_given_ms", fwd_given}, {"kernel_forward_locality_order_ms", fwd_local},
-               {"kernel_back_given_ms", back_given}, {"kernel_back_locality_order_ms", back_local},
-               {"quad_make_ms", make_q}, {"quad_forward_given_ms", fwdq_given}, {"quad_forward_locality_order_ms", fwdq_local},
-               {"quad_back_given_ms", backq_given}, {"quad_back_locality_order_ms", backq_local},
-               {"quad_to_image_ms", to_image}};
+               {"kernel_forward_ms", fwd_kernel}, {"kernel_back_quads_ms", back_kernel}, {"kernel_quads_to_image_ms", to_image}};
 #else
   (void)reps, (void)backends;
 #endif

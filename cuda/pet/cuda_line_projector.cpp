@@ -1,9 +1,10 @@
 // The `cuda` backend of the line projector (compute/pet/line_projector.hpp): the walks made once
-// at configure and kept on the device in line order and in locality_order (a warp's lines close
-// together along their whole length); float32 images and values; host calls upload and download,
-// device calls run on the caller's arrays. Both passes go through the quad layout of each dominant axis that the
-// lines have (joseph_kernels.hpp): the forward makes it from the image and reads one float4 per
-// plane sample, the back adds one float4 atomic per sample into it and sums it into the image.
+// at configure and kept on the device in line order; float32 images and values; host calls upload
+// and download, device calls run on the caller's arrays. The forward gathers from the image; the
+// back adds one float4 atomic per plane sample into the quad layout of each dominant axis that the
+// lines have (joseph_kernels.hpp) and sums it into the image. docs/perf/pet.md has the variants
+// measured against these (quads for the forward, lines sorted by direction or along a Morton
+// curve) and why they went.
 #include <cuda_runtime_api.h>
 
 #include <memory>
@@ -45,15 +46,10 @@ class CudaLineProjector final : public LineProjector {
     double quad_bytes = 0;
     for (int d = 0; d < 3; ++d)
       if (used[d]) quad_bytes += 16.0 * double(cuda_impl::quad_count(g, d));
-    cuda::require_device_memory(double(lines_) * (2 * sizeof(DeviceWalk) + 4 + 2 * 4) + 8.0 * g.count() + quad_bytes,
-                                "line projector cuda: walks, order, quad planes, one image and one set of line values");
-    const std::vector<std::uint32_t> order = cuda_impl::locality_order(walks, g);
-    std::vector<DeviceWalk> local(walks.size());
-    for (std::size_t t = 0; t < order.size(); ++t) local[t] = walks[order[t]];
+    cuda::require_device_memory(double(lines_) * (sizeof(DeviceWalk) + 2 * 4) + 8.0 * g.count() + quad_bytes,
+                                "line projector cuda: walks, quad planes, one image and one set of line values");
     stream_ = std::make_unique<cuda::Stream>();
     walks_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(walks));
-    local_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(local));
-    order_ = cuda::DeviceBuffer<std::uint32_t>(std::span<const std::uint32_t>(order));
     for (int d = 0; d < 3; ++d) {
       quads_[d] = cuda::DeviceBuffer<float4>();
       if (used[d]) quads_[d].resize(cuda_impl::quad_count(g, d));
@@ -96,24 +92,18 @@ class CudaLineProjector final : public LineProjector {
   }
 
  private:
-  cuda_impl::JosephArgs args(const cuda::DeviceBuffer<DeviceWalk>& w, const std::uint32_t* order) const {
-    return {w.data(), order, lines_, grid_.dims[0], grid_.dims[1], grid_.dims[2]};
-  }
+  cuda_impl::JosephArgs args() const { return {walks_.data(), lines_, grid_.dims[0], grid_.dims[1], grid_.dims[2]}; }
   void run_forward(const float* image, float* lines) {
     cuda::select_device(device_);
-    const cuda_impl::JosephArgs a = args(walks_, nullptr);
-    for (int d = 0; d < 3; ++d)
-      if (quad_ptr_[d]) cuda_impl::launch_make_quads(image, d, a, quad_ptr_[d], stream_->get());
-    cuda_impl::launch_joseph_forward_quads(a, quad_ptr_, lines, stream_->get());
+    cuda_impl::launch_joseph_forward(args(), image, lines, stream_->get());
     stream_->synchronize();
   }
   void run_back(const float* lines, float* image) {
     cuda::select_device(device_);
     for (int d = 0; d < 3; ++d)
       if (quad_ptr_[d]) quads_[d].fill_zero(stream_->get());
-    const cuda_impl::JosephArgs a = args(local_, order_.data());
-    cuda_impl::launch_joseph_back_quads(a, lines, quad_ptr_, stream_->get());
-    cuda_impl::launch_quads_to_image(a, quad_ptr_, image, stream_->get());
+    cuda_impl::launch_joseph_back_quads(args(), lines, quad_ptr_, stream_->get());
+    cuda_impl::launch_quads_to_image(args(), quad_ptr_, image, stream_->get());
     stream_->synchronize();
   }
   void wait_for_caller() const {
@@ -135,8 +125,7 @@ class CudaLineProjector final : public LineProjector {
   LineGrid grid_;
   std::size_t lines_ = 0;
   std::unique_ptr<cuda::Stream> stream_;
-  cuda::DeviceBuffer<DeviceWalk> walks_, local_;
-  cuda::DeviceBuffer<std::uint32_t> order_;
+  cuda::DeviceBuffer<DeviceWalk> walks_;
   cuda::DeviceBuffer<float4> quads_[3];
   float4* quad_ptr_[3] = {nullptr, nullptr, nullptr};
   cuda::DeviceBuffer<float> image_, values_;  // host calls' staging

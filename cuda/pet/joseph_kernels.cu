@@ -1,10 +1,7 @@
 // Joseph's line projector kernels (joseph_kernels.hpp): one thread per line, the plane loop
-// specialised per dominant axis so that strides and sizes are fixed per branch, a fast path for
-// planes whose four taps all lie inside the grid.
-#include <algorithm>
+// specialised per dominant axis so that strides and sizes are fixed per branch; the forward has a
+// fast path for planes whose four taps all lie inside the grid.
 #include <cmath>
-#include <numeric>
-#include <utility>
 
 #include "compute/pet/joseph.hpp"
 #include "cuda/core/check.hpp"
@@ -60,13 +57,6 @@ __device__ __forceinline__ float walk_sum(const DeviceWalk& w, const float* __re
   return s * w.weight;
 }
 
-template <int D>
-__device__ __forceinline__ void walk_add(const DeviceWalk& w, float val, float* __restrict__ img, int nx, int ny, int nz) {
-  const Plane p = plane_of<D>(nx, ny, nz);
-  const float v = val * w.weight;
-  for (int k = w.first; k <= w.last; ++k) plane_visit(w, p, k, [&](long long i, float t) { atomicAdd(img + i, t * v); });
-}
-
 __global__ void forward_kernel(JosephArgs a, const float* __restrict__ img, float* __restrict__ out) {
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= a.lines) return;
@@ -75,18 +65,7 @@ __global__ void forward_kernel(JosephArgs a, const float* __restrict__ img, floa
   if (w.axis == 2) s = walk_sum<2>(w, img, a.nx, a.ny, a.nz);
   else if (w.axis == 1) s = walk_sum<1>(w, img, a.nx, a.ny, a.nz);
   else s = walk_sum<0>(w, img, a.nx, a.ny, a.nz);
-  out[a.order ? a.order[t] : t] = s;
-}
-
-__global__ void back_kernel(JosephArgs a, const float* __restrict__ val, float* __restrict__ img) {
-  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= a.lines) return;
-  const float v = __ldg(val + (a.order ? a.order[t] : t));
-  if (v == 0.f) return;
-  const DeviceWalk w = a.walks[t];
-  if (w.axis == 2) walk_add<2>(w, v, img, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) walk_add<1>(w, v, img, a.nx, a.ny, a.nz);
-  else walk_add<0>(w, v, img, a.nx, a.ny, a.nz);
+  out[t] = s;
 }
 
 // The quad layout's planes for axis D (joseph_kernels.hpp): quad (k, iu, iv) at
@@ -94,39 +73,6 @@ __global__ void back_kernel(JosephArgs a, const float* __restrict__ val, float* 
 template <int D>
 __device__ __forceinline__ long long quad_index(const Plane& p, int k, int iu, int iv) {
   return ((long long)k * (p.nb + 1) + iv + 1) * (p.na + 1) + iu + 1;
-}
-
-template <int D>
-__global__ void make_quads_kernel(const float* __restrict__ img, int nx, int ny, int nz, float4* __restrict__ q) {
-  const Plane p = plane_of<D>(nx, ny, nz);
-  const int nd = D == 0 ? nx : D == 1 ? ny : nz;
-  const long long total = (long long)nd * (p.nb + 1) * (p.na + 1);
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= total) return;
-  const int iu = int(t % (p.na + 1)) - 1;
-  const long long rest = t / (p.na + 1);
-  const int iv = int(rest % (p.nb + 1)) - 1, k = int(rest / (p.nb + 1));
-  auto at = [&](int u, int v) {
-    return (u >= 0 && u < p.na && v >= 0 && v < p.nb) ? __ldg(img + k * p.sd + u * p.sa + v * p.sb) : 0.f;
-  };
-  q[t] = make_float4(at(iu, iv), at(iu + 1, iv), at(iu, iv + 1), at(iu + 1, iv + 1));
-}
-
-template <int D>
-__device__ __forceinline__ float quad_sum(const DeviceWalk& w, const float4* __restrict__ q, int nx, int ny, int nz) {
-  const Plane p = plane_of<D>(nx, ny, nz);
-  float s = 0.f;
-  for (int k = w.first; k <= w.last; ++k) {
-    const float r = float(k - w.first);
-    const float u = fmaf(r, w.da, w.ua), v = fmaf(r, w.db, w.ub);
-    const float fu = floorf(u), fv = floorf(v);
-    const int iu = int(fu), iv = int(fv);
-    if (iu < -1 || iu >= p.na || iv < -1 || iv >= p.nb) continue;
-    const float wu = u - fu, wv = v - fv;
-    const float4 c = __ldg(q + quad_index<D>(p, k, iu, iv));
-    s += (1.f - wv) * fmaf(wu, c.y - c.x, c.x) + wv * fmaf(wu, c.w - c.z, c.z);
-  }
-  return s * w.weight;
 }
 
 template <int D>
@@ -153,22 +99,10 @@ __device__ __forceinline__ void quad_add(const DeviceWalk& w, float val, float4*
   }
 }
 
-__global__ void forward_quads_kernel(JosephArgs a, const float4* q0, const float4* q1, const float4* q2,
-                                     float* __restrict__ out) {
-  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= a.lines) return;
-  const DeviceWalk w = a.walks[t];
-  float s = 0.f;
-  if (w.axis == 2) s = quad_sum<2>(w, q2, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) s = quad_sum<1>(w, q1, a.nx, a.ny, a.nz);
-  else if (w.last >= w.first) s = quad_sum<0>(w, q0, a.nx, a.ny, a.nz);
-  out[a.order ? a.order[t] : t] = s;
-}
-
 __global__ void back_quads_kernel(JosephArgs a, const float* __restrict__ val, float4* q0, float4* q1, float4* q2) {
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= a.lines) return;
-  const float v = __ldg(val + (a.order ? a.order[t] : t));
+  const float v = __ldg(val + t);
   if (v == 0.f) return;
   const DeviceWalk w = a.walks[t];
   if (w.last < w.first) return;
@@ -212,21 +146,6 @@ std::size_t quad_count(const LineGrid& g, int axis) {
   return std::size_t(g.dims[axis]) * (g.dims[a] + 1) * (g.dims[b] + 1);
 }
 
-void launch_make_quads(const float* image, int axis, const JosephArgs& a, float4* quads, cudaStream_t stream) {
-  const LineGrid g{{a.nx, a.ny, a.nz}};
-  const unsigned blocks = blocks_for((long long)quad_count(g, axis));
-  if (axis == 2) make_quads_kernel<2><<<blocks, kThreads, 0, stream>>>(image, a.nx, a.ny, a.nz, quads);
-  else if (axis == 1) make_quads_kernel<1><<<blocks, kThreads, 0, stream>>>(image, a.nx, a.ny, a.nz, quads);
-  else make_quads_kernel<0><<<blocks, kThreads, 0, stream>>>(image, a.nx, a.ny, a.nz, quads);
-  TOMO_CUDA_CHECK(cudaGetLastError());
-}
-
-void launch_joseph_forward_quads(const JosephArgs& a, QuadPlanes q, float* lines, cudaStream_t stream) {
-  if (a.lines == 0) return;
-  forward_quads_kernel<<<blocks_for((long long)a.lines), kThreads, 0, stream>>>(a, q[0], q[1], q[2], lines);
-  TOMO_CUDA_CHECK(cudaGetLastError());
-}
-
 void launch_joseph_back_quads(const JosephArgs& a, const float* lines, QuadPlanes q, cudaStream_t stream) {
   if (a.lines == 0) return;
   back_quads_kernel<<<blocks_for((long long)a.lines), kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
@@ -255,46 +174,10 @@ std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> 
   return out;
 }
 
-std::vector<std::uint32_t> locality_order(std::span<const DeviceWalk> walks, const LineGrid& g) {
-  // 16 bits per coordinate (whole voxels, offset so that negative crossings sort too), the four
-  // interleaved into 64 bits.
-  auto cell = [](float f) {
-    const double c = std::floor(double(f)) + 32768.0;
-    return std::uint64_t(c < 0 ? 0 : c > 65535 ? 65535 : c);
-  };
-  auto spread = [](std::uint64_t x) {  // bit i of x to bit 4i
-    std::uint64_t r = 0;
-    for (int i = 0; i < 16; ++i) r |= ((x >> i) & 1u) << (4 * i);
-    return r;
-  };
-  std::vector<std::pair<int, std::uint64_t>> keys(walks.size());
-  for (std::size_t i = 0; i < walks.size(); ++i) {
-    const DeviceWalk& w = walks[i];
-    if (w.last < w.first) {
-      keys[i] = {3, 0};
-      continue;
-    }
-    const float s0 = float(-w.first), s1 = float(g.dims[w.axis] - 1 - w.first);
-    keys[i] = {w.axis, spread(cell(w.ua + s0 * w.da)) | spread(cell(w.ub + s0 * w.db)) << 1 |
-                           spread(cell(w.ua + s1 * w.da)) << 2 | spread(cell(w.ub + s1 * w.db)) << 3};
-  }
-  std::vector<std::uint32_t> order(walks.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return keys[x] < keys[y]; });
-  return order;
-}
-
 void launch_joseph_forward(const JosephArgs& a, const float* image, float* lines, cudaStream_t stream) {
   if (a.lines == 0) return;
   const unsigned blocks = unsigned((a.lines + kThreads - 1) / kThreads);
   forward_kernel<<<blocks, kThreads, 0, stream>>>(a, image, lines);
-  TOMO_CUDA_CHECK(cudaGetLastError());
-}
-
-void launch_joseph_back(const JosephArgs& a, const float* lines, float* image, cudaStream_t stream) {
-  if (a.lines == 0) return;
-  const unsigned blocks = unsigned((a.lines + kThreads - 1) / kThreads);
-  back_kernel<<<blocks, kThreads, 0, stream>>>(a, lines, image);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
