@@ -73,26 +73,17 @@ TOMO_HD Walk<T> make_walk(const T* p1, const T* p2, const Grid<T>& g) {
       if (p1[k] < lo || p1[k] > hi) return w;
       continue;
     }
-    T ta = (lo - p1[k]) / dir[k], tb = (hi - p1[k]) / dir[k];
-    if (ta > tb) {
-      const T s = ta;
-      ta = tb;
-      tb = s;
-    }
-    t0 = ta > t0 ? ta : t0;
-    t1 = tb < t1 ? tb : t1;
+    const T ta = (lo - p1[k]) / dir[k], tb = (hi - p1[k]) / dir[k];
+    const T enter = ta < tb ? ta : tb, leave = ta < tb ? tb : ta;
+    if (enter > t0) t0 = enter;
+    if (leave < t1) t1 = leave;
   }
   if (t1 < t0) return w;
   const int d = dominant_axis(dir);
   const int a = plane_axis_a(d), b = plane_axis_b(d);
-  T f_in = (p1[d] + t0 * dir[d] - g.origin[d]) / g.voxel[d];
-  T f_out = (p1[d] + t1 * dir[d] - g.origin[d]) / g.voxel[d];
-  if (f_in > f_out) {
-    const T s = f_in;
-    f_in = f_out;
-    f_out = s;
-  }
-  int first = int(ceil(f_in)), last = int(floor(f_out));
+  const T f0 = (p1[d] + t0 * dir[d] - g.origin[d]) / g.voxel[d];
+  const T f1 = (p1[d] + t1 * dir[d] - g.origin[d]) / g.voxel[d];
+  int first = int(ceil(f0 < f1 ? f0 : f1)), last = int(floor(f0 < f1 ? f1 : f0));
   if (first < 0) first = 0;
   if (last > g.n[d] - 1) last = g.n[d] - 1;
   w.axis = d;
