@@ -3,11 +3,12 @@
 // iteration (all `--subsets` subsets, through the same SubsetPrimitives the runs use), and
 // their ratio (the layer's goal: at most 1.2). Then the relative difference prior's stencil
 // passes beside a copy of the same image measured in the same run (goal: the gradient pass at
-// ≥ 50 % of the copy's bandwidth), on cuda and gl-compute (pet_bench_prior.cpp).
+// ≥ 50 % of the copy's bandwidth), on cuda and gl-compute (pet_bench_prior.cpp). Then Joseph's
+// line projector, cuda against cpu, on glpet_default.toml's LORs (pet_bench_joseph.cpp).
 // Usage: bench_pet [--problems glpet,safir,strip] [--backends cuda,gl-compute,gl] [--subsets 8]
 //                  [--repeats 3] [--safir-events N] [--safir-projection-events N] [--strip-events N] [--gl-slices Z]
 //                  [--glpet-scene glpet_ring.toml]
-//                  [--prior-size N] [--json FILE]
+//                  [--prior-size N] [--joseph 0|1] [--json FILE]
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
+#include "bench/pet_bench_joseph.hpp"
 #include "bench/pet_bench_prior.hpp"
 #include "bench/pet_bench_safir.hpp"
 #include "bench/pet_bench_safir_gl.hpp"
@@ -43,6 +45,7 @@ namespace {
 struct Args {
   std::vector<std::string> problems{"glpet", "safir", "strip"}, backends{"cuda", "gl-compute", "gl"};
   int subsets = 8, repeats = 3, gl_slices = 4, prior_size = 256;
+  bool joseph = true;
   std::uint64_t safir_events = 1000000, strip_events = 2000000, safir_projection_events = 4000000;
   std::string glpet_scene = "glpet_ring.toml";
   std::string json;
@@ -64,6 +67,7 @@ Args parse_args(int argc, char** argv) {
       ->capture_default_str();
   cli.app().add_option("--glpet-scene", a.glpet_scene, "embedded glpet scene")->capture_default_str();
   cli.app().add_option("--prior-size", a.prior_size, "prior passes on an N^3 image (0: none)")->capture_default_str();
+  cli.app().add_option("--joseph", a.joseph, "line projector rows on glpet_default.toml's LORs (0: none)")->capture_default_str();
   cli.parse(argc, argv);
   a.subsets = std::max(2, a.subsets);
   a.repeats = std::max(1, a.repeats);
@@ -251,6 +255,7 @@ int main(int argc, char** argv) {
                          {"mlem_ms", r.mlem_ms}, {"osem_ms", r.osem_ms}, {"ratio", r.osem_ms / r.mlem_ms}});
   if (!safir_stages.is_null()) j["safir_stages"] = safir_stages;
   if (a.prior_size > 0) j["prior"] = bench::pet_prior::run({a.prior_size, a.prior_size, a.prior_size}, a.repeats * 3 + 2, a.backends);
+  if (a.joseph) j["joseph"] = bench::pet_joseph::run(a.repeats * 3 + 2, a.backends);
   bench::write_report(a.json, j);
   return 0;
 }

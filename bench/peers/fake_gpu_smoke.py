@@ -68,6 +68,8 @@ def main():
     import parallelproj_glpet
     parallelproj_glpet.main(["--scene", "glpet_small.toml", "--voxels", "12,12,12", "--reps", "1", "--out", a.out,
                              "--md", a.md])
+    parallelproj_glpet.main(["--scene", "glpet_small.toml", "--voxels", "12,12,12", "--reps", "1", "--joseph",
+                             "--out", a.out, "--md", a.md])
     astra_peer.main(["--fdk-sizes", "32", "--bp-sizes", "", "--no-projector", "--reps", "1", "--out", a.out,
                      "--md", a.md])
     iminuit_peer.main(["--cli", a.cli, "--detectors", "4", "--bins", "2000", "--reps", "1", "--out", a.out,

@@ -22,6 +22,11 @@ integral in mm).
 
   PYTHONPATH=<parallelproj_backend build>:... python3 bench/peers/parallelproj_glpet.py --out peers.json --md peers.md
   ... parallelproj_glpet.py --like       # R = 1, N = 1, no attenuation
+  ... parallelproj_glpet.py --joseph     # ours: tomoraster.pet.LineProjector, the same operator
+
+With --joseph, ours is our own Joseph projector (tomoraster.pet.LineProjector on the same LOR end
+points, grid and image): the same model as theirs, so c should be 1 and rel L2 at float rounding.
+The ML-EM data are then their forward projection of the test image (a model independent of ours).
 """
 from __future__ import annotations
 
@@ -80,6 +85,8 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--like", action="store_true",
                    help="ours at R = 1, N = 1, no attenuation (line_scene) instead of --scene")
+    p.add_argument("--joseph", action="store_true",
+                   help="ours: tomoraster.pet.LineProjector (Joseph's model) on the same LORs instead of glpet.Projector")
     p.add_argument("--system-cache", default="", help="glpet.system_cache for ours (auto/on/off; default the scene's)")
     p.add_argument("--tpb", type=int, default=64, help="parallelproj threads per block")
     p.add_argument("--out", default="peers.json")
@@ -100,9 +107,12 @@ def main(argv=None):
         base = glpet.Projector(scene, backend="cpu")
         fov = [n * v for n, v in zip(base.image_shape[::-1], base.lor_endpoints()[2])]
         keys["voxel_mm"] = [f / n for f, n in zip(fov, keys["voxels"])]
-    ours = glpet.Projector(scene, backend=BACKEND, **keys)
+    ours = glpet.Projector(scene, backend="cpu" if a.joseph else BACKEND, **keys)
     ends, origin, voxel = ours.lor_endpoints()
     shape, n = ours.image_shape, ours.lor_count
+    if a.joseph:
+        from tomoraster import pet
+        ours = pet.LineProjector(ends, shape, voxel, origin, backend=BACKEND)
     name = "glpet_default.toml's scanner at R=1, N=1, no attenuation" if a.like else os.path.basename(a.scene)
     size = (f"{name}: {n / 1e6:.2f}M LORs, image {shape[2]}x{shape[1]}x{shape[0]} of "
             f"{voxel[0]:g} mm")
@@ -122,6 +132,9 @@ def main(argv=None):
     back_ms = timer.median(lambda: apply(ours.back, ones, b_ours), a.reps)
     ours_name = (f"glpet.Projector ({BACKEND}, CuPy{', R=1, N=1, T=1' if a.like else ''}"
                  f"{', system_cache ' + a.system_cache if a.system_cache else ''})")
+    if a.joseph:
+        ours_name = f"pet.LineProjector ({BACKEND}, CuPy)"
+    expected_c = 1.0 if a.joseph else None
     print(f"ours: {ours.backend}")
     rows = []
     if ppb is None:
@@ -137,7 +150,7 @@ def main(argv=None):
     y_t = xp.empty(n, xp.float32)
     t_fwd = timer.median(lambda: ppb.joseph3d_fwd(xs, xe, img, o, vs, y_t, 0, a.tpb), a.reps)
     rows.append(pt.row("parallelproj", version, "glpet LORs fwd (non-TOF, Joseph)", size, gpu, t_fwd, fwd_ms,
-                       pt.agreement(xp, y_ours, y_t, "detector-centre lines; "), ours_name + ".forward",
+                       pt.agreement(xp, y_ours, y_t, "detector-centre lines; ", expected_c), ours_name + ".forward",
                        f"threads/block {a.tpb}"))
     b_t = xp.zeros(shape, xp.float32)
 
@@ -147,11 +160,12 @@ def main(argv=None):
         return out
     t_back = timer.median(lambda: their_back(ones, b_t), a.reps)
     rows.append(pt.row("parallelproj", version, "glpet LORs back (non-TOF, Joseph)", size, gpu, t_back, back_ms,
-                       pt.agreement(xp, b_ours, b_t, "back of ones; "), ours_name + ".back",
+                       pt.agreement(xp, b_ours, b_t, "back of ones; ", expected_c), ours_name + ".back",
                        f"theirs includes zeroing the image; threads/block {a.tpb}"))
     # One ML-EM iteration from 1 on each side's field of view (sensitivity > 0), the data our
-    # forward projection of the test image; each side's sensitivity outside the timing.
-    y = y_ours.copy()
+    # forward projection of the test image (theirs with --joseph: ours is then the same model);
+    # each side's sensitivity outside the timing.
+    y = (y_t if a.joseph else y_ours).copy()
     s_o, s_t = b_ours.copy(), b_t.copy()
     x0_o = (s_o > 0).astype(xp.float32)
     x0_t = (s_t > 0).astype(xp.float32)
@@ -177,10 +191,12 @@ def main(argv=None):
     o_em = timer.median(our_em, a.reps)
     t_em = timer.median(their_em, a.reps)
     both = (x0_o > 0) & (x0_t > 0)
-    ag = pt.agreement(xp, xp.where(both, x_o, 0), xp.where(both, x_t, 0), "image after 1 iteration (common FOV); ")
+    ag = pt.agreement(xp, xp.where(both, x_o, 0), xp.where(both, x_t, 0), "image after 1 iteration (common FOV); ",
+                      expected_c)
     rows.append(pt.row("parallelproj", version, "glpet ML-EM iteration (same CuPy loop)", size, gpu, t_em, o_em, ag,
                        ours_name + " forward+back in the CuPy loop",
-                       "data: our forward of the test image; each side's own sensitivity, outside the timing"))
+                       f"data: {'their' if a.joseph else 'our'} forward of the test image; each side's own sensitivity,"
+                       " outside the timing"))
     pt.append(a.out, a.md, rows)
     print(pt.markdown(rows))
     return 0

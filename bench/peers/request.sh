@@ -8,6 +8,7 @@
 #   gapat        taichi-*-slim.tar.xz, gapat-*.whl, dill-*.whl
 #   parallelproj parallelproj-backend-*.tar.gz (built there): its Joseph projector on our safir events
 #   ppglpet      the same build on glpet's LORs (glpet.Projector.lor_endpoints)
+#   ppjoseph     the same LORs against our Joseph projector (tomoraster.pet.LineProjector)
 #   ppline, pplinecache   the same with ours at one line per detector, no attenuation (--like),
 #                traced on every pass (system_cache off) and cached (on)
 #   fdk, bp3d    astra-cp312.tar.xz: FDK_CUDA against fdk.fdk (CuPy and NumPy stacks), BP3D_CUDA
@@ -41,7 +42,7 @@ export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLI
 # every GPU it sees and leaves the last one current.
 export CUDA_VISIBLE_DEVICES=${PEERS_GPUS:-0}
 
-steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet ppline pplinecache fdk bp3d iminuit} "
+steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet ppline pplinecache ppjoseph fdk bp3d iminuit} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 run() {  # name, limit in s, command...
   local name=$1 limit=$2; shift 2
@@ -104,7 +105,7 @@ SHIM
     || { stamp "parallelproj-backend build FAILED (tail of its log):"; tail -n 25 "$OUT/parallelproj-build.log"; }
 }
 ppb_pid=""
-ppwant() { want parallelproj || want ppglpet || want ppline || want pplinecache; }
+ppwant() { want parallelproj || want ppglpet || want ppline || want pplinecache || want ppjoseph; }
 if [ "${PEERS_PP_EARLY:-0}" = 1 ] && ppwant && has 'parallelproj-backend-*.tar.gz'; then
   ( renice -n 19 "$BASHPID" > /dev/null; build_ppb ) &
   ppb_pid=$!
@@ -170,6 +171,8 @@ if ppwant && has 'parallelproj-backend-*.tar.gz'; then
     --system-cache off --out "$OUT/peers.json" --md "$OUT/peers.md"
   want pplinecache && run pplinecache "${PEERS_PPLINE_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --like \
     --system-cache on --out "$OUT/peers.json" --md "$OUT/peers.md"
+  want ppjoseph && run ppjoseph "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --joseph \
+    --out "$OUT/peers.json" --md "$OUT/peers.md"
 fi
 want iminuit && [ -n "$b" ] && has 'iminuit-*.whl' && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" \
   --cli "$b/apps/tomoraster" --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"

@@ -42,6 +42,7 @@ void call_python(F&& f, bool may_stop = true) {
 
 void bind_glpet(nb::module_& m);
 void bind_glpet_lors(nb::module_& m);
+void bind_pet_lines(nb::module_& m);
 void bind_fdk(nb::module_& m);
 void bind_strip(nb::module_& m);
 void bind_oat(nb::module_& m);

@@ -106,6 +106,7 @@ NB_MODULE(_core, m) {
   });
   bind_glpet(m);
   bind_glpet_lors(m);
+  bind_pet_lines(m);
   bind_fdk(m);
   bind_strip(m);
   bind_oat(m);

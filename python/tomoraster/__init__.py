@@ -112,7 +112,7 @@ def write_interfile(path: str, array, voxel_mm, origin_mm=None, quantity: str = 
                           quantity, unit, float(frame_s))
 
 
-from . import fdk, glpet, musr, oat, safir, strip  # noqa: E402  (they use the names above)
+from . import fdk, glpet, musr, oat, pet, safir, strip  # noqa: E402  (they use the names above)
 
 __all__ = ["info", "run", "read_nifti", "read_interfile", "write_interfile", "quiet", "set_cuda_device", "glpet", "fdk", "strip", "oat", "safir", "musr", "UnavailableError",
            "__version__"]
