@@ -1,18 +1,24 @@
 // The `cuda` generator of strip's events (strip.simulator): simulate_phantom's slots on the GPU in
-// batches, each batch's events copied to the host while the next batch is simulated.
+// batches, each batch's events copied to the host while the next batch is simulated: through two
+// page-locked staging buffers, the GPU filling one while the host's cores copy the other out.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstring>
 #include <memory>
 
 #include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/strip/simulator.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/event.hpp"
+#include "cuda/core/pinned_buffer.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/strip/simulator_kernels.hpp"
 
@@ -26,6 +32,18 @@ using namespace tomo::strip::cuda_impl;
 // a large batch spends every slot's SlotParams::max_tries points.
 constexpr std::uint64_t kFirstBatch = std::uint64_t(1) << 16;
 constexpr std::uint64_t kBatch = std::uint64_t(1) << 24;  // slots per launch: 2 × 192 MiB of events
+constexpr std::uint64_t kStage = std::uint64_t(1) << 21;  // events per staging buffer (24 MiB)
+
+// n floats from page-locked `src` to `dst` on all cores (the pages of dst are touched in parallel).
+void copy_out(float* dst, const float* src, std::uint64_t n) {
+  constexpr std::int64_t kBlock = 1 << 16;
+  const auto blocks = static_cast<std::int64_t>((n + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::uint64_t at = std::uint64_t(b) * kBlock;
+    std::memcpy(dst + at, src + at, std::min<std::uint64_t>(kBlock, n - at) * sizeof(float));
+  }
+}
 
 class CudaPhantomGenerator final : public PhantomGenerator {
  public:
@@ -44,7 +62,12 @@ class CudaPhantomGenerator final : public PhantomGenerator {
     std::array<cuda::Stream, 2> streams{cuda::Stream(), cuda::Stream()};
     TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the zeroed sums before the non-blocking streams
 
+    const auto t0 = std::chrono::steady_clock::now();
     std::vector<Event> out(count);
+    const auto t1 = std::chrono::steady_clock::now();
+    std::array<cuda::PinnedBuffer<float>, 2> stage{cuda::PinnedBuffer<float>(3 * std::min(count, kStage)),
+                                                   cuda::PinnedBuffer<float>(3 * std::min(count, kStage))};
+    std::array<cuda::Event, 2> staged{cuda::Event(false), cuda::Event(false)};
     std::array<unsigned long long, 3> host{0, 0, 0};
     // Batch k: slots [first[k], first[k] + size[k]) on buffer and stream k % 2.
     const auto batch_first = [&](std::uint64_t k) {
@@ -63,6 +86,30 @@ class CudaPhantomGenerator final : public PhantomGenerator {
       a.sums = sums.data();
       launch_slots(a, streams[k % 2]);
     };
+    // Batch k's events to out, kStage at a time: piece j goes to stage j % 2 while the host copies
+    // piece j − 1 out of the other.
+    const auto copy_batch = [&](std::uint64_t k) {
+      const std::uint64_t first = batch_first(k), n = batch_first(k + 1) - first;
+      struct Piece {
+        std::uint64_t at = 0, n = 0;
+        int slot = 0;
+      } pending;
+      const auto finish = [&] {
+        if (pending.n == 0) return;
+        staged[pending.slot].synchronize();
+        copy_out(reinterpret_cast<float*>(out.data() + pending.at), stage[pending.slot].data(), 3 * pending.n);
+        pending.n = 0;
+      };
+      int slot = 0;
+      for (std::uint64_t at = 0; at < n; at += kStage, slot ^= 1) {
+        const std::uint64_t m = std::min(kStage, n - at);
+        buf[k % 2].download_async(stage[slot].data(), 3 * m, streams[k % 2], 3 * at);
+        staged[slot].record(streams[k % 2]);
+        finish();  // the previous piece, in the other stage
+        pending = {first + at, m, slot};
+      }
+      finish();
+    };
     launch(0);
     for (std::uint64_t k = 0; batch_first(k) < count; ++k) {
       if (batch_first(k + 1) < count) {
@@ -71,12 +118,13 @@ class CudaPhantomGenerator final : public PhantomGenerator {
           sums.download(host.data(), 3);
           if (host[2] > 0) throw_starved(g);
         }
-        launch(k + 1);  // its buffer's last download has finished: runs while batch k is copied
+        launch(k + 1);  // its buffer's last copy has finished: runs while batch k is copied
       }
-      const std::uint64_t first = batch_first(k), n = batch_first(k + 1) - first;
-      buf[k % 2].download_async(reinterpret_cast<float*>(out.data() + first), 3 * n, streams[k % 2]);
-      streams[k % 2].synchronize();
+      copy_batch(k);
     }
+    log_debug("strip cuda simulator: ", count, " events, host vector ",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(), " ms, simulation and copy ",
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count(), " ms");
     TOMO_CUDA_CHECK(cudaDeviceSynchronize());
     sums.download(host.data(), 3);
     if (host[2] > 0 || starved_rate(host[1], count)) throw_starved(g);
