@@ -33,6 +33,7 @@ StripConfig StripConfig::from_scene(const Scene& s) {
   const auto seed = s.get<std::int64_t>("strip.seed", 1);
   if (seed < 0) throw InputError(str_cat(s.where("strip.seed"), " must be >= 0, got ", seed));
   c.seed = static_cast<std::uint64_t>(seed);
+  c.simulator = s.get_enum("strip.simulator", SimulatorChoice::automatic, kSimulatorNames);
   c.iterations = s.get_int_in_range("strip.iterations", 20, 0, 100000);
   c.save_iterations = pet::read_save_iterations(s, "strip", c.iterations);
   c.pet = pet::read_pet_options(s, "strip", c.iterations);

@@ -1,10 +1,12 @@
 // The [strip] section of a scene, read and validated in one place (keys documented in
 // scenes/strip_default.toml and docs/strip.md).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "compute/core/enum_name.hpp"
 #include "compute/pet/corrections.hpp"
 #include "compute/pet/scene_options.hpp"
 #include "compute/strip/geometry.hpp"
@@ -17,6 +19,12 @@ class Scene;
 
 namespace tomo::strip {
 
+// Where simulate_phantom's events are made: "auto" takes the cuda generator when the
+// reconstruction runs on the cuda backend (and no attenuation map or normalisation is simulated).
+enum class SimulatorChoice { automatic, host, cuda };
+inline constexpr std::array<EnumName<SimulatorChoice>, 3> kSimulatorNames{
+    {{"auto", SimulatorChoice::automatic}, {"host", SimulatorChoice::host}, {"cuda", SimulatorChoice::cuda}}};
+
 struct StripConfig {
   StripGeometry geometry;
   Resolution resolution;
@@ -24,6 +32,7 @@ struct StripConfig {
   StripPhantom phantom;
   std::uint64_t events = 1000000;     // simulated events (ignored when events_file is set)
   std::uint64_t seed = 1;
+  SimulatorChoice simulator = SimulatorChoice::automatic;  // strip.simulator
   // Simulated randoms and scatter: these shares of the events (background.hpp).
   double randoms_fraction = 0.0, scatter_fraction = 0.0;
   int iterations = 20;

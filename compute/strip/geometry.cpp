@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
@@ -71,10 +72,21 @@ std::vector<double> direct_reconstruction(const StripGeometry& g, const std::vec
   std::vector<double> h(g.pixel_count(), 0.0);
   const auto kp = make_kernel_params<double>(g.R, 1.0, 1.0);
   const double y0 = g.y_centre(0) - 0.5 * g.pixel_y, z0 = g.z_centre(0) - 0.5 * g.pixel_z;
-  for (const Event& e : events) {
-    const auto f = make_frame<double>(e.z_u, e.z_d, e.dl, kp);  // eq. (2)
-    const double fj = std::floor((f.y - y0) / g.pixel_y), fk = std::floor((f.z - z0) / g.pixel_z);
-    if (fj >= 0 && fj < g.n_y && fk >= 0 && fk < g.n_z) h[g.index(int(fj), int(fk))] += 1.0;
+  const auto n = static_cast<std::int64_t>(events.size());
+  // Each thread histograms a share of the events; the counts are whole numbers, so the sum of
+  // the threads' histograms is the same in any order.
+#pragma omp parallel
+  {
+    std::vector<double> mine(h.size(), 0.0);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < n; ++i) {
+      const Event& e = events[std::size_t(i)];
+      const auto f = make_frame<double>(e.z_u, e.z_d, e.dl, kp);  // eq. (2)
+      const double fj = std::floor((f.y - y0) / g.pixel_y), fk = std::floor((f.z - z0) / g.pixel_z);
+      if (fj >= 0 && fj < g.n_y && fk >= 0 && fk < g.n_z) mine[g.index(int(fj), int(fk))] += 1.0;
+    }
+#pragma omp critical
+    for (std::size_t p = 0; p < h.size(); ++p) h[p] += mine[p];
   }
   return h;
 }

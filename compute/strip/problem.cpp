@@ -62,8 +62,33 @@ void write_image(OutputDir& out, const StripGeometry& g, const std::string& stem
   write_preview(out.file(stem + ".png"), {{to_image(g, img), "z right, y up"}}, {stem, "a.u.", "", ColorMap::Gray, 0, 0});
 }
 
+// The generator of a run's events (strip.simulator): "host" (simulate_phantom) or "cuda". "auto"
+// takes the cuda generator when the reconstruction runs on cuda and the simulation has no
+// attenuation or efficiency (which only the host simulates).
+std::string choose_simulator(const StripConfig& c, const std::string& backend, bool corrections) {
+  const auto& generators = BackendRegistry<PhantomGenerator>::instance();
+  switch (c.simulator) {
+    case SimulatorChoice::host:
+      return "host";
+    case SimulatorChoice::cuda: {
+      if (corrections)
+        throw InputError("strip.simulator = \"cuda\" simulates neither strip.attenuation_map nor strip.normalisation; "
+                         "use \"host\" or \"auto\"");
+      const Availability a = generators.available("cuda");
+      if (!a.ok) throw UnavailableError(str_cat("strip.simulator = \"cuda\": ", a.why));
+      return "cuda";
+    }
+    case SimulatorChoice::automatic:
+      break;
+  }
+  return backend == "cuda" && !corrections && generators.available("cuda").ok ? "cuda" : "host";
+}
+
+// `simulator`: "host" or a registered PhantomGenerator, run on `device` (a CUDA index; < 0: the
+// current one).
 std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, const pet::AttenuationMap* mu = nullptr,
-                                    const StripEfficiency* efficiency = nullptr) {
+                                    const StripEfficiency* efficiency = nullptr, const std::string& simulator = "host",
+                                    int device = -1) {
   auto timer = report.time("simulate");
   if (!c.events_file.empty()) {
     auto ev = read_events(c.events_file);
@@ -71,11 +96,21 @@ std::vector<Event> load_or_simulate(const StripConfig& c, RunReport& report, con
     return ev;
   }
   SimulationStats stats;
-  auto ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu, efficiency);
+  std::vector<Event> ev;
+  if (simulator == "host") {
+    ev = simulate_phantom(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats, mu, efficiency);
+  } else {
+    configure_on_device(device, [&] {
+      auto generator = BackendRegistry<PhantomGenerator>::instance().create(simulator);
+      ev = generator->simulate(c.geometry, c.resolution, c.phantom, c.events, c.seed, &stats);
+    });
+  }
+  report.set("simulator", simulator);
   if (c.randoms_fraction > 0 || c.scatter_fraction > 0)  // strip.events counts the trues
     ev = add_background(c.geometry, c.resolution, c.phantom, std::move(ev), c.randoms_fraction, c.scatter_fraction,
                         c.seed);
-  log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ")");
+  log_info("strip: simulated ", stats.detected, " events from ", stats.emissions, " emissions (seed ", c.seed, ", ",
+           simulator, " generator)");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return ev;
 }
@@ -114,8 +149,11 @@ void run(RunContext& ctx) {
     if (ranks.team) throw InputError("strip: strip.normalisation runs on one device (not with --gpus or several ranks)");
     efficiency = StripEfficiency::from_npy(c.corrections.normalisation, g.L, "strip.normalisation");
   }
+  // With several ranks the events are made once (on the first rank's device) and then split.
+  const std::string simulator = c.events_file.empty() ? choose_simulator(c, backend, mu || efficiency) : "host";
   const std::vector<Event> events =
-      load_or_simulate(c, ctx.report, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr);
+      load_or_simulate(c, ctx.report, mu ? &*mu : nullptr, efficiency ? &*efficiency : nullptr, simulator,
+                       ranks.team && !ranks.devices.empty() ? ranks.devices.front() : -1);
   if (events.empty())
     throw InputError(c.events_file.empty() ? std::string("strip: the simulation produced no events (strip.events = 0?)")
                                            : "strip: " + c.events_file + " (strip.events_file) holds no events");

@@ -1,5 +1,6 @@
 // Monte-Carlo simulation of the two-strip detector: rejection sampling of the phantom,
-// uniform angles in (−π/2, π/2), eq. (1) for Δl, Gaussian smearing by σz, σz, σΔl.
+// uniform angles in (−π/2, π/2), eq. (1) for Δl, Gaussian smearing by σz, σz, σΔl
+// (simulator_math.hpp), each event slot on a counter-based stream of its own.
 #include "compute/strip/simulator.hpp"
 
 #include "compute/strip/attenuation.hpp"
@@ -7,9 +8,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
-#include <random>
 
+#include "compute/core/counter_rng.hpp"
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/multi/process_share.hpp"
@@ -18,24 +20,15 @@ namespace tomo::strip {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kDeg = 3.14159265358979323846 / 180.0;
 constexpr std::uint64_t kChunk = 1 << 15;
-constexpr std::uint64_t kMaxTries = 1000;    // sampled points per detected event before giving up
-
-std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t chunk) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + chunk + 0x632BE59BD9B4E019ull;  // splitmix64
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// Smears an exact measurement; returns the event as float32.
-Event smear(std::mt19937_64& rng, const Resolution& res, double z_u, double z_d, double dl) {
-  std::normal_distribution<double> n01(0.0, 1.0);
-  const double a = n01(rng), b = n01(rng), c = n01(rng);
-  return {static_cast<float>(z_u + res.sigma_z * a), static_cast<float>(z_d + res.sigma_z * b),
-          static_cast<float>(dl + res.sigma_dl * c)};
-}
+// Rejection sampling has no bound of its own: a phantom that the strips barely see would run for
+// ever. The scenes we know detect ~1 event in 3 samples; the run stops below 1 in kMaxTries. A
+// slot gives up after kSlotTries points: at the rate of 1 in kMaxTries a slot needs more with
+// probability e^−16 (1e-7), so the mean rate decides as a rule, and a phantom that no line from
+// it reaches ends after one slot's kSlotTries points.
+constexpr std::uint64_t kMaxTries = 1000;
+constexpr std::uint32_t kSlotTries = 16 * kMaxTries;
 
 void check_resolution(const Resolution& res) {
   if (!(res.sigma_z > 0) || !(res.sigma_dl > 0) || !std::isfinite(res.sigma_z) || !std::isfinite(res.sigma_dl))
@@ -45,18 +38,7 @@ void check_resolution(const Resolution& res) {
 
 }  // namespace
 
-bool exact_hits(double R, double L, double y, double z, double t, double& z_u, double& z_d, double& dl) {
-  z_u = z + (R - y) * t;
-  z_d = z - (R + y) * t;
-  if (std::abs(z_u) > 0.5 * L || std::abs(z_d) > 0.5 * L) return false;
-  // [Bialas2015] eq. (1) with the exact emission point.
-  dl = std::sqrt((R - y) * (R - y) + (z_u - z) * (z_u - z)) - std::sqrt((R + y) * (R + y) + (z_d - z) * (z_d - z));
-  return true;
-}
-
-std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
-                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats, const pet::AttenuationMap* mu,
-                                    const StripEfficiency* efficiency) {
+SlotSetup slot_setup(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom) {
   check_resolution(res);
   const double vmax = phantom.max_value();
   if (!(vmax > 0)) throw InputError("strip simulator: the phantom has no positive density");
@@ -69,54 +51,62 @@ std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& re
   bb[2] = std::max(bb[2], -0.5 * g.L);
   bb[3] = std::min(bb[3], 0.5 * g.L);
   if (!(bb[1] > bb[0]) || !(bb[3] > bb[2])) throw InputError("strip simulator: the phantom lies outside the strips");
+  SlotSetup s;
+  s.params = {g.R, g.L, bb[0], bb[1], bb[2], bb[3], vmax, res.sigma_z, res.sigma_dl, kSlotTries};
+  for (const EllipseRow& r : phantom.rows)
+    s.rows.push_back({r.x, r.y, r.a, r.b, std::cos(r.phi * kDeg), std::sin(r.phi * kDeg), r.rho});
+  return s;
+}
+
+void throw_starved(const StripGeometry& g) {
+  throw InputError(str_cat("strip simulator: fewer than 1 in ", kMaxTries,
+                           " sampled emission points gives a detected event; the phantom lies (almost) "
+                           "outside the strips' field of view (|y| < R = ",
+                           g.R, ", |z| < L/2 = ", 0.5 * g.L, ")"));
+}
+
+bool starved_rate(std::uint64_t samples, std::uint64_t count) { return samples > kMaxTries * count; }
+
+std::vector<Event> simulate_phantom(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
+                                    std::uint64_t count, std::uint64_t seed, SimulationStats* stats, const pet::AttenuationMap* mu,
+                                    const StripEfficiency* efficiency) {
+  const SlotSetup setup = slot_setup(g, res, phantom);
+  const int n_rows = static_cast<int>(setup.rows.size());
+  // Attenuation and efficiency lose a pair with one more draw each from the slot's stream.
+  const auto keep = [&](CounterRng& rng, double zu, double zd) {
+    if (mu && rng.uniform() >= survival(*mu, g.R, zu, zd)) return false;
+    if (efficiency && rng.uniform() >= efficiency->pair(zu, zd)) return false;
+    return true;
+  };
 
   std::vector<Event> out(count);
   const std::uint64_t chunks = (count + kChunk - 1) / kChunk;
-  std::uint64_t emitted = 0;
-  bool starved = false;
+  std::uint64_t emitted = 0, samples = 0;
+  std::atomic<bool> starved{false};
   const ProcessShare share = process_share();  // under mpirun: this process's chunks, gathered below
   if (share.size > 1)
     log_info("strip Monte-Carlo: process ", share.rank, " of ", share.size, " runs ", share.count(std::int64_t(chunks)),
              " of ", chunks, " chunks");
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : emitted)
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : emitted, samples)
   for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
     if (!share.mine(c)) continue;
-    std::mt19937_64 rng(mix_seed(seed, static_cast<std::uint64_t>(c)));
-    std::uniform_real_distribution<double> uy(bb[0], bb[1]), uz(bb[2], bb[3]), u01(0.0, 1.0),
-        uth(-0.5 * kPi, 0.5 * kPi);
     const std::uint64_t begin = static_cast<std::uint64_t>(c) * kChunk, end = std::min(count, begin + kChunk);
-    // Rejection sampling has no bound of its own: a phantom that the strips barely see would run
-    // for ever. The scenes we know detect ~1 event in 3 samples; give up below 1 in kMaxTries.
-    std::uint64_t tries = 0;
-    const std::uint64_t budget = kMaxTries * (end - begin);
-    for (std::uint64_t i = begin; i < end;) {
-      if (++tries > budget) {
-#pragma omp atomic write
-        starved = true;
-        break;
-      }
-      const double y = uy(rng), z = uz(rng);
-      if (u01(rng) * vmax >= phantom.value_at(y, z)) continue;  // emission density ∝ phantom
-      ++emitted;
-      double zu, zd, dl;
-      if (!exact_hits(g.R, g.L, y, z, std::tan(uth(rng)), zu, zd, dl)) continue;  // isotropic in 2D
-      if (mu && u01(rng) >= survival(*mu, g.R, zu, zd)) continue;                  // attenuated
-      if (efficiency && u01(rng) >= efficiency->pair(zu, zd)) continue;            // not detected
-      out[i++] = smear(rng, res, zu, zd, dl);
+    for (std::uint64_t i = begin; i < end && !starved.load(std::memory_order_relaxed); ++i) {
+      CounterRng rng(seed, i);
+      const SlotResult r = simulate_slot(rng, setup.params, setup.rows.data(), n_rows, keep);
+      samples += r.tries;
+      emitted += r.emitted;
+      if (!r.detected) starved.store(true, std::memory_order_relaxed);
+      out[i] = {r.z_u, r.z_d, r.dl};
     }
   }
-  if (starved)
-    throw InputError(str_cat("strip simulator: fewer than 1 in ", kMaxTries,
-                             " sampled emission points gives a detected event; the phantom lies (almost) "
-                             "outside the strips' field of view (|y| < R = ",
-                             g.R, ", |z| < L/2 = ", 0.5 * g.L, ")"));
-  if (share.size > 1) {  // every process gets every event, as one process would have made them
+  // Every process learns whether any starved before the collective gather below.
+  std::array<double, 3> n{double(emitted), double(samples), starved ? 1.0 : 0.0};
+  if (share.size > 1) sum_over_processes(n);
+  if (n[2] > 0 || starved_rate(std::uint64_t(n[1]), count)) throw_starved(g);
+  if (share.size > 1)  // every process gets every event, as one process would have made them
     gather_chunks(std::as_writable_bytes(std::span<Event>(out)), kChunk * sizeof(Event));
-    std::array<double, 1> n{double(emitted)};
-    sum_over_processes(n);
-    emitted = std::uint64_t(n[0]);
-  }
-  if (stats) *stats = {emitted, count};
+  if (stats) *stats = {std::uint64_t(n[0]), count, std::uint64_t(n[1])};
   return out;
 }
 
@@ -127,12 +117,14 @@ std::vector<Event> simulate_point(const StripGeometry& g, const Resolution& res,
   std::vector<std::vector<Event>> parts(chunks);
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
-    std::mt19937_64 rng(mix_seed(seed, static_cast<std::uint64_t>(c)));
-    std::uniform_real_distribution<double> uth(-0.5 * kPi, 0.5 * kPi);
     const std::uint64_t begin = static_cast<std::uint64_t>(c) * kChunk, end = std::min(emissions, begin + kChunk);
     for (std::uint64_t i = begin; i < end; ++i) {
+      CounterRng rng(seed, i);
       double zu, zd, dl;
-      if (exact_hits(g.R, g.L, y, z, std::tan(uth(rng)), zu, zd, dl)) parts[c].push_back(smear(rng, res, zu, zd, dl));
+      if (!exact_hits(g.R, g.L, y, z, emission_tan(rng), zu, zd, dl)) continue;
+      Event e;
+      smear_event(rng, res.sigma_z, res.sigma_dl, zu, zd, dl, e.z_u, e.z_d, e.dl);
+      parts[c].push_back(e);
     }
   }
   std::vector<Event> out;

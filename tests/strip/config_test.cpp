@@ -37,6 +37,15 @@ TEST(StripConfig, BadValuesAreInputErrors) {
   EXPECT_THROW(load("R = -1.0\n"), InputError);
   EXPECT_THROW(load("granularity = \"block\"\n"), InputError);
   EXPECT_EQ(load("granularity = \"thread\"\n").options.granularity, Granularity::thread);
+  EXPECT_EQ(load("").simulator, SimulatorChoice::automatic);
+  EXPECT_EQ(load("simulator = \"cuda\"\n").simulator, SimulatorChoice::cuda);
+  EXPECT_EQ(load("simulator = \"host\"\n").simulator, SimulatorChoice::host);
+  try {
+    load("simulator = \"gpu\"\n");
+    ADD_FAILURE() << "simulator = \"gpu\" was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("strip.simulator"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(load("iterations = 5\nsave_iterations = [6]\n"), InputError);
   EXPECT_THROW(load("n_y = 100\n"), InputError);  // 100 × 4 mm pixels reach beyond the strips
   EXPECT_THROW(load("[[strip.phantom]]\nx = 0.0\ny = 0.0\na = -1.0\nb = 1.0\nrho = 1.0\n"), InputError);

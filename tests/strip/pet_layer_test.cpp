@@ -132,7 +132,9 @@ TEST_P(StripPetLayer, MapRdpLowersTheNoiseAtTheSameRecovery) {
               GetParam().c_str(), iterations, cv_mlem, cv_map, 100 * (cv_map / cv_mlem - 1), rc_mlem, rc_map,
               100 * (rc_map / rc_mlem - 1));
   EXPECT_LT(cv_map, 0.7 * cv_mlem);
-  EXPECT_LT(std::abs(rc_map / rc_mlem - 1), 0.05);
+  // The recovery against the phantom's contrast: ML-EM's own is noisy at 40000 events (1.03 with
+  // one draw of the events, 1.00 with another), so MAP-RDP is held to the truth, not to it.
+  EXPECT_LT(std::abs(rc_map - 1), 0.05);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StripPetLayer, ::testing::Values("cpu", "gl-compute"),
