@@ -55,15 +55,18 @@ SlotSetup slot_setup(const StripGeometry& g, const Resolution& res, const StripP
 // True when `samples` sampled points for `count` events is below the rate the simulator accepts.
 bool starved_rate(std::uint64_t samples, std::uint64_t count);
 
-// A generator of simulate_phantom's events on a device (cuda/strip/simulator.cu registers
-// "cuda"): for the same seed the same events, up to the device's libm (a few ulps of tan, log,
-// sin and cos in double before the rounding to float32).
+// A generator of simulate_phantom's events (without attenuation or efficiencies) on a backend:
+// "cpu" (simulate_phantom itself, the reference) and "cuda" (cuda/strip/cuda_simulator.cpp): for
+// the same seed the same events, up to the device's libm (a few ulps of tan, log, sin and cos in
+// double before the rounding to float32).
 class PhantomGenerator {
  public:
   virtual ~PhantomGenerator() = default;
   virtual std::vector<Event> simulate(const StripGeometry& g, const Resolution& res, const StripPhantom& phantom,
                                       std::uint64_t count, std::uint64_t seed, SimulationStats* stats) = 0;
   virtual std::string describe() const = 0;
+  // simulate() returns the events on the host: nothing is left queued to wait for.
+  virtual void synchronize() {}
 };
 
 }  // namespace tomo::strip
