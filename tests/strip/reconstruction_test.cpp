@@ -43,7 +43,7 @@ TEST(StripReconstruction, CorrelationWithPhantomRises) {
   for (std::size_t t = 0; t < corr.size(); ++t) std::printf("iteration %zu: correlation %.4f\n", t + 1, corr[t]);
   EXPECT_GT(corr[3], corr[0]);
   EXPECT_GT(corr[11], corr[3]);
-  EXPECT_GT(corr[11], 0.93);  // measured 0.957 (seed 2024)
+  EXPECT_GT(corr[11], 0.93);  // measured 0.958 (seed 2024)
 }
 
 TEST(StripReconstruction, OneIterationConservesEventCount) {
