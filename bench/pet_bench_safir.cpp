@@ -94,6 +94,8 @@ struct Variant {
   std::string name;
   TileConfig config;
   bool graph = false;
+  // config.fold_update: the step as the backend runs it with the update folded into its passes
+  // (forward, back; two images and two ȳ buffers alternating); otherwise forward, back, update.
 };
 
 // One iteration over `windows`: per kernel (each timed alone, from a flat image: the forward
@@ -105,6 +107,16 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
                       int repeats) {
   cudaStream_t st = nullptr;
   if (v.graph) TOMO_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  const bool fold = v.config.fold_update;
+  cuda::DeviceBuffer<float> f2, scale, ybar2;  // the folded step's second image, f/s and second ȳ
+  if (fold) {
+    f2.resize(voxels);
+    scale.resize(voxels);
+    ybar2.resize(ybar.size());
+  }
+  float* images[2] = {f.data(), f2.data()};
+  float* ybars[2] = {ybar.data(), ybar2.data()};
+  int cur = 0;  // the folded step's current image and ȳ buffer (they alternate together)
   std::vector<TiledArgs> args;
   Stages out;
   for (std::size_t k = 0; k < windows.size(); ++k) {
@@ -125,18 +137,41 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   auto flat = [&] {
     TOMO_CUDA_CHECK(cudaMemcpyAsync(f.data(), ones.data(), voxels * sizeof(float), cudaMemcpyDeviceToDevice, st));
     acc.fill_zero(st);
+    cur = 0;
   };
   auto zero = [&](std::size_t k) {
     TOMO_CUDA_CHECK(cudaMemsetAsync(ybar.data(), 0, windows[k].n * sizeof(float), st));
   };
-  auto fwd = [&](std::size_t k) { launch_forward_tiled(args[k], st); };
+  auto fwd = [&](std::size_t k) {
+    TiledArgs t = args[k];
+    if (fold) {
+      t.f = images[cur];
+      t.ybar = ybars[cur];
+      t.sensitivity = s.data();
+      t.scale = scale.data();
+      t.clear_image = images[1 - cur];
+      t.voxels = voxels;
+      t.clear_ybar = ybars[1 - cur];
+      t.clear_n = most;
+    }
+    launch_forward_tiled(t, st);
+  };
   auto back = [&](std::size_t k) {
     TiledArgs t = args[k];
     t.mode = BackValues::ratio;
+    if (fold) {
+      t.ybar = ybars[cur];
+      t.acc = images[1 - cur];
+      t.flush_scale = scale.data();
+    }
     launch_back_tiled(t, st);
+    if (fold) cur = 1 - cur;  // the step's result is the other image
   };
-  auto upd = [&](std::size_t) { launch_update_clear(f.data(), acc.data(), s.data(), voxels, ybar.data(), most, st); };
+  auto upd = [&](std::size_t) {
+    if (!fold) launch_update_clear(f.data(), acc.data(), s.data(), voxels, ybar.data(), most, st);
+  };
   auto iteration = [&] {
+    cur = 0;  // from the image flat() wrote
     zero(0);  // later windows' ȳ is cleared by the update before them
     for (std::size_t k = 0; k < windows.size(); ++k) fwd(k), back(k), upd(k);
   };
@@ -169,7 +204,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     out.zero = each([&](std::size_t) { flat(); }, zero);
     out.forward = each([&](std::size_t k) { flat(), zero(k); }, fwd);
     out.back = each([&](std::size_t k) { flat(), zero(k), fwd(k); }, back);
-    out.update = each([&](std::size_t k) { flat(), zero(k), fwd(k), back(k); }, upd);
+    if (!fold) out.update = each([&](std::size_t k) { flat(), zero(k), fwd(k), back(k); }, upd);
   }
   std::vector<double> whole;
   for (int r = 0; r < repeats; ++r) {
@@ -185,7 +220,8 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   if (exec) TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));
   else iteration();
   out.image.resize(voxels);
-  f.download_async(out.image.data(), voxels, st);
+  TOMO_CUDA_CHECK(cudaMemcpyAsync(out.image.data(), fold ? images[cur] : f.data(), voxels * sizeof(float),
+                                  cudaMemcpyDeviceToHost, st));
   TOMO_CUDA_CHECK(cudaStreamSynchronize(st));
   if (exec) TOMO_CUDA_CHECK(cudaGraphExecDestroy(exec));
   if (st) {
@@ -203,13 +239,18 @@ nlohmann::json row(const std::string& what, const Stages& st) {
           {"update_ms", st.update}, {"iteration_ms", st.whole}, {"blocks", st.blocks}};
 }
 
-// The rows: the product's plan, its tiles loaded and flushed one voxel at a time (as before), and
-// the iteration replayed as one CUDA graph.
+// The rows: the product's plan and step, the step with an update kernel after the back pass (as
+// before the fold), its tiles loaded and flushed one voxel at a time, and the iteration replayed
+// as one CUDA graph.
 std::vector<Variant> variants() {
   const TileConfig product;
-  TileConfig scalar = product;
+  TileConfig unfolded = product, scalar = product;
+  unfolded.fold_update = false;
   scalar.pair_access = false;
-  return {{"product", product}, {"scalar tile loads and flushes", scalar}, {"product, one CUDA graph an iteration", product, true}};
+  return {{"product", product},
+          {"update kernel after each back pass", unfolded},
+          {"scalar tile loads and flushes", scalar},
+          {"product, one CUDA graph an iteration", product, true}};
 }
 
 }  // namespace

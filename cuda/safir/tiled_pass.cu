@@ -46,7 +46,7 @@ __global__ void add_kernel(float* y, std::size_t first, std::size_t n, float v) 
 // This block's label, tile and chunk of events (blocks: label by label, tile fastest, so
 // neighbouring blocks read the same events and share them in L2).
 struct TileBlock {
-  int size;
+  int size, label, chunk;
   int lo[3], hi[3], stride[3];
   TileSpan span;
   unsigned long long e0, e1;
@@ -69,6 +69,8 @@ __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
   const int tile = b % tiles, chunk = b / tiles;
   const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
   TileBlock k;
+  k.label = l;
+  k.chunk = chunk;
   for (int i = 0; i < 3; ++i) {
     k.lo[i] = tid[i] * t.ext[i];
     k.hi[i] = min(k.lo[i] + t.ext[i], g.n[i]);
@@ -114,16 +116,49 @@ struct TileScatter {
   __device__ void operator()(int j, float w) { atomicAdd(tile + j, w * v); }
 };
 
+// Whether this block writes the fold's scale over its tile: chunk 0 of the first label that has
+// blocks (that label's tiles cover the image once).
+__device__ __forceinline__ bool owns_tile(const TilePlan& p, const TileBlock& k) {
+  const int first = p.label[0].blocks > 0 ? 0 : (p.label[1].blocks > 0 ? 1 : 2);
+  return k.chunk == 0 && k.label == first;
+}
+
+// The folded update's factor f/s (0 where s is not positive), divided as the update kernel does.
+__device__ __forceinline__ float fold_scale(float f, float s) { return s > 0.0f ? __fdiv_rn(f, s) : 0.0f; }
+
+__device__ __forceinline__ void clear_slice(float* p, std::size_t n) {
+  if (!p) return;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = 0.0f;
+}
+
 __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
   extern __shared__ float tile[];
   const TileBlock k = decode(a.plan, a.box);
   allow_next_grid();
-  wait_for_previous_grid();  // f of the update before, ȳ cleared by it
+  wait_for_previous_grid();  // f of the update (or fold) before, ȳ cleared by it
+  const bool owner = a.scale && owns_tile(a.plan, k);
   // The tile's voxels x fastest as in the image (coalesced), image indices by tile_cursor.hpp.
   if (a.pairs && pair_tile(k, a.box)) {
     float2* t2 = reinterpret_cast<float2*>(tile);
     const float2* f2 = reinterpret_cast<const float2*>(a.f);
-    for_tile_pairs(k, a.box, [&](int i, std::size_t j) { t2[i] = __ldg(f2 + j); });
+    if (owner) {
+      const float2* s2 = reinterpret_cast<const float2*>(a.sensitivity);
+      float2* w2 = reinterpret_cast<float2*>(a.scale);
+      for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
+        const float2 f = __ldg(f2 + j), s = __ldg(s2 + j);
+        t2[i] = f;
+        w2[j] = make_float2(fold_scale(f.x, s.x), fold_scale(f.y, s.y));
+      });
+    } else {
+      for_tile_pairs(k, a.box, [&](int i, std::size_t j) { t2[i] = __ldg(f2 + j); });
+    }
+  } else if (owner) {
+    for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
+      const float f = __ldg(a.f + j);
+      tile[i] = f;
+      a.scale[j] = fold_scale(f, __ldg(a.sensitivity + j));
+    });
   } else {
     for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { tile[i] = __ldg(a.f + j); });
   }
@@ -134,6 +169,11 @@ __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArg
     walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, g);
     if (g.hit) atomicAdd(a.ybar + l, g.sum);  // result unused: compiles to a reduction (RED)
   }
+  // The fold's clears, after the walk (stores nothing waits for): the image the back pass flushes
+  // into next, and the ȳ buffer the next forward pass accumulates into (read by the back pass
+  // before this kernel started).
+  clear_slice(a.clear_image, a.voxels);
+  clear_slice(a.clear_ybar, a.clear_n);
 }
 
 __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
@@ -163,16 +203,27 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
     // One vector atomic (red.global.add.v2.f32) per voxel pair: half the flush's atomics.
     const float2* t2 = reinterpret_cast<const float2*>(tile);
     float2* acc2 = reinterpret_cast<float2*>(a.acc);
-    for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
-      const float2 v = t2[i];
-      if (v.x != 0.0f || v.y != 0.0f) atomicAdd(acc2 + j, v);
-    });
+    if (a.flush_scale) {
+      const float2* w2 = reinterpret_cast<const float2*>(a.flush_scale);
+      for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
+        const float2 v = t2[i];
+        if (v.x != 0.0f || v.y != 0.0f) {
+          const float2 w = __ldg(w2 + j);
+          atomicAdd(acc2 + j, make_float2(v.x * w.x, v.y * w.y));
+        }
+      });
+    } else {
+      for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
+        const float2 v = t2[i];
+        if (v.x != 0.0f || v.y != 0.0f) atomicAdd(acc2 + j, v);
+      });
+    }
     return;
   }
 #endif
   for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
     const float v = tile[i];
-    if (v != 0.0f) atomicAdd(a.acc + j, v);
+    if (v != 0.0f) atomicAdd(a.acc + j, a.flush_scale ? v * __ldg(a.flush_scale + j) : v);
   });
 }
 
