@@ -132,13 +132,10 @@ __device__ __forceinline__ void clear_slice(float* p, std::size_t n) {
     p[i] = 0.0f;
 }
 
-__global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
-  extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box);
-  allow_next_grid();
-  wait_for_previous_grid();  // f of the update (or fold) before, ȳ cleared by it
+// The tile of f into shared memory (x fastest as in the image: coalesced; image indices by
+// tile_cursor.hpp); an owner block also writes the fold's scale f/s over its tile.
+__device__ __forceinline__ void load_tile(const TiledArgs& a, const TileBlock& k, float* tile) {
   const bool owner = a.scale && owns_tile(a.plan, k);
-  // The tile's voxels x fastest as in the image (coalesced), image indices by tile_cursor.hpp.
   if (a.pairs && pair_tile(k, a.box)) {
     float2* t2 = reinterpret_cast<float2*>(tile);
     const float2* f2 = reinterpret_cast<const float2*>(a.f);
@@ -162,33 +159,27 @@ __global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArg
   } else {
     for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { tile[i] = __ldg(a.f + j); });
   }
-  __syncthreads();
+}
+
+// ȳ_l += Σ a_lj f_j over the block's events and tile.
+__device__ __forceinline__ void forward_walk(const TiledArgs& a, const TileBlock& k, const float* tile) {
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     const float4 r = __ldg(a.records + l);
     TileGather g{tile, 0.f, false};
     walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, g);
     if (g.hit) atomicAdd(a.ybar + l, g.sum);  // result unused: compiles to a reduction (RED)
   }
-  // The fold's clears, after the walk (stores nothing waits for): the image the back pass flushes
-  // into next, and the ȳ buffer the next forward pass accumulates into (read by the back pass
-  // before this kernel started).
-  clear_slice(a.clear_image, a.voxels);
-  clear_slice(a.clear_ybar, a.clear_n);
 }
 
-__global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
-  extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box);
-  allow_next_grid();
-  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
-  wait_for_previous_grid();  // ȳ of the forward pass before
-  __syncthreads();
+// tile_j += Σ a_lj v_l over the block's events (tile zeroed by the caller). ȳ is read through L2
+// (__ldcg): in the one-kernel step it was written by other blocks of this grid.
+__device__ __forceinline__ void back_walk(const TiledArgs& a, const TileBlock& k, float* tile) {
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     float v = 1.0f;
     if (a.mode == BackValues::values) {
       v = a.values[l];
     } else if (a.mode == BackValues::ratio) {
-      const float y = a.ybar[l] + a.randoms;  // ȳ_l of eq. (9)
+      const float y = __ldcg(a.ybar + l) + a.randoms;  // ȳ_l of eq. (9)
       if (!(y > 0.0f)) continue;
       v = 1.0f / y;
     }
@@ -197,7 +188,11 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
     TileScatter s{tile, v};
     walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, s);
   }
-  __syncthreads();
+}
+
+// acc_j += tile_j (· flush_scale_j, read through L2 as ȳ above), one global atomic per non-zero
+// voxel (or voxel pair).
+__device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& k, const float* tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (a.pairs && pair_tile(k, a.box)) {
     // One vector atomic (red.global.add.v2.f32) per voxel pair: half the flush's atomics.
@@ -208,7 +203,7 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
       for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
         const float2 v = t2[i];
         if (v.x != 0.0f || v.y != 0.0f) {
-          const float2 w = __ldg(w2 + j);
+          const float2 w = __ldcg(w2 + j);
           atomicAdd(acc2 + j, make_float2(v.x * w.x, v.y * w.y));
         }
       });
@@ -223,8 +218,68 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
 #endif
   for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
     const float v = tile[i];
-    if (v != 0.0f) atomicAdd(a.acc + j, a.flush_scale ? v * __ldg(a.flush_scale + j) : v);
+    if (v != 0.0f) atomicAdd(a.acc + j, a.flush_scale ? v * __ldcg(a.flush_scale + j) : v);
   });
+}
+
+__global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
+  wait_for_previous_grid();  // f of the update (or fold) before, ȳ cleared by it
+  load_tile(a, k, tile);
+  __syncthreads();
+  forward_walk(a, k, tile);
+  // The fold's clears, after the walk (stores nothing waits for): the image the back pass flushes
+  // into next, and the ȳ buffer the next forward pass accumulates into (read by the back pass
+  // before this kernel started).
+  clear_slice(a.clear_image, a.voxels);
+  clear_slice(a.clear_ybar, a.clear_n);
+}
+
+__global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  wait_for_previous_grid();  // ȳ of the forward pass before
+  __syncthreads();
+  back_walk(a, k, tile);
+  __syncthreads();
+  flush_tile(a, k, tile);
+}
+
+// Every block of the grid has arrived (and its writes are visible) once the counter reaches
+// target: the grid must be resident at once (blocks ≤ the device's resident blocks).
+__device__ __forceinline__ void grid_barrier(unsigned long long* counter, unsigned long long target) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(counter, 1ull);
+    while (*static_cast<volatile unsigned long long*>(counter) < target) __nanosleep(64);
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+// A folded step in one kernel (a window of at most one wave of blocks): forward walk, the clears,
+// a grid barrier (ȳ complete), the back walk and flush on the same block's events and tile.
+__global__ void __launch_bounds__(kTileThreads, 2) step_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
+  wait_for_previous_grid();  // the image of the step before, ȳ cleared by it
+  load_tile(a, k, tile);
+  __syncthreads();
+  forward_walk(a, k, tile);
+  clear_slice(a.clear_image, a.voxels);  // the image this step flushes into
+  clear_slice(a.clear_ybar, a.clear_n);  // the next step's ȳ (this one's is a.ybar)
+  __syncthreads();
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  grid_barrier(a.barrier, a.barrier_target);
+  back_walk(a, k, tile);
+  __syncthreads();
+  flush_tile(a, k, tile);
 }
 
 void allow_shared(const void* kernel, int bytes) {
@@ -291,6 +346,26 @@ void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
   allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
   launch_dependent(forward_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
+}
+
+bool launch_step_tiled(const TiledArgs& a, cudaStream_t stream) {
+  if (a.plan.blocks <= 0 || !a.barrier) return false;
+  const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
+  allow_shared(reinterpret_cast<const void*>(&step_tiled_kernel), bytes);
+  // The blocks the device holds at once with this tile (kept per device and size: a step asks once).
+  thread_local int last_dev = -1, last_bytes = -1, resident = 0;
+  int dev = 0;
+  TOMO_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev != last_dev || bytes != last_bytes) {
+    int per_sm = 0, sms = 0;
+    TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, step_tiled_kernel, kTileThreads, bytes));
+    TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    last_dev = dev, last_bytes = bytes, resident = per_sm * sms;
+  }
+  if (a.plan.blocks > resident) return false;
+  launch_dependent(step_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
+  TOMO_CUDA_CHECK_LAST();
+  return true;
 }
 
 void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {

@@ -36,6 +36,9 @@ struct TileConfig {
   // tile write w = f/s there, and the back pass's flush adds tile·w into a second, cleared image,
   // which is then the updated image (f·Σ_blocks tile/s). The image alternates between two buffers.
   bool fold_update = true;
+  // A folded step whose blocks are all resident at once (an OSEM subset: one wave) runs as one
+  // kernel, forward and back on the same block's tile and events with a grid barrier between.
+  bool one_kernel_step = true;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
@@ -66,6 +69,10 @@ struct TiledArgs {
   std::size_t voxels = 0;
   float* clear_ybar = nullptr;
   std::size_t clear_n = 0;
+  // launch_step_tiled: a device counter the grid's barrier counts on, and the count at which
+  // every block of this launch has arrived (the caller adds plan.blocks per launch).
+  unsigned long long* barrier = nullptr;
+  unsigned long long barrier_target = 0;
 };
 
 // records[l] = line_record of sorted events [first, n), computed in double from `crystals`
@@ -74,6 +81,10 @@ void launch_records(const uint2* sorted, std::size_t first, std::size_t n, const
                     const BoxParams<double>& box, float4* records, cudaStream_t stream);
 void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream);
 void launch_back_tiled(const TiledArgs& a, cudaStream_t stream);
+// The folded step (forward with its owners' scale and clears, then back with flush_scale into
+// acc) as one kernel with a grid barrier between the passes, where the plan's blocks are all
+// resident at once; false (nothing launched) otherwise. a.ybar is the forward's ȳ and the back's.
+bool launch_step_tiled(const TiledArgs& a, cudaStream_t stream);
 // ybar[l] += randoms over [first, n) (the forward projection as forward() reports it).
 void launch_add(float* ybar, std::size_t first, std::size_t n, float randoms, cudaStream_t stream);
 
