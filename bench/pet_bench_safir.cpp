@@ -129,6 +129,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     TiledArgs t;
     t.plan = plan_for_device(g, w.counts, dev, v.config);
     t.pairs = v.config.pair_access;
+    t.batched = v.config.batch_tile_access;
     t.records = w.records.data();
     t.box = g;
     t.f = f.data();
@@ -265,13 +266,18 @@ nlohmann::json row(const std::string& what, const Stages& st) {
 // as one CUDA graph.
 std::vector<Variant> variants() {
   const TileConfig product;
-  TileConfig unfolded = product, two = product, scalar = product;
+  TileConfig unfolded = product, two = product, scalar = product, single = product, before = product;
   unfolded.fold_update = false;
   two.one_kernel_step = false;
   scalar.pair_access = false;
+  single.batch_tile_access = false;
+  before.fold_update = false;  // the product before the fold and the batches
+  before.batch_tile_access = false;
   return {{"product", product},
+          {"tiles one voxel (pair) a thread at a time", single},
           {"folded step as two kernels", two},
           {"update kernel after each back pass", unfolded},
+          {"update kernel, one voxel at a time (before)", before},
           {"scalar tile loads and flushes", scalar},
           {"product, one CUDA graph an iteration", product, true}};
 }

@@ -382,6 +382,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.randoms = static_cast<float>(randoms_);
     t.acc = acc_.data();
     t.pairs = config_.pair_access;
+    t.batched = config_.batch_tile_access;
     return t;
   }
 

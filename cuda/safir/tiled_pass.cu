@@ -100,6 +100,23 @@ __device__ __forceinline__ void for_tile_pairs(const TileBlock& k, const BoxPara
   for_tile_voxels(threadIdx.x, blockDim.x, lo, hi, n, visit);
 }
 
+constexpr int kBatch = 4;  // voxels (pairs) a thread loads or flushes at a time (batch_tile_access)
+
+template <class F>
+__device__ __forceinline__ void for_tile_pairs_batched(const TileBlock& k, const BoxParams<float>& g, F&& visit) {
+  const int lo[3] = {k.lo[0] / 2, k.lo[1], k.lo[2]}, hi[3] = {k.hi[0] / 2, k.hi[1], k.hi[2]};
+  const int n[3] = {g.n[0] / 2, g.n[1], g.n[2]};
+  for_tile_voxels_batched<kBatch>(threadIdx.x, blockDim.x, lo, hi, n, visit);
+}
+
+template <class F>
+__device__ __forceinline__ void for_tile_batched(const TileBlock& k, const BoxParams<float>& g, F&& visit) {
+  for_tile_voxels_batched<kBatch>(threadIdx.x, blockDim.x, k.lo, k.hi, g.n, visit);
+}
+
+using BatchIndex = int[kBatch];
+using BatchImage = std::size_t[kBatch];
+
 struct TileGather {
   const float* tile;
   float sum;
@@ -136,6 +153,50 @@ __device__ __forceinline__ void clear_slice(float* p, std::size_t n) {
 // tile_cursor.hpp); an owner block also writes the fold's scale f/s over its tile.
 __device__ __forceinline__ void load_tile(const TiledArgs& a, const TileBlock& k, float* tile) {
   const bool owner = a.scale && owns_tile(a.plan, k);
+  if (a.batched && a.pairs && pair_tile(k, a.box)) {
+    float2* t2 = reinterpret_cast<float2*>(tile);
+    const float2* f2 = reinterpret_cast<const float2*>(a.f);
+    const float2* s2 = reinterpret_cast<const float2*>(a.sensitivity);
+    float2* w2 = reinterpret_cast<float2*>(a.scale);
+    for_tile_pairs_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
+      float2 f[kBatch], sv[kBatch];
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m)
+        if (m < valid) f[m] = __ldg(f2 + j[m]);
+      if (owner) {
+#pragma unroll
+        for (int m = 0; m < kBatch; ++m)
+          if (m < valid) sv[m] = __ldg(s2 + j[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m)
+        if (m < valid) {
+          t2[i[m]] = f[m];
+          if (owner) w2[j[m]] = make_float2(fold_scale(f[m].x, sv[m].x), fold_scale(f[m].y, sv[m].y));
+        }
+    });
+    return;
+  }
+  if (a.batched) {
+    for_tile_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
+      float f[kBatch], sv[kBatch];
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m)
+        if (m < valid) f[m] = __ldg(a.f + j[m]);
+      if (owner) {
+#pragma unroll
+        for (int m = 0; m < kBatch; ++m)
+          if (m < valid) sv[m] = __ldg(a.sensitivity + j[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m)
+        if (m < valid) {
+          tile[i[m]] = f[m];
+          if (owner) a.scale[j[m]] = fold_scale(f[m], sv[m]);
+        }
+    });
+    return;
+  }
   if (a.pairs && pair_tile(k, a.box)) {
     float2* t2 = reinterpret_cast<float2*>(tile);
     const float2* f2 = reinterpret_cast<const float2*>(a.f);
@@ -193,6 +254,51 @@ __device__ __forceinline__ void back_walk(const TiledArgs& a, const TileBlock& k
 // acc_j += tile_j (· flush_scale_j, read through L2 as ȳ above), one global atomic per non-zero
 // voxel (or voxel pair).
 __device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& k, const float* tile) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (a.batched && a.pairs && pair_tile(k, a.box)) {
+    const float2* t2 = reinterpret_cast<const float2*>(tile);
+    float2* acc2 = reinterpret_cast<float2*>(a.acc);
+    const float2* w2 = reinterpret_cast<const float2*>(a.flush_scale);
+    for_tile_pairs_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
+      float2 v[kBatch], w[kBatch];
+      bool any[kBatch];
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        v[m] = m < valid ? t2[i[m]] : make_float2(0.f, 0.f);
+        any[m] = v[m].x != 0.0f || v[m].y != 0.0f;
+        w[m] = make_float2(1.f, 1.f);
+      }
+      if (w2) {
+#pragma unroll
+        for (int m = 0; m < kBatch; ++m)
+          if (any[m]) w[m] = __ldcg(w2 + j[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m)
+        if (any[m]) atomicAdd(acc2 + j[m], make_float2(v[m].x * w[m].x, v[m].y * w[m].y));
+    });
+    return;
+  }
+#endif
+  if (a.batched) {
+    for_tile_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
+      float v[kBatch], w[kBatch];
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        v[m] = m < valid ? tile[i[m]] : 0.0f;
+        w[m] = 1.0f;
+      }
+      if (a.flush_scale) {
+#pragma unroll
+        for (int m = 0; m < kBatch; ++m)
+          if (v[m] != 0.0f) w[m] = __ldcg(a.flush_scale + j[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m)
+        if (v[m] != 0.0f) atomicAdd(a.acc + j[m], v[m] * w[m]);
+    });
+    return;
+  }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (a.pairs && pair_tile(k, a.box)) {
     // One vector atomic (red.global.add.v2.f32) per voxel pair: half the flush's atomics.

@@ -39,6 +39,9 @@ struct TileConfig {
   // A folded step whose blocks are all resident at once (an OSEM subset: one wave) runs as one
   // kernel, forward and back on the same block's tile and events with a grid barrier between.
   bool one_kernel_step = true;
+  // Tiles loaded and flushed four voxels (pairs) a thread at a time: four loads in flight before
+  // their stores or atomics (for_tile_voxels_batched).
+  bool batch_tile_access = true;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
@@ -58,6 +61,7 @@ struct TiledArgs {
   float randoms = 0;                // back, BackValues::ratio: v = 1 / (ybar + randoms) where > 0
   float* acc = nullptr;             // back: += Σ a_lj v_l (zeroed by the caller)
   bool pairs = true;                // TileConfig::pair_access
+  bool batched = true;              // TileConfig::batch_tile_access
   // TileConfig::fold_update. Forward: the blocks of chunk 0 of the first label with blocks (their
   // tiles cover the image once) write scale[j] = s[j] > 0 ? f[j]/s[j] : 0 from sensitivity s; all
   // blocks then clear clear_image[0, voxels) and clear_ybar[0, clear_n) (buffers the next pass
