@@ -114,11 +114,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     scale.resize(voxels);
     ybar2.resize(ybar.size());
   }
-  const bool one = fold && v.config.one_kernel_step;
-  cuda::DeviceBuffer<unsigned long long> barrier(1);  // the one-kernel step's grid barrier
-  barrier.fill_zero(st);
-  unsigned long long arrived = 0;
-  bool stepped = false;  // the last forward launch ran the whole step
   float* images[2] = {f.data(), f2.data()};
   float* ybars[2] = {ybar.data(), ybar2.data()};
   int cur = 0;  // the folded step's current image and ȳ buffer (they alternate together)
@@ -130,6 +125,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     t.plan = plan_for_device(g, w.counts, dev, v.config);
     t.pairs = v.config.pair_access;
     t.batched = v.config.batch_tile_access;
+    t.async_load = v.config.async_tile_load;
     t.records = w.records.data();
     t.box = g;
     t.f = f.data();
@@ -160,18 +156,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
       t.clear_ybar = ybars[1 - cur];
       t.clear_n = most;
     }
-    if (one) {  // the whole step (its back pass below launches nothing)
-      t.mode = BackValues::ratio;
-      t.acc = images[1 - cur];
-      t.flush_scale = scale.data();
-      t.barrier = barrier.data();
-      t.barrier_target = arrived + static_cast<unsigned long long>(t.plan.blocks);
-      stepped = launch_step_tiled(t, st);  // false: more than one wave, two kernels as the backend
-      if (stepped) {
-        arrived = t.barrier_target;
-        return;
-      }
-    }
     launch_forward_tiled(t, st);
   };
   auto back = [&](std::size_t k) {
@@ -182,7 +166,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
       t.acc = images[1 - cur];
       t.flush_scale = scale.data();
     }
-    if (!stepped) launch_back_tiled(t, st);
+    launch_back_tiled(t, st);
     if (fold) cur = 1 - cur;  // the step's result is the other image
   };
   auto upd = [&](std::size_t) {
@@ -190,10 +174,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   };
   auto iteration = [&] {
     cur = 0;  // from the image flat() wrote
-    if (one && v.graph) {  // a replayed graph counts its barriers from zero again
-      barrier.fill_zero(st);
-      arrived = 0;
-    }
     zero(0);  // later windows' ȳ is cleared by the update before them
     for (std::size_t k = 0; k < windows.size(); ++k) fwd(k), back(k), upd(k);
   };
@@ -213,6 +193,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   flat();
   iteration();  // warm-up
   cudaGraphExec_t exec = nullptr;
+  int end_cur = 0;
   if (v.graph) {
     cudaGraph_t graph = nullptr;
     TOMO_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
@@ -220,6 +201,7 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     TOMO_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
     TOMO_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     TOMO_CUDA_CHECK(cudaGraphDestroy(graph));
+    end_cur = cur;  // where a replay leaves the image (flat() resets cur)
     flat();
     TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));  // warm-up of the graph
   } else {
@@ -239,8 +221,12 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   std::sort(whole.begin(), whole.end());
   out.whole = whole[whole.size() / 2];
   flat();
-  if (exec) TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));
-  else iteration();
+  if (exec) {
+    TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));
+    cur = end_cur;
+  } else {
+    iteration();
+  }
   out.image.resize(voxels);
   TOMO_CUDA_CHECK(cudaMemcpyAsync(out.image.data(), fold ? images[cur] : f.data(), voxels * sizeof(float),
                                   cudaMemcpyDeviceToHost, st));
@@ -261,23 +247,26 @@ nlohmann::json row(const std::string& what, const Stages& st) {
           {"update_ms", st.update}, {"iteration_ms", st.whole}, {"blocks", st.blocks}};
 }
 
-// The rows: the product's plan and step, the step with an update kernel after the back pass (as
-// before the fold), its tiles loaded and flushed one voxel at a time, and the iteration replayed
+// The rows: the product; the step with an update kernel after the back pass (as before the fold)
+// or folded, its tiles loaded one voxel (pair) at a time, four at a time or by asynchronous
+// copies; the tiles loaded and flushed one voxel at a time; and the iteration replayed
 // as one CUDA graph.
 std::vector<Variant> variants() {
   const TileConfig product;
-  TileConfig unfolded = product, two = product, scalar = product, single = product, before = product;
-  unfolded.fold_update = false;
-  two.one_kernel_step = false;
+  auto with = [&](bool fold, bool batch, bool async) {
+    TileConfig c = product;
+    c.fold_update = fold, c.batch_tile_access = batch, c.async_tile_load = async;
+    return c;
+  };
+  TileConfig scalar = product;
   scalar.pair_access = false;
-  single.batch_tile_access = false;
-  before.fold_update = false;  // the product before the fold and the batches
-  before.batch_tile_access = false;
   return {{"product", product},
-          {"tiles one voxel (pair) a thread at a time", single},
-          {"folded step as two kernels", two},
-          {"update kernel after each back pass", unfolded},
-          {"update kernel, one voxel at a time (before)", before},
+          {"update kernel, loads one at a time (before)", with(false, false, false)},
+          {"update kernel, loads four at a time", with(false, true, false)},
+          {"update kernel, asynchronous loads", with(false, true, true)},
+          {"fold, one at a time", with(true, false, false)},
+          {"fold, four at a time", with(true, true, false)},
+          {"fold, asynchronous loads", with(true, true, true)},
           {"scalar tile loads and flushes", scalar},
           {"product, one CUDA graph an iteration", product, true}};
 }

@@ -67,9 +67,6 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     for (auto& b : images_) b.resize(box.count());
     cur_ = 0;
     scale_.resize(box.count());
-    barrier_.resize(1);
-    barrier_.fill_zero(*stream_);
-    barrier_total_ = 0;
     acc_.resize(box.count());
     acc_clear_ = false;
     zero_[0] = zero_[1] = most_ = 0;
@@ -286,23 +283,13 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.voxels = box_.count();
     t.clear_ybar = ybar(1 - ycur_);
     t.clear_n = most_;
-    t.mode = BackValues::ratio;
-    t.acc = next;
-    t.flush_scale = scale_.data();
-    t.barrier = config_.one_kernel_step ? barrier_.data() : nullptr;
-    t.barrier_target = barrier_total_ + static_cast<unsigned long long>(plan_.blocks);
-    if (launch_step_tiled(t, *stream_)) {
-      barrier_total_ = t.barrier_target;
-    } else {
-      TiledArgs f = t;  // forward: scale and clears; back: flush_scale into the other image
-      f.acc = nullptr;
-      f.flush_scale = nullptr;
-      launch_forward_tiled(f, *stream_);
-      TiledArgs b = t;
-      b.scale = nullptr;
-      b.clear_image = b.clear_ybar = nullptr;
-      launch_back_tiled(b, *stream_);
-    }
+    launch_forward_tiled(t, *stream_);
+    TiledArgs b = tiled_args();  // a_lj/ȳ_l · f/s flushed into the other image
+    b.mode = BackValues::ratio;
+    b.ybar = ybar(ycur_);
+    b.acc = next;
+    b.flush_scale = scale_.data();
+    launch_back_tiled(b, *stream_);
     cur_ = 1 - cur_;
     zero_[ycur_] = 0;
     zero_[1 - ycur_] = most_;
@@ -383,6 +370,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.acc = acc_.data();
     t.pairs = config_.pair_access;
     t.batched = config_.batch_tile_access;
+    t.async_load = config_.async_tile_load;
     return t;
   }
 
@@ -441,8 +429,6 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   // other ȳ); the folded step gathers into ybar(ycur_).
   cuda::DeviceBuffer<float> values_, ybar2_, scale_, acc_, s_;
   int ycur_ = 0;
-  cuda::DeviceBuffer<unsigned long long> barrier_;  // launch_step_tiled's arrivals, barrier_total_ so far
-  unsigned long long barrier_total_ = 0;
   bool acc_clear_ = false;  // acc_ is all zeros (left so by iterate())
   // ybar(i)[0, zero_[i]) is zero; the largest iterated window.
   std::size_t zero_[2] = {0, 0}, most_ = 0;

@@ -151,8 +151,37 @@ __device__ __forceinline__ void clear_slice(float* p, std::size_t n) {
 
 // The tile of f into shared memory (x fastest as in the image: coalesced; image indices by
 // tile_cursor.hpp); an owner block also writes the fold's scale f/s over its tile.
+// One asynchronous copy of 4 or 8 bytes from global to shared memory (sm_80's cp.async, through
+// L1); wait_copies() waits for all of this thread's.
+template <int Bytes>
+__device__ __forceinline__ void copy_async(void* shared, const void* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(global), "n"(Bytes) : "memory");
+#else
+  if constexpr (Bytes == 8) *static_cast<float2*>(shared) = *static_cast<const float2*>(global);
+  else *static_cast<float*>(shared) = *static_cast<const float*>(global);
+#endif
+}
+__device__ __forceinline__ void wait_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ void load_tile(const TiledArgs& a, const TileBlock& k, float* tile) {
   const bool owner = a.scale && owns_tile(a.plan, k);
+  if (a.async_load && !owner) {  // every copy in flight at once, no registers held
+    if (a.pairs && pair_tile(k, a.box)) {
+      float2* t2 = reinterpret_cast<float2*>(tile);
+      const float2* f2 = reinterpret_cast<const float2*>(a.f);
+      for_tile_pairs(k, a.box, [&](int i, std::size_t j) { copy_async<8>(t2 + i, f2 + j); });
+    } else {
+      for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { copy_async<4>(tile + i, a.f + j); });
+    }
+    wait_copies();
+    return;
+  }
   if (a.batched && a.pairs && pair_tile(k, a.box)) {
     float2* t2 = reinterpret_cast<float2*>(tile);
     const float2* f2 = reinterpret_cast<const float2*>(a.f);
@@ -232,15 +261,14 @@ __device__ __forceinline__ void forward_walk(const TiledArgs& a, const TileBlock
   }
 }
 
-// tile_j += Σ a_lj v_l over the block's events (tile zeroed by the caller). ȳ is read through L2
-// (__ldcg): in the one-kernel step it was written by other blocks of this grid.
+// tile_j += Σ a_lj v_l over the block's events (tile zeroed by the caller).
 __device__ __forceinline__ void back_walk(const TiledArgs& a, const TileBlock& k, float* tile) {
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     float v = 1.0f;
     if (a.mode == BackValues::values) {
       v = a.values[l];
     } else if (a.mode == BackValues::ratio) {
-      const float y = __ldcg(a.ybar + l) + a.randoms;  // ȳ_l of eq. (9)
+      const float y = a.ybar[l] + a.randoms;  // ȳ_l of eq. (9)
       if (!(y > 0.0f)) continue;
       v = 1.0f / y;
     }
@@ -251,8 +279,7 @@ __device__ __forceinline__ void back_walk(const TiledArgs& a, const TileBlock& k
   }
 }
 
-// acc_j += tile_j (· flush_scale_j, read through L2 as ȳ above), one global atomic per non-zero
-// voxel (or voxel pair).
+// acc_j += tile_j (· flush_scale_j), one global atomic per non-zero voxel (or voxel pair).
 __device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& k, const float* tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (a.batched && a.pairs && pair_tile(k, a.box)) {
@@ -271,7 +298,7 @@ __device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& 
       if (w2) {
 #pragma unroll
         for (int m = 0; m < kBatch; ++m)
-          if (any[m]) w[m] = __ldcg(w2 + j[m]);
+          if (any[m]) w[m] = __ldg(w2 + j[m]);
       }
 #pragma unroll
       for (int m = 0; m < kBatch; ++m)
@@ -291,7 +318,7 @@ __device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& 
       if (a.flush_scale) {
 #pragma unroll
         for (int m = 0; m < kBatch; ++m)
-          if (v[m] != 0.0f) w[m] = __ldcg(a.flush_scale + j[m]);
+          if (v[m] != 0.0f) w[m] = __ldg(a.flush_scale + j[m]);
       }
 #pragma unroll
       for (int m = 0; m < kBatch; ++m)
@@ -309,7 +336,7 @@ __device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& 
       for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
         const float2 v = t2[i];
         if (v.x != 0.0f || v.y != 0.0f) {
-          const float2 w = __ldcg(w2 + j);
+          const float2 w = __ldg(w2 + j);
           atomicAdd(acc2 + j, make_float2(v.x * w.x, v.y * w.y));
         }
       });
@@ -324,7 +351,7 @@ __device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& 
 #endif
   for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
     const float v = tile[i];
-    if (v != 0.0f) atomicAdd(a.acc + j, a.flush_scale ? v * __ldcg(a.flush_scale + j) : v);
+    if (v != 0.0f) atomicAdd(a.acc + j, a.flush_scale ? v * __ldg(a.flush_scale + j) : v);
   });
 }
 
@@ -350,39 +377,6 @@ __global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a
   for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
   wait_for_previous_grid();  // ȳ of the forward pass before
   __syncthreads();
-  back_walk(a, k, tile);
-  __syncthreads();
-  flush_tile(a, k, tile);
-}
-
-// Every block of the grid has arrived (and its writes are visible) once the counter reaches
-// target: the grid must be resident at once (blocks ≤ the device's resident blocks).
-__device__ __forceinline__ void grid_barrier(unsigned long long* counter, unsigned long long target) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(counter, 1ull);
-    while (*static_cast<volatile unsigned long long*>(counter) < target) __nanosleep(64);
-    __threadfence();
-  }
-  __syncthreads();
-}
-
-// A folded step in one kernel (a window of at most one wave of blocks): forward walk, the clears,
-// a grid barrier (ȳ complete), the back walk and flush on the same block's events and tile.
-__global__ void __launch_bounds__(kTileThreads, 2) step_tiled_kernel(TiledArgs a) {
-  extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box);
-  allow_next_grid();
-  wait_for_previous_grid();  // the image of the step before, ȳ cleared by it
-  load_tile(a, k, tile);
-  __syncthreads();
-  forward_walk(a, k, tile);
-  clear_slice(a.clear_image, a.voxels);  // the image this step flushes into
-  clear_slice(a.clear_ybar, a.clear_n);  // the next step's ȳ (this one's is a.ybar)
-  __syncthreads();
-  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
-  grid_barrier(a.barrier, a.barrier_target);
   back_walk(a, k, tile);
   __syncthreads();
   flush_tile(a, k, tile);
@@ -452,26 +446,6 @@ void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream) {
   allow_shared(reinterpret_cast<const void*>(&forward_tiled_kernel), bytes);
   launch_dependent(forward_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
   TOMO_CUDA_CHECK_LAST();
-}
-
-bool launch_step_tiled(const TiledArgs& a, cudaStream_t stream) {
-  if (a.plan.blocks <= 0 || !a.barrier) return false;
-  const int bytes = a.plan.smem_floats * static_cast<int>(sizeof(float));
-  allow_shared(reinterpret_cast<const void*>(&step_tiled_kernel), bytes);
-  // The blocks the device holds at once with this tile (kept per device and size: a step asks once).
-  thread_local int last_dev = -1, last_bytes = -1, resident = 0;
-  int dev = 0;
-  TOMO_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev != last_dev || bytes != last_bytes) {
-    int per_sm = 0, sms = 0;
-    TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, step_tiled_kernel, kTileThreads, bytes));
-    TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    last_dev = dev, last_bytes = bytes, resident = per_sm * sms;
-  }
-  if (a.plan.blocks > resident) return false;
-  launch_dependent(step_tiled_kernel, a.plan.blocks, kTileThreads, bytes, stream, a);
-  TOMO_CUDA_CHECK_LAST();
-  return true;
 }
 
 void launch_back_tiled(const TiledArgs& a, cudaStream_t stream) {

@@ -36,12 +36,12 @@ struct TileConfig {
   // tile write w = f/s there, and the back pass's flush adds tile·w into a second, cleared image,
   // which is then the updated image (f·Σ_blocks tile/s). The image alternates between two buffers.
   bool fold_update = true;
-  // A folded step whose blocks are all resident at once (an OSEM subset: one wave) runs as one
-  // kernel, forward and back on the same block's tile and events with a grid barrier between.
-  bool one_kernel_step = true;
   // Tiles loaded and flushed four voxels (pairs) a thread at a time: four loads in flight before
   // their stores or atomics (for_tile_voxels_batched).
   bool batch_tile_access = true;
+  // The forward pass's tile loaded by asynchronous copies (cp.async), all of a thread's in flight
+  // at once (blocks that also write the fold's scale load four at a time).
+  bool async_tile_load = true;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
@@ -62,6 +62,7 @@ struct TiledArgs {
   float* acc = nullptr;             // back: += Σ a_lj v_l (zeroed by the caller)
   bool pairs = true;                // TileConfig::pair_access
   bool batched = true;              // TileConfig::batch_tile_access
+  bool async_load = true;           // TileConfig::async_tile_load
   // TileConfig::fold_update. Forward: the blocks of chunk 0 of the first label with blocks (their
   // tiles cover the image once) write scale[j] = s[j] > 0 ? f[j]/s[j] : 0 from sensitivity s; all
   // blocks then clear clear_image[0, voxels) and clear_ybar[0, clear_n) (buffers the next pass
@@ -73,10 +74,6 @@ struct TiledArgs {
   std::size_t voxels = 0;
   float* clear_ybar = nullptr;
   std::size_t clear_n = 0;
-  // launch_step_tiled: a device counter the grid's barrier counts on, and the count at which
-  // every block of this launch has arrived (the caller adds plan.blocks per launch).
-  unsigned long long* barrier = nullptr;
-  unsigned long long barrier_target = 0;
 };
 
 // records[l] = line_record of sorted events [first, n), computed in double from `crystals`
@@ -85,10 +82,6 @@ void launch_records(const uint2* sorted, std::size_t first, std::size_t n, const
                     const BoxParams<double>& box, float4* records, cudaStream_t stream);
 void launch_forward_tiled(const TiledArgs& a, cudaStream_t stream);
 void launch_back_tiled(const TiledArgs& a, cudaStream_t stream);
-// The folded step (forward with its owners' scale and clears, then back with flush_scale into
-// acc) as one kernel with a grid barrier between the passes, where the plan's blocks are all
-// resident at once; false (nothing launched) otherwise. a.ybar is the forward's ȳ and the back's.
-bool launch_step_tiled(const TiledArgs& a, cudaStream_t stream);
 // ybar[l] += randoms over [first, n) (the forward projection as forward() reports it).
 void launch_add(float* ybar, std::size_t first, std::size_t n, float randoms, cudaStream_t stream);
 
