@@ -94,8 +94,6 @@ struct Variant {
   std::string name;
   TileConfig config;
   bool graph = false;
-  // config.fold_update: the step as the backend runs it with the update folded into its passes
-  // (forward, back; two images and two ȳ buffers alternating); otherwise forward, back, update.
 };
 
 // One iteration over `windows`: per kernel (each timed alone, from a flat image: the forward
@@ -107,16 +105,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
                       int repeats) {
   cudaStream_t st = nullptr;
   if (v.graph) TOMO_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  const bool fold = v.config.fold_update;
-  cuda::DeviceBuffer<float> f2, scale, ybar2;  // the folded step's second image, f/s and second ȳ
-  if (fold) {
-    f2.resize(voxels);
-    scale.resize(voxels);
-    ybar2.resize(ybar.size());
-  }
-  float* images[2] = {f.data(), f2.data()};
-  float* ybars[2] = {ybar.data(), ybar2.data()};
-  int cur = 0;  // the folded step's current image and ȳ buffer (they alternate together)
   std::vector<TiledArgs> args;
   Stages out;
   for (std::size_t k = 0; k < windows.size(); ++k) {
@@ -124,8 +112,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     TiledArgs t;
     t.plan = plan_for_device(g, w.counts, dev, v.config);
     t.pairs = v.config.pair_access;
-    t.batched = v.config.batch_tile_access;
-    t.async_load = v.config.async_tile_load;
     t.records = w.records.data();
     t.box = g;
     t.f = f.data();
@@ -139,41 +125,18 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   auto flat = [&] {
     TOMO_CUDA_CHECK(cudaMemcpyAsync(f.data(), ones.data(), voxels * sizeof(float), cudaMemcpyDeviceToDevice, st));
     acc.fill_zero(st);
-    cur = 0;
   };
   auto zero = [&](std::size_t k) {
     TOMO_CUDA_CHECK(cudaMemsetAsync(ybar.data(), 0, windows[k].n * sizeof(float), st));
   };
-  auto fwd = [&](std::size_t k) {
-    TiledArgs t = args[k];
-    if (fold) {
-      t.f = images[cur];
-      t.ybar = ybars[cur];
-      t.sensitivity = s.data();
-      t.scale = scale.data();
-      t.clear_image = images[1 - cur];
-      t.voxels = voxels;
-      t.clear_ybar = ybars[1 - cur];
-      t.clear_n = most;
-    }
-    launch_forward_tiled(t, st);
-  };
+  auto fwd = [&](std::size_t k) { launch_forward_tiled(args[k], st); };
   auto back = [&](std::size_t k) {
     TiledArgs t = args[k];
     t.mode = BackValues::ratio;
-    if (fold) {
-      t.ybar = ybars[cur];
-      t.acc = images[1 - cur];
-      t.flush_scale = scale.data();
-    }
     launch_back_tiled(t, st);
-    if (fold) cur = 1 - cur;  // the step's result is the other image
   };
-  auto upd = [&](std::size_t) {
-    if (!fold) launch_update_clear(f.data(), acc.data(), s.data(), voxels, ybar.data(), most, st);
-  };
+  auto upd = [&](std::size_t) { launch_update_clear(f.data(), acc.data(), s.data(), voxels, ybar.data(), most, st); };
   auto iteration = [&] {
-    cur = 0;  // from the image flat() wrote
     zero(0);  // later windows' ȳ is cleared by the update before them
     for (std::size_t k = 0; k < windows.size(); ++k) fwd(k), back(k), upd(k);
   };
@@ -193,7 +156,6 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   flat();
   iteration();  // warm-up
   cudaGraphExec_t exec = nullptr;
-  int end_cur = 0;
   if (v.graph) {
     cudaGraph_t graph = nullptr;
     TOMO_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
@@ -201,14 +163,13 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
     TOMO_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
     TOMO_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     TOMO_CUDA_CHECK(cudaGraphDestroy(graph));
-    end_cur = cur;  // where a replay leaves the image (flat() resets cur)
     flat();
     TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));  // warm-up of the graph
   } else {
     out.zero = each([&](std::size_t) { flat(); }, zero);
     out.forward = each([&](std::size_t k) { flat(), zero(k); }, fwd);
     out.back = each([&](std::size_t k) { flat(), zero(k), fwd(k); }, back);
-    if (!fold) out.update = each([&](std::size_t k) { flat(), zero(k), fwd(k), back(k); }, upd);
+    out.update = each([&](std::size_t k) { flat(), zero(k), fwd(k), back(k); }, upd);
   }
   std::vector<double> whole;
   for (int r = 0; r < repeats; ++r) {
@@ -221,15 +182,10 @@ Stages time_iteration(std::vector<Made>& windows, const TileDevice& dev, const V
   std::sort(whole.begin(), whole.end());
   out.whole = whole[whole.size() / 2];
   flat();
-  if (exec) {
-    TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));
-    cur = end_cur;
-  } else {
-    iteration();
-  }
+  if (exec) TOMO_CUDA_CHECK(cudaGraphLaunch(exec, st));
+  else iteration();
   out.image.resize(voxels);
-  TOMO_CUDA_CHECK(cudaMemcpyAsync(out.image.data(), fold ? images[cur] : f.data(), voxels * sizeof(float),
-                                  cudaMemcpyDeviceToHost, st));
+  f.download_async(out.image.data(), voxels, st);
   TOMO_CUDA_CHECK(cudaStreamSynchronize(st));
   if (exec) TOMO_CUDA_CHECK(cudaGraphExecDestroy(exec));
   if (st) {
@@ -247,28 +203,13 @@ nlohmann::json row(const std::string& what, const Stages& st) {
           {"update_ms", st.update}, {"iteration_ms", st.whole}, {"blocks", st.blocks}};
 }
 
-// The rows: the product; the step with an update kernel after the back pass (as before the fold)
-// or folded, its tiles loaded one voxel (pair) at a time, four at a time or by asynchronous
-// copies; the tiles loaded and flushed one voxel at a time; and the iteration replayed
-// as one CUDA graph.
+// The rows: the product's plan, its tiles loaded and flushed one voxel at a time (as before), and
+// the iteration replayed as one CUDA graph.
 std::vector<Variant> variants() {
   const TileConfig product;
-  auto with = [&](bool fold, bool batch, bool async) {
-    TileConfig c = product;
-    c.fold_update = fold, c.batch_tile_access = batch, c.async_tile_load = async;
-    return c;
-  };
   TileConfig scalar = product;
   scalar.pair_access = false;
-  return {{"product", product},
-          {"update kernel, loads one at a time (before)", with(false, false, false)},
-          {"update kernel, loads four at a time", with(false, true, false)},
-          {"update kernel, asynchronous loads", with(false, true, true)},
-          {"fold, one at a time", with(true, false, false)},
-          {"fold, four at a time", with(true, true, false)},
-          {"fold, asynchronous loads", with(true, true, true)},
-          {"scalar tile loads and flushes", scalar},
-          {"product, one CUDA graph an iteration", product, true}};
+  return {{"product", product}, {"scalar tile loads and flushes", scalar}, {"product, one CUDA graph an iteration", product, true}};
 }
 
 }  // namespace

@@ -63,14 +63,11 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     params_d_ = box.params<double>();
     device_shape_ = tile_device();
     plan_ = TilePlan{};
-    cuda::require_device_memory(4.0 * 5 * double(box.count()), "safir cuda: 5 float images (safir.image)");
-    for (auto& b : images_) b.resize(box.count());
-    cur_ = 0;
-    scale_.resize(box.count());
+    cuda::require_device_memory(4.0 * 3 * double(box.count()), "safir cuda: 3 float images (safir.image)");
+    f_.resize(box.count());
     acc_.resize(box.count());
     acc_clear_ = false;
-    zero_[0] = zero_[1] = most_ = 0;
-    ycur_ = 0;
+    values_zero_ = most_ = 0;
     s_.resize(box.count());
     s_.fill_zero(*stream_);
     events_.clear();
@@ -148,8 +145,8 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
 
   std::array<std::size_t, 4> label_counts() const override { return host_counts_; }
 
-  void set_image(std::span<const double> f) override { upload(images_[cur_], f, "image"); }
-  std::vector<double> image() const override { return download(images_[cur_]); }
+  void set_image(std::span<const double> f) override { upload(f_, f, "image"); }
+  std::vector<double> image() const override { return download(f_); }
   void set_sensitivity(std::span<const double> s) override { upload(s_, s, "sensitivity"); }
   void set_randoms_per_lor(double n) override { randoms_ = n; }
 
@@ -177,14 +174,14 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
       std::vector<float> sorted(count_);
       for (std::size_t i = 0; i < count_; ++i) sorted[i] = static_cast<float>(v[order[i]]);
       values_.upload_async(sorted.data(), count_, *stream_);
-      zero_[0] = 0;
+      values_zero_ = 0;
     }
     project_back(a);
     return download(acc_);
   }
 
   void forward_device(const float* f, float* y) override {
-    copy_image(image_data(), f);
+    copy_image(f_.data(), f);
     project_forward();
     launch_scatter_to_events(values_.data(), window_order_, host_counts_[0], count_, y, *stream_);
     stream_->synchronize();
@@ -194,28 +191,24 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     acc_.fill_zero(*stream_);
     acc_clear_ = false;
     launch_gather_from_events(v, window_order_, count_, values_.data(), *stream_);
-    zero_[0] = 0;
+    values_zero_ = 0;
     project_back(args());
     copy_image(image, acc_.data());
   }
 
   void iterate_device(float* image) override {
-    copy_image(image_data(), image);
+    copy_image(f_.data(), image);
     iterate();
-    copy_image(image, image_data());
+    copy_image(image, f_.data());
   }
 
   void iterate() override {
-    if (tiled_ && config_.fold_update) {
-      iterate_folded();
-      return;
-    }
     if (!acc_clear_) acc_.fill_zero(*stream_);
     acc_clear_ = false;
     if (tiled_) {
       // ȳ by the tiled forward pass into values_ (left zero by the last update where it could),
       // then a_lj / ȳ_l by the tiled back pass.
-      if (zero_[0] < count_) zero_values();
+      if (values_zero_ < count_) zero_values();
       TiledArgs t = tiled_args();
       launch_forward_tiled(t, *stream_);
       t.mode = BackValues::ratio;
@@ -227,9 +220,9 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     // neighbours differ by one event): the next subset's forward pass needs no memset.
     most_ = std::max(most_, count_);
     const std::size_t clear = tiled_ ? most_ : 0;
-    launch_update_clear(image_data(), acc_.data(), s_.data(), box_.count(), values_.data(), clear, *stream_);
+    launch_update_clear(f_.data(), acc_.data(), s_.data(), box_.count(), values_.data(), clear, *stream_);
     acc_clear_ = true;  // the next iterate() needs no clear
-    zero_[0] = clear;
+    values_zero_ = clear;
   }
 
   SphereSums sphere_sums(double r_in, double r_out) override {
@@ -239,7 +232,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     if (offsets_.size() != packed.size()) offsets_.resize(packed.size());
     offsets_.upload_async(packed.data(), packed.size(), *stream_);
     sums_.resize(box_.count());
-    launch_sphere_sums(image_data(), offsets_.data(), static_cast<int>(packed.size()), box_.n[0], box_.n[1], box_.n[2],
+    launch_sphere_sums(f_.data(), offsets_.data(), static_cast<int>(packed.size()), box_.n[0], box_.n[1], box_.n[2],
                        sums_.data(), *stream_);
     std::vector<float4> r(box_.count());
     sums_.download_async(r.data(), r.size(), *stream_);
@@ -264,60 +257,23 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     window_records_ = w.records.data();
   }
 
-  // The tiled step with the update folded into its passes (TileConfig::fold_update): the forward
-  // pass gathers ȳ from the current image into one ȳ buffer and writes f/s over the image; the
-  // back pass flushes a_lj/ȳ_l · f/s into the other image, cleared by the forward pass, which is
-  // then the updated image. The forward pass also clears the other ȳ buffer for the next step
-  // (the back pass before it read that buffer), so a step is two kernels and no memset.
-  void iterate_folded() {
-    most_ = std::max(most_, count_);
-    if (zero_[ycur_] < count_) {
-      if (count_) TOMO_CUDA_CHECK(cudaMemsetAsync(ybar(ycur_), 0, count_ * sizeof(float), *stream_));
-    }
-    float* next = images_[1 - cur_].data();
-    TiledArgs t = tiled_args();
-    t.ybar = ybar(ycur_);
-    t.sensitivity = s_.data();
-    t.scale = scale_.data();
-    t.clear_image = next;
-    t.voxels = box_.count();
-    t.clear_ybar = ybar(1 - ycur_);
-    t.clear_n = most_;
-    launch_forward_tiled(t, *stream_);
-    TiledArgs b = tiled_args();  // a_lj/ȳ_l · f/s flushed into the other image
-    b.mode = BackValues::ratio;
-    b.ybar = ybar(ycur_);
-    b.acc = next;
-    b.flush_scale = scale_.data();
-    launch_back_tiled(b, *stream_);
-    cur_ = 1 - cur_;
-    zero_[ycur_] = 0;
-    zero_[1 - ycur_] = most_;
-    ycur_ = 1 - ycur_;
-  }
-
-  float* image_data() { return images_[cur_].data(); }  // the current image
-  float* ybar(int i) { return i == 0 ? values_.data() : ybar2_.data(); }
-
-  // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B),
-  // the folded step's second ȳ (4 B).
+  // Events (8 B), keys in/out (2 B), order in/out (8 B), sorted events (8 B), values (4 B), records (16 B).
   void resize_events(std::size_t n) {
-    const double per_event = tiled_ ? 50.0 : 30.0;
+    const double per_event = tiled_ ? 46.0 : 30.0;
     const double need = per_event * double(n) - per_event * double(total_);
     if (need > 0) cuda::require_device_memory(need, "safir cuda: the event list (safir.events)");
     made_.clear();
     total_ = n;
-    zero_[0] = zero_[1] = most_ = 0;  // the ȳ buffers are made anew
+    values_zero_ = most_ = 0;  // values_ is made anew
     events_.resize(total_);
     sort_.resize(total_);
     values_.resize(total_);
-    ybar2_.resize(tiled_ && config_.fold_update ? total_ : 0);
     records_.resize(tiled_ ? total_ : 0);
   }
 
   // values_ (sorted order) = A f + randoms over the window.
   void project_forward() {
-    zero_[0] = 0;
+    values_zero_ = 0;
     if (tiled_) {
       zero_values();
       launch_forward_tiled(tiled_args(), *stream_);
@@ -351,7 +307,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     a.n = count_;
     a.crystals = crystals_.data();
     a.box = params_;
-    a.f = image_data();
+    a.f = f_.data();
     a.values = values_.data();
     a.acc = acc_.data();
     a.randoms = static_cast<float>(randoms_);
@@ -363,14 +319,12 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     t.plan = plan_;
     t.records = window_records_;
     t.box = params_;
-    t.f = image_data();
+    t.f = f_.data();
     t.ybar = values_.data();
     t.values = values_.data();
     t.randoms = static_cast<float>(randoms_);
     t.acc = acc_.data();
     t.pairs = config_.pair_access;
-    t.batched = config_.batch_tile_access;
-    t.async_load = config_.async_tile_load;
     return t;
   }
 
@@ -422,16 +376,9 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   const uint2* window_sorted_ = nullptr;
   const std::uint32_t* window_order_ = nullptr;
   const float4* window_records_ = nullptr;
-  // The image is images_[cur_]; the folded step writes the other one and makes it current.
-  cuda::DeviceBuffer<float> images_[2];
-  int cur_ = 0;
-  // ȳ buffers: values_ (ȳ or the back pass's values everywhere) and ybar2_ (the folded step's
-  // other ȳ); the folded step gathers into ybar(ycur_).
-  cuda::DeviceBuffer<float> values_, ybar2_, scale_, acc_, s_;
-  int ycur_ = 0;
+  cuda::DeviceBuffer<float> values_, f_, acc_, s_;
   bool acc_clear_ = false;  // acc_ is all zeros (left so by iterate())
-  // ybar(i)[0, zero_[i]) is zero; the largest iterated window.
-  std::size_t zero_[2] = {0, 0}, most_ = 0;
+  std::size_t values_zero_ = 0, most_ = 0;  // values_[0, values_zero_) is zero; the largest iterated window
   cuda::DeviceBuffer<int4> offsets_;
   cuda::DeviceBuffer<float4> sums_;
   std::size_t total_ = 0, first_ = 0, count_ = 0;

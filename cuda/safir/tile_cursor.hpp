@@ -41,49 +41,4 @@ TOMO_HD void for_tile_voxels(int first, int step, const int lo[3], const int hi[
   }
 }
 
-// The same visits K at a time: visit(i, g, valid) with local indices i[m] = i0 + m·step and their
-// image indices g[m], m < valid (valid = K but at the end). The K positions are kept by K cursors
-// stepping K·step, so a visitor can issue K independent loads before it uses any of them (a loop
-// of one load and one use per voxel waits for each load in turn; nvcc does not unroll the carries).
-template <int K, class F>
-TOMO_HD void for_tile_voxels_batched(int first, int step, const int lo[3], const int hi[3], const int n[3], F&& visit) {
-  const int w0 = hi[0] - lo[0], w1 = hi[1] - lo[1], size = w0 * w1 * (hi[2] - lo[2]);
-  if (first >= size) return;
-  const int big = K * step;
-  const int sx = big % w0, sy = (big / w0) % w1, sz = big / (w0 * w1);
-  const std::size_t row = std::size_t(n[0]), plane = row * std::size_t(n[1]);
-  const std::size_t dg = std::size_t(sx) + row * std::size_t(sy) + plane * std::size_t(sz);
-  int x[K], y[K];
-  std::size_t g[K];
-#pragma unroll
-  for (int m = 0; m < K; ++m) {  // positions past the tile are never visited (m >= valid)
-    const int f = first + m * step;
-    x[m] = f % w0;
-    y[m] = (f / w0) % w1;
-    g[m] = std::size_t(lo[0] + x[m]) + row * std::size_t(lo[1] + y[m]) + plane * std::size_t(lo[2] + f / (w0 * w1));
-  }
-  for (int i = first; i < size; i += big) {
-    int idx[K];
-#pragma unroll
-    for (int m = 0; m < K; ++m) idx[m] = i + m * step;
-    const int left = (size - i + step - 1) / step;
-    visit(idx, g, left < K ? left : K);
-#pragma unroll
-    for (int m = 0; m < K; ++m) {
-      x[m] += sx;
-      y[m] += sy;
-      g[m] += dg;
-      if (x[m] >= w0) {
-        x[m] -= w0;
-        ++y[m];
-        g[m] += row - std::size_t(w0);
-      }
-      if (y[m] >= w1) {
-        y[m] -= w1;
-        g[m] += plane - row * std::size_t(w1);
-      }
-    }
-  }
-}
-
 }  // namespace tomo::safir::cuda_impl

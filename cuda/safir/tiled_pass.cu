@@ -46,7 +46,7 @@ __global__ void add_kernel(float* y, std::size_t first, std::size_t n, float v) 
 // This block's label, tile and chunk of events (blocks: label by label, tile fastest, so
 // neighbouring blocks read the same events and share them in L2).
 struct TileBlock {
-  int size, label, chunk;
+  int size;
   int lo[3], hi[3], stride[3];
   TileSpan span;
   unsigned long long e0, e1;
@@ -69,8 +69,6 @@ __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
   const int tile = b % tiles, chunk = b / tiles;
   const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
   TileBlock k;
-  k.label = l;
-  k.chunk = chunk;
   for (int i = 0; i < 3; ++i) {
     k.lo[i] = tid[i] * t.ext[i];
     k.hi[i] = min(k.lo[i] + t.ext[i], g.n[i]);
@@ -100,23 +98,6 @@ __device__ __forceinline__ void for_tile_pairs(const TileBlock& k, const BoxPara
   for_tile_voxels(threadIdx.x, blockDim.x, lo, hi, n, visit);
 }
 
-constexpr int kBatch = 4;  // voxels (pairs) a thread loads or flushes at a time (batch_tile_access)
-
-template <class F>
-__device__ __forceinline__ void for_tile_pairs_batched(const TileBlock& k, const BoxParams<float>& g, F&& visit) {
-  const int lo[3] = {k.lo[0] / 2, k.lo[1], k.lo[2]}, hi[3] = {k.hi[0] / 2, k.hi[1], k.hi[2]};
-  const int n[3] = {g.n[0] / 2, g.n[1], g.n[2]};
-  for_tile_voxels_batched<kBatch>(threadIdx.x, blockDim.x, lo, hi, n, visit);
-}
-
-template <class F>
-__device__ __forceinline__ void for_tile_batched(const TileBlock& k, const BoxParams<float>& g, F&& visit) {
-  for_tile_voxels_batched<kBatch>(threadIdx.x, blockDim.x, k.lo, k.hi, g.n, visit);
-}
-
-using BatchIndex = int[kBatch];
-using BatchImage = std::size_t[kBatch];
-
 struct TileGather {
   const float* tile;
   float sum;
@@ -133,126 +114,20 @@ struct TileScatter {
   __device__ void operator()(int j, float w) { atomicAdd(tile + j, w * v); }
 };
 
-// Whether this block writes the fold's scale over its tile: chunk 0 of the first label that has
-// blocks (that label's tiles cover the image once).
-__device__ __forceinline__ bool owns_tile(const TilePlan& p, const TileBlock& k) {
-  const int first = p.label[0].blocks > 0 ? 0 : (p.label[1].blocks > 0 ? 1 : 2);
-  return k.chunk == 0 && k.label == first;
-}
-
-// The folded update's factor f/s (0 where s is not positive), divided as the update kernel does.
-__device__ __forceinline__ float fold_scale(float f, float s) { return s > 0.0f ? __fdiv_rn(f, s) : 0.0f; }
-
-__device__ __forceinline__ void clear_slice(float* p, std::size_t n) {
-  if (!p) return;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    p[i] = 0.0f;
-}
-
-// The tile of f into shared memory (x fastest as in the image: coalesced; image indices by
-// tile_cursor.hpp); an owner block also writes the fold's scale f/s over its tile.
-// One asynchronous copy of 4 or 8 bytes from global to shared memory (sm_80's cp.async, through
-// L1); wait_copies() waits for all of this thread's.
-template <int Bytes>
-__device__ __forceinline__ void copy_async(void* shared, const void* global) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(global), "n"(Bytes) : "memory");
-#else
-  if constexpr (Bytes == 8) *static_cast<float2*>(shared) = *static_cast<const float2*>(global);
-  else *static_cast<float*>(shared) = *static_cast<const float*>(global);
-#endif
-}
-__device__ __forceinline__ void wait_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void load_tile(const TiledArgs& a, const TileBlock& k, float* tile) {
-  const bool owner = a.scale && owns_tile(a.plan, k);
-  if (a.async_load && !owner) {  // every copy in flight at once, no registers held
-    if (a.pairs && pair_tile(k, a.box)) {
-      float2* t2 = reinterpret_cast<float2*>(tile);
-      const float2* f2 = reinterpret_cast<const float2*>(a.f);
-      for_tile_pairs(k, a.box, [&](int i, std::size_t j) { copy_async<8>(t2 + i, f2 + j); });
-    } else {
-      for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { copy_async<4>(tile + i, a.f + j); });
-    }
-    wait_copies();
-    return;
-  }
-  if (a.batched && a.pairs && pair_tile(k, a.box)) {
-    float2* t2 = reinterpret_cast<float2*>(tile);
-    const float2* f2 = reinterpret_cast<const float2*>(a.f);
-    const float2* s2 = reinterpret_cast<const float2*>(a.sensitivity);
-    float2* w2 = reinterpret_cast<float2*>(a.scale);
-    for_tile_pairs_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
-      float2 f[kBatch], sv[kBatch];
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m)
-        if (m < valid) f[m] = __ldg(f2 + j[m]);
-      if (owner) {
-#pragma unroll
-        for (int m = 0; m < kBatch; ++m)
-          if (m < valid) sv[m] = __ldg(s2 + j[m]);
-      }
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m)
-        if (m < valid) {
-          t2[i[m]] = f[m];
-          if (owner) w2[j[m]] = make_float2(fold_scale(f[m].x, sv[m].x), fold_scale(f[m].y, sv[m].y));
-        }
-    });
-    return;
-  }
-  if (a.batched) {
-    for_tile_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
-      float f[kBatch], sv[kBatch];
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m)
-        if (m < valid) f[m] = __ldg(a.f + j[m]);
-      if (owner) {
-#pragma unroll
-        for (int m = 0; m < kBatch; ++m)
-          if (m < valid) sv[m] = __ldg(a.sensitivity + j[m]);
-      }
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m)
-        if (m < valid) {
-          tile[i[m]] = f[m];
-          if (owner) a.scale[j[m]] = fold_scale(f[m], sv[m]);
-        }
-    });
-    return;
-  }
+__global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
+  wait_for_previous_grid();  // f of the update before, ȳ cleared by it
+  // The tile's voxels x fastest as in the image (coalesced), image indices by tile_cursor.hpp.
   if (a.pairs && pair_tile(k, a.box)) {
     float2* t2 = reinterpret_cast<float2*>(tile);
     const float2* f2 = reinterpret_cast<const float2*>(a.f);
-    if (owner) {
-      const float2* s2 = reinterpret_cast<const float2*>(a.sensitivity);
-      float2* w2 = reinterpret_cast<float2*>(a.scale);
-      for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
-        const float2 f = __ldg(f2 + j), s = __ldg(s2 + j);
-        t2[i] = f;
-        w2[j] = make_float2(fold_scale(f.x, s.x), fold_scale(f.y, s.y));
-      });
-    } else {
-      for_tile_pairs(k, a.box, [&](int i, std::size_t j) { t2[i] = __ldg(f2 + j); });
-    }
-  } else if (owner) {
-    for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
-      const float f = __ldg(a.f + j);
-      tile[i] = f;
-      a.scale[j] = fold_scale(f, __ldg(a.sensitivity + j));
-    });
+    for_tile_pairs(k, a.box, [&](int i, std::size_t j) { t2[i] = __ldg(f2 + j); });
   } else {
     for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) { tile[i] = __ldg(a.f + j); });
   }
-}
-
-// ȳ_l += Σ a_lj f_j over the block's events and tile.
-__device__ __forceinline__ void forward_walk(const TiledArgs& a, const TileBlock& k, const float* tile) {
+  __syncthreads();
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     const float4 r = __ldg(a.records + l);
     TileGather g{tile, 0.f, false};
@@ -261,8 +136,13 @@ __device__ __forceinline__ void forward_walk(const TiledArgs& a, const TileBlock
   }
 }
 
-// tile_j += Σ a_lj v_l over the block's events (tile zeroed by the caller).
-__device__ __forceinline__ void back_walk(const TiledArgs& a, const TileBlock& k, float* tile) {
+__global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
+  extern __shared__ float tile[];
+  const TileBlock k = decode(a.plan, a.box);
+  allow_next_grid();
+  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
+  wait_for_previous_grid();  // ȳ of the forward pass before
+  __syncthreads();
   for (unsigned long long l = k.e0 + threadIdx.x; l < k.e1; l += blockDim.x) {
     float v = 1.0f;
     if (a.mode == BackValues::values) {
@@ -277,109 +157,23 @@ __device__ __forceinline__ void back_walk(const TiledArgs& a, const TileBlock& k
     TileScatter s{tile, v};
     walk_record(LineRecord<float>{r.x, r.y, r.z, r.w}, a.box.md, k.span, s);
   }
-}
-
-// acc_j += tile_j (· flush_scale_j), one global atomic per non-zero voxel (or voxel pair).
-__device__ __forceinline__ void flush_tile(const TiledArgs& a, const TileBlock& k, const float* tile) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (a.batched && a.pairs && pair_tile(k, a.box)) {
-    const float2* t2 = reinterpret_cast<const float2*>(tile);
-    float2* acc2 = reinterpret_cast<float2*>(a.acc);
-    const float2* w2 = reinterpret_cast<const float2*>(a.flush_scale);
-    for_tile_pairs_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
-      float2 v[kBatch], w[kBatch];
-      bool any[kBatch];
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m) {
-        v[m] = m < valid ? t2[i[m]] : make_float2(0.f, 0.f);
-        any[m] = v[m].x != 0.0f || v[m].y != 0.0f;
-        w[m] = make_float2(1.f, 1.f);
-      }
-      if (w2) {
-#pragma unroll
-        for (int m = 0; m < kBatch; ++m)
-          if (any[m]) w[m] = __ldg(w2 + j[m]);
-      }
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m)
-        if (any[m]) atomicAdd(acc2 + j[m], make_float2(v[m].x * w[m].x, v[m].y * w[m].y));
-    });
-    return;
-  }
-#endif
-  if (a.batched) {
-    for_tile_batched(k, a.box, [&](const BatchIndex& i, const BatchImage& j, int valid) {
-      float v[kBatch], w[kBatch];
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m) {
-        v[m] = m < valid ? tile[i[m]] : 0.0f;
-        w[m] = 1.0f;
-      }
-      if (a.flush_scale) {
-#pragma unroll
-        for (int m = 0; m < kBatch; ++m)
-          if (v[m] != 0.0f) w[m] = __ldg(a.flush_scale + j[m]);
-      }
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m)
-        if (v[m] != 0.0f) atomicAdd(a.acc + j[m], v[m] * w[m]);
-    });
-    return;
-  }
+  __syncthreads();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (a.pairs && pair_tile(k, a.box)) {
     // One vector atomic (red.global.add.v2.f32) per voxel pair: half the flush's atomics.
     const float2* t2 = reinterpret_cast<const float2*>(tile);
     float2* acc2 = reinterpret_cast<float2*>(a.acc);
-    if (a.flush_scale) {
-      const float2* w2 = reinterpret_cast<const float2*>(a.flush_scale);
-      for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
-        const float2 v = t2[i];
-        if (v.x != 0.0f || v.y != 0.0f) {
-          const float2 w = __ldg(w2 + j);
-          atomicAdd(acc2 + j, make_float2(v.x * w.x, v.y * w.y));
-        }
-      });
-    } else {
-      for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
-        const float2 v = t2[i];
-        if (v.x != 0.0f || v.y != 0.0f) atomicAdd(acc2 + j, v);
-      });
-    }
+    for_tile_pairs(k, a.box, [&](int i, std::size_t j) {
+      const float2 v = t2[i];
+      if (v.x != 0.0f || v.y != 0.0f) atomicAdd(acc2 + j, v);
+    });
     return;
   }
 #endif
   for_tile_voxels(threadIdx.x, blockDim.x, k.lo, k.hi, a.box.n, [&](int i, std::size_t j) {
     const float v = tile[i];
-    if (v != 0.0f) atomicAdd(a.acc + j, a.flush_scale ? v * __ldg(a.flush_scale + j) : v);
+    if (v != 0.0f) atomicAdd(a.acc + j, v);
   });
-}
-
-__global__ void __launch_bounds__(kTileThreads, 2) forward_tiled_kernel(TiledArgs a) {
-  extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box);
-  allow_next_grid();
-  wait_for_previous_grid();  // f of the update (or fold) before, ȳ cleared by it
-  load_tile(a, k, tile);
-  __syncthreads();
-  forward_walk(a, k, tile);
-  // The fold's clears, after the walk (stores nothing waits for): the image the back pass flushes
-  // into next, and the ȳ buffer the next forward pass accumulates into (read by the back pass
-  // before this kernel started).
-  clear_slice(a.clear_image, a.voxels);
-  clear_slice(a.clear_ybar, a.clear_n);
-}
-
-__global__ void __launch_bounds__(kTileThreads, 2) back_tiled_kernel(TiledArgs a) {
-  extern __shared__ float tile[];
-  const TileBlock k = decode(a.plan, a.box);
-  allow_next_grid();
-  for (int i = threadIdx.x; i < k.size; i += blockDim.x) tile[i] = 0.f;
-  wait_for_previous_grid();  // ȳ of the forward pass before
-  __syncthreads();
-  back_walk(a, k, tile);
-  __syncthreads();
-  flush_tile(a, k, tile);
 }
 
 void allow_shared(const void* kernel, int bytes) {

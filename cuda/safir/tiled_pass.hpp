@@ -32,16 +32,6 @@ struct TileConfig {
   // Tiles loaded and flushed two voxels at a time (float2 loads, sm_90 vector atomics) where the
   // tile's rows and the image's are of even length.
   bool pair_access = true;
-  // ML-EM/OSEM steps (iterate()) without an update kernel: the forward pass's blocks that own a
-  // tile write w = f/s there, and the back pass's flush adds tile·w into a second, cleared image,
-  // which is then the updated image (f·Σ_blocks tile/s). The image alternates between two buffers.
-  bool fold_update = true;
-  // Tiles loaded and flushed four voxels (pairs) a thread at a time: four loads in flight before
-  // their stores or atomics (for_tile_voxels_batched).
-  bool batch_tile_access = true;
-  // The forward pass's tile loaded by asynchronous copies (cp.async), all of a thread's in flight
-  // at once (blocks that also write the fold's scale load four at a time).
-  bool async_tile_load = true;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
@@ -61,19 +51,6 @@ struct TiledArgs {
   float randoms = 0;                // back, BackValues::ratio: v = 1 / (ybar + randoms) where > 0
   float* acc = nullptr;             // back: += Σ a_lj v_l (zeroed by the caller)
   bool pairs = true;                // TileConfig::pair_access
-  bool batched = true;              // TileConfig::batch_tile_access
-  bool async_load = true;           // TileConfig::async_tile_load
-  // TileConfig::fold_update. Forward: the blocks of chunk 0 of the first label with blocks (their
-  // tiles cover the image once) write scale[j] = s[j] > 0 ? f[j]/s[j] : 0 from sensitivity s; all
-  // blocks then clear clear_image[0, voxels) and clear_ybar[0, clear_n) (buffers the next pass
-  // accumulates into). Back: the flush adds tile·scale[j] instead of tile.
-  const float* sensitivity = nullptr;
-  float* scale = nullptr;
-  const float* flush_scale = nullptr;
-  float* clear_image = nullptr;
-  std::size_t voxels = 0;
-  float* clear_ybar = nullptr;
-  std::size_t clear_n = 0;
 };
 
 // records[l] = line_record of sorted events [first, n), computed in double from `crystals`

@@ -1,6 +1,6 @@
 // The tiled pass's walk over a tile's voxels (cuda/safir/tile_cursor.hpp: adds and carries) against
 // the division form it replaced, on the host: every thread of a block visits the same local and
-// image indices (also four at a time), and the threads together visit each tile voxel once.
+// image indices, and the threads together visit each tile voxel once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,14 +35,6 @@ void expect_same_walk(const int lo[3], const int hi[3], const int n[3], int thre
     ASSERT_EQ(got, want) << "thread " << t << " of " << threads << ", tile [" << lo[0] << ".." << hi[0] << ", " << lo[1]
                          << ".." << hi[1] << ", " << lo[2] << ".." << hi[2] << ")";
     for (const Visit& v : got) ++seen[v.local];
-    // Four at a time: the same visits in the same order.
-    std::vector<Visit> batched;
-    for_tile_voxels_batched<4>(t, threads, lo, hi, n, [&](const int (&i)[4], const std::size_t (&j)[4], int valid) {
-      ASSERT_GE(valid, 1);
-      ASSERT_LE(valid, 4);
-      for (int m = 0; m < valid; ++m) batched.push_back({i[m], j[m]});
-    });
-    ASSERT_EQ(batched, want) << "four at a time, thread " << t << " of " << threads;
   }
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
 }
