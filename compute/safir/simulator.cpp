@@ -38,26 +38,25 @@ EventSetup event_setup(const Scanner& sc, const Phantom& ph, const SimulationOpt
   for (double w : ph.source_weights()) s.cdf.push_back(acc += w);
   if (!(acc > 0)) throw InputError("safir simulator: the phantom has no activity");
   for (const Sphere& b : ph.spheres) s.balls.push_back({b.centre[0], b.centre[1], b.centre[2], b.radius});
-  mc::Params& p = s.params;
-  p.R = sc.radius();
-  p.zmin = sc.ring_z(0) - 0.5 * sc.pitch_mm;
-  p.zmax = sc.ring_z(sc.rings - 1) + 0.5 * sc.pitch_mm;
-  p.dphi = 2.0 * std::numbers::pi / sc.crystals;
-  p.pitch_mm = sc.pitch_mm;
-  p.crystal_mm = sc.crystal_mm;
-  p.depth_mm = sc.depth_mm;
-  p.ring0_z = sc.ring_z(0);
-  p.rings = sc.rings;
-  p.crystals = sc.crystals;
-  p.doi = o.depth_of_interaction;
-  p.attenuation_length_mm = o.attenuation_length_mm;
-  p.cyl_r = ph.cylinder_radius_mm;
-  p.cyl_hz = ph.cylinder_half_length_mm;
-  p.mu = ph.mu_per_mm;
-  p.n_sources = static_cast<int>(s.cdf.size());
-  p.randoms_fraction = o.randoms_fraction;
-  p.scatter_given_not_random = o.scatter_fraction > 0 ? o.scatter_fraction / (1.0 - o.randoms_fraction) : 0.0;
-  p.max_tries = kMaxTries;
+  s.params = {.R = sc.radius(),
+              .zmin = sc.ring_z(0) - 0.5 * sc.pitch_mm,
+              .zmax = sc.ring_z(sc.rings - 1) + 0.5 * sc.pitch_mm,
+              .dphi = 2.0 * std::numbers::pi / sc.crystals,
+              .pitch_mm = sc.pitch_mm,
+              .crystal_mm = sc.crystal_mm,
+              .depth_mm = sc.depth_mm,
+              .ring0_z = sc.ring_z(0),
+              .rings = sc.rings,
+              .crystals = sc.crystals,
+              .doi = o.depth_of_interaction,
+              .attenuation_length_mm = o.attenuation_length_mm,
+              .cyl_r = ph.cylinder_radius_mm,
+              .cyl_hz = ph.cylinder_half_length_mm,
+              .mu = ph.mu_per_mm,
+              .n_sources = static_cast<int>(s.cdf.size()),
+              .randoms_fraction = o.randoms_fraction,
+              .scatter_given_not_random = o.scatter_fraction > 0 ? o.scatter_fraction / (1.0 - o.randoms_fraction) : 0.0,
+              .max_tries = kMaxTries};
   return s;
 }
 

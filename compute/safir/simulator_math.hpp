@@ -117,14 +117,10 @@ TOMO_HD double survival(const Params& p, const P3& q, const P3& u) {
     t1 = (-b + sqrt(disc)) / a;
   }
   if (u.z != 0) {
-    double za = (-p.cyl_hz - q.z) / u.z, zb = (p.cyl_hz - q.z) / u.z;
-    if (za > zb) {
-      const double w = za;
-      za = zb;
-      zb = w;
-    }
-    t0 = t0 > za ? t0 : za;
-    t1 = t1 < zb ? t1 : zb;
+    const double za = (-p.cyl_hz - q.z) / u.z, zb = (p.cyl_hz - q.z) / u.z;
+    const double lo = za < zb ? za : zb, hi = za < zb ? zb : za;
+    t0 = t0 > lo ? t0 : lo;
+    t1 = t1 < hi ? t1 : hi;
   }
   return t1 > t0 ? exp(-p.mu * (t1 - t0)) : 1.0;
 }
