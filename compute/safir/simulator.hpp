@@ -65,8 +65,9 @@ EventSetup event_setup(const Scanner& scanner, const Phantom& phantom, const Sim
 [[noreturn]] void throw_unseen();
 
 // The time stamps of `events` prompts over [0, duration): the order statistics of a Poisson
-// process, T·S_i / S_{N+1} of exponential sums, gap i drawn from its own stream, so every
-// generator gets the same stamps (made on the host's threads, the sum in one pass).
+// process, T·S_i / S_{N+1} of exponential sums, the gaps drawn from counter-based streams of their
+// own and summed in fixed blocks, so every generator and thread count gets the same stamps (made on
+// the host's threads).
 std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed);
 
 // A generator of simulate()'s list mode on a backend: "cpu" (simulate itself, the reference;

@@ -140,10 +140,18 @@ TOMO_HD EventResult simulate_event(CounterRng& rng, const Params& p, const doubl
   EventResult r{0u, 0u, 0u, kTrue, false};
   if (p.randoms_fraction > 0 && rng.uniform() < p.randoms_fraction) {
     r.kind = kRandom;
+    // One single: its annihilation, then its direction, then its hit (each draw in its own
+    // statement: the order of a call's arguments is unspecified, and host and device compilers
+    // choose differently).
+    const auto single = [&] {
+      const P3 q = emission(rng, p, cdf, balls);
+      const P3 u = direction(rng);
+      return hit(rng, p, q, u);
+    };
     long long a = -1, b = -1;
     std::uint32_t tries = 0;
-    while (a < 0 && tries++ < p.max_tries) a = hit(rng, p, emission(rng, p, cdf, balls), direction(rng));
-    while ((b < 0 || b == a) && tries++ < p.max_tries) b = hit(rng, p, emission(rng, p, cdf, balls), direction(rng));
+    while (a < 0 && tries++ < p.max_tries) a = single();
+    while ((b < 0 || b == a) && tries++ < p.max_tries) b = single();
     if (a < 0 || b < 0 || a == b) return r;
     r.a = std::uint32_t(a);
     r.b = std::uint32_t(b);
@@ -159,7 +167,8 @@ TOMO_HD EventResult simulate_event(CounterRng& rng, const Params& p, const doubl
     if (rng.uniform() >= survival(p, q, u)) continue;
     const long long a = hit(rng, p, q, u);
     if (a < 0) continue;
-    const long long b = hit(rng, p, q, scattered ? direction(rng) : P3{-u.x, -u.y, -u.z});
+    const P3 v = scattered ? direction(rng) : P3{-u.x, -u.y, -u.z};
+    const long long b = hit(rng, p, q, v);
     if (b < 0 || b == a) continue;
     r.a = std::uint32_t(a);
     r.b = std::uint32_t(b);

@@ -18,6 +18,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/event.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/safir/simulator_kernels.hpp"
 
@@ -70,6 +71,8 @@ class CudaEventGenerator final : public EventGenerator {
     // collective sums below, which carry the refusal).
     a.first = 0;
     a.n = share.size > 1 ? count : std::min(count, kFirstBatch);
+    cuda::Event gpu_start, gpu_stop;
+    gpu_start.record(stream);
     launch_events(a, stream);
     if (a.n < count) {
       stream.synchronize();
@@ -79,6 +82,7 @@ class CudaEventGenerator final : public EventGenerator {
       a.n = count - a.n;
       launch_events(a, stream);
     }
+    gpu_stop.record(stream);
     // While the GPU works: the host's list (its pages touched) and the time stamps.
     ListMode lm;
     lm.duration_s = o.duration_s;
@@ -94,8 +98,9 @@ class CudaEventGenerator final : public EventGenerator {
     pairs.download(reinterpret_cast<std::uint32_t*>(lm.events.data()), 2 * count);
     if (share.size > 1)  // every process gets every event, as one process would have made them
       gather_chunks(std::as_writable_bytes(std::span<Event>(lm.events)), kChunkEvents * sizeof(Event));
-    log_debug("safir cuda simulator: ", count, " events, host list and time stamps ",
-              std::chrono::duration<double, std::milli>(t1 - t0).count(), " ms, GPU done after ",
+    log_debug("safir cuda simulator: ", count, " events, kernels ", gpu_start.elapsed_ms(gpu_stop),
+              " ms; host list and time stamps ", std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              " ms, GPU done after ",
               std::chrono::duration<double, std::milli>(t2 - t0).count(), " ms, events on the host after ",
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
     lm.delayed = std::uint64_t(n[1]);  // the delayed window sees as many randoms as the prompt window
