@@ -13,6 +13,7 @@
 #include "compute/core/interrupt.hpp"
 #include "compute/core/log.hpp"
 #include "compute/core/progress.hpp"
+#include "compute/core/registry.hpp"
 #include "compute/glpet/siddon.hpp"
 #include "compute/multi/process_share.hpp"
 
@@ -46,18 +47,21 @@ bool shared_modules_agree(const Scanner& scanner) {
   return true;
 }
 
-McDeviceGenerator& registered_generator() {
-  static McDeviceGenerator g = nullptr;
-  return g;
-}
 }  // namespace
 
-void register_cuda_generator(McDeviceGenerator generator) { registered_generator() = generator; }
-McDeviceGenerator cuda_generator() { return registered_generator(); }
+bool cuda_generator_built() {
+  const auto names = BackendRegistry<McGenerator>::instance().names();
+  return std::find(names.begin(), names.end(), "cuda") != names.end();
+}
 
 McDevice resolve_mc_device(McDevice asked, const std::string& backend) {
   if (asked != McDevice::automatic) return asked;
-  return backend == "cuda" && cuda_generator() ? McDevice::cuda : McDevice::host;
+  return backend == "cuda" && cuda_generator_built() ? McDevice::cuda : McDevice::host;
+}
+
+void check_histories(const McOptions& opt) {
+  if (opt.histories < 1 || opt.histories > kMaxHistories)
+    throw InputError(str_cat("glpet: mc.histories must be in [1, ", kMaxHistories, "], got ", opt.histories));
 }
 
 mc::Source PointSource::view() const {
@@ -119,9 +123,9 @@ VoxelSource::VoxelSource(const VolumeF& activity) : grid_(activity.grid) {
   }
 }
 
-namespace {
 // This process's share of the histories on its cores: per-thread 32-bit histograms summed.
-McTally simulate_host(const McTables& t, const McOptions& opt, const ProcessShare& share) {
+McTally tally_on_host(const McTables& t, const McOptions& opt, const ProcessShare& share) {
+  check_histories(opt);
   const std::int64_t nchunks = (opt.histories + kMcChunk - 1) / kMcChunk;
   McTally tally;
   tally.hist.assign(t.lor_count, 0.0);
@@ -155,14 +159,16 @@ McTally simulate_host(const McTables& t, const McOptions& opt, const ProcessShar
   tally.detected = detected;
   return tally;
 }
-}  // namespace
 
 McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const EmissionSource& source,
                   const McOptions& opt, const McPlace& place) {
-  if (opt.histories < 1 || opt.histories > kMaxHistories)
-    throw InputError(str_cat("glpet: mc.histories must be in [1, ", kMaxHistories, "], got ", opt.histories));
-  if (place.device == McDevice::cuda && !cuda_generator())
+  check_histories(opt);
+  if (place.device == McDevice::cuda && !cuda_generator_built())
     throw UnavailableError("glpet: glpet.mc.device = \"cuda\" needs a build with CUDA; use \"host\"");
+  const auto& generators = BackendRegistry<McGenerator>::instance();
+  if (place.device == McDevice::cuda)
+    if (const Availability a = generators.available("cuda"); !a.ok)
+      throw UnavailableError(str_cat("glpet: glpet.mc.device = \"cuda\": ", a.why));
   McResult res;
   res.histories = opt.histories;
   McTables t;
@@ -172,8 +178,7 @@ McResult simulate(const Scanner& scanner, const VolumeF& sigma_t, const Emission
   if (share.size > 1)
     log_info("glpet Monte-Carlo: process ", share.rank, " of ", share.size, " runs ", share.count(nchunks), " of ",
              nchunks, " chunks");
-  McTally tally = place.device == McDevice::cuda ? cuda_generator()(t, opt, place.gpus, share)
-                                                 : simulate_host(t, opt, share);
+  McTally tally = generators.create(place.device == McDevice::cuda ? "cuda" : "cpu")->tally(t, opt, place.gpus, share);
   std::vector<double>& hist = tally.hist;
   std::int64_t geometric = tally.geometric, detected = tally.detected;
   if (share.size > 1) {  // whole numbers: the sum over the processes is the one-process histogram

@@ -109,11 +109,27 @@ struct McTally {
   std::vector<double> hist;
   std::int64_t geometric = 0, detected = 0;
 };
-// The CUDA generator (cuda/glpet/monte_carlo.cu registers it where CUDA is built): the chunks
-// `share` names, on the devices of `gpus`.
-using McDeviceGenerator = McTally (*)(const McTables& t, const McOptions& options, const std::string& gpus,
-                                      const ProcessShare& share);
-void register_cuda_generator(McDeviceGenerator generator);
-McDeviceGenerator cuda_generator();  // nullptr in a build without CUDA
+// The refusal every generator makes first: histories outside [1, kMaxHistories] (InputError).
+void check_histories(const McOptions& options);
+
+// A generator of this process's share of the histories (the chunks `share` names) on a backend:
+// "cpu" (this process's cores, OpenMP; compute/glpet/cpu_mc_generator.cpp, the reference) and
+// "cuda" (cuda/glpet/cuda_mc_generator.cpp: the chunks dealt to the devices of `gpus`, the --gpus
+// text, empty: the current device). Both draw the same numbers (mc_history.hpp).
+class McGenerator {
+ public:
+  virtual ~McGenerator() = default;
+  virtual McTally tally(const McTables& t, const McOptions& options, const std::string& gpus,
+                        const ProcessShare& share) = 0;
+  virtual std::string describe() const = 0;
+  // tally() returns the histogram on the host: nothing is left queued to wait for.
+  virtual void synchronize() {}
+};
+
+// The cpu generator's work: the share's histories on this process's cores (`gpus` is not used).
+McTally tally_on_host(const McTables& t, const McOptions& options, const ProcessShare& share);
+
+// Whether this binary has a "cuda" McGenerator (a build with CUDA; a device may still be absent).
+bool cuda_generator_built();
 
 }  // namespace tomo::glpet

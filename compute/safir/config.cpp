@@ -15,6 +15,8 @@ constexpr std::array<EnumName<SensitivityMode>, 2> kSensitivityNames{
     {{"symmetric", SensitivityMode::symmetric}, {"all_pairs", SensitivityMode::all_pairs}}};
 constexpr std::array<EnumName<EventsFile>, 3> kEventsFileNames{
     {{"", EventsFile::none}, {"clm", EventsFile::clm}, {"castor", EventsFile::castor}}};
+constexpr std::array<EnumName<SimulatorChoice>, 3> kSimulatorNames{
+    {{"auto", SimulatorChoice::automatic}, {"host", SimulatorChoice::host}, {"cuda", SimulatorChoice::cuda}}};
 }
 
 SafirConfig SafirConfig::from_scene(const Scene& s) {
@@ -32,6 +34,7 @@ SafirConfig SafirConfig::from_scene(const Scene& s) {
   c.simulation.seed = static_cast<std::uint64_t>(seed);
   c.simulation.randoms_fraction = s.get_in_range("safir.randoms_fraction", 0.0, 0.0, 0.9);
   c.simulation.depth_of_interaction = s.get<bool>("safir.depth_of_interaction", false);
+  c.simulator = s.get_enum("safir.simulator", SimulatorChoice::automatic, kSimulatorNames);
   c.mlem.iterations = s.get_int_in_range("safir.iterations", 15, 1, 10000);
   c.mlem.halve_events = s.get<bool>("safir.halve_events", false);
   c.pet = pet::read_pet_options(s, "safir", c.mlem.iterations);

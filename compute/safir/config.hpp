@@ -29,11 +29,16 @@ struct AnalysisConfig {
 // safir.write_events: the simulated events also written as a file, in this format.
 enum class EventsFile { none, clm, castor };
 
+// safir.simulator: where the events are simulated ("auto": the cuda generator when the run's
+// backend is cuda and a CUDA device is there, else the host).
+enum class SimulatorChoice { automatic, host, cuda };
+
 struct SafirConfig {
   Scanner scanner;
   ImageBox box;
   Phantom phantom;
   SimulationOptions simulation;
+  SimulatorChoice simulator = SimulatorChoice::automatic;  // safir.simulator
   MlemOptions mlem;
   pet::PetSceneOptions pet;           // algorithm, subsets, prior, initial image (docs/pet.md)
   std::vector<int> save_iterations;   // images also written after these iterations

@@ -21,6 +21,7 @@
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/io/output_dir.hpp"
+#include "compute/multi/ranks.hpp"
 #include "compute/safir/analysis.hpp"
 #include "compute/safir/castor_geometry.hpp"
 #include "compute/safir/config.hpp"
@@ -29,6 +30,7 @@
 #include "compute/safir/memory.hpp"
 #include "compute/safir/output.hpp"
 #include "compute/safir/run_ranks.hpp"
+#include "compute/safir/simulator.hpp"
 #include "compute/safir/subsets.hpp"
 #include "compute/pet/prior.hpp"
 
@@ -36,7 +38,28 @@ namespace tomo::safir {
 
 namespace {
 
-ListMode load_or_simulate(const SafirConfig& c, RunReport& report) {
+// The generator of a run's events (safir.simulator): "host" (simulate()) or "cuda". "auto" takes
+// the cuda generator when the reconstruction runs on cuda and a CUDA device is there.
+std::string choose_simulator(const SafirConfig& c, const std::string& backend) {
+  const auto& generators = BackendRegistry<EventGenerator>::instance();
+  switch (c.simulator) {
+    case SimulatorChoice::host:
+      return "host";
+    case SimulatorChoice::cuda: {
+      const Availability a = generators.available("cuda");
+      if (!a.ok) throw UnavailableError(str_cat("safir.simulator = \"cuda\": ", a.why));
+      return "cuda";
+    }
+    case SimulatorChoice::automatic:
+      break;
+  }
+  return backend == "cuda" && generators.available("cuda").ok ? "cuda" : "host";
+}
+
+// `simulator`: "host" or a registered EventGenerator, run on `device` (a CUDA index; < 0: the
+// current one).
+ListMode load_or_simulate(const SafirConfig& c, RunReport& report, const std::string& simulator = "host",
+                          int device = -1) {
   auto timer = report.time("simulate");
   if (!c.crystal_map.empty()) check_crystal_map(c.crystal_map, c.scanner);
   if (!c.events_file.empty()) {
@@ -51,9 +74,18 @@ ListMode load_or_simulate(const SafirConfig& c, RunReport& report) {
     return lm;
   }
   SimulationStats stats;
-  ListMode lm = simulate(c.scanner, c.phantom, c.simulation, &stats);
+  ListMode lm;
+  if (simulator == "host") {
+    lm = simulate(c.scanner, c.phantom, c.simulation, &stats);
+  } else {
+    configure_on_device(device, [&] {
+      auto generator = BackendRegistry<EventGenerator>::instance().create(simulator);
+      lm = generator->simulate(c.scanner, c.phantom, c.simulation, &stats);
+    });
+  }
+  report.set("simulator", simulator);
   log_info("safir: simulated ", lm.events.size(), " events from ", stats.emissions, " annihilations, ", stats.randoms,
-           " randoms, ", stats.scattered, " scattered (seed ", c.simulation.seed, ")");
+           " randoms, ", stats.scattered, " scattered (seed ", c.simulation.seed, ", ", simulator, " generator)");
   report.set_metric("emissions", static_cast<double>(stats.emissions));
   return lm;
 }
@@ -96,7 +128,11 @@ void run(RunContext& ctx) {
   if (!ranks.team) ctx.report.add_device(op->describe());
   for (const auto& name : ranks.names) ctx.report.add_device(name);
 
-  ListMode lm = load_or_simulate(c, ctx.report);
+  // With several ranks the events are made once, on the first rank's device (under mpirun each
+  // process makes its chunks on its own device and the processes gather them).
+  const std::string simulator = c.events_file.empty() ? choose_simulator(c, backend) : "host";
+  ListMode lm = load_or_simulate(c, ctx.report, simulator,
+                                 ranks.team && !ranks.devices.empty() ? ranks.devices.front() : -1);
   const auto frames = split_frames(lm.time_s, lm.events.size(), lm.duration_s, c.frame_s);
   // Events from a file set their own duration: the frames' images are checked again, before the
   // sensitivity (minutes on a large scanner) and before any frame image is allocated.

@@ -4,10 +4,12 @@
 // matrix of eq. (12) (that would be the inverse crime).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compute/safir/phantom.hpp"
 #include "compute/safir/scanner.hpp"
+#include "compute/safir/simulator_math.hpp"
 
 namespace tomo::safir {
 
@@ -39,8 +41,46 @@ struct SimulationStats {
   std::uint64_t scattered = 0;
 };
 
-// Deterministic for a seed, whatever the thread count (chunks of events have their own streams).
+// Prompt event e draws from its own stream (CounterRng with the seed and stream e), so the events
+// depend on the seed only: not on the thread count, the processes of an mpirun job (each runs its
+// chunks of kChunkEvents, gathered afterwards) or the device (the cuda generator makes the same
+// events). InputError for events = 0 or a phantom the scanner (almost) cannot see.
 ListMode simulate(const Scanner& scanner, const Phantom& phantom, const SimulationOptions& o,
                   SimulationStats* stats = nullptr);
+
+// Events per chunk of the split over the processes of an mpirun job (process_share.hpp).
+inline constexpr std::uint64_t kChunkEvents = std::uint64_t(1) << 15;
+
+// What every generator of simulate()'s events runs on: the per-event parameters, the sources'
+// cumulative weights and the spheres. InputError for events = 0, a bad fraction or a phantom
+// without activity.
+struct EventSetup {
+  mc::Params params{};
+  std::vector<double> cdf;     // params.n_sources values
+  std::vector<mc::Ball> balls;  // params.n_sources − 1 spheres
+};
+EventSetup event_setup(const Scanner& scanner, const Phantom& phantom, const SimulationOptions& o);
+
+// The InputError of a phantom from which no event was found in mc::Params::max_tries attempts.
+[[noreturn]] void throw_unseen();
+
+// The time stamps of `events` prompts over [0, duration): the order statistics of a Poisson
+// process, T·S_i / S_{N+1} of exponential sums, the gaps drawn from counter-based streams of their
+// own and summed in fixed blocks, so every generator and thread count gets the same stamps (made on
+// the host's threads).
+std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed);
+
+// A generator of simulate()'s list mode on a backend: "cpu" (simulate itself, the reference;
+// compute/safir/cpu_simulator.cpp) and "cuda" (cuda/safir/cuda_simulator.cpp): for the same seed
+// the same events, stamps and counts.
+class EventGenerator {
+ public:
+  virtual ~EventGenerator() = default;
+  virtual ListMode simulate(const Scanner& scanner, const Phantom& phantom, const SimulationOptions& o,
+                            SimulationStats* stats) = 0;
+  virtual std::string describe() const = 0;
+  // simulate() returns the events on the host: nothing is left queued to wait for.
+  virtual void synchronize() {}
+};
 
 }  // namespace tomo::safir

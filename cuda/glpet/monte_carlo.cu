@@ -15,13 +15,13 @@
 #include "compute/core/log.hpp"
 #include "compute/core/mpi_world.hpp"
 #include "compute/core/progress.hpp"
-#include "compute/glpet/monte_carlo.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/glpet/monte_carlo_kernels.hpp"
 #include "cuda/multi/nccl_team.hpp"
 
-namespace tomo::glpet {
+namespace tomo::glpet::cuda_impl {
 namespace {
 
 constexpr int kThreads = 256;
@@ -123,7 +123,10 @@ McTally run_device(int device, const McTables& t, const McOptions& opt, std::int
   return tally;
 }
 
-McTally simulate_cuda(const McTables& t, const McOptions& opt, const std::string& gpus, const ProcessShare& share) {
+}  // namespace
+
+McTally tally_on_devices(const McTables& t, const McOptions& opt, const std::string& gpus, const ProcessShare& share) {
+  check_histories(opt);
   if (!cuda::have_device()) throw UnavailableError("glpet: glpet.mc.device = \"cuda\" but there is no CUDA device");
   const std::vector<int> devices =
       gpus.empty() ? std::vector<int>{cuda::current_device()} : cuda::resolve_gpus(gpus, process_group());
@@ -177,10 +180,4 @@ McTally simulate_cuda(const McTables& t, const McOptions& opt, const std::string
   return sum;
 }
 
-const bool kRegistered = [] {
-  register_cuda_generator(simulate_cuda);
-  return true;
-}();
-
-}  // namespace
-}  // namespace tomo::glpet
+}  // namespace tomo::glpet::cuda_impl

@@ -75,7 +75,7 @@ TEST(GlpetScene, MonteCarloDeviceKey) {
   // auto follows the backend: the CUDA generator for cuda (where this build has it), else the host.
   EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cpu"), McDevice::host);
   EXPECT_EQ(resolve_mc_device(McDevice::automatic, "gl-compute"), McDevice::host);
-  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cuda"), cuda_generator() ? McDevice::cuda : McDevice::host);
+  EXPECT_EQ(resolve_mc_device(McDevice::automatic, "cuda"), cuda_generator_built() ? McDevice::cuda : McDevice::host);
   EXPECT_EQ(resolve_mc_device(McDevice::host, "cuda"), McDevice::host);
 }
 

@@ -1,0 +1,122 @@
+// The `cuda` generator of safir's list mode (safir.simulator): simulate()'s events on the GPU, one
+// thread per event; the time stamps are made on the host's threads while the kernel runs. Under
+// mpirun this process runs its chunks only and the processes then gather them, as the host does.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <memory>
+#include <span>
+
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
+#include "compute/core/registry.hpp"
+#include "compute/core/runtime_options.hpp"
+#include "compute/multi/process_share.hpp"
+#include "compute/safir/simulator.hpp"
+#include "cuda/core/check.hpp"
+#include "cuda/core/device.hpp"
+#include "cuda/core/device_buffer.hpp"
+#include "cuda/core/event.hpp"
+#include "cuda/core/stream.hpp"
+#include "cuda/safir/simulator_kernels.hpp"
+
+namespace tomo::safir {
+
+namespace {
+
+using namespace tomo::safir::cuda_impl;
+
+static_assert(sizeof(Event) == 2 * sizeof(std::uint32_t), "Event is the kernel's pair of crystal ids");
+
+// The first launch is small: a phantom the scanner (almost) does not see is found after it,
+// before every event of a large run spends Params::max_tries attempts.
+constexpr std::uint64_t kFirstBatch = std::uint64_t(1) << 12;
+
+class CudaEventGenerator final : public EventGenerator {
+ public:
+  ListMode simulate(const Scanner& scanner, const Phantom& phantom, const SimulationOptions& o,
+                    SimulationStats* stats) override {
+    const EventSetup setup = event_setup(scanner, phantom, o);
+    cuda::select_device(runtime_options().cuda_device);
+    device_ = cuda::current_device();
+    const std::uint64_t count = o.events;
+    cuda::require_device_memory(double(sizeof(Event)) * double(count), "safir cuda simulator: the events");
+    const ProcessShare share = process_share();
+    if (share.size > 1)
+      log_info("safir Monte-Carlo (cuda): process ", share.rank, " of ", share.size, " runs ",
+               share.count(std::int64_t((count + kChunkEvents - 1) / kChunkEvents)), " chunks");
+    cuda::DeviceBuffer<double> cdf{std::span<const double>(setup.cdf)};
+    cuda::DeviceBuffer<mc::Ball> balls{std::span<const mc::Ball>(setup.balls)};
+    cuda::DeviceBuffer<unsigned long long> sums(4);
+    sums.fill_zero();
+    cuda::DeviceBuffer<std::uint32_t> pairs(2 * count);
+    cuda::Stream stream;
+    TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the zeroed sums before the non-blocking stream
+
+    const auto t0 = std::chrono::steady_clock::now();
+    EventLaunch a;
+    a.params = setup.params;
+    a.cdf = cdf.data();
+    a.balls = balls.data();
+    a.seed = o.seed;
+    a.chunk = kChunkEvents;
+    a.rank = share.rank;
+    a.size = share.size;
+    a.events = pairs.data();
+    a.sums = sums.data();
+    std::array<unsigned long long, 4> host{0, 0, 0, 0};
+    // Alone, the first batch decides whether to go on (under mpirun every process goes on to the
+    // collective sums below, which carry the refusal).
+    a.first = 0;
+    a.n = share.size > 1 ? count : std::min(count, kFirstBatch);
+    cuda::Event gpu_start, gpu_stop;
+    gpu_start.record(stream);
+    launch_events(a, stream);
+    if (a.n < count) {
+      stream.synchronize();
+      sums.download(host.data(), 4);
+      if (host[3] > 0) throw_unseen();
+      a.first = a.n;
+      a.n = count - a.n;
+      launch_events(a, stream);
+    }
+    gpu_stop.record(stream);
+    // While the GPU works: the host's list (its pages touched) and the time stamps.
+    ListMode lm;
+    lm.duration_s = o.duration_s;
+    lm.events.resize(count);
+    lm.time_s = time_stamps(count, o.duration_s, o.seed);
+    const auto t1 = std::chrono::steady_clock::now();
+    stream.synchronize();
+    const auto t2 = std::chrono::steady_clock::now();
+    sums.download(host.data(), 4);
+    std::array<double, 4> n{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
+    if (share.size > 1) sum_over_processes(n);  // whole numbers: exact in any order
+    if (n[3] > 0) throw_unseen();
+    pairs.download(reinterpret_cast<std::uint32_t*>(lm.events.data()), 2 * count);
+    if (share.size > 1)  // every process gets every event, as one process would have made them
+      gather_chunks(std::as_writable_bytes(std::span<Event>(lm.events)), kChunkEvents * sizeof(Event));
+    log_debug("safir cuda simulator: ", count, " events, kernels ", gpu_start.elapsed_ms(gpu_stop),
+              " ms; host list and time stamps ", std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              " ms, GPU done after ",
+              std::chrono::duration<double, std::milli>(t2 - t0).count(), " ms, events on the host after ",
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
+    lm.delayed = std::uint64_t(n[1]);  // the delayed window sees as many randoms as the prompt window
+    if (stats) *stats = {std::uint64_t(n[0]), std::uint64_t(n[1]), std::uint64_t(n[2])};
+    return lm;
+  }
+
+  std::string describe() const override { return str_cat("cuda generator on CUDA ", device_); }
+
+ private:
+  int device_ = 0;
+};
+
+const BackendRegistrar<EventGenerator> kRegister({"cuda", kPriorityCuda, [] { return cuda::cuda_availability(); },
+                                                  [] { return std::make_unique<CudaEventGenerator>(); }});
+
+}  // namespace
+
+}  // namespace tomo::safir
