@@ -168,12 +168,21 @@ def run(a):
 
     def atb():
         ms, theirs = wall(lambda: tigre.Atb(proj, g, tang, "matched"), a.reps)
+        # TIGRE's "matched" is a voxel-driven gather with Jia et al.'s closed-form weight, which is
+        # our B's (tests/python/test_fdk_ct.py): B is the like-for-like row, Aᵀ the exact transpose.
+        ours_b = {}
+        for m, o in ops.items():
+            ours_ms, mine = wall(lambda o=o: o.back_voxel(proj), a.reps)
+            ours_b[m] = (ours_ms, mine)
+            add("Atb (matched)", ms, ours_ms, pt.agreement(np, mine, theirs),
+                f"fdk.ConeBeam.back_voxel (cuda, B, {PAIR[m]} sampling, NumPy in/out)")
+        device_rows("Atb (matched)", ms, "back_voxel", proj_d, ours_b, "ConeBeam.back_voxel")
         ours = {}
         for m, o in ops.items():
             ours_ms, mine = wall(lambda o=o: o.back(proj), a.reps)
             ours[m] = (ours_ms, mine)
             add("Atb (matched)", ms, ours_ms, pt.agreement(np, mine, theirs),
-                f"fdk.ConeBeam.back (cuda, {PAIR[m]} pair, NumPy in/out)")
+                f"fdk.ConeBeam.back (cuda, exact transpose Aᵀ, {PAIR[m]} pair, NumPy in/out)")
         device_rows("Atb (matched)", ms, "back", proj_d, ours, "ConeBeam.back")
         ms, theirs = wall(lambda: tigre.Atb(proj, g, tang, "FDK"), a.reps)
         ours_ms, mine = wall(lambda: bp.backproject(proj, P), a.reps)

@@ -1,0 +1,84 @@
+"""Where the time of fdk.ConeBeam's NumPy path goes, on the TIGRE rows' orbit (256³ over a 256 mm
+cube, 360 views of 512×512 at 0.9 mm, source–isocentre 750 mm, source–detector 1200 mm): each of
+forward (A), back (Aᵀ) and back_voxel (B), with the exact and the hardware sampling, from NumPy
+(a new NumPy array back) and on CuPy arrays in place (the kernels alone, no host copy), medians;
+NumPy − CuPy is what the host path adds beyond the kernels. Beside them, the transfers a plain
+host path makes: CuPy's pageable copies of the volume (64 MiB) and of the stack (360 MiB) each
+way, and one thread's copy of the stack into a new NumPy array.
+
+  python3 bench/peers/cone_numpy_stages.py --json stages.json      (our module on PYTHONPATH)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import peers_table as pt  # noqa: E402
+
+SID, SDD, SIDE_MM = 750.0, 1200.0, 256.0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--L", type=int, default=256)
+    p.add_argument("--views", type=int, default=360)
+    p.add_argument("--detector", type=int, default=512)
+    p.add_argument("--pixel-mm", type=float, default=0.9)
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--json", default="cone-stages.json")
+    a = p.parse_args(argv)
+    import cupy as xp
+    import tomoraster
+    getattr(tomoraster, "quiet", lambda: None)()
+    L, n, d = a.L, a.views, a.detector
+    angles = np.arange(n) * 2 * np.pi / n
+    g = tomoraster.fdk.tigre(DSD=SDD, DSO=SID, nDetector=(d, d), dDetector=(a.pixel_mm,) * 2, nVoxel=(L,) * 3,
+                             sVoxel=(SIDE_MM,) * 3, angles=angles)
+    rng = np.random.default_rng(1)
+    x = rng.random(g.in_shape, dtype=np.float32)
+    y = rng.random(g.out_shape, dtype=np.float32) * np.float32(1e-2)
+    x_d, y_d = xp.asarray(x), xp.asarray(y)
+    wall, events = pt.Timer(None), pt.Timer(xp)
+    rows = []
+    gpu = pt.gpu_name(xp)
+    print(f"{gpu}; {L}^3, {n} views of {d}x{d}; medians of {a.reps}")
+    print(f"{'operator':<12} {'sampling':<9} {'NumPy ms':>9} {'CuPy ms':>8} {'host ms':>8}  same as CuPy")
+    for m in ("hardware", "exact"):
+        op = tomoraster.fdk.ConeBeam(g, "cuda", step_voxels=0.5, interpolation=m)
+        for which, arg, arg_d in (("forward", x, x_d), ("back_voxel", y, y_d), ("back", y, y_d)):
+            fn = getattr(op, which)
+            host = wall.median(lambda: fn(arg), a.reps)
+            got = wall.last
+            dev = events.median(lambda: fn(arg_d), a.reps)
+            ref = xp.asnumpy(events.last)
+            diff = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
+            rows.append(dict(operator=which, sampling=m, numpy_ms=host, cupy_ms=dev, host_ms=host - dev, rel_l2=diff))
+            print(f"{which:<12} {m:<9} {host:9.1f} {dev:8.1f} {host - dev:8.1f}  rel L2 {diff:.1e}")
+        del op
+        xp.get_default_memory_pool().free_all_blocks()
+    ref = {}
+    ref["cupy.asarray(volume 64 MiB)"] = events.median(lambda: xp.asarray(x), a.reps)
+    ref["cupy.asnumpy(volume 64 MiB)"] = events.median(lambda: xp.asnumpy(x_d), a.reps)
+    ref["cupy.asarray(stack 360 MiB)"] = events.median(lambda: xp.asarray(y), a.reps)
+    ref["cupy.asnumpy(stack 360 MiB)"] = events.median(lambda: xp.asnumpy(y_d), a.reps)
+    ref["numpy copy of the stack into a new array (one thread)"] = wall.median(lambda: y.copy(), a.reps)
+    t0 = time.perf_counter()
+    z = np.zeros_like(y)
+    z[0, 0, 0] = 1
+    ref["numpy.zeros_like(stack) + first touch"] = (time.perf_counter() - t0) * 1e3
+    for k, v in ref.items():
+        print(f"{k:<58} {v:8.1f} ms")
+    with open(a.json, "w") as f:
+        json.dump(dict(gpu=gpu, size=f"{L}^3, {n} views of {d}x{d}", reps=a.reps, rows=rows, transfers_ms=ref), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
