@@ -21,26 +21,19 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import peers_table as pt  # noqa: E402
-
-SID, SDD, SIDE_MM = 750.0, 1200.0, 256.0
+import tigre_peer as tp  # noqa: E402
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--L", type=int, default=256)
-    p.add_argument("--views", type=int, default=360)
-    p.add_argument("--detector", type=int, default=512)
-    p.add_argument("--pixel-mm", type=float, default=0.9)
-    p.add_argument("--reps", type=int, default=5)
+    tp.geometry_arguments(p, reps=5)
     p.add_argument("--json", default="cone-stages.json")
     a = p.parse_args(argv)
     import cupy as xp
     import tomoraster
     getattr(tomoraster, "quiet", lambda: None)()
     L, n, d = a.L, a.views, a.detector
-    angles = np.arange(n) * 2 * np.pi / n
-    g = tomoraster.fdk.tigre(DSD=SDD, DSO=SID, nDetector=(d, d), dDetector=(a.pixel_mm,) * 2, nVoxel=(L,) * 3,
-                             sVoxel=(SIDE_MM,) * 3, angles=angles)
+    g = tp.ours_geometry(tomoraster, L, n, d, d, a.pixel_mm, np.arange(n) * 2 * np.pi / n)
     rng = np.random.default_rng(1)
     x = rng.random(g.in_shape, dtype=np.float32)
     y = rng.random(g.out_shape, dtype=np.float32) * np.float32(1e-2)
@@ -64,10 +57,11 @@ def main(argv=None):
         del op
         xp.get_default_memory_pool().free_all_blocks()
     ref = {}
-    ref["cupy.asarray(volume 64 MiB)"] = events.median(lambda: xp.asarray(x), a.reps)
-    ref["cupy.asnumpy(volume 64 MiB)"] = events.median(lambda: xp.asnumpy(x_d), a.reps)
-    ref["cupy.asarray(stack 360 MiB)"] = events.median(lambda: xp.asarray(y), a.reps)
-    ref["cupy.asnumpy(stack 360 MiB)"] = events.median(lambda: xp.asnumpy(y_d), a.reps)
+    vol, stack = f"volume {x.nbytes / 2**20:.0f} MiB", f"stack {y.nbytes / 2**20:.0f} MiB"
+    ref[f"cupy.asarray({vol})"] = events.median(lambda: xp.asarray(x), a.reps)
+    ref[f"cupy.asnumpy({vol})"] = events.median(lambda: xp.asnumpy(x_d), a.reps)
+    ref[f"cupy.asarray({stack})"] = events.median(lambda: xp.asarray(y), a.reps)
+    ref[f"cupy.asnumpy({stack})"] = events.median(lambda: xp.asnumpy(y_d), a.reps)
     ref["numpy copy of the stack into a new array (one thread)"] = wall.median(lambda: y.copy(), a.reps)
     t0 = time.perf_counter()
     z = np.zeros_like(y)
