@@ -1,6 +1,7 @@
 """Where the time of fdk.ConeBeam's NumPy path goes, on the TIGRE rows' orbit (256³ over a 256 mm
 cube, 360 views of 512×512 at 0.9 mm, source–isocentre 750 mm, source–detector 1200 mm): each of
-forward (A), back (Aᵀ) and back_voxel (B), with the exact and the hardware sampling, from NumPy
+forward (A), back (Aᵀ) and back_voxel (B), and fdk.Backprojector (1/w², FDK's weights), with the
+exact and the hardware sampling, from NumPy
 (a new NumPy array back) and on CuPy arrays in place (the kernels alone, no host copy), medians;
 NumPy − CuPy is what the host path adds beyond the kernels. Beside them, the transfers a plain
 host path makes: CuPy's pageable copies of the volume (64 MiB) and of the stack (360 MiB) each
@@ -42,19 +43,22 @@ def main(argv=None):
     rows = []
     gpu = pt.gpu_name(xp)
     print(f"{gpu}; {L}^3, {n} views of {d}x{d}; medians of {a.reps}")
-    print(f"{'operator':<12} {'sampling':<9} {'NumPy ms':>9} {'CuPy ms':>8} {'host ms':>8}  same as CuPy")
+    print(f"{'operator':<13} {'sampling':<9} {'NumPy ms':>9} {'CuPy ms':>8} {'host ms':>8}  same as CuPy")
     for m in ("hardware", "exact"):
         op = tomoraster.fdk.ConeBeam(g, "cuda", step_voxels=0.5, interpolation=m)
-        for which, arg, arg_d in (("forward", x, x_d), ("back_voxel", y, y_d), ("back", y, y_d)):
-            fn = getattr(op, which)
+        bp = tomoraster.fdk.Backprojector((L,) * 3, (tp.SIDE_MM / L,) * 3, backend="cuda", interpolation=m)
+        fdk_bp = lambda p: bp.backproject(p, g.matrices)  # noqa: E731
+        for which, arg, arg_d in (("forward", x, x_d), ("back_voxel", y, y_d), ("back", y, y_d),
+                                  ("Backprojector", y, y_d)):
+            fn = fdk_bp if which == "Backprojector" else getattr(op, which)
             host = wall.median(lambda: fn(arg), a.reps)
             got = wall.last
             dev = events.median(lambda: fn(arg_d), a.reps)
             ref = xp.asnumpy(events.last)
             diff = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
             rows.append(dict(operator=which, sampling=m, numpy_ms=host, cupy_ms=dev, host_ms=host - dev, rel_l2=diff))
-            print(f"{which:<12} {m:<9} {host:9.1f} {dev:8.1f} {host - dev:8.1f}  rel L2 {diff:.1e}")
-        del op
+            print(f"{which:<13} {m:<9} {host:9.1f} {dev:8.1f} {host - dev:8.1f}  rel L2 {diff:.1e}")
+        del op, bp
         xp.get_default_memory_pool().free_all_blocks()
     ref = {}
     vol, stack = f"volume {x.nbytes / 2**20:.0f} MiB", f"stack {y.nbytes / 2**20:.0f} MiB"
