@@ -6,7 +6,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
-#include <vector>
 
 #include "cuda/core/check.hpp"
 
@@ -16,20 +15,19 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes) {
   constexpr std::size_t kPerThread = std::size_t(1) << 20;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const auto parts =
-      static_cast<unsigned>(std::min<std::size_t>({std::size_t(16), hw, (bytes + kPerThread - 1) / kPerThread}));
+      static_cast<int>(std::min<std::size_t>({std::size_t(16), hw, (bytes + kPerThread - 1) / kPerThread}));
   if (parts <= 1) {
     std::memcpy(dst, src, bytes);
     return;
   }
   const std::size_t step = (bytes / parts + 4095) / 4096 * 4096;
-  std::vector<std::thread> team;
-  for (unsigned p = 1; p < parts; ++p) {
+  // OpenMP's team persists between calls: a staged stack is some twenty slabs, and starting
+  // fresh threads for each cost as much as the copies on the GPU machine (docs/perf/fdk.md).
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int p = 0; p < parts; ++p) {
     const std::size_t a = std::min(bytes, p * step), b = std::min(bytes, (p + 1) * step);
-    if (a < b)
-      team.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + a, static_cast<const char*>(src) + a, b - a); });
+    if (a < b) std::memcpy(static_cast<char*>(dst) + a, static_cast<const char*>(src) + a, b - a);
   }
-  std::memcpy(dst, src, std::min(bytes, step));
-  for (auto& t : team) t.join();
 }
 
 HostStaging::~HostStaging() {

@@ -16,7 +16,7 @@
 
 namespace tomo::cuda {
 
-// memcpy split over up to 16 host threads (1 MiB or more each): one thread's copy into
+// memcpy split over up to 16 host threads (OpenMP's, 1 MiB or more each): one thread's copy into
 // page-locked memory, or into fresh pages of a new array, is slower than the link it feeds (H200:
 // 4 threads copied 32 MiB chunks at 18 GB/s, 8 at 28 GB/s).
 void parallel_copy(void* dst, const void* src, std::size_t bytes);

@@ -189,7 +189,7 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
 }
 
 int CudaProjector::host_views() const {
-  constexpr std::size_t kSlabFloats = std::size_t(4) << 20;  // 16 MiB
+  constexpr std::size_t kSlabFloats = std::size_t(8) << 20;  // 32 MiB, as fdk.fdk's chunks of 32 views of 512²
   return static_cast<int>(std::max<std::size_t>(1, kSlabFloats / std::max<std::size_t>(1, g_.image_size())));
 }
 

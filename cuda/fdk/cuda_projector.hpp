@@ -55,7 +55,7 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   std::size_t stack_size(std::span<const int> views) const;
   void check(std::size_t voxels, std::size_t pixels, std::span<const int> views) const;
   struct Launch;
-  // Views per slab of the host-span calls' staging (a slab of about 16 MiB, whole views).
+  // Views per slab of the host-span calls' staging (a slab of about 32 MiB, whole views).
   int host_views() const;
   // Loads x (device) into the volume texture's array, queued on stream_.
   void load_volume(const float* x);

@@ -73,14 +73,14 @@ void DeviceBackprojector::backproject_host(const Grid3& grid, const float* pixel
   const std::size_t image = static_cast<std::size_t>(sx) * sy;
   // Device chunks of whole launches, up to 1 GiB and a quarter of the free memory (one chunk for
   // most stacks), made before reset() sizes the volume in what is left; staging slabs of whole
-  // images, about 16 MiB.
+  // images, about 32 MiB.
   std::size_t free_b = 0, total_b = 0;
   TOMO_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const std::size_t budget = std::min<std::size_t>(std::size_t(1) << 28, free_b / 16);
   const int per = op_.per_launch();
   const int fit = static_cast<int>(std::min<std::size_t>(budget / image, 1 << 20));
   const int chunk = std::max(1, std::min(count, std::max(per, fit / per * per)));
-  h.staging.set_slab(std::max<std::size_t>(1, (std::size_t(4) << 20) / image) * image);
+  h.staging.set_slab(std::max<std::size_t>(1, (std::size_t(8) << 20) / image) * image);
   op_.synchronize();
   if (count > 0) h.chunk.resize(static_cast<std::size_t>(chunk) * image);
   op_.reset(grid);

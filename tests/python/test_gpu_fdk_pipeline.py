@@ -109,9 +109,9 @@ def test_cone_beam_takes_cuda_arrays_in_place(kind):
 
 
 def test_cone_beam_numpy_path_in_staged_slabs_gives_the_in_place_numbers(kind):
-    # More than one staging slab (about 16 MiB, whole views) each way: a volume of 4.7 M floats goes
-    # up in two, 600 views of 128² come back in three (A runs slab by slab while the last comes back).
-    g = tomoraster.fdk.circular_orbit(128, 128, 2.0, 300.0, 600.0, (192, 192, 128), 1.0, views=600)
+    # More than one staging slab (about 32 MiB, whole views) each way: a volume of 10.5 M floats goes
+    # up in two, 600 views of 128² come back in two (A runs slab by slab while the last comes back).
+    g = tomoraster.fdk.circular_orbit(128, 128, 2.0, 300.0, 600.0, (256, 256, 160), 1.0, views=600)
     rng = np.random.default_rng(11)
     x = rng.random(g.in_shape, dtype=np.float32)
     y = rng.random(g.out_shape, dtype=np.float32)
