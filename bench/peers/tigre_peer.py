@@ -41,6 +41,15 @@ SID, SDD, SIDE_MM = 750.0, 1200.0, 256.0
 PAIR = {"exact": "exact", "hardware": "hardware (texture)"}
 
 
+def geometry_arguments(p, reps=3):
+    """The orbit's size on the command line (this script's and cone_numpy_stages.py's)."""
+    p.add_argument("--L", type=int, default=256)
+    p.add_argument("--views", type=int, default=360)
+    p.add_argument("--detector", type=int, default=512, help="square detector, pixels a side")
+    p.add_argument("--pixel-mm", type=float, default=0.9)
+    p.add_argument("--reps", type=int, default=reps)
+
+
 def tigre_geometry(tigre, L, views, rows, cols, pixel):
     """TIGRE's cone geometry of the orbit (its fields, its Python axis orders)."""
     g = tigre.geometry_default(high_resolution=False)
@@ -168,13 +177,15 @@ def run(a):
 
     def atb():
         ms, theirs = wall(lambda: tigre.Atb(proj, g, tang, "matched"), a.reps)
-        ours = {}
-        for m, o in ops.items():
-            ours_ms, mine = wall(lambda o=o: o.back(proj), a.reps)
-            ours[m] = (ours_ms, mine)
-            add("Atb (matched)", ms, ours_ms, pt.agreement(np, mine, theirs),
-                f"fdk.ConeBeam.back (cuda, {PAIR[m]} pair, NumPy in/out)")
-        device_rows("Atb (matched)", ms, "back", proj_d, ours, "ConeBeam.back")
+        # TIGRE's "matched" is a voxel-driven gather with Jia et al.'s closed-form weight, which is
+        # our B's (tests/python/test_fdk_ct.py): B is the like-for-like row, Aᵀ the exact transpose.
+        for which, what in (("back_voxel", "B, {} sampling"), ("back", "exact transpose Aᵀ, {} pair")):
+            ours = {}
+            for m, o in ops.items():
+                ours[m] = wall(lambda o=o: getattr(o, which)(proj), a.reps)
+                add("Atb (matched)", ms, ours[m][0], pt.agreement(np, ours[m][1], theirs),
+                    f"fdk.ConeBeam.{which} (cuda, {what.format(PAIR[m])}, NumPy in/out)")
+            device_rows("Atb (matched)", ms, which, proj_d, ours, f"ConeBeam.{which}")
         ms, theirs = wall(lambda: tigre.Atb(proj, g, tang, "FDK"), a.reps)
         ours_ms, mine = wall(lambda: bp.backproject(proj, P), a.reps)
         add("Atb (FDK weights)", ms, ours_ms, pt.agreement(np, mine, theirs),
@@ -240,11 +251,7 @@ def run(a):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--L", type=int, default=256)
-    p.add_argument("--views", type=int, default=360)
-    p.add_argument("--detector", type=int, default=512, help="square detector, pixels a side")
-    p.add_argument("--pixel-mm", type=float, default=0.9)
-    p.add_argument("--reps", type=int, default=3)
+    geometry_arguments(p)
     p.add_argument("--iterations", type=int, default=3, help="K: one iteration = (t(K+1) - t(1)) / K")
     p.add_argument("--steps", default="ax,atb,fdk,sirt,cgls")
     p.add_argument("--tigre-version", default="3.1.3+git", help="the version the row names when TIGRE has none")

@@ -181,6 +181,10 @@ void CudaBackprojector::load_volume(const float* src) {
     TOMO_CUDA_CHECK(cudaMemcpy(host_volume_.data(), src, n * sizeof(float), cudaMemcpyDefault));
 }
 
+const float* CudaBackprojector::device_volume() const {
+  return host_volume_.empty() && !volume_.empty() ? volume_.data() : nullptr;
+}
+
 void CudaBackprojector::store_volume(float* dst) {
   synchronize();
   const std::size_t n = grid_.count();

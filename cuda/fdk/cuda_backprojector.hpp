@@ -36,6 +36,12 @@ class CudaBackprojector final : public ConeBeamBackprojector {
   void load_volume(const float* src);
   // Waits for the queued work and copies the volume to `dst` (grid.count() floats, host or device).
   void store_volume(float* dst);
+  // Projections per kernel launch: each launch adds its projections to the volume once, so a
+  // stack handed over in pieces of whole launches gives the bits of one call.
+  int per_launch() const;
+  // The volume in device memory (grid.count() floats, x fastest) when it is resident, else
+  // nullptr (z-slabs: it lives in host memory); read after synchronize().
+  const float* device_volume() const;
 
  private:
   // One layered projection buffer with its two samplers (hardware-linear and point).
@@ -50,7 +56,6 @@ class CudaBackprojector final : public ConeBeamBackprojector {
     DeviceSelection();
   };
 
-  int per_launch() const;
   void ensure_buffers(int sx, int sy, int layers);
   void run_slabs(const cuda::TextureObject& tex, const float* matrices, int count, bool exact);
   void unregister();

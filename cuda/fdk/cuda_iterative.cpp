@@ -135,7 +135,9 @@ VolumeF CudaProjector::reconstruct_resident(const ConeGeometry& g, std::span<con
   DeviceSpace space(*this);
   stream_.synchronize();
   DeviceSpace::Vec bd(b.size());
-  bd.upload(b);
+  // NumPy's stack through the page-locked staging, queued on stream_, which the steps run on.
+  staging_.set_slab(static_cast<std::size_t>(host_views()) * g_.image_size());
+  staging_.upload(b.data(), bd.data(), b.size(), stream_);
   VolumeF v(g.grid);
   v.data = steps::reconstruct(space, g, bd, o, cb);
   return v;

@@ -83,6 +83,7 @@ void CudaProjector::setup(const ConeGeometry& g) {
   padded_.clear();  // made by the first B that samples by loads
   x_.clear();
   y_.clear();
+  staging_.set_slab(0);
 }
 
 std::size_t CudaProjector::stack_size(std::span<const int> views) const {
@@ -127,11 +128,14 @@ struct CudaProjector::Launch {
   }
 };
 
+void CudaProjector::load_volume(const float* x) {
+  copy_to_array(volume_array_, volume_array_.extent(), sizeof(float), x, cudaMemcpyDeviceToDevice, stream_);
+}
+
 void CudaProjector::forward_device(const float* x, float* y, std::span<const int> views) {
   if (!rays_.data()) throw Error("fdk cuda projector: forward() before setup()");
   check(g_.grid.count(), stack_size(views), views);
-  const ArrayExtent e = volume_array_.extent();
-  copy_to_array(volume_array_, e, sizeof(float), x, cudaMemcpyDeviceToDevice, stream_);
+  load_volume(x);
   const bool hardware = options_.interpolation == Interpolation::hardware;
   cd::launch_forward(Launch::make(*this, views), hardware ? linear_.get() : point_.get(), hardware, y, stream_);
 }
@@ -184,26 +188,54 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
   }
 }
 
+int CudaProjector::host_views() const {
+  constexpr std::size_t kSlabFloats = std::size_t(8) << 20;  // 32 MiB, as fdk.fdk's chunks of 32 views of 512²
+  return static_cast<int>(std::max<std::size_t>(1, kSlabFloats / std::max<std::size_t>(1, g_.image_size())));
+}
+
+// NumPy in and out: the volume goes up through the page-locked staging (host threads filling one
+// buffer while the other is uploaded); A then runs in chunks of host_views() views, and each
+// chunk's line integrals come back on copy_ (through the staging, host threads writing the
+// caller's fresh array) while the next chunk is projected. Each ray is computed as in one launch:
+// the same numbers as forward_device.
 void CudaProjector::forward(std::span<const float> volume, std::span<float> out, std::span<const int> views) {
+  if (!rays_.data()) throw Error("fdk cuda projector: forward() before setup()");
   check(volume.size(), out.size(), views);
-  stream_.synchronize();  // the staging buffers may still be read by queued work
+  stream_.synchronize();  // the device buffers may still be read by queued work
   x_.resize(volume.size());
   y_.resize(out.size());
-  x_.upload(volume);
-  forward_device(x_.data(), y_.data(), views);
-  y_.download_async(out.data(), out.size(), stream_);
+  const int per = host_views();
+  staging_.set_slab(static_cast<std::size_t>(per) * g_.image_size());
+  staging_.upload(volume.data(), x_.data(), volume.size(), stream_);
+  load_volume(x_.data());
+  std::vector<int> list(views.begin(), views.end());
+  if (list.empty())
+    for (int n = 0; n < g_.views(); ++n) list.push_back(n);
+  const bool hardware = options_.interpolation == Interpolation::hardware;
+  const cudaTextureObject_t tex = hardware ? linear_.get() : point_.get();
+  const std::size_t image = g_.image_size();
+  staging_.download(y_.data(), out.data(), out.size(), copy_, [&](std::size_t begin, std::size_t end) {
+    const std::size_t k0 = begin / image, k1 = (end + image - 1) / image;  // slabs hold whole views
+    const std::span<const int> part(list.data() + k0, k1 - k0);
+    cd::launch_forward(Launch::make(*this, part), tex, hardware, y_.data() + k0 * image, stream_);
+    chunk_done_.record(stream_);
+    copy_.wait(chunk_done_);
+  });
   stream_.synchronize();
 }
 
+// NumPy in and out for Aᵀ and B: the stack goes up through the staging, the kernels run as
+// back_device/back_voxel_device do on the whole stack (the same numbers), the volume comes back
+// through the staging into the caller's array.
 void CudaProjector::back(std::span<const float> projections, std::span<float> volume, std::span<const int> views) {
   check(volume.size(), projections.size(), views);
   stream_.synchronize();
   x_.resize(volume.size());
   y_.resize(projections.size());
-  y_.upload(projections);
+  staging_.set_slab(static_cast<std::size_t>(host_views()) * g_.image_size());
+  staging_.upload(projections.data(), y_.data(), projections.size(), stream_);
   back_device(y_.data(), x_.data(), views);
-  x_.download_async(volume.data(), volume.size(), stream_);
-  stream_.synchronize();
+  staging_.download(x_.data(), volume.data(), volume.size(), stream_);
 }
 
 void CudaProjector::back_voxel(std::span<const float> projections, std::span<float> volume,
@@ -212,10 +244,10 @@ void CudaProjector::back_voxel(std::span<const float> projections, std::span<flo
   stream_.synchronize();
   x_.resize(volume.size());
   y_.resize(projections.size());
-  y_.upload(projections);
+  staging_.set_slab(static_cast<std::size_t>(host_views()) * g_.image_size());
+  staging_.upload(projections.data(), y_.data(), projections.size(), stream_);
   back_voxel_device(y_.data(), x_.data(), views);
-  x_.download_async(volume.data(), volume.size(), stream_);
-  stream_.synchronize();
+  staging_.download(x_.data(), volume.data(), volume.size(), stream_);
 }
 
 void CudaProjector::synchronize() { stream_.synchronize(); }

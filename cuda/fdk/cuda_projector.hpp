@@ -15,6 +15,8 @@
 #include "compute/fdk/ray_model.hpp"
 #include "cuda/core/cuda_array.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/event.hpp"
+#include "cuda/core/host_staging.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/core/surface.hpp"
 #include "cuda/core/texture.hpp"
@@ -53,6 +55,10 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   std::size_t stack_size(std::span<const int> views) const;
   void check(std::size_t voxels, std::size_t pixels, std::span<const int> views) const;
   struct Launch;
+  // Views per slab of the host-span calls' staging (a slab of about 32 MiB, whole views).
+  int host_views() const;
+  // Loads x (device) into the volume texture's array, queued on stream_.
+  void load_volume(const float* x);
 
   DeviceSelection device_;
   ConeGeometry g_;
@@ -69,7 +75,12 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   bool z_invariant_ = false;   // p[2] = p[10] = 0 in every view of voxel_views_
   cuda::DeviceBuffer<float> padded_;  // B's zero-bordered linear copy of the chunk (sampling by loads)
   cuda::TextureObject detector_linear_;
-  cuda::DeviceBuffer<float> x_, y_;  // staging of the host-span calls
+  // The host-span calls (NumPy arrays): device copies of both sides, the page-locked staging
+  // between them and host memory, and the stream that brings A's chunks back while the next runs.
+  cuda::DeviceBuffer<float> x_, y_;
+  cuda::HostStaging staging_;
+  cuda::Stream copy_;
+  cuda::Event chunk_done_{false};
 };
 
 }  // namespace tomo::fdk::cuda_impl

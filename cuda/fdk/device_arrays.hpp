@@ -39,12 +39,21 @@ class DeviceBackprojector {
   // written. matrices: host memory, stack.count of them.
   void backproject(const Grid3& grid, const DeviceStack& stack, std::span<const Mat34> matrices, float* volume,
                    bool accumulate);
+  // The same from a stack in host memory (NumPy) into the host volume `volume` (every element
+  // written, so it may be fresh memory): the stack goes up through page-locked staging
+  // (cuda/core/host_staging.hpp) into device chunks of whole launches (the bits of one call), the
+  // volume comes back through it. No page-locking of the caller's memory.
+  void backproject_host(const Grid3& grid, const float* pixels, int sx, int sy, int count,
+                        std::span<const Mat34> matrices, float* volume);
   int device() const { return device_; }
   std::string describe() const;
+  ~DeviceBackprojector();
 
  private:
+  struct HostPath;
   cuda_impl::CudaBackprojector& op_;
   int device_ = 0;
+  std::unique_ptr<HostPath> host_;  // made by the first backproject_host()
 };
 
 // FDK's pre-processing (cosine and Parker/arc weights, ramp filter, Δβ/P scale) of device stacks by

@@ -10,10 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstring>
-#include <thread>
 #include <vector>
 
 #include "compute/core/error.hpp"
@@ -21,7 +18,7 @@
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
 #include "cuda/core/event.hpp"
-#include "cuda/core/pinned_buffer.hpp"
+#include "cuda/core/host_staging.hpp"
 #include "cuda/core/stream.hpp"
 #include "cuda/fdk/cuda_backprojector.hpp"
 #include "cuda/fdk/cufft_filter.hpp"
@@ -43,27 +40,6 @@ cuda_impl::CudaBackprojector& cuda_op(ConeBeamBackprojector& op) {
 int slot_count(int chunks, std::size_t chunk_bytes, double bytes) {
   const double fit = std::max(0.0, bytes) / static_cast<double>(std::max<std::size_t>(chunk_bytes, 1));
   return std::max(1, std::min(chunks, std::max(3, static_cast<int>(std::min(fit, 1e6)))));
-}
-
-// memcpy split over up to 16 host threads (1 MiB or more each): one thread's copy into
-// page-locked memory, or into fresh pages of a new array, is slower than the link it feeds (H200:
-// 4 threads copied 32 MiB chunks at 18 GB/s, 8 at 28 GB/s).
-void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t kPerThread = std::size_t(1) << 20;
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const auto parts = static_cast<unsigned>(std::min<std::size_t>({std::size_t(16), hw, (bytes + kPerThread - 1) / kPerThread}));
-  if (parts <= 1) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  const std::size_t step = (bytes / parts + 4095) / 4096 * 4096;
-  std::vector<std::thread> team;
-  for (unsigned p = 1; p < parts; ++p) {
-    const std::size_t a = std::min(bytes, p * step), b = std::min(bytes, (p + 1) * step);
-    if (a < b) team.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + a, static_cast<const char*>(src) + a, b - a); });
-  }
-  std::memcpy(dst, src, std::min(bytes, step));
-  for (auto& t : team) t.join();
 }
 
 // The filter's stream runs at the device's highest priority: its blocks (bound by memory
@@ -92,9 +68,7 @@ struct DeviceFdk::Impl {
   cuda::Stream work, upload;  // work: the filter, at the highest priority; upload: host chunks
   std::vector<cuda::DeviceBuffer<float>> slots;
   std::vector<cuda::Event> filtered;  // per slot
-  std::array<cuda::PinnedBuffer<float>, 2> staging;
-  std::array<cuda::Event, 2> staged_free{cuda::Event(false), cuda::Event(false)};
-  std::array<bool, 2> staging_used{false, false};
+  cuda::HostStaging staging;  // two page-locked chunks: host chunks in, the volume out
   cuda::DeviceBuffer<float> bounce;  // the volume on its way to host memory
   std::vector<cuda::Event> marks;  // 4 per chunk: upload start/stop, filter start/stop
   std::vector<bool> uploaded;      // per chunk of the run: an upload was timed
@@ -146,6 +120,7 @@ DeviceFdk::DeviceFdk(const CArmGeometry& g, const FilterOptions& options, ConeBe
   Impl& m = *impl_;
   const int chunks = (g.projections + m.chunk - 1) / m.chunk;
   const int n = slot_count(chunks, m.image * m.chunk * sizeof(float), ring_mb * 1048576.0);
+  m.staging.set_slab(m.image * m.chunk);  // allocated by the first host chunk or host finish()
   m.slots.resize(static_cast<std::size_t>(n));
   for (auto& s : m.slots) s.resize(m.image * m.chunk);
   for (int i = 0; i < n; ++i) m.filtered.emplace_back(false);
@@ -188,7 +163,7 @@ void DeviceFdk::begin() {
   m.handed = m.read = -1;
   m.pending.slot = -1;
   m.uploaded.clear();
-  m.staging_used = {false, false};
+  m.staging.wait_idle();
 }
 
 void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std::span<const Mat34> matrices) {
@@ -219,19 +194,15 @@ void DeviceFdk::add(int n0, int count, const float* pixels, bool on_device, std:
     m.hand_over(slot, count, matrices);
   } else {
     const int s = static_cast<int>(k % 2);
-    if (m.staging[s].size() == 0) m.staging[s].resize(m.image * m.chunk);  // made by the first host chunk
-    if (m.staging_used[s]) {
-      const auto w0 = Clock::now();
-      m.staged_free[s].synchronize();
-      m.t.wait_ms += ms_since(w0);
-    }
+    const double waited = m.staging.wait_ms();
+    float* staged = m.staging.acquire(s);  // once the upload of chunk k − 2 from there has finished
+    m.t.wait_ms += m.staging.wait_ms() - waited;
     const auto c0 = Clock::now();
-    parallel_copy(m.staging[s].data(), pixels, n * sizeof(float));
+    cuda::parallel_copy(staged, pixels, n * sizeof(float));
     m.t.stage_ms += ms_since(c0);
     m.mark(k, 0).record(m.upload);
-    TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, m.staging[s].data(), n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
-    m.staged_free[s].record(m.upload);
-    m.staging_used[s] = true;
+    TOMO_CUDA_CHECK(cudaMemcpyAsync(dst, staged, n * sizeof(float), cudaMemcpyHostToDevice, m.upload));
+    m.staging.released(s, m.upload);
     m.mark(k, 1).record(m.upload);
     m.work.wait(m.mark(k, 1));
     m.mark(k, 2).record(m.work);
@@ -252,29 +223,16 @@ void DeviceFdk::finish(float* volume, bool on_device) {
   cuda::select_device(m.device);
   m.flush_pending();
   const auto s0 = Clock::now();
-  if (on_device || m.staging[0].size() == 0) {
+  if (on_device) {
     m.op.store_volume(volume);  // waits for the back-projection first
   } else {
     // To host memory through the staging buffers: the copy of slab i + 1 from the device runs
     // while host threads copy slab i into the caller's (fresh, not yet paged-in) memory.
-    for (auto& b : m.staging) b.resize(m.image * m.chunk);  // a one-chunk stack made only the first
-    const std::size_t n = m.grid.count(), slab = m.staging[0].size();
+    const std::size_t n = m.grid.count();
     m.upload.synchronize();
     m.bounce.resize(n);
     m.op.store_volume(m.bounce.data());
-    const auto queue = [&](std::size_t at, int s) {
-      TOMO_CUDA_CHECK(cudaMemcpyAsync(m.staging[s].data(), m.bounce.data() + at, std::min(slab, n - at) * sizeof(float),
-                                      cudaMemcpyDeviceToHost, m.upload));
-      m.staged_free[s].record(m.upload);
-    };
-    queue(0, 0);
-    for (std::size_t at = 0, k = 0; at < n; at += slab, ++k) {
-      const int s = static_cast<int>(k % 2);
-      if (at + slab < n) queue(at + slab, s ^ 1);
-      m.staged_free[s].synchronize();
-      parallel_copy(volume + at, m.staging[s].data(), std::min(slab, n - at) * sizeof(float));
-    }
-    m.staging_used = {false, false};
+    m.staging.download(m.bounce.data(), volume, n, m.upload);
   }
   m.t.store_ms = ms_since(s0);
   m.upload.synchronize();

@@ -1,6 +1,13 @@
 // Checks of incoming arrays: dtype, device, layout and shape, each with its own message.
 #include "python/src/arrays.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace tomo::py {
 namespace {
 
@@ -64,5 +71,20 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& data, const std::vector<std:
 template nb::ndarray<nb::numpy, float> to_numpy<float>(std::vector<float>&&, const std::vector<std::size_t>&);
 template nb::ndarray<nb::numpy, double> to_numpy<double>(std::vector<double>&&, const std::vector<std::size_t>&);
 template nb::ndarray<nb::numpy, std::uint32_t> to_numpy<std::uint32_t>(std::vector<std::uint32_t>&&, const std::vector<std::size_t>&);
+
+FloatArray fresh_float_array(const std::vector<std::size_t>& shape, float*& data) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  constexpr std::size_t kHuge = std::size_t(2) << 20;
+  const std::size_t bytes = (std::max<std::size_t>(n, 1) * sizeof(float) + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, bytes);
+  if (!p) throw std::bad_alloc();
+#ifdef __linux__
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  nb::capsule owner(p, [](void* q) noexcept { std::free(q); });
+  data = static_cast<float*>(p);
+  return FloatArray(p, shape.size(), shape.data(), owner);
+}
 
 }  // namespace tomo::py

@@ -57,6 +57,18 @@ class FdkBackprojector {
     const auto [n, rows, cols] = stack_shape(projections);
     const float* pix = float_input(projections, "projections", {n, rows, cols});
     const std::vector<fdk::Mat34> mats = matrices_of(matrices, n);
+#ifdef TOMO_HAVE_CUDA
+    if (backend_ == "cuda") {  // through page-locked staging into a fresh array, as ConeBeam's NumPy path
+      float* vol = nullptr;
+      FloatArray out = fresh_float_array(volume_shape(), vol);
+      {
+        nb::gil_scoped_release release;  // `out` is dropped with the GIL held if this throws
+        if (!dev_) dev_ = std::make_unique<fdk::DeviceBackprojector>(*op_, device_);
+        dev_->backproject_host(grid_, pix, int(cols), int(rows), int(n), mats, vol);
+      }
+      return out;
+    }
+#endif
     VolumeF v;
     {
       nb::gil_scoped_release release;

@@ -82,33 +82,38 @@ class FdkConeBeam {
     (void)a, (void)b;
 #endif
   }
+  // NumPy in, a new NumPy array out, written by the backend in place (on cuda through
+  // page-locked staging by several host threads: cuda_projector.hpp).
   FloatArray forward(const AnyArray& volume) {
     const float* x = float_input(volume, "volume", in_shape());
-    std::vector<float> y(geometry_.views() * geometry_.image_size());
+    float* y = nullptr;
+    FloatArray out = fresh_float_array(out_shape(), y);
     {
-      nb::gil_scoped_release release;
-      op_->forward({x, geometry_.grid.count()}, y);
+      nb::gil_scoped_release release;  // `out` is dropped with the GIL held if this throws
+      op_->forward({x, geometry_.grid.count()}, {y, stack_floats()});
     }
-    return to_numpy(std::move(y), out_shape());
+    return out;
   }
   FloatArray back(const AnyArray& projections) {
     const float* y = float_input(projections, "projections", out_shape());
-    std::vector<float> x(geometry_.grid.count());
+    float* x = nullptr;
+    FloatArray out = fresh_float_array(in_shape(), x);
     {
-      nb::gil_scoped_release release;
-      op_->back({y, geometry_.views() * geometry_.image_size()}, x);
+      nb::gil_scoped_release release;  // `out` is dropped with the GIL held if this throws
+      op_->back({y, stack_floats()}, {x, geometry_.grid.count()});
     }
-    return to_numpy(std::move(x), in_shape());
+    return out;
   }
   // B: the voxel-driven approximation of Aᵀ that SIRT, OS-SART and TV use (ASTRA's BP3D).
   FloatArray back_voxel(const AnyArray& projections) {
     const float* y = float_input(projections, "projections", out_shape());
-    std::vector<float> x(geometry_.grid.count());
+    float* x = nullptr;
+    FloatArray out = fresh_float_array(in_shape(), x);
     {
-      nb::gil_scoped_release release;
-      op_->back_voxel({y, geometry_.views() * geometry_.image_size()}, x);
+      nb::gil_scoped_release release;  // `out` is dropped with the GIL held if this throws
+      op_->back_voxel({y, stack_floats()}, {x, geometry_.grid.count()});
     }
-    return to_numpy(std::move(x), in_shape());
+    return out;
   }
   // `callback(iteration, relative_residual)` after each iteration (progress; an exception it
   // raises, Ctrl-C included, stops the loop and reaches the caller).
@@ -150,6 +155,7 @@ class FdkConeBeam {
   std::vector<std::size_t> out_shape() const {
     return {std::size_t(geometry_.views()), std::size_t(geometry_.sy), std::size_t(geometry_.sx)};
   }
+  std::size_t stack_floats() const { return geometry_.views() * geometry_.image_size(); }
   std::vector<double> voxel_mm() const { return {geometry_.grid.voxel_mm.begin(), geometry_.grid.voxel_mm.end()}; }
   std::vector<double> origin_mm() const { return {geometry_.grid.origin_mm.begin(), geometry_.grid.origin_mm.end()}; }
   std::string describe() const { return op_->describe(); }

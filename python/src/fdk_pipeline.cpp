@@ -4,14 +4,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <span>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
@@ -27,20 +21,6 @@
 
 namespace tomo::py {
 namespace {
-
-// n floats, not zeroed (the volume's copy writes every element), aligned to 2 MiB and, on Linux,
-// offered transparent huge pages: the copy then touches 512× fewer fresh pages (a 512³ volume
-// took 64 ms to come back into 4 KiB pages). Freed with std::free.
-float* fresh_floats(std::size_t n) {
-  constexpr std::size_t kHuge = std::size_t(2) << 20;
-  const std::size_t bytes = (std::max<std::size_t>(n, 1) * sizeof(float) + kHuge - 1) / kHuge * kHuge;
-  void* p = std::aligned_alloc(kHuge, bytes);
-  if (!p) throw std::bad_alloc();
-#ifdef __linux__
-  if (bytes >= kHuge) (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-  return static_cast<float*>(p);
-}
 
 class FdkPipeline {
  public:
@@ -98,17 +78,17 @@ class FdkPipeline {
   }
   // The volume (z, y, x) as a new NumPy array.
   FloatArray finish_host() {
-    const std::size_t n = grid_.count();
-    float* owned = fresh_floats(n);
-    nb::capsule owner(owned, [](void* p) noexcept { std::free(p); });
+    float* vol = nullptr;
+    FloatArray out = fresh_float_array(volume_shape(), vol);
 #ifdef TOMO_HAVE_CUDA
     {
-      nb::gil_scoped_release release;
-      run_->finish(owned, false);
+      nb::gil_scoped_release release;  // `out` is dropped with the GIL held if this throws
+      run_->finish(vol, false);
     }
+#else
+    (void)vol;
 #endif
-    const std::size_t shape[3] = {std::size_t(grid_.dims[2]), std::size_t(grid_.dims[1]), std::size_t(grid_.dims[0])};
-    return FloatArray(owned, 3, shape, owner);
+    return out;
   }
   // The volume into the CUDA array `out` (z, y, x).
   void finish_device(const OutArray& out) {

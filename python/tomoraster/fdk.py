@@ -398,7 +398,10 @@ class ConeBeam:
         return self._apply("back", projections, out, self.in_shape)
 
     def back_voxel(self, projections, out=None):
-        """B y, the voxel-driven back-projection: a volume (z, y, x); arrays as ``forward``'s."""
+        """B y, the voxel-driven back-projection: a volume (z, y, x); arrays as ``forward``'s.
+        Its weight is TIGRE's ``Atb(..., "matched")`` (the closed-form approximation of A's
+        adjoint of Jia et al. 2010): per view, V·|det M|·|x − c|/t³ times a bilinear sample of the
+        detector at the voxel's projection."""
         return self._apply("back_voxel", projections, out, self.in_shape)
 
     def _apply(self, which: str, a, out, shape):
@@ -452,8 +455,9 @@ def os_sart(projections, geometry: ConeGeometry, iterations: int = 10, subsets: 
 def cgls(projections, geometry: ConeGeometry, iterations: int = 10, backend: str = "auto", step_voxels: float = 0.5,
          callback=None, backprojector: str = "exact", interpolation: str = "exact"):
     """CGLS on min ‖Ax − b‖² (no non-negativity). ``backprojector``: ``"exact"`` (Aᵀ, the matched
-    pair) or ``"voxel"`` (the voxel-driven B, as ASTRA's CGLS3D_CUDA: as fast as SIRT's step, as
-    good where a voxel's shadow is about a detector pixel, worse on a finer detector)."""
+    pair) or ``"voxel"`` (the voxel-driven B, as ASTRA's CGLS3D_CUDA and as TIGRE's CGLS with its
+    "matched" Atb, which is B's weight: as fast as SIRT's step, as good where a voxel's shadow is
+    about a detector pixel, worse on a finer detector)."""
     return _iterate("cgls", projections, geometry, iterations, backend, nonnegative=False, step_voxels=step_voxels,
                     callback=callback, backprojector=backprojector, interpolation=interpolation)
 
