@@ -34,6 +34,13 @@ const std::string kAsymmetry =
     "RUN f X TEST PSI-BIN   (comment)\nfittype 2\nforward 1\nt0 1 1\nbackward 2\n  data 2 150 2 150\nbackgr.fix 0 0\n"
     "COMMANDS\nMIGRAD\n";
 
+// What preparing the fit of `msr_text` on the histograms `f` writes to stderr (the warnings).
+std::string setup_warnings(const std::string& msr_text, const PsiBinFile& f) {
+  testing::internal::CaptureStderr();
+  (void)prepare_fit(parse_msr(msr_text, "a.msr"), [&](const MsrRun&) { return f; });
+  return testing::internal::GetCapturedStderr();
+}
+
 TEST(MusrAutoT0, PromptPeaksAndDataFromT0PlusTenNanoseconds) {
   MsrFile m = parse_msr(kAsymmetry, "a.msr");
   const auto f = peaked();
@@ -90,9 +97,7 @@ TEST(MusrAutoT0, XyDataRunsAreLeftAsTheyAre) {
 
 TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
   const auto f = peaked();
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(kAsymmetry, "a.msr"), [&](const MsrRun&) { return f; });
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = setup_warnings(kAsymmetry, f);
   EXPECT_NE(err.find("RUN f: histogram 1: t0 1 lies 39 bins before the prompt peak's rising edge at bin 40 (peak at bin 40); "
                      "`tomoraster fit --auto-t0`"),
             std::string::npos)
@@ -102,15 +107,11 @@ TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
   std::string near = kAsymmetry;
   near.replace(near.find("t0 1 1"), 6, "t0 31 37");
   near.replace(near.find("data 2 150 2 150"), 16, "data 50 150 57 150");
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(near, "a.msr"), [&](const MsrRun&) { return f; });
-  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  EXPECT_EQ(setup_warnings(near, f).find("prompt peak"), std::string::npos);
   // A pulsed source (ISIS) has no prompt peak: no warning whatever the t0.
   std::string isis = kAsymmetry;
   isis.replace(isis.find(" TEST "), 6, " ISIS ");
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(isis, "a.msr"), [&](const MsrRun&) { return f; });
-  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  EXPECT_EQ(setup_warnings(isis, f).find("prompt peak"), std::string::npos);
   EXPECT_EQ(t0_warning_bins(0.001), 10);
   EXPECT_EQ(t0_warning_bins(0.01), 3);
 }
@@ -131,9 +132,7 @@ TEST(MusrAutoT0, NoWarningWhereTheMaximumIsNoiseOnTheDecay) {
   std::string text = kAsymmetry;
   text.replace(text.find("t0 1 1"), 6, "t0 100 100");
   text.replace(text.find("data 2 150 2 150"), 16, "data 110 990 110 990");
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(text, "a.msr"), [&](const MsrRun&) { return f; });
-  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  EXPECT_EQ(setup_warnings(text, f).find("prompt peak"), std::string::npos);
   // The maximum's "rising edge" (the last dip below its half, 41.5, is bin 695) lies far after t0:
   // the old rule alone warned here.
   const std::vector<double> flat(f.histograms[0].begin(), f.histograms[0].end());
