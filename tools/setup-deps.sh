@@ -9,7 +9,7 @@ packages=(
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   libimgui-dev xvfb xauth
   clang libclang-rt-14-dev libomp-14-dev
-  zlib1g-dev libhdf5-dev libhdf4-dev libnlopt-cxx-dev python3-numpy python3-iminuit
+  zlib1g-dev liblz4-dev libzstd-dev liblzma-dev libxxhash-dev libhdf5-dev libhdf4-dev libnlopt-cxx-dev python3-numpy python3-iminuit
   python3-venv python3-dev help2man
   libopenmpi-dev openmpi-bin librandom123-dev
 )

@@ -36,8 +36,15 @@ struct FitArgs {
 } args;
 
 CLI::App* setup(CLI::App& root) {
-  auto* sub = root.add_subcommand("fit", "Fit a μSR msr file (musrfit's format; PSI-BIN data beside it)");
+  auto* sub = root.add_subcommand("fit", "Fit a μSR msr file as musrfit does (its data files beside the msr or in the working directory)");
   sub->footer(
+      "Data formats (the RUN line's fourth token): PSI-BIN, PSI-MDU, MUD, MUSR-ROOT, ROOT-NPP, ROOT-PPC,\n"
+      "NEXUS (HDF4 and HDF5), and ASCII, DB, DAT x-y data for fittype 8. docs/musr.md lists the fit types,\n"
+      "theory functions, user functions and commands, and every difference from musrfit.\n"
+      "\n"
+      "Exit status: 0 the fit converged; 4 the fit did not converge (files written, the fitted msr's\n"
+      "STATISTIC says so); 2 bad input (one line naming file and field); 1 internal error.\n"
+      "\n"
       "Examples:\n"
       "  tomoraster fit run2650.msr                      # out/run2650: fitted msr, plots, report.json\n"
       "  tomoraster fit run2650.msr --backend cuda -o out/fit\n"

@@ -49,11 +49,14 @@ Group sum_group(const MsrFile& m, const MsrRun& r, const PsiBinFile& f, const st
     t0s.push_back(resolve_t0(r.settings.t0, t0_index(k), header, counts));
     if (!(t0s.back() >= 0.0 && t0s.back() < bins)) fail(m, r, "t0 " + std::to_string(t0s.back()) + " is outside the histogram");
     // A t0 well before the prompt peak (musrfit's tutorial ships `t0 1` for musrt0 to set): the
-    // peak's rising edge (first bin at half its height) lies more than the data offset after t0.
+    // peak's rising edge (first bin at half its height) lies more than the data offset after t0,
+    // and the bins between hold the quiet level before a peak, not the decay after t0 (a low-
+    // energy beam's histogram has no prompt peak: its maximum is noise somewhere on the decay).
     // Continuous beams only: at pulsed sources (ISIS, RIKEN-RAL) there is no prompt peak, nor in
     // β-NMR, whose histograms follow the beam pulse.
-    if (const int edge = rising_edge(counts);
-        !pulsed_source(r.institute) && !beta_nmr_run(r) && edge - t0s.back() > t0_warning_bins(f.bin_width_us))
+    if (const int edge = rising_edge(counts); !pulsed_source(r.institute) && !beta_nmr_run(r) &&
+                                              edge - t0s.back() > t0_warning_bins(f.bin_width_us) &&
+                                              t0_before_prompt_peak(counts, t0s.back(), edge))
       log_warn("musr: ", m.path.string(), ":", r.line, ": RUN ", quoted_excerpt(r.file), ": histogram ", h, ": t0 ", t0s.back(),
                " lies ", edge - t0s.back(), " bins before the prompt peak's rising edge at bin ", edge, " (peak at bin ",
                bin_of_maximum(counts), "); `tomoraster fit --auto-t0` puts t0 at the peak (as musrt0 -g)");

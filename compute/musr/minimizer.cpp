@@ -192,6 +192,42 @@ bool covariance(Counted& c, const FitResult& r, const std::vector<int>& idx, con
   return true;
 }
 
+// Whether parameter s at value v is held at one of its bounds by the gradient g (the minimum
+// lies beyond the bound): at a lower bound with g > 0 or an upper bound with g < 0.
+bool held_at_bound(const FitParameterState& s, double v, double g) {
+  const double tol = 1e-9 * scale_of(s);
+  return (s.lower && v <= *s.lower + tol && g > 0.0) || (s.upper && v >= *s.upper - tol && g < 0.0);
+}
+
+// EDM = ½ gᵀH⁻¹g over the free parameters not held at a bound. MINUIT fits bounded parameters
+// through a sine transform whose derivative vanishes at the bound, so a parameter resting there
+// adds nothing to its EDM; counting its (outward) gradient would call every fit whose minimum
+// lies on a bound unconverged. V = 2·Up·H⁻¹ over idx.
+double edm_within_bounds(const FitResult& r, const std::vector<int>& idx, const std::vector<double>& p,
+                         const std::vector<double>& g, const std::vector<double>& V) {
+  const int n = static_cast<int>(idx.size());
+  std::vector<int> in;  // positions in idx of the parameters off their bounds
+  for (int i = 0; i < n; ++i)
+    if (!held_at_bound(r.params[idx[i]], p[idx[i]], g[idx[i]])) in.push_back(i);
+  double edm = 0.0;
+  if (static_cast<int>(in.size()) == n) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) edm += g[idx[i]] * V[i * n + j] * g[idx[j]];
+    return edm / (4.0 * r.up);  // H⁻¹ = V/(2·Up)
+  }
+  // The inverse of the Hessian's block of the parameters off their bounds: H = 2·Up·V⁻¹.
+  std::vector<double> H = V;
+  if (!invert_spd(H, n)) return HUGE_VAL;
+  const int m = static_cast<int>(in.size());
+  std::vector<double> Hm(static_cast<std::size_t>(m) * m);
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) Hm[a * m + b] = 2.0 * r.up * H[in[a] * n + in[b]];
+  if (!invert_spd(Hm, m)) return HUGE_VAL;
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) edm += g[idx[in[a]]] * Hm[a * m + b] * g[idx[in[b]]];
+  return 0.5 * edm;
+}
+
 }  // namespace
 
 int FitResult::free_count() const {
@@ -214,10 +250,7 @@ void hesse(Chi2Evaluator& ev, FitResult& r) {
   }
   std::vector<double> g;
   c.fg(p, g);
-  double edm = 0.0;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) edm += g[idx[i]] * V[i * n + j] * g[idx[j]];
-  r.edm = edm / (4.0 * r.up);  // ½ gᵀH⁻¹g with H⁻¹ = V/(2·Up)
+  r.edm = edm_within_bounds(r, idx, p, g, V);
   r.hesse_point = p;
   r.hesse_free = idx;
 }

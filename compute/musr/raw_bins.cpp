@@ -27,6 +27,17 @@ int rising_edge(const std::vector<double>& counts) {
   return edge;
 }
 
+bool t0_before_prompt_peak(const std::vector<double>& counts, double t0, int edge) {
+  const int size = static_cast<int>(counts.size());
+  const int start = std::max(0, static_cast<int>(std::floor(t0)));
+  if (edge <= start || edge >= size) return false;
+  const int after_end = std::min(size, edge + (edge - start));
+  double before = 0.0, after = 0.0;
+  for (int i = start; i < edge; ++i) before += counts[static_cast<std::size_t>(i)];
+  for (int i = edge; i < after_end; ++i) after += counts[static_cast<std::size_t>(i)];
+  return before / (edge - start) < 0.5 * after / (after_end - edge);
+}
+
 bool pulsed_source(const std::string& institute) {
   std::string u;
   for (char c : institute) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -21,6 +21,12 @@ int bin_of_maximum(const std::vector<double>& counts);
 // The first bin of the run of bins at or above half the maximum that holds the maximum: where
 // the prompt peak rises.
 int rising_edge(const std::vector<double>& counts);
+// Whether t0 lies in the quiet stretch before a prompt peak: the bins [t0, edge) hold on average
+// less than half the counts of as many bins from `edge` on (the peak and the decay after it).
+// musrt0's placeholders (t0 1) and a t0 set early pass; a histogram without a prompt peak (a
+// low-energy beam's flat decay, whose maximum is a Poisson excursion) does not, as the counts
+// before and after its maximum are the same.
+bool t0_before_prompt_peak(const std::vector<double>& counts, double t0, int edge);
 // ISIS and RIKEN-RAL are pulsed sources: their histograms have no prompt peak.
 bool pulsed_source(const std::string& institute);
 

@@ -1,7 +1,8 @@
 // A small reader of the ROOT file format, for what musrfit's ROOT-based μSR files hold: the top
-// directory's keys, their zlib-compressed objects, and ROOT's big-endian object streaming
-// (byte counts, class tags) for TFolder, TList, TObjArray, TObjString and TH1F/TH1D. Anything
-// else inside a container is skipped by its byte count; other compressions are refused.
+// directory's keys, their objects (uncompressed, or compressed with zlib, LZ4, ZSTD or xz: ROOT's
+// four algorithms), and ROOT's big-endian object streaming (byte counts, class tags) for
+// TFolder, TList, TObjArray, TObjString and TH1F/TH1D. Anything else inside a container is
+// skipped by its byte count.
 #pragma once
 #include <cstdint>
 #include <filesystem>

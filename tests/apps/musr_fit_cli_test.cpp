@@ -39,4 +39,17 @@ TEST(MusrFitCli, RunThenFitTheWrittenMsr) {
   EXPECT_EQ(again.status, 2) << again.output;
 }
 
+// `fit --help` says which data formats are read and what each exit status means (the statuses
+// themselves: musr_fit_refusals_test.cpp).
+TEST(MusrFitCli, HelpListsTheDataFormatsAndExitStatuses) {
+  const auto help = tomo::test::run_cli("fit --help");
+  ASSERT_EQ(help.status, 0) << help.output;
+  for (const char* format : {"PSI-BIN", "PSI-MDU", "MUD", "MUSR-ROOT", "ROOT-NPP", "ROOT-PPC", "NEXUS (HDF4 and HDF5)", "ASCII", "DB",
+                             "DAT x-y data for fittype 8"})
+    EXPECT_NE(help.output.find(format), std::string::npos) << format << " missing in:\n" << help.output;
+  EXPECT_NE(help.output.find("Exit status: 0 the fit converged; 4 the fit did not converge"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("2 bad input"), std::string::npos) << help.output;
+  EXPECT_EQ(help.output.find("PSI-BIN data beside it"), std::string::npos) << help.output;
+}
+
 }  // namespace

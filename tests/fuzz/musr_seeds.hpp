@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/fuzz/entries.hpp"
+#include "tests/fuzz/hdf4_seed.hpp"
 
 #ifdef TOMO_HAVE_HDF5
 #include <hdf5.h>
@@ -384,6 +385,7 @@ inline void add_musr_format_seeds(std::map<std::string, std::vector<std::vector<
   out["musr_root"].push_back(musr_seed::root_run());
 #ifdef TOMO_HAVE_HDF5
   out["musr_nexus"].push_back(musr_seed::nexus_run());
+  if (auto hdf4 = musr_seed::nexus_hdf4_run(); !hdf4.empty()) out["musr_nexus"].push_back(std::move(hdf4));
 #endif
 }
 

@@ -1,6 +1,7 @@
 // The μSR format seeds decode to the values they were laid out with: the MUD seed's zero run,
 // one- and two-byte packed runs and fixed four-byte bins, the ROOT seed's uncompressed objects
-// and class references, the NeXus seed's per-spectrum t0 (paths the example files do not all take).
+// and class references, the NeXus seeds' per-spectrum t0 in HDF5 and HDF4 (paths the example files do
+// not all take).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,7 +11,9 @@
 #include "compute/musr/bmw/startup.hpp"
 #include "compute/musr/mud.hpp"
 #include "compute/musr/root_run.hpp"
+#include "compute/musr/nexus.hpp"
 #include "tests/fuzz/musr_seeds.hpp"
+#include "tests/fuzz/seeds.hpp"
 
 namespace tomo::fuzz {
 namespace {
@@ -66,6 +69,31 @@ TEST(MusrSeeds, NexusDefinition2) {
   EXPECT_EQ(f.last_good, (std::vector<int>{49, 50}));
   EXPECT_EQ(f.histograms[1][0], 1001);
   EXPECT_EQ(f.histograms[0][49], 1000 - 9 * 49);
+}
+
+// The definition-1 seed (libhdf4) reads as the same run; a build without libhdf4 has none.
+TEST(MusrSeeds, NexusDefinition1) {
+  const auto b = musr_seed::nexus_hdf4_run();
+  if (!musr::nexus_has_hdf4()) {
+    EXPECT_TRUE(b.empty());
+    return;
+  }
+  ASSERT_FALSE(b.empty());
+  EXPECT_TRUE(musr_nexus(b.data(), b.size()));
+  MemoryFile m(b.data(), b.size());
+  const musr::RunData f = musr::read_nexus(m.path());
+  EXPECT_EQ(f.run_number, 17);
+  EXPECT_EQ(f.title, "fuzz seed");
+  ASSERT_EQ(f.histograms.size(), 2u);
+  EXPECT_EQ(f.bins(), 50);
+  EXPECT_DOUBLE_EQ(f.bin_width_us, 0.016);  // 16000 picoseconds
+  EXPECT_EQ(f.t0, (std::vector<int>{3, 4}));
+  EXPECT_EQ(f.first_good, (std::vector<int>{6, 6}));
+  EXPECT_EQ(f.last_good, (std::vector<int>{49, 50}));
+  EXPECT_EQ(f.histograms[1][0], 1001);
+  EXPECT_EQ(f.histograms[0][49], 1000 - 9 * 49);
+  // The corpus holds it beside the HDF5 seed.
+  EXPECT_EQ(seeds().at("musr_nexus").size(), 2u);
 }
 #endif
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "compute/core/error.hpp"
 #include "compute/musr/auto_t0.hpp"
@@ -32,6 +33,13 @@ const std::string kAsymmetry =
     "title\nFITPARAMETER\n 1 A 0.2 0.01\nTHEORY\nasymmetry 1\n"
     "RUN f X TEST PSI-BIN   (comment)\nfittype 2\nforward 1\nt0 1 1\nbackward 2\n  data 2 150 2 150\nbackgr.fix 0 0\n"
     "COMMANDS\nMIGRAD\n";
+
+// What preparing the fit of `msr_text` on the histograms `f` writes to stderr (the warnings).
+std::string setup_warnings(const std::string& msr_text, const PsiBinFile& f) {
+  testing::internal::CaptureStderr();
+  (void)prepare_fit(parse_msr(msr_text, "a.msr"), [&](const MsrRun&) { return f; });
+  return testing::internal::GetCapturedStderr();
+}
 
 TEST(MusrAutoT0, PromptPeaksAndDataFromT0PlusTenNanoseconds) {
   MsrFile m = parse_msr(kAsymmetry, "a.msr");
@@ -89,9 +97,7 @@ TEST(MusrAutoT0, XyDataRunsAreLeftAsTheyAre) {
 
 TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
   const auto f = peaked();
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(kAsymmetry, "a.msr"), [&](const MsrRun&) { return f; });
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = setup_warnings(kAsymmetry, f);
   EXPECT_NE(err.find("RUN f: histogram 1: t0 1 lies 39 bins before the prompt peak's rising edge at bin 40 (peak at bin 40); "
                      "`tomoraster fit --auto-t0`"),
             std::string::npos)
@@ -101,17 +107,62 @@ TEST(MusrAutoT0, WarnsWhenT0LiesWellBeforeThePromptPeak) {
   std::string near = kAsymmetry;
   near.replace(near.find("t0 1 1"), 6, "t0 31 37");
   near.replace(near.find("data 2 150 2 150"), 16, "data 50 150 57 150");
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(near, "a.msr"), [&](const MsrRun&) { return f; });
-  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  EXPECT_EQ(setup_warnings(near, f).find("prompt peak"), std::string::npos);
   // A pulsed source (ISIS) has no prompt peak: no warning whatever the t0.
   std::string isis = kAsymmetry;
   isis.replace(isis.find(" TEST "), 6, " ISIS ");
-  testing::internal::CaptureStderr();
-  (void)prepare_fit(parse_msr(isis, "a.msr"), [&](const MsrRun&) { return f; });
-  EXPECT_EQ(testing::internal::GetCapturedStderr().find("prompt peak"), std::string::npos);
+  EXPECT_EQ(setup_warnings(isis, f).find("prompt peak"), std::string::npos);
   EXPECT_EQ(t0_warning_bins(0.001), 10);
   EXPECT_EQ(t0_warning_bins(0.01), 3);
+}
+
+// A histogram without a prompt peak (a low-energy beam: the decay sets in at t0 with no spike)
+// has its maximum on a Poisson excursion anywhere on the decay; that is no reason to warn.
+TEST(MusrAutoT0, NoWarningWhereTheMaximumIsNoiseOnTheDecay) {
+  PsiBinFile f;
+  f.bin_width_us = 0.001;
+  for (int h = 0; h < 2; ++h) {
+    std::vector<std::int32_t> c(1000, 5);                   // before t0: background
+    for (int i = 100; i < 1000; ++i) c[i] = 40 + 5 * (i % 5);  // from t0 = 100: the decay's level 50 ± noise
+    c[700 + 50 * h] = 83;                                  // the maximum: one bin, 1.6× the level
+    f.histograms.push_back(c);
+  }
+  f.t0 = {100, 100};
+  f.first_good = f.last_good = {0, 0};
+  std::string text = kAsymmetry;
+  text.replace(text.find("t0 1 1"), 6, "t0 100 100");
+  text.replace(text.find("data 2 150 2 150"), 16, "data 110 990 110 990");
+  EXPECT_EQ(setup_warnings(text, f).find("prompt peak"), std::string::npos);
+  // The maximum's "rising edge" (the last dip below its half, 41.5, is bin 695) lies far after t0:
+  // the old rule alone warned here.
+  const std::vector<double> flat(f.histograms[0].begin(), f.histograms[0].end());
+  EXPECT_EQ(rising_edge(flat), 696);
+  // The rule on its own: the bins [t0, edge) against as many from the edge on (both about 50).
+  EXPECT_FALSE(t0_before_prompt_peak(flat, 100, 696));
+  const auto p = peaked();
+  const std::vector<double> spike(p.histograms[0].begin(), p.histograms[0].end());
+  EXPECT_TRUE(t0_before_prompt_peak(spike, 1, 40));   // 50 a bin before, 199 after
+  EXPECT_FALSE(t0_before_prompt_peak(spike, 40, 40));  // t0 at the edge
+  EXPECT_FALSE(t0_before_prompt_peak(spike, 1, 200));  // no bins after the edge
+}
+
+// musrfit's own examples: its low-energy (LEM) files, t0 set by their authors and fitted as
+// musrfit fits them, draw no warning; the tutorial's `t0 1` placeholders do.
+TEST(MusrAutoT0, MusrfitsExamplesWarnOnlyForTheTutorialsPlaceholders) {
+  const std::filesystem::path dir = std::filesystem::path(TOMO_SOURCE_DIR) / "tests/musr/musrfit";
+  auto warnings = [&](const char* name) {
+    const MsrFile m = read_msr(dir / name);
+    testing::internal::CaptureStderr();
+    (void)prepare_fit(m, [&](const MsrRun& r) { return load_run_data(m, r); });
+    const std::string err = testing::internal::GetCapturedStderr();
+    int n = 0;
+    for (std::size_t at = 0; (at = err.find("before the prompt peak", at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  EXPECT_EQ(warnings("test-histo-MusrRoot.msr"), 0);
+  EXPECT_EQ(warnings("ASlibs/test-nonlocal.msr"), 0);
+  EXPECT_EQ(warnings("BMWlibs/test-libFitPofB_Meissner-ROOT-NPP.msr"), 0);
+  EXPECT_EQ(warnings("3110_tutorial.msr"), 3);  // its three RUNs: histograms 3, 4 and 5
 }
 
 TEST(MusrAutoT0, AFitThatDidNotConvergeSaysSoInTheWrittenMsr) {

@@ -91,6 +91,22 @@ TEST(MusrNexus, Definition1Hdf4) {
   EXPECT_EQ(f.histograms[16][100], 1254);
 }
 
+// A damaged definition-1 file: libhdf4 in the child, its failure one line naming the file (a
+// build without libhdf4 refuses it in one line too).
+TEST(MusrNexus, DamagedHdf4IsOneLine) {
+  test::TempDir tmp("musr-nexus");
+  std::ifstream in(kExamples / "data/32482.NXS", std::ios::binary);
+  std::vector<char> b{std::istreambuf_iterator<char>(in), {}};
+  ASSERT_GT(b.size(), 8192u);
+  for (const std::size_t keep : {std::size_t(4096), b.size() / 2}) {  // the signature stays, the data descriptors or blocks go
+    std::vector<char> cut(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(keep));
+    std::ofstream(tmp.dir / "cut.nxs", std::ios::binary).write(cut.data(), static_cast<std::streamsize>(cut.size()));
+    const std::string e = refusal(tmp.dir / "cut.nxs");
+    EXPECT_NE(e.find("NeXus data '" + (tmp.dir / "cut.nxs").string() + "'"), std::string::npos) << keep << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
 TEST(MusrNexus, NotNexus) {
   test::TempDir tmp("musr-nexus");
   std::ofstream(tmp.dir / "x.nxs") << "plain text, not HDF";

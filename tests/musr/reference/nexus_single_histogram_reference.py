@@ -14,14 +14,14 @@ file's STATISTIC (2.197019 us).
 """
 import math
 
-import h5py
-
 FILE = "tests/musr/musrfit/data/EMU00005989_v2.nxs"
 GAMMA = 0.01355388094  # MHz/G
 SAVED = dict(phase=2.81, field=70.998, asym=0.1700, rate=0.1523, beta=1.255, n_l=2410.44, n_r=2121.43, rel=182.29)
 
 
 def groups():
+    import h5py  # here: nexus_v1_statistic_study.py imports fit_bins without it
+
     with h5py.File(FILE, "r") as f:
         counts = f["/raw_data_1/detector_1/counts"][()]
         t0 = f["/raw_data_1/instrument/detector_1/time_zero_bin"][()]
@@ -30,19 +30,23 @@ def groups():
     return [int(x) for x in counts[0:16].sum(axis=0)], [int(x) for x in counts[16:32].sum(axis=0)]
 
 
-def max_likelihood(c, n0, phase, p, tau, t0=16, fgb=40, lgb=1500, fit=(0.2, 14.0)):
-    dt = 0.016
+def fit_bins(t0, fgb, lgb, fit, dt=0.016):
+    """PRunSingleHisto's packing-1 grid: (raw bin, time) of each fitted bin."""
     start = dt * ((fgb - 0.5) + 0.5 - t0)
     first = max(0, math.ceil((fit[0] - start) / dt))
     last = min(lgb - fgb, math.floor((fit[1] - start) / dt) + 1)
+    return [(fgb + k, start + k * dt) for k in range(first, last)]
+
+
+def max_likelihood(c, n0, phase, p, tau, t0=16, fgb=40, lgb=1500, fit=(0.2, 14.0)):
+    bins = fit_bins(t0, fgb, lgb, fit)
     s = 0.0
-    for k in range(first, last):
-        t = start + k * dt
+    for i, t in bins:
         a = p["asym"] * math.exp(-((p["rate"] * t) ** p["beta"])) * math.cos(phase * math.pi / 180 + 2 * math.pi * GAMMA * p["field"] * t)
         th = 16.0 * n0 * math.exp(-t / tau) * (1 + a)
-        d = c[fgb + k]
+        d = c[i]
         s += (th - d) + (d * math.log(d / th) if d > 1e-9 else 0.0)
-    return 2 * s, last - first
+    return 2 * s, len(bins)
 
 
 if __name__ == "__main__":
