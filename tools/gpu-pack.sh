@@ -33,6 +33,6 @@ XZ_OPT=${XZ_OPT:--9} tar -cJf .gpu/build.tar.xz --exclude=CMakeFiles --exclude='
 # missing display itself instead of failing in the dynamic loader.
 find "$build" -type f -perm -u+x \( -name 'tomoraster*' -o -name 'test_*' -o -name 'bench_*' \) -print0 |
   xargs -0 -n1 ldd 2>/dev/null | awk '/=> \//{print $3}' |
-  grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark|libglfw|libstb|libX11|libxcb|libXau|libXdmcp|libbsd|libmd\.|libhdf5|libmfhdf|libdf\.|libtirpc|libjpeg|libsz|libaec|libcurl|libnghttp2|libidn2|librtmp|libssh2|libpsl|libgssapi|libldap|liblber|libbrotli|libunistring|libgnutls|libnettle|libhogweed|libgmp|libp11|libtasn1|libkrb5|libk5crypto|libcom_err|libkeyutils|libsasl2|libzstd|libnlopt|libz\.|libffi|libtiff|libwebp|libLerc|libjbig|libjpeg|libdeflate|liblzma' |
+  grep -E 'libgomp|libfftw3|libtomlplusplus|libbenchmark|libglfw|libstb|libX11|libxcb|libXau|libXdmcp|libbsd|libmd\.|libhdf5|libmfhdf|libdf\.|libtirpc|libjpeg|libsz|libaec|libcurl|libnghttp2|libidn2|librtmp|libssh2|libpsl|libgssapi|libldap|liblber|libbrotli|libunistring|libgnutls|libnettle|libhogweed|libgmp|libp11|libtasn1|libkrb5|libk5crypto|libcom_err|libkeyutils|libsasl2|libzstd|liblz4|libnlopt|libz\.|libffi|libtiff|libwebp|libLerc|libjbig|libjpeg|libdeflate|liblzma' |
   sort -u | xargs -r cp -L -t .gpu/lib
 du -sh .gpu .gl 2>/dev/null
