@@ -3,6 +3,7 @@
 // the child-process hand-over, and refusals of damaged files.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <numeric>
@@ -146,6 +147,24 @@ TEST(MusrNexus, ChildHandsBackRunsAndErrors) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "f.nxs: malformed file: the HDF5 library failed reading it (signal 6)");
   }
+}
+
+// A library that never returns on a malformed file (libhdf4 spins on some the fuzzer made) is
+// stopped after the time limit (5 s for a file that is not there or small) with one line.
+TEST(MusrNexus, AReaderThatNeverReturnsIsStopped) {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)read_run_isolated("spin.nxs", "HDF4", []() -> RunData {
+      for (volatile unsigned long k = 0;; k = k + 1) {
+      }
+    });
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "spin.nxs: malformed file: the HDF4 library did not finish reading it in 5 s (stopped)");
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(s, 5.0);
+  EXPECT_LT(s, 8.0);
 }
 
 }  // namespace
