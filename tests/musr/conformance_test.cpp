@@ -147,6 +147,41 @@ TEST(MusrfitSuite, NexusSingleHistogramStatisticIsThatOfMusrfitsFormerMuonLifeti
   EXPECT_NEAR(statistic_at_saved_parameters(former), 2585.105530, 1e-5);
 }
 
+// test-histo-NeXus's stored χ² 3272.6: musrfit weighs an empty bin of a scaled single histogram
+// as if its count had variance 1/n (n = packing·Δt[ns] = 16 here; compute/musr/fit_setup.cpp),
+// and that STATISTIC was written with the former muon lifetime 2.197019 µs. An independent
+// script (tests/musr/reference/nexus_v1_statistic_study.py: the HDF4 file read with pyhdf,
+// PRunSingleHisto's steps in plain Python) gives at the saved parameters 3273.567078 with
+// today's lifetime and 3272.613739 with the former (with variance 1 for the empty bin: 3066.857).
+TEST(MusrfitSuite, NexusV1EmptyBinWeighsAsInMusrfit) {
+  std::ifstream in(kDir / "test-histo-NeXus.msr");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto chi2_at_saved_parameters = [](const std::string& msr_text) {
+    MsrFile m = parse_msr(msr_text, (kDir / "test-histo-NeXus.msr").string());
+    m.path = kDir / "test-histo-NeXus.msr";
+    const FitSetup setup = prepare_fit(m, [&](const MsrRun& r) { return load_run_data(m, r); });
+    auto ev = BackendRegistry<Chi2Evaluator>::instance().create("cpu");
+    ev->configure({.threads = 2});
+    ev->upload(setup.data);
+    std::vector<double> p;
+    for (const auto& q : m.params) p.push_back(q.value);
+    EXPECT_EQ(setup.data.statistic, Statistic::chi2);
+    return ev->evaluate(p);
+  };
+  const std::string today = text.str();
+  EXPECT_NEAR(chi2_at_saved_parameters(today), 3273.567078, 1e-5);
+  std::string former = today;
+  const std::string last_param = "       11 relPhase    172.25    -0.37       0.37        0       none    \n";
+  ASSERT_NE(former.find(last_param), std::string::npos);
+  former.insert(former.find(last_param) + last_param.size(), "       12 tau         2.197019  0           none\n");
+  for (const char* norm : {"norm            7\n", "norm            9\n"}) {
+    ASSERT_NE(former.find(norm), std::string::npos);
+    former.insert(former.find(norm) + std::string(norm).size(), "lifetime        12\n");
+  }
+  EXPECT_NEAR(chi2_at_saved_parameters(former), 3272.613739, 1e-5);
+}
+
 // The comparison itself: the tolerances and the printed-digit allowance.
 TEST(MusrfitSuite, HalfUnitOfThePrintedDigitAndErrorComparison) {
   EXPECT_DOUBLE_EQ(half_unit_of_last_digit("0.0014"), 0.00005);
