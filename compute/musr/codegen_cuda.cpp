@@ -35,14 +35,14 @@ std::string run_case(std::size_t kind, const RunBins& run, const Dialect& d, Sta
   // Float times as t0 + k·(dt_hi + dt_lo): the split keeps dt's rounding from scaling the axis.
   out += f ? "        const real t0r = mu_keep(real(R.t0)), dth = mu_keep(real(R.dt)), dtl = mu_keep(real(R.dt - (double)dth));\n" : "";
   out += m.step_setup;
-  out += "        const real sc = mu_keep(real(R.scale)), sc2 = mu_keep(real(R.scale * R.scale));\n";
+  out += "        const real sc = mu_keep(real(R.scale)), sc3 = mu_keep(real(R.scale * R.scale * R.scale));\n";
   out += "        for (; g < g_hi; g += BLOCK) {\n          Pack nxt = cur;\n          if (g + BLOCK < g_hi) nxt = P[g + BLOCK];\n";
   out += "          real part[NS];\n#pragma unroll\n          for (int j = 0; j < NS; ++j) part[j] = real(0);\n";
   out += m.step_state;
   std::string bin = "            real2 yw;\n            yw.x = real(cur.v[W * j]);\n";
   if (src.y_only) {
     const std::string w = f ? (d.fast_math ? "__fdividef(sc, yw.x)" : "sc / yw.x") : "sc * __drcp_rn(yw.x)";
-    bin += "            yw.y = yw.x > real(0) ? " + w + " : sc2;\n";
+    bin += "            yw.y = yw.x > real(0) ? " + w + " : sc3;\n";
   } else {
     bin += "            yw.y = cur.v[W * j + 1];\n";
   }
@@ -250,7 +250,7 @@ bool poisson_errors(const FitData& data) {
     const double n = r.scale;
     for (std::size_t k = 0; k < r.y.size(); ++k) {
       const double w = 1.0 / (r.sigma[k] * r.sigma[k]);
-      const double expect = r.y[k] > 0.0 ? n / r.y[k] : n * n;
+      const double expect = r.y[k] > 0.0 ? n / r.y[k] : n * n * n;
       if (!(r.y[k] >= 0.0) || !(std::fabs(w - expect) <= 1e-12 * expect)) return false;
     }
   }

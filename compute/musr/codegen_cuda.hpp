@@ -66,7 +66,7 @@ struct CudaSource {
 CudaSource cuda_chi2_source(const FitData& data, bool single_precision);
 
 // True when no bin needs its σ stored: max-likelihood, or every σ follows musrfit's Poisson rule
-// for its run's scale n (σ² = y/n, or 1/n² for an empty bin, so 1/σ² = n/y or n²). The kernels
+// for its run's scale n (σ² = y/n, or 1/n³ for an empty bin, so 1/σ² = n/y or n³). The kernels
 // then read y alone: half the bytes of (y, 1/σ²), and a χ² evaluation is bound by those bytes.
 bool poisson_errors(const FitData& data);
 

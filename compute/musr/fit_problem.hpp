@@ -19,7 +19,7 @@ struct RunBins {
   Program model;
   std::vector<double> t;      // bin centre in µs relative to t0
   std::vector<double> y;      // data
-  std::vector<double> sigma;  // error of y (χ²); never 0 (musrfit: 1/n for empty bins)
+  std::vector<double> sigma;  // error of y (χ²); never 0 (musrfit's weight of an empty bin: fit_setup.cpp)
   // max-likelihood: counts = scale·y and θ_counts = scale·θ (musrfit's normalizer p·Δt[ns]
   // with SCALE_N0_BKG TRUE, else 1).
   double scale = 1.0;

@@ -19,12 +19,34 @@ std::int32_t unless_all_zero(ProgramBuilder& b, std::span<const std::int32_t> ar
   return b.select(b.unary(OpCode::neg, sum), lit(b, 1.0), body);
 }
 
-// Spherical Bessel j0(x) = sin x/x and j1(x) = (sin x − x cos x)/x², 1 and 0 where |x| < 0.001.
+// c₀ + c₁y + c₂y² + … by Horner's rule.
+std::int32_t horner(ProgramBuilder& b, std::int32_t y, std::span<const double> c) {
+  std::int32_t sum = lit(b, c.back());
+  for (std::size_t k = c.size() - 1; k-- > 0;) sum = b.add(b.mul(sum, y), lit(b, c[k]));
+  return sum;
+}
+
+// Spherical Bessel j0(x) = sin x/x and j1(x) = (sin x − x cos x)/x², 1 and 0 where |x| < 0.001
+// (musrfit's rule). Below |x| = 1 both are their Taylor series (truncated below 1e-18): there
+// the quotients cancel, j1's to ~x³/3, so that their rounding error (and any absolute error of
+// a driver's float sin and cos, which GLSL leaves up to 2^-11) grows like 1/x² relative to j1.
 void spherical_j(ProgramBuilder& b, std::int32_t x, std::int32_t& j0, std::int32_t& j1) {
+  // j0 = Σ (−1)ᵏ x²ᵏ/(2k+1)!, j1 = x Σ (−1)ᵏ (2k+2) x²ᵏ/(2k+3)!, k = 0…8.
+  double c0[9], c1[9];
+  double fact = 1.0;  // (2k+1)!
+  for (int k = 0; k < 9; ++k) {
+    if (k > 0) fact *= (2.0 * k) * (2.0 * k + 1.0);
+    const double sign = k % 2 == 0 ? 1.0 : -1.0;
+    c0[k] = sign / fact;
+    c1[k] = sign * (2.0 * k + 2.0) / (fact * (2.0 * k + 2.0) * (2.0 * k + 3.0));
+  }
+  auto x2 = b.mul(x, x);
   auto s = b.unary(OpCode::sin, x), c = b.unary(OpCode::cos, x);
-  auto small = b.sub(abs_of(b, x), lit(b, 0.001));
-  j0 = b.select(small, b.div(s, x), lit(b, 1.0));
-  j1 = b.select(small, b.div(b.sub(s, b.mul(x, c)), b.mul(x, x)), lit(b, 0.0));
+  auto ax = abs_of(b, x);
+  auto tiny = b.sub(ax, lit(b, 0.001)), large = b.sub(ax, lit(b, 1.0));
+  auto j0_series = horner(b, x2, c0), j1_series = b.mul(x, horner(b, x2, c1));
+  j0 = b.select(tiny, b.select(large, b.div(s, x), j0_series), lit(b, 1.0));
+  j1 = b.select(tiny, b.select(large, b.div(b.sub(s, b.mul(x, c)), x2), j1_series), lit(b, 0.0));
 }
 
 // Static Gaussian KT in field: 1 − 2(Δ/ω₀)²(1 − e^(−Δ²t²/2)cos ω₀t) + I_G(t); ZF formula where

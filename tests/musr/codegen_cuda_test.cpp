@@ -127,6 +127,14 @@ TEST(MusrCodegen, PoissonErrorsLetTheKernelReadYAlone) {
   FitData broken = data;
   broken.runs[1].sigma[7] *= 1.001;
   EXPECT_FALSE(poisson_errors(broken));
+  // An empty bin: musrfit's weight n³ (σ = n^(−3/2)), not the n² of an error 1/n.
+  FitData empty = data;
+  const double n = empty.runs[0].scale;
+  empty.runs[0].y[5] = 0.0;
+  empty.runs[0].sigma[5] = 1.0 / (n * std::sqrt(n));
+  EXPECT_TRUE(poisson_errors(empty));
+  empty.runs[0].sigma[5] = 1.0 / n;
+  EXPECT_FALSE(poisson_errors(empty));
 }
 
 TEST(MusrCodegen, UnevenTimesAreDetected) {

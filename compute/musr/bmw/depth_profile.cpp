@@ -68,19 +68,61 @@ const std::vector<RgeProfile>& depth_profiles(int id) {
   return *r.sets[static_cast<std::size_t>(id)];
 }
 
+namespace {
+
+// Secant of segment j, [m_j, m_{j+1}], and its width.
+double width(const RgeProfile& p, std::size_t j) { return midpoint(p, j + 1) - midpoint(p, j); }
+double secant(const RgeProfile& p, std::size_t j) { return (p.cfd[j + 1] - p.cfd[j]) / width(p, j); }
+int sign(double x) { return (x > 0.0) - (x < 0.0); }
+
+// The monotone cubic's slope at node j (Fritsch–Carlson with Brodlie's weights, as SciPy's
+// PchipInterpolator): the weighted harmonic mean of the two secants, 0 where they differ in sign
+// or one is 0; at the ends the three-point one-sided estimate kept to the end secant's sign and
+// to 3× it where the secants differ in sign. C never overshoots its data, so it stays monotone.
+double node_slope(const RgeProfile& p, std::size_t j) {
+  const std::size_t n = p.depth_nm.size();
+  if (n == 2) return secant(p, 0);
+  if (j == 0 || j == n - 1) {
+    const std::size_t k0 = j == 0 ? 0 : n - 2, k1 = j == 0 ? 1 : n - 3;
+    const double h0 = width(p, k0), h1 = width(p, k1), d0 = secant(p, k0), d1 = secant(p, k1);
+    const double s = ((2.0 * h0 + h1) * d0 - h0 * d1) / (h0 + h1);
+    if (sign(s) != sign(d0)) return 0.0;
+    if (sign(d0) != sign(d1) && std::fabs(s) > 3.0 * std::fabs(d0)) return 3.0 * d0;
+    return s;
+  }
+  const double hl = width(p, j - 1), hr = width(p, j), dl = secant(p, j - 1), dr = secant(p, j);
+  if (sign(dl) != sign(dr) || dl == 0.0 || dr == 0.0) return 0.0;
+  const double w1 = 2.0 * hr + hl, w2 = hr + 2.0 * hl;
+  return (w1 + w2) / (w1 / dl + w2 / dr);
+}
+
+// C and dC/dz on segment j at z (cubic Hermite through the segment's nodes and slopes).
+void hermite(const RgeProfile& p, std::size_t j, double z, double& c, double& dc) {
+  const double h = width(p, j), t = (z - midpoint(p, j)) / h;
+  const double c0 = p.cfd[j], c1 = p.cfd[j + 1], s0 = node_slope(p, j) * h, s1 = node_slope(p, j + 1) * h;
+  const double t2 = t * t, t3 = t2 * t;
+  c = (2 * t3 - 3 * t2 + 1) * c0 + (t3 - 2 * t2 + t) * s0 + (-2 * t3 + 3 * t2) * c1 + (t3 - t2) * s1;
+  dc = ((6 * t2 - 6 * t) * (c0 - c1) + (3 * t2 - 4 * t + 1) * s0 + (3 * t2 - 2 * t) * s1) / h;
+}
+
+}  // namespace
+
 double depth_cumulative(const RgeProfile& p, double z) {
   const std::size_t n = p.depth_nm.size();
   if (!(z >= midpoint(p, 0))) return p.cfd.front();
   const std::size_t j = segment(p, z);
   if (j == static_cast<std::size_t>(-1)) return p.cfd[n - 1];
-  const double m0 = midpoint(p, j), m1 = midpoint(p, j + 1);
-  return p.cfd[j] + (p.cfd[j + 1] - p.cfd[j]) * (z - m0) / (m1 - m0);
+  double c = 0.0, dc = 0.0;
+  hermite(p, j, z, c, dc);
+  return c;
 }
 
 double depth_density(const RgeProfile& p, double z) {
   const std::size_t j = segment(p, z);
   if (j == static_cast<std::size_t>(-1)) return 0.0;
-  return (p.cfd[j + 1] - p.cfd[j]) / (midpoint(p, j + 1) - midpoint(p, j));
+  double c = 0.0, dc = 0.0;
+  hermite(p, j, z, c, dc);
+  return dc;
 }
 
 KtTable depth_fraction_table(double a, double b, double id, unsigned differences) {

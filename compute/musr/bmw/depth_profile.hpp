@@ -28,8 +28,10 @@ int register_depth_profiles(std::vector<RgeProfile> profiles);
 const std::vector<RgeProfile>& depth_profiles(int id);
 
 // C(z) of one profile: musrfit reads cfd at the first depth ≥ z, a staircase in z whose
-// fitted boundaries MINUIT leaves on a step; here C is the piecewise-linear curve through the
-// staircase's cell midpoints (equal to musrfit's value there), so boundaries fit smoothly.
+// fitted boundaries MINUIT leaves on a step; here C is the monotone cubic (PCHIP) through the
+// staircase's cell midpoints (equal to musrfit's value there), constant outside them. Its slope
+// is continuous, so χ² is smooth in the boundaries: a boundary may end anywhere, not only on a
+// node where a piecewise-linear C would put a kink the minimiser cannot converge on.
 double depth_cumulative(const RgeProfile& p, double z);
 double depth_density(const RgeProfile& p, double z);  // dC/dz of that curve
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Reference values of musrfit's PDepthProfile for tests/musr/depth_profile_test.cpp, computed
-from the rge files directly (pure Python; run from the repository root:
+from the rge files directly (Python with SciPy, pip install scipy; run from the repository root:
 python3 tests/musr/reference/depth_profile_reference.py).
 
 musrfit's rule: n_j = N_j / sum_i N_i (z_i - z_{i-1}), cfd_j = sum_{i<=j} n_i, cfd read at the
 first depth >= z (a staircase); the profile is the first whose energy lies within 900 eV.
 At the cells' midpoints the staircase equals the interpolated curve tomoraster uses; between
-them the curve is the linear interpolation of the staircase's midpoint values.
+them the curve is SciPy's monotone cubic (PchipInterpolator) through the staircase's midpoint
+values, constant outside them.
 """
 import os
 
@@ -45,13 +46,14 @@ def staircase(z, cfd, x):
 
 
 def smooth(z, cfd, x):
+    from scipy.interpolate import PchipInterpolator
+
     mids = [0.5 * ((z[j - 1] if j else 0.0) + z[j]) for j in range(len(z))]
     if x <= mids[0]:
         return cfd[0]
-    for j in range(len(z) - 1):
-        if mids[j] <= x < mids[j + 1]:
-            return cfd[j] + (cfd[j + 1] - cfd[j]) * (x - mids[j]) / (mids[j + 1] - mids[j])
-    return cfd[-1]
+    if x >= mids[-1]:
+        return cfd[-1]
+    return float(PchipInterpolator(mids, cfd)(x))
 
 
 def pdepth(e_kev, f, x, rule):
@@ -68,3 +70,4 @@ if __name__ == "__main__":
     for e in (2.0, 6.998, 12.9921, 21.9912, 22.95):
         print("E %-8g midpoints (40, 104): %.15g" % (e, pdepth(e, f, (40.0, 104.0), staircase)))
         print("E %-8g between (39.7, 103.8): %.15g" % (e, pdepth(e, f, (39.7, 103.8), smooth)))
+        print("E %-8g midpoints, smooth: %.15g" % (e, pdepth(e, f, (40.0, 104.0), smooth)))
