@@ -66,8 +66,8 @@ EventSetup event_setup(const Scanner& scanner, const Phantom& phantom, const Sim
 
 // The time stamps of `events` prompts over [0, duration): the order statistics of a Poisson
 // process, T·S_i / S_{N+1} of exponential sums, the gaps drawn from counter-based streams of their
-// own and summed in fixed blocks, so every generator and thread count gets the same stamps (made on
-// the host's threads).
+// own (mc::exponential_gap, no libm) and summed in fixed blocks, so every generator and thread count
+// gets the same stamps: the cuda generator makes them on the device, bit for bit these.
 std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed);
 
 // A generator of simulate()'s list mode on a backend: "cpu" (simulate itself, the reference;

@@ -1,6 +1,8 @@
 // The `cuda` generator of safir's list mode (safir.simulator): simulate()'s events on the GPU, one
-// thread per event; the time stamps are made on the host's threads while the kernel runs. Under
-// mpirun this process runs its chunks only and the processes then gather them, as the host does.
+// thread per event, and its time stamps after them (the host's bits: simulator_math.hpp
+// exponential_gap); the host allocates the list meanwhile. Under mpirun this process runs its
+// chunks only and the processes then gather them, as the host does; every process makes all the
+// stamps (they are one running sum).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -42,7 +44,8 @@ class CudaEventGenerator final : public EventGenerator {
     cuda::select_device(runtime_options().cuda_device);
     device_ = cuda::current_device();
     const std::uint64_t count = o.events;
-    cuda::require_device_memory(double(sizeof(Event)) * double(count), "safir cuda simulator: the events");
+    cuda::require_device_memory(double(sizeof(Event) + sizeof(double)) * double(count),
+                                "safir cuda simulator: the events and their time stamps");
     const ProcessShare share = process_share();
     if (share.size > 1)
       log_info("safir Monte-Carlo (cuda): process ", share.rank, " of ", share.size, " runs ",
@@ -52,6 +55,7 @@ class CudaEventGenerator final : public EventGenerator {
     cuda::DeviceBuffer<unsigned long long> sums(4);
     sums.fill_zero();
     cuda::DeviceBuffer<std::uint32_t> pairs(2 * count);
+    cuda::DeviceBuffer<double> stamps(count), stamp_sums(stamp_sums_size(count));
     cuda::Stream stream;
     TOMO_CUDA_CHECK(cudaDeviceSynchronize());  // the zeroed sums before the non-blocking stream
 
@@ -82,12 +86,15 @@ class CudaEventGenerator final : public EventGenerator {
       a.n = count - a.n;
       launch_events(a, stream);
     }
+    cuda::Event events_done;
+    events_done.record(stream);
+    launch_time_stamps(count, o.duration_s, o.seed, stamps.data(), stamp_sums.data(), stream);
     gpu_stop.record(stream);
-    // While the GPU works: the host's list (its pages touched) and the time stamps.
+    // While the GPU works: the host's list (its pages touched).
     ListMode lm;
     lm.duration_s = o.duration_s;
     lm.events.resize(count);
-    lm.time_s = time_stamps(count, o.duration_s, o.seed);
+    lm.time_s.resize(count);
     const auto t1 = std::chrono::steady_clock::now();
     stream.synchronize();
     const auto t2 = std::chrono::steady_clock::now();
@@ -96,10 +103,12 @@ class CudaEventGenerator final : public EventGenerator {
     if (share.size > 1) sum_over_processes(n);  // whole numbers: exact in any order
     if (n[3] > 0) throw_unseen();
     pairs.download(reinterpret_cast<std::uint32_t*>(lm.events.data()), 2 * count);
+    stamps.download(lm.time_s.data(), count);
     if (share.size > 1)  // every process gets every event, as one process would have made them
       gather_chunks(std::as_writable_bytes(std::span<Event>(lm.events)), kChunkEvents * sizeof(Event));
     log_debug("safir cuda simulator: ", count, " events, kernels ", gpu_start.elapsed_ms(gpu_stop),
-              " ms; host list and time stamps ", std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              " ms (time stamps ", events_done.elapsed_ms(gpu_stop), " ms); host list ",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
               " ms, GPU done after ",
               std::chrono::duration<double, std::milli>(t2 - t0).count(), " ms, events on the host after ",
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
