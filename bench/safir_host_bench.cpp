@@ -3,7 +3,9 @@
 // device into the host's list mode. Rows: a zero-filled std::vector (serial page touching), a
 // buffer touched by every thread, the same with transparent huge pages asked for, pageable
 // downloads into an untouched and a touched buffer, cudaHostRegister of a fresh and of a touched
-// buffer around a download, cudaMallocHost, and the host's time_stamps() on all threads.
+// buffer around a download, cudaMallocHost, the host's time_stamps() on all threads, and whole
+// host sides for the two arrays (allocation to filled): zero-filled vectors, FillVectors touched
+// or not, downloaded pageable, registered or through cuda::HostStaging.
 // Every row is the best and the median of --reps runs. Usage: bench_safir_host [--events N]
 // [--reps R] [--json FILE]
 #include <omp.h>
@@ -22,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
+#include "compute/core/fill_allocator.hpp"
 #include "compute/safir/simulator.hpp"
 
 #if defined(TOMO_HAVE_CUDA)
@@ -30,6 +33,7 @@
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"
+#include "cuda/core/host_staging.hpp"
 #endif
 
 using tomo::bench::Clock;
@@ -54,6 +58,11 @@ struct Buffer {  // 8-byte words, not initialised; `huge`: 2 MiB aligned with MA
     for (std::int64_t i = 0; i < std::int64_t(n); i += 512) p[i] = 0;  // one word per 4 KiB page
   }
 };
+
+void touch_parallel(tomo::FillVector<std::uint64_t>& v) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < std::int64_t(v.size()); i += 512) v[std::size_t(i)] = 0;
+}
 
 std::string first_line(const char* path) {
   std::ifstream f(path);
@@ -101,7 +110,7 @@ int main(int argc, char** argv) {
     }
     {
       const auto t0 = Clock::now();
-      const std::vector<double> t = tomo::safir::time_stamps(events, 1.0, 1);
+      const auto t = tomo::safir::time_stamps(events, 1.0, 1);
       row("time_stamps() on all threads (its vector included)", ms_since(t0));
     }
 #if defined(TOMO_HAVE_CUDA)
@@ -149,6 +158,55 @@ int main(int argc, char** argv) {
         t0 = Clock::now();
         TOMO_CUDA_CHECK(cudaFreeHost(p));
         row("cudaFreeHost", ms_since(t0));
+      }
+      // Whole host sides of the generator: two arrays (events, stamps) from allocation to filled.
+      {
+        const auto t0 = Clock::now();
+        std::vector<tomo::safir::Event> ev(n);
+        std::vector<double> t(n);
+        d.download(reinterpret_cast<std::uint64_t*>(ev.data()), n);
+        d.download(reinterpret_cast<std::uint64_t*>(t.data()), n);
+        row("2 arrays: std::vector zero-filled, pageable download", ms_since(t0));
+      }
+      for (const bool touch : {false, true}) {
+        const auto t0 = Clock::now();
+        tomo::FillVector<std::uint64_t> a(n), b(n);
+        if (touch) touch_parallel(a), touch_parallel(b);
+        const double touched = ms_since(t0);
+        d.download(a.data(), n);
+        d.download(b.data(), n);
+        const std::string how = touch ? "FillVector touched by all threads" : "FillVector untouched";
+        row("2 arrays: " + how + ", pageable download", ms_since(t0));
+        if (touch) row("2 arrays: FillVector touched by all threads (touch only)", touched);
+      }
+      for (const bool touch : {false, true}) {
+        const auto t0 = Clock::now();
+        tomo::FillVector<std::uint64_t> a(n), b(n);
+        if (touch) touch_parallel(a), touch_parallel(b);
+        const double touched = ms_since(t0);
+        TOMO_CUDA_CHECK(cudaHostRegister(a.data(), n * 8, cudaHostRegisterDefault));
+        TOMO_CUDA_CHECK(cudaHostRegister(b.data(), n * 8, cudaHostRegisterDefault));
+        const double registered = ms_since(t0);
+        d.download(a.data(), n);
+        d.download(b.data(), n);
+        const double downloaded = ms_since(t0);
+        TOMO_CUDA_CHECK(cudaHostUnregister(a.data()));
+        TOMO_CUDA_CHECK(cudaHostUnregister(b.data()));
+        const std::string how = touch ? "FillVector touched by all threads" : "FillVector untouched";
+        row("2 arrays: " + how + ", registered download", ms_since(t0));
+        row("2 arrays: " + how + ", registered download: register part", registered - touched);
+        row("2 arrays: " + how + ", registered download: download part", downloaded - registered);
+      }
+      for (const bool touch : {false, true}) {
+        tomo::cuda::HostStaging staging(std::size_t(4) << 20);  // two slabs of 16 MiB, as fdk's
+        const auto t0 = Clock::now();
+        tomo::FillVector<std::uint64_t> a(n), b(n);
+        if (touch) touch_parallel(a), touch_parallel(b);
+        const auto* src = reinterpret_cast<const float*>(d.data());
+        staging.download(src, reinterpret_cast<float*>(a.data()), 2 * n, nullptr);
+        staging.download(src, reinterpret_cast<float*>(b.data()), 2 * n, nullptr);
+        const std::string how = touch ? "FillVector touched by all threads" : "FillVector untouched";
+        row("2 arrays: " + how + ", HostStaging download (first use allocates)", ms_since(t0));
       }
     }
 #endif

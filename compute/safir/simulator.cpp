@@ -66,12 +66,12 @@ void throw_unseen() {
                            "(check the spheres and the cylinder against the rings' axial extent)"));
 }
 
-std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed) {
+FillVector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed) {
   // Gaps 0..events (the last closes the process). Block b of kGapBlock gaps draws from stream
   // kGapStreams + b and is summed on one thread, then the blocks' totals are added in order: the
   // same sums on any thread count, and the serial pass is over the blocks only.
   const std::uint64_t gaps = events + 1, blocks = (gaps + kGapBlock - 1) / kGapBlock;
-  std::vector<double> t(events);
+  FillVector<double> t(events);  // every stamp written below
   std::vector<double> offset(blocks + 1, 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {

@@ -400,8 +400,8 @@ nb::tuple events_py(const std::string& scene, bool is_text, const std::vector<st
     flat[2 * i] = lm.events[i].a;
     flat[2 * i + 1] = lm.events[i].b;
   }
-  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(lm.time_s), {lm.time_s.size()}),
-                        lm.delayed);
+  std::vector<double> time_s(lm.time_s.begin(), lm.time_s.end());
+  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(time_s), {n}), lm.delayed);
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ TEST(SafirSimulator, TimeStampsAreOrderStatisticsOfAPoissonProcess) {
   // T·S_i / S_{N+1}: sorted, in [0, T); spread as N sorted uniforms (each stamp's mean T·i/(N+1),
   // the gaps' mean T/(N+1) and the gap between the stamps' quarter points T/4 ± a few σ).
   constexpr std::uint64_t kN = 100000;  // 7 blocks of gaps, the last one partial
-  const std::vector<double> t = time_stamps(kN, 2.0, 9);
+  const auto t = time_stamps(kN, 2.0, 9);
   ASSERT_EQ(t.size(), kN);
   EXPECT_TRUE(std::is_sorted(t.begin(), t.end()));
   EXPECT_GE(t.front(), 0.0);
