@@ -246,7 +246,83 @@ struct TilePlan {
   LabelTiles label[3];  // predominant axis x, y, z (labels 1, 2, 3)
   int blocks = 0;       // all labels, one launch
   int smem_floats = 0;  // the largest tile
+  // The blocks' launch order. groups = 0: label by label, tile fastest. Otherwise (heaviest tiles
+  // first, order_heaviest_first) group g is tile group_tile[g] of label group_label[g], its
+  // chunks the blocks [group_start[g], group_start[g + 1]).
+  static constexpr int kMaxGroups = 64;
+  int groups = 0;
+  unsigned char group_label[kMaxGroups] = {};
+  unsigned short group_tile[kMaxGroups] = {};
+  int group_start[kMaxGroups + 1] = {};
 };
+
+// What block b of a tiled pass works on: label l's tile `tile` (x fastest over
+// LabelTiles::tiles) and its `chunk`-th chunk of events.
+struct BlockWork {
+  int label, tile, chunk;
+};
+TOMO_HD BlockWork block_work(const TilePlan& p, int b) {
+  if (p.groups > 0) {
+    int g = 0;
+    while (g + 1 < p.groups && b >= p.group_start[g + 1]) ++g;
+    return {p.group_label[g], p.group_tile[g], b - p.group_start[g]};
+  }
+  int l = 0;
+  if (b >= p.label[0].blocks) {
+    b -= p.label[0].blocks;
+    l = 1;
+    if (b >= p.label[1].blocks) {
+      b -= p.label[1].blocks;
+      l = 2;
+    }
+  }
+  const LabelTiles& t = p.label[l];
+  const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
+  return {l, b % tiles, b / tiles};
+}
+
+// Launch order by tile, the tiles nearest the image's centre first (lines through the middle of
+// the field of view cross them: they take the most walking), each tile's chunks together. For
+// windows of a few waves: the heaviest blocks start in the first wave and the lighter ones fill
+// in behind them. Plans with more than kMaxGroups tiles keep their order.
+inline void order_heaviest_first(TilePlan& p, const int n[3]) {
+  struct Group {
+    double d2;
+    int label, tile, chunks;
+  };
+  Group g[TilePlan::kMaxGroups];
+  int count = 0;
+  for (int l = 0; l < 3; ++l) {
+    const LabelTiles& t = p.label[l];
+    const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
+    if (t.blocks <= 0 || tiles <= 0) continue;
+    if (count + tiles > TilePlan::kMaxGroups) return;
+    for (int k = 0; k < tiles; ++k) {
+      const int tid[3] = {k % t.tiles[0], (k / t.tiles[0]) % t.tiles[1], k / (t.tiles[0] * t.tiles[1])};
+      double d2 = 0;
+      for (int i = 0; i < 3; ++i) {
+        const int lo = tid[i] * t.ext[i], hi = lo + t.ext[i] < n[i] ? lo + t.ext[i] : n[i];
+        const double off = (0.5 * (lo + hi) - 0.5 * n[i]) / n[i];
+        d2 += off * off;
+      }
+      g[count++] = {d2, l, k, t.blocks / tiles};
+    }
+  }
+  // Insertion sort (at most kMaxGroups): nearest the centre first, then label, then tile.
+  for (int i = 1; i < count; ++i)
+    for (int j = i; j > 0 && g[j].d2 < g[j - 1].d2; --j) {
+      const Group x = g[j];
+      g[j] = g[j - 1];
+      g[j - 1] = x;
+    }
+  p.groups = count;
+  p.group_start[0] = 0;
+  for (int i = 0; i < count; ++i) {
+    p.group_label[i] = static_cast<unsigned char>(g[i].label);
+    p.group_tile[i] = static_cast<unsigned short>(g[i].tile);
+    p.group_start[i + 1] = p.group_start[i] + g[i].chunks;
+  }
+}
 
 // Tiles of at most `cap` voxels; chunks as large as `target_blocks` groups allow, never below
 // `min_chunk` events (each group flushes its whole tile once) nor so small that the group count
