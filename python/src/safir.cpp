@@ -401,7 +401,8 @@ nb::tuple events_py(const std::string& scene, bool is_text, const std::vector<st
     flat[2 * i + 1] = lm.events[i].b;
   }
   std::vector<double> time_s(lm.time_s.begin(), lm.time_s.end());
-  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(time_s), {n}), lm.delayed);
+  const std::size_t marks = time_s.size();  // 0: a file without time marks
+  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(time_s), {marks}), lm.delayed);
 }
 
 }  // namespace
