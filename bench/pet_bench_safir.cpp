@@ -209,21 +209,7 @@ std::vector<Variant> variants() {
   const TileConfig product;
   TileConfig scalar = product;
   scalar.pair_access = false;
-  std::vector<Variant> out = {{"product", product},
-                              {"scalar tile loads and flushes", scalar},
-                              {"product, one CUDA graph an iteration", product, true}};
-  // Subsets of a few waves: more, smaller chunks, in the plan's order or the central tiles first.
-  for (const int w : {2, 3})
-    for (const bool heavy : {false, true}) {
-      TileConfig c = product;
-      c.few_waves = w;
-      c.heaviest_first = heavy;
-      out.push_back({std::to_string(w) + " waves a subset" + (heavy ? ", central tiles first" : ""), c});
-    }
-  TileConfig heavy1 = product;
-  heavy1.heaviest_first = true;
-  out.push_back({"1 wave a subset, central tiles first", heavy1});
-  return out;
+  return {{"product", product}, {"scalar tile loads and flushes", scalar}, {"product, one CUDA graph an iteration", product, true}};
 }
 
 }  // namespace

@@ -55,9 +55,18 @@ struct TileBlock {
 __device__ __forceinline__ LabelTiles pick(const TilePlan& p, int l) { return l == 0 ? p.label[0] : (l == 1 ? p.label[1] : p.label[2]); }
 
 __device__ TileBlock decode(const TilePlan& p, const BoxParams<float>& g) {
-  const BlockWork w = block_work(p, static_cast<int>(blockIdx.x));
-  const int l = w.label, tile = w.tile, chunk = w.chunk;
+  int b = static_cast<int>(blockIdx.x), l = 0;
+  if (b >= p.label[0].blocks) {
+    b -= p.label[0].blocks;
+    l = 1;
+    if (b >= p.label[1].blocks) {
+      b -= p.label[1].blocks;
+      l = 2;
+    }
+  }
   const LabelTiles t = pick(p, l);
+  const int tiles = t.tiles[0] * t.tiles[1] * t.tiles[2];
+  const int tile = b % tiles, chunk = b / tiles;
   const int tid[3] = {tile % t.tiles[0], (tile / t.tiles[0]) % t.tiles[1], tile / (t.tiles[0] * t.tiles[1])};
   TileBlock k;
   for (int i = 0; i < 3; ++i) {
@@ -203,13 +212,11 @@ TilePlan plan_for_device(const BoxParams<float>& box, const std::array<std::size
     work += double(t.end - t.begin) * double(t.tiles[0]) * double(t.tiles[1]) * double(t.tiles[2]);
   const double waves = work / (slots * double(std::max<std::size_t>(1, config.min_chunk)));
   if (waves >= config.waves || work <= 0) return p;
-  const double whole = std::max(double(std::max(1, config.few_waves)), std::round(waves)) * slots;
+  const double whole = std::max(1.0, std::round(waves)) * slots;
   // The partial last chunk of each label and tile adds blocks: raise the chunk until they fit.
   for (double target = whole; target >= 1.0; target *= 0.98) {
-    TilePlan q = plan_tiles(box.n, c, cap, target, 1);
-    if (q.blocks > whole) continue;
-    if (config.heaviest_first) order_heaviest_first(q, box.n);
-    return q;
+    const TilePlan q = plan_tiles(box.n, c, cap, target, 1);
+    if (q.blocks <= whole) return q;
   }
   return p;
 }

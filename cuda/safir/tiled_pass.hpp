@@ -32,11 +32,6 @@ struct TileConfig {
   // Tiles loaded and flushed two voxels at a time (float2 loads, sm_90 vector atomics) where the
   // tile's rows and the image's are of even length.
   bool pair_access = true;
-  // Windows of fewer than `waves` waves (OSEM subsets): at least this many whole waves of blocks,
-  // and the blocks of the tiles nearest the centre launched first (kernel_math.hpp
-  // order_heaviest_first).
-  int few_waves = 1;
-  bool heaviest_first = false;
 };
 
 // counts: the window's label histogram [skip, x, y, z]; sorted events are in that order.
