@@ -5,7 +5,8 @@
 // downloads into an untouched and a touched buffer, cudaHostRegister of a fresh and of a touched
 // buffer around a download, cudaMallocHost, the host's time_stamps() on all threads, and whole
 // host sides for the two arrays (allocation to filled): zero-filled vectors, FillVectors touched
-// or not, downloaded pageable, registered or through cuda::HostStaging.
+// or not, downloaded pageable, registered or through cuda::HostStaging; and the list reordered
+// for 8 OSEM subsets (a run's upload) as before and as now.
 // Every row is the best and the median of --reps runs. Usage: bench_safir_host [--events N]
 // [--reps R] [--json FILE]
 #include <omp.h>
@@ -26,6 +27,7 @@
 #include "bench/harness.hpp"
 #include "compute/core/fill_allocator.hpp"
 #include "compute/safir/simulator.hpp"
+#include "compute/safir/subsets.hpp"
 
 #if defined(TOMO_HAVE_CUDA)
 #include <cuda_runtime_api.h>
@@ -112,6 +114,23 @@ int main(int argc, char** argv) {
       const auto t0 = Clock::now();
       const auto t = tomo::safir::time_stamps(events, 1.0, 1);
       row("time_stamps() on all threads (its vector included)", ms_since(t0));
+    }
+    {
+      // A run's upload with 8 OSEM subsets: the list reordered into the subsets' windows, by
+      // the permutation's indices (as before) and as order_for_subsets writes it now.
+      std::vector<tomo::safir::Event> ev(n);
+      for (std::size_t i = 0; i < n; ++i) ev[i] = {std::uint32_t(i), std::uint32_t(i + 1)};
+      const std::vector<tomo::safir::Frame> frames{{0, n, 0.0, 1.0}};
+      auto t0 = Clock::now();
+      {
+        const std::vector<std::size_t> perm = tomo::safir::subset_permutation(n, frames, 8);
+        std::vector<tomo::safir::Event> out(n);
+        for (std::size_t p = 0; p < n; ++p) out[p] = ev[perm[p]];
+      }
+      row("8 subsets: reordered by the permutation, one thread", ms_since(t0));
+      t0 = Clock::now();
+      { const auto out = tomo::safir::order_for_subsets(ev, frames, 8); }
+      row("8 subsets: order_for_subsets on all threads", ms_since(t0));
     }
 #if defined(TOMO_HAVE_CUDA)
     if (tomo::cuda::cuda_availability().ok) {

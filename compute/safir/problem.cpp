@@ -200,7 +200,7 @@ void run(RunContext& ctx) {
     auto timer = ctx.report.time("upload");
     // One subset keeps the acquisition order: the list goes up as it is (no reordered copy, no
     // permutation: 13.9 M events are 111 MB of each, on one thread).
-    std::vector<Event> reordered;
+    FillVector<Event> reordered;
     if (recon.subsets > 1) reordered = order_for_subsets(lm.events, frames, recon.subsets);
     const std::span<const Event> ordered = recon.subsets > 1 ? std::span<const Event>(reordered)
                                                              : std::span<const Event>(lm.events);

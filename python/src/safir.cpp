@@ -246,7 +246,7 @@ class SafirProjector {
       if (c.fov_mask) zero_outside<double>(s_fov, outside_field_of_view(grid, safir::field_of_view(c_.scanner)));
       op_->set_sensitivity(s_fov);
       const std::vector<safir::Frame> frames{{.first = 0, .count = n}};
-      const std::vector<Event> ordered = safir::order_for_subsets(events_, frames, recon.subsets);
+      const auto ordered = safir::order_for_subsets(events_, frames, recon.subsets);
       const pet::ForwardTerms terms =
           corr.event_terms(ordered, safir::subset_permutation(n, frames, recon.subsets), frames, std::uint64_t(delayed));
       op_->set_events(ordered);
