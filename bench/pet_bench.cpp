@@ -136,7 +136,7 @@ nlohmann::json bench_safir(const Args& a, std::vector<Row>& rows) {
   }
   // Where an OSEM iteration's time goes, pass by pass: cuda's kernels, gl-compute's dispatches.
   auto has = [&](const char* b) { return std::find(a.backends.begin(), a.backends.end(), b) != a.backends.end(); };
-  const std::vector<safir::Event> ordered = safir::order_for_subsets(lm.events, frames, a.subsets);
+  const auto ordered = safir::order_for_subsets(lm.events, frames, a.subsets);
   nlohmann::json stages;
   if (has("cuda")) stages["cuda"] = bench::pet_safir::cuda_stages(c.scanner, c.box, ordered, a.subsets, a.repeats);
   if (has("cuda") && a.safir_projection_events > 0 && reg.available("cuda").ok) {

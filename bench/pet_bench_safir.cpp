@@ -214,7 +214,7 @@ std::vector<Variant> variants() {
 
 }  // namespace
 
-nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev, int subsets, int repeats) {
+nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, std::span<const Event> ev, int subsets, int repeats) {
   if (!cuda::have_device() || ev.empty()) return nullptr;
   repeats = std::max(3, repeats);
   const BoxParams<float> g = box.params<float>();
@@ -288,7 +288,7 @@ nlohmann::json cuda_stages(const Scanner& sc, const ImageBox& box, const std::ve
   return {{"variants", out}, {"flush_probe", flush}};
 }
 
-nlohmann::json cuda_projections(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev, int repeats) {
+nlohmann::json cuda_projections(const Scanner& sc, const ImageBox& box, std::span<const Event> ev, int repeats) {
   if (!cuda::have_device() || ev.empty()) return nullptr;
   auto op = BackendRegistry<ListModeOperator>::instance().create("cuda");
   op->configure(sc, box, {});
@@ -318,11 +318,11 @@ nlohmann::json cuda_projections(const Scanner& sc, const ImageBox& box, const st
 
 #else
 
-nlohmann::json cuda_projections(const safir::Scanner&, const safir::ImageBox&, const std::vector<safir::Event>&, int) {
+nlohmann::json cuda_projections(const safir::Scanner&, const safir::ImageBox&, std::span<const safir::Event>, int) {
   return nullptr;
 }
 
-nlohmann::json cuda_stages(const safir::Scanner&, const safir::ImageBox&, const std::vector<safir::Event>&, int, int) {
+nlohmann::json cuda_stages(const safir::Scanner&, const safir::ImageBox&, std::span<const safir::Event>, int, int) {
   return nullptr;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <vector>
 
 #include "compute/safir/scanner.hpp"
@@ -12,13 +13,13 @@
 namespace tomo::bench::pet_safir {
 
 // events: ordered for `subsets` interleaved subsets (safir::order_for_subsets). null without a device.
-nlohmann::json cuda_stages(const safir::Scanner& scanner, const safir::ImageBox& box, const std::vector<safir::Event>& events,
+nlohmann::json cuda_stages(const safir::Scanner& scanner, const safir::ImageBox& box, std::span<const safir::Event> events,
                            int subsets, int repeats);
 
 // The cuda backend's forward and back projection of all `events` on device memory (as Python's
 // safir.Projector.forward/back run them: DeviceOperator), medians of `repeats` after a warm-up.
 // null without a device.
 nlohmann::json cuda_projections(const safir::Scanner& scanner, const safir::ImageBox& box,
-                                const std::vector<safir::Event>& events, int repeats);
+                                std::span<const safir::Event> events, int repeats);
 
 }  // namespace tomo::bench::pet_safir

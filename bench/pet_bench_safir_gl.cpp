@@ -193,7 +193,7 @@ nlohmann::json row(const std::string& what, const Stages& st) {
 
 }  // namespace
 
-nlohmann::json gl_stages(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev, int subsets, int repeats) {
+nlohmann::json gl_stages(const Scanner& sc, const ImageBox& box, std::span<const Event> ev, int subsets, int repeats) {
   if (ev.empty() || !gl::availability({}).ok) return nullptr;
   gl::Context& ctx = gl::shared_context();
   ctx.make_current();

@@ -5,6 +5,7 @@
 // subset's group count; each group loads and flushes its tile once).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <span>
 #include <vector>
 
 #include "compute/safir/scanner.hpp"
@@ -12,7 +13,7 @@
 namespace tomo::bench::pet_safir {
 
 // events: ordered for `subsets` interleaved subsets (safir::order_for_subsets). null without GL.
-nlohmann::json gl_stages(const safir::Scanner& scanner, const safir::ImageBox& box, const std::vector<safir::Event>& events,
+nlohmann::json gl_stages(const safir::Scanner& scanner, const safir::ImageBox& box, std::span<const safir::Event> events,
                          int subsets, int repeats);
 
 }  // namespace tomo::bench::pet_safir

@@ -80,7 +80,7 @@ Args parse(int argc, char** argv) {
 }
 
 // Voxels each event's walk visits (gathers in the forward pass = atomics in the back one).
-double weights_per_event(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev) {
+double weights_per_event(const Scanner& sc, const ImageBox& box, std::span<const Event> ev) {
   const auto pos = sc.positions();
   const auto g = box.params<double>();
   const std::size_t n = std::min<std::size_t>(ev.size(), 100000);

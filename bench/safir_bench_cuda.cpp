@@ -54,7 +54,7 @@ struct Buffers {
   cuda::DeviceBuffer<float> values, f, acc, s, sink, scratch;  // probes and update write scratch: f stays 1
 };
 
-void upload_all(Buffers& b, const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev) {
+void upload_all(Buffers& b, const Scanner& sc, const ImageBox& box, std::span<const Event> ev) {
   b.crystals = crystal_buffer(sc);
   b.crystals_d = crystal_buffer_double(sc);
   const std::size_t n = ev.size();
@@ -165,7 +165,7 @@ nlohmann::json time_fused(Buffers& b, const Window& w) {
 
 }  // namespace
 
-nlohmann::json cuda_breakdown(const Scanner& sc, const ImageBox& box, const std::vector<Event>& ev, double voxels_per_event,
+nlohmann::json cuda_breakdown(const Scanner& sc, const ImageBox& box, std::span<const Event> ev, double voxels_per_event,
                               int reps) {
   if (!cuda::have_device() || ev.empty()) return nullptr;
   Buffers b;
@@ -182,7 +182,7 @@ nlohmann::json cuda_breakdown(const Scanner& sc, const ImageBox& box, const std:
 
 #else
 
-nlohmann::json cuda_breakdown(const Scanner&, const ImageBox&, const std::vector<Event>&, double, int) { return nullptr; }
+nlohmann::json cuda_breakdown(const Scanner&, const ImageBox&, std::span<const Event>, double, int) { return nullptr; }
 
 #endif
 

@@ -2,6 +2,7 @@
 // fused) and the work outside them timed on its own with CUDA events, beside the probes of the
 // ceilings they are bound by (global atomics and gathers, shared-memory atomics), in the same run.
 #pragma once
+#include <span>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,7 @@ namespace tomo::safir::bench {
 
 // Prints the breakdown table; null JSON without CUDA or a device. `voxels_per_event`: the
 // walked voxels per event (the probes do as many accesses); `reps`: timed launches per kernel.
-nlohmann::json cuda_breakdown(const Scanner& sc, const ImageBox& box, const std::vector<Event>& events,
+nlohmann::json cuda_breakdown(const Scanner& sc, const ImageBox& box, std::span<const Event> events,
                               double voxels_per_event, int reps);
 
 }  // namespace tomo::safir::bench

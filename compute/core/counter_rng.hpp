@@ -19,6 +19,11 @@ class CounterRng {
     key_ = {{std::uint32_t(seed), std::uint32_t(seed >> 32)}};
     ctr_ = {{std::uint32_t(stream), std::uint32_t(stream >> 32), 0u, 0u}};
   }
+  // The same stream from its Philox block `block` on (words 4·block …): a thread can start a
+  // stream's draws where another thread's sequential draws would be.
+  TOMO_HD CounterRng(std::uint64_t seed, std::uint64_t stream, std::uint32_t block) : CounterRng(seed, stream) {
+    ctr_[2] = block;
+  }
 
   // The next 32 random bits (four per Philox block).
   TOMO_HD std::uint32_t next32() {

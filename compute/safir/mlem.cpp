@@ -24,7 +24,7 @@ void run_mlem(ListModeOperator& op, std::size_t voxels, std::size_t first, std::
   }
 }
 
-std::vector<Frame> split_frames(const std::vector<double>& time_s, std::size_t events, double duration_s,
+std::vector<Frame> split_frames(std::span<const double> time_s, std::size_t events, double duration_s,
                                 double frame_s) {
   if (frame_s <= 0 || time_s.empty()) return {{0, events, 0.0, duration_s}};
   if (time_s.size() != events) throw Error("safir: time stamps and events differ in number");

@@ -3,6 +3,7 @@
 // sample 4 does (open point 4; default: all events every iteration).
 #pragma once
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "compute/safir/projector.hpp"
@@ -30,7 +31,7 @@ struct Frame {
   std::size_t first = 0, count = 0;
   double t0 = 0, t1 = 0;
 };
-std::vector<Frame> split_frames(const std::vector<double>& time_s, std::size_t events, double duration_s,
+std::vector<Frame> split_frames(std::span<const double> time_s, std::size_t events, double duration_s,
                                 double frame_s);
 
 }  // namespace tomo::safir

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -197,8 +198,14 @@ void run(RunContext& ctx) {
   pet::ForwardTerms terms;
   if (!ranks.team) {
     auto timer = ctx.report.time("upload");
-    const std::vector<Event> ordered = order_for_subsets(lm.events, frames, recon.subsets);
-    terms = corr.event_terms(ordered, subset_permutation(lm.events.size(), frames, recon.subsets), frames, lm.delayed);
+    // One subset keeps the acquisition order: the list goes up as it is (no reordered copy, no
+    // permutation: 13.9 M events are 111 MB of each, on one thread).
+    FillVector<Event> reordered;
+    if (recon.subsets > 1) reordered = order_for_subsets(lm.events, frames, recon.subsets);
+    const std::span<const Event> ordered = recon.subsets > 1 ? std::span<const Event>(reordered)
+                                                             : std::span<const Event>(lm.events);
+    if (corr.any())
+      terms = corr.event_terms(ordered, subset_permutation(lm.events.size(), frames, recon.subsets), frames, lm.delayed);
     op->set_events(ordered);
   }
   std::unique_ptr<pet::PriorOperator> prior;

@@ -23,10 +23,8 @@ namespace {
 // after kMaxTries attempts, and the run then stops: a source the rings see with probability
 // 1e-4 per pair finds one in kMaxTries attempts but with probability e^−13.
 constexpr std::uint32_t kMaxTries = 1u << 17;
-// Time-stamp gaps draw from streams of their own (one per block of kGapBlock gaps), beside the
-// events' streams e < 2^62.
-constexpr std::uint64_t kGapStreams = std::uint64_t(1) << 62;
-constexpr std::uint64_t kGapBlock = std::uint64_t(1) << 14;
+using mc::kGapBlock;
+using mc::kGapStreams;
 
 }  // namespace
 
@@ -68,12 +66,12 @@ void throw_unseen() {
                            "(check the spheres and the cylinder against the rings' axial extent)"));
 }
 
-std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed) {
+FillVector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed) {
   // Gaps 0..events (the last closes the process). Block b of kGapBlock gaps draws from stream
   // kGapStreams + b and is summed on one thread, then the blocks' totals are added in order: the
   // same sums on any thread count, and the serial pass is over the blocks only.
   const std::uint64_t gaps = events + 1, blocks = (gaps + kGapBlock - 1) / kGapBlock;
-  std::vector<double> t(events);
+  FillVector<double> t(events);  // every stamp written below
   std::vector<double> offset(blocks + 1, 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int64_t b = 0; b < static_cast<std::int64_t>(blocks); ++b) {
@@ -81,7 +79,7 @@ std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::ui
     const std::uint64_t end = std::min(gaps, (std::uint64_t(b) + 1) * kGapBlock);
     double sum = 0;
     for (std::uint64_t i = std::uint64_t(b) * kGapBlock; i < end; ++i) {
-      sum += -std::log(1.0 - rng.uniform());  // 1 − u ∈ (0, 1]: the log is finite
+      sum += mc::exponential_gap(rng.uniform());
       if (i < events) t[i] = sum;
     }
     offset[std::size_t(b) + 1] = sum;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/core/fill_allocator.hpp"
 #include "compute/safir/phantom.hpp"
 #include "compute/safir/scanner.hpp"
 #include "compute/safir/simulator_math.hpp"
@@ -14,10 +15,11 @@
 namespace tomo::safir {
 
 // Events in acquisition order with their time stamps; `delayed` counts delayed-window
-// coincidences (randoms estimate), which are not among `events`.
+// coincidences (randoms estimate), which are not among `events`. Both arrays are FillVectors
+// (13.9 M events are 111 MB each): resize(n) leaves them for their maker to fill.
 struct ListMode {
-  std::vector<Event> events;
-  std::vector<double> time_s;  // one per event, non-decreasing (empty: no time marks)
+  FillVector<Event> events;
+  FillVector<double> time_s;  // one per event, non-decreasing (empty: no time marks)
   std::uint64_t delayed = 0;
   double duration_s = 0.0;
 };
@@ -66,9 +68,9 @@ EventSetup event_setup(const Scanner& scanner, const Phantom& phantom, const Sim
 
 // The time stamps of `events` prompts over [0, duration): the order statistics of a Poisson
 // process, T·S_i / S_{N+1} of exponential sums, the gaps drawn from counter-based streams of their
-// own and summed in fixed blocks, so every generator and thread count gets the same stamps (made on
-// the host's threads).
-std::vector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed);
+// own (mc::exponential_gap, no libm) and summed in fixed blocks, so every generator and thread count
+// gets the same stamps: the cuda generator makes them on the device, bit for bit these.
+FillVector<double> time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed);
 
 // A generator of simulate()'s list mode on a backend: "cpu" (simulate itself, the reference;
 // compute/safir/cpu_simulator.cpp) and "cuda" (cuda/safir/cuda_simulator.cpp): for the same seed

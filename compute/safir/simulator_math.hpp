@@ -10,6 +10,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "compute/core/counter_rng.hpp"
 #include "compute/core/host_device.hpp"
@@ -124,6 +125,49 @@ TOMO_HD double survival(const Params& p, const P3& q, const P3& u) {
   }
   return t1 > t0 ? exp(-p.mu * (t1 - t0)) : 1.0;
 }
+
+// −log(1 − u) for a uniform u ∈ [0, 1): a unit exponential (a time stamp's gap). One formula of
+// IEEE double additions, products and one division, which host and device round alike (the
+// CUDA form has no FMA contraction), instead of libm's log, whose last bit differs between them:
+// so the gaps, and the stamps summed from them, are the same bits on every generator.
+// 1 − u = m·2^e with m ∈ [√½, √2) (1 − u ≥ 2^−53: a normal number); log m = 2·atanh(s) with
+// s = (m − 1)/(m + 1), |s| ≤ 0.172, by its series to s^21 (the next term is < 1e-18 of the sum);
+// within 2 ulp of the exact value (tests/safir/simulator_test.cpp holds it to libm's).
+TOMO_HD double exponential_gap(double u) {
+  const double x = 1.0 - u;  // exact: u is a multiple of 2^−53 below 1
+  std::uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  int e = int((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;  // m ∈ [1, 2)
+  double m;
+  memcpy(&m, &bits, sizeof m);
+  if (m > 1.4142135623730951) {  // to [√½, √2): halving is exact
+    m *= 0.5;
+    ++e;
+  }
+  const double f = m - 1.0;  // exact (Sterbenz)
+  const double s = f / (2.0 + f), z = s * s;
+  // 2·atanh(s) = 2s + s·z·(2/3 + z·(2/5 + … + z·2/21)), the coefficients 2/(2k + 1) to the last bit.
+  double p = 0x1.8618618618618p-4;  // 2/21
+  p = 0x1.af286bca1af28p-4 + z * p;  // 2/19
+  p = 0x1.e1e1e1e1e1e1ep-4 + z * p;  // 2/17
+  p = 0x1.1111111111111p-3 + z * p;  // 2/15
+  p = 0x1.3b13b13b13b14p-3 + z * p;  // 2/13
+  p = 0x1.745d1745d1746p-3 + z * p;  // 2/11
+  p = 0x1.c71c71c71c71cp-3 + z * p;  // 2/9
+  p = 0x1.2492492492492p-2 + z * p;  // 2/7
+  p = 0x1.999999999999ap-2 + z * p;  // 2/5
+  p = 0x1.5555555555555p-1 + z * p;  // 2/3
+  const double log_m = 2.0 * s + s * (z * p);
+  // log 2 split: its high part has 33 significant bits, so e·ln2_hi is exact for |e| ≤ 2^20.
+  constexpr double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+  return -(double(e) * ln2_hi + (double(e) * ln2_lo + log_m));
+}
+
+// The time stamps' gaps (simulator.hpp time_stamps): block b of kGapBlock consecutive gaps draws
+// from stream kGapStreams + b (beside the events' streams e < 2^62), two gaps per Philox block.
+constexpr std::uint64_t kGapStreams = std::uint64_t(1) << 62;
+constexpr std::uint64_t kGapBlock = std::uint64_t(1) << 14;
 
 enum Kind : std::uint32_t { kTrue = 0, kRandom = 1, kScattered = 2 };
 

@@ -1,6 +1,9 @@
 // safir's list-mode subsets for the reconstruction layer.
 #include "compute/safir/subsets.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/pet/subsets.hpp"
@@ -18,10 +21,36 @@ std::vector<std::size_t> subset_permutation(std::size_t events, const std::vecto
   return out;
 }
 
-std::vector<Event> order_for_subsets(std::span<const Event> events, const std::vector<Frame>& frames, int subsets) {
-  const std::vector<std::size_t> perm = subset_permutation(events.size(), frames, subsets);
-  std::vector<Event> out(events.size());
-  for (std::size_t p = 0; p < out.size(); ++p) out[p] = events[perm[p]];
+FillVector<Event> order_for_subsets(std::span<const Event> events, const std::vector<Frame>& frames, int subsets) {
+  // subset_permutation's order written straight out on all threads (13.9 M events: no 111 MB
+  // index arrays, no zero-fill on one thread): subset k of a frame holds its events k, k + S,
+  // k + 2S, … (pet::interleave_events), after the subsets before it.
+  const std::size_t total = events.size();
+  FillVector<Event> out(total);
+  std::size_t covered = 0;
+  bool contiguous = true;
+  for (const Frame& f : frames) {
+    if (f.first != covered || f.first + f.count > total) contiguous = false;
+    covered = f.first + f.count;
+  }
+  if (subsets <= 1 || !contiguous || covered != total) {  // events outside the frames keep their place
+#pragma omp parallel for schedule(static)
+    for (std::int64_t p = 0; p < std::int64_t(total); ++p) out[std::size_t(p)] = events[std::size_t(p)];
+    if (subsets <= 1) return out;
+  }
+  const std::size_t S = static_cast<std::size_t>(subsets);
+  for (const Frame& f : frames) {
+    if (f.first >= total) continue;
+    const std::size_t count = std::min(f.count, total - f.first);
+    std::size_t at = f.first;
+    for (std::size_t k = 0; k < S && k < count; ++k) {
+      const std::size_t n = (count - k + S - 1) / S;
+      const Event* from = events.data() + f.first + k;
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < std::int64_t(n); ++i) out[at + std::size_t(i)] = from[std::size_t(i) * S];
+      at += n;
+    }
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "compute/core/fill_allocator.hpp"
 #include "compute/pet/corrections.hpp"
 #include "compute/pet/reconstruct.hpp"
 #include "compute/safir/mlem.hpp"
@@ -14,8 +15,8 @@
 namespace tomo::safir {
 
 // The events with every frame's events interleaved into `subsets` contiguous subsets (frames
-// keep their index ranges); subsets = 1 leaves them as they are.
-std::vector<Event> order_for_subsets(std::span<const Event> events, const std::vector<Frame>& frames, int subsets);
+// keep their index ranges); subsets = 1 leaves them as they are. Made on all threads.
+FillVector<Event> order_for_subsets(std::span<const Event> events, const std::vector<Frame>& frames, int subsets);
 // The same order as indices: position p of the reordered events holds event permutation[p].
 std::vector<std::size_t> subset_permutation(std::size_t events, const std::vector<Frame>& frames, int subsets);
 

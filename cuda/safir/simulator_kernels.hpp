@@ -26,4 +26,12 @@ struct EventLaunch {
 
 void launch_events(const EventLaunch& a, cudaStream_t stream);
 
+// The time stamps of `events` prompts over [0, duration_s) into t (device, `events` values), the
+// host's time_stamps() bit for bit: each block of mc::kGapBlock gaps drawn in parallel and summed
+// in order by one thread, the blocks' totals added in order, then offset and scaled. `sums` is
+// device scratch of stamp_sums_size(events) doubles.
+std::uint64_t stamp_sums_size(std::uint64_t events);
+void launch_time_stamps(std::uint64_t events, double duration_s, std::uint64_t seed, double* t, double* sums,
+                        cudaStream_t stream);
+
 }  // namespace tomo::safir::cuda_impl

@@ -246,7 +246,7 @@ class SafirProjector {
       if (c.fov_mask) zero_outside<double>(s_fov, outside_field_of_view(grid, safir::field_of_view(c_.scanner)));
       op_->set_sensitivity(s_fov);
       const std::vector<safir::Frame> frames{{.first = 0, .count = n}};
-      const std::vector<Event> ordered = safir::order_for_subsets(events_, frames, recon.subsets);
+      const auto ordered = safir::order_for_subsets(events_, frames, recon.subsets);
       const pet::ForwardTerms terms =
           corr.event_terms(ordered, safir::subset_permutation(n, frames, recon.subsets), frames, std::uint64_t(delayed));
       op_->set_events(ordered);
@@ -400,8 +400,9 @@ nb::tuple events_py(const std::string& scene, bool is_text, const std::vector<st
     flat[2 * i] = lm.events[i].a;
     flat[2 * i + 1] = lm.events[i].b;
   }
-  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(lm.time_s), {lm.time_s.size()}),
-                        lm.delayed);
+  std::vector<double> time_s(lm.time_s.begin(), lm.time_s.end());
+  const std::size_t marks = time_s.size();  // 0: a file without time marks
+  return nb::make_tuple(to_numpy(std::move(flat), {n, 2}), to_numpy(std::move(time_s), {marks}), lm.delayed);
 }
 
 }  // namespace

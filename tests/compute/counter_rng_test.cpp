@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "compute/core/counter_rng.hpp"
 
@@ -58,6 +59,20 @@ TEST(CounterRng, UniformDrawsFillTheUnitInterval) {
   float f = tomo::CounterRng(1, 1).uniformf();
   EXPECT_GE(f, 0.0f);
   EXPECT_LT(f, 1.0f);
+}
+
+// A stream started at Philox block j gives the draws that sequential draws reach after 4·j words
+// (two uniforms a block), so threads can split one stream's draws between them.
+TEST(CounterRng, StartingAtABlockContinuesTheSequentialDraws) {
+  tomo::CounterRng all(77, 5);
+  std::vector<double> seq;
+  for (int i = 0; i < 40; ++i) seq.push_back(all.uniform());
+  for (std::uint32_t j = 0; j < 20; ++j) {
+    tomo::CounterRng from(77, 5, j);
+    EXPECT_EQ(from.uniform(), seq[2 * j]) << "block " << j;
+    EXPECT_EQ(from.uniform(), seq[2 * j + 1]) << "block " << j;
+  }
+  EXPECT_NE(tomo::CounterRng(77, 6, 3).uniform(), seq[6]);  // another stream
 }
 
 }  // namespace

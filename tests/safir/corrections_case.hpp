@@ -86,7 +86,7 @@ std::vector<double> reconstruct_with(const CorrectionCase& c, const std::string&
                                          : compute_sensitivity(*op, c.scanner, c.box);
   zero_outside<double>(s, outside_field_of_view(c.box.grid(), field_of_view(c.scanner)));
   const std::vector<Frame> frames{{0, c.lm.events.size(), 0, 1}};
-  const std::vector<Event> ordered = order_for_subsets(c.lm.events, frames, subsets);
+  const auto ordered = order_for_subsets(c.lm.events, frames, subsets);
   pet::ForwardTerms terms;
   const double n = c.scanner.crystal_count(), lors = 0.5 * n * (n - 1);
   const double add = (additive_fraction * double(c.lm.events.size()) + (randoms ? double(c.lm.delayed) : 0.0)) / lors;

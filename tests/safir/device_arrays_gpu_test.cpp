@@ -170,7 +170,7 @@ TEST(SafirDeviceArrays, DeviceEventsAreCheckedAndProjectAsHostOnes) {
   from_host.forward(x.data(), y1.data());
   from_device.forward(x.data(), y2.data());
   EXPECT_EQ(y1.to_host(), y2.to_host());  // same sort, same kernels
-  std::vector<Event> bad = s.lm.events;
+  std::vector<Event> bad(s.lm.events.begin(), s.lm.events.end());
   bad[5].b = s.sc.crystal_count();
   cuda::DeviceBuffer<Event> bad_d{std::span<const Event>(bad)};
   try {

@@ -27,7 +27,7 @@ TEST(SafirFrames, SplitByTime) {
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].count, t.size());
   // A frame with no events is kept (its image is the ML-EM start, a gap in the series).
-  const auto gap = split_frames({0.5, 11.0}, 2, 15.0, 5.0);
+  const auto gap = split_frames(std::vector<double>{0.5, 11.0}, 2, 15.0, 5.0);
   ASSERT_EQ(gap.size(), 3u);
   EXPECT_EQ(gap[1].count, 0u);
 }

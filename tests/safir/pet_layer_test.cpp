@@ -138,5 +138,24 @@ TEST(SafirSubsets, EachFrameIsInterleavedOnItsOwn) {
   EXPECT_EQ(a, (std::vector<std::uint32_t>{0, 2, 1, 3, 4, 6, 5}));
 }
 
+// The order made on all threads is subset_permutation's: frames whose counts are not multiples
+// of the subsets, a frame shorter than the subset count, and events outside every frame.
+TEST(SafirSubsets, OrderIsThePermutationsOnAnyFrames) {
+  std::vector<Event> ev;
+  for (std::uint32_t i = 0; i < 100003; ++i) ev.push_back({i, 3 * i + 1});
+  const auto check = [&](const std::vector<Frame>& frames, int subsets) {
+    const auto out = order_for_subsets(ev, frames, subsets);
+    const std::vector<std::size_t> perm = subset_permutation(ev.size(), frames, subsets);
+    ASSERT_EQ(out.size(), ev.size());
+    std::size_t wrong = 0;
+    for (std::size_t p = 0; p < ev.size(); ++p) wrong += out[p].a != ev[perm[p]].a || out[p].b != ev[perm[p]].b;
+    EXPECT_EQ(wrong, 0u) << subsets << " subsets, " << frames.size() << " frames";
+  };
+  check({{0, 100003, 0, 1}}, 8);
+  check({{0, 100003, 0, 1}}, 1);
+  check({{0, 50001, 0, 1}, {50001, 5, 1, 2}, {50006, 49997, 2, 3}}, 7);
+  check({{0, 60000, 0, 1}}, 8);  // the rest outside every frame keeps its place
+}
+
 }  // namespace
 }  // namespace tomo::safir

@@ -4,8 +4,9 @@
 // counts. Crystal ids are whole numbers and the physics is IEEE double without FMA on both sides
 // (simulator_math.hpp): only the device's libm may differ from the host's in the last bit of a cos,
 // atan2 or exp, which moves a hit by ~1e-13 mm and changes an id only for a hit that close to a
-// crystal edge (~1e-13 per photon: none expected in these runs). The time stamps are made by the
-// same host code for every generator. Bad input is refused as the cpu refuses it.
+// crystal edge (~1e-13 per photon: none expected in these runs). The time stamps' gaps use no
+// libm (simulator_math.hpp exponential_gap) and are summed in the host's order: the same bits on
+// every generator, also where the blocks of gaps end. Bad input is refused as the cpu refuses it.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -74,6 +75,21 @@ TEST_P(SafirSimulatorContract, RandomsScatterAndDepthOfInteractionEqualTheHosts)
   o.scatter_fraction = 0.15;
   o.depth_of_interaction = true;
   expect_same(sc, ph, o);
+}
+
+TEST_P(SafirSimulatorContract, TimeStampsEqualTheHostsWhereTheBlocksOfGapsEnd) {
+  // events + 1 gaps in blocks of mc::kGapBlock: the closing gap last in a full block, alone in a
+  // block of its own, and several blocks with a partial last one.
+  Phantom ph;
+  ph.spheres = Phantom::derenzo();
+  for (const std::uint64_t n : {mc::kGapBlock - 1, mc::kGapBlock, 3 * mc::kGapBlock + 123}) {
+    SimulationOptions o;
+    o.events = n;
+    o.seed = 21;
+    o.duration_s = 0.75;
+    SCOPED_TRACE(n);
+    expect_same(Scanner{}, ph, o);
+  }
 }
 
 TEST_P(SafirSimulatorContract, APhantomTheScannerCannotSeeIsRefused) {

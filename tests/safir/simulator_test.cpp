@@ -4,6 +4,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "compute/safir/simulator.hpp"
 
@@ -38,6 +40,58 @@ TEST(SafirSimulator, SameEventsOnAnyThreadCountAndValidIds) {
   EXPECT_GE(one.time_s.front(), 0.0);
   EXPECT_LT(one.time_s.back(), 5.0);
   EXPECT_GT(one.time_s.back(), 4.9);  // 70 000 events of a Poisson process fill the duration
+}
+
+// The time stamps' gaps are one formula of IEEE operations (the same bits on the device): against
+// libm's −log1p(−u) they stay within 2 ulp, on draws of a stream and at the ends of [0, 1).
+TEST(SafirSimulator, ExponentialGapIsLibmsWithinTwoUlp) {
+  const auto ulps = [](double u) {
+    const double want = -std::log1p(-u), got = mc::exponential_gap(u);
+    if (want == 0) return got == 0 ? 0.0 : 1e300;
+    return std::fabs(got - want) / (std::nextafter(want, 1e300) - want);
+  };
+  double worst = 0, mean = 0;
+  CounterRng rng(11, 5);
+  constexpr int kDraws = 1 << 20;
+  for (int i = 0; i < kDraws; ++i) {
+    const double e = ulps(rng.uniform());
+    worst = std::max(worst, e);
+    mean += e / kDraws;
+  }
+  EXPECT_LE(worst, 2.0);
+  EXPECT_LT(mean, 0.5);
+  // u = 0 (1 − u = 1), the largest u (1 − u = 2^−53), both sides of √½ and √2 in 1 − u, tiny u.
+  for (const double u : {0.0, 1.0 - 0x1.0p-53, 1.0 - 0.70710678118654746, 1.0 - 0.70710678118654757, 0x1.0p-53,
+                         0x1.0p-30, 0.5, 0.25, 0.75})
+    EXPECT_LE(ulps(u), 2.0) << "u = " << u;
+  EXPECT_EQ(mc::exponential_gap(0.0), 0.0);
+  EXPECT_NEAR(mc::exponential_gap(1.0 - 0x1.0p-53), 53 * std::log(2.0), 1e-13);
+}
+
+TEST(SafirSimulator, TimeStampsAreOrderStatisticsOfAPoissonProcess) {
+  // T·S_i / S_{N+1}: sorted, in [0, T); spread as N sorted uniforms (each stamp's mean T·i/(N+1),
+  // the gaps' mean T/(N+1) and the gap between the stamps' quarter points T/4 ± a few σ).
+  constexpr std::uint64_t kN = 100000;  // 7 blocks of gaps, the last one partial
+  const auto t = time_stamps(kN, 2.0, 9);
+  ASSERT_EQ(t.size(), kN);
+  EXPECT_TRUE(std::is_sorted(t.begin(), t.end()));
+  EXPECT_GE(t.front(), 0.0);
+  EXPECT_LT(t.back(), 2.0);
+  // The i-th of N sorted uniforms has σ ≤ T/(2√N): the quartiles sit within 5σ of T/4, T/2, 3T/4.
+  const double sigma = 2.0 / (2.0 * std::sqrt(double(kN)));
+  for (const int q : {1, 2, 3}) EXPECT_NEAR(t[kN * q / 4], 0.5 * q, 5 * sigma) << "quartile " << q;
+  // Gaps of a Poisson process: exponential, so their variance equals their mean squared.
+  double m1 = 0, m2 = 0;
+  for (std::size_t i = 1; i < kN; ++i) {
+    const double g = t[i] - t[i - 1];
+    m1 += g / (kN - 1);
+    m2 += g * g / (kN - 1);
+  }
+  EXPECT_NEAR(m1, 2.0 / kN, 0.02 * 2.0 / kN);
+  EXPECT_NEAR((m2 - m1 * m1) / (m1 * m1), 1.0, 0.05);
+  // Same seed, same stamps; another seed, others.
+  EXPECT_TRUE(time_stamps(kN, 2.0, 9) == t);
+  EXPECT_FALSE(time_stamps(kN, 2.0, 10) == t);
 }
 
 TEST(SafirSimulator, BackToBackPairsPassNearTheSource) {
