@@ -17,6 +17,7 @@
 #include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/iterative.hpp"
+#include "compute/fdk/metrics.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/ray_model.hpp"
 #include "compute/fdk/simulate.hpp"
@@ -140,6 +141,61 @@ void sweep_blocks(const Problem& p, nlohmann::json& out) {
   out["block_sweep_step_half_voxel"] = rows;
 }
 
+// The exact transpose Aᵀ two ways on the same stacks: the global-atomic scatter and the tiled
+// form (shared-memory boxes) over its box shapes and views per pass, with the image difference.
+// Two stacks: the line integrals (zero outside the head's shadow, which both skip) and the same
+// plus 0.01 everywhere (as CGLS's residual: no zeros).
+void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
+  const ConeGeometry& g = p.g;
+  std::vector<ViewRays> rays(g.views());
+  std::vector<int> all(g.views());
+  for (int n = 0; n < g.views(); ++n) {
+    rays[n] = view_rays(g.grid, g.matrices[n], n);
+    all[n] = n;
+  }
+  DeviceBuffer<ViewRays> rd{std::span<const ViewRays>(rays)};
+  DeviceBuffer<int> vd{std::span<const int>(all)};
+  DeviceBuffer<float> x(g.grid.count());
+  const cuda_detail::RayLaunch l{rd.data(), vd.data(), g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0]};
+  auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
+  auto zero = [&] { TOMO_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size() * sizeof(float), nullptr)); };
+  std::vector<float> dense(p.b);
+  for (float& e : dense) e += 0.01f;
+  struct Shape {
+    cuda_detail::TileShape s;
+    const char* name;
+  };
+  const Shape shapes[] = {{cuda_detail::TileShape::x16y16z16, "16x16x16"},
+                          {cuda_detail::TileShape::x32y32z8, "32x32x8"},
+                          {cuda_detail::TileShape::x16y16z8, "16x16x8"}};
+  const int passes[] = {16, 32, 64};
+  DeviceBuffer<float> scratch(cuda_detail::tiled_scratch_floats(g.grid.dims, g.sx, g.sy, 64));
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("exact transpose, step 1/2 voxel (ms, median of %d):  stack  kernel  views/pass  ms  rel L2 vs scatter\n",
+              std::max(1, std::min(o.reps, 3)));
+  for (int d = 0; d < 2; ++d) {
+    DeviceBuffer<float> y{std::span<const float>(d == 0 ? p.b : dense)};
+    const char* stack = d == 0 ? "line integrals" : "dense (+0.01)";
+    const int reps = std::max(1, std::min(o.reps, 3));
+    const double ts = median_ms(reps, [&] { zero(); cuda_detail::launch_back(l, y.data(), x.data(), nullptr); }, sync);
+    const std::vector<float> ref = x.to_host();
+    std::printf("  %-15s scatter                 %9.2f\n", stack, ts);
+    rows.push_back({{"stack", stack}, {"kernel", "scatter"}, {"ms", ts}});
+    for (const Shape& sh : shapes)
+      for (int per : passes) {
+        const double tt = median_ms(reps, [&] {
+          zero();
+          cuda_detail::launch_back_tiled(l, y.data(), x.data(), scratch.data(), per, sh.s, nullptr);
+        }, sync);
+        const double diff = relative_l2(x.to_host(), ref);
+        std::printf("  %-15s tiled %-9s %3d      %9.2f  %.2e\n", stack, sh.name, per, tt, diff);
+        rows.push_back({{"stack", stack}, {"kernel", std::string("tiled ") + sh.name}, {"views_per_pass", per},
+                        {"ms", tt}, {"rel_l2_vs_scatter", diff}});
+      }
+  }
+  out["exact_transpose_step_half_voxel"] = rows;
+}
+
 void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
   const ConeGeometry& g = p.g;
   DeviceBuffer<float> xd{std::span<const float>(p.x.data)}, bd{std::span<const float>(p.b)};
@@ -161,14 +217,20 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
       dump(o, "ours_bp_voxel_" + tag, vd.to_host(), {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
       // The exact transpose scatters with atomics: timed twice, CGLS (which needs it) on two of the
       // four settings.
+      // Aᵀ tiled (the product's) and by the global-atomic scatter it replaced.
       const double b = o.exact_transpose
                            ? median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync)
                            : 0.0;
+      A.set_transpose(cuda_impl::CudaProjector::Transpose::scatter);
+      const double bs = o.exact_transpose
+                            ? median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync)
+                            : 0.0;
+      A.set_transpose(cuda_impl::CudaProjector::Transpose::tiled);
       const bool with_cgls = o.exact_transpose && (m == Interpolation::exact) == (step == 0.5);
-      std::printf("                                            %-8s %4.1f  %8.2f  %10.2f  %10.2f\n",
-                  to_string(m).c_str(), step, f, b, bv);
+      std::printf("                                            %-8s %4.1f  %8.2f  %10.2f  %10.2f  (scatter Aᵀ %.2f)\n",
+                  to_string(m).c_str(), step, f, b, bv, bs);
       nlohmann::json row = {{"interpolation", to_string(m)}, {"step_voxels", step}, {"forward_ms", f},
-                            {"back_exact_ms", b}, {"back_voxel_ms", bv}};
+                            {"back_exact_ms", b}, {"back_exact_scatter_ms", bs}, {"back_voxel_ms", bv}};
       for (Algorithm a : {Algorithm::sirt, Algorithm::cgls}) {
         if (a == Algorithm::cgls && !with_cgls) continue;
         std::vector<float> v;
@@ -176,6 +238,17 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
         row[to_string(a) + "_iteration_ms"] = ms;
         std::printf("                                            %s one iteration: %.2f ms\n", to_string(a).c_str(), ms);
         dump(o, "ours_" + to_string(a) + "_" + tag, v, {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
+        if (a == Algorithm::cgls) {  // the same iterations with the scatter Aᵀ
+          std::vector<float> vs;
+          A.set_transpose(cuda_impl::CudaProjector::Transpose::scatter);
+          const double mss = iteration_ms(A, p, {.algorithm = a}, o.reps, &vs);
+          A.set_transpose(cuda_impl::CudaProjector::Transpose::tiled);
+          const double diff = relative_l2(v, vs);
+          row["cgls_scatter_iteration_ms"] = mss;
+          row["cgls_tiled_vs_scatter_rel_l2"] = diff;
+          std::printf("                                            cgls with the scatter Aᵀ: %.2f ms (volumes after %d: rel L2 %.2e)\n",
+                      mss, o.reps + 1, diff);
+        }
       }
       {  // CGLS with B, as ASTRA's CGLS3D_CUDA: every setting (a gather, as cheap as SIRT's step)
         std::vector<float> v;
@@ -222,6 +295,7 @@ int run(const Options& o, nlohmann::json& out) {
   if (o.cpu_views > 0 && !o.sweep_only) cpu_rows(o, p, out);
 #ifdef TOMO_HAVE_CUDA
   if (BackendRegistry<ConeBeamProjector>::instance().available("cuda").ok) {
+    if (!o.sweep_only && o.exact_transpose) transpose_rows(o, p, out);
     if (!o.sweep_only) cuda_rows(o, p, out);
     if (o.sweep || o.sweep_only) sweep_blocks(p, out);
   } else {

@@ -132,6 +132,274 @@ __global__ void back_kernel(const RayLaunch l, const float* y, float* x) {
   if (open) flush_cell(x, nx, ny, nz, cx, cy, cz, acc);
 }
 
+// ---- Aᵀ tiled (launch_back_tiled) ----
+
+// One pass's rays, kRayTableFloats floats each: start[3], step[3] of FloatRay (the same floats as
+// ray_of's), c = y·weight and the sample count (0: nothing to add).
+__global__ void ray_table_kernel(const RayLaunch l, const float* y, int k_begin, int views, float4* table) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int kk = blockIdx.z;
+  if (i >= l.sx || j >= l.sy || kk >= views) return;
+  const int k = k_begin + kk;
+  const std::size_t at = (static_cast<std::size_t>(kk) * l.sy + j) * l.sx + i;
+  const float val = y[(static_cast<std::size_t>(k) * l.sy + j) * l.sx + i];
+  float4 a = make_float4(0.0f, 0.0f, 0.0f, 0.0f), b = make_float4(0.0f, 0.0f, 0.0f, __int_as_float(0));
+  if (val != 0.0f) {
+    const FloatRay r = ray_of(l, i, j, k);
+    a = make_float4(r.start[0], r.start[1], r.start[2], r.step[0]);
+    b = make_float4(r.step[1], r.step[2], val * r.weight, __int_as_float(r.count));
+  }
+  table[2 * at] = a;
+  table[2 * at + 1] = b;
+}
+
+// Margin (index units) around a block's box in which its rays are sought: above the float
+// rounding of a sample's position (half an ulp of |p| < 8192 is 4.9e-4), so that no sample whose
+// float position lies in the box is missed; samples found in the margin are dropped exactly.
+constexpr float kBoxMargin = 0.01f;
+constexpr int kTiledThreads = 256;
+
+// The detector pixels whose rays can reach the index-space box [lo, hi] in view `r`: the box's
+// corners projected through the inverse of the rays' direction matrix (double). The whole detector
+// when a corner is not in front of the source.
+__device__ void pixel_box(const ViewRays& r, const double* lo, const double* hi, int sx, int sy, int* out) {
+  double m[3][3], inv[3][3];
+  for (int a = 0; a < 3; ++a) {
+    m[a][0] = r.du[a];
+    m[a][1] = r.dv[a];
+    m[a][2] = r.d1[a];
+  }
+  for (int p = 0; p < 3; ++p)
+    for (int q = 0; q < 3; ++q) {
+      const int p1 = (p + 1) % 3, p2 = (p + 2) % 3, q1 = (q + 1) % 3, q2 = (q + 2) % 3;
+      inv[q][p] = m[p1][q1] * m[p2][q2] - m[p1][q2] * m[p2][q1];
+    }
+  const double det = m[0][0] * inv[0][0] + m[0][1] * inv[1][0] + m[0][2] * inv[2][0];
+  double umin = 1e30, umax = -1e30, vmin = 1e30, vmax = -1e30;
+  bool behind = !(det != 0.0);
+  for (int c = 0; c < 8 && !behind; ++c) {
+    const double p[3] = {((c & 1) ? hi[0] : lo[0]) - r.base[0], ((c & 2) ? hi[1] : lo[1]) - r.base[1],
+                         ((c & 4) ? hi[2] : lo[2]) - r.base[2]};
+    double q[3];
+    for (int a = 0; a < 3; ++a) q[a] = (inv[a][0] * p[0] + inv[a][1] * p[1] + inv[a][2] * p[2]) / det;
+    if (!(q[2] > 0.0)) {
+      behind = true;
+      break;
+    }
+    const double u = q[0] / q[2], v = q[1] / q[2];
+    umin = fmin(umin, u);
+    umax = fmax(umax, u);
+    vmin = fmin(vmin, v);
+    vmax = fmax(vmax, v);
+  }
+  if (behind) {
+    umin = vmin = 0.0;
+    umax = sx - 1;
+    vmax = sy - 1;
+  }
+  // 1e-3 pixel covers the double rounding of the projection.
+  const int i0 = static_cast<int>(ceil(fmax(umin - 1e-3, 0.0))), j0 = static_cast<int>(ceil(fmax(vmin - 1e-3, 0.0)));
+  const int i1 = static_cast<int>(floor(fmin(umax + 1e-3, sx - 1.0))),
+            j1 = static_cast<int>(floor(fmin(vmax + 1e-3, sy - 1.0)));
+  out[0] = i0;
+  out[1] = j0;
+  out[2] = i1 >= i0 && j1 >= j0 ? i1 - i0 + 1 : 0;
+  out[3] = i1 >= i0 && j1 >= j0 ? j1 - j0 + 1 : 0;
+}
+
+// The pixel boxes of every (view of the pass, box of the volume): boxes[kk·tiles + tile] =
+// (i0, j0, width, height).
+template <int TX, int TY, int TZ>
+__global__ void pixel_box_kernel(const RayLaunch l, int k_begin, int views, int tiles, int4* boxes) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x, kk = blockIdx.y;
+  if (b >= tiles || kk >= views) return;
+  const int nx = l.dims[0], ny = l.dims[1], nz = l.dims[2];
+  const int ntx = (nx + TX - 1) / TX, nty = (ny + TY - 1) / TY;
+  const int lo[3] = {(b % ntx) * TX, ((b / ntx) % nty) * TY, (b / (ntx * nty)) * TZ};
+  const int ext[3] = {min(TX, nx - lo[0]), min(TY, ny - lo[1]), min(TZ, nz - lo[2])};
+  // A cell (floor of a sample's position) touches the box when it lies in [lo − 1, lo + ext − 1]:
+  // its samples lie in [lo − 1, lo + ext).
+  double blo[3], bhi[3];
+  for (int a = 0; a < 3; ++a) {
+    blo[a] = lo[a] - 1.0 - kBoxMargin;
+    bhi[a] = lo[a] + ext[a] + kBoxMargin;
+  }
+  int out[4];
+  pixel_box(l.rays[l.views[k_begin + kk]], blo, bhi, l.sx, l.sy, out);
+  boxes[static_cast<std::size_t>(kk) * tiles + b] = make_int4(out[0], out[1], out[2], out[3]);
+}
+
+// Adds a cell's eight corner sums to the block's box (local cell (x, y, z), box extent e; corners
+// outside the box belong to other blocks).
+template <int TX, int TY>
+__device__ __forceinline__ void flush_tile(float* tile, int x, int y, int z, const int* e, const float* a) {
+  if (x >= 0 && y >= 0 && z >= 0 && x + 1 < e[0] && y + 1 < e[1] && z + 1 < e[2]) {
+    float* p = tile + (z * TY + y) * TX + x;
+    atomicAdd(p, a[0]);
+    atomicAdd(p + 1, a[1]);
+    atomicAdd(p + TX, a[2]);
+    atomicAdd(p + TX + 1, a[3]);
+    atomicAdd(p + TX * TY, a[4]);
+    atomicAdd(p + TX * TY + 1, a[5]);
+    atomicAdd(p + TX * TY + TX, a[6]);
+    atomicAdd(p + TX * TY + TX + 1, a[7]);
+    return;
+  }
+#pragma unroll
+  for (int q = 0; q < 8; ++q) {
+    const int cx = x + (q & 1), cy = y + ((q >> 1) & 1), cz = z + (q >> 2);
+    if (cx >= 0 && cy >= 0 && cz >= 0 && cx < e[0] && cy < e[1] && cz < e[2]) atomicAdd(tile + (cz * TY + cy) * TX + cx, a[q]);
+  }
+}
+
+// One block per box of TX×TY×TZ voxels (blockIdx.x) and per share of the pass's views
+// (blockIdx.y of gridDim.y): the (view, pixel) pairs of the share are walked as one list, so the
+// threads stay busy across views; each ray's samples whose cells touch the box are accumulated
+// per cell in registers (as back_kernel does) and added to the box in shared memory.
+template <int TX, int TY, int TZ>
+__global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaunch l, const float4* table,
+                                                                   const int4* boxes, int views, float* x) {
+  __shared__ float tile[TX * TY * TZ];
+  __shared__ int box[kTableMaxViews][4];
+  __shared__ int offset[kTableMaxViews + 1];
+  const int nx = l.dims[0], ny = l.dims[1], nz = l.dims[2];
+  const int ntx = (nx + TX - 1) / TX, nty = (ny + TY - 1) / TY;
+  const int b = blockIdx.x;
+  const int lo[3] = {(b % ntx) * TX, ((b / ntx) % nty) * TY, (b / (ntx * nty)) * TZ};
+  const int ext[3] = {min(TX, nx - lo[0]), min(TY, ny - lo[1]), min(TZ, nz - lo[2])};
+  const int per = (views + gridDim.y - 1) / gridDim.y;
+  const int v0 = blockIdx.y * per, nv = max(0, min(views, v0 + per) - v0);
+  for (int q = threadIdx.x; q < TX * TY * TZ; q += blockDim.x) tile[q] = 0.0f;
+  for (int k = threadIdx.x; k < nv; k += blockDim.x) {
+    const int4 e = boxes[static_cast<std::size_t>(v0 + k) * gridDim.x + b];
+    box[k][0] = e.x;
+    box[k][1] = e.y;
+    box[k][2] = e.z;
+    box[k][3] = e.w;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    offset[0] = 0;
+    for (int k = 0; k < nv; ++k) offset[k + 1] = offset[k] + box[k][2] * box[k][3];
+  }
+  __syncthreads();
+  const int total = offset[nv];
+  float flo[3], fhi[3];
+  for (int a = 0; a < 3; ++a) {
+    flo[a] = lo[a] - 1.0f - kBoxMargin;
+    fhi[a] = lo[a] + ext[a] + kBoxMargin;
+  }
+  int k = 0;
+  for (int q = threadIdx.x; q < total; q += blockDim.x) {
+    while (q >= offset[k + 1]) ++k;
+    const int local = q - offset[k], w = box[k][2];
+    const int jj = local / w;
+    const int i = box[k][0] + local - jj * w, j = box[k][1] + jj;
+    const std::size_t at = (static_cast<std::size_t>(v0 + k) * l.sy + j) * l.sx + i;
+    const float4 ra = table[2 * at], rb = table[2 * at + 1];
+    const int count = __float_as_int(rb.w);
+    if (count == 0) continue;
+    const float start[3] = {ra.x, ra.y, ra.z}, step[3] = {ra.w, rb.x, rb.y};
+    // The samples n whose positions can lie in the box (one sample of slack each side).
+    float nlo = 0.0f, nhi = static_cast<float>(count - 1);
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      if (step[a] != 0.0f) {
+        const float ta = __fdividef(flo[a] - start[a], step[a]), tb = __fdividef(fhi[a] - start[a], step[a]);
+        nlo = fmaxf(nlo, fminf(ta, tb));
+        nhi = fminf(nhi, fmaxf(ta, tb));
+      } else if (!(start[a] >= flo[a] && start[a] <= fhi[a])) {
+        nhi = -2.0f;
+      }
+    }
+    if (!(nhi >= nlo - 2.0f)) continue;
+    const int n0 = max(0, static_cast<int>(floorf(fminf(nlo, static_cast<float>(count)))) - 1);
+    const int n1 = min(count, static_cast<int>(floorf(fmaxf(nhi, -2.0f))) + 2);
+    const float c = rb.z;
+    float acc[8];
+    int cx = 0, cy = 0, cz = 0;
+    bool open = false;
+    for (int n = n0; n < n1; ++n) {
+      const float fn = static_cast<float>(n);
+      const float px = fmaf(fn, step[0], start[0]);
+      const float py = fmaf(fn, step[1], start[1]);
+      const float pz = fmaf(fn, step[2], start[2]);
+      const float fx = floorf(px), fy = floorf(py), fz = floorf(pz);
+      const float ax = px - fx, ay = py - fy, az = pz - fz;
+      const int ix = static_cast<int>(fx) - lo[0], iy = static_cast<int>(fy) - lo[1], iz = static_cast<int>(fz) - lo[2];
+      if (ix < -1 || iy < -1 || iz < -1 || ix >= ext[0] || iy >= ext[1] || iz >= ext[2]) {
+        if (open) break;  // each coordinate is monotone in n: the ray has left the box
+        continue;
+      }
+      if (!open || ix != cx || iy != cy || iz != cz) {
+        if (open) flush_tile<TX, TY>(tile, cx, cy, cz, ext, acc);
+        cx = ix;
+        cy = iy;
+        cz = iz;
+        open = true;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
+      }
+      const float w0 = c * (1.0f - az), w1 = c * az;
+      const float w00 = w0 * (1.0f - ay), w01 = w0 * ay, w10 = w1 * (1.0f - ay), w11 = w1 * ay;
+      acc[0] = fmaf(w00, 1.0f - ax, acc[0]);
+      acc[1] = fmaf(w00, ax, acc[1]);
+      acc[2] = fmaf(w01, 1.0f - ax, acc[2]);
+      acc[3] = fmaf(w01, ax, acc[3]);
+      acc[4] = fmaf(w10, 1.0f - ax, acc[4]);
+      acc[5] = fmaf(w10, ax, acc[5]);
+      acc[6] = fmaf(w11, 1.0f - ax, acc[6]);
+      acc[7] = fmaf(w11, ax, acc[7]);
+    }
+    if (open) flush_tile<TX, TY>(tile, cx, cy, cz, ext, acc);
+  }
+  __syncthreads();
+  // One block owns the box for these views: a plain update when it is the only share.
+  const bool shared_box = gridDim.y > 1;
+  for (int q = threadIdx.x; q < TX * TY * TZ; q += blockDim.x) {
+    const int qx = q % TX, qy = (q / TX) % TY, qz = q / (TX * TY);
+    if (qx >= ext[0] || qy >= ext[1] || qz >= ext[2]) continue;
+    float* v = x + (static_cast<std::size_t>(lo[2] + qz) * ny + lo[1] + qy) * nx + lo[0] + qx;
+    if (shared_box)
+      atomicAdd(v, tile[q]);
+    else
+      *v += tile[q];
+  }
+}
+
+template <int TX, int TY, int TZ>
+long long tiles_of(const std::array<int, 3>& d) {
+  return static_cast<long long>((d[0] + TX - 1) / TX) * ((d[1] + TY - 1) / TY) * ((d[2] + TZ - 1) / TZ);
+}
+
+template <int TX, int TY, int TZ>
+void run_tiled(const RayLaunch& l, const float* y, float* x, float4* table, int4* boxes, int per_pass,
+               cudaStream_t stream) {
+  const long long tiles = tiles_of<TX, TY, TZ>(l.dims);
+  int device = 0, sms = 1, per_sm = 1;
+  TOMO_CUDA_CHECK(cudaGetDevice(&device));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel<TX, TY, TZ>, kTiledThreads, 0));
+  // Views shared between blocks only when the boxes alone cannot fill the GPU twice.
+  const long long want = 2LL * sms * (per_sm > 0 ? per_sm : 1);
+  for (int k0 = 0; k0 < l.count; k0 += per_pass) {
+    const int views = l.count - k0 < per_pass ? l.count - k0 : per_pass;
+    const dim3 tb(32, 8, 1);
+    const dim3 tg((l.sx + 31) / 32, (l.sy + 7) / 8, views);
+    ray_table_kernel<<<tg, tb, 0, stream>>>(l, y, k0, views, table);
+    TOMO_CUDA_CHECK_LAST();
+    pixel_box_kernel<TX, TY, TZ><<<dim3(static_cast<unsigned>((tiles + 127) / 128), views, 1), 128, 0, stream>>>(
+        l, k0, views, static_cast<int>(tiles), boxes);
+    TOMO_CUDA_CHECK_LAST();
+    long long split = tiles >= want ? 1 : (want + tiles - 1) / tiles;
+    if (split > views) split = views;
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(split), 1);
+    back_tiled_kernel<TX, TY, TZ><<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, x);
+    TOMO_CUDA_CHECK_LAST();
+  }
+}
+
 dim3 grid_of(const RayLaunch& l) {
   return dim3((l.sx + l.block.x - 1) / l.block.x, (l.sy + l.block.y - 1) / l.block.y, l.count);
 }
@@ -165,6 +433,31 @@ void launch_back(const RayLaunch& l, const float* y, float* x, cudaStream_t stre
     back_kernel<<<grid_of(p), p.block, 0, stream>>>(p, y + offset, x);
     TOMO_CUDA_CHECK_LAST();
   });
+}
+
+std::size_t tiled_scratch_floats(const std::array<int, 3>& dims, int sx, int sy, int views_per_pass) {
+  // Boxes for the smallest tile shape: enough for every shape.
+  const std::size_t tiles = static_cast<std::size_t>(tiles_of<16, 16, 8>(dims));
+  return static_cast<std::size_t>(views_per_pass) * (kRayTableFloats * static_cast<std::size_t>(sx) * sy + 4 * tiles);
+}
+
+int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::size_t scratch_bytes) {
+  const std::size_t per_view = sizeof(float) * tiled_scratch_floats(dims, sx, sy, 1);
+  const std::size_t n = per_view ? scratch_bytes / per_view : 1;
+  return static_cast<int>(n < 1 ? 1 : n > kTableMaxViews ? kTableMaxViews : n);
+}
+
+void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
+                       TileShape shape, cudaStream_t stream) {
+  if (l.count <= 0) return;
+  const int per = views_per_pass < 1 ? 1 : views_per_pass > kTableMaxViews ? kTableMaxViews : views_per_pass;
+  float4* t = reinterpret_cast<float4*>(scratch);
+  int4* boxes = reinterpret_cast<int4*>(scratch + static_cast<std::size_t>(per) * kRayTableFloats * l.sx * l.sy);
+  switch (shape) {
+    case TileShape::x16y16z16: run_tiled<16, 16, 16>(l, y, x, t, boxes, per, stream); break;
+    case TileShape::x32y32z8: run_tiled<32, 32, 8>(l, y, x, t, boxes, per, stream); break;
+    case TileShape::x16y16z8: run_tiled<16, 16, 8>(l, y, x, t, boxes, per, stream); break;
+  }
 }
 
 }  // namespace tomo::fdk::cuda_detail
