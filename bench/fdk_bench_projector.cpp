@@ -179,19 +179,21 @@ void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
     const int reps = std::max(1, std::min(o.reps, 3));
     const double ts = median_ms(reps, [&] { zero(); cuda_detail::launch_back(l, y.data(), x.data(), nullptr); }, sync);
     const std::vector<float> ref = x.to_host();
-    std::printf("  %-15s scatter                 %9.2f\n", stack, ts);
+    std::printf("  %-15s %-20s          %9.2f\n", stack, "scatter", ts);
     rows.push_back({{"stack", stack}, {"kernel", "scatter"}, {"ms", ts}});
-    for (const Shape& sh : shapes)
-      for (int per : passes) {
-        const double tt = median_ms(reps, [&] {
-          zero();
-          cuda_detail::launch_back_tiled(l, y.data(), x.data(), scratch.data(), per, sh.s, nullptr);
-        }, sync);
-        const double diff = relative_l2(x.to_host(), ref);
-        std::printf("  %-15s tiled %-9s %3d      %9.2f  %.2e\n", stack, sh.name, per, tt, diff);
-        rows.push_back({{"stack", stack}, {"kernel", std::string("tiled ") + sh.name}, {"views_per_pass", per},
-                        {"ms", tt}, {"rel_l2_vs_scatter", diff}});
-      }
+    for (const bool carry : {false, true})
+      for (const Shape& sh : shapes)
+        for (int per : passes) {
+          const double tt = median_ms(reps, [&] {
+            zero();
+            cuda_detail::launch_back_tiled(l, y.data(), x.data(), scratch.data(), per, sh.s, carry, nullptr);
+          }, sync);
+          const double diff = relative_l2(x.to_host(), ref);
+          const std::string kernel = std::string(carry ? "tiled+carry " : "tiled ") + sh.name;
+          std::printf("  %-15s %-20s %3d      %9.2f  %.2e\n", stack, kernel.c_str(), per, tt, diff);
+          rows.push_back({{"stack", stack}, {"kernel", kernel}, {"views_per_pass", per}, {"ms", tt},
+                          {"rel_l2_vs_scatter", diff}});
+        }
   }
   out["exact_transpose_step_half_voxel"] = rows;
 }

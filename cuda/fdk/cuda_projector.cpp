@@ -155,7 +155,7 @@ void CudaProjector::back_device(const float* y, float* x, std::span<const int> v
     tiled_scratch_.resize(cd::tiled_scratch_floats(g_.grid.dims, g_.sx, g_.sy, tiled_views_));
   }
   cd::launch_back_tiled(Launch::make(*this, views), y, x, tiled_scratch_.data(), tiled_views_,
-                        cd::TileShape::x16y16z16, stream_);
+                        cd::TileShape::x16y16z16, true, stream_);
 }
 
 void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const int> views) {

@@ -253,11 +253,58 @@ __device__ __forceinline__ void flush_tile(float* tile, int x, int y, int z, con
   }
 }
 
+// Adds v to local voxel (x, y, z) of the box when the box owns it.
+template <int TX, int TY>
+__device__ __forceinline__ void add_corner(float* tile, int x, int y, int z, const int* e, float v) {
+  if (x >= 0 && y >= 0 && z >= 0 && x < e[0] && y < e[1] && z < e[2]) atomicAdd(tile + (z * TY + y) * TX + x, v);
+}
+
+// The ray moves from cell c to cell n: the corner sums n shares with c stay in registers (a step
+// across a face keeps 4 of the 8), the others are added to the box. Axis by axis, so every
+// register index is a constant; a jump of more than one cell on an axis flushes all 8.
+template <int TX, int TY>
+__device__ __forceinline__ void move_cell(float* tile, int* c, const int* n, const int* e, float* a) {
+  constexpr int stride[3] = {1, 2, 4};
+#pragma unroll
+  for (int axis = 0; axis < 3; ++axis) {
+    const int d = n[axis] - c[axis];
+    if (d == 0) continue;
+    const int s = stride[axis];
+    if (d == 1 || d == -1) {
+      // The four corners on the side the ray leaves go out; the other four become n's near side.
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        if (q & s) continue;  // q: the low corner of a pair along this axis, q + s the high one
+        const int lo = q, hi = q + s;
+        const int x = c[0] + (lo & 1), y = c[1] + ((lo >> 1) & 1), z = c[2] + (lo >> 2);
+        if (d == 1) {
+          add_corner<TX, TY>(tile, x, y, z, e, a[lo]);
+          a[lo] = a[hi];
+          a[hi] = 0.0f;
+        } else {
+          add_corner<TX, TY>(tile, x + (axis == 0), y + (axis == 1), z + (axis == 2), e, a[hi]);
+          a[hi] = a[lo];
+          a[lo] = 0.0f;
+        }
+      }
+      c[axis] = n[axis];
+    } else {
+      flush_tile<TX, TY>(tile, c[0], c[1], c[2], e, a);
+#pragma unroll
+      for (int q = 0; q < 8; ++q) a[q] = 0.0f;
+      c[0] = n[0];
+      c[1] = n[1];
+      c[2] = n[2];
+      return;
+    }
+  }
+}
+
 // One block per box of TX×TY×TZ voxels (blockIdx.x) and per share of the pass's views
 // (blockIdx.y of gridDim.y): the (view, pixel) pairs of the share are walked as one list, so the
 // threads stay busy across views; each ray's samples whose cells touch the box are accumulated
 // per cell in registers (as back_kernel does) and added to the box in shared memory.
-template <int TX, int TY, int TZ>
+template <int TX, int TY, int TZ, bool kCarry>
 __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaunch l, const float4* table,
                                                                    const int4* boxes, int views, float* x) {
   __shared__ float tile[TX * TY * TZ];
@@ -320,6 +367,7 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
     float acc[8];
     int cx = 0, cy = 0, cz = 0;
     bool open = false;
+#pragma unroll 1
     for (int n = n0; n < n1; ++n) {
       const float fn = static_cast<float>(n);
       const float px = fmaf(fn, step[0], start[0]);
@@ -332,14 +380,26 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
         if (open) break;  // each coordinate is monotone in n: the ray has left the box
         continue;
       }
-      if (!open || ix != cx || iy != cy || iz != cz) {
-        if (open) flush_tile<TX, TY>(tile, cx, cy, cz, ext, acc);
+      if (!open) {
         cx = ix;
         cy = iy;
         cz = iz;
         open = true;
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
+      } else if (ix != cx || iy != cy || iz != cz) {
+        if constexpr (kCarry) {
+          int cell[3] = {cx, cy, cz};
+          const int next[3] = {ix, iy, iz};
+          move_cell<TX, TY>(tile, cell, next, ext, acc);
+        } else {
+          flush_tile<TX, TY>(tile, cx, cy, cz, ext, acc);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
+        }
+        cx = ix;
+        cy = iy;
+        cz = iz;
       }
       const float w0 = c * (1.0f - az), w1 = c * az;
       const float w00 = w0 * (1.0f - ay), w01 = w0 * ay, w10 = w1 * (1.0f - ay), w11 = w1 * ay;
@@ -373,14 +433,15 @@ long long tiles_of(const std::array<int, 3>& d) {
   return static_cast<long long>((d[0] + TX - 1) / TX) * ((d[1] + TY - 1) / TY) * ((d[2] + TZ - 1) / TZ);
 }
 
-template <int TX, int TY, int TZ>
+template <int TX, int TY, int TZ, bool kCarry>
 void run_tiled(const RayLaunch& l, const float* y, float* x, float4* table, int4* boxes, int per_pass,
                cudaStream_t stream) {
   const long long tiles = tiles_of<TX, TY, TZ>(l.dims);
   int device = 0, sms = 1, per_sm = 1;
   TOMO_CUDA_CHECK(cudaGetDevice(&device));
   TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel<TX, TY, TZ>, kTiledThreads, 0));
+  TOMO_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel<TX, TY, TZ, kCarry>, kTiledThreads, 0));
   // Views shared between blocks only when the boxes alone cannot fill the GPU twice.
   const long long want = 2LL * sms * (per_sm > 0 ? per_sm : 1);
   for (int k0 = 0; k0 < l.count; k0 += per_pass) {
@@ -395,7 +456,7 @@ void run_tiled(const RayLaunch& l, const float* y, float* x, float4* table, int4
     long long split = tiles >= want ? 1 : (want + tiles - 1) / tiles;
     if (split > views) split = views;
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(split), 1);
-    back_tiled_kernel<TX, TY, TZ><<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, x);
+    back_tiled_kernel<TX, TY, TZ, kCarry><<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, x);
     TOMO_CUDA_CHECK_LAST();
   }
 }
@@ -448,15 +509,24 @@ int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::si
 }
 
 void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                       TileShape shape, cudaStream_t stream) {
+                       TileShape shape, bool carry, cudaStream_t stream) {
   if (l.count <= 0) return;
   const int per = views_per_pass < 1 ? 1 : views_per_pass > kTableMaxViews ? kTableMaxViews : views_per_pass;
   float4* t = reinterpret_cast<float4*>(scratch);
   int4* boxes = reinterpret_cast<int4*>(scratch + static_cast<std::size_t>(per) * kRayTableFloats * l.sx * l.sy);
   switch (shape) {
-    case TileShape::x16y16z16: run_tiled<16, 16, 16>(l, y, x, t, boxes, per, stream); break;
-    case TileShape::x32y32z8: run_tiled<32, 32, 8>(l, y, x, t, boxes, per, stream); break;
-    case TileShape::x16y16z8: run_tiled<16, 16, 8>(l, y, x, t, boxes, per, stream); break;
+    case TileShape::x16y16z16:
+      carry ? run_tiled<16, 16, 16, true>(l, y, x, t, boxes, per, stream)
+            : run_tiled<16, 16, 16, false>(l, y, x, t, boxes, per, stream);
+      break;
+    case TileShape::x32y32z8:
+      carry ? run_tiled<32, 32, 8, true>(l, y, x, t, boxes, per, stream)
+            : run_tiled<32, 32, 8, false>(l, y, x, t, boxes, per, stream);
+      break;
+    case TileShape::x16y16z8:
+      carry ? run_tiled<16, 16, 8, true>(l, y, x, t, boxes, per, stream)
+            : run_tiled<16, 16, 8, false>(l, y, x, t, boxes, per, stream);
+      break;
   }
 }
 
