@@ -107,17 +107,28 @@ void cpu_rows(const Options& o, const Problem& p, nlohmann::json& out) {
 #ifdef TOMO_HAVE_CUDA
 using tomo::cuda::DeviceBuffer;
 
+// Every view's rays and the list of all views, on the device (the kernels' launch inputs).
+struct DeviceRays {
+  DeviceBuffer<ViewRays> rays;
+  DeviceBuffer<int> views;
+  explicit DeviceRays(const ConeGeometry& g) {
+    std::vector<ViewRays> r(g.views());
+    std::vector<int> all(g.views());
+    for (int n = 0; n < g.views(); ++n) {
+      r[n] = view_rays(g.grid, g.matrices[n], n);
+      all[n] = n;
+    }
+    rays = DeviceBuffer<ViewRays>{std::span<const ViewRays>(r)};
+    views = DeviceBuffer<int>{std::span<const int>(all)};
+  }
+};
+
 // The ray-driven kernels over block shapes (the product's is 32×4).
 void sweep_blocks(const Problem& p, nlohmann::json& out) {
   const ConeGeometry& g = p.g;
-  std::vector<ViewRays> rays(g.views());
-  std::vector<int> all(g.views());
-  for (int n = 0; n < g.views(); ++n) {
-    rays[n] = view_rays(g.grid, g.matrices[n], n);
-    all[n] = n;
-  }
-  DeviceBuffer<ViewRays> rd{std::span<const ViewRays>(rays)};
-  DeviceBuffer<int> vd{std::span<const int>(all)};
+  const DeviceRays dr(g);
+  const ViewRays* rd = dr.rays.data();
+  const int* vd = dr.views.data();
   DeviceBuffer<float> y(g.views() * g.image_size()), xd{std::span<const float>(p.x.data)};
   auto arr = cuda::CudaArray::of<float>({std::size_t(g.grid.dims[0]), std::size_t(g.grid.dims[1]),
                                          std::size_t(g.grid.dims[2])});
@@ -130,7 +141,7 @@ void sweep_blocks(const Problem& p, nlohmann::json& out) {
   nlohmann::json rows = nlohmann::json::array();
   std::printf("block sweep (ms):      shape   fwd hw   fwd exact   exact back\n");
   for (const dim3& s : shapes) {
-    cuda_detail::RayLaunch l{rd.data(), vd.data(), g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0], s};
+    cuda_detail::RayLaunch l{rd, vd, g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0], s};
     const double hw = median_ms(3, [&] { cuda_detail::launch_forward(l, lin, true, y.data(), nullptr); }, sync);
     const double ex = median_ms(3, [&] { cuda_detail::launch_forward(l, pt, false, y.data(), nullptr); }, sync);
     // The scatter is slow (atomics): timed once, on the first three shapes only.
@@ -147,16 +158,10 @@ void sweep_blocks(const Problem& p, nlohmann::json& out) {
 // plus 0.01 everywhere (as CGLS's residual: no zeros).
 void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
   const ConeGeometry& g = p.g;
-  std::vector<ViewRays> rays(g.views());
-  std::vector<int> all(g.views());
-  for (int n = 0; n < g.views(); ++n) {
-    rays[n] = view_rays(g.grid, g.matrices[n], n);
-    all[n] = n;
-  }
-  DeviceBuffer<ViewRays> rd{std::span<const ViewRays>(rays)};
-  DeviceBuffer<int> vd{std::span<const int>(all)};
+  const DeviceRays dr(g);
   DeviceBuffer<float> x(g.grid.count());
-  const cuda_detail::RayLaunch l{rd.data(), vd.data(), g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0]};
+  const cuda_detail::RayLaunch l{dr.rays.data(), dr.views.data(), g.views(), g.sx, g.sy, g.grid.dims,
+                                 0.5 * g.grid.voxel_mm[0]};
   auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
   auto zero = [&] { TOMO_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size() * sizeof(float), nullptr)); };
   std::vector<float> dense(p.b);

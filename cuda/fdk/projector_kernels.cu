@@ -67,6 +67,21 @@ __global__ void forward_kernel(const RayLaunch l, cudaTextureObject_t tex, float
   y[(static_cast<size_t>(k) * l.sy + j) * l.sx + i] = sum * r.weight;
 }
 
+// A sample of weight c at fractions (ax, ay, az) of its cell, added to the cell's 8 corner sums
+// (corner index dx + 2·dy + 4·dz): the forward's trilinear weights in fp32.
+__device__ __forceinline__ void add_sample(float* acc, float c, float ax, float ay, float az) {
+  const float w0 = c * (1.0f - az), w1 = c * az;
+  const float w00 = w0 * (1.0f - ay), w01 = w0 * ay, w10 = w1 * (1.0f - ay), w11 = w1 * ay;
+  acc[0] = fmaf(w00, 1.0f - ax, acc[0]);
+  acc[1] = fmaf(w00, ax, acc[1]);
+  acc[2] = fmaf(w01, 1.0f - ax, acc[2]);
+  acc[3] = fmaf(w01, ax, acc[3]);
+  acc[4] = fmaf(w10, 1.0f - ax, acc[4]);
+  acc[5] = fmaf(w10, ax, acc[5]);
+  acc[6] = fmaf(w11, 1.0f - ax, acc[6]);
+  acc[7] = fmaf(w11, ax, acc[7]);
+}
+
 // Adds a cell's eight corner sums to the volume (taps outside skipped).
 __device__ __forceinline__ void flush_cell(float* x, int nx, int ny, int nz, int ix, int iy, int iz, const float* a) {
 #pragma unroll
@@ -118,16 +133,7 @@ __global__ void back_kernel(const RayLaunch l, const float* y, float* x) {
 #pragma unroll
       for (int q = 0; q < 8; ++q) acc[q] = 0.0f;
     }
-    const float w0 = c * (1.0f - az), w1 = c * az;
-    const float w00 = w0 * (1.0f - ay), w01 = w0 * ay, w10 = w1 * (1.0f - ay), w11 = w1 * ay;
-    acc[0] = fmaf(w00, 1.0f - ax, acc[0]);
-    acc[1] = fmaf(w00, ax, acc[1]);
-    acc[2] = fmaf(w01, 1.0f - ax, acc[2]);
-    acc[3] = fmaf(w01, ax, acc[3]);
-    acc[4] = fmaf(w10, 1.0f - ax, acc[4]);
-    acc[5] = fmaf(w10, ax, acc[5]);
-    acc[6] = fmaf(w11, 1.0f - ax, acc[6]);
-    acc[7] = fmaf(w11, ax, acc[7]);
+    add_sample(acc, c, ax, ay, az);
   }
   if (open) flush_cell(x, nx, ny, nz, cx, cy, cz, acc);
 }
@@ -401,16 +407,7 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
         cy = iy;
         cz = iz;
       }
-      const float w0 = c * (1.0f - az), w1 = c * az;
-      const float w00 = w0 * (1.0f - ay), w01 = w0 * ay, w10 = w1 * (1.0f - ay), w11 = w1 * ay;
-      acc[0] = fmaf(w00, 1.0f - ax, acc[0]);
-      acc[1] = fmaf(w00, ax, acc[1]);
-      acc[2] = fmaf(w01, 1.0f - ax, acc[2]);
-      acc[3] = fmaf(w01, ax, acc[3]);
-      acc[4] = fmaf(w10, 1.0f - ax, acc[4]);
-      acc[5] = fmaf(w10, ax, acc[5]);
-      acc[6] = fmaf(w11, 1.0f - ax, acc[6]);
-      acc[7] = fmaf(w11, ax, acc[7]);
+      add_sample(acc, c, ax, ay, az);
     }
     if (open) flush_tile<TX, TY>(tile, cx, cy, cz, ext, acc);
   }
