@@ -28,6 +28,7 @@
 #include "cuda/core/texture.hpp"
 #include "cuda/fdk/cuda_projector.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
+#include "bench/cuda/fdk/projector_scatter.hpp"
 #endif
 
 namespace tomo::fdk::bench_projector {
@@ -139,15 +140,17 @@ void sweep_blocks(const Problem& p, nlohmann::json& out) {
   const dim3 shapes[] = {{32, 4}, {32, 8}, {16, 8}, {16, 16}, {8, 8}, {8, 16}, {64, 2}, {64, 4}, {128, 1}, {32, 2}};
   auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("block sweep (ms):      shape   fwd hw   fwd exact   exact back\n");
+  std::printf("block sweep (ms):      shape   fwd hw   fwd exact   scatter back\n");
   for (const dim3& s : shapes) {
     cuda_detail::RayLaunch l{rd, vd, g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0], s};
     const double hw = median_ms(3, [&] { cuda_detail::launch_forward(l, lin, true, y.data(), nullptr); }, sync);
     const double ex = median_ms(3, [&] { cuda_detail::launch_forward(l, pt, false, y.data(), nullptr); }, sync);
-    // The scatter is slow (atomics): timed once, on the first three shapes only.
-    const double bk = &s - shapes < 3 ? median_ms(1, [&] { cuda_detail::launch_back(l, y.data(), xd.data(), nullptr); }, sync) : 0.0;
+    // The scatter Aᵀ (one thread a pixel, as A) is slow: timed once, on the first three shapes only.
+    const double bk = &s - shapes < 3 ? median_ms(1, [&] {
+      tomo::bench::fdk_projector::launch_back_scatter(l, y.data(), xd.data(), nullptr);
+    }, sync) : 0.0;
     std::printf("                     %3ux%-3u  %7.2f  %9.2f  %11.2f\n", s.x, s.y, hw, ex, bk);
-    rows.push_back({{"block", {s.x, s.y}}, {"forward_hardware_ms", hw}, {"forward_exact_ms", ex}, {"back_ms", bk}});
+    rows.push_back({{"block", {s.x, s.y}}, {"forward_hardware_ms", hw}, {"forward_exact_ms", ex}, {"back_scatter_ms", bk}});
   }
   out["block_sweep_step_half_voxel"] = rows;
 }
@@ -182,7 +185,7 @@ void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
     DeviceBuffer<float> y{std::span<const float>(d == 0 ? p.b : dense)};
     const char* stack = d == 0 ? "line integrals" : "dense (+0.01)";
     const int reps = std::max(1, std::min(o.reps, 3));
-    const double ts = median_ms(reps, [&] { zero(); cuda_detail::launch_back(l, y.data(), x.data(), nullptr); }, sync);
+    const double ts = median_ms(reps, [&] { zero(); tomo::bench::fdk_projector::launch_back_scatter(l, y.data(), x.data(), nullptr); }, sync);
     const std::vector<float> ref = x.to_host();
     std::printf("  %-15s %-20s          %9.2f\n", stack, "scatter", ts);
     rows.push_back({{"stack", stack}, {"kernel", "scatter"}, {"ms", ts}});
@@ -222,22 +225,16 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
       dump(o, "ours_fp_" + tag, yd.to_host(), {std::size_t(g.views()), std::size_t(g.sy), std::size_t(g.sx)});
       const double bv = median_ms(o.reps, [&] { A.back_voxel_device(bd.data(), vd.data()); }, sync);
       dump(o, "ours_bp_voxel_" + tag, vd.to_host(), {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
-      // The exact transpose scatters with atomics: timed twice, CGLS (which needs it) on two of the
-      // four settings.
-      // Aᵀ tiled (the product's) and by the global-atomic scatter it replaced.
+      // The exact transpose Aᵀ (tiled; transpose_rows times the scatter it replaced): timed twice,
+      // CGLS (which needs it) on two of the four settings.
       const double b = o.exact_transpose
                            ? median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync)
                            : 0.0;
-      A.set_transpose(cuda_impl::CudaProjector::Transpose::scatter);
-      const double bs = o.exact_transpose
-                            ? median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync)
-                            : 0.0;
-      A.set_transpose(cuda_impl::CudaProjector::Transpose::tiled);
       const bool with_cgls = o.exact_transpose && (m == Interpolation::exact) == (step == 0.5);
-      std::printf("                                            %-8s %4.1f  %8.2f  %10.2f  %10.2f  (scatter Aᵀ %.2f)\n",
-                  to_string(m).c_str(), step, f, b, bv, bs);
+      std::printf("                                            %-8s %4.1f  %8.2f  %10.2f  %10.2f\n",
+                  to_string(m).c_str(), step, f, b, bv);
       nlohmann::json row = {{"interpolation", to_string(m)}, {"step_voxels", step}, {"forward_ms", f},
-                            {"back_exact_ms", b}, {"back_exact_scatter_ms", bs}, {"back_voxel_ms", bv}};
+                            {"back_exact_ms", b}, {"back_voxel_ms", bv}};
       for (Algorithm a : {Algorithm::sirt, Algorithm::cgls}) {
         if (a == Algorithm::cgls && !with_cgls) continue;
         std::vector<float> v;
@@ -245,17 +242,6 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
         row[to_string(a) + "_iteration_ms"] = ms;
         std::printf("                                            %s one iteration: %.2f ms\n", to_string(a).c_str(), ms);
         dump(o, "ours_" + to_string(a) + "_" + tag, v, {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
-        if (a == Algorithm::cgls) {  // the same iterations with the scatter Aᵀ
-          std::vector<float> vs;
-          A.set_transpose(cuda_impl::CudaProjector::Transpose::scatter);
-          const double mss = iteration_ms(A, p, {.algorithm = a}, o.reps, &vs);
-          A.set_transpose(cuda_impl::CudaProjector::Transpose::tiled);
-          const double diff = relative_l2(v, vs);
-          row["cgls_scatter_iteration_ms"] = mss;
-          row["cgls_tiled_vs_scatter_rel_l2"] = diff;
-          std::printf("                                            cgls with the scatter Aᵀ: %.2f ms (volumes after %d: rel L2 %.2e)\n",
-                      mss, o.reps + 1, diff);
-        }
       }
       {  // CGLS with B, as ASTRA's CGLS3D_CUDA: every setting (a gather, as cheap as SIRT's step)
         std::vector<float> v;

@@ -31,6 +31,11 @@ cd::Sampling voxel_back_sampling(Interpolation m) {
   return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
 }
 
+// Aᵀ's box shape and whether a ray carries shared corner sums from cell to cell (the fastest of
+// bench_fdk --projector's rows, docs/perf/fdk.md).
+constexpr cd::TileShape kTransposeShape = cd::TileShape::x16y16z16;
+constexpr bool kTransposeCarry = true;
+
 }  // namespace
 
 CudaProjector::CudaProjector() = default;
@@ -145,17 +150,16 @@ void CudaProjector::back_device(const float* y, float* x, std::span<const int> v
   if (!rays_.data()) throw Error("fdk cuda projector: back() before setup()");
   check(g_.grid.count(), stack_size(views), views);
   TOMO_CUDA_CHECK(cudaMemsetAsync(x, 0, g_.grid.count() * sizeof(float), stream_));
-  if (transpose_ == Transpose::scatter) {
-    cd::launch_back(Launch::make(*this, views), y, x, stream_);
-    return;
-  }
   if (tiled_scratch_.size() == 0) {
-    // 256 MiB of rays a pass: 32 views of 512², 6 of 1248×960.
-    tiled_views_ = cd::tiled_views_per_pass(g_.grid.dims, g_.sx, g_.sy, std::size_t(256) << 20);
+    // Each pass of views adds the whole volume once: as many views a pass as 1 GiB of rays, or an
+    // eighth of the free memory, holds (64 views of 512², 26 of 1248×960 on an H200).
+    std::size_t free = 0, total = 0;
+    TOMO_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    tiled_views_ = cd::tiled_views_per_pass(g_.grid.dims, g_.sx, g_.sy, std::min(std::size_t(1) << 30, free / 8));
     tiled_scratch_.resize(cd::tiled_scratch_floats(g_.grid.dims, g_.sx, g_.sy, tiled_views_));
   }
-  cd::launch_back_tiled(Launch::make(*this, views), y, x, tiled_scratch_.data(), tiled_views_,
-                        cd::TileShape::x16y16z16, true, stream_);
+  cd::launch_back_tiled(Launch::make(*this, views), y, x, tiled_scratch_.data(), tiled_views_, kTransposeShape,
+                        kTransposeCarry, stream_);
 }
 
 void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const int> views) {
@@ -269,8 +273,7 @@ std::string CudaProjector::describe() const {
                                                     devs.size() - 1, static_cast<std::size_t>(current_device()))]);
   return str_cat("cuda projector (", dev, ", ray-driven, ", to_string(options_.interpolation),
                  " trilinear samples every ", options_.step_voxels,
-                 " voxel, exact transpose ", transpose_ == Transpose::tiled ? "tiled in shared memory" : "by atomic scatter",
-                 ", voxel-driven B)");
+                 " voxel, exact transpose in shared-memory boxes, voxel-driven B)");
 }
 
 namespace {

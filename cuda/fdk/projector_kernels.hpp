@@ -1,7 +1,7 @@
 // Host-callable launchers of the cone-beam projector pair's CUDA kernels (projector_kernels.cu):
-// the ray-driven forward projection A and its exact transpose Aᵀ of ray_model.hpp, one thread
-// per detector pixel, every ray cut by the shared double ray_samples(). B is in
-// voxel_back_kernels.hpp.
+// the ray-driven forward projection A (one thread per detector pixel) and its exact transpose Aᵀ
+// (one block per box of the volume) of ray_model.hpp, every ray cut by the shared double
+// ray_samples(). B is in voxel_back_kernels.hpp.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -31,16 +31,13 @@ struct RayLaunch {
 // texture, false eight point fetches with fp32 weights on a point-sampled one.
 void launch_forward(const RayLaunch& l, cudaTextureObject_t volume, bool hardware, float* y, cudaStream_t stream);
 
-// x += Aᵀ y for the views of `l` (x: dims[0]·dims[1]·dims[2] floats, zeroed by the caller):
-// each ray scatters its weighted samples into their 8 voxels with atomic adds.
-void launch_back(const RayLaunch& l, const float* y, float* x, cudaStream_t stream);
-
-// The same x += Aᵀ y, tiled: one block per box of the volume accumulates, in shared memory, the
-// samples of every ray that can reach the box (its pixels found by projecting the box's corners),
-// each ray cut and walked exactly as A walks it, and adds the box to x once per pass of views.
-// Every voxel is written by the one block that owns it, so the 8 corner sums of a cell reach
-// shared memory (per-block atomics) instead of global atomics; the image equals the scatter's up
-// to the order of the float additions.
+// x += Aᵀ y for the views of `l` (x: dims[0]·dims[1]·dims[2] floats), tiled: one block per box of
+// the volume accumulates, in shared memory, the samples of every ray that can reach the box (its
+// pixels found by projecting the box's corners), each ray cut and walked exactly as A walks it,
+// and adds the box to x once per pass of views. Every voxel is written by the one block that owns
+// it, so a cell's corner sums reach shared memory (per-block atomics) instead of global atomics
+// (the scatter it replaced: bench/cuda/fdk/projector_scatter.hpp); the image equals the
+// scatter's up to the order of the float additions.
 enum class TileShape { x16y16z16, x32y32z8, x16y16z8 };
 inline constexpr int kTableMaxViews = 64;  // views per pass at most
 inline constexpr int kRayTableFloats = 8;  // per ray: start[3], step[3], y·weight, count
