@@ -157,8 +157,8 @@ void sweep_blocks(const Problem& p, nlohmann::json& out) {
 
 // The exact transpose Aᵀ two ways on the same stacks: the global-atomic scatter and the tiled
 // form (shared-memory boxes) over its box shapes and views per pass, with the image difference.
-// Two stacks: the line integrals (zero outside the head's shadow, which both skip) and the same
-// plus 0.01 everywhere (as CGLS's residual: no zeros).
+// Two stacks: the line integrals plus 0.01 everywhere (as CGLS's residual: no zeros) and the line
+// integrals themselves (zero outside the head's shadow, whose rays both skip).
 void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
   const ConeGeometry& g = p.g;
   const DeviceRays dr(g);
@@ -169,39 +169,48 @@ void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
   auto zero = [&] { TOMO_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size() * sizeof(float), nullptr)); };
   std::vector<float> dense(p.b);
   for (float& e : dense) e += 0.01f;
-  struct Shape {
-    cuda_detail::TileShape s;
+  using cuda_detail::TileShape;
+  struct Form {
     const char* name;
+    cuda_detail::TiledKernel k;
+    int per;  // views per pass
   };
-  const Shape shapes[] = {{cuda_detail::TileShape::x16y16z16, "16x16x16"},
-                          {cuda_detail::TileShape::x32y32z8, "32x32x8"},
-                          {cuda_detail::TileShape::x16y16z8, "16x16x8"}};
-  const int passes[] = {16, 32, 64};
+  const Form forms[] = {
+      {"tiled 16x16x16 carry padded", {TileShape::x16y16z16, true, true}, 64},
+      {"tiled 16x16x16 carry padded", {TileShape::x16y16z16, true, true}, 16},
+      {"tiled 16x16x16 padded", {TileShape::x16y16z16, false, true}, 64},
+      {"tiled 16x16x16 carry", {TileShape::x16y16z16, true, false}, 64},
+      {"tiled 16x16x16", {TileShape::x16y16z16, false, false}, 64},
+      {"tiled 32x32x8 carry padded", {TileShape::x32y32z8, true, true}, 64},
+      {"tiled 16x16x8 carry padded", {TileShape::x16y16z8, true, true}, 64},
+  };
   DeviceBuffer<float> scratch(cuda_detail::tiled_scratch_floats(g.grid.dims, g.sx, g.sy, 64));
   nlohmann::json rows = nlohmann::json::array();
+  const int reps = std::max(1, std::min(o.reps, 3));
   std::printf("exact transpose, step 1/2 voxel (ms, median of %d):  stack  kernel  views/pass  ms  rel L2 vs scatter\n",
-              std::max(1, std::min(o.reps, 3)));
+              reps);
   for (int d = 0; d < 2; ++d) {
-    DeviceBuffer<float> y{std::span<const float>(d == 0 ? p.b : dense)};
-    const char* stack = d == 0 ? "line integrals" : "dense (+0.01)";
-    const int reps = std::max(1, std::min(o.reps, 3));
-    const double ts = median_ms(reps, [&] { zero(); tomo::bench::fdk_projector::launch_back_scatter(l, y.data(), x.data(), nullptr); }, sync);
+    DeviceBuffer<float> y{std::span<const float>(d == 0 ? dense : p.b)};
+    const char* stack = d == 0 ? "dense (+0.01)" : "line integrals";
+    const double ts = median_ms(reps, [&] {
+      zero();
+      tomo::bench::fdk_projector::launch_back_scatter(l, y.data(), x.data(), nullptr);
+    }, sync);
     const std::vector<float> ref = x.to_host();
-    std::printf("  %-15s %-20s          %9.2f\n", stack, "scatter", ts);
+    std::printf("  %-15s %-28s     %9.2f\n", stack, "scatter", ts);
+    std::fflush(stdout);
     rows.push_back({{"stack", stack}, {"kernel", "scatter"}, {"ms", ts}});
-    for (const bool carry : {false, true})
-      for (const Shape& sh : shapes)
-        for (int per : passes) {
-          const double tt = median_ms(reps, [&] {
-            zero();
-            cuda_detail::launch_back_tiled(l, y.data(), x.data(), scratch.data(), per, sh.s, carry, nullptr);
-          }, sync);
-          const double diff = relative_l2(x.to_host(), ref);
-          const std::string kernel = std::string(carry ? "tiled+carry " : "tiled ") + sh.name;
-          std::printf("  %-15s %-20s %3d      %9.2f  %.2e\n", stack, kernel.c_str(), per, tt, diff);
-          rows.push_back({{"stack", stack}, {"kernel", kernel}, {"views_per_pass", per}, {"ms", tt},
-                          {"rel_l2_vs_scatter", diff}});
-        }
+    for (const Form& f : forms) {
+      const double tt = median_ms(reps, [&] {
+        zero();
+        cuda_detail::launch_back_tiled(l, y.data(), x.data(), scratch.data(), f.per, f.k, nullptr);
+      }, sync);
+      const double diff = relative_l2(x.to_host(), ref);
+      std::printf("  %-15s %-28s %3d %9.2f  %.2e\n", stack, f.name, f.per, tt, diff);
+      std::fflush(stdout);
+      rows.push_back({{"stack", stack}, {"kernel", f.name}, {"views_per_pass", f.per}, {"ms", tt},
+                      {"rel_l2_vs_scatter", diff}});
+    }
   }
   out["exact_transpose_step_half_voxel"] = rows;
 }

@@ -46,10 +46,15 @@ inline constexpr int kRayTableFloats = 8;  // per ray: start[3], step[3], y·wei
 // (1 … kTableMaxViews).
 std::size_t tiled_scratch_floats(const std::array<int, 3>& dims, int sx, int sy, int views_per_pass);
 int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::size_t scratch_bytes);
-// `scratch`: tiled_scratch_floats(...) floats of device memory (16-byte aligned). carry: a ray
-// stepping into the next cell keeps the corner sums the two cells share in registers (4 of 8
-// across a face) instead of adding all 8 to the box.
+// The tiled kernel's form: the box shape; carry: a ray stepping into the next cell keeps the
+// corner sums the two cells share in registers (4 of 8 across a face) instead of adding all 8 to
+// the box; padded: the box's rows padded by one float against shared-memory bank conflicts.
+struct TiledKernel {
+  TileShape shape = TileShape::x16y16z16;
+  bool carry = true, padded = true;
+};
+// `scratch`: tiled_scratch_floats(...) floats of device memory (16-byte aligned).
 void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                       TileShape shape, bool carry, cudaStream_t stream);
+                       const TiledKernel& kernel, cudaStream_t stream);
 
 }  // namespace tomo::fdk::cuda_detail

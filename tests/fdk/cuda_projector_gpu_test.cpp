@@ -162,7 +162,10 @@ TEST(FdkCudaProjector, ExactTransposeMatchesCpuOnHardCases) {
     const double e = relative_l2(got, ref);
     std::printf("%s: exact Aᵀ vs cpu relative L2 %.3g, <A Aᵀy, y> / |Aᵀy|² - 1 = %.3g\n", t.name, e, lhs / rhs - 1);
     EXPECT_GT(rhs, 0.0) << t.name;
-    EXPECT_LE(e, 1e-5) << t.name;
+    // The rays are walked in float (as A walks them): at index coordinates up to 256 a position
+    // rounds by up to 1.5e-5 voxel, so the weights' error grows with the grid (measured 6.5e-6 at
+    // 256, one H200).
+    EXPECT_LE(e, t.dims[0] > 100 ? 2e-5 : 1e-5) << t.name;
     EXPECT_NEAR(lhs / rhs, 1.0, 1e-5) << t.name;
     const std::vector<int> views{t.views - 1, 0, t.views / 2};
     std::vector<float> sub(views.size() * g.image_size()), sub_ref(g.grid.count()), sub_got(g.grid.count());
