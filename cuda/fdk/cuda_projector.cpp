@@ -31,8 +31,6 @@ cd::Sampling voxel_back_sampling(Interpolation m) {
   return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
 }
 
-// Aᵀ's form (bench_fdk --projector's rows, docs/perf/fdk.md).
-constexpr cd::TiledKernel kTranspose{cd::TileShape::x16y16z16, true, true};
 
 }  // namespace
 
@@ -156,7 +154,7 @@ void CudaProjector::back_device(const float* y, float* x, std::span<const int> v
     tiled_views_ = cd::tiled_views_per_pass(g_.grid.dims, g_.sx, g_.sy, std::min(std::size_t(1) << 30, free / 8));
     tiled_scratch_.resize(cd::tiled_scratch_floats(g_.grid.dims, g_.sx, g_.sy, tiled_views_));
   }
-  cd::launch_back_tiled(Launch::make(*this, views), y, x, tiled_scratch_.data(), tiled_views_, kTranspose, stream_);
+  cd::launch_back_tiled(Launch::make(*this, views), y, x, tiled_scratch_.data(), tiled_views_, stream_);
 }
 
 void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const int> views) {

@@ -74,6 +74,10 @@ __global__ void ray_table_kernel(const RayLaunch l, const float* y, int k_begin,
 // float position lies in the box is missed; samples found in the margin are dropped exactly.
 constexpr float kBoxMargin = 0.01f;
 constexpr int kTiledThreads = 256;
+// A block's box of the volume, kBoxX×kBoxY×kBoxZ voxels, held in shared memory with rows of kRow
+// floats: padded by one, so that the atomics of a warp's rays, which differ mostly in y and z,
+// fall in different banks (docs/perf/fdk.md).
+constexpr int kBoxX = 16, kBoxY = 16, kBoxZ = 16, kRow = kBoxX + 1;
 
 // The detector pixels whose rays can reach the index-space box [lo, hi] in view `r`: the box's
 // corners projected through the inverse of the rays' direction matrix (double). The whole detector
@@ -125,14 +129,13 @@ __device__ void pixel_box(const ViewRays& r, const double* lo, const double* hi,
 
 // The pixel boxes of every (view of the pass, box of the volume): boxes[kk·tiles + tile] =
 // (i0, j0, width, height).
-template <int TX, int TY, int TZ>
 __global__ void pixel_box_kernel(const RayLaunch l, int k_begin, int views, int tiles, int4* boxes) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x, kk = blockIdx.y;
   if (b >= tiles || kk >= views) return;
   const int nx = l.dims[0], ny = l.dims[1], nz = l.dims[2];
-  const int ntx = (nx + TX - 1) / TX, nty = (ny + TY - 1) / TY;
-  const int lo[3] = {(b % ntx) * TX, ((b / ntx) % nty) * TY, (b / (ntx * nty)) * TZ};
-  const int ext[3] = {min(TX, nx - lo[0]), min(TY, ny - lo[1]), min(TZ, nz - lo[2])};
+  const int ntx = (nx + kBoxX - 1) / kBoxX, nty = (ny + kBoxY - 1) / kBoxY;
+  const int lo[3] = {(b % ntx) * kBoxX, ((b / ntx) % nty) * kBoxY, (b / (ntx * nty)) * kBoxZ};
+  const int ext[3] = {min(kBoxX, nx - lo[0]), min(kBoxY, ny - lo[1]), min(kBoxZ, nz - lo[2])};
   // A cell (floor of a sample's position) touches the box when it lies in [lo − 1, lo + ext − 1]:
   // its samples lie in [lo − 1, lo + ext).
   double blo[3], bhi[3];
@@ -146,96 +149,45 @@ __global__ void pixel_box_kernel(const RayLaunch l, int k_begin, int views, int 
 }
 
 // Adds a cell's eight corner sums to the block's box (local cell (x, y, z), box extent e, rows of
-// RP floats; corners outside the box belong to other blocks).
-template <int RP, int TY>
+// kRow floats; corners outside the box belong to other blocks).
 __device__ __forceinline__ void flush_tile(float* tile, int x, int y, int z, const int* e, const float* a) {
   if (x >= 0 && y >= 0 && z >= 0 && x + 1 < e[0] && y + 1 < e[1] && z + 1 < e[2]) {
-    float* p = tile + (z * TY + y) * RP + x;
+    float* p = tile + (z * kBoxY + y) * kRow + x;
     atomicAdd(p, a[0]);
     atomicAdd(p + 1, a[1]);
-    atomicAdd(p + RP, a[2]);
-    atomicAdd(p + RP + 1, a[3]);
-    atomicAdd(p + RP * TY, a[4]);
-    atomicAdd(p + RP * TY + 1, a[5]);
-    atomicAdd(p + RP * TY + RP, a[6]);
-    atomicAdd(p + RP * TY + RP + 1, a[7]);
+    atomicAdd(p + kRow, a[2]);
+    atomicAdd(p + kRow + 1, a[3]);
+    atomicAdd(p + kRow * kBoxY, a[4]);
+    atomicAdd(p + kRow * kBoxY + 1, a[5]);
+    atomicAdd(p + kRow * kBoxY + kRow, a[6]);
+    atomicAdd(p + kRow * kBoxY + kRow + 1, a[7]);
     return;
   }
 #pragma unroll
   for (int q = 0; q < 8; ++q) {
     const int cx = x + (q & 1), cy = y + ((q >> 1) & 1), cz = z + (q >> 2);
-    if (cx >= 0 && cy >= 0 && cz >= 0 && cx < e[0] && cy < e[1] && cz < e[2]) atomicAdd(tile + (cz * TY + cy) * RP + cx, a[q]);
+    if (cx >= 0 && cy >= 0 && cz >= 0 && cx < e[0] && cy < e[1] && cz < e[2])
+      atomicAdd(tile + (cz * kBoxY + cy) * kRow + cx, a[q]);
   }
 }
 
-// Adds v to local voxel (x, y, z) of the box when the box owns it.
-template <int RP, int TY>
-__device__ __forceinline__ void add_corner(float* tile, int x, int y, int z, const int* e, float v) {
-  if (x >= 0 && y >= 0 && z >= 0 && x < e[0] && y < e[1] && z < e[2]) atomicAdd(tile + (z * TY + y) * RP + x, v);
-}
-
-// The ray moves from cell c to cell n: the corner sums n shares with c stay in registers (a step
-// across a face keeps 4 of the 8), the others are added to the box. Axis by axis, so every
-// register index is a constant; a jump of more than one cell on an axis flushes all 8.
-template <int RP, int TY>
-__device__ __forceinline__ void move_cell(float* tile, int* c, const int* n, const int* e, float* a) {
-  constexpr int stride[3] = {1, 2, 4};
-#pragma unroll
-  for (int axis = 0; axis < 3; ++axis) {
-    const int d = n[axis] - c[axis];
-    if (d == 0) continue;
-    const int s = stride[axis];
-    if (d == 1 || d == -1) {
-      // The four corners on the side the ray leaves go out; the other four become n's near side.
-#pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        if (q & s) continue;  // q: the low corner of a pair along this axis, q + s the high one
-        const int lo = q, hi = q + s;
-        const int x = c[0] + (lo & 1), y = c[1] + ((lo >> 1) & 1), z = c[2] + (lo >> 2);
-        if (d == 1) {
-          add_corner<RP, TY>(tile, x, y, z, e, a[lo]);
-          a[lo] = a[hi];
-          a[hi] = 0.0f;
-        } else {
-          add_corner<RP, TY>(tile, x + (axis == 0), y + (axis == 1), z + (axis == 2), e, a[hi]);
-          a[hi] = a[lo];
-          a[lo] = 0.0f;
-        }
-      }
-      c[axis] = n[axis];
-    } else {
-      flush_tile<RP, TY>(tile, c[0], c[1], c[2], e, a);
-#pragma unroll
-      for (int q = 0; q < 8; ++q) a[q] = 0.0f;
-      c[0] = n[0];
-      c[1] = n[1];
-      c[2] = n[2];
-      return;
-    }
-  }
-}
-
-// One block per box of TX×TY×TZ voxels (blockIdx.x) and per share of the pass's views
+// One block per box of kBoxX×kBoxY×kBoxZ voxels (blockIdx.x) and per share of the pass's views
 // (blockIdx.y of gridDim.y): the (view, pixel) pairs of the share are walked as one list, so the
 // threads stay busy across views; each ray's samples whose cells touch the box are accumulated
 // per cell in registers (as back_kernel does) and added to the box in shared memory.
-template <int TX, int TY, int TZ, bool kCarry, bool kPad>
 __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaunch l, const float4* table,
                                                                    const int4* boxes, int views, float* x) {
-  // Rows padded to TX + 1 floats: the atomics of a warp's rays, which differ mostly in y and z,
-  // then fall in different banks.
-  constexpr int RP = kPad ? TX + 1 : TX;
-  __shared__ float tile[RP * TY * TZ];
+  __shared__ float tile[kRow * kBoxY * kBoxZ];
   __shared__ int box[kTableMaxViews][4];
   __shared__ int offset[kTableMaxViews + 1];
   const int nx = l.dims[0], ny = l.dims[1], nz = l.dims[2];
-  const int ntx = (nx + TX - 1) / TX, nty = (ny + TY - 1) / TY;
+  const int ntx = (nx + kBoxX - 1) / kBoxX, nty = (ny + kBoxY - 1) / kBoxY;
   const int b = blockIdx.x;
-  const int lo[3] = {(b % ntx) * TX, ((b / ntx) % nty) * TY, (b / (ntx * nty)) * TZ};
-  const int ext[3] = {min(TX, nx - lo[0]), min(TY, ny - lo[1]), min(TZ, nz - lo[2])};
+  const int lo[3] = {(b % ntx) * kBoxX, ((b / ntx) % nty) * kBoxY, (b / (ntx * nty)) * kBoxZ};
+  const int ext[3] = {min(kBoxX, nx - lo[0]), min(kBoxY, ny - lo[1]), min(kBoxZ, nz - lo[2])};
   const int per = (views + gridDim.y - 1) / gridDim.y;
   const int v0 = blockIdx.y * per, nv = max(0, min(views, v0 + per) - v0);
-  for (int q = threadIdx.x; q < RP * TY * TZ; q += blockDim.x) tile[q] = 0.0f;
+  for (int q = threadIdx.x; q < kRow * kBoxY * kBoxZ; q += blockDim.x) tile[q] = 0.0f;
   for (int k = threadIdx.x; k < nv; k += blockDim.x) {
     const int4 e = boxes[static_cast<std::size_t>(v0 + k) * gridDim.x + b];
     box[k][0] = e.x;
@@ -298,39 +250,27 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
         if (open) break;  // each coordinate is monotone in n: the ray has left the box
         continue;
       }
-      if (!open) {
+      if (!open || ix != cx || iy != cy || iz != cz) {
+        if (open) flush_tile(tile, cx, cy, cz, ext, acc);
         cx = ix;
         cy = iy;
         cz = iz;
         open = true;
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
-      } else if (ix != cx || iy != cy || iz != cz) {
-        if constexpr (kCarry) {
-          int cell[3] = {cx, cy, cz};
-          const int next[3] = {ix, iy, iz};
-          move_cell<RP, TY>(tile, cell, next, ext, acc);
-        } else {
-          flush_tile<RP, TY>(tile, cx, cy, cz, ext, acc);
-#pragma unroll
-          for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
-        }
-        cx = ix;
-        cy = iy;
-        cz = iz;
       }
       add_sample(acc, c, ax, ay, az);
     }
-    if (open) flush_tile<RP, TY>(tile, cx, cy, cz, ext, acc);
+    if (open) flush_tile(tile, cx, cy, cz, ext, acc);
   }
   __syncthreads();
   // One block owns the box for these views: a plain update when it is the only share.
   const bool shared_box = gridDim.y > 1;
-  for (int q = threadIdx.x; q < TX * TY * TZ; q += blockDim.x) {
-    const int qx = q % TX, qy = (q / TX) % TY, qz = q / (TX * TY);
+  for (int q = threadIdx.x; q < kBoxX * kBoxY * kBoxZ; q += blockDim.x) {
+    const int qx = q % kBoxX, qy = (q / kBoxX) % kBoxY, qz = q / (kBoxX * kBoxY);
     if (qx >= ext[0] || qy >= ext[1] || qz >= ext[2]) continue;
     float* v = x + (static_cast<std::size_t>(lo[2] + qz) * ny + lo[1] + qy) * nx + lo[0] + qx;
-    const float sum = tile[(qz * TY + qy) * RP + qx];
+    const float sum = tile[(qz * kBoxY + qy) * kRow + qx];
     if (shared_box)
       atomicAdd(v, sum);
     else
@@ -338,42 +278,9 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
   }
 }
 
-template <int X, int Y, int Z>
-struct Box {
-  static constexpr int x = X, y = Y, z = Z;
-};
-
-template <int TX, int TY, int TZ>
 long long tiles_of(const std::array<int, 3>& d) {
-  return static_cast<long long>((d[0] + TX - 1) / TX) * ((d[1] + TY - 1) / TY) * ((d[2] + TZ - 1) / TZ);
-}
-
-template <int TX, int TY, int TZ, bool kCarry, bool kPad>
-void run_tiled(const RayLaunch& l, const float* y, float* x, float4* table, int4* boxes, int per_pass,
-               cudaStream_t stream) {
-  const long long tiles = tiles_of<TX, TY, TZ>(l.dims);
-  int device = 0, sms = 1, per_sm = 1;
-  TOMO_CUDA_CHECK(cudaGetDevice(&device));
-  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  TOMO_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel<TX, TY, TZ, kCarry, kPad>, kTiledThreads, 0));
-  // Views shared between blocks only when the boxes alone cannot fill the GPU twice.
-  const long long want = 2LL * sms * (per_sm > 0 ? per_sm : 1);
-  for (int k0 = 0; k0 < l.count; k0 += per_pass) {
-    const int views = l.count - k0 < per_pass ? l.count - k0 : per_pass;
-    const dim3 tb(32, 8, 1);
-    const dim3 tg((l.sx + 31) / 32, (l.sy + 7) / 8, views);
-    ray_table_kernel<<<tg, tb, 0, stream>>>(l, y, k0, views, table);
-    TOMO_CUDA_CHECK_LAST();
-    pixel_box_kernel<TX, TY, TZ><<<dim3(static_cast<unsigned>((tiles + 127) / 128), views, 1), 128, 0, stream>>>(
-        l, k0, views, static_cast<int>(tiles), boxes);
-    TOMO_CUDA_CHECK_LAST();
-    long long split = tiles >= want ? 1 : (want + tiles - 1) / tiles;
-    if (split > views) split = views;
-    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(split), 1);
-    back_tiled_kernel<TX, TY, TZ, kCarry, kPad><<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, x);
-    TOMO_CUDA_CHECK_LAST();
-  }
+  return static_cast<long long>((d[0] + kBoxX - 1) / kBoxX) * ((d[1] + kBoxY - 1) / kBoxY) *
+         ((d[2] + kBoxZ - 1) / kBoxZ);
 }
 
 dim3 grid_of(const RayLaunch& l) {
@@ -405,8 +312,7 @@ void launch_forward(const RayLaunch& l, cudaTextureObject_t volume, bool hardwar
 }
 
 std::size_t tiled_scratch_floats(const std::array<int, 3>& dims, int sx, int sy, int views_per_pass) {
-  // Boxes for the smallest tile shape: enough for every shape.
-  const std::size_t tiles = static_cast<std::size_t>(tiles_of<16, 16, 8>(dims));
+  const std::size_t tiles = static_cast<std::size_t>(tiles_of(dims));
   return static_cast<std::size_t>(views_per_pass) * (kRayTableFloats * static_cast<std::size_t>(sx) * sy + 4 * tiles);
 }
 
@@ -417,26 +323,32 @@ int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::si
 }
 
 void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                       const TiledKernel& k, cudaStream_t stream) {
+                       cudaStream_t stream) {
   if (l.count <= 0) return;
   const int per = views_per_pass < 1 ? 1 : views_per_pass > kTableMaxViews ? kTableMaxViews : views_per_pass;
-  float4* t = reinterpret_cast<float4*>(scratch);
+  float4* table = reinterpret_cast<float4*>(scratch);
   int4* boxes = reinterpret_cast<int4*>(scratch + static_cast<std::size_t>(per) * kRayTableFloats * l.sx * l.sy);
-  auto run = [&](auto shape) {
-    constexpr int TX = decltype(shape)::x, TY = decltype(shape)::y, TZ = decltype(shape)::z;
-    if (k.carry && k.padded)
-      run_tiled<TX, TY, TZ, true, true>(l, y, x, t, boxes, per, stream);
-    else if (k.carry)
-      run_tiled<TX, TY, TZ, true, false>(l, y, x, t, boxes, per, stream);
-    else if (k.padded)
-      run_tiled<TX, TY, TZ, false, true>(l, y, x, t, boxes, per, stream);
-    else
-      run_tiled<TX, TY, TZ, false, false>(l, y, x, t, boxes, per, stream);
-  };
-  switch (k.shape) {
-    case TileShape::x16y16z16: run(Box<16, 16, 16>{}); break;
-    case TileShape::x32y32z8: run(Box<32, 32, 8>{}); break;
-    case TileShape::x16y16z8: run(Box<16, 16, 8>{}); break;
+  const long long tiles = tiles_of(l.dims);
+  int device = 0, sms = 1, per_sm = 1;
+  TOMO_CUDA_CHECK(cudaGetDevice(&device));
+  TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel, kTiledThreads, 0));
+  // Views shared between blocks only when the boxes alone cannot fill the GPU twice.
+  const long long want = 2LL * sms * (per_sm > 0 ? per_sm : 1);
+  for (int k0 = 0; k0 < l.count; k0 += per) {
+    const int views = l.count - k0 < per ? l.count - k0 : per;
+    const dim3 tb(32, 8, 1);
+    const dim3 tg((l.sx + 31) / 32, (l.sy + 7) / 8, views);
+    ray_table_kernel<<<tg, tb, 0, stream>>>(l, y, k0, views, table);
+    TOMO_CUDA_CHECK_LAST();
+    pixel_box_kernel<<<dim3(static_cast<unsigned>((tiles + 127) / 128), views, 1), 128, 0, stream>>>(
+        l, k0, views, static_cast<int>(tiles), boxes);
+    TOMO_CUDA_CHECK_LAST();
+    long long split = tiles >= want ? 1 : (want + tiles - 1) / tiles;
+    if (split > views) split = views;
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(split), 1);
+    back_tiled_kernel<<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, x);
+    TOMO_CUDA_CHECK_LAST();
   }
 }
 

@@ -38,7 +38,6 @@ void launch_forward(const RayLaunch& l, cudaTextureObject_t volume, bool hardwar
 // it, so a cell's corner sums reach shared memory (per-block atomics) instead of global atomics
 // (the scatter it replaced: bench/cuda/fdk/projector_scatter.hpp); the image equals the
 // scatter's up to the order of the float additions.
-enum class TileShape { x16y16z16, x32y32z8, x16y16z8 };
 inline constexpr int kTableMaxViews = 64;  // views per pass at most
 inline constexpr int kRayTableFloats = 8;  // per ray: start[3], step[3], y·weight, count
 // Floats of device scratch a pass of `views_per_pass` views needs (the rays' table and the
@@ -46,15 +45,8 @@ inline constexpr int kRayTableFloats = 8;  // per ray: start[3], step[3], y·wei
 // (1 … kTableMaxViews).
 std::size_t tiled_scratch_floats(const std::array<int, 3>& dims, int sx, int sy, int views_per_pass);
 int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::size_t scratch_bytes);
-// The tiled kernel's form: the box shape; carry: a ray stepping into the next cell keeps the
-// corner sums the two cells share in registers (4 of 8 across a face) instead of adding all 8 to
-// the box; padded: the box's rows padded by one float against shared-memory bank conflicts.
-struct TiledKernel {
-  TileShape shape = TileShape::x16y16z16;
-  bool carry = true, padded = true;
-};
 // `scratch`: tiled_scratch_floats(...) floats of device memory (16-byte aligned).
 void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                       const TiledKernel& kernel, cudaStream_t stream);
+                       cudaStream_t stream);
 
 }  // namespace tomo::fdk::cuda_detail

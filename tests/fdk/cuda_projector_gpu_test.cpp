@@ -160,7 +160,8 @@ TEST(FdkCudaProjector, ExactTransposeMatchesCpuOnHardCases) {
     for (std::size_t i = 0; i < y.size(); ++i) lhs += double(ax[i]) * y[i];
     for (float e : got) rhs += double(e) * e;
     const double e = relative_l2(got, ref);
-    std::printf("%s: exact Aᵀ vs cpu relative L2 %.3g, <A Aᵀy, y> / |Aᵀy|² - 1 = %.3g\n", t.name, e, lhs / rhs - 1);
+    std::printf("%s: exact Aᵀ vs cpu relative L2 %.3g, <A Aᵀy, y> / |Aᵀy|² - 1 = %.3g\n", t.name, e,
+                lhs / rhs - 1);
     EXPECT_GT(rhs, 0.0) << t.name;
     // The rays are walked in float (as A walks them): at index coordinates up to 256 a position
     // rounds by up to 1.5e-5 voxel, so the weights' error grows with the grid (measured 6.5e-6 at
