@@ -234,9 +234,8 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
     const int n0 = max(0, static_cast<int>(floorf(fminf(nlo, static_cast<float>(count)))) - 1);
     const int n1 = min(count, static_cast<int>(floorf(fmaxf(nhi, -2.0f))) + 2);
     const float c = rb.z;
-    float acc[8];
-    int cx = 0, cy = 0, cz = 0;
-    bool open = false;
+    auto flush = [&](int fx, int fy, int fz, const float* a) { flush_tile(tile, fx, fy, fz, ext, a); };
+    CellSums cell;
 #pragma unroll 1
     for (int n = n0; n < n1; ++n) {
       const float fn = static_cast<float>(n);
@@ -247,21 +246,12 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
       const float ax = px - fx, ay = py - fy, az = pz - fz;
       const int ix = static_cast<int>(fx) - lo[0], iy = static_cast<int>(fy) - lo[1], iz = static_cast<int>(fz) - lo[2];
       if (ix < -1 || iy < -1 || iz < -1 || ix >= ext[0] || iy >= ext[1] || iz >= ext[2]) {
-        if (open) break;  // each coordinate is monotone in n: the ray has left the box
+        if (cell.open) break;  // each coordinate is monotone in n: the ray has left the box
         continue;
       }
-      if (!open || ix != cx || iy != cy || iz != cz) {
-        if (open) flush_tile(tile, cx, cy, cz, ext, acc);
-        cx = ix;
-        cy = iy;
-        cz = iz;
-        open = true;
-#pragma unroll
-        for (int e = 0; e < 8; ++e) acc[e] = 0.0f;
-      }
-      add_sample(acc, c, ax, ay, az);
+      cell.add(ix, iy, iz, c, ax, ay, az, flush);
     }
-    if (open) flush_tile(tile, cx, cy, cz, ext, acc);
+    cell.close(flush);
   }
   __syncthreads();
   // One block owns the box for these views: a plain update when it is the only share.

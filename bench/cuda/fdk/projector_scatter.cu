@@ -9,7 +9,7 @@
 namespace tomo::bench::fdk_projector {
 namespace {
 
-using fdk::cuda_detail::add_sample;
+using fdk::cuda_detail::CellSums;
 using fdk::cuda_detail::FloatRay;
 using fdk::cuda_detail::RayLaunch;
 using fdk::cuda_detail::ray_of;
@@ -45,9 +45,8 @@ __global__ void back_kernel(const RayLaunch l, const float* y, float* x) {
   const FloatRay r = ray_of(l, i, j, k);
   const float c = val * r.weight;
   const int nx = l.dims[0], ny = l.dims[1], nz = l.dims[2];
-  float acc[8];
-  int cx = 0, cy = 0, cz = 0;
-  bool open = false;
+  auto flush = [&](int fx, int fy, int fz, const float* a) { flush_cell(x, nx, ny, nz, fx, fy, fz, a); };
+  CellSums cell;
   for (int n = 0; n < r.count; ++n) {
     const float fn = static_cast<float>(n);
     const float px = fmaf(fn, r.step[0], r.start[0]);
@@ -56,18 +55,9 @@ __global__ void back_kernel(const RayLaunch l, const float* y, float* x) {
     const float fx = floorf(px), fy = floorf(py), fz = floorf(pz);
     const float ax = px - fx, ay = py - fy, az = pz - fz;
     const int ix = static_cast<int>(fx), iy = static_cast<int>(fy), iz = static_cast<int>(fz);
-    if (!open || ix != cx || iy != cy || iz != cz) {
-      if (open) flush_cell(x, nx, ny, nz, cx, cy, cz, acc);
-      cx = ix;
-      cy = iy;
-      cz = iz;
-      open = true;
-#pragma unroll
-      for (int q = 0; q < 8; ++q) acc[q] = 0.0f;
-    }
-    add_sample(acc, c, ax, ay, az);
+    cell.add(ix, iy, iz, c, ax, ay, az, flush);
   }
-  if (open) flush_cell(x, nx, ny, nz, cx, cy, cz, acc);
+  cell.close(flush);
 }
 
 }  // namespace
