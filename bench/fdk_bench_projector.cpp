@@ -17,6 +17,7 @@
 #include "compute/fdk/backprojector.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/iterative.hpp"
+#include "compute/fdk/metrics.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/ray_model.hpp"
 #include "compute/fdk/simulate.hpp"
@@ -27,6 +28,7 @@
 #include "cuda/core/texture.hpp"
 #include "cuda/fdk/cuda_projector.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
+#include "bench/cuda/fdk/projector_scatter.hpp"
 #endif
 
 namespace tomo::fdk::bench_projector {
@@ -106,17 +108,28 @@ void cpu_rows(const Options& o, const Problem& p, nlohmann::json& out) {
 #ifdef TOMO_HAVE_CUDA
 using tomo::cuda::DeviceBuffer;
 
+// Every view's rays and the list of all views, on the device (the kernels' launch inputs).
+struct DeviceRays {
+  DeviceBuffer<ViewRays> rays;
+  DeviceBuffer<int> views;
+  explicit DeviceRays(const ConeGeometry& g) {
+    std::vector<ViewRays> r(g.views());
+    std::vector<int> all(g.views());
+    for (int n = 0; n < g.views(); ++n) {
+      r[n] = view_rays(g.grid, g.matrices[n], n);
+      all[n] = n;
+    }
+    rays = DeviceBuffer<ViewRays>{std::span<const ViewRays>(r)};
+    views = DeviceBuffer<int>{std::span<const int>(all)};
+  }
+};
+
 // The ray-driven kernels over block shapes (the product's is 32×4).
 void sweep_blocks(const Problem& p, nlohmann::json& out) {
   const ConeGeometry& g = p.g;
-  std::vector<ViewRays> rays(g.views());
-  std::vector<int> all(g.views());
-  for (int n = 0; n < g.views(); ++n) {
-    rays[n] = view_rays(g.grid, g.matrices[n], n);
-    all[n] = n;
-  }
-  DeviceBuffer<ViewRays> rd{std::span<const ViewRays>(rays)};
-  DeviceBuffer<int> vd{std::span<const int>(all)};
+  const DeviceRays dr(g);
+  const ViewRays* rd = dr.rays.data();
+  const int* vd = dr.views.data();
   DeviceBuffer<float> y(g.views() * g.image_size()), xd{std::span<const float>(p.x.data)};
   auto arr = cuda::CudaArray::of<float>({std::size_t(g.grid.dims[0]), std::size_t(g.grid.dims[1]),
                                          std::size_t(g.grid.dims[2])});
@@ -127,17 +140,66 @@ void sweep_blocks(const Problem& p, nlohmann::json& out) {
   const dim3 shapes[] = {{32, 4}, {32, 8}, {16, 8}, {16, 16}, {8, 8}, {8, 16}, {64, 2}, {64, 4}, {128, 1}, {32, 2}};
   auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("block sweep (ms):      shape   fwd hw   fwd exact   exact back\n");
+  std::printf("block sweep (ms):      shape   fwd hw   fwd exact   scatter back\n");
   for (const dim3& s : shapes) {
-    cuda_detail::RayLaunch l{rd.data(), vd.data(), g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0], s};
+    cuda_detail::RayLaunch l{rd, vd, g.views(), g.sx, g.sy, g.grid.dims, 0.5 * g.grid.voxel_mm[0], s};
     const double hw = median_ms(3, [&] { cuda_detail::launch_forward(l, lin, true, y.data(), nullptr); }, sync);
     const double ex = median_ms(3, [&] { cuda_detail::launch_forward(l, pt, false, y.data(), nullptr); }, sync);
-    // The scatter is slow (atomics): timed once, on the first three shapes only.
-    const double bk = &s - shapes < 3 ? median_ms(1, [&] { cuda_detail::launch_back(l, y.data(), xd.data(), nullptr); }, sync) : 0.0;
+    // The scatter Aᵀ (one thread a pixel, as A) is slow: timed once, on the first three shapes only.
+    const double bk = &s - shapes < 3 ? median_ms(1, [&] {
+      tomo::bench::fdk_projector::launch_back_scatter(l, y.data(), xd.data(), nullptr);
+    }, sync) : 0.0;
     std::printf("                     %3ux%-3u  %7.2f  %9.2f  %11.2f\n", s.x, s.y, hw, ex, bk);
-    rows.push_back({{"block", {s.x, s.y}}, {"forward_hardware_ms", hw}, {"forward_exact_ms", ex}, {"back_ms", bk}});
+    rows.push_back(
+        {{"block", {s.x, s.y}}, {"forward_hardware_ms", hw}, {"forward_exact_ms", ex}, {"back_scatter_ms", bk}});
   }
   out["block_sweep_step_half_voxel"] = rows;
+}
+
+// The exact transpose Aᵀ two ways on the same stacks: the global-atomic scatter and the tiled
+// form (shared-memory boxes, the product's) at two sizes of its passes, with the image difference.
+// Two stacks: the line integrals plus 0.01 everywhere (as CGLS's residual: no zeros) and the line
+// integrals themselves (zero outside the head's shadow, whose rays both skip).
+void transpose_rows(const Options& o, const Problem& p, nlohmann::json& out) {
+  const ConeGeometry& g = p.g;
+  const DeviceRays dr(g);
+  DeviceBuffer<float> x(g.grid.count());
+  const cuda_detail::RayLaunch l{dr.rays.data(), dr.views.data(), g.views(), g.sx, g.sy, g.grid.dims,
+                                 0.5 * g.grid.voxel_mm[0]};
+  auto sync = [] { TOMO_CUDA_CHECK(cudaDeviceSynchronize()); };
+  auto zero = [&] { TOMO_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size() * sizeof(float), nullptr)); };
+  std::vector<float> dense(p.b);
+  for (float& e : dense) e += 0.01f;
+  const int passes[] = {64, 16};  // views a pass: the product's (1 GiB of rays) and fewer
+  DeviceBuffer<float> scratch(cuda_detail::tiled_scratch_floats(g.grid.dims, g.sx, g.sy, 64));
+  nlohmann::json rows = nlohmann::json::array();
+  const int reps = std::max(1, std::min(o.reps, 3));
+  std::printf("exact transpose, step 1/2 voxel (ms, median of %d):  stack  kernel  views/pass  ms  rel L2 vs scatter\n",
+              reps);
+  for (int d = 0; d < 2; ++d) {
+    DeviceBuffer<float> y{std::span<const float>(d == 0 ? dense : p.b)};
+    const char* stack = d == 0 ? "dense (+0.01)" : "line integrals";
+    const double ts = median_ms(reps, [&] {
+      zero();
+      tomo::bench::fdk_projector::launch_back_scatter(l, y.data(), x.data(), nullptr);
+    }, sync);
+    const std::vector<float> ref = x.to_host();
+    std::printf("  %-15s %-28s     %9.2f\n", stack, "scatter", ts);
+    std::fflush(stdout);
+    rows.push_back({{"stack", stack}, {"kernel", "scatter"}, {"ms", ts}});
+    for (const int per : passes) {
+      const double tt = median_ms(reps, [&] {
+        zero();
+        cuda_detail::launch_back_tiled(l, y.data(), x.data(), scratch.data(), per, nullptr);
+      }, sync);
+      const double diff = relative_l2(x.to_host(), ref);
+      std::printf("  %-15s %-28s %3d %9.2f  %.2e\n", stack, "tiled", per, tt, diff);
+      std::fflush(stdout);
+      rows.push_back({{"stack", stack}, {"kernel", "tiled"}, {"views_per_pass", per}, {"ms", tt},
+                      {"rel_l2_vs_scatter", diff}});
+    }
+  }
+  out["exact_transpose_step_half_voxel"] = rows;
 }
 
 void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
@@ -159,8 +221,8 @@ void cuda_rows(const Options& o, const Problem& p, nlohmann::json& out) {
       dump(o, "ours_fp_" + tag, yd.to_host(), {std::size_t(g.views()), std::size_t(g.sy), std::size_t(g.sx)});
       const double bv = median_ms(o.reps, [&] { A.back_voxel_device(bd.data(), vd.data()); }, sync);
       dump(o, "ours_bp_voxel_" + tag, vd.to_host(), {std::size_t(o.L), std::size_t(o.L), std::size_t(o.L)});
-      // The exact transpose scatters with atomics: timed twice, CGLS (which needs it) on two of the
-      // four settings.
+      // The exact transpose Aᵀ (tiled; transpose_rows times the scatter it replaced): timed twice,
+      // CGLS (which needs it) on two of the four settings.
       const double b = o.exact_transpose
                            ? median_ms(std::min(o.reps, 2), [&] { A.back_device(bd.data(), vd.data()); }, sync)
                            : 0.0;
@@ -222,6 +284,7 @@ int run(const Options& o, nlohmann::json& out) {
   if (o.cpu_views > 0 && !o.sweep_only) cpu_rows(o, p, out);
 #ifdef TOMO_HAVE_CUDA
   if (BackendRegistry<ConeBeamProjector>::instance().available("cuda").ok) {
+    if (!o.sweep_only && o.exact_transpose) transpose_rows(o, p, out);
     if (!o.sweep_only) cuda_rows(o, p, out);
     if (o.sweep || o.sweep_only) sweep_blocks(p, out);
   } else {

@@ -1,5 +1,5 @@
 // `cuda` backend of the cone-beam projector pair (ConeBeamProjector): A ray-driven from a 3D
-// texture of the volume, Aᵀ its exact transpose by atomic scatter, B ≈ Aᵀ voxel-driven from a
+// texture of the volume, Aᵀ its exact transpose in boxes of the volume held in shared memory, B ≈ Aᵀ voxel-driven from a
 // layered texture of the projections, or from loads of a bordered copy where exact
 // (voxel_back_kernels.hpp). Besides
 // the host-span interface it takes device pointers, so the iterative algorithms keep volume and
@@ -73,6 +73,8 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   cuda::SurfaceObject detector_surface_;
   bool all_in_front_ = false;  // every_voxel_in_front(g_)
   bool z_invariant_ = false;   // p[2] = p[10] = 0 in every view of voxel_views_
+  cuda::DeviceBuffer<float> tiled_scratch_;  // the tiled Aᵀ's rays and pixel boxes, one pass of views
+  int tiled_views_ = 0;
   cuda::DeviceBuffer<float> padded_;  // B's zero-bordered linear copy of the chunk (sampling by loads)
   cuda::TextureObject detector_linear_;
   // The host-span calls (NumPy arrays): device copies of both sides, the page-locked staging
