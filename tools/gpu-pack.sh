@@ -19,7 +19,8 @@ if [ "${GPU_PACK_ALL:-0}" != 1 ]; then
   for t in "$build"/tests/test_*; do
     n=$(basename "$t")
     [[ " ${GPU_PACK_KEEP:-} " == *" $n "* ]] && continue  # GPU_PACK_KEEP="test_oat test_musr": carry these too
-    case "$n" in *_gpu|test_apps|*.*) ;; *) [ -f "$t" ] && skip+=("--exclude=$t") ;; esac
+    # test_musr: `ctest -L gpu` runs its gl-compute tests on the GPU's own GL driver.
+    case "$n" in *_gpu|test_apps|test_musr|*.*) ;; *) [ -f "$t" ] && skip+=("--exclude=$t") ;; esac
   done
 fi
 # The Python build trees and venv never travel; GPU_PACK_EXCLUDE adds tar patterns of your own
