@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "compute/core/fixed_sum.hpp"
 #include "compute/fdk/kernel_math.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
 #include "cuda/fdk/ray_walk.cuh"
+#include "cuda/oat/srt_gather.hpp"  // FixedTerm: the 64-bit fixed-point sums in two 32-bit words
 
 namespace tomo::fdk::cuda_detail {
 namespace {
@@ -55,7 +55,7 @@ __global__ void forward_kernel(const RayLaunch l, cudaTextureObject_t tex, float
 // One pass's rays, kRayTableFloats floats each: start[3], step[3] of FloatRay (the same floats as
 // ray_of's), c = y·weight and the sample count (0: nothing to add). Also raises *bound (float bits,
 // zeroed before the pass) to the largest |c|·(samples the ray can put in one voxel's support) of the
-// pass: the fixed-point scale's input (pass_scale).
+// pass: the fixed-point scale's input (fixed_scale).
 __global__ void ray_table_kernel(const RayLaunch l, const float* y, int k_begin, int views, float4* table,
                                  unsigned* bound) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -166,8 +166,8 @@ __global__ void pixel_box_kernel(const RayLaunch l, int k_begin, int views, int 
 }
 
 // How a box's sums are added in shared memory (`words`: the box's kTileWords 32-bit words, twice
-// for FixedSums). FixedSums, the product's: 64-bit fixed-point sums by integer adds
-// (compute/core/fixed_sum.hpp, as oat's gather): on sm_90 a float atomicAdd to shared memory
+// for FixedSums). FixedSums, the product's: 64-bit fixed-point sums by integer adds (oat's gather
+// does the same, cuda/oat/srt_gather.hpp fixed_split): on sm_90 a float atomicAdd to shared memory
 // is a compare-and-swap loop, an integer add one instruction (ATOMS.ADD); and integer sums are
 // exact, so the image does not depend on the order of the adds. FloatSums: float atomics (the
 // product's before; a bench row now).
@@ -175,7 +175,7 @@ constexpr int kTileWords = kRow * kBoxY * kBoxZ;
 // The fixed-point scale S of a pass: a power of two with R·M·S ≤ 2^61, R the pass's rays and M
 // its largest |c|·(samples in one voxel's support) (ray_table_kernel), so no voxel's sum of
 // |round(term·S)| reaches 2^62. Powers of two keep term·S exact in float.
-__device__ __forceinline__ double pass_scale(const unsigned* bound, double rays) {
+__device__ __forceinline__ double fixed_scale(const unsigned* bound, double rays) {
   const double rm = rays * static_cast<double>(__uint_as_float(*bound));
   const double s = rm > 0.0 ? exp2(floor(log2(2.305843009213693952e18 / rm))) : 1.0;
   return fmin(fmax(s, 0x1p-120), 0x1p99);
@@ -185,12 +185,12 @@ struct FixedSums {
   unsigned* w;
   float scale;
   __device__ __forceinline__ void add(int i, float v) const {
-    const FixedTerm t = fixed_split(__float2ll_rn(v * scale));
-    const int hi = fixed_high_add(t, atomicAdd(w + i, t.lo));
+    const oat::FixedTerm t = oat::fixed_split(__float2ll_rn(v * scale));
+    const int hi = oat::fixed_high_add(t, atomicAdd(w + i, t.lo));
     if (hi != 0) atomicAdd(reinterpret_cast<int*>(w + kTileWords + i), hi);
   }
   __device__ __forceinline__ long long fixed(int i) const {
-    return fixed_join(w[i], static_cast<int>(w[kTileWords + i]));
+    return oat::fixed_join(w[i], static_cast<int>(w[kTileWords + i]));
   }
 };
 struct FloatSums {
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
   const int ext[3] = {min(kBoxX, nx - lo[0]), min(kBoxY, ny - lo[1]), min(kBoxZ, nz - lo[2])};
   const int per = (views + gridDim.y - 1) / gridDim.y;
   const int v0 = blockIdx.y * per, nv = max(0, min(views, v0 + per) - v0);
-  const double scale = Sums::kWords == 2 ? pass_scale(bound, rays) : 1.0;
+  const double scale = Sums::kWords == 2 ? fixed_scale(bound, rays) : 1.0;
   const Sums sums{words, static_cast<float>(scale)};
   for (int q = threadIdx.x; q < Sums::kWords * kTileWords; q += blockDim.x) words[q] = 0u;
   for (int k = threadIdx.x; k < nv; k += blockDim.x) {
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
 // x += the shares' fixed-point sums of a pass (back_tiled_kernel), which it zeroes for the next.
 __global__ void fixed_finish_kernel(unsigned long long* acc, const unsigned* bound, double rays, std::size_t n,
                                     float* x) {
-  const double inverse = 1.0 / pass_scale(bound, rays);
+  const double inverse = 1.0 / fixed_scale(bound, rays);
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const long long v = static_cast<long long>(acc[i]);

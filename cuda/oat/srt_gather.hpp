@@ -5,7 +5,6 @@
 // ball, and on each ring the azimuths where it can cross the tile's box. Plain TOMO_HD templates
 // so the CUDA kernel (srt_gather.cuh) and a host emulation in the tests run the same arithmetic.
 #pragma once
-#include "compute/core/fixed_sum.hpp"
 #include "compute/oat/kernel_math.hpp"
 
 namespace tomo::oat {
@@ -291,12 +290,28 @@ TOMO_HD void tile_visit(const GridParams<T>& g, const GatherTile<T>& t, int tx, 
   }
 }
 
-// The gather's fixed-point sums (srt_gather.cuh FixedAdd; the terms' split, carry and join:
-// compute/core/fixed_sum.hpp). S = fixed_scale(Σ|g|, R_max): 2^62/B with B = Σ|g|·4πR_max²
-// bounding a voxel's sum of |terms| (a patch's area is at most its shell's, a weight at most 1),
-// so no partial sum reaches 2^63; at most 1e30 (data near 1e-30 would overflow a float scale:
-// coarser sums, never wrong ones), and rounded down to a power of two, so that v·S is exact and a
-// last-bit change of Σ|g| almost never changes S.
+// The gather's fixed-point sums (srt_gather.cuh FixedAdd): a term v becomes V = round(v·S) in 64 bits
+// and is added to a voxel's two 32-bit words, the low one first; its carry comes from the low
+// word's old value. Integer adds commute, so the words end at the exact sum of the V whatever the
+// order. S = fixed_scale(Σ|g|, R_max): 2^62/B with B = Σ|g|·4πR_max² bounding a voxel's sum of
+// |terms| (a patch's area is at most its shell's, a weight at most 1), so no partial sum reaches
+// 2^63; at most 1e30 (data near 1e-30 would overflow a float scale: coarser sums, never wrong
+// ones), and rounded down to a power of two, so that v·S is exact and a last-bit change of Σ|g|
+// almost never changes S.
+struct FixedTerm {
+  unsigned lo;
+  int hi;
+};
+TOMO_HD FixedTerm fixed_split(long long v) {
+  return {static_cast<unsigned>(v), static_cast<int>(v >> 32)};
+}
+// What the high word takes after the low word went from `old` to old + lo (mod 2^32).
+TOMO_HD int fixed_high_add(const FixedTerm& t, unsigned old) {
+  return t.hi + (old + t.lo < old ? 1 : 0);
+}
+TOMO_HD long long fixed_join(unsigned lo, int hi) {
+  return static_cast<long long>((static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) | lo);
+}
 TOMO_HD float fixed_scale(double abs_sum, double r_max) {
   const double b = abs_sum * 4.0 * kPi<double> * r_max * r_max;
   double s = b > 0 ? 4.611686018427387904e18 / b : 1.0;

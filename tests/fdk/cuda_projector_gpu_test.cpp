@@ -49,30 +49,6 @@ std::unique_ptr<ConeBeamProjector> make(const std::string& name, const ConeGeome
   return op;
 }
 
-// A 330° orbit around a centred grid, the detector seeing the grid's largest side at the
-// isocentre, tilted by roll `tilt_deg` and pitch half of it.
-struct OrbitCase {
-  const char* name;
-  std::array<int, 3> dims;
-  double voxel_mm;
-  int views, sx, sy;
-  double source_iso_mm, tilt_deg;
-};
-ConeGeometry orbit(const OrbitCase& t, double source_det_mm) {
-  CArmGeometry c;
-  c.projections = t.views;
-  c.arc_deg = 330.0;
-  c.sx = t.sx;
-  c.sy = t.sy;
-  c.source_iso_mm = t.source_iso_mm;
-  c.source_det_mm = source_det_mm;
-  const double side = t.voxel_mm * std::max({t.dims[0], t.dims[1], t.dims[2]});
-  c.pixel_mm = 1.6 * side * 1.5 / t.sx;
-  c.roll_deg = t.tilt_deg;
-  c.pitch_deg = 0.5 * t.tilt_deg;
-  return {Grid3::centred(t.dims, {t.voxel_mm, t.voxel_mm, t.voxel_mm}), c.sx, c.sy, c.matrices()};
-}
-
 }  // namespace
 
 TEST(FdkCudaProjector, HardwareTrilinearStaysWithinItsTolerance) {
@@ -141,7 +117,13 @@ TEST(FdkCudaProjector, VoxelBackMatchesCpuWithAndWithoutTilt) {
 // the adjoint identity with the cuda A.
 TEST(FdkCudaProjector, ExactTransposeMatchesCpuOnHardCases) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  using Case = OrbitCase;
+  struct Case {
+    const char* name;
+    std::array<int, 3> dims;
+    double voxel_mm;
+    int views, sx, sy;
+    double source_iso_mm, tilt_deg;
+  };
   const Case cases[] = {
       {"odd grid, tilted", {37, 29, 23}, 5.0, 12, 40, 36, 785.0, 3.0},
       {"source inside the grid's box", {33, 33, 17}, 20.0, 10, 48, 30, 300.0, 0.0},
@@ -149,7 +131,19 @@ TEST(FdkCudaProjector, ExactTransposeMatchesCpuOnHardCases) {
       {"256x256x96 (one block a box)", {256, 256, 96}, 1.0, 6, 96, 40, 785.0, 1.0},
   };
   for (const Case& t : cases) {
-    const ConeGeometry g = orbit(t, 1.5 * t.source_iso_mm);
+    CArmGeometry c;
+    c.projections = t.views;
+    c.arc_deg = 330.0;
+    c.sx = t.sx;
+    c.sy = t.sy;
+    c.source_iso_mm = t.source_iso_mm;
+    c.source_det_mm = 1.5 * t.source_iso_mm;
+    // The detector sees the grid's largest side at the isocentre.
+    const double side = t.voxel_mm * std::max({t.dims[0], t.dims[1], t.dims[2]});
+    c.pixel_mm = 1.6 * side * 1.5 / t.sx;
+    c.roll_deg = t.tilt_deg;
+    c.pitch_deg = 0.5 * t.tilt_deg;
+    const ConeGeometry g{Grid3::centred(t.dims, {t.voxel_mm, t.voxel_mm, t.voxel_mm}), c.sx, c.sy, c.matrices()};
     const auto y = [&] {
       std::mt19937 rng(7);
       std::uniform_real_distribution<float> d(0.0f, 1.0f);
@@ -191,11 +185,21 @@ TEST(FdkCudaProjector, ExactTransposeMatchesCpuOnHardCases) {
 // within float rounding over 50 decades of data and with both signs.
 TEST(FdkCudaProjector, ExactTransposeIsTheSameBitsEveryRun) {
   if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
-  using Case = OrbitCase;
-  const Case cases[] = {{"37x29x23, boxes shared by blocks", {37, 29, 23}, 5.0, 70, 40, 40, 785.0, 0.0},
-                        {"256x256x96, one block a box", {256, 256, 96}, 1.0, 6, 96, 96, 785.0, 0.0}};
+  struct Case {
+    const char* name;
+    std::array<int, 3> dims;
+    double voxel_mm;
+    int views, sx;
+  };
+  const Case cases[] = {{"37x29x23, boxes shared by blocks", {37, 29, 23}, 5.0, 70, 40},
+                        {"256x256x96, one block a box", {256, 256, 96}, 1.0, 6, 96}};
   for (const Case& t : cases) {
-    const ConeGeometry g = orbit(t, 1200.0);
+    CArmGeometry c;
+    c.projections = t.views;
+    c.arc_deg = 330.0;
+    c.sx = c.sy = t.sx;
+    c.pixel_mm = 1.6 * t.voxel_mm * std::max({t.dims[0], t.dims[1], t.dims[2]}) * 1.5 / t.sx;
+    const ConeGeometry g{Grid3::centred(t.dims, {t.voxel_mm, t.voxel_mm, t.voxel_mm}), c.sx, c.sy, c.matrices()};
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> d(-1.0f, 1.0f);
     std::vector<float> y(g.views() * g.image_size());

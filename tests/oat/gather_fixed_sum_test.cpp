@@ -1,7 +1,7 @@
-// The gather's fixed-point sums (compute/core/fixed_sum.hpp fixed_split / fixed_high_add /
-// fixed_join, cuda/oat/srt_gather.hpp fixed_scale: the arithmetic of the CUDA kernel's FixedAdd)
-// on the host: a voxel's two 32-bit words end at the exact sum of its terms in any order of the
-// adds, and the scale keeps the worst sum a scene allows below 2^63.
+// The gather's fixed-point sums (cuda/oat/srt_gather.hpp fixed_split / fixed_high_add / fixed_join
+// / fixed_scale, the arithmetic of the CUDA kernel's FixedAdd) on the host: a voxel's two 32-bit
+// words end at the exact sum of its terms in any order of the adds, and the scale keeps the worst
+// sum a scene allows below 2^63.
 #include <gtest/gtest.h>
 
 #include <algorithm>
