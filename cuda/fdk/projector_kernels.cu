@@ -3,13 +3,10 @@
 // boxes of the volume held in shared memory.
 #include <cuda_runtime.h>
 
-#include <algorithm>
-
 #include "compute/fdk/kernel_math.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
 #include "cuda/fdk/ray_walk.cuh"
-#include "cuda/oat/srt_gather.hpp"  // FixedTerm: the 64-bit fixed-point sums in two 32-bit words
 
 namespace tomo::fdk::cuda_detail {
 namespace {
@@ -53,37 +50,23 @@ __global__ void forward_kernel(const RayLaunch l, cudaTextureObject_t tex, float
 }
 
 // One pass's rays, kRayTableFloats floats each: start[3], step[3] of FloatRay (the same floats as
-// ray_of's), c = y·weight and the sample count (0: nothing to add). Also raises *bound (float bits,
-// zeroed before the pass) to the largest |c|·(samples the ray can put in one voxel's support) of the
-// pass: the fixed-point scale's input (fixed_scale).
-__global__ void ray_table_kernel(const RayLaunch l, const float* y, int k_begin, int views, float4* table,
-                                 unsigned* bound) {
+// ray_of's), c = y·weight and the sample count (0: nothing to add).
+__global__ void ray_table_kernel(const RayLaunch l, const float* y, int k_begin, int views, float4* table) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int kk = blockIdx.z;
-  const bool in = i < l.sx && j < l.sy && kk < views;
-  float term = 0.0f;
-  if (in) {
-    const int k = k_begin + kk;
-    const std::size_t at = (static_cast<std::size_t>(kk) * l.sy + j) * l.sx + i;
-    const float val = y[(static_cast<std::size_t>(k) * l.sy + j) * l.sx + i];
-    float4 a = make_float4(0.0f, 0.0f, 0.0f, 0.0f), b = make_float4(0.0f, 0.0f, 0.0f, __int_as_float(0));
-    if (val != 0.0f) {
-      const FloatRay r = ray_of(l, i, j, k);
-      a = make_float4(r.start[0], r.start[1], r.start[2], r.step[0]);
-      b = make_float4(r.step[1], r.step[2], val * r.weight, __int_as_float(r.count));
-      // A voxel takes the samples whose cells touch it: positions in a cube of side 2, on a segment
-      // of at most 2·√3 < 3.5 index units, so at most 3.5/|step| + 1 of them (2 for slack).
-      const float len = sqrtf(r.step[0] * r.step[0] + r.step[1] * r.step[1] + r.step[2] * r.step[2]);
-      const float n = fminf(static_cast<float>(r.count), len > 0.0f ? 3.5f / len + 2.0f : 1e30f);
-      term = fabsf(b.z) * n;
-    }
-    table[2 * at] = a;
-    table[2 * at + 1] = b;
+  if (i >= l.sx || j >= l.sy || kk >= views) return;
+  const int k = k_begin + kk;
+  const std::size_t at = (static_cast<std::size_t>(kk) * l.sy + j) * l.sx + i;
+  const float val = y[(static_cast<std::size_t>(k) * l.sy + j) * l.sx + i];
+  float4 a = make_float4(0.0f, 0.0f, 0.0f, 0.0f), b = make_float4(0.0f, 0.0f, 0.0f, __int_as_float(0));
+  if (val != 0.0f) {
+    const FloatRay r = ray_of(l, i, j, k);
+    a = make_float4(r.start[0], r.start[1], r.start[2], r.step[0]);
+    b = make_float4(r.step[1], r.step[2], val * r.weight, __int_as_float(r.count));
   }
-  // Non-negative floats order as their bits: one integer max a warp, order-free.
-  const unsigned m = __reduce_max_sync(0xffffffffu, __float_as_uint(term));
-  if ((threadIdx.x & 31) == 0 && m != 0) atomicMax(bound, m);
+  table[2 * at] = a;
+  table[2 * at + 1] = b;
 }
 
 // Margin (index units) around a block's box in which its rays are sought: above the float
@@ -165,76 +148,36 @@ __global__ void pixel_box_kernel(const RayLaunch l, int k_begin, int views, int 
   boxes[static_cast<std::size_t>(kk) * tiles + b] = make_int4(out[0], out[1], out[2], out[3]);
 }
 
-// How a box's sums are added in shared memory (`words`: the box's kTileWords 32-bit words, twice
-// for FixedSums). FixedSums, the product's: 64-bit fixed-point sums by integer adds (oat's gather
-// does the same, cuda/oat/srt_gather.hpp fixed_split): on sm_90 a float atomicAdd to shared memory
-// is a compare-and-swap loop, an integer add one instruction (ATOMS.ADD); and integer sums are
-// exact, so the image does not depend on the order of the adds. FloatSums: float atomics (the
-// product's before; a bench row now).
-constexpr int kTileWords = kRow * kBoxY * kBoxZ;
-// The fixed-point scale S of a pass: a power of two with R·M·S ≤ 2^61, R the pass's rays and M
-// its largest |c|·(samples in one voxel's support) (ray_table_kernel), so no voxel's sum of
-// |round(term·S)| reaches 2^62. Powers of two keep term·S exact in float.
-__device__ __forceinline__ double fixed_scale(const unsigned* bound, double rays) {
-  const double rm = rays * static_cast<double>(__uint_as_float(*bound));
-  const double s = rm > 0.0 ? exp2(floor(log2(2.305843009213693952e18 / rm))) : 1.0;
-  return fmin(fmax(s, 0x1p-120), 0x1p99);
-}
-struct FixedSums {
-  static constexpr int kWords = 2;  // low words at [0, kTileWords), high words above
-  unsigned* w;
-  float scale;
-  __device__ __forceinline__ void add(int i, float v) const {
-    const oat::FixedTerm t = oat::fixed_split(__float2ll_rn(v * scale));
-    const int hi = oat::fixed_high_add(t, atomicAdd(w + i, t.lo));
-    if (hi != 0) atomicAdd(reinterpret_cast<int*>(w + kTileWords + i), hi);
-  }
-  __device__ __forceinline__ long long fixed(int i) const {
-    return oat::fixed_join(w[i], static_cast<int>(w[kTileWords + i]));
-  }
-};
-struct FloatSums {
-  static constexpr int kWords = 1;
-  unsigned* w;
-  float scale;
-  __device__ __forceinline__ void add(int i, float v) const { atomicAdd(reinterpret_cast<float*>(w) + i, v); }
-};
-
 // Adds a cell's eight corner sums to the block's box (local cell (x, y, z), box extent e, rows of
-// kRow words; corners outside the box belong to other blocks).
-template <class Sums>
-__device__ __forceinline__ void flush_tile(const Sums& t, int x, int y, int z, const int* e, const float* a) {
+// kRow floats; corners outside the box belong to other blocks).
+__device__ __forceinline__ void flush_tile(float* tile, int x, int y, int z, const int* e, const float* a) {
   if (x >= 0 && y >= 0 && z >= 0 && x + 1 < e[0] && y + 1 < e[1] && z + 1 < e[2]) {
-    const int p = (z * kBoxY + y) * kRow + x;
-    t.add(p, a[0]);
-    t.add(p + 1, a[1]);
-    t.add(p + kRow, a[2]);
-    t.add(p + kRow + 1, a[3]);
-    t.add(p + kRow * kBoxY, a[4]);
-    t.add(p + kRow * kBoxY + 1, a[5]);
-    t.add(p + kRow * kBoxY + kRow, a[6]);
-    t.add(p + kRow * kBoxY + kRow + 1, a[7]);
+    float* p = tile + (z * kBoxY + y) * kRow + x;
+    atomicAdd(p, a[0]);
+    atomicAdd(p + 1, a[1]);
+    atomicAdd(p + kRow, a[2]);
+    atomicAdd(p + kRow + 1, a[3]);
+    atomicAdd(p + kRow * kBoxY, a[4]);
+    atomicAdd(p + kRow * kBoxY + 1, a[5]);
+    atomicAdd(p + kRow * kBoxY + kRow, a[6]);
+    atomicAdd(p + kRow * kBoxY + kRow + 1, a[7]);
     return;
   }
 #pragma unroll
   for (int q = 0; q < 8; ++q) {
     const int cx = x + (q & 1), cy = y + ((q >> 1) & 1), cz = z + (q >> 2);
-    if (cx >= 0 && cy >= 0 && cz >= 0 && cx < e[0] && cy < e[1] && cz < e[2]) t.add((cz * kBoxY + cy) * kRow + cx, a[q]);
+    if (cx >= 0 && cy >= 0 && cz >= 0 && cx < e[0] && cy < e[1] && cz < e[2])
+      atomicAdd(tile + (cz * kBoxY + cy) * kRow + cx, a[q]);
   }
 }
 
 // One block per box of kBoxX×kBoxY×kBoxZ voxels (blockIdx.x) and per share of the pass's views
 // (blockIdx.y of gridDim.y): the (view, pixel) pairs of the share are walked as one list, so the
 // threads stay busy across views; each ray's samples whose cells touch the box are accumulated
-// per cell in registers (as back_kernel does) and added to the box in shared memory. With one
-// share the box is added to x; with several, FixedSums' shares meet in the 64-bit integer sums
-// `acc` (global, order-free; fixed_finish_kernel adds them to x), FloatSums' in float atomics on x.
-template <class Sums>
+// per cell in registers (as back_kernel does) and added to the box in shared memory.
 __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaunch l, const float4* table,
-                                                                   const int4* boxes, int views,
-                                                                   const unsigned* bound, double rays,
-                                                                   unsigned long long* acc, float* x) {
-  __shared__ unsigned words[Sums::kWords * kTileWords];
+                                                                   const int4* boxes, int views, float* x) {
+  __shared__ float tile[kRow * kBoxY * kBoxZ];
   __shared__ int box[kTableMaxViews][4];
   __shared__ int offset[kTableMaxViews + 1];
   const int nx = l.dims[0], ny = l.dims[1], nz = l.dims[2];
@@ -244,9 +187,7 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
   const int ext[3] = {min(kBoxX, nx - lo[0]), min(kBoxY, ny - lo[1]), min(kBoxZ, nz - lo[2])};
   const int per = (views + gridDim.y - 1) / gridDim.y;
   const int v0 = blockIdx.y * per, nv = max(0, min(views, v0 + per) - v0);
-  const double scale = Sums::kWords == 2 ? fixed_scale(bound, rays) : 1.0;
-  const Sums sums{words, static_cast<float>(scale)};
-  for (int q = threadIdx.x; q < Sums::kWords * kTileWords; q += blockDim.x) words[q] = 0u;
+  for (int q = threadIdx.x; q < kRow * kBoxY * kBoxZ; q += blockDim.x) tile[q] = 0.0f;
   for (int k = threadIdx.x; k < nv; k += blockDim.x) {
     const int4 e = boxes[static_cast<std::size_t>(v0 + k) * gridDim.x + b];
     box[k][0] = e.x;
@@ -293,7 +234,7 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
     const int n0 = max(0, static_cast<int>(floorf(fminf(nlo, static_cast<float>(count)))) - 1);
     const int n1 = min(count, static_cast<int>(floorf(fmaxf(nhi, -2.0f))) + 2);
     const float c = rb.z;
-    auto flush = [&](int fx, int fy, int fz, const float* a) { flush_tile(sums, fx, fy, fz, ext, a); };
+    auto flush = [&](int fx, int fy, int fz, const float* a) { flush_tile(tile, fx, fy, fz, ext, a); };
     CellSums cell;
 #pragma unroll 1
     for (int n = n0; n < n1; ++n) {
@@ -315,37 +256,15 @@ __global__ void __launch_bounds__(kTiledThreads) back_tiled_kernel(const RayLaun
   __syncthreads();
   // One block owns the box for these views: a plain update when it is the only share.
   const bool shared_box = gridDim.y > 1;
-  const double inverse = 1.0 / scale;
   for (int q = threadIdx.x; q < kBoxX * kBoxY * kBoxZ; q += blockDim.x) {
     const int qx = q % kBoxX, qy = (q / kBoxX) % kBoxY, qz = q / (kBoxX * kBoxY);
     if (qx >= ext[0] || qy >= ext[1] || qz >= ext[2]) continue;
-    const std::size_t vi = (static_cast<std::size_t>(lo[2] + qz) * ny + lo[1] + qy) * nx + lo[0] + qx;
-    const int t = (qz * kBoxY + qy) * kRow + qx;
-    if constexpr (Sums::kWords == 2) {
-      const long long v = sums.fixed(t);
-      if (shared_box)
-        atomicAdd(acc + vi, static_cast<unsigned long long>(v));
-      else
-        x[vi] += static_cast<float>(static_cast<double>(v) * inverse);
-    } else {
-      const float sum = __uint_as_float(words[t]);
-      if (shared_box)
-        atomicAdd(x + vi, sum);
-      else
-        x[vi] += sum;
-    }
-  }
-}
-
-// x += the shares' fixed-point sums of a pass (back_tiled_kernel), which it zeroes for the next.
-__global__ void fixed_finish_kernel(unsigned long long* acc, const unsigned* bound, double rays, std::size_t n,
-                                    float* x) {
-  const double inverse = 1.0 / fixed_scale(bound, rays);
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const long long v = static_cast<long long>(acc[i]);
-    if (v != 0) x[i] += static_cast<float>(static_cast<double>(v) * inverse);
-    acc[i] = 0ull;
+    float* v = x + (static_cast<std::size_t>(lo[2] + qz) * ny + lo[1] + qy) * nx + lo[0] + qx;
+    const float sum = tile[(qz * kBoxY + qy) * kRow + qx];
+    if (shared_box)
+      atomicAdd(v, sum);
+    else
+      *v += sum;
   }
 }
 
@@ -382,85 +301,45 @@ void launch_forward(const RayLaunch& l, cudaTextureObject_t volume, bool hardwar
   });
 }
 
-namespace {
-// Volumes of fewer boxes than this may share a pass's views among blocks (when the boxes alone
-// cannot fill the GPU) and get the fixed-point shares' 64-bit sums in scratch.
-constexpr long long kSplitTiles = 2048;
-
-std::size_t pass_free_floats(const std::array<int, 3>& dims) {
-  const std::size_t count = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
-  return 4 + (tiles_of(dims) < kSplitTiles ? 2 * count : 0);  // the scale's bound, the shares' sums
-}
-}  // namespace
-
 std::size_t tiled_scratch_floats(const std::array<int, 3>& dims, int sx, int sy, int views_per_pass) {
   const std::size_t tiles = static_cast<std::size_t>(tiles_of(dims));
-  return static_cast<std::size_t>(views_per_pass) * (kRayTableFloats * static_cast<std::size_t>(sx) * sy + 4 * tiles) +
-         pass_free_floats(dims);
+  return static_cast<std::size_t>(views_per_pass) * (kRayTableFloats * static_cast<std::size_t>(sx) * sy + 4 * tiles);
 }
 
 int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::size_t scratch_bytes) {
-  const std::size_t fixed = sizeof(float) * pass_free_floats(dims);
-  const std::size_t per_view = sizeof(float) * tiled_scratch_floats(dims, sx, sy, 1) - fixed;
-  const std::size_t n = per_view && scratch_bytes > fixed ? (scratch_bytes - fixed) / per_view : 1;
+  const std::size_t per_view = sizeof(float) * tiled_scratch_floats(dims, sx, sy, 1);
+  const std::size_t n = per_view ? scratch_bytes / per_view : 1;
   return static_cast<int>(n < 1 ? 1 : n > kTableMaxViews ? kTableMaxViews : n);
 }
 
-template <class Sums>
-void back_tiled_as(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                   cudaStream_t stream) {
+void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
+                       cudaStream_t stream) {
   if (l.count <= 0) return;
   const int per = views_per_pass < 1 ? 1 : views_per_pass > kTableMaxViews ? kTableMaxViews : views_per_pass;
   float4* table = reinterpret_cast<float4*>(scratch);
+  int4* boxes = reinterpret_cast<int4*>(scratch + static_cast<std::size_t>(per) * kRayTableFloats * l.sx * l.sy);
   const long long tiles = tiles_of(l.dims);
-  float* after = scratch + static_cast<std::size_t>(per) * (kRayTableFloats * static_cast<std::size_t>(l.sx) * l.sy);
-  int4* boxes = reinterpret_cast<int4*>(after);
-  unsigned* bound = reinterpret_cast<unsigned*>(after + static_cast<std::size_t>(per) * 4 * tiles);
-  unsigned long long* acc = tiles < kSplitTiles ? reinterpret_cast<unsigned long long*>(bound + 4) : nullptr;
-  const std::size_t count = static_cast<std::size_t>(l.dims[0]) * l.dims[1] * l.dims[2];
   int device = 0, sms = 1, per_sm = 1;
   TOMO_CUDA_CHECK(cudaGetDevice(&device));
   TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  TOMO_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel<Sums>, kTiledThreads, 0));
+  TOMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, back_tiled_kernel, kTiledThreads, 0));
   // Views shared between blocks only when the boxes alone cannot fill the GPU twice.
   const long long want = 2LL * sms * (per_sm > 0 ? per_sm : 1);
-  bool acc_zero = false;
   for (int k0 = 0; k0 < l.count; k0 += per) {
     const int views = l.count - k0 < per ? l.count - k0 : per;
-    const double rays = static_cast<double>(views) * l.sx * l.sy;
-    TOMO_CUDA_CHECK(cudaMemsetAsync(bound, 0, sizeof(unsigned), stream));
     const dim3 tb(32, 8, 1);
     const dim3 tg((l.sx + 31) / 32, (l.sy + 7) / 8, views);
-    ray_table_kernel<<<tg, tb, 0, stream>>>(l, y, k0, views, table, bound);
+    ray_table_kernel<<<tg, tb, 0, stream>>>(l, y, k0, views, table);
     TOMO_CUDA_CHECK_LAST();
     pixel_box_kernel<<<dim3(static_cast<unsigned>((tiles + 127) / 128), views, 1), 128, 0, stream>>>(
         l, k0, views, static_cast<int>(tiles), boxes);
     TOMO_CUDA_CHECK_LAST();
-    long long split = tiles >= want || acc == nullptr ? 1 : (want + tiles - 1) / tiles;
+    long long split = tiles >= want ? 1 : (want + tiles - 1) / tiles;
     if (split > views) split = views;
-    const bool fixed_shares = split > 1 && Sums::kWords == 2;
-    if (fixed_shares && !acc_zero) {
-      TOMO_CUDA_CHECK(cudaMemsetAsync(acc, 0, count * sizeof(unsigned long long), stream));
-      acc_zero = true;  // fixed_finish_kernel zeroes it after each pass
-    }
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(split), 1);
-    back_tiled_kernel<Sums><<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, bound, rays, acc, x);
+    back_tiled_kernel<<<grid, kTiledThreads, 0, stream>>>(l, table, boxes, views, x);
     TOMO_CUDA_CHECK_LAST();
-    if (fixed_shares) {
-      fixed_finish_kernel<<<static_cast<unsigned>(std::min<std::size_t>((count + 255) / 256, 65535)), 256, 0,
-                            stream>>>(acc, bound, rays, count, x);
-      TOMO_CUDA_CHECK_LAST();
-    }
   }
-}
-
-void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                       cudaStream_t stream, TiledSums sums) {
-  if (sums == TiledSums::float_atomics)
-    back_tiled_as<FloatSums>(l, y, x, scratch, views_per_pass, stream);
-  else
-    back_tiled_as<FixedSums>(l, y, x, scratch, views_per_pass, stream);
 }
 
 }  // namespace tomo::fdk::cuda_detail

@@ -36,20 +36,17 @@ void launch_forward(const RayLaunch& l, cudaTextureObject_t volume, bool hardwar
 // pixels found by projecting the box's corners), each ray cut and walked exactly as A walks it,
 // and adds the box to x once per pass of views. Every voxel is written by the one block that owns
 // it, so a cell's corner sums reach shared memory (per-block atomics) instead of global atomics
-// (the scatter it replaced: bench/cuda/fdk/projector_scatter.hpp). TiledSums::fixed (the
-// product's) adds them as 64-bit fixed-point integers, exact and order-free: the image is the same
-// bits every run, within float rounding of the scatter's; float_atomics (a bench row) adds floats.
+// (the scatter it replaced: bench/cuda/fdk/projector_scatter.hpp); the image equals the
+// scatter's up to the order of the float additions.
 inline constexpr int kTableMaxViews = 64;  // views per pass at most
 inline constexpr int kRayTableFloats = 8;  // per ray: start[3], step[3], y·weight, count
-// Floats of device scratch a pass of `views_per_pass` views needs (the rays' table, the pixel box
-// of every block and view, the fixed-point scale's bound and, on volumes of few boxes, the 64-bit
-// sums of blocks sharing a box), and the views per pass that `scratch_bytes` allows
+// Floats of device scratch a pass of `views_per_pass` views needs (the rays' table and the
+// pixel box of every block and view), and the views per pass that `scratch_bytes` allows
 // (1 … kTableMaxViews).
 std::size_t tiled_scratch_floats(const std::array<int, 3>& dims, int sx, int sy, int views_per_pass);
 int tiled_views_per_pass(const std::array<int, 3>& dims, int sx, int sy, std::size_t scratch_bytes);
 // `scratch`: tiled_scratch_floats(...) floats of device memory (16-byte aligned).
-enum class TiledSums { fixed, float_atomics };
 void launch_back_tiled(const RayLaunch& l, const float* y, float* x, float* scratch, int views_per_pass,
-                       cudaStream_t stream, TiledSums sums = TiledSums::fixed);
+                       cudaStream_t stream);
 
 }  // namespace tomo::fdk::cuda_detail
