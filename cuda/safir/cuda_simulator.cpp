@@ -59,10 +59,24 @@ class Registration {
 // before every event of a large run spends Params::max_tries attempts.
 constexpr std::uint64_t kFirstBatch = std::uint64_t(1) << 12;
 
+// Makes the caller's current device current again when it goes: an operator configured before
+// the simulation on another device (an mpirun process on its own GPU) keeps launching there.
+class RestoreDevice {
+ public:
+  RestoreDevice() : device_(cuda::current_device()) {}
+  ~RestoreDevice() { (void)cudaSetDevice(device_); }
+  RestoreDevice(const RestoreDevice&) = delete;
+  RestoreDevice& operator=(const RestoreDevice&) = delete;
+
+ private:
+  int device_;
+};
+
 class CudaEventGenerator final : public EventGenerator {
  public:
   ListMode simulate(const Scanner& scanner, const Phantom& phantom, const SimulationOptions& o,
                     SimulationStats* stats) override {
+    const RestoreDevice restore;  // first: the buffers below are freed on the generator's device
     const auto t_setup = std::chrono::steady_clock::now();
     const EventSetup setup = event_setup(scanner, phantom, o);
     cuda::select_device(runtime_options().cuda_device);
