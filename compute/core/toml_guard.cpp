@@ -51,11 +51,14 @@ void check_toml_text(std::string_view text, const std::string& source) {
           else in = c == '"' ? In::Basic : In::Literal;
           before = c;
         } else if (c != ' ' && c != '\t' && c != '\r') {
+          // A second '=' in a value is part of one malformed token (`8="8x"`), which toml++
+          // scans to its end: no string starts after it.
+          const bool inside_token = c == '=' && value;
           if (c == '=') value = true;
           if (c == '[' || c == '{') brackets.push_back(c);
           if ((c == ']' || c == '}') && !brackets.empty()) brackets.pop_back();
           if (c == '{' || (c == ',' && !brackets.empty() && brackets.back() == '{')) value = false;  // a key comes next
-          before = c;
+          before = inside_token ? '0' : c;
         }
         break;
       case In::Comment: break;

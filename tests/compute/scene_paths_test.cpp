@@ -110,13 +110,16 @@ TEST(SceneText, NonAsciiOutsideStringsAndCommentsIsRefusedWithItsPlace) {
   // toml++'s whitespace test after a backslash: refused there too, as is a quote that opens no string
   // (`40."""` in a value is one malformed number that toml++ scans to its end, not a dotted key)
   for (const char* text : {"a = \"\"\"\\\n  \xc3\xa9\"\"\"\n", "a = \"\"\"\\\xc3\xa9\"\"\"\n", "a = 1\"\"\"8\xc2\xb9\n",
-                           "s = 40.\"\"\"\\\\+\\\\\xef\xb3\xbf# x\n", "s = [1, 2.\"\xc2\xa7\"]\n"}) {
+                           "s = 40.\"\"\"\\\\+\\\\\xef\xb3\xbf# x\n", "s = [1, 2.\"\xc2\xa7\"]\n",
+                           "v = 8=\"8\xc2\xb9\"\n", "v = [8=\"\xc2\xb9\"]\n", "v = { a = 1 b = \"\xc3\xa9\" }\n"}) {
     const std::string m = error_of([&] { Scene::load_string(text, "<t>"); });
     EXPECT_NE(m.find("malformed scene: a character outside ASCII"), std::string::npos) << text << ": " << m;
   }
   Scene o = Scene::load_string("problem = \"x\"\n", "<t>");
   o.apply_override("x.name=\xcf\x83");  // --set keeps taking unparsable text as a bare string
   EXPECT_EQ(o.get<std::string>("x.name", ""), "\xcf\x83");
+  o.apply_override("x.v=8=\"8\xc2\xb9\"");  // one malformed token toml++ would scan: a bare string too
+  EXPECT_EQ(o.get<std::string>("x.v", ""), "8=\"8\xc2\xb9\"");
 }
 
 }  // namespace
