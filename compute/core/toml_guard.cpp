@@ -9,10 +9,12 @@ void check_toml_text(std::string_view text, const std::string& source) {
   enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
   int line = 1, column = 0;
   // A quote opens a string only where TOML has a key or a value: a key at the start of a line,
-  // after [ { , or a dot between keys; a value after = [ ,. toml++ reads `1"""x` and `40."""x`
-  // in a value as one malformed token that it scans to its end, so no string starts there.
+  // after [ { , or a dot between keys; a value after = [ ,.
   char before = '\n';  // the last character of code on this line other than a space or tab
   bool value = false;   // after a key's '=' (until the line or the inline table's entry ends)
+  // A bare value (number, date, boolean or a malformed one) is scanned by toml++ to the next
+  // space, tab, , ] } # or line end, quotes and brackets included (`88[[["x`, `8="x`).
+  bool token = false;
   std::string brackets; // the [ and { open in code
   auto starts = [&](std::size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
   auto refuse = [&](const char* what) {
@@ -36,12 +38,20 @@ void check_toml_text(std::string_view text, const std::string& source) {
       ++line;
       column = 0;
       if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Code;  // the parser reports those
+      token = false;
       if (brackets.empty()) value = false, before = '\n';  // inside [ or { a line break changes nothing
       continue;
     }
     switch (in) {
       case In::Code:
         if (static_cast<unsigned char>(c) >= 0x80) refuse("a character outside ASCII may only stand in a string or a comment");
+        if (token) {
+          if (std::string_view(" \t\r,]}#").find(c) == std::string_view::npos) {
+            before = c;
+            break;
+          }
+          token = false;
+        }
         if (c == '#') {
           in = In::Comment;
         } else if ((c == '"' || c == '\'') &&
@@ -51,14 +61,14 @@ void check_toml_text(std::string_view text, const std::string& source) {
           else in = c == '"' ? In::Basic : In::Literal;
           before = c;
         } else if (c != ' ' && c != '\t' && c != '\r') {
-          // A second '=' in a value is part of one malformed token (`8="8x"`), which toml++
-          // scans to its end: no string starts after it.
-          const bool inside_token = c == '=' && value;
+          // A second '=' in a value (`a = 1 b = "x"`) is past toml++'s error: no string starts there.
+          const bool second_equals = c == '=' && value;
+          if (value && !second_equals && std::string_view("=[]{},").find(c) == std::string_view::npos) token = true;
           if (c == '=') value = true;
           if (c == '[' || c == '{') brackets.push_back(c);
           if ((c == ']' || c == '}') && !brackets.empty()) brackets.pop_back();
           if (c == '{' || (c == ',' && !brackets.empty() && brackets.back() == '{')) value = false;  // a key comes next
-          before = inside_token ? '0' : c;
+          before = second_equals ? '0' : c;
         }
         break;
       case In::Comment: break;

@@ -111,7 +111,8 @@ TEST(SceneText, NonAsciiOutsideStringsAndCommentsIsRefusedWithItsPlace) {
   // (`40."""` in a value is one malformed number that toml++ scans to its end, not a dotted key)
   for (const char* text : {"a = \"\"\"\\\n  \xc3\xa9\"\"\"\n", "a = \"\"\"\\\xc3\xa9\"\"\"\n", "a = 1\"\"\"8\xc2\xb9\n",
                            "s = 40.\"\"\"\\\\+\\\\\xef\xb3\xbf# x\n", "s = [1, 2.\"\xc2\xa7\"]\n",
-                           "v = 8=\"8\xc2\xb9\"\n", "v = [8=\"\xc2\xb9\"]\n", "v = { a = 1 b = \"\xc3\xa9\" }\n"}) {
+                           "v = 8=\"8\xc2\xb9\"\n", "v = [8=\"\xc2\xb9\"]\n", "v = { a = 1 b = \"\xc3\xa9\" }\n",
+                           "v = 88888[[[\"\"\"8\xc2\xb9\n", "v = [1, 2{\"\xc2\xb9\"}]\n"}) {
     const std::string m = error_of([&] { Scene::load_string(text, "<t>"); });
     EXPECT_NE(m.find("malformed scene: a character outside ASCII"), std::string::npos) << text << ": " << m;
   }
