@@ -14,10 +14,8 @@ bool sensitivity_symmetry_applies(const Scanner& sc, const ImageBox& box) {
 namespace {
 
 // Back-projects ordered pairs (a, b ≠ a) for a in `crystals_a` (the share's of them), each with weight
-// w(a, b), in calls of at most `per_call` pairs, into `s`. kPerA: the weight depends on a only;
-// a call then holds pairs of one weight and back-projects ones (no values to sort and upload),
-// its image scaled by that weight in double.
-template <bool kPerA, class Weight>
+// w(a, b), in calls of at most `per_call` pairs, into `s`.
+template <class Weight>
 void back_project_pairs(ListModeOperator& op, const Scanner& sc, std::vector<std::uint32_t> crystals_a, Weight&& w,
                         std::size_t per_call, std::vector<double>& s, PairShare share) {
   if (share.ranks > 1) {
@@ -31,28 +29,20 @@ void back_project_pairs(ListModeOperator& op, const Scanner& sc, std::vector<std
   std::vector<double> values;
   pairs.reserve(per_call);
   Progress progress("safir sensitivity", static_cast<long>(crystals_a.size()));
-  double call_weight = 0.0;
   auto flush = [&] {
     if (pairs.empty()) return;
     op.set_events(pairs);
     const auto part = op.back(values);
-    const double scale = kPerA ? call_weight : 1.0;
-    for (std::size_t j = 0; j < s.size(); ++j) s[j] += scale * part[j];
+    for (std::size_t j = 0; j < s.size(); ++j) s[j] += part[j];
     pairs.clear();
     values.clear();
   };
   for (const std::uint32_t a : crystals_a) {
-    if (kPerA) {
-      const double wa = w(a, a);
-      if (pairs.size() + n > per_call || wa != call_weight) flush();
-      call_weight = wa;
-    } else if (pairs.size() + n > per_call) {
-      flush();
-    }
+    if (pairs.size() + n > per_call) flush();
     for (std::uint32_t b = 0; b < n; ++b)
       if (b != a) {
         pairs.push_back({a, b});
-        if (!kPerA) values.push_back(w(a, b));
+        values.push_back(w(a, b));
       }
     progress.step(1);
   }
@@ -70,7 +60,7 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
   if (mode == SensitivityMode::all_pairs || !sensitivity_symmetry_applies(sc, box)) {
     // Every ordered pair: each LOR twice.
     for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
-    back_project_pairs<true>(op, sc, as, [](std::uint32_t, std::uint32_t) { return 0.5; }, pairs_per_call, s, share);
+    back_project_pairs(op, sc, as, [](std::uint32_t, std::uint32_t) { return 0.5; }, pairs_per_call, s, share);
     return s;
   }
   // a in the first quarter of the ring (detectors [0, C/4)) and rings [0, mid]; the middle ring
@@ -81,7 +71,7 @@ std::vector<double> compute_sensitivity(ListModeOperator& op, const Scanner& sc,
     for (int d = 0; d < sc.crystals / 4; ++d) as.push_back(sc.id(r, d));
   const bool odd = sc.rings % 2 == 1;
   std::vector<double> q(box.count(), 0.0);
-  back_project_pairs<true>(
+  back_project_pairs(
       op, sc, as,
       [&](std::uint32_t a, std::uint32_t) { return (odd && static_cast<int>(a / sc.crystals) == mid ? 0.5 : 1.0) * 0.5; },
       pairs_per_call, q, share);
@@ -111,7 +101,7 @@ std::vector<double> compute_weighted_sensitivity(ListModeOperator& op, const Sca
   std::vector<double> s(box.count(), 0.0);
   std::vector<std::uint32_t> as;
   for (std::uint32_t a = 0; a < sc.crystal_count(); ++a) as.push_back(a);
-  back_project_pairs<false>(op, sc, as, [&](std::uint32_t a, std::uint32_t b) { return 0.5 * weight(a, b); }, pairs_per_call, s,
+  back_project_pairs(op, sc, as, [&](std::uint32_t a, std::uint32_t b) { return 0.5 * weight(a, b); }, pairs_per_call, s,
                      share);
   return s;
 }
