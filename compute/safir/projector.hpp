@@ -58,6 +58,17 @@ class ListModeOperator {
   virtual void configure(const Scanner& scanner, const ImageBox& box, const ProjectorOptions& options) = 0;
   // The events in acquisition order, copied into the backend once (crystal ids < crystal_count).
   virtual void set_events(std::span<const Event> events) = 0;
+  // The ordered pairs (a, b) with b ≠ a of each a in `first` (ids < crystal_count), b in
+  // increasing order: the sensitivity's lines as one event list, as set_events takes it. GPU
+  // backends make them where they keep their events instead of receiving them.
+  virtual void set_pair_events(std::span<const std::uint32_t> first, std::uint32_t crystal_count) {
+    std::vector<Event> pairs;
+    pairs.reserve(first.size() * (crystal_count - 1));
+    for (const std::uint32_t a : first)
+      for (std::uint32_t b = 0; b < crystal_count; ++b)
+        if (b != a) pairs.push_back({a, b});
+    set_events(pairs);
+  }
   // Events [first, first + count) take part from now on: labelled (0 skip, 1 x, 2 y, 3 z) and
   // sorted by label ([Locans2017] §5.3.1). A frame is a window; code sample 4's halving is a shorter one.
   virtual void set_window(std::size_t first, std::size_t count) = 0;

@@ -25,25 +25,23 @@ void back_project_pairs(ListModeOperator& op, const Scanner& sc, std::vector<std
     crystals_a = std::move(mine);
   }
   const std::uint32_t n = sc.crystal_count();
-  std::vector<Event> pairs;
+  std::vector<std::uint32_t> firsts;  // a of this call's pairs
   std::vector<double> values;
-  pairs.reserve(per_call);
+  values.reserve(per_call);
   Progress progress("safir sensitivity", static_cast<long>(crystals_a.size()));
   auto flush = [&] {
-    if (pairs.empty()) return;
-    op.set_events(pairs);
+    if (firsts.empty()) return;
+    op.set_pair_events(firsts, n);
     const auto part = op.back(values);
     for (std::size_t j = 0; j < s.size(); ++j) s[j] += part[j];
-    pairs.clear();
+    firsts.clear();
     values.clear();
   };
   for (const std::uint32_t a : crystals_a) {
-    if (pairs.size() + n > per_call) flush();
+    if (values.size() + n > per_call) flush();
+    firsts.push_back(a);
     for (std::uint32_t b = 0; b < n; ++b)
-      if (b != a) {
-        pairs.push_back({a, b});
-        values.push_back(w(a, b));
-      }
+      if (b != a) values.push_back(w(a, b));
     progress.step(1);
   }
   flush();

@@ -1,6 +1,7 @@
 // The permutations between the caller's event order and the label-sorted order of the cuda
 // backend's device-memory calls (DeviceOperator): values out to event order, values in to sorted
-// order; the check of events given in device memory, and the image fill of Python's ML-EM.
+// order; the check of events given in device memory, the sensitivity's pair lists made on the
+// device, and the image fill of Python's ML-EM.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -34,6 +35,14 @@ __global__ void find_bad_events(const std::uint32_t* ids, std::size_t n, std::ui
     atomicMin(first_bad, static_cast<unsigned long long>(i));
 }
 
+__global__ void pair_events(const std::uint32_t* first, std::size_t n, std::uint32_t crystals, uint2* ids) {
+  const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= n) return;
+  const std::uint32_t a = first[e / (crystals - 1)];
+  const std::uint32_t k = static_cast<std::uint32_t>(e % (crystals - 1));
+  ids[e] = make_uint2(a, k < a ? k : k + 1);
+}
+
 __global__ void fill(float* f, std::size_t n, float value) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f[i] = value;
@@ -60,6 +69,14 @@ void launch_find_bad_events(const std::uint32_t* ids, std::size_t n, std::uint32
                             unsigned long long* first_bad, cudaStream_t stream) {
   if (n == 0) return;
   find_bad_events<<<blocks_for(n), kPermuteThreads, 0, stream>>>(ids, n, crystals, first_bad);
+  TOMO_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_pair_events(const std::uint32_t* first, std::size_t n_first, std::uint32_t crystals, std::uint32_t* ids,
+                        cudaStream_t stream) {
+  const std::size_t n = n_first * (crystals - 1);
+  if (n == 0) return;
+  pair_events<<<blocks_for(n), kPermuteThreads, 0, stream>>>(first, n, crystals, reinterpret_cast<uint2*>(ids));
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -18,6 +18,10 @@ void launch_gather_from_events(const float* v, const std::uint32_t* order, std::
 // caller sets *first_bad to n (or more) before.
 void launch_find_bad_events(const std::uint32_t* ids, std::size_t n, std::uint32_t crystals,
                             unsigned long long* first_bad, cudaStream_t stream);
+// The ordered pairs (first[i], b), b over [0, crystals) without first[i], in that order:
+// first.size() · (crystals − 1) events of two uint32 ids each.
+void launch_pair_events(const std::uint32_t* first, std::size_t n_first, std::uint32_t crystals, std::uint32_t* ids,
+                        cudaStream_t stream);
 // f[i] = value (n voxels).
 void launch_fill(float* f, std::size_t n, float value, cudaStream_t stream);
 

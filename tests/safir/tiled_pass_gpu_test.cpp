@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <string_view>
 
+#include "compute/core/error.hpp"
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/safir/projector.hpp"
 #include "compute/safir/sensitivity.hpp"
 #include "compute/safir/simulator.hpp"
 #include "cuda/core/device.hpp"
+#include "cuda/safir/device_operator.hpp"
 #include "cuda/safir/tiled_pass.hpp"
 
 namespace tomo::safir {
@@ -132,6 +134,34 @@ TEST_F(SafirTiledPassGpu, SensitivityOfAShortScannerMatchesTheCpu) {
     std::printf("cuda %s: sensitivity of an 8-ring scanner %.3g vs cpu\n", name, e);
     EXPECT_LT(e, 1e-5) << name;
   }
+}
+
+TEST_F(SafirTiledPassGpu, PairEventsMadeOnTheDeviceAreTheHostsList) {
+  // The sensitivity's pair lists made by the cuda kernel against the interface's host list,
+  // event for event, for first crystals at both ends of the id range; an id beyond the
+  // scanner is refused before anything is made.
+  Scanner sc;
+  sc.rings = 5;
+  ImageBox box;
+  box.n = {30, 30, 8};
+  const std::uint32_t n = sc.crystal_count();
+  const std::vector<std::uint32_t> firsts = {0, 1, 7, n / 2, n - 2, n - 1};
+  std::vector<Event> expected;
+  for (const std::uint32_t a : firsts)
+    for (std::uint32_t b = 0; b < n; ++b)
+      if (b != a) expected.push_back({a, b});
+  auto op = BackendRegistry<ListModeOperator>::instance().create("cuda");
+  op->configure(sc, box, {});
+  op->set_pair_events(firsts, n);
+  auto* dev = dynamic_cast<DeviceOperator*>(op.get());
+  ASSERT_NE(dev, nullptr);
+  const std::vector<Event> got = dev->events_to_host();
+  ASSERT_EQ(got.size(), expected.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) differ += got[i].a != expected[i].a || got[i].b != expected[i].b;
+  EXPECT_EQ(differ, 0u);
+  const std::vector<std::uint32_t> bad = {3, n};
+  EXPECT_THROW(op->set_pair_events(bad, n), InputError);
 }
 
 }  // namespace
