@@ -5,8 +5,8 @@ the sizes and our timings (ours.json), and at 256³ the synthetic stack and the 
 volumes. This script gives ASTRA the same geometry as cone_vec rows (rabbit_geometry), runs
 astra.experimental.direct_BP3D on GPU-resident CuPy arrays (warm-up, median of --reps, device
 synchronised around each), and prints ASTRA's time beside every row of ours with the ratio.
-Where the stack was dumped, ASTRA back-projects it and the volumes are compared after a fitted
-constant (ASTRA's BP weight is not B's: it lacks the 1/cos of ours).
+Where the stack was dumped, ASTRA back-projects it and the volumes (and those of the variants that
+dump theirs, ours_b_<variant>.npy) are compared after a fitted constant (ASTRA's BP weight is not B's: it lacks the 1/cos of ours).
 
   python3 bench/python/astra_bp_variants.py DIR [--reps 5] [--json FILE]
 """
@@ -68,7 +68,9 @@ def run_case(xp, astra, folder, reps):
     print(f"\n{os.path.basename(folder)}: {L}^3, {n} views of {cols}x{rows} at {pixel_mm:.4g} mm "
           f"(cone_vec vs our matrices: max {err:.1e} px); ASTRA BP3D_CUDA {ms:.2f} ms (median of {reps})")
     res = dict(case=os.path.basename(folder), L=L, views=n, detector=[cols, rows], astra_bp3d_ms=ms, rows=[])
-    for tag in ("hardware", "exact"):
+    variants = sorted(f[len("ours_b_"):-len(".npy")] for f in os.listdir(folder)
+                      if f.startswith("ours_b_") and f.endswith(".npy") and f not in ("ours_b_hardware.npy", "ours_b_exact.npy"))
+    for tag in ["hardware", "exact"] + variants:
         f = os.path.join(folder, f"ours_b_{tag}.npy")
         if os.path.exists(f):
             c, rel = fit(xp, np.load(f), bp)
