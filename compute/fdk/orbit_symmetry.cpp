@@ -100,7 +100,8 @@ OrbitSymmetry orbit_symmetry(const Grid3& grid, std::span<const std::array<doubl
   OrbitSymmetry plus = try_sense(grid, p, 4, +1, tol);
   if (plus.order == 4) return plus;
   OrbitSymmetry minus = try_sense(grid, p, 4, -1, tol);
-  return minus.order == 4 ? minus : plus;
+  if (minus.order == 4) return minus;
+  return minus.max_rel < plus.max_rel ? minus : plus;  // the sense that came nearer names the failing view
 }
 
 }  // namespace tomo::fdk

@@ -83,6 +83,21 @@ TEST(FdkOrbitSymmetry, FullCircleHasHalfAndQuarterTurns) {
   EXPECT_LT(quarter.max_rel, 1e-12);
   expect_symmetric(g, p, half);
   expect_symmetric(g, p, quarter);
+  for (double c : quarter.scale) EXPECT_NEAR(c, 1.0, 1e-12);  // the C-arm's matrices: w = 1 at the isocentre
+}
+
+TEST(FdkOrbitSymmetry, MatricesScaledPerViewKeepTheSymmetryAndGiveTheScale) {
+  // Projection matrices are homogeneous: users' come with any scale per view. The turn still
+  // holds; t scales, and the found c says by how much.
+  const Grid3 g = Grid3::centred({16, 16, 8}, {2.0, 2.0, 2.5});
+  std::vector<Mat34> m = circle(40).matrices();
+  for (std::size_t n = 0; n < m.size(); ++n)
+    for (double& e : m[n].a) e *= 1.0 + 0.1 * static_cast<double>(n % 7);
+  const auto p = signed_matrices(g, m);
+  const OrbitSymmetry quarter = orbit_symmetry(g, p, 4);
+  ASSERT_EQ(quarter.order, 4) << quarter.reason;
+  EXPECT_NEAR(quarter.scale[13], (1.0 + 0.1 * (13 % 7)) / (1.0 + 0.1 * (3 % 7)), 1e-12);  // view 13 = 3 + 10
+  expect_symmetric(g, p, quarter);
 }
 
 TEST(FdkOrbitSymmetry, OffsetAndTiltedDetectorTurnWithTheGantry) {
