@@ -27,6 +27,7 @@
 #include "compute/fdk/voxel_back_fdk.hpp"
 #include "compute/io/npy.hpp"
 #ifdef TOMO_HAVE_CUDA
+#include "bench/cuda/fdk/back_voxel_sym.hpp"
 #include "bench/cuda/fdk/back_voxel_variants.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/cuda_array.hpp"
@@ -272,6 +273,7 @@ nlohmann::json run_case(const Options& o, const Case& c) {
     out["fastest"] = {{"variant", ranked[0].second.name}, {"ms", ranked[0].first}};
   }
 
+  fb::release_sym();
   if (!o.dump.empty()) {
     const std::filesystem::path dir = std::filesystem::path(o.dump) / c.name;
     write_meta(dir, c, pixel_mm, g);

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "compute/core/error.hpp"
@@ -14,6 +15,7 @@
 #include "cuda/core/device.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
+#include "compute/fdk/orbit_symmetry.hpp"
 #include "compute/fdk/voxel_back_fdk.hpp"
 
 namespace tomo::fdk::cuda_impl {
@@ -31,6 +33,15 @@ cd::Sampling voxel_back_sampling(Interpolation m) {
   return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
 }
 
+
+// Every view once, in orbit order (the half-turn pairs' packing takes the whole stack).
+bool all_in_order(std::span<const int> views, int n) {
+  if (views.empty()) return true;
+  if (static_cast<int>(views.size()) != n) return false;
+  for (int k = 0; k < n; ++k)
+    if (views[k] != k) return false;
+  return true;
+}
 
 }  // namespace
 
@@ -74,6 +85,22 @@ void CudaProjector::setup(const ConeGeometry& g) {
   for (int n = 0; n < g.views(); ++n)
     if (voxel_views_[12 * static_cast<std::size_t>(n) + 2] != 0.0f || voxel_views_[12 * static_cast<std::size_t>(n) + 10] != 0.0f)
       z_invariant_ = false;
+  // Half-turn pairs of views: two views a texel of the hardware B (checked on the double
+  // matrices; the pairs' N/2 layers must fit a layered texture).
+  {
+    constexpr int kMaxLayers = 2048;
+    std::vector<std::array<double, 12>> p(g.views());
+    for (int n = 0; n < g.views(); ++n) p[n] = voxel_view(g.grid, g.matrices[n], n).p;
+    const OrbitSymmetry half = orbit_symmetry(g.grid, p, 2);
+    pairs_ = all_in_front_ && half.order == 2 && g.views() / 2 <= kMaxLayers;
+    std::vector<float> inv_c2(g.views(), 1.0f);
+    for (std::size_t m = 0; pairs_ && m < inv_c2.size(); ++m)
+      inv_c2[m] = static_cast<float>(1.0 / (half.scale[m] * half.scale[m]));
+    pair_inv_c2_ = DeviceBuffer<float>{std::span<const float>(inv_c2)};
+    pair_layers_ = CudaArray();
+    log_debug("fdk cuda projector: B by half-turn pairs ", pairs_ ? "yes" : "no",
+              pairs_ ? "" : str_cat(" (", all_in_front_ ? half.reason : "a voxel behind a source", ")"));
+  }
   // B reads the stack in chunks of up to kDetectorLayers views through one layered texture.
   constexpr int kDetectorLayers = 256;
   const ArrayExtent d{static_cast<std::size_t>(g.sx), static_cast<std::size_t>(g.sy),
@@ -181,6 +208,19 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
   l.sx = g_.sx;
   l.sy = g_.sy;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
+  if (sampling == cd::Sampling::hardware && pairs_ && all_in_order(views, g_.views())) {
+    if (!pair_layers_.get()) {
+      const ArrayExtent e{static_cast<std::size_t>(g_.sx), static_cast<std::size_t>(g_.sy),
+                          static_cast<std::size_t>(g_.views() / 2)};
+      pair_layers_ = CudaArray(cudaCreateChannelDescHalf2(), e, cudaArrayLayered | cudaArraySurfaceLoadStore);
+      pair_surface_ = SurfaceObject(pair_layers_);
+      pair_linear_ = TextureObject(pair_layers_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+    }
+    cd::launch_weight_pairs(y, pixel_weights_.data(), pair_inv_c2_.data(), g_.views(), g_.sx, g_.sy,
+                            pair_surface_.get(), stream_);
+    cd::launch_back_voxel_pairs(l, pair_linear_.get(), voxel_views_.data(), g_.views(), stream_);
+    return;
+  }
   const int layers = static_cast<int>(detector_.extent().depth);
   const int* list = device_views(views);
   std::vector<float> params;
@@ -268,7 +308,9 @@ std::string CudaProjector::describe() const {
                                                     devs.size() - 1, static_cast<std::size_t>(current_device()))]);
   return str_cat("cuda projector (", dev, ", ray-driven, ", to_string(options_.interpolation),
                  " trilinear samples every ", options_.step_voxels,
-                 " voxel, exact transpose in shared-memory boxes, voxel-driven B)");
+                 " voxel, exact transpose in shared-memory boxes, voxel-driven B",
+                 pairs_ && options_.interpolation == Interpolation::hardware ? ", two views a texel by half-turn pairs" : "",
+                 ")");
 }
 
 namespace {

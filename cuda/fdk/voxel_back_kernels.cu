@@ -3,6 +3,7 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
+#include "cuda/fdk/voxel_back_turn.cuh"
 
 namespace tomo::fdk::cuda_detail {
 namespace {
@@ -165,6 +166,18 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
       launch_sampling<Sampling::loads>(l, tex, first + n0, b, c, stream);
     TOMO_CUDA_CHECK_LAST();
   }
+}
+
+void launch_weight_pairs(const float* y, const float* weights, const float* inv_c2, int views, int sx, int sy,
+                         cudaSurfaceObject_t surface, cudaStream_t stream) {
+  launch_turn_pack<2, true>(y, weights, inv_c2, views, sx, sy, surface, stream);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_back_voxel_pairs(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views,
+                             cudaStream_t stream) {
+  launch_turn_back<2, kVoxelBackZ, false>(l, tex, m12, views, 0, stream);
+  TOMO_CUDA_CHECK_LAST();
 }
 
 }  // namespace tomo::fdk::cuda_detail

@@ -100,15 +100,19 @@ __device__ __forceinline__ void turn_column(float (&acc)[kC][kZ], const float* p
     for (int q = 0; q < kZ; ++q)
       turn_add<kC, kZ, kR>(acc, q, w, tex2DLayered<F>(tex, u, fmaf(static_cast<float>(q), dv, v0), layer));
   } else {
-    const float nu0 = fmaf(p[0], x, fmaf(p[1], y, fmaf(p[2], z0, p[3])));
-    const float nv0 = fmaf(p[4], x, fmaf(p[5], y, fmaf(p[6], z0, p[7])));
-    const float t0 = fmaf(p[8], x, fmaf(p[9], y, fmaf(p[10], z0, p[11])));
-    const float su = p[2] * dz, sv = p[6] * dz, st = p[10] * dz;
+    // (u·t, v·t, t) at the first voxel, and their steps along z
+    float h0[3], dh[3];
+#pragma unroll
+    for (int e = 0; e < 3; ++e) {
+      h0[e] = fmaf(p[4 * e], x, fmaf(p[4 * e + 1], y, fmaf(p[4 * e + 2], z0, p[4 * e + 3])));
+      dh[e] = p[4 * e + 2] * dz;
+    }
 #pragma unroll
     for (int q = 0; q < kZ; ++q) {
       const float fq = static_cast<float>(q);
-      const float rt = __fdividef(1.0f, fmaf(fq, st, t0));  // every voxel in front (host-checked)
-      turn_add<kC, kZ, kR>(acc, q, rt * rt, tex2DLayered<F>(tex, fmaf(fq, su, nu0) * rt, fmaf(fq, sv, nv0) * rt, layer));
+      const float rt = __fdividef(1.0f, fmaf(fq, dh[2], h0[2]));  // every voxel in front (host-checked)
+      turn_add<kC, kZ, kR>(acc, q, rt * rt,
+                           tex2DLayered<F>(tex, fmaf(fq, dh[0], h0[0]) * rt, fmaf(fq, dh[1], h0[1]) * rt, layer));
     }
   }
 }

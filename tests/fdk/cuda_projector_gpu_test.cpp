@@ -108,6 +108,70 @@ TEST(FdkCudaProjector, VoxelBackMatchesCpuWithAndWithoutTilt) {
   }
 }
 
+// The hardware B by half-turn pairs (views n and n + N/2 in the two half-float channels of one
+// texel, one fetch for both: voxel_back_turn.cuh): taken on full circles of an even number of
+// views about a centred grid with an even y count (odd x, a tilted detector and a z count that
+// is no multiple of the thread's 16 z-voxels included), refused on a short arc, an odd y count
+// and a grid off the axis. Against the cpu's B with the hardware tolerance (2e-3, as above); where
+// the pairs run, also against the general hardware path on the same data (the views in two
+// halves, which are subsets and so take it): the half floats' rounding (2^-12 of a sample)
+// bounds that difference well below 2e-4.
+TEST(FdkCudaProjector, HardwareVoxelBackByHalfTurnPairs) {
+  if (!tomo::cuda::have_device()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    const char* name;
+    std::array<int, 3> dims;
+    int views;
+    double arc_deg, roll_deg, shift_mm;
+    bool pairs;
+  };
+  const Case cases[] = {
+      {"full circle, 40 views, 31x34x20", {31, 34, 20}, 40, 351.0, 0.0, 0.0, true},
+      {"full circle, tilted detector", {32, 32, 24}, 36, 350.0, 3.0, 0.0, true},
+      {"300 deg arc", {32, 32, 24}, 40, 300.0, 0.0, 0.0, false},
+      {"odd y count", {32, 33, 24}, 40, 351.0, 0.0, 0.0, false},
+      {"grid off the axis", {32, 32, 24}, 40, 351.0, 0.0, 2.0, false},
+  };
+  const Phantom ph = shepp_logan_3d(80.0, 0.02);
+  for (const Case& t : cases) {
+    CArmGeometry c;
+    c.projections = t.views;
+    c.arc_deg = t.arc_deg;
+    c.sx = 40;
+    c.sy = 36;
+    c.pixel_mm = 288.0 / 40;
+    c.roll_deg = t.roll_deg;
+    Grid3 grid = Grid3::centred(t.dims, {5.0, 5.0, 5.0});
+    grid.origin_mm[0] += t.shift_mm;
+    const ConeGeometry g{grid, c.sx, c.sy, c.matrices()};
+    const std::vector<float> b = simulate_projections(ph, c);
+    auto cpu = make("cpu", g);
+    auto hw = make("cuda", g, {.interpolation = Interpolation::hardware});
+    const bool pairs = hw->describe().find("half-turn pairs") != std::string::npos;
+    EXPECT_EQ(pairs, t.pairs) << t.name << ": " << hw->describe();
+    std::vector<float> ref(g.grid.count()), got(g.grid.count());
+    cpu->back_voxel(b, ref);
+    hw->back_voxel(b, got);
+    const double e = relative_l2(got, ref);
+    EXPECT_LE(e, 2e-3) << t.name;
+    // The general path: the two halves of the views as subsets, summed.
+    const int half = t.views / 2;
+    std::vector<int> lo(half), hi(t.views - half);
+    for (int n = 0; n < t.views; ++n) (n < half ? lo[n] : hi[n - half]) = n;
+    const std::size_t img = g.image_size();
+    std::vector<float> part(g.grid.count()), general(g.grid.count(), 0.0f);
+    for (const auto* list : {&lo, &hi}) {
+      const std::vector<float> sub(b.begin() + (*list)[0] * img, b.begin() + ((*list).back() + 1) * img);
+      hw->back_voxel(sub, part, *list);
+      for (std::size_t k = 0; k < part.size(); ++k) general[k] += part[k];
+    }
+    const double d = relative_l2(got, general);
+    std::printf("%s: hardware B %s vs cpu: relative L2 %.3g; vs the general path %.3g\n", t.name,
+                pairs ? "by half-turn pairs" : "(general)", e, d);
+    EXPECT_LE(d, pairs ? 2e-4 : 1e-6) << t.name;
+  }
+}
+
 // The exact transpose Aᵀ, computed in boxes of the volume, on the cases that stress how a box
 // finds its rays: boxes cut by the grid's edges on every axis (odd sizes), a tilted detector,
 // a source inside the grid's bounding region (corners behind the source: the whole detector is

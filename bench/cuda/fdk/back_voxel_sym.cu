@@ -4,6 +4,9 @@
 #include <cuda_runtime.h>
 
 #include "cuda/core/check.hpp"
+#include "cuda/core/cuda_array.hpp"
+#include "cuda/core/surface.hpp"
+#include "cuda/core/texture.hpp"
 #include "cuda/fdk/voxel_back_turn.cuh"
 
 namespace tomo::bench::fdk_b {
@@ -12,50 +15,37 @@ namespace {
 namespace cd = tomo::fdk::cuda_detail;
 
 // The k-channel layered array (N/k layers), its surface and linear-filtered texture; remade when
-// the stack's size or the format changes.
+// the stack's size or the format changes, released by release_sym.
 struct Packed {
-  cudaArray_t array = nullptr;
-  cudaSurfaceObject_t surf = 0;
-  cudaTextureObject_t tex = 0;
+  cuda::CudaArray array;
+  cuda::SurfaceObject surf;
+  cuda::TextureObject tex;
   int sx = 0, sy = 0, layers = 0, channels = 0;
   bool half = false;
 };
 Packed g_packed;
 
-void release() {
-  if (g_packed.tex) TOMO_CUDA_CHECK(cudaDestroyTextureObject(g_packed.tex));
-  if (g_packed.surf) TOMO_CUDA_CHECK(cudaDestroySurfaceObject(g_packed.surf));
-  if (g_packed.array) TOMO_CUDA_CHECK(cudaFreeArray(g_packed.array));
-  g_packed = Packed{};
-}
-
 void ensure(int sx, int sy, int layers, int channels, bool half) {
-  if (g_packed.array && g_packed.sx == sx && g_packed.sy == sy && g_packed.layers == layers &&
-      g_packed.channels == channels && g_packed.half == half)
+  Packed& p = g_packed;
+  if (p.array.get() && p.sx == sx && p.sy == sy && p.layers == layers && p.channels == channels && p.half == half)
     return;
-  release();
+  release_sym();
   const cudaChannelFormatDesc desc = channels == 2 ? (half ? cudaCreateChannelDescHalf2() : cudaCreateChannelDesc<float2>())
                                                    : (half ? cudaCreateChannelDescHalf4() : cudaCreateChannelDesc<float4>());
-  TOMO_CUDA_CHECK(cudaMalloc3DArray(&g_packed.array, &desc, make_cudaExtent(sx, sy, layers),
-                                    cudaArrayLayered | cudaArraySurfaceLoadStore));
-  cudaResourceDesc res{};
-  res.resType = cudaResourceTypeArray;
-  res.res.array.array = g_packed.array;
-  TOMO_CUDA_CHECK(cudaCreateSurfaceObject(&g_packed.surf, &res));
-  cudaTextureDesc td{};
-  td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = cudaAddressModeBorder;
-  td.filterMode = cudaFilterModeLinear;
-  td.readMode = cudaReadModeElementType;
-  td.normalizedCoords = 0;
-  TOMO_CUDA_CHECK(cudaCreateTextureObject(&g_packed.tex, &res, &td, nullptr));
-  g_packed.sx = sx;
-  g_packed.sy = sy;
-  g_packed.layers = layers;
-  g_packed.channels = channels;
-  g_packed.half = half;
+  p.array = cuda::CudaArray(desc, {std::size_t(sx), std::size_t(sy), std::size_t(layers)},
+                            cudaArrayLayered | cudaArraySurfaceLoadStore);
+  p.surf = cuda::SurfaceObject(p.array);
+  p.tex = cuda::TextureObject(p.array, cuda::TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+  p.sx = sx;
+  p.sy = sy;
+  p.layers = layers;
+  p.channels = channels;
+  p.half = half;
 }
 
 }  // namespace
+
+void release_sym() { g_packed = Packed{}; }
 
 bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s) {
   const bool half = v.texel == Texel::half;
@@ -69,14 +59,14 @@ bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s) 
   TOMO_CUDA_CHECK(cudaMemsetAsync(a.x, 0, sizeof(float) * a.nx * a.ny * a.nz, s));
   if (v.sym == 2) {
     if (half)
-      cd::launch_turn_pack<2, true>(in.y, in.weights, in.half_inv_c2, in.views, in.sx, in.sy, g_packed.surf, s);
+      cd::launch_turn_pack<2, true>(in.y, in.weights, in.half_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
     else
-      cd::launch_turn_pack<2, false>(in.y, in.weights, in.half_inv_c2, in.views, in.sx, in.sy, g_packed.surf, s);
+      cd::launch_turn_pack<2, false>(in.y, in.weights, in.half_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
   } else {
     if (half)
-      cd::launch_turn_pack<4, true>(in.y, in.weights, in.quarter_inv_c2, in.views, in.sx, in.sy, g_packed.surf, s);
+      cd::launch_turn_pack<4, true>(in.y, in.weights, in.quarter_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
     else
-      cd::launch_turn_pack<4, false>(in.y, in.weights, in.quarter_inv_c2, in.views, in.sx, in.sy, g_packed.surf, s);
+      cd::launch_turn_pack<4, false>(in.y, in.weights, in.quarter_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
   }
   TOMO_CUDA_CHECK_LAST();
   cd::VoxelBack l;
@@ -93,7 +83,7 @@ bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s) 
   l.block = dim3(v.bx, v.by, 1);
 #define TOMO_SYM_CASE(C, KZ, INV)                                                   \
   if (v.sym == C && v.kz == KZ && inv == INV) {                                     \
-    cd::launch_turn_back<C, KZ, INV>(l, g_packed.tex, in.mats, in.views, in.quarter_sense, s); \
+    cd::launch_turn_back<C, KZ, INV>(l, g_packed.tex.get(), in.mats, in.views, in.quarter_sense, s); \
     TOMO_CUDA_CHECK_LAST();                                                         \
     return true;                                                                    \
   }

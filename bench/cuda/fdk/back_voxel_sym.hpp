@@ -17,5 +17,7 @@ namespace tomo::bench::fdk_b {
 // k-channel layered array (made on first use) and gathers. Returns false where the host found no
 // such symmetry (in.half_turn, in.quarter_sense).
 bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s);
+// Frees the packed array (before the CUDA runtime goes: the bench calls it after each case).
+void release_sym();
 
 }  // namespace tomo::bench::fdk_b
