@@ -168,15 +168,27 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
   }
 }
 
-void launch_weight_pairs(const float* y, const float* weights, const float* inv_c2, int views, int sx, int sy,
-                         cudaSurfaceObject_t surface, cudaStream_t stream) {
-  launch_turn_pack<2, true>(y, weights, inv_c2, views, sx, sy, surface, stream);
+void launch_weight_turn(const float* y, const float* weights, const float* inv_c2, int views, int k, int sx, int sy,
+                        cudaSurfaceObject_t surface, cudaStream_t stream) {
+  if (k == 4)
+    launch_turn_pack<4, true>(y, weights, inv_c2, views, sx, sy, surface, stream);
+  else
+    launch_turn_pack<2, true>(y, weights, inv_c2, views, sx, sy, surface, stream);
   TOMO_CUDA_CHECK_LAST();
 }
 
-void launch_back_voxel_pairs(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views,
-                             cudaStream_t stream) {
-  launch_turn_back<2, kVoxelBackZ, false>(l, tex, m12, views, 0, stream);
+void launch_back_voxel_turn(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int k, int sense,
+                            cudaStream_t stream) {
+  VoxelBack t = l;
+  t.block = dim3(kTurnBlockX, kTurnBlockY, 1);
+  if (k == 4 && l.z_invariant)
+    launch_turn_back<4, kTurnZ, true>(t, tex, m12, views, sense, stream);
+  else if (k == 4)
+    launch_turn_back<4, kTurnZ, false>(t, tex, m12, views, sense, stream);
+  else if (l.z_invariant)
+    launch_turn_back<2, kTurnZ, true>(t, tex, m12, views, 0, stream);
+  else
+    launch_turn_back<2, kTurnZ, false>(t, tex, m12, views, 0, stream);
   TOMO_CUDA_CHECK_LAST();
 }
 

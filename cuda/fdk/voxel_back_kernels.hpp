@@ -42,16 +42,19 @@ void launch_weight_layers(const float* y, const int* views, const float* weights
 void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
                        Sampling sampling, cudaStream_t stream);
 
-// The hardware B on an orbit with half-turn pairs (compute/fdk/orbit_symmetry.hpp: view n + N/2
-// sees the grid turned by 180° about its central z line where view n sees it): views n and
-// n + N/2 weighted into the two half-float channels of layer n of `surface` (an RG16F layered
-// array of N/2 layers; inv_c2: per view 1/c² of the pair's scale), then one thread per pair of
-// columns (i, j), (nx−1−i, ny−1−j) with one filtered fetch per voxel and pair of views
-// (voxel_back_turn.cuh): half the texture fetches of launch_back_voxel. Every voxel must lie in
-// front of every source (no t > 0 test); x is added to. m12: views 0 .. N/2 − 1, 12 floats each.
-void launch_weight_pairs(const float* y, const float* weights, const float* inv_c2, int views, int sx, int sy,
-                         cudaSurfaceObject_t surface, cudaStream_t stream);
-void launch_back_voxel_pairs(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views,
-                             cudaStream_t stream);
+// The hardware B by the orbit's turn symmetry (compute/fdk/orbit_symmetry.hpp, device side in
+// voxel_back_turn.cuh): where view n + N/k sees the grid turned by 360°/k about its central z
+// line where view n sees it, views n + r·N/k (r < k) are weighted into the k half-float channels
+// of layer n of `surface` (k = 4: RGBA16F, N/4 layers, the quarter turn of `sense`; k = 2: RG16F,
+// N/2 layers, the half turn; inv_c2: per view 1/c² of its scale), and one thread per orbit of k
+// columns adds them with one filtered fetch per voxel and k views: N/k fetches a voxel instead
+// of N (bench_fdk --b-variants, docs/perf/fdk.md). Every voxel must lie in front of every source
+// (no t > 0 test); x is added to. m12: views 0 .. N/k − 1, 12 floats each.
+inline constexpr int kTurnZ = 8;                      // z-voxels a thread (16 ran slower: registers)
+inline constexpr int kTurnBlockX = 8, kTurnBlockY = 16;  // the fastest shape measured
+void launch_weight_turn(const float* y, const float* weights, const float* inv_c2, int views, int k, int sx, int sy,
+                        cudaSurfaceObject_t surface, cudaStream_t stream);
+void launch_back_voxel_turn(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int k, int sense,
+                            cudaStream_t stream);
 
 }  // namespace tomo::fdk::cuda_detail
