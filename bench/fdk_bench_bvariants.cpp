@@ -214,6 +214,9 @@ nlohmann::json run_case(const Options& o, const Case& c) {
               quarter.order == 4 ? "yes" : quarter.reason.c_str(), quarter.max_rel, quarter.sense);
   in.half_turn = half.order == 2;
   in.quarter_sense = quarter.order == 4 ? quarter.sense : 0;
+  in.half_weight_max = tomo::fdk::cuda_detail::turn_weight_max(weights.data(), inv_c2(half).data(), g.views(), g.sx, g.sy);
+  in.quarter_weight_max =
+      tomo::fdk::cuda_detail::turn_weight_max(weights.data(), inv_c2(quarter).data(), g.views(), g.sx, g.sy);
   in.half_inv_c2 = half_c.data();
   in.quarter_inv_c2 = quarter_c.data();
   fb::clear_padded(in, s);

@@ -99,6 +99,8 @@ void CudaProjector::setup(const ConeGeometry& g) {
     for (std::size_t m = 0; turn_k_ > 1 && m < inv_c2.size(); ++m)
       inv_c2[m] = static_cast<float>(1.0 / (turn.scale[m] * turn.scale[m]));
     turn_inv_c2_ = DeviceBuffer<float>{std::span<const float>(inv_c2)};
+    turn_weight_max_ = cd::turn_weight_max(weights.data(), inv_c2.data(), g.views(), g.sx, g.sy);
+    turn_max_.resize(1);
     turn_linear_ = TextureObject();
     turn_surface_ = SurfaceObject();
     turn_layers_ = CudaArray();
@@ -230,9 +232,9 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
     }
     if (turn_k_ > 1) {
       cd::launch_weight_turn(y, pixel_weights_.data(), turn_inv_c2_.data(), g_.views(), turn_k_, g_.sx, g_.sy,
-                             turn_surface_.get(), stream_);
+                             turn_max_.data(), turn_weight_max_, turn_surface_.get(), stream_);
       cd::launch_back_voxel_turn(l, turn_linear_.get(), voxel_views_.data(), g_.views(), turn_k_, turn_sense_,
-                                 stream_);
+                                 turn_max_.data(), turn_weight_max_, stream_);
       return;
     }
   }

@@ -82,6 +82,8 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   // N/k layers, made by the first B that uses it.
   int turn_k_ = 1, turn_sense_ = 0;
   cuda::DeviceBuffer<float> turn_inv_c2_;
+  float turn_weight_max_ = 0;               // turn_weight_max of the views
+  cuda::DeviceBuffer<unsigned> turn_max_;   // max |y| of the call (the packing's scale)
   cuda::CudaArray turn_layers_;
   cuda::SurfaceObject turn_surface_;
   cuda::TextureObject turn_linear_;

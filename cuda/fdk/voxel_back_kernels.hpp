@@ -52,9 +52,15 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
 // (no t > 0 test); x is added to. m12: views 0 .. N/k − 1, 12 floats each.
 inline constexpr int kTurnZ = 8;                      // z-voxels a thread (16 ran slower: registers)
 inline constexpr int kTurnBlockX = 8, kTurnBlockY = 16;  // the fastest shape measured
+// Half floats keep full precision from 2^-14 to 65504: the packing scales the call's texels by
+// one power of two from max |y| (a pass over y into *max_bits, one device word of scratch) and
+// weight_max (turn_weight_max), and the gather undoes it.
 void launch_weight_turn(const float* y, const float* weights, const float* inv_c2, int views, int k, int sx, int sy,
-                        cudaSurfaceObject_t surface, cudaStream_t stream);
+                        unsigned* max_bits, float weight_max, cudaSurfaceObject_t surface, cudaStream_t stream);
 void launch_back_voxel_turn(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int k, int sense,
-                            cudaStream_t stream);
+                            const unsigned* max_bits, float weight_max, cudaStream_t stream);
+// The largest pixel weight of any view times its 1/c² (host weights, kPixelWeightFloats a view;
+// ρ is the norm of an affine map of the pixel, so largest at a detector corner).
+float turn_weight_max(const float* weights, const float* inv_c2, int views, int sx, int sy);
 
 }  // namespace tomo::fdk::cuda_detail

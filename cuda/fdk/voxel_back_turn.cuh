@@ -13,6 +13,7 @@
 
 #include <type_traits>
 
+#include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
 
 namespace tomo::fdk::cuda_detail {
@@ -34,16 +35,38 @@ inline void fill_turn_block(const float* m12, int count, TurnBlock& b) {
   }
 }
 
+// Half floats hold 2^-14 .. 65504 at full precision: the packing scales every texel by one
+// power of two 2^k, chosen per call from max |y| (turn_max_kernel) and the largest pixel weight
+// (turn_weight_max), so that the largest packed value is at most 2^14; the gather multiplies its
+// sums by 2^-k (both exact). k = 0 where max |y| is 0 or not finite.
+static __global__ void turn_max_kernel(const float* y, size_t n, unsigned* max_bits) {
+  float m = 0.0f;
+  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < n;
+       e += static_cast<size_t>(gridDim.x) * blockDim.x)
+    m = fmaxf(m, fabsf(y[e]));  // NaN is dropped here; an infinite value gives k = 0
+  // Non-negative floats order as their bits.
+  const unsigned w = __reduce_max_sync(0xffffffffu, __float_as_uint(m));
+  if ((threadIdx.x & 31) == 0) atomicMax(max_bits, w);
+}
+
+__device__ __forceinline__ int turn_exponent(const unsigned* max_bits, float weight_max) {
+  const float m = __uint_as_float(*max_bits) * weight_max;
+  if (!(m > 0.0f) || !(m <= 3.0e38f)) return 0;
+  const int k = 14 - static_cast<int>(ceilf(log2f(m)));
+  return k < -120 ? -120 : (k > 120 ? 120 : k);
+}
+
 // Texel (i, j) of layer n: channel r holds view n + r·step, weighted by pixel_weight (as
 // weight_layers_kernel) and by its 1/c² (t of view n + r·step at X is c·t of view n at S^r·X).
 // kHalf: half floats (RG16F / RGBA16F), else fp32 (RG32F / RGBA32F).
 template <int kC, bool kHalf>
 __global__ void turn_pack_kernel(const float* y, const float* weights, const float* inv_c2, int sx, int sy, int step,
-                                 cudaSurfaceObject_t surf) {
+                                 const unsigned* max_bits, float weight_max, cudaSurfaceObject_t surf) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int n = blockIdx.z;
   if (i >= sx || j >= sy) return;
+  const int k = turn_exponent(max_bits, weight_max);
   const float fi = static_cast<float>(i), fj = static_cast<float>(j);
   float val[kC];
 #pragma unroll
@@ -54,7 +77,7 @@ __global__ void turn_pack_kernel(const float* y, const float* weights, const flo
     const float b = fmaf(w[1], fi, fmaf(w[4], fj, w[7]));
     const float c = fmaf(w[2], fi, fmaf(w[5], fj, w[8]));
     const float rho = sqrtf(fmaf(a, a, fmaf(b, b, c * c)));
-    val[r] = y[(static_cast<size_t>(m) * sy + j) * sx + i] * (w[9] * rho) * inv_c2[m];
+    val[r] = ldexpf(y[(static_cast<size_t>(m) * sy + j) * sx + i] * (w[9] * rho) * inv_c2[m], k);
   }
   if constexpr (kC == 2 && kHalf) {
     const __half2 h = __floats2half2_rn(val[0], val[1]);
@@ -121,7 +144,8 @@ __device__ __forceinline__ void turn_column(float (&acc)[kC][kZ], const float* p
 // thread per orbit of the turn and kZ consecutive z-voxels.
 template <int kC, int kZ, bool kInv>
 __global__ void __launch_bounds__(256) turn_back_kernel(const VoxelBack l, cudaTextureObject_t tex, int sense, int first,
-                                                        const __grid_constant__ TurnBlock b, int count) {
+                                                        const __grid_constant__ TurnBlock b, int count,
+                                                        const unsigned* max_bits, float weight_max) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int kb = blockIdx.z * kZ;
@@ -164,26 +188,32 @@ __global__ void __launch_bounds__(256) turn_back_kernel(const VoxelBack l, cudaT
       turn_column<kC, kZ, kInv, 3>(acc, p, tex, layer, xs[3], ys[3], z0, dz);
     }
   }
+  const float unscale = ldexpf(1.0f, -turn_exponent(max_bits, weight_max));
 #pragma unroll
   for (int r = 0; r < kC; ++r)
 #pragma unroll
     for (int q = 0; q < kZ; ++q)
-      if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + cj[r]) * l.nx + ci[r]] += acc[r][q];
+      if (kb + q < l.nz) l.x[(static_cast<size_t>(kb + q) * l.ny + cj[r]) * l.nx + ci[r]] += acc[r][q] * unscale;
 }
 
-// The packing pass (all N/kC layers) and the gather in launches of kVoxelBackViews layers; the
-// caller zeroes x first. m12: the base views' matrices (views 0 .. N/kC − 1), 12 floats each.
+// The packing pass (max |y|, then all N/kC layers) and the gather in launches of
+// kVoxelBackViews layers; the caller zeroes x first. max_bits: one device word of scratch;
+// weight_max: turn_weight_max of the views; m12: the base views' matrices (views 0 .. N/kC − 1).
 template <int kC, bool kHalf>
 void launch_turn_pack(const float* y, const float* weights, const float* inv_c2, int views, int sx, int sy,
-                      cudaSurfaceObject_t surf, cudaStream_t s) {
+                      unsigned* max_bits, float weight_max, cudaSurfaceObject_t surf, cudaStream_t s) {
   const int step = views / kC;
+  const size_t n = static_cast<size_t>(views) * sx * sy;
+  TOMO_CUDA_CHECK(cudaMemsetAsync(max_bits, 0, sizeof(unsigned), s));
+  const size_t blocks = (n + 255) / 256;
+  turn_max_kernel<<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(y, n, max_bits);
   const dim3 block(32, 8), grid((sx + 31) / 32, (sy + 7) / 8, step);
-  turn_pack_kernel<kC, kHalf><<<grid, block, 0, s>>>(y, weights, inv_c2, sx, sy, step, surf);
+  turn_pack_kernel<kC, kHalf><<<grid, block, 0, s>>>(y, weights, inv_c2, sx, sy, step, max_bits, weight_max, surf);
 }
 
 template <int kC, int kZ, bool kInv>
 void launch_turn_back(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int sense,
-                      cudaStream_t s) {
+                      const unsigned* max_bits, float weight_max, cudaStream_t s) {
   const int step = views / kC;
   const int di = kC == 2 ? l.nx : l.nx / 2, dj = l.ny / 2;
   const dim3 grid((di + l.block.x - 1) / l.block.x, (dj + l.block.y - 1) / l.block.y, (l.nz + kZ - 1) / kZ);
@@ -191,7 +221,7 @@ void launch_turn_back(const VoxelBack& l, cudaTextureObject_t tex, const float* 
     const int c = step - n0 < kVoxelBackViews ? step - n0 : kVoxelBackViews;
     TurnBlock b{};
     fill_turn_block(m12 + 12 * n0, c, b);
-    turn_back_kernel<kC, kZ, kInv><<<grid, l.block, 0, s>>>(l, tex, sense, n0, b, c);
+    turn_back_kernel<kC, kZ, kInv><<<grid, l.block, 0, s>>>(l, tex, sense, n0, b, c, max_bits, weight_max);
   }
 }
 

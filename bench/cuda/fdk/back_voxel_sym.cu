@@ -5,6 +5,7 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/core/cuda_array.hpp"
+#include "cuda/core/device_buffer.hpp"
 #include "cuda/core/surface.hpp"
 #include "cuda/core/texture.hpp"
 #include "cuda/fdk/voxel_back_turn.cuh"
@@ -20,6 +21,7 @@ struct Packed {
   cuda::CudaArray array;
   cuda::SurfaceObject surf;
   cuda::TextureObject tex;
+  cuda::DeviceBuffer<unsigned> max_bits{1};  // max |y| of the call (the packing's power of two)
   int sx = 0, sy = 0, layers = 0, channels = 0;
   bool half = false;
 };
@@ -57,17 +59,18 @@ bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s) 
   ensure(in.sx, in.sy, in.views / v.sym, v.sym, half);
   // As the product's B: x zeroed, the packing pass, the gather adding into x.
   TOMO_CUDA_CHECK(cudaMemsetAsync(a.x, 0, sizeof(float) * a.nx * a.ny * a.nz, s));
-  if (v.sym == 2) {
-    if (half)
-      cd::launch_turn_pack<2, true>(in.y, in.weights, in.half_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
-    else
-      cd::launch_turn_pack<2, false>(in.y, in.weights, in.half_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
-  } else {
-    if (half)
-      cd::launch_turn_pack<4, true>(in.y, in.weights, in.quarter_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
-    else
-      cd::launch_turn_pack<4, false>(in.y, in.weights, in.quarter_inv_c2, in.views, in.sx, in.sy, g_packed.surf.get(), s);
-  }
+  const float* inv_c2 = v.sym == 2 ? in.half_inv_c2 : in.quarter_inv_c2;
+  const float wmax = v.sym == 2 ? in.half_weight_max : in.quarter_weight_max;
+  unsigned* mb = g_packed.max_bits.data();
+  const cudaSurfaceObject_t surf = g_packed.surf.get();
+  if (v.sym == 2 && half)
+    cd::launch_turn_pack<2, true>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+  else if (v.sym == 2)
+    cd::launch_turn_pack<2, false>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+  else if (half)
+    cd::launch_turn_pack<4, true>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+  else
+    cd::launch_turn_pack<4, false>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
   TOMO_CUDA_CHECK_LAST();
   cd::VoxelBack l;
   l.x = a.x;
@@ -83,7 +86,7 @@ bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s) 
   l.block = dim3(v.bx, v.by, 1);
 #define TOMO_SYM_CASE(C, KZ, INV)                                                   \
   if (v.sym == C && v.kz == KZ && inv == INV) {                                     \
-    cd::launch_turn_back<C, KZ, INV>(l, g_packed.tex.get(), in.mats, in.views, in.quarter_sense, s); \
+    cd::launch_turn_back<C, KZ, INV>(l, g_packed.tex.get(), in.mats, in.views, in.quarter_sense, mb, wmax, s); \
     TOMO_CUDA_CHECK_LAST();                                                         \
     return true;                                                                    \
   }

@@ -88,6 +88,7 @@ struct Inputs {
   int quarter_sense = 0;
   const float* half_inv_c2 = nullptr;
   const float* quarter_inv_c2 = nullptr;
+  float half_weight_max = 0, quarter_weight_max = 0;  // turn_weight_max (voxel_back_kernels.hpp) of each
 };
 
 // Fills the stack with a smooth signal plus per-pixel noise (timing and accuracy data).
