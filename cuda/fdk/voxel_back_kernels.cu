@@ -180,7 +180,7 @@ void launch_weight_turn(const float* y, const float* weights, const float* inv_c
 void launch_back_voxel_turn(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int k, int sense,
                             const unsigned* max_bits, float weight_max, cudaStream_t stream) {
   VoxelBack t = l;
-  t.block = dim3(kTurnBlockX, kTurnBlockY, 1);
+  t.block = k == 4 ? dim3(kQuarterBlock[0], kQuarterBlock[1], 1) : dim3(kHalfBlock[0], kHalfBlock[1], 1);
   if (k == 4 && l.z_invariant)
     launch_turn_back<4, kTurnZ, true>(t, tex, m12, views, sense, max_bits, weight_max, stream);
   else if (k == 4)

@@ -50,8 +50,10 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
 // columns adds them with one filtered fetch per voxel and k views: N/k fetches a voxel instead
 // of N (bench_fdk --b-variants, docs/perf/fdk.md). Every voxel must lie in front of every source
 // (no t > 0 test); x is added to. m12: views 0 .. N/k − 1, 12 floats each.
-inline constexpr int kTurnZ = 8;                      // z-voxels a thread (16 ran slower: registers)
-inline constexpr int kTurnBlockX = 8, kTurnBlockY = 16;  // the fastest shape measured
+// z-voxels a thread (16 ran slower: registers) and the fastest block shapes measured: 8×16 for
+// quarter turns, 32×4 for half turns (8×16 there: 6 % slower).
+inline constexpr int kTurnZ = 8;
+inline constexpr unsigned kQuarterBlock[2] = {8, 16}, kHalfBlock[2] = {32, 4};
 // Half floats keep full precision from 2^-14 to 65504: the packing scales the call's texels by
 // one power of two from max |y| (a pass over y into *max_bits, one device word of scratch) and
 // weight_max (turn_weight_max), and the gather undoes it.
