@@ -9,6 +9,7 @@
 #include "bench/fdk_bench_bvariants.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,11 +21,13 @@
 #include "bench/harness.hpp"
 #include "compute/fdk/forward_projector.hpp"
 #include "compute/fdk/geometry.hpp"
+#include "compute/fdk/orbit_symmetry.hpp"
 #include "compute/fdk/pipeline.hpp"
 #include "compute/fdk/ray_model.hpp"
 #include "compute/fdk/voxel_back_fdk.hpp"
 #include "compute/io/npy.hpp"
 #ifdef TOMO_HAVE_CUDA
+#include "bench/cuda/fdk/back_voxel_sym.hpp"
 #include "bench/cuda/fdk/back_voxel_variants.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/cuda_array.hpp"
@@ -194,6 +197,28 @@ nlohmann::json run_case(const Options& o, const Case& c) {
   in.tex = tex.get();
   in.padded = padded.data();
   in.mats = mats.data();
+  // The orbit's turn symmetry, checked on the double matrices (relative 1e-6): the symmetric
+  // candidates run only where it holds.
+  std::vector<std::array<double, 12>> dp(g.views());
+  for (int n = 0; n < g.views(); ++n) dp[n] = voxel_view(g.grid, g.matrices[n], n).p;
+  const OrbitSymmetry half = orbit_symmetry(g.grid, dp, 2), quarter = orbit_symmetry(g.grid, dp, 4);
+  auto inv_c2 = [&](const OrbitSymmetry& o) {
+    std::vector<float> f(g.views(), 1.0f);
+    for (std::size_t m = 0; m < o.scale.size(); ++m) f[m] = static_cast<float>(1.0 / (o.scale[m] * o.scale[m]));
+    return f;
+  };
+  DeviceBuffer<float> half_c{std::span<const float>(inv_c2(half))}, quarter_c{std::span<const float>(inv_c2(quarter))};
+  std::printf("  half-turn pairs (n, n+N/2): %s (max rel %.1e)\n", half.order == 2 ? "yes" : half.reason.c_str(),
+              half.max_rel);
+  std::printf("  quarter-turn quads (n + r*N/4): %s (max rel %.1e, sense %+d)\n",
+              quarter.order == 4 ? "yes" : quarter.reason.c_str(), quarter.max_rel, quarter.sense);
+  in.half_turn = half.order == 2;
+  in.quarter_sense = quarter.order == 4 ? quarter.sense : 0;
+  in.half_weight_max = tomo::fdk::cuda_detail::turn_weight_max(weights.data(), inv_c2(half).data(), g.views(), g.sx, g.sy);
+  in.quarter_weight_max =
+      tomo::fdk::cuda_detail::turn_weight_max(weights.data(), inv_c2(quarter).data(), g.views(), g.sx, g.sy);
+  in.half_inv_c2 = half_c.data();
+  in.quarter_inv_c2 = quarter_c.data();
   fb::clear_padded(in, s);
   std::printf("  z-invariant geometry (p[2] = p[10] = 0 in every view): %s\n",
               fb::z_invariant(mats.data(), g.views()) ? "yes" : "no");
@@ -201,7 +226,7 @@ nlohmann::json run_case(const Options& o, const Case& c) {
 
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::pair<double, fb::Variant>> ranked;
-  auto time_one = [&](const fb::Variant& v) {
+  auto time_one = [&](const fb::Variant& v, bool dump_volume) {
     double ms = 0;
     bool ok = true;
     ms = median_ms(o.reps, s, [&] { ok = fb::run_variant(v, in, s); });
@@ -218,6 +243,16 @@ nlohmann::json run_case(const Options& o, const Case& c) {
                     {"rel_l2_vs_product", d.rel_l2}, {"rel_l2_vs_exact", e.rel_l2}, {"block", {v.bx, v.by}},
                     {"kz", v.kz}, {"ldg_every", v.ldg_every}});
     ranked.push_back({ms, v});
+    // The turn-symmetric rows' volumes for ASTRA's image comparison (256³ only, as the product's).
+    if (dump_volume && !o.dump.empty() && c.L <= 256 && v.sym != 0) {
+      std::string slug = v.name;
+      for (char& ch : slug)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      const std::filesystem::path dir = std::filesystem::path(o.dump) / c.name;
+      std::filesystem::create_directories(dir);
+      write_npy(dir / ("ours_b_" + slug + ".npy"), h,
+                std::vector<std::size_t>{std::size_t(c.L), std::size_t(c.L), std::size_t(c.L)});
+    }
   };
   auto chosen = [&](const std::string& name) {
     if (o.only.empty()) return true;
@@ -227,12 +262,12 @@ nlohmann::json run_case(const Options& o, const Case& c) {
     return false;
   };
   for (const fb::Variant& v : fb::variants())
-    if (chosen(v.name)) time_one(v);
+    if (chosen(v.name)) time_one(v, true);
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto best = ranked;
   std::printf("  block shapes of the %d fastest:\n", o.sweep_top);
   for (int k = 0; k < o.sweep_top && k < static_cast<int>(best.size()); ++k)
-    for (const fb::Variant& v : fb::block_sweep(best[k].second)) time_one(v);
+    for (const fb::Variant& v : fb::block_sweep(best[k].second)) time_one(v, false);
   out["rows"] = rows;
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (!ranked.empty()) {
@@ -241,6 +276,7 @@ nlohmann::json run_case(const Options& o, const Case& c) {
     out["fastest"] = {{"variant", ranked[0].second.name}, {"ms", ranked[0].first}};
   }
 
+  fb::release_sym();
   if (!o.dump.empty()) {
     const std::filesystem::path dir = std::filesystem::path(o.dump) / c.name;
     write_meta(dir, c, pixel_mm, g);
@@ -273,6 +309,18 @@ int run(const Options& o, nlohmann::json& out) {
   std::vector<Case> cases;
   if (!bench_cases::parse(o.cases, "--b-cases", cases)) return 2;
   for (const Case& c : cases) out["b_variants"][c.name] = run_case(o, c);
+  // The summary: ms and relative L2 against the exact B of every row, per case.
+  std::printf("\nB variants summary (%s), median ms / rel L2 vs exact B\n", p.name);
+  for (const Case& c : cases) {
+    const nlohmann::json& r = out["b_variants"][c.name];
+    if (!r.contains("product_hardware_ms")) continue;
+    std::printf("  %-8s %-52s %8.2f %10.2e\n", c.name.c_str(), "product B, hardware", r["product_hardware_ms"].get<double>(),
+                r["product_hardware_rel_l2_vs_exact"].get<double>());
+    std::printf("  %-8s %-52s %8.2f %10s\n", c.name.c_str(), "product B, exact", r["product_exact_ms"].get<double>(), "0");
+    for (const nlohmann::json& row : r["rows"])
+      std::printf("  %-8s %-52s %8.2f %10.2e\n", c.name.c_str(), row["variant"].get<std::string>().c_str(),
+                  row["ms"].get<double>(), row["rel_l2_vs_exact"].get<double>());
+  }
   return 0;
 #else
   (void)o;

@@ -5,8 +5,9 @@ the sizes and our timings (ours.json), and at 256³ the synthetic stack and the 
 volumes. This script gives ASTRA the same geometry as cone_vec rows (rabbit_geometry), runs
 astra.experimental.direct_BP3D on GPU-resident CuPy arrays (warm-up, median of --reps, device
 synchronised around each), and prints ASTRA's time beside every row of ours with the ratio.
-Where the stack was dumped, ASTRA back-projects it and the volumes are compared after a fitted
-constant (ASTRA's BP weight is not B's: it lacks the 1/cos of ours).
+Where the stack was dumped, ASTRA back-projects it and the volumes (the product's, and the
+variants' that dump theirs as ours_b_<variant>.npy) are compared after a fitted constant (ASTRA's
+BP weight is not B's: it lacks the 1/cos of ours).
 
   python3 bench/python/astra_bp_variants.py DIR [--reps 5] [--json FILE]
 """
@@ -68,12 +69,15 @@ def run_case(xp, astra, folder, reps):
     print(f"\n{os.path.basename(folder)}: {L}^3, {n} views of {cols}x{rows} at {pixel_mm:.4g} mm "
           f"(cone_vec vs our matrices: max {err:.1e} px); ASTRA BP3D_CUDA {ms:.2f} ms (median of {reps})")
     res = dict(case=os.path.basename(folder), L=L, views=n, detector=[cols, rows], astra_bp3d_ms=ms, rows=[])
-    for tag in ("hardware", "exact"):
+    variants = sorted(f[len("ours_b_"):-len(".npy")] for f in os.listdir(folder)
+                      if f.startswith("ours_b_") and f.endswith(".npy") and f not in ("ours_b_hardware.npy", "ours_b_exact.npy"))
+    for tag in ["hardware", "exact"] + variants:
         f = os.path.join(folder, f"ours_b_{tag}.npy")
         if os.path.exists(f):
             c, rel = fit(xp, np.load(f), bp)
             res[f"agreement_{tag}"] = dict(scale_fit=c, rel_l2_fit=rel)
-            print(f"  ASTRA vs our product B ({tag}): c = {c:.4g}, rel L2 after c {rel:.2e}")
+            who = f"our product B ({tag})" if tag in ("hardware", "exact") else f"our {tag}"
+            print(f"  ASTRA vs {who}: c = {c:.4g}, rel L2 after c {rel:.4e}")
     lines = [("product B, hardware", ours["product_hardware_ms"], None),
              ("product B, exact", ours["product_exact_ms"], None)]
     lines += [(r["variant"], r["ms"], r["rel_l2_vs_exact"]) for r in ours.get("rows", [])]

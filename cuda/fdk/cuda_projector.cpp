@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "compute/core/error.hpp"
@@ -14,6 +15,7 @@
 #include "cuda/core/device.hpp"
 #include "cuda/fdk/projector_kernels.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
+#include "compute/fdk/orbit_symmetry.hpp"
 #include "compute/fdk/voxel_back_fdk.hpp"
 
 namespace tomo::fdk::cuda_impl {
@@ -31,6 +33,15 @@ cd::Sampling voxel_back_sampling(Interpolation m) {
   return m == Interpolation::hardware ? cd::Sampling::hardware : cd::Sampling::loads;
 }
 
+
+// Every view once, in orbit order (the turn-symmetric B's packing takes the whole stack).
+bool all_in_order(std::span<const int> views, int n) {
+  if (views.empty()) return true;
+  if (static_cast<int>(views.size()) != n) return false;
+  for (int k = 0; k < n; ++k)
+    if (views[k] != k) return false;
+  return true;
+}
 
 }  // namespace
 
@@ -74,6 +85,28 @@ void CudaProjector::setup(const ConeGeometry& g) {
   for (int n = 0; n < g.views(); ++n)
     if (voxel_views_[12 * static_cast<std::size_t>(n) + 2] != 0.0f || voxel_views_[12 * static_cast<std::size_t>(n) + 10] != 0.0f)
       z_invariant_ = false;
+  // The orbit's turn symmetry: four (quarter turns) or two (half turns) views a texel of the
+  // hardware B, checked on the double matrices; the N/k layers must fit a layered texture.
+  {
+    constexpr int kMaxLayers = 2048;
+    std::vector<std::array<double, 12>> p(g.views());
+    for (int n = 0; n < g.views(); ++n) p[n] = voxel_view(g.grid, g.matrices[n], n).p;
+    OrbitSymmetry turn = orbit_symmetry(g.grid, p, 4);
+    if (turn.order == 1) turn = orbit_symmetry(g.grid, p, 2);
+    turn_k_ = all_in_front_ && turn.order > 1 && g.views() / turn.order <= kMaxLayers ? turn.order : 1;
+    turn_sense_ = turn.sense;
+    std::vector<float> inv_c2(g.views(), 1.0f);
+    for (std::size_t m = 0; turn_k_ > 1 && m < inv_c2.size(); ++m)
+      inv_c2[m] = static_cast<float>(1.0 / (turn.scale[m] * turn.scale[m]));
+    turn_inv_c2_ = DeviceBuffer<float>{std::span<const float>(inv_c2)};
+    turn_weight_max_ = cd::turn_weight_max(weights.data(), inv_c2.data(), g.views(), g.sx, g.sy);
+    turn_max_.resize(1);
+    turn_linear_ = TextureObject();
+    turn_surface_ = SurfaceObject();
+    turn_layers_ = CudaArray();
+    log_debug("fdk cuda projector: hardware B by turns of the orbit: ", turn_k_ > 1 ? str_cat(turn_k_, " views a texel") : "no",
+              turn_k_ > 1 ? "" : str_cat(" (", all_in_front_ ? turn.reason : "a voxel behind a source", ")"));
+  }
   // B reads the stack in chunks of up to kDetectorLayers views through one layered texture.
   constexpr int kDetectorLayers = 256;
   const ArrayExtent d{static_cast<std::size_t>(g.sx), static_cast<std::size_t>(g.sy),
@@ -181,6 +214,30 @@ void CudaProjector::back_voxel_device(const float* y, float* x, std::span<const 
   l.sx = g_.sx;
   l.sy = g_.sy;
   const int count = views.empty() ? g_.views() : static_cast<int>(views.size());
+  if (sampling == cd::Sampling::hardware && turn_k_ > 1 && all_in_order(views, g_.views())) {
+    if (!turn_layers_.get()) {
+      const ArrayExtent e{static_cast<std::size_t>(g_.sx), static_cast<std::size_t>(g_.sy),
+                          static_cast<std::size_t>(g_.views() / turn_k_)};
+      try {  // half the stack's bytes, all views at once: where that does not fit, the general path
+        turn_layers_ = CudaArray(turn_k_ == 4 ? cudaCreateChannelDescHalf4() : cudaCreateChannelDescHalf2(), e,
+                                 cudaArrayLayered | cudaArraySurfaceLoadStore);
+        turn_surface_ = SurfaceObject(turn_layers_);
+        turn_linear_ = TextureObject(turn_layers_, TextureOptions::linear_clamp().with_address(cudaAddressModeBorder));
+      } catch (const CudaError& err) {
+        (void)cudaGetLastError();  // the failed allocation's error is not the next launch's
+        log_info("fdk cuda projector: no memory for the turn-symmetric B's ", e.depth, " layers (", err.what(),
+                 "); the general path");
+        turn_k_ = 1;
+      }
+    }
+    if (turn_k_ > 1) {
+      cd::launch_weight_turn(y, pixel_weights_.data(), turn_inv_c2_.data(), g_.views(), turn_k_, g_.sx, g_.sy,
+                             turn_max_.data(), turn_weight_max_, turn_surface_.get(), stream_);
+      cd::launch_back_voxel_turn(l, turn_linear_.get(), voxel_views_.data(), g_.views(), turn_k_, turn_sense_,
+                                 turn_max_.data(), turn_weight_max_, stream_);
+      return;
+    }
+  }
   const int layers = static_cast<int>(detector_.extent().depth);
   const int* list = device_views(views);
   std::vector<float> params;
@@ -268,7 +325,12 @@ std::string CudaProjector::describe() const {
                                                     devs.size() - 1, static_cast<std::size_t>(current_device()))]);
   return str_cat("cuda projector (", dev, ", ray-driven, ", to_string(options_.interpolation),
                  " trilinear samples every ", options_.step_voxels,
-                 " voxel, exact transpose in shared-memory boxes, voxel-driven B)");
+                 " voxel, exact transpose in shared-memory boxes, voxel-driven B",
+                 turn_k_ > 1 && options_.interpolation == Interpolation::hardware
+                     ? str_cat(", ", turn_k_ == 4 ? "four" : "two", " views a texel by ",
+                               turn_k_ == 4 ? "quarter" : "half", " turns of the orbit")
+                     : std::string(),
+                 ")");
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // `cuda` backend of the cone-beam projector pair (ConeBeamProjector): A ray-driven from a 3D
 // texture of the volume, Aᵀ its exact transpose in boxes of the volume held in shared memory, B ≈ Aᵀ voxel-driven from a
-// layered texture of the projections, or from loads of a bordered copy where exact
-// (voxel_back_kernels.hpp). Besides
+// layered texture of the projections (two or four views a half-float texel where the orbit
+// has half- or quarter-turn symmetry), or from loads of a bordered copy where exact (voxel_back_kernels.hpp). Besides
 // the host-span interface it takes device pointers, so the iterative algorithms keep volume and
 // projections on the GPU (cuda_iterative.cpp).
 #pragma once
@@ -76,6 +76,17 @@ class CudaProjector final : public ConeBeamProjector, public ResidentIterative {
   cuda::DeviceBuffer<float> tiled_scratch_;  // the tiled Aᵀ's rays and pixel boxes, one pass of views
   int tiled_views_ = 0;
   cuda::DeviceBuffer<float> padded_;  // B's zero-bordered linear copy of the chunk (sampling by loads)
+  // The hardware B by the orbit's turn symmetry (orbit_symmetry.hpp; launch_back_voxel_turn):
+  // k = 4 (quarter turns), 2 (half turns) or 1 (none, or a voxel behind a source), found by
+  // setup; its sense; per view 1/c² of its scale; the k-channel half-float layered array of the
+  // N/k layers, made by the first B that uses it.
+  int turn_k_ = 1, turn_sense_ = 0;
+  cuda::DeviceBuffer<float> turn_inv_c2_;
+  float turn_weight_max_ = 0;               // turn_weight_max of the views
+  cuda::DeviceBuffer<unsigned> turn_max_;   // max |y| of the call (the packing's scale)
+  cuda::CudaArray turn_layers_;
+  cuda::SurfaceObject turn_surface_;
+  cuda::TextureObject turn_linear_;
   cuda::TextureObject detector_linear_;
   // The host-span calls (NumPy arrays): device copies of both sides, the page-locked staging
   // between them and host memory, and the stream that brings A's chunks back while the next runs.

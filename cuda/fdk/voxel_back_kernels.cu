@@ -3,6 +3,7 @@
 
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
+#include "cuda/fdk/voxel_back_turn.cuh"
 
 namespace tomo::fdk::cuda_detail {
 namespace {
@@ -165,6 +166,43 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
       launch_sampling<Sampling::loads>(l, tex, first + n0, b, c, stream);
     TOMO_CUDA_CHECK_LAST();
   }
+}
+
+void launch_weight_turn(const float* y, const float* weights, const float* inv_c2, int views, int k, int sx, int sy,
+                        unsigned* max_bits, float weight_max, cudaSurfaceObject_t surface, cudaStream_t stream) {
+  if (k == 4)
+    launch_turn_pack<4, true>(y, weights, inv_c2, views, sx, sy, max_bits, weight_max, surface, stream);
+  else
+    launch_turn_pack<2, true>(y, weights, inv_c2, views, sx, sy, max_bits, weight_max, surface, stream);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_back_voxel_turn(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int k, int sense,
+                            const unsigned* max_bits, float weight_max, cudaStream_t stream) {
+  VoxelBack t = l;
+  t.block = k == 4 ? dim3(kQuarterBlock[0], kQuarterBlock[1], 1) : dim3(kHalfBlock[0], kHalfBlock[1], 1);
+  if (k == 4 && l.z_invariant)
+    launch_turn_back<4, kTurnZ, true>(t, tex, m12, views, sense, max_bits, weight_max, stream);
+  else if (k == 4)
+    launch_turn_back<4, kTurnZ, false>(t, tex, m12, views, sense, max_bits, weight_max, stream);
+  else if (l.z_invariant)
+    launch_turn_back<2, kTurnZ, true>(t, tex, m12, views, 0, max_bits, weight_max, stream);
+  else
+    launch_turn_back<2, kTurnZ, false>(t, tex, m12, views, 0, max_bits, weight_max, stream);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+float turn_weight_max(const float* weights, const float* inv_c2, int views, int sx, int sy) {
+  float out = 0.0f;
+  for (int n = 0; n < views; ++n) {
+    const float* w = weights + kPixelWeightFloats * static_cast<size_t>(n);
+    for (const float i : {0.0f, static_cast<float>(sx - 1)})
+      for (const float j : {0.0f, static_cast<float>(sy - 1)}) {
+        const float a = w[0] * i + w[3] * j + w[6], b = w[1] * i + w[4] * j + w[7], c = w[2] * i + w[5] * j + w[8];
+        out = fmaxf(out, w[9] * sqrtf(a * a + b * b + c * c) * inv_c2[n]);
+      }
+  }
+  return out;
 }
 
 }  // namespace tomo::fdk::cuda_detail

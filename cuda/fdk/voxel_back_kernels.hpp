@@ -42,4 +42,27 @@ void launch_weight_layers(const float* y, const int* views, const float* weights
 void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, const float* matrices12, int count,
                        Sampling sampling, cudaStream_t stream);
 
+// The hardware B by the orbit's turn symmetry (compute/fdk/orbit_symmetry.hpp, device side in
+// voxel_back_turn.cuh): where view n + N/k sees the grid turned by 360°/k about its central z
+// line where view n sees it, views n + r·N/k (r < k) are weighted into the k half-float channels
+// of layer n of `surface` (k = 4: RGBA16F, N/4 layers, the quarter turn of `sense`; k = 2: RG16F,
+// N/2 layers, the half turn; inv_c2: per view 1/c² of its scale), and one thread per orbit of k
+// columns adds them with one filtered fetch per voxel and k views: N/k fetches a voxel instead
+// of N (bench_fdk --b-variants, docs/perf/fdk.md). Every voxel must lie in front of every source
+// (no t > 0 test); x is added to. m12: views 0 .. N/k − 1, 12 floats each.
+// z-voxels a thread (16 ran slower: registers) and the fastest block shapes measured: 8×16 for
+// quarter turns, 32×4 for half turns (8×16 there: 6 % slower).
+inline constexpr int kTurnZ = 8;
+inline constexpr unsigned kQuarterBlock[2] = {8, 16}, kHalfBlock[2] = {32, 4};
+// Half floats keep full precision from 2^-14 to 65504: the packing scales the call's texels by
+// one power of two from max |y| (a pass over y into *max_bits, one device word of scratch) and
+// weight_max (turn_weight_max), and the gather undoes it.
+void launch_weight_turn(const float* y, const float* weights, const float* inv_c2, int views, int k, int sx, int sy,
+                        unsigned* max_bits, float weight_max, cudaSurfaceObject_t surface, cudaStream_t stream);
+void launch_back_voxel_turn(const VoxelBack& l, cudaTextureObject_t tex, const float* m12, int views, int k, int sense,
+                            const unsigned* max_bits, float weight_max, cudaStream_t stream);
+// The largest pixel weight of any view times its 1/c² (host weights, kPixelWeightFloats a view;
+// ρ is the norm of an affine map of the pixel, so largest at a detector corner).
+float turn_weight_max(const float* weights, const float* inv_c2, int views, int sx, int sy);
+
 }  // namespace tomo::fdk::cuda_detail

@@ -12,6 +12,7 @@
 #include "bench/cuda/fdk/back_voxel_gather.hpp"
 #include "bench/cuda/fdk/back_voxel_hybrid.hpp"
 #include "bench/cuda/fdk/back_voxel_narrow.hpp"
+#include "bench/cuda/fdk/back_voxel_sym.hpp"
 #include "bench/cuda/fdk/back_voxel_tiled.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/fdk/voxel_back_kernels.hpp"
@@ -270,6 +271,25 @@ std::vector<Variant> variants() {
       {.name = "snorm16 texels z16 p64 32x2", .kz = 16, .bx = 32, .by = 2, .texel = T::snorm16},
   };
   for (Variant& v : hybrid_variants()) out.push_back(std::move(v));
+  const Z g = Z::general, inv = Z::invariant;
+  const Variant sym[] = {
+      {.name = "sym2 rg16f z16 general", .kz = 16, .zmode = g, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg16f z16 z-invariant", .kz = 16, .zmode = inv, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg16f z8 general", .kz = 8, .zmode = g, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg16f z8 z-invariant", .kz = 8, .zmode = inv, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg16f z8 z-invariant 8x16", .kz = 8, .zmode = inv, .bx = 8, .by = 16, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg16f z8 z-invariant 16x8", .kz = 8, .zmode = inv, .bx = 16, .by = 8, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg16f z8 general 8x16", .kz = 8, .zmode = g, .bx = 8, .by = 16, .texel = T::half, .sym = 2},
+      {.name = "sym2 rg32f z16 general", .kz = 16, .zmode = g, .texel = T::f32, .sym = 2},
+      {.name = "sym2 rg32f z16 z-invariant", .kz = 16, .zmode = inv, .texel = T::f32, .sym = 2},
+      {.name = "sym4 rgba16f z16 general", .kz = 16, .zmode = g, .texel = T::half, .sym = 4},
+      {.name = "sym4 rgba16f z16 z-invariant", .kz = 16, .zmode = inv, .texel = T::half, .sym = 4},
+      {.name = "sym4 rgba16f z8 general", .kz = 8, .zmode = g, .texel = T::half, .sym = 4},
+      {.name = "sym4 rgba16f z8 z-invariant", .kz = 8, .zmode = inv, .texel = T::half, .sym = 4},
+      {.name = "sym4 rgba32f z16 general", .kz = 16, .zmode = g, .texel = T::f32, .sym = 4},
+      {.name = "sym4 rgba32f z8 general", .kz = 8, .zmode = g, .texel = T::f32, .sym = 4},
+  };
+  for (const Variant& v : sym) out.push_back(v);
   return out;
 }
 
@@ -315,6 +335,7 @@ bool run_variant(const Variant& v, const Inputs& in, cudaStream_t s) {
   }
   const Args a{in.x,        in.nx,       in.ny,       in.nz, in.origin[0], in.origin[1], in.origin[2], in.voxel[0],
                in.voxel[1], in.voxel[2], in.padded,   in.sx + 2, in.sy + 2, in.sx, in.sy};
+  if (v.sym != 0) return run_sym(v, in, a, s);
   if (v.tiled) return run_tiled(v, a, in.mats, in.views, s);
   if (v.gather) return run_gather(v, a, in.tex, in.mats, in.views, s);
   if (v.narrow()) return run_narrow(v, in, a, s);

@@ -52,13 +52,17 @@ struct Variant {
   Soft soft = Soft::none;
   int soft_warps = 0;
   bool patch = false;
+  // Turn-symmetric (back_voxel_sym.hpp): 2 (half-turn pairs) or 4 (quarter-turn quads) views a
+  // texel, `texel` half or f32; 0: not.
+  int sym = 0;
   bool hybrid() const { return soft != Soft::none; }
-  bool narrow() const { return texel != Texel::f32; }
+  bool narrow() const { return texel != Texel::f32 && sym == 0; }
   bool needs_texture() const {
+    if (sym != 0) return false;
     if (hybrid()) return soft_warps < 8;
     return (ldg_every != 1 && !tiled && !narrow()) || gather;
   }
-  bool needs_padded() const { return hybrid() || ((ldg_every != 0 || tiled) && !gather) || narrow(); }
+  bool needs_padded() const { return sym == 0 && (hybrid() || ((ldg_every != 0 || tiled) && !gather) || narrow()); }
 };
 
 // The candidates in the order they are timed (the first is the product's layout).
@@ -78,6 +82,13 @@ struct Inputs {
   cudaTextureObject_t tex = 0;     // the same array, linear filter, border 0
   float* padded = nullptr;         // device: (sx+2)·(sy+2) per view, border 0
   const float* mats = nullptr;     // host: the product's B matrices, 12 per view, row-major
+  // The orbit's turn symmetry as the host found it (compute/fdk/orbit_symmetry.hpp): half-turn
+  // pairs hold; the quarter turn's sense (0: none); per view 1/c² (device) of each.
+  bool half_turn = false;
+  int quarter_sense = 0;
+  const float* half_inv_c2 = nullptr;
+  const float* quarter_inv_c2 = nullptr;
+  float half_weight_max = 0, quarter_weight_max = 0;  // turn_weight_max (voxel_back_kernels.hpp) of each
 };
 
 // Fills the stack with a smooth signal plus per-pixel noise (timing and accuracy data).
