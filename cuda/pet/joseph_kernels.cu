@@ -61,18 +61,6 @@ __device__ __forceinline__ float walk_sum(const DeviceWalk& w, const float* __re
   return s * w.weight;
 }
 
-template <class I>
-__global__ void forward_kernel(JosephArgs a, const float* __restrict__ img, float* __restrict__ out) {
-  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= a.lines) return;
-  const DeviceWalk w = a.walks[t];
-  float s = 0.f;
-  if (w.axis == 2) s = walk_sum<2, I>(w, img, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) s = walk_sum<1, I>(w, img, a.nx, a.ny, a.nz);
-  else s = walk_sum<0, I>(w, img, a.nx, a.ny, a.nz);
-  out[t] = s;
-}
-
 // The TOF kernel's weight of plane k (joseph::tof_kernel in float).
 __device__ __forceinline__ float tof_weight(const DeviceTof& t, int k, float h) {
   const float a = fabsf(fmaf(float(k - t.first), t.dx, t.x));
@@ -92,19 +80,27 @@ __device__ __forceinline__ float tof_walk_sum(const DeviceWalk& w, const DeviceT
   return s * t.scale;
 }
 
-template <class I>
-__global__ void tof_forward_kernel(JosephArgs a, const float* __restrict__ img, float* __restrict__ out) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= a.lines) return;
-  const DeviceWalk w = a.walks[i];
-  const DeviceTof t = a.tof[i];
-  float s = 0.f;
-  if (t.last >= t.first) {
-    if (w.axis == 2) s = tof_walk_sum<2, I>(w, t, a.half_width, img, a.nx, a.ny, a.nz);
-    else if (w.axis == 1) s = tof_walk_sum<1, I>(w, t, a.half_width, img, a.nx, a.ny, a.nz);
-    else s = tof_walk_sum<0, I>(w, t, a.half_width, img, a.nx, a.ny, a.nz);
+// Line i's value along axis D: its walk's planes, or its TOF window's (none when empty).
+template <int D, class I, bool Tof>
+__device__ __forceinline__ float line_sum(const JosephArgs& a, std::size_t i, const DeviceWalk& w, const float* __restrict__ img) {
+  if constexpr (Tof) {
+    const DeviceTof t = a.tof[i];
+    return t.last >= t.first ? tof_walk_sum<D, I>(w, t, a.half_width, img, a.nx, a.ny, a.nz) : 0.f;
+  } else {
+    return walk_sum<D, I>(w, img, a.nx, a.ny, a.nz);
   }
-  out[i] = s;
+}
+
+template <class I, bool Tof>
+__global__ void forward_kernel(JosephArgs a, const float* __restrict__ img, float* __restrict__ out) {
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= a.lines) return;
+  const DeviceWalk w = a.walks[t];
+  float s = 0.f;
+  if (w.axis == 2) s = line_sum<2, I, Tof>(a, t, w, img);
+  else if (w.axis == 1) s = line_sum<1, I, Tof>(a, t, w, img);
+  else s = line_sum<0, I, Tof>(a, t, w, img);
+  out[t] = s;
 }
 
 // The quad layout's planes for axis D (joseph_kernels.hpp): quad (k, iu, iv) at
@@ -140,35 +136,32 @@ __device__ __forceinline__ void quad_add(const DeviceWalk& w, int k0, int k1, fl
   }
 }
 
-template <class I>
+// quad_add on the quads of the walk's dominant axis.
+template <class I, class Factor>
+__device__ __forceinline__ void quad_add_axis(const JosephArgs& a, const DeviceWalk& w, int k0, int k1, float val,
+                                              Factor&& factor, float4* q0, float4* q1, float4* q2) {
+  if (w.axis == 2) quad_add<2, I>(w, k0, k1, val, factor, q2, a.nx, a.ny, a.nz);
+  else if (w.axis == 1) quad_add<1, I>(w, k0, k1, val, factor, q1, a.nx, a.ny, a.nz);
+  else quad_add<0, I>(w, k0, k1, val, factor, q0, a.nx, a.ny, a.nz);
+}
+
+// Line t's shares: the walk's planes times its step, or its TOF window's planes times the kernel.
+template <class I, bool Tof>
 __global__ void back_quads_kernel(JosephArgs a, const float* __restrict__ val, float4* q0, float4* q1, float4* q2) {
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= a.lines) return;
   const float v = __ldg(val + t);
   if (v == 0.f) return;
   const DeviceWalk w = a.walks[t];
-  if (w.last < w.first) return;
-  const float vw = v * w.weight;
-  auto one = [](int) { return 1.f; };
-  if (w.axis == 2) quad_add<2, I>(w, w.first, w.last, vw, one, q2, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) quad_add<1, I>(w, w.first, w.last, vw, one, q1, a.nx, a.ny, a.nz);
-  else quad_add<0, I>(w, w.first, w.last, vw, one, q0, a.nx, a.ny, a.nz);
-}
-
-template <class I>
-__global__ void tof_back_quads_kernel(JosephArgs a, const float* __restrict__ val, float4* q0, float4* q1, float4* q2) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= a.lines) return;
-  const float v = __ldg(val + i);
-  if (v == 0.f) return;
-  const DeviceTof t = a.tof[i];
-  if (t.last < t.first) return;
-  const DeviceWalk w = a.walks[i];
-  const float vs = v * t.scale, h = a.half_width;
-  auto g = [&](int k) { return tof_weight(t, k, h); };
-  if (w.axis == 2) quad_add<2, I>(w, t.first, t.last, vs, g, q2, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) quad_add<1, I>(w, t.first, t.last, vs, g, q1, a.nx, a.ny, a.nz);
-  else quad_add<0, I>(w, t.first, t.last, vs, g, q0, a.nx, a.ny, a.nz);
+  if constexpr (Tof) {
+    const DeviceTof tw = a.tof[t];
+    if (tw.last < tw.first) return;
+    const float h = a.half_width;
+    quad_add_axis<I>(a, w, tw.first, tw.last, v * tw.scale, [&](int k) { return tof_weight(tw, k, h); }, q0, q1, q2);
+  } else {
+    if (w.last < w.first) return;
+    quad_add_axis<I>(a, w, w.first, w.last, v * w.weight, [](int) { return 1.f; }, q0, q1, q2);
+  }
 }
 
 // A voxel's four shares in the quads of axis D: it is corner (0,0) of quad (iu, iv), (1,0) of
@@ -216,13 +209,13 @@ void launch_joseph_back_quads(const JosephArgs& a, const float* lines, QuadPlane
   if (a.lines == 0) return;
   const unsigned blocks = blocks_for((long long)a.lines);
   if (a.tof && int_indices(a))
-    tof_back_quads_kernel<int><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+    back_quads_kernel<int, true><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
   else if (a.tof)
-    tof_back_quads_kernel<long long><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+    back_quads_kernel<long long, true><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
   else if (int_indices(a))
-    back_quads_kernel<int><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+    back_quads_kernel<int, false><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
   else
-    back_quads_kernel<long long><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+    back_quads_kernel<long long, false><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -235,13 +228,22 @@ void launch_quads_to_image(const JosephArgs& a, QuadPlanes q, float* image, cuda
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
-std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> e) {
+namespace {
+
+joseph::Grid<double> grid_of(const LineGrid& g) {
   joseph::Grid<double> grid{};
   for (int k = 0; k < 3; ++k) {
     grid.n[k] = g.dims[k];
     grid.voxel[k] = g.voxel_mm[k];
     grid.origin[k] = g.origin_mm[k];
   }
+  return grid;
+}
+
+}  // namespace
+
+std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> e) {
+  const joseph::Grid<double> grid = grid_of(g);
   std::vector<DeviceWalk> out(e.size() / 6);
   const long long n = static_cast<long long>(out.size());
 #pragma omp parallel for schedule(static)
@@ -253,12 +255,7 @@ std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> 
 }
 
 std::vector<DeviceTof> device_tof_walks(const LineGrid& g, std::span<const double> e, const LineTof& tof) {
-  joseph::Grid<double> grid{};
-  for (int k = 0; k < 3; ++k) {
-    grid.n[k] = g.dims[k];
-    grid.voxel[k] = g.voxel_mm[k];
-    grid.origin[k] = g.origin_mm[k];
-  }
+  const joseph::Grid<double> grid = grid_of(g);
   std::vector<DeviceTof> out(e.size() / 6);
   const long long n = static_cast<long long>(out.size());
 #pragma omp parallel for schedule(dynamic, 1024)
@@ -276,13 +273,13 @@ void launch_joseph_forward(const JosephArgs& a, const float* image, float* lines
   if (a.lines == 0) return;
   const unsigned blocks = unsigned((a.lines + kThreads - 1) / kThreads);
   if (a.tof && int_indices(a))
-    tof_forward_kernel<int><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+    forward_kernel<int, true><<<blocks, kThreads, 0, stream>>>(a, image, lines);
   else if (a.tof)
-    tof_forward_kernel<long long><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+    forward_kernel<long long, true><<<blocks, kThreads, 0, stream>>>(a, image, lines);
   else if (int_indices(a))
-    forward_kernel<int><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+    forward_kernel<int, false><<<blocks, kThreads, 0, stream>>>(a, image, lines);
   else
-    forward_kernel<long long><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+    forward_kernel<long long, false><<<blocks, kThreads, 0, stream>>>(a, image, lines);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
