@@ -39,9 +39,12 @@ if wanted gpu; then
   for t in bench/bench_fdk apps/tomoraster; do
     [ -x "$build/$t" ] || { echo "peers-pack: no $build/$t (cmake --build $build --target bench_fdk tomoraster)" >&2; exit 1; }
   done
-  # Everything but bench_fdk and the CLI stays here.
+  # Everything but bench_fdk and the CLI stays here (and bench_pet, which runs libparallelproj's
+  # TOF rows, when that part is packed too).
+  keep_pet=bench_fdk
+  wanted libparallelproj && keep_pet=bench_pet
   drop=$(find "$build" -type f -perm -u+x \( -name 'bench_*' -o -name 'test_*' -o -name 'tomoraster-*' -o -name 'fuzz_*' \) \
-    ! -name bench_fdk -printf '%f\n' | sort -u | tr '\n' ' ')
+    ! -name bench_fdk ! -name "$keep_pet" -printf '%f\n' | sort -u | tr '\n' ' ')
   GPU_PACK_ALL=0 GPU_PACK_EXCLUDE="$drop Testing tests examples" XZ_OPT=${XZ_OPT:--9} tools/gpu-pack.sh "$build" >/dev/null || true
   # (its closing du fails without a .gl folder; the pack itself is checked here)
   [ -s .gpu/build.tar.xz ] || { echo "peers-pack: tools/gpu-pack.sh made no .gpu/build.tar.xz" >&2; exit 1; }
