@@ -4,11 +4,14 @@
 // their ratio (the layer's goal: at most 1.2). Then the relative difference prior's stencil
 // passes beside a copy of the same image measured in the same run (goal: the gradient pass at
 // ≥ 50 % of the copy's bandwidth), on cuda and gl-compute (pet_bench_prior.cpp). Then Joseph's
-// line projector, cuda against cpu, on glpet_default.toml's LORs (pet_bench_joseph.cpp).
+// line projector, cuda against cpu, on glpet_default.toml's LORs (pet_bench_joseph.cpp). With
+// --tof 1: its TOF list mode (and non-TOF) beside libparallelproj's (--tof-peer LIB) on strip's
+// events and glpet's LORs (pet_bench_tof.cpp).
 // Usage: bench_pet [--problems glpet,safir,strip] [--backends cuda,gl-compute,gl] [--subsets 8]
 //                  [--repeats 3] [--safir-events N] [--safir-projection-events N] [--strip-events N] [--gl-slices Z]
 //                  [--glpet-scene glpet_ring.toml]
-//                  [--prior-size N] [--joseph 0|1] [--json FILE]
+//                  [--prior-size N] [--joseph 0|1] [--tof 0|1] [--tof-peer libparallelproj.so]
+//                  [--tof-reps 5] [--json FILE]
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -22,6 +25,7 @@
 #include "bench/pet_bench_prior.hpp"
 #include "bench/pet_bench_safir.hpp"
 #include "bench/pet_bench_safir_gl.hpp"
+#include "bench/pet_bench_tof.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/core/scene.hpp"
 #include "compute/glpet/config.hpp"
@@ -45,7 +49,9 @@ namespace {
 struct Args {
   std::vector<std::string> problems{"glpet", "safir", "strip"}, backends{"cuda", "gl-compute", "gl"};
   int subsets = 8, repeats = 3, gl_slices = 4, prior_size = 256;
-  bool joseph = true;
+  bool joseph = true, tof = false;
+  int tof_reps = 5;
+  std::string tof_peer;
   std::uint64_t safir_events = 1000000, strip_events = 2000000, safir_projection_events = 4000000;
   std::string glpet_scene = "glpet_ring.toml";
   std::string json;
@@ -68,6 +74,10 @@ Args parse_args(int argc, char** argv) {
   cli.app().add_option("--glpet-scene", a.glpet_scene, "embedded glpet scene")->capture_default_str();
   cli.app().add_option("--prior-size", a.prior_size, "prior passes on an N^3 image (0: none)")->capture_default_str();
   cli.app().add_option("--joseph", a.joseph, "line projector rows on glpet_default.toml's LORs (0: none)")->capture_default_str();
+  cli.app().add_option("--tof", a.tof, "TOF list-mode line projector rows on strip's events and glpet's LORs")
+      ->capture_default_str();
+  cli.app().add_option("--tof-peer", a.tof_peer, "libparallelproj.so to run beside the TOF rows (tools/peers-pack.sh)");
+  cli.app().add_option("--tof-reps", a.tof_reps, "TOF rows: timed calls after one warm-up (median)")->capture_default_str();
   cli.parse(argc, argv);
   a.subsets = std::max(2, a.subsets);
   a.repeats = std::max(1, a.repeats);
@@ -256,6 +266,7 @@ int main(int argc, char** argv) {
   if (!safir_stages.is_null()) j["safir_stages"] = safir_stages;
   if (a.prior_size > 0) j["prior"] = bench::pet_prior::run({a.prior_size, a.prior_size, a.prior_size}, a.repeats * 3 + 2, a.backends);
   if (a.joseph) j["joseph"] = bench::pet_joseph::run(a.repeats * 3 + 2, a.backends);
+  if (a.tof) j["tof"] = bench::pet_tof::run(std::max(1, a.tof_reps), a.tof_peer, a.strip_events);
   bench::write_report(a.json, j);
   return 0;
 }

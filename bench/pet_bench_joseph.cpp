@@ -20,10 +20,6 @@
 
 namespace tomo::bench::pet_joseph {
 
-namespace {
-
-// glpet_default.toml's LORs in glpet's order (module-0 row j0, module-1 row j1, then columns i0,
-// i1 fastest), each between the two detector centres, and its grid.
 std::vector<double> default_lines() {
   std::vector<double> e;
   e.reserve(6 * 1024 * 1024);
@@ -45,7 +41,6 @@ pet::LineGrid default_grid() {
   return g;
 }
 
-// A cylinder along y (radius 25 mm) at 1 with a sphere at 4: the peers script's kind of image.
 std::vector<double> test_image(const pet::LineGrid& g) {
   std::vector<double> x(g.count());
   for (int k = 0; k < g.dims[2]; ++k)
@@ -60,37 +55,14 @@ std::vector<double> test_image(const pet::LineGrid& g) {
   return x;
 }
 
+namespace {
+
 double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < a.size(); ++i) num += (a[i] - ref[i]) * (a[i] - ref[i]), den += ref[i] * ref[i];
   return std::sqrt(num / den);
 }
 
-#if defined(TOMO_HAVE_CUDA)
-// Milliseconds of each of `reps` calls of f after one warm-up, between CUDA events on the
-// default stream with the device synchronised before each.
-template <class F>
-std::vector<double> time_device(int reps, F&& f) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  f();
-  std::vector<double> out;
-  for (int r = 0; r < reps; ++r) {
-    cudaDeviceSynchronize();
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    out.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return out;
-}
-#endif
 
 }  // namespace
 

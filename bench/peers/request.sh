@@ -15,6 +15,9 @@
 #                against fdk.Backprojector (B) on RabbitCT's geometry, 256³ and 512³ (our module only)
 #   astra        the same and our build gpu/build.tar.xz (bench_fdk: FP3D/SIRT3D/CGLS3D rows)
 #   iminuit      iminuit-*.whl and our CLI in gpu/
+#   pptof        libparallelproj-*.tar.xz (its CUDA library, built here) and bench_pet in gpu/: its
+#                TOF list-mode (and non-TOF) Joseph beside pet::LineProjector on strip's events and
+#                glpet's LORs, forward, back and one ML-EM iteration (bench_pet --tof 1)
 # Always: pygpu.tar.xz (our Python module with CUDA) and scripts.tar.xz (bench/peers, bench/python).
 # Each step runs under its own time limit (PEERS_<STEP>_S); the table lands in $OUT/peers.json and
 # $OUT/peers.md, each step's log beside it.
@@ -42,7 +45,7 @@ export TI_SKIP_VERSION_CHECK=ON MPLBACKEND=Agg PYTHONUNBUFFERED=1 XLA_PYTHON_CLI
 # every GPU it sees and leaves the last one current.
 export CUDA_VISIBLE_DEVICES=${PEERS_GPUS:-0}
 
-steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet ppline pplinecache ppjoseph fdk bp3d iminuit} "
+steps=" ${PEERS_STEPS:-tigre patminton optimistix gapat parallelproj ppglpet ppline pplinecache ppjoseph pptof fdk bp3d iminuit} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 run() {  # name, limit in s, command...
   local name=$1 limit=$2; shift 2
@@ -173,6 +176,12 @@ if ppwant && has 'parallelproj-backend-*.tar.gz'; then
     --system-cache on --out "$OUT/peers.json" --md "$OUT/peers.md"
   want ppjoseph && run ppjoseph "${PEERS_PPGLPET_S:-60}" "$py" "$W/bench/peers/parallelproj_glpet.py" --joseph \
     --out "$OUT/peers.json" --md "$OUT/peers.md"
+fi
+if want pptof && [ -n "$b" ] && [ -x "$b/bench/bench_pet" ] && has 'libparallelproj-*.tar.xz'; then
+  mkdir -p "$W/libparallelproj" && tar -xJf "$PACK"/libparallelproj-*.tar.xz -C "$W/libparallelproj"
+  lib=$(ls "$W"/libparallelproj/lib/libparallelproj.so.*.*.* | head -n 1)
+  run pptof "${PEERS_PPTOF_S:-90}" "$b/bench/bench_pet" --problems none --prior-size 0 --joseph 0 --tof 1 \
+    --tof-reps 5 --tof-peer "$lib" --json "$OUT/pptof.json"
 fi
 want iminuit && [ -n "$b" ] && has 'iminuit-*.whl' && run iminuit "${PEERS_MINUIT_S:-50}" "$py" "$W/bench/peers/iminuit_peer.py" \
   --cli "$b/apps/tomoraster" --folder "$W/musr" --out "$OUT/peers.json" --md "$OUT/peers.md"

@@ -1,5 +1,6 @@
 // Joseph's ray-driven line projector ([Joseph1982]) for lines of response given by their two
-// end points, non-TOF: the math shared by the cpu reference and the CUDA kernels (TOMO_HD).
+// end points, non-TOF and with a time-of-flight kernel per line (list mode): the math shared by
+// the cpu reference and the CUDA kernels (TOMO_HD).
 //
 // Convention (the one of parallelproj's joseph3d, so that its users get the same operator):
 // - The grid has dims (nx, ny, nz), x fastest in memory (a (z, y, x) NumPy array), voxel sides
@@ -127,6 +128,81 @@ TOMO_HD void walk_taps(const Walk<T>& w, const int* n, Visit&& visit) {
     const T s = T(k - w.first);
     plane_taps(w.ua + s * w.da, w.ub + s * w.db, n[a], n[b], stride[a], stride[b], k * stride[d],
                [&](long long i, T t) { visit(i, t * w.weight); });
+  }
+}
+
+// Time of flight in list mode: one TOF bin per line, parallelproj's joseph3d_tof_lm convention.
+// - The bins are Δ (bin_width) mm long along the line; bin b's centre lies at
+//   s_b = (b − (num_bins − 1)/2)·Δ from the midpoint of p1–p2, s counted along p1 → p2, shifted by
+//   the centre offset along the dominant axis' increasing direction (parallelproj adds
+//   offset·cos θ_d to the dominant coordinate whichever way p1 → p2 runs).
+// - A plane sample at s gets the Gaussian of σ integrated over the bin,
+//   g(s) = ½ [erf((|s − s_b| + Δ/2)/(√2 σ)) − erf((|s − s_b| − Δ/2)/(√2 σ))],
+//   on the planes k_start … k_end whose bin coordinate lies within num_sigmas·σ of s_b (rounded
+//   outwards), inside the grid or not; only those inside the walk's planes are sampled.
+// - In place of the Joseph step each sample is weighed by Δ / Σ_{k_start..k_end} g(s_k): the
+//   kernel renormalised over the truncated window (≈ the step, whose Riemann sum of g is Δ/step).
+template <class T>
+struct TofParams {
+  int bin = 0, num_bins = 1;
+  T width = 1, sigma = 1, offset = 0, num_sigmas = 3;
+};
+
+// The TOF part of a walk: planes first … last (the walk's planes inside the kernel's window; none
+// when last < first), the signed distance (mm) of plane `first` from the bin's centre along the line
+// and its change per plane, and the weight that replaces the Joseph step.
+template <class T>
+struct TofWalk {
+  int first = 0, last = -1;
+  T x = 0, dx = 0;
+  T scale = 0;
+};
+
+// The bin-integrated Gaussian g at distance x from the bin's centre; r = 1/(√2 σ), h = Δ/2.
+template <class T>
+TOMO_HD T tof_kernel(T x, T r, T h) {
+  const T a = fabs(x);
+  return T(0.5) * (erf((a + h) * r) - erf((a - h) * r));
+}
+
+// The TOF walk of line p1 → p2 whose (non-TOF) walk is w, in T (double on the host).
+template <class T>
+TOMO_HD TofWalk<T> make_tof_walk(const Walk<T>& w, const T* p1, const T* p2, const Grid<T>& g, const TofParams<T>& t) {
+  TofWalk<T> tw;
+  if (w.last < w.first) return tw;
+  const int d = w.axis;
+  const T cf = w.weight, cos_d = g.voxel[d] / cf;
+  const T sign = p2[d] >= p1[d] ? T(1) : T(-1);
+  // Bin coordinate of plane k: u(k) = k·at + bt (bin units; bin b's centre at u = b).
+  const T centre = T(0.5) * (p1[d] + p2[d]) - sign * (T(0.5) * T(t.num_bins) - T(0.5)) * t.width * cos_d +
+                   t.offset * cos_d;
+  const T at = sign * cf / t.width;
+  const T bt = (g.origin[d] - centre) / (sign * t.width * cos_d);
+  const T reach = sign * t.num_sigmas * t.sigma / t.width;
+  const int k0 = int(floor((T(t.bin) - reach - bt) / at));
+  const int k1 = int(ceil((T(t.bin) + reach - bt) / at));
+  const T r = T(1) / (sqrt(T(2)) * t.sigma), h = T(0.5) * t.width;
+  T sum = 0;
+  for (int k = k0; k <= k1; ++k) sum += tof_kernel((T(k) * at + bt - T(t.bin)) * t.width, r, h);
+  tw.first = k0 > w.first ? k0 : w.first;
+  tw.last = k1 < w.last ? k1 : w.last;
+  tw.x = (T(tw.first) * at + bt - T(t.bin)) * t.width;
+  tw.dx = at * t.width;
+  tw.scale = sum > T(0) ? t.width / sum : T(0);
+  return tw;
+}
+
+// Every tap of a TOF walk: visit(voxel index, weight) with the bilinear weight × g × scale.
+template <class T, class Visit>
+TOMO_HD void tof_walk_taps(const Walk<T>& w, const TofWalk<T>& tw, T sigma, T width, const int* n, Visit&& visit) {
+  const long long stride[3] = {1, n[0], (long long)n[0] * n[1]};
+  const int d = w.axis, a = plane_axis_a(d), b = plane_axis_b(d);
+  const T r = T(1) / (sqrt(T(2)) * sigma), h = T(0.5) * width;
+  for (int k = tw.first; k <= tw.last; ++k) {
+    const T s = T(k - w.first);
+    const T f = tof_kernel(tw.x + T(k - tw.first) * tw.dx, r, h) * tw.scale;
+    plane_taps(w.ua + s * w.da, w.ub + s * w.db, n[a], n[b], stride[a], stride[b], k * stride[d],
+               [&](long long i, T t) { visit(i, t * f); });
   }
 }
 

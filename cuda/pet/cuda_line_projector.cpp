@@ -2,7 +2,9 @@
 // at configure and kept on the device in line order; float32 images and values; host calls upload
 // and download, device calls run on the caller's arrays. The forward gathers from the image; the
 // back adds one float4 atomic per plane sample into the quad layout of each dominant axis that the
-// lines have (joseph_kernels.hpp) and sums it into the image. docs/perf/pet.md has the variants
+// lines have (joseph_kernels.hpp) and sums it into the image. In TOF mode each line's TOF walk
+// (window, distance, renormalised weight; made in double on the host) rides beside its walk and
+// the kernels weigh each plane by the bin-integrated Gaussian. docs/perf/pet.md has the variants
 // measured against these (quads for the forward, lines sorted by direction or along a Morton
 // curve) and why they went.
 #include <cuda_runtime_api.h>
@@ -29,10 +31,13 @@ using cuda_impl::DeviceWalk;
 
 class CudaLineProjector final : public LineProjector {
  public:
-  std::string describe() const override { return "cuda (float32): " + device_name_; }
+  std::string describe() const override {
+    return "cuda (float32): " + device_name_ + (tof_mode_ ? ", TOF list mode" : "");
+  }
 
-  void configure(const LineGrid& g, std::span<const double> e) override {
+  void configure(const LineGrid& g, std::span<const double> e, const LineTof* tof) override {
     check_line_input(g, e);
+    if (tof) check_line_tof(g, e.size() / 6, *tof);
     device_ = runtime_options().cuda_device;
     cuda::select_device(device_);
     for (const auto& d : cuda::list_devices())
@@ -46,10 +51,19 @@ class CudaLineProjector final : public LineProjector {
     double quad_bytes = 0;
     for (int d = 0; d < 3; ++d)
       if (used[d]) quad_bytes += 16.0 * double(cuda_impl::quad_count(g, d));
-    cuda::require_device_memory(double(lines_) * (sizeof(DeviceWalk) + 2 * 4) + 8.0 * g.count() + quad_bytes,
+    const double tof_bytes = tof ? double(sizeof(cuda_impl::DeviceTof)) : 0.0;
+    cuda::require_device_memory(double(lines_) * (sizeof(DeviceWalk) + tof_bytes + 2 * 4) + 8.0 * g.count() + quad_bytes,
                                 "line projector cuda: walks, quad planes, one image and one set of line values");
     stream_ = std::make_unique<cuda::Stream>();
     walks_ = cuda::DeviceBuffer<DeviceWalk>(std::span<const DeviceWalk>(walks));
+    tof_ = cuda::DeviceBuffer<cuda_impl::DeviceTof>();
+    half_width_ = 0;
+    tof_mode_ = tof != nullptr;
+    if (tof) {
+      const std::vector<cuda_impl::DeviceTof> t = cuda_impl::device_tof_walks(g, e, *tof);
+      tof_ = cuda::DeviceBuffer<cuda_impl::DeviceTof>(std::span<const cuda_impl::DeviceTof>(t));
+      half_width_ = float(0.5 * tof->bin_width_mm);
+    }
     for (int d = 0; d < 3; ++d) {
       quads_[d] = cuda::DeviceBuffer<float4>();
       if (used[d]) quads_[d].resize(cuda_impl::quad_count(g, d));
@@ -92,7 +106,10 @@ class CudaLineProjector final : public LineProjector {
   }
 
  private:
-  cuda_impl::JosephArgs args() const { return {walks_.data(), lines_, grid_.dims[0], grid_.dims[1], grid_.dims[2]}; }
+  cuda_impl::JosephArgs args() const {
+    return {walks_.data(), lines_, grid_.dims[0], grid_.dims[1], grid_.dims[2], tof_mode_ ? tof_.data() : nullptr,
+            half_width_};
+  }
   void run_forward(const float* image, float* lines) {
     cuda::select_device(device_);
     cuda_impl::launch_joseph_forward(args(), image, lines, stream_->get());
@@ -126,6 +143,9 @@ class CudaLineProjector final : public LineProjector {
   std::size_t lines_ = 0;
   std::unique_ptr<cuda::Stream> stream_;
   cuda::DeviceBuffer<DeviceWalk> walks_;
+  cuda::DeviceBuffer<cuda_impl::DeviceTof> tof_;  // empty: non-TOF
+  float half_width_ = 0;                          // TOF bin width / 2 (mm)
+  bool tof_mode_ = false;
   cuda::DeviceBuffer<float4> quads_[3];
   float4* quad_ptr_[3] = {nullptr, nullptr, nullptr};
   cuda::DeviceBuffer<float> image_, values_;  // host calls' staging

@@ -1,7 +1,8 @@
 // Joseph's line projector kernels (joseph_kernels.hpp): one thread per line, the plane loop
 // specialised per dominant axis so that strides and sizes are fixed per branch, voxel and quad
 // indices in 32 bits where the grid allows; the forward has a fast path for planes whose four
-// taps all lie inside the grid.
+// taps all lie inside the grid. TOF mode runs kernels of its own (the non-TOF ones unchanged):
+// the same plane loops over the TOF window, each plane's weight the bin-integrated Gaussian.
 #include <cmath>
 
 #include "compute/pet/joseph.hpp"
@@ -60,15 +61,45 @@ __device__ __forceinline__ float walk_sum(const DeviceWalk& w, const float* __re
   return s * w.weight;
 }
 
-template <class I>
+// The TOF kernel's weight of plane k (joseph::tof_kernel in float).
+__device__ __forceinline__ float tof_weight(const DeviceTof& t, int k, float h) {
+  const float a = fabsf(fmaf(float(k - t.first), t.dx, t.x));
+  return 0.5f * (erff((a + h) * t.r) - erff((a - h) * t.r));
+}
+
+template <int D, class I>
+__device__ __forceinline__ float tof_walk_sum(const DeviceWalk& w, const DeviceTof& t, float h, const float* __restrict__ img,
+                                              int nx, int ny, int nz) {
+  const Plane<I> p = plane_of<D, I>(nx, ny, nz);
+  float s = 0.f;
+  for (int k = t.first; k <= t.last; ++k) {
+    float q = 0.f;
+    plane_visit(w, p, k, [&](I i, float v) { q = fmaf(v, __ldg(img + i), q); });
+    s = fmaf(tof_weight(t, k, h), q, s);
+  }
+  return s * t.scale;
+}
+
+// Line i's value along axis D: its walk's planes, or its TOF window's (none when empty).
+template <int D, class I, bool Tof>
+__device__ __forceinline__ float line_sum(const JosephArgs& a, std::size_t i, const DeviceWalk& w, const float* __restrict__ img) {
+  if constexpr (Tof) {
+    const DeviceTof t = a.tof[i];
+    return t.last >= t.first ? tof_walk_sum<D, I>(w, t, a.half_width, img, a.nx, a.ny, a.nz) : 0.f;
+  } else {
+    return walk_sum<D, I>(w, img, a.nx, a.ny, a.nz);
+  }
+}
+
+template <class I, bool Tof>
 __global__ void forward_kernel(JosephArgs a, const float* __restrict__ img, float* __restrict__ out) {
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= a.lines) return;
   const DeviceWalk w = a.walks[t];
   float s = 0.f;
-  if (w.axis == 2) s = walk_sum<2, I>(w, img, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) s = walk_sum<1, I>(w, img, a.nx, a.ny, a.nz);
-  else s = walk_sum<0, I>(w, img, a.nx, a.ny, a.nz);
+  if (w.axis == 2) s = line_sum<2, I, Tof>(a, t, w, img);
+  else if (w.axis == 1) s = line_sum<1, I, Tof>(a, t, w, img);
+  else s = line_sum<0, I, Tof>(a, t, w, img);
   out[t] = s;
 }
 
@@ -79,11 +110,13 @@ __device__ __forceinline__ I quad_index(const Plane<I>& p, int k, int iu, int iv
   return ((I)k * (p.nb + 1) + iv + 1) * (p.na + 1) + iu + 1;
 }
 
-template <int D, class I>
-__device__ __forceinline__ void quad_add(const DeviceWalk& w, float val, float4* __restrict__ q, int nx, int ny, int nz) {
+// One float4 atomic per plane k0 … k1 of walk w, the plane's shares of val · factor(k).
+template <int D, class I, class Factor>
+__device__ __forceinline__ void quad_add(const DeviceWalk& w, int k0, int k1, float val, Factor&& factor,
+                                         float4* __restrict__ q, int nx, int ny, int nz) {
   const Plane<I> p = plane_of<D, I>(nx, ny, nz);
-  const float v = val * w.weight;
-  for (int k = w.first; k <= w.last; ++k) {
+  for (int k = k0; k <= k1; ++k) {
+    const float v = val * factor(k);
     const float r = float(k - w.first);
     const float u = fmaf(r, w.da, w.ua), vv = fmaf(r, w.db, w.ub);
     const float fu = floorf(u), fv = floorf(vv);
@@ -103,17 +136,32 @@ __device__ __forceinline__ void quad_add(const DeviceWalk& w, float val, float4*
   }
 }
 
-template <class I>
+// quad_add on the quads of the walk's dominant axis.
+template <class I, class Factor>
+__device__ __forceinline__ void quad_add_axis(const JosephArgs& a, const DeviceWalk& w, int k0, int k1, float val,
+                                              Factor&& factor, float4* q0, float4* q1, float4* q2) {
+  if (w.axis == 2) quad_add<2, I>(w, k0, k1, val, factor, q2, a.nx, a.ny, a.nz);
+  else if (w.axis == 1) quad_add<1, I>(w, k0, k1, val, factor, q1, a.nx, a.ny, a.nz);
+  else quad_add<0, I>(w, k0, k1, val, factor, q0, a.nx, a.ny, a.nz);
+}
+
+// Line t's shares: the walk's planes times its step, or its TOF window's planes times the kernel.
+template <class I, bool Tof>
 __global__ void back_quads_kernel(JosephArgs a, const float* __restrict__ val, float4* q0, float4* q1, float4* q2) {
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= a.lines) return;
   const float v = __ldg(val + t);
   if (v == 0.f) return;
   const DeviceWalk w = a.walks[t];
-  if (w.last < w.first) return;
-  if (w.axis == 2) quad_add<2, I>(w, v, q2, a.nx, a.ny, a.nz);
-  else if (w.axis == 1) quad_add<1, I>(w, v, q1, a.nx, a.ny, a.nz);
-  else quad_add<0, I>(w, v, q0, a.nx, a.ny, a.nz);
+  if constexpr (Tof) {
+    const DeviceTof tw = a.tof[t];
+    if (tw.last < tw.first) return;
+    const float h = a.half_width;
+    quad_add_axis<I>(a, w, tw.first, tw.last, v * tw.scale, [&](int k) { return tof_weight(tw, k, h); }, q0, q1, q2);
+  } else {
+    if (w.last < w.first) return;
+    quad_add_axis<I>(a, w, w.first, w.last, v * w.weight, [](int) { return 1.f; }, q0, q1, q2);
+  }
 }
 
 // A voxel's four shares in the quads of axis D: it is corner (0,0) of quad (iu, iv), (1,0) of
@@ -159,10 +207,15 @@ std::size_t quad_count(const LineGrid& g, int axis) {
 
 void launch_joseph_back_quads(const JosephArgs& a, const float* lines, QuadPlanes q, cudaStream_t stream) {
   if (a.lines == 0) return;
-  if (int_indices(a))
-    back_quads_kernel<int><<<blocks_for((long long)a.lines), kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+  const unsigned blocks = blocks_for((long long)a.lines);
+  if (a.tof && int_indices(a))
+    back_quads_kernel<int, true><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+  else if (a.tof)
+    back_quads_kernel<long long, true><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+  else if (int_indices(a))
+    back_quads_kernel<int, false><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
   else
-    back_quads_kernel<long long><<<blocks_for((long long)a.lines), kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
+    back_quads_kernel<long long, false><<<blocks, kThreads, 0, stream>>>(a, lines, q[0], q[1], q[2]);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -175,13 +228,22 @@ void launch_quads_to_image(const JosephArgs& a, QuadPlanes q, float* image, cuda
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 
-std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> e) {
+namespace {
+
+joseph::Grid<double> grid_of(const LineGrid& g) {
   joseph::Grid<double> grid{};
   for (int k = 0; k < 3; ++k) {
     grid.n[k] = g.dims[k];
     grid.voxel[k] = g.voxel_mm[k];
     grid.origin[k] = g.origin_mm[k];
   }
+  return grid;
+}
+
+}  // namespace
+
+std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> e) {
+  const joseph::Grid<double> grid = grid_of(g);
   std::vector<DeviceWalk> out(e.size() / 6);
   const long long n = static_cast<long long>(out.size());
 #pragma omp parallel for schedule(static)
@@ -192,13 +254,32 @@ std::vector<DeviceWalk> device_walks(const LineGrid& g, std::span<const double> 
   return out;
 }
 
+std::vector<DeviceTof> device_tof_walks(const LineGrid& g, std::span<const double> e, const LineTof& tof) {
+  const joseph::Grid<double> grid = grid_of(g);
+  std::vector<DeviceTof> out(e.size() / 6);
+  const long long n = static_cast<long long>(out.size());
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (long long i = 0; i < n; ++i) {
+    const joseph::Walk<double> w = joseph::make_walk(&e[6 * i], &e[6 * i + 3], grid);
+    const joseph::TofParams<double> p{tof.bin_index[i], tof.num_bins, tof.bin_width_mm, tof.sigma_of(i),
+                                      tof.offset_of(i), tof.num_sigmas};
+    const joseph::TofWalk<double> t = joseph::make_tof_walk(w, &e[6 * i], &e[6 * i + 3], grid, p);
+    out[i] = {float(t.x), float(t.dx), float(t.scale), float(1.0 / (std::sqrt(2.0) * p.sigma)), t.first, t.last, {0, 0}};
+  }
+  return out;
+}
+
 void launch_joseph_forward(const JosephArgs& a, const float* image, float* lines, cudaStream_t stream) {
   if (a.lines == 0) return;
   const unsigned blocks = unsigned((a.lines + kThreads - 1) / kThreads);
-  if (int_indices(a))
-    forward_kernel<int><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+  if (a.tof && int_indices(a))
+    forward_kernel<int, true><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+  else if (a.tof)
+    forward_kernel<long long, true><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+  else if (int_indices(a))
+    forward_kernel<int, false><<<blocks, kThreads, 0, stream>>>(a, image, lines);
   else
-    forward_kernel<long long><<<blocks, kThreads, 0, stream>>>(a, image, lines);
+    forward_kernel<long long, false><<<blocks, kThreads, 0, stream>>>(a, image, lines);
   TOMO_CUDA_CHECK(cudaGetLastError());
 }
 

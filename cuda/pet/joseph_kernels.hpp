@@ -2,7 +2,9 @@
 // in double on the host and kept in float32, one thread per line in the lines' given order. The
 // forward gathers four bilinear taps per plane from the image; the back projection adds each
 // plane sample's four shares with one float4 atomic into the quad layout of the line's dominant
-// axis, which is then summed into the image.
+// axis, which is then summed into the image. In TOF mode each line also carries its TOF walk
+// (compute/pet/joseph.hpp: window, distance from the bin's centre, renormalised weight), made in
+// double on the host; the kernels evaluate the bin-integrated Gaussian per plane in float32.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -24,13 +26,27 @@ struct alignas(16) DeviceWalk {
 // The walks of `endpoints` (6 per line) on `grid`, in line order (double math, float result).
 std::vector<DeviceWalk> device_walks(const LineGrid& grid, std::span<const double> endpoints);
 
+// One line's TOF walk in float32 (32 bytes): planes first … last, the distance x (mm) of plane
+// `first` from the bin's centre and its change per plane dx, the weight that replaces the step,
+// and 1/(√2 σ).
+struct alignas(16) DeviceTof {
+  float x, dx, scale, r;
+  int first, last;
+  int pad[2];
+};
+
+// The TOF walks of `endpoints` on `grid` (double math, float result).
+std::vector<DeviceTof> device_tof_walks(const LineGrid& grid, std::span<const double> endpoints, const LineTof& tof);
+
 struct JosephArgs {
   const DeviceWalk* walks = nullptr;
   std::size_t lines = 0;
   int nx = 1, ny = 1, nz = 1;
+  const DeviceTof* tof = nullptr;  // TOF mode when set
+  float half_width = 0;            // Δ/2 (mm)
 };
 
-// lines[t] = Σ taps of walk t over image.
+// lines[t] = Σ taps of walk t over image (its TOF taps in TOF mode).
 void launch_joseph_forward(const JosephArgs& a, const float* image, float* lines, cudaStream_t stream);
 
 // The quad layout of the back projection for the lines of dominant axis d: on each plane k along

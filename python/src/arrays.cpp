@@ -15,6 +15,7 @@ template <class T>
 const char* dtype_name() {
   if constexpr (std::is_same_v<T, float>) return "float32";
   else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
   else return "uint32";
 }
 
@@ -60,6 +61,7 @@ const T* host_input(const AnyArray& a, const std::string& name, const std::vecto
 template const float* host_input<float>(const AnyArray&, const std::string&, const std::vector<std::size_t>&);
 template const double* host_input<double>(const AnyArray&, const std::string&, const std::vector<std::size_t>&);
 template const std::uint32_t* host_input<std::uint32_t>(const AnyArray&, const std::string&, const std::vector<std::size_t>&);
+template const std::int32_t* host_input<std::int32_t>(const AnyArray&, const std::string&, const std::vector<std::size_t>&);
 
 template <class T>
 nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& data, const std::vector<std::size_t>& shape) {

@@ -21,7 +21,7 @@ using AnyArray = nb::ndarray<nb::ro>;
 inline constexpr std::size_t kAnySize = static_cast<std::size_t>(-1);
 
 // The array's data in place (C-contiguous T on the CPU of exactly `shape`, kAnySize entries
-// free), else TypeError/ValueError naming `name` and what it got. T: float, double, uint32.
+// free), else TypeError/ValueError naming `name` and what it got. T: float, double, uint32, int32.
 template <class T>
 const T* host_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape);
 

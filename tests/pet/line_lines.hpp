@@ -36,4 +36,20 @@ inline double dot(std::span<const double> a, std::span<const double> b) {
   return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
 }
 
+// <A x, y> and <x, Aᵀ y> for x, y of random_values(seed_x, seed_y), and how many lines A x > 0.
+struct Adjoint {
+  double lhs = 0, rhs = 0;
+  int touched = 0;
+};
+inline Adjoint adjoint_of(LineProjector& op, std::size_t voxels, unsigned seed_x, unsigned seed_y) {
+  const std::size_t n = op.line_count();
+  const std::vector<double> x = random_values(voxels, seed_x), y = random_values(n, seed_y);
+  std::vector<double> ax(n), aty(voxels);
+  op.forward(x, ax);
+  op.back(y, aty);
+  Adjoint r{dot(ax, y), dot(x, aty), 0};
+  for (double v : ax) r.touched += v > 0;
+  return r;
+}
+
 }  // namespace tomo::pet::test

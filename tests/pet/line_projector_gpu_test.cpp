@@ -1,6 +1,6 @@
 // The cuda line projector against the cpu reference (double) on random lines and on a glpet-like
-// two-module scanner, host and device arrays, and its own adjoint identity in float32 (skipped
-// without a CUDA device).
+// two-module scanner, host and device arrays, and its own adjoint identity in float32, non-TOF and
+// in TOF list mode (skipped without a CUDA device).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -43,9 +43,9 @@ std::vector<double> module_lines() {
   return e;
 }
 
-void compare(const LineGrid& g, const std::vector<double>& ends, double tol) {
-  auto cpu = make_line_projector("cpu", g, ends);
-  auto gpu = make_line_projector("cuda", g, ends);
+void compare(const LineGrid& g, const std::vector<double>& ends, double tol, const LineTof* tof = nullptr) {
+  auto cpu = make_line_projector("cpu", g, ends, tof);
+  auto gpu = make_line_projector("cuda", g, ends, tof);
   const std::size_t n = ends.size() / 6;
   const std::vector<double> x = random_values(g.count(), 21), v = random_values(n, 22);
   std::vector<double> yc(n), yg(n), bc(g.count()), bg(g.count());
@@ -74,6 +74,40 @@ TEST_F(LineProjectorGpu, MatchesCpuOnTwoModules) {
   g.voxel_mm = {1, 1, 1};
   g.origin_mm = {-31.5, -31.5, -31.5};
   compare(g, module_lines(), 2e-5);
+}
+
+// TOF list mode: random bins, σ and centre offsets per line, kernels cut at 3σ.
+TEST_F(LineProjectorGpu, TofMatchesCpuOnRandomLines) {
+  LineGrid g;
+  g.dims = {40, 36, 30};
+  g.voxel_mm = {0.8, 1.1, 1.7};
+  g.origin_mm = {-15.0, -18.0, -24.0};
+  const std::size_t n = 200000;
+  const std::vector<double> ends = random_lines(g, n, 8.0, 15);
+  const std::vector<double> u = random_values(3 * n, 16);
+  std::vector<int> bins(n);
+  std::vector<double> sigma(n), offset(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    bins[i] = int(u[i] * 17);
+    sigma[i] = 2.0 + 8.0 * u[n + i];
+    offset[i] = -3.0 + 6.0 * u[2 * n + i];
+  }
+  const LineTof tof{bins, 17, 6.0, sigma, offset, 3.0};
+  compare(g, ends, 2e-5, &tof);
+}
+
+// The two modules' 1.05 M LORs with 9 bins of 20 mm, one σ (parallelproj's global form).
+TEST_F(LineProjectorGpu, TofMatchesCpuOnTwoModules) {
+  LineGrid g;
+  g.dims = {64, 64, 64};
+  g.voxel_mm = {1, 1, 1};
+  g.origin_mm = {-31.5, -31.5, -31.5};
+  const std::vector<double> ends = module_lines();
+  std::vector<int> bins(ends.size() / 6);
+  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = int((i * 7919) % 9);
+  const std::vector<double> sigma = {12.0}, offset = {0.0};
+  const LineTof tof{bins, 9, 20.0, sigma, offset, 3.0};
+  compare(g, ends, 2e-5, &tof);
 }
 
 // Device arrays: the same numbers as the host call (the same kernels on the caller's memory).
