@@ -153,9 +153,9 @@ void symmetric_rows(const Args& a, const OatGeometry& gm, double patches, nlohma
     out["h_srt_symmetric"] = {{"symmetric", false}, {"why", s.why}};
     return;
   }
-  std::printf("H_srt symmetric (bench only; %d orbits of four transducers, %d passes; float4 interleave %.2f ms "
-              "inside the sym-forward row):\n",
-              s.orbits, s.passes, s.interleave_ms);
+  std::printf("H_srt symmetric (%d orbits of four transducers, %d passes; the float4 interleave inside the "
+              "sym-forward row):\n",
+              s.orbits, s.passes);
   std::printf("  %-52s %10s %11s %10s %10s %10s %5s %6s\n", "form", "ms", "patches/s", "vs product", "vs scatter",
               "identity", "regs", "chunks");
   nlohmann::json rows = nlohmann::json::array();
@@ -177,7 +177,7 @@ void symmetric_rows(const Args& a, const OatGeometry& gm, double patches, nlohma
                       {"chunks", r.chunks}});
     }
   out["h_srt_symmetric"] = {{"symmetric", true},          {"orbits", s.orbits},
-                            {"passes", s.passes},         {"interleave_ms", s.interleave_ms},
+                            {"passes", s.passes},
                             {"product_identity", s.product_identity}, {"rows", rows}};
 }
 

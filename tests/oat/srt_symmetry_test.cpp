@@ -10,7 +10,10 @@
 #include <cmath>
 #include <vector>
 
+#include "compute/core/metrics.hpp"
 #include "compute/oat/params.hpp"
+#include "compute/oat/stages.hpp"
+#include "cuda/oat/srt_gather.hpp"
 #include "tests/oat/small_geometry.hpp"
 
 namespace tomo::oat {
@@ -196,6 +199,101 @@ TEST(SrtSymmetry, GeometriesWithoutTheSymmetryFailWithTheReason) {
     EXPECT_FALSE(s.ok);
     EXPECT_NE(s.why.find("x and y sides differ"), std::string::npos) << s.why;
   }
+}
+
+}  // namespace
+}  // namespace tomo::oat
+
+namespace tomo::oat {
+namespace {
+
+// The symmetric gather's loops (cuda/oat/srt_symmetric.cuh sym_gather_kernel) in double. A block
+// owns a tile T of the first x–y quadrant and its turns R^c·T (copy c of T holds the voxels R^c·W,
+// W in T). Orbit member k = R^k·d0 meets tile R^c·T where d0 meets R^(c−k)·T, so for each of the
+// four views R^−j·T the orbit's passes (d0's patches) are enumerated once, and a patch at voxel V'
+// adds member k's sample to copy (k − j) mod 4 at W = R^j·V'. Against the cpu's H_srtᵀ on each
+// member's own frame.
+TEST(SrtSymmetry, QuadrantGatherEmulationIsTheCpuTranspose) {
+  const OatGeometry g = test::small_geometry(12, 1.0, 4, 8);
+  const SrtSymmetry s = plan_srt_symmetry(g);
+  ASSERT_TRUE(s.ok) << s.why;
+  const InterpolationStages stages(g, ModelOptions{});
+  const int M = g.time.samples + 2;
+  const std::vector<double> samples = test::random_positive(static_cast<std::size_t>(g.transducer_count()) * M, 9);
+  std::vector<double> ref(g.grid.count());
+  stages.srt_adjoint(samples, ref);
+  const GridParams<double> gp = grid_params<double>(g);
+  const int n = s.n, half = n / 2, nz = g.grid.dims[2];
+  const int T[3] = {4, 4, 4};
+  const double c0 = g.c0_mm_per_us, t_min = g.time.t_min_us, dt = g.time.dt_us(), h = g.voxel_mm();
+  const double margin = gather_margin(h, 200.0);
+  auto turn_voxel = [n](int k, int& a, int& b) {
+    for (int u = 0; u < ((k % 4) + 4) % 4; ++u) {
+      const int na = n - 1 - b;
+      b = a;
+      a = na;
+    }
+  };
+  std::vector<double> got(g.grid.count(), 0.0);
+  const int vox = T[0] * T[1] * T[2];
+  for (int tk = 0; tk < (nz + T[2] - 1) / T[2]; ++tk)
+    for (int tj = 0; tj < (half + T[1] - 1) / T[1]; ++tj)
+      for (int ti = 0; ti < (half + T[0] - 1) / T[0]; ++ti) {
+        const int x0 = ti * T[0], x1 = std::min(x0 + T[0], half), y0 = tj * T[1], y1 = std::min(y0 + T[1], half);
+        const int z0 = tk * T[2];
+        std::vector<double> acc(4 * vox, 0.0);
+        for (int j = 0; j < kSymmetryFold; ++j) {
+          // The view R^−j·T as a box of voxels.
+          int lo[2], hi[2];
+          switch (j) {
+            case 0: lo[0] = x0, hi[0] = x1, lo[1] = y0, hi[1] = y1; break;
+            case 1: lo[0] = y0, hi[0] = y1, lo[1] = n - x1, hi[1] = n - x0; break;
+            case 2: lo[0] = n - x1, hi[0] = n - x0, lo[1] = n - y1, hi[1] = n - y0; break;
+            default: lo[0] = n - y1, hi[0] = n - y0, lo[1] = x0, hi[1] = x1; break;
+          }
+          const GatherTile<double> t =
+              gather_tile(gp, lo[0], lo[1], z0, hi[0] - lo[0], hi[1] - lo[1], T[2], margin);
+          for (const SymmetryPass<double>& ps : s.passes) {
+            const GatherView<double> v = gather_view(ps.frame, t);
+            int m_lo, m_hi;
+            gather_shells(v, c0, t_min, dt, M, &m_lo, &m_hi);
+            for (int m = m_lo; m <= m_hi; ++m) {
+              const GatherShell<double> sh = gather_shell(ps.frame, v, c0 * (t_min + (m - 1) * dt), h);
+              for (int i = sh.i_lo; i <= sh.i_hi; ++i) {
+                const ShellRing<double> r = srt_ring(sh.cap, i, sh.sin_half);
+                const unsigned mask = (r.n_phi % 2) ? ps.mask_odd : ps.mask_even;
+                if (!mask) continue;
+                const RingRange rr = gather_ring(ps.frame, v, sh, r, i);
+                for (int x = 0; x < rr.count; ++x) {
+                  const int jj = (rr.j_lo + x) % r.n_phi;
+                  double px, py, pz;
+                  shell_point(ps.frame, sh.cap, r, jj, &px, &py, &pz);
+                  tile_visit(gp, t, 32, 32, px, py, pz, [&](int idx, double wt) {
+                    int a = t.lo[0] + (idx & 31), b = t.lo[1] + ((idx >> 5) & 31);
+                    const int z = t.lo[2] + (idx >> 10);
+                    turn_voxel(j, a, b);  // W = R^j·V' in T
+                    const int local = (a - x0) + T[0] * ((b - y0) + T[1] * (z - z0));
+                    for (int k = 0; k < kSymmetryFold; ++k)
+                      if (mask & (1u << k))
+                        acc[((k - j + 4) % 4) * vox + local] +=
+                            wt * r.area * samples[static_cast<std::size_t>(ps.q[k]) * M + m];
+                  });
+                }
+              }
+            }
+          }
+        }
+        for (int c = 0; c < kSymmetryFold; ++c)
+          for (int z = z0; z < std::min(z0 + T[2], nz); ++z)
+            for (int y = y0; y < y1; ++y)
+              for (int x = x0; x < x1; ++x) {
+                int a = x, b = y;
+                turn_voxel(c, a, b);
+                got[a + n * (b + n * static_cast<std::size_t>(z))] =
+                    acc[c * vox + (x - x0) + T[0] * ((y - y0) + T[1] * (z - z0))];
+              }
+      }
+  EXPECT_LT(relative_l2(got, ref), 1e-10);
 }
 
 }  // namespace

@@ -1,11 +1,8 @@
 // Bench-only H_srt and H_srtᵀ that use the quarter-turn symmetry of the geometry
 // (compute/oat/srt_symmetry.hpp): one patch's position and weights serve the four transducers of
-// an orbit. The forward reads a float4 copy of the image, c4[V] = (α(V), α(RV), α(R²V), α(R³V)),
-// made once per call, so an orbit's four trilinear values take the eight loads one transducer's
-// take; the gather's block sums a tile of the grid's first x-y quadrant and its three turned
-// images in shared memory (fixed-point, as the product's), the bounds and patch positions computed
-// once for the four. Timed at the H_srt level (no D, no H_eir) beside the product's kernels on the
-// same data, with images and data compared to theirs and to the scatter's.
+// an orbit (cuda/oat/srt_symmetric.cuh): the product's forward and gather by the symmetry and other
+// shapes of that gather, timed at the H_srt level (no D, no H_eir) beside the product's general
+// kernels on the same data, with data and images compared to theirs and to the scatter's.
 #pragma once
 #include <span>
 #include <string>
@@ -29,7 +26,6 @@ struct SymmetricTimes {
   bool ok = false;
   std::string why;  // why the geometry is not symmetric
   int orbits = 0, passes = 0;
-  double interleave_ms = 0;  // the float4 copy alone (inside the forward rows' times)
   double product_identity = -1;
   std::vector<SymmetricRow> forward, adjoint;  // the product's first, then the symmetric forms
 };
