@@ -50,7 +50,7 @@ cudaFuncAttributes sym_attributes() {
   }
 
 const SymGatherForm kForms[] = {
-    TOMO_SYM_FORM("sym-gather 16x16x8, 16 warps, 2 blocks/SM", 16, 16, 8, 16, 2, true),
+    TOMO_SYM_FORM("sym-gather 16x16x8, 16 warps, 2 blocks/SM (product)", 16, 16, 8, 16, 2, true),
     TOMO_SYM_FORM("sym-gather 16x16x16, 16 warps, 1 block/SM", 16, 16, 16, 16, 1, true),
     TOMO_SYM_FORM("sym-gather 16x16x8, 16 warps, no adds (probe)", 16, 16, 8, 16, 2, false),
     TOMO_SYM_FORM("sym-gather 16x16x16, 16 warps, no adds (probe)", 16, 16, 16, 16, 1, false),
@@ -135,12 +135,12 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   tomo::cuda::DeviceBuffer<float4> c4(N);
 
   // Forward: the product's exact kernel, then the symmetric one (interleave included).
-  SymmetricRow fp{"H_srt exact (the product's kernel)"};
+  SymmetricRow fp{"H_srt exact, general kernel"};
   fp.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
     launch_srt(p, alpha_d.data(), 0, u_d.data(), SrtFetch::exact, stream.get());
   });
   const std::vector<float> u_product = u_d.to_host();
-  SymmetricRow fs{"sym-forward (float4 interleaved image)"};
+  SymmetricRow fs{"sym-forward, float4 interleaved (the product's)"};
   fs.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
     launch_srt_symmetric(p, sp, alpha_d.data(), c4.data(), u_d.data(), stream.get());
   });
@@ -152,7 +152,7 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   launch_adjoint_variant(AdjointVariant::scatter, p, gp, g_d.data(), img_d.data(), partial.data(), stream.get());
   stream.synchronize();
   const std::vector<float> scattered = img_d.to_host();
-  SymmetricRow ap{"H_srtT gather (the product's kernel)"};
+  SymmetricRow ap{"H_srtT gather, general kernel"};
   ap.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
     launch_srt_gather(p, gp, g_d.data(), img_d.data(), partial.data(), stream.get());
   });
