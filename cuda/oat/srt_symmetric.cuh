@@ -73,12 +73,7 @@ __device__ __forceinline__ void sym_shell_sample(const SrtParams& p, const Gathe
                         (mask & 4u) ? r.area * value.z : 0.f, (mask & 8u) ? r.area * value.w : 0.f);
       }
     }
-    int incl = rr.count;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int y = __shfl_up_sync(kFullMask, incl, o);
-      if (lane >= o) incl += y;
-    }
+    const int incl = warp_inclusive_sum(rr.count, lane);
     const int total = __shfl_sync(kFullMask, incl, 31);
     if (total == 0) continue;
     const int first = incl - rr.count;
@@ -91,14 +86,7 @@ __device__ __forceinline__ void sym_shell_sample(const SrtParams& p, const Gathe
     for (int x = first, end = min(incl, kOwnerCap); x < end; ++x) wr.owner[x] = static_cast<unsigned char>(lane);
     __syncwarp();
     for (int x = lane; x < total; x += 32) {  // interleaved deal, as the product's
-      int o = 0;
-      if (x < kOwnerCap) {
-        o = wr.owner[x];
-      } else {
-#pragma unroll
-        for (int step = 16; step > 0; step >>= 1)
-          if (o + step < 32 && wr.first[o + step] <= x) o += step;
-      }
+      const int o = patch_owner(wr.owner, wr.first, x);
       const int n_phi = wr.n_phi[o];
       int j = wr.j_lo[o] + (x - wr.first[o]);
       if (j >= n_phi) j -= n_phi;

@@ -134,30 +134,28 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   tomo::cuda::DeviceBuffer<float> partial(8 * N);
   tomo::cuda::DeviceBuffer<float4> c4(N);
 
-  // Forward: the product's exact kernel, then the symmetric one (interleave included).
+  // A row's best time, then what it left in `buf`.
+  auto timed = [&](SymmetricRow& r, const tomo::cuda::DeviceBuffer<float>& buf, auto&& work) {
+    r.ms = tomo::cuda::best_event_ms(stream.get(), reps, work);
+    stream.synchronize();
+    return buf.to_host();
+  };
+  // Forward: the general exact kernel, then the symmetric one (interleave included).
   SymmetricRow fp{"H_srt exact, general kernel"};
-  fp.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
-    launch_srt(p, alpha_d.data(), 0, u_d.data(), SrtFetch::exact, stream.get());
-  });
-  const std::vector<float> u_product = u_d.to_host();
+  const std::vector<float> u_product =
+      timed(fp, u_d, [&] { launch_srt(p, alpha_d.data(), 0, u_d.data(), SrtFetch::exact, stream.get()); });
   SymmetricRow fs{"sym-forward, float4 interleaved (the product's)"};
-  fs.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
-    launch_srt_symmetric(p, sp, alpha_d.data(), c4.data(), u_d.data(), stream.get());
-  });
-  stream.synchronize();
-  const std::vector<float> u_sym = u_d.to_host();
+  const std::vector<float> u_sym =
+      timed(fs, u_d, [&] { launch_srt_symmetric(p, sp, alpha_d.data(), c4.data(), u_d.data(), stream.get()); });
   fs.rel_l2_vs_product = relative_l2(u_sym, u_product);
 
-  // Adjoints: the scatter (reference), the product's gather, the symmetric forms.
+  // Adjoints: the scatter (reference), the general gather, the symmetric forms.
   launch_adjoint_variant(AdjointVariant::scatter, p, gp, g_d.data(), img_d.data(), partial.data(), stream.get());
   stream.synchronize();
   const std::vector<float> scattered = img_d.to_host();
   SymmetricRow ap{"H_srtT gather, general kernel"};
-  ap.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
-    launch_srt_gather(p, gp, g_d.data(), img_d.data(), partial.data(), stream.get());
-  });
-  stream.synchronize();
-  const std::vector<float> gathered = img_d.to_host();
+  const std::vector<float> gathered =
+      timed(ap, img_d, [&] { launch_srt_gather(p, gp, g_d.data(), img_d.data(), partial.data(), stream.get()); });
   ap.rel_l2_vs_scatter = relative_l2(gathered, scattered);
   ap.identity = identity(u_product, samples, alpha, gathered);
   ap.chunks = gp.chunks;
