@@ -72,7 +72,13 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   cuda_detail::launch_trig_table(trig_.data(), cuda_detail::kTrigTableN, stream_.get());
   gather_.trig = trig_.data();
   gather_.trig_n = cuda_detail::kTrigTableN;
-  const SrtSymmetry sym = plan_srt_symmetry(g);
+  if (gather_.chunks > 1) {
+    require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
+    partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);
+  }
+  // The exact forward by the quarter-turn symmetry where the geometry has it (the hardware
+  // forward reads a texture).
+  const SrtSymmetry sym = fetch_ == cuda_detail::SrtFetch::exact ? plan_srt_symmetry(g) : SrtSymmetry{};
   if (sym.ok) {
     const std::vector<SymmetryPass<float>> passes = symmetry_passes_float(sym);
     passes_.resize(passes.size());
@@ -83,22 +89,11 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
     sym_.orbit_first = orbit_first_.data();
     sym_.orbits = sym.orbits;
     sym_.n = sym.n;
-    int device = 0, sms = 0;
-    TOMO_CUDA_CHECK(cudaGetDevice(&device));
-    TOMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    cuda_detail::plan_symmetric_gather(srt_, gather_, sym_, cuda_detail::kSymBlocksPerSm * std::max(1, sms));
-    if (fetch_ == cuda_detail::SrtFetch::exact) {
-      require_device_memory(16.0 * static_cast<double>(N), "oat cuda model: the image interleaved with its turns");
-      c4_.resize(N);
-    }
+    require_device_memory(16.0 * static_cast<double>(N), "oat cuda model: the image interleaved with its turns");
+    c4_.resize(N);
     symmetric_ = true;
-  } else {
-    log_debug("oat cuda model: general H_srt kernels (no quarter-turn symmetry: ", sym.why, ")");
-  }
-  const int chunks = symmetric_ ? sym_.chunks : gather_.chunks;
-  if (chunks > 1) {
-    require_device_memory(4.0 * chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
-    partial_.resize(static_cast<std::size_t>(chunks) * N);
+  } else if (fetch_ == cuda_detail::SrtFetch::exact) {
+    log_debug("oat cuda model: the general H_srt kernel (no quarter-turn symmetry: ", sym.why, ")");
   }
   if (g.eir.active()) {
     const std::vector<float> taps(g.eir.taps.begin(), g.eir.taps.end());
@@ -153,13 +148,13 @@ void ModelDevice::store_data(float* u) const {
 
 std::string ModelDevice::describe() const {
   return str_cat(fetch_ == cuda_detail::SrtFetch::hardware ? "hardware" : "exact", " interpolation",
-                 symmetric_ ? str_cat(", quarter-turn symmetric (", sym_.orbits, " orbits)") : std::string(), ": ",
+                 symmetric_ ? str_cat(", quarter-turn symmetric forward (", sym_.orbits, " orbits)") : std::string(), ": ",
                  device_);
 }
 
 void ModelDevice::forward() {
   if (fetch_ == cuda_detail::SrtFetch::hardware) volume_.copy_from_device(alpha_.data(), stream_);
-  if (symmetric_ && fetch_ == cuda_detail::SrtFetch::exact)
+  if (symmetric_)
     cuda_detail::launch_srt_symmetric(srt_, sym_, alpha_.data(), c4_.data(), g_.data(), stream_);
   else
     cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch_, stream_);
@@ -170,10 +165,7 @@ void ModelDevice::forward() {
 void ModelDevice::adjoint() {
   cuda_detail::launch_eir_adjoint(time_, taps_.data(), taps_count_, u_.data(), p_.data(), stream_);
   cuda_detail::launch_d_adjoint(time_, p_.data(), g_.data(), stream_);
-  if (symmetric_)
-    cuda_detail::launch_srt_gather_symmetric(srt_, gather_, sym_, g_.data(), alpha_.data(), partial_.data(), stream_);
-  else
-    cuda_detail::launch_srt_gather(srt_, gather_, g_.data(), alpha_.data(), partial_.data(), stream_);
+  cuda_detail::launch_srt_gather(srt_, gather_, g_.data(), alpha_.data(), partial_.data(), stream_);
 }
 
 std::vector<float> ModelDevice::alpha() const {

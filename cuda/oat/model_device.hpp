@@ -1,10 +1,9 @@
 // H_int = H_eir·D·H_srt and its transpose on one CUDA device with every vector resident (α, the
 // shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). The transpose
 // runs H_srtᵀ as a gather over tiles of voxels (srt_kernels.hpp). Where the transducer array and
-// the grid are invariant under a quarter turn about z (plan_srt_symmetry), the exact forward and
-// the gather serve the four transducers of an orbit per patch (srt_symmetric.cuh); otherwise the
-// general kernels run. What the `cuda` Model backend and the device-array model of the Python
-// module run.
+// the grid are invariant under a quarter turn about z (plan_srt_symmetry), the exact forward serves
+// the four transducers of an orbit per patch (launch_srt_symmetric); otherwise the general kernel
+// runs. What the `cuda` Model backend and the device-array model of the Python module run.
 #pragma once
 #include <span>
 #include <string>
@@ -64,8 +63,8 @@ class ModelDevice {
   tomo::cuda::DeviceBuffer<float> partial_;  // the gather's per-chunk images (several chunks only)
   tomo::cuda::DeviceBuffer<double> fixed_;   // the gather's fixed-point scale (srt_kernels.hpp GatherParams)
   tomo::cuda::DeviceBuffer<float2> trig_;    // the gather's azimuth table
-  // The quarter-turn symmetry (compute/oat/srt_symmetry.hpp) where the geometry has it: the orbits'
-  // passes, and the image interleaved with its turns for the exact forward.
+  // The quarter-turn symmetry (compute/oat/srt_symmetry.hpp) where the geometry has it and the
+  // forward is exact: the orbits' passes, and the image interleaved with its turns.
   bool symmetric_ = false;
   cuda_detail::SymmetricParams sym_{};
   tomo::cuda::DeviceBuffer<SymmetryPass<float>> passes_;

@@ -3,6 +3,8 @@
 // patches, each lane computes every 32nd ring for all, and the load imbalance between samples
 // stays between warps); the patch arithmetic is
 // kernel_math.hpp's, verbatim, so cpu, forward and transpose see the same patches and weights.
+// Where the geometry has the quarter-turn symmetry, H_srt takes the four transducers of an orbit
+// per patch from a float4 copy of the image interleaved with its turns (sym_forward_kernel).
 // H_srtᵀ gathers: a block per tile of voxels sums the patches that touch it (srt_gather.cuh)
 // instead of scattering each patch's eight weights with global atomics ([Wang2013] Alg. k_intHt;
 // bench/cuda/oat keeps that scatter for comparison). D and H_eir: one thread per output sample.
@@ -15,7 +17,6 @@
 #include "cuda/oat/srt_device.cuh"
 #include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
-#include "cuda/oat/srt_symmetric.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
@@ -256,29 +257,6 @@ void launch_srt_gather(const SrtParams& p, const GatherParams& gp, const float* 
                    kGatherLayout[1], kGatherMinBlocks, LineCut, InterleavedDeal>(p, gp, g, alpha, partial, stream);
 }
 
-void plan_symmetric_gather(const SrtParams& p, const GatherParams& gp, SymmetricParams& sp, int target_blocks) {
-  const int half = sp.n / 2;
-  sp.tiles[0] = (half + kSymTile[0] - 1) / kSymTile[0];
-  sp.tiles[1] = (half + kSymTile[1] - 1) / kSymTile[1];
-  sp.tiles[2] = (p.grid.nz + kSymTile[2] - 1) / kSymTile[2];
-  GridParams<float> quadrant = p.grid;
-  quadrant.nx = quadrant.ny = half;
-  int busy = 0;  // the kernel's own test of whether a cap reaches a tile
-  for (int k = 0; k < sp.tiles[2]; ++k)
-    for (int j = 0; j < sp.tiles[1]; ++j)
-      for (int i = 0; i < sp.tiles[0]; ++i) {
-        const GatherTile<float> t = gather_tile(quadrant, i * kSymTile[0], j * kSymTile[1], k * kSymTile[2],
-                                                kSymTile[0], kSymTile[1], kSymTile[2], gp.margin);
-        const float dx = t.c[0] - gp.cx, dy = t.c[1] - gp.cy, dz = t.c[2] - gp.cz, reach = gp.rho + t.r;
-        if (dx * dx + dy * dy + dz * dz <= reach * reach) ++busy;
-      }
-  const int orbits = std::max(1, sp.orbits);
-  const int want = busy > 0 ? (target_blocks + busy - 1) / busy : 1;
-  const int chunks = std::clamp(want, 1, std::min(8, orbits));
-  sp.orbits_per_chunk = (orbits + chunks - 1) / chunks;
-  sp.chunks = (orbits + sp.orbits_per_chunk - 1) / sp.orbits_per_chunk;
-}
-
 void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const float* alpha, float4* c4, float* g,
                           cudaStream_t stream) {
   if (sp.orbits <= 0 || p.shells <= 0) return;
@@ -288,15 +266,6 @@ void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const f
   const std::int64_t warps = static_cast<std::int64_t>(sp.orbits) * p.shells;
   sym_forward_kernel<<<blocks_of(warps, kSrtWarpsPerBlock), kThreads, 0, stream>>>(p, sp, c4, g);
   TOMO_CUDA_CHECK_LAST();
-}
-
-void launch_srt_gather_symmetric(const SrtParams& p, const GatherParams& gp, const SymmetricParams& sp,
-                                 const float* g, float* alpha, float* partial, cudaStream_t stream) {
-  if (sp.orbits <= 0 || p.shells <= 0) return;
-  launch_gather_scale(p, gp, g, stream);
-  launch_sym_gather<kSymTile[0], kSymTile[1], kSymTile[2], kSymWarps, kSymMinBlocks, true>(
-      p, gp, sp, g, sp.chunks > 1 ? partial : alpha, stream);
-  if (sp.chunks > 1) launch_gather_reduce(partial, sp.chunks, alpha, p, stream);
 }
 
 void launch_trig_table(float2* table, int n, cudaStream_t stream) {

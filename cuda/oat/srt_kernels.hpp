@@ -90,32 +90,22 @@ void launch_gather_scale(const SrtParams& p, const GatherParams& gp, const float
 // α[i] = Σ_c partial[c·N + i], c < chunks (N = p's voxels).
 void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream);
 
-// H_srt and H_srtᵀ by the quarter-turn symmetry of the geometry (compute/oat/srt_symmetry.hpp,
-// srt_symmetric.cuh), where plan_srt_symmetry passes: the same patches and weights as the general
-// kernels up to the float rounding of the turned frames, an orbit of four transducers per patch.
+// H_srt by the quarter-turn symmetry of the geometry (compute/oat/srt_symmetry.hpp), where
+// plan_srt_symmetry passes: the orbits of four transducers and the frames their patches are laid
+// out by, so that one patch's position and weights serve the four (the same patches and weights as
+// launch_srt up to the float rounding of the turned frames). The transpose stays the general
+// gather: its symmetric form lost (bench/cuda/oat/srt_symmetric_gather.cuh, docs/perf/oat.md).
 struct SymmetricParams {
   const SymmetryPass<float>* passes = nullptr;  // device, grouped by orbit
   const int* orbit_first = nullptr;             // device, orbits + 1 entries
   int orbits = 0;
-  int n = 0;                                    // voxels along x and y (even)
-  int tiles[3] = {0, 0, 0};                     // the gather's tiles over the first x–y quadrant
-  int chunks = 1, orbits_per_chunk = 0;         // the gather's split of the orbits
+  int n = 0;  // voxels along x and y (even)
 };
-// The symmetric gather's tile, warps per block and resident blocks per multiprocessor (its shared
-// memory holds four fixed-point copies of the tile).
-inline constexpr int kSymTile[3] = {16, 16, 8};
-inline constexpr int kSymWarps = 16, kSymMinBlocks = 2;
-// Blocks with work to aim for per multiprocessor (about six waves of kSymMinBlocks).
-inline constexpr int kSymBlocksPerSm = 12;
-// sp's tiles and chunks for about `target_blocks` busy blocks (at most 8 chunks).
-void plan_symmetric_gather(const SrtParams& p, const GatherParams& gp, SymmetricParams& sp, int target_blocks);
-// c4 (N float4) = the image interleaved with its turns, then g = H_srt α.
+// c4 (N float4) = the image interleaved with its turns, c4[V] = (α(V), α(RV), α(R²V), α(R³V)),
+// then g = H_srt α: one warp per (orbit, shell sample), a patch's eight float4 loads giving the
+// four members' trilinear values. On one H200 (bench_oat's scene) 148 ms against launch_srt's 275.
 void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const float* alpha, float4* c4, float* g,
                           cudaStream_t stream);
-// α = H_srtᵀ g (every voxel written; `partial`: sp.chunks·N floats when sp.chunks > 1; gp.fixed,
-// gp.trig set as for launch_srt_gather).
-void launch_srt_gather_symmetric(const SrtParams& p, const GatherParams& gp, const SymmetricParams& sp,
-                                 const float* g, float* alpha, float* partial, cudaStream_t stream);
 
 // D and Dᵀ (kernel_math d_sample / d_adjoint_sample): p (Q·K) from g (Q·M) and back.
 struct TimeParams {

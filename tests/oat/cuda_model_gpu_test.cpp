@@ -29,14 +29,19 @@ TEST_F(OatCuda, HardwareModelWithinItsTolerance) { check_model("cuda", Interpola
 // transpose and is the transpose of the cuda forward to fp32.
 TEST_F(OatCuda, GatherAtPaperScaleEqualsCpuAndIsMatched) { check_gather_at_paper_scale("cuda", 4, 8); }
 
-// Where the array and the grid are invariant under a quarter turn about z the model runs the
-// symmetric kernels (srt_symmetric.cuh: one patch for an orbit of four transducers), elsewhere the
-// general ones; both equal the cpu's double reference and are each other's adjoint.
+// Where the array and the grid are invariant under a quarter turn about z the exact forward runs
+// the symmetric kernel (srt_kernels.hpp launch_srt_symmetric: one patch for an orbit of four
+// transducers), elsewhere the general one; both equal the cpu's double reference and are the
+// gather's adjoint (ExactModelEqualsCpuAndIsMatched and the paper-scale checks run the symmetric
+// one: their geometries pass the check).
 TEST_F(OatCuda, SymmetryCheckPicksTheKernels) {
   const ModelOptions o;
   EXPECT_TRUE(ModelDevice(small_geometry(12, 1.0, 4, 8), o).symmetric());
   EXPECT_NE(ModelDevice(small_geometry(12, 1.0, 4, 8), o).describe().find("quarter-turn symmetric"), std::string::npos);
   EXPECT_FALSE(ModelDevice(small_geometry(12, 1.0, 4, 6), o).symmetric());  // views at 60°
+  ModelOptions hardware;
+  hardware.interpolation = Interpolation::hardware;  // its forward reads a texture
+  EXPECT_FALSE(ModelDevice(small_geometry(12, 1.0, 4, 8), hardware).symmetric());
   OatGeometry g = small_geometry(12, 1.0, 4, 8);
   g.grid.dims = {12, 10, 12};  // not square
   EXPECT_FALSE(ModelDevice(g, o).symmetric());
@@ -59,8 +64,7 @@ TEST_F(OatCuda, GeneralKernelsWithoutTheSymmetryEqualCpuAndAreMatched) {
   EXPECT_LT(mismatch, kExactAdjoint);
 }
 
-// The symmetric gather at the paper scene's scale with quadrant tiles cut by the grid's half
-// (20 voxels: 10 a quadrant), and the general one beside it (4x6 views).
+// The general forward at the paper scene's scale beside the symmetric one (4x8 views, above).
 TEST_F(OatCuda, GeneralGatherAtPaperScaleEqualsCpuAndIsMatched) { check_gather_at_paper_scale("cuda", 4, 6); }
 
 TEST_F(OatCuda, ExactFbpEqualsCpu) { check_fbp("cuda", Interpolation::exact, kFbpExactTolerance); }

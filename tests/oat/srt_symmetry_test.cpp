@@ -207,7 +207,7 @@ TEST(SrtSymmetry, GeometriesWithoutTheSymmetryFailWithTheReason) {
 namespace tomo::oat {
 namespace {
 
-// The symmetric gather's loops (cuda/oat/srt_symmetric.cuh sym_gather_kernel) in double. A block
+// The bench's symmetric gather's loops (bench/cuda/oat/srt_symmetric_gather.cuh) in double. A block
 // owns a tile T of the first x–y quadrant and its turns R^c·T (copy c of T holds the voxels R^c·W,
 // W in T). Orbit member k = R^k·d0 meets tile R^c·T where d0 meets R^(c−k)·T, so for each of the
 // four views R^−j·T the orbit's passes (d0's patches) are enumerated once, and a patch at voxel V'

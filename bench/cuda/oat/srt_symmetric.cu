@@ -1,4 +1,4 @@
-// Bench-only symmetric H_srt / H_srtᵀ (srt_symmetric.hpp), compiled as srt_kernels.cu is
+// The symmetric H_srt / H_srtᵀ rows (srt_symmetric.hpp), compiled as srt_kernels.cu is
 // (bench/CMakeLists.txt), so the patches and weights are the product's arithmetic.
 #include "bench/cuda/oat/srt_symmetric.hpp"
 
@@ -20,7 +20,7 @@
 #include "cuda/oat/srt_device.cuh"
 #include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
-#include "cuda/oat/srt_symmetric.cuh"
+#include "bench/cuda/oat/srt_symmetric_gather.cuh"
 
 namespace tomo::oat {
 namespace {
@@ -33,7 +33,7 @@ struct SymGatherForm {
   int tile[3];
   int warps;
   int blocks_per_sm;  // resident blocks the shared memory allows (for the plan)
-  void (*launch)(const SrtParams&, const GatherParams&, const SymmetricParams&, const float*, float*, cudaStream_t);
+  void (*launch)(const SrtParams&, const GatherParams&, const SymGatherParams&, const float*, float*, cudaStream_t);
   cudaFuncAttributes (*attributes)();
 };
 
@@ -50,7 +50,7 @@ cudaFuncAttributes sym_attributes() {
   }
 
 const SymGatherForm kForms[] = {
-    TOMO_SYM_FORM("sym-gather 16x16x8, 16 warps, 2 blocks/SM (product)", 16, 16, 8, 16, 2, true),
+    TOMO_SYM_FORM("sym-gather 16x16x8, 16 warps, 2 blocks/SM", 16, 16, 8, 16, 2, true),
     TOMO_SYM_FORM("sym-gather 16x16x16, 16 warps, 1 block/SM", 16, 16, 16, 16, 1, true),
     TOMO_SYM_FORM("sym-gather 16x16x8, 16 warps, no adds (probe)", 16, 16, 8, 16, 2, false),
     TOMO_SYM_FORM("sym-gather 16x16x16, 16 warps, no adds (probe)", 16, 16, 16, 16, 1, false),
@@ -163,7 +163,8 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   out.forward = {fp, fs};
   out.adjoint.push_back(ap);
   for (const SymGatherForm& form : kForms) {
-    SymmetricParams s2 = sp;
+    SymGatherParams s2;
+    s2.orbits = sp;
     for (int a = 0; a < 2; ++a) s2.tiles[a] = (sym.n / 2 + form.tile[a] - 1) / form.tile[a];
     s2.tiles[2] = (geo.grid.dims[2] + form.tile[2] - 1) / form.tile[2];
     // Busy tiles as the kernel's test counts them, then chunks of orbits for about six blocks

@@ -1,8 +1,9 @@
-// Bench-only H_srt and H_srtᵀ that use the quarter-turn symmetry of the geometry
-// (compute/oat/srt_symmetry.hpp): one patch's position and weights serve the four transducers of
-// an orbit (cuda/oat/srt_symmetric.cuh): the product's forward and gather by the symmetry and other
-// shapes of that gather, timed at the H_srt level (no D, no H_eir) beside the product's general
-// kernels on the same data, with data and images compared to theirs and to the scatter's.
+// bench_oat's rows of H_srt and H_srtᵀ by the quarter-turn symmetry of the geometry
+// (compute/oat/srt_symmetry.hpp: one patch's position and weights serve the four transducers of an
+// orbit): the product's symmetric forward (srt_kernels.hpp launch_srt_symmetric) and the bench-only
+// symmetric gathers (srt_symmetric_gather.cuh) beside the general kernels on the same data, timed
+// at the H_srt level (no D, no H_eir), with data and images compared to the general kernels' and
+// to the scatter's.
 #pragma once
 #include <span>
 #include <string>

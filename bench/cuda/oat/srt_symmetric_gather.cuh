@@ -1,13 +1,11 @@
-// The H_srt kernels that use the quarter-turn symmetry of the geometry (compute/oat/srt_symmetry.hpp;
-// srt_kernels.cu launches them, bench/cuda/oat/srt_symmetric.cu instantiates other shapes): one
-// patch's position and trilinear weights serve the four transducers of an orbit, whose voxels are
-// the patch's turned by R^k ((i, j) → (n − 1 − j, i) per quarter).
-// Forward: a float4 copy of the image, c4[V] = (α(V), α(RV), α(R²V), α(R³V)), made once per call;
-// one warp per (orbit, shell sample) walks each pass's rings, a patch's eight float4 loads giving
-// the four members' trilinear values (a quarter of the product's general load instructions).
-// Transpose: a block owns a tile T of the grid's first x–y quadrant and sums, for each orbit's
-// passes, the patches that touch T (srt_gather.cuh's bounds and cut, once for the four) into four
-// fixed-point copies of T in shared memory, copy k holding the voxels R^k·V; written once each.
+// Bench-only: H_srtᵀ as a gather by the quarter-turn symmetry of the geometry
+// (compute/oat/srt_symmetry.hpp), which lost to the product's general gather (docs/perf/oat.md).
+// A block owns a tile T of the grid's first x–y quadrant and four fixed-point copies of it in
+// shared memory, copy c holding the voxels R^c·W (W in T). Orbit member k = R^k·d0 meets tile
+// R^c·T where d0 meets R^(c−k)·T, so every orbit's passes (d0's patches, srt_gather.cuh's bounds and
+// cut) are enumerated against the four views R^−j·T, and a patch at voxel V' of a view adds member
+// k's sample to copy (k − j) mod 4 at W = R^j·V': the bounds and patch positions once for four
+// transducers, the adds as many as the general gather's.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -20,15 +18,13 @@
 
 namespace tomo::oat::cuda_detail {
 
-// Voxel (i, j) turned k quarters: R(i, j) = (n − 1 − j, i).
-__device__ __forceinline__ void turn_voxel(int n, int k, int i, int j, int* a, int* b) {
-  switch (k) {
-    case 0: *a = i, *b = j; break;
-    case 1: *a = n - 1 - j, *b = i; break;
-    case 2: *a = n - 1 - i, *b = n - 1 - j; break;
-    default: *a = j, *b = n - 1 - i; break;
-  }
-}
+// The orbits (srt_kernels.hpp SymmetricParams) and the gather's tiles over the first x–y quadrant
+// and its split of the orbits.
+struct SymGatherParams {
+  SymmetricParams orbits;
+  int tiles[3] = {0, 0, 0};
+  int chunks = 1, orbits_per_chunk = 0;
+};
 
 // A warp's rings of one batch, as srt_gather.cuh WarpRings with the four members' weights.
 struct SymRings {
@@ -40,7 +36,7 @@ struct SymRings {
 
 // Where the block's tile T lies (its first voxel) and which view R^−j·T a shell sample is
 // enumerated against: a voxel V' of the view is W = R^j·V' of T, and member k's add goes to copy
-// (k − j) mod 4 (srt_symmetry_test's emulation of these loops).
+// (k − j) mod 4 (tests/oat/srt_symmetry_test.cpp emulates these loops).
 struct SymView {
   int j;
   int x0, y0, z0;  // T's first voxel
@@ -117,7 +113,7 @@ __device__ __forceinline__ void sym_shell_sample(const SrtParams& p, const Gathe
 // chunk is enumerated against the four views R^−j·T, each found patch serving the four members.
 template <int TX, int TY, int TZ, int W, int kMinBlocks, bool kAdds>
 __global__ void __launch_bounds__(32 * W, kMinBlocks) sym_gather_kernel(SrtParams p, GatherParams gp,
-                                                                        SymmetricParams sp,
+                                                                        SymGatherParams sp,
                                                                         const float* __restrict__ g,
                                                                         float* __restrict__ out) {
   static_assert(TX <= 32 && TY <= 32, "the views are visited with 32-voxel rows");
@@ -129,7 +125,7 @@ __global__ void __launch_bounds__(32 * W, kMinBlocks) sym_gather_kernel(SrtParam
   for (int i = threadIdx.x; i < 8 * kAcc; i += 32 * W) acc[i] = 0.0f;
   const int b = static_cast<int>(blockIdx.x);
   const int ti = b % sp.tiles[0], tj = (b / sp.tiles[0]) % sp.tiles[1], tk = b / (sp.tiles[0] * sp.tiles[1]);
-  const int n = sp.n, half = n / 2;
+  const int n = sp.orbits.n, half = n / 2;
   const int x0 = ti * TX, x1 = min(x0 + TX, half), y0 = tj * TY, y1 = min(y0 + TY, half), z0 = tk * TZ;
   const GatherTile<float> t0 = gather_tile(p.grid, x0, y0, z0, x1 - x0, y1 - y0, TZ, gp.margin);
   __syncthreads();
@@ -138,8 +134,8 @@ __global__ void __launch_bounds__(32 * W, kMinBlocks) sym_gather_kernel(SrtParam
   if (cx * cx + cy * cy + cz * cz <= reach * reach) {  // the same for the turned views
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     const int o_begin = static_cast<int>(blockIdx.y) * sp.orbits_per_chunk;
-    const int o_end = min(sp.orbits, o_begin + sp.orbits_per_chunk);
-    const int p_begin = sp.orbit_first[o_begin], p_end = sp.orbit_first[o_end];
+    const int o_end = min(sp.orbits.orbits, o_begin + sp.orbits_per_chunk);
+    const int p_begin = sp.orbits.orbit_first[o_begin], p_end = sp.orbits.orbit_first[o_end];
     int slot = 0;
     for (int j = 0; j < 4; ++j) {
       int lo0, hi0, lo1, hi1;  // the view R^−j·T
@@ -152,7 +148,7 @@ __global__ void __launch_bounds__(32 * W, kMinBlocks) sym_gather_kernel(SrtParam
       const GatherTile<float> t = gather_tile(p.grid, lo0, lo1, z0, hi0 - lo0, hi1 - lo1, TZ, gp.margin);
       const SymView view{j, x0, y0, z0, n};
       for (int pi = p_begin; pi < p_end; ++pi) {
-        const SymmetryPass<float> ps = sp.passes[pi];
+        const SymmetryPass<float> ps = sp.orbits.passes[pi];
         const GatherView<float> v = gather_view(ps.frame, t);
         int m_lo, m_hi;
         gather_shells(v, p.c0, p.t_min, p.dt, p.shells, &m_lo, &m_hi);
@@ -191,7 +187,7 @@ __global__ void __launch_bounds__(32 * W, kMinBlocks) sym_gather_kernel(SrtParam
 }
 
 template <int TX, int TY, int TZ, int W, int kMinBlocks, bool kAdds>
-void launch_sym_gather(const SrtParams& p, const GatherParams& gp, const SymmetricParams& sp, const float* g, float* out,
+void launch_sym_gather(const SrtParams& p, const GatherParams& gp, const SymGatherParams& sp, const float* g, float* out,
                        cudaStream_t stream) {
   constexpr std::size_t kBytes = sizeof(float) * 8 * gather_acc_floats<TX, TY, TZ, TX + 1, TY + 1>();
   auto* kernel = sym_gather_kernel<TX, TY, TZ, W, kMinBlocks, kAdds>;
