@@ -19,10 +19,12 @@
 // through each GPU backend's Model against the cpu's.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE,
-//        --only fbp|model|pls (just those rows; pls: the PLS-int iteration and where its time goes),
+//        --only fbp|model|pls|symmetric (just those rows; pls: the PLS-int iteration and where its time
+//        goes; symmetric: the quarter-turn symmetric H_srt / H_srtᵀ rows alone),
 //        --pls-iterations 2 (0: no PLS timing), --model-rings 64 --model-views 128 (H_int's transducers;
 //        128 x 256 is the oat_paper scene's),
-//        --adjoints gather,scatter,... (the H_intᵀ variants timed; default all).
+//        --adjoints gather,scatter,... (the H_intᵀ variants timed; default all),
+//        --symmetric false (no rows of the quarter-turn symmetric H_srt / H_srtᵀ, bench/cuda/oat/srt_symmetric.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -75,10 +77,13 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--adjoints", a.adjoints,
                  "H_intT variants to time by name (default: all; bench/cuda/oat/srt_adjoint_variants.cu)")
       ->delimiter(',');
+  app.add_option("--symmetric", a.symmetric,
+                 "time H_srt and H_srtT using the quarter-turn symmetry of the geometry (bench/cuda/oat/srt_symmetric.hpp)")
+      ->capture_default_str();
   std::string only;
   app.add_option("--only", only,
                  "time only the FBP rows, only the H_int rows (and the PLS iteration) or only the PLS iteration")
-      ->check(CLI::IsMember({"fbp", "model", "pls"}));
+      ->check(CLI::IsMember({"fbp", "model", "pls", "symmetric"}));
   app.add_option("--model-rings", a.model_rings, "rings of transducers for H_int and PLS")->capture_default_str()
       ->check(CLI::Range(1, 4096));
   app.add_option("--model-views", a.model_views, "views per ring for H_int and PLS")->capture_default_str()
@@ -86,9 +91,11 @@ Args parse_args(int argc, char** argv) {
   app.add_option("--pls-iterations", a.pls_iterations, "PLS iterations timed through the cuda model (0: none)")
       ->capture_default_str();
   cli.parse(argc, argv);
-  a.fbp = only != "model" && only != "pls";
+  a.fbp = only != "model" && only != "pls" && only != "symmetric";
   a.model = only != "fbp";
   a.pls_only = only == "pls";
+  a.symmetric_only = only == "symmetric";
+  if (a.symmetric_only) a.symmetric = true;
   if (a.small) {
     a.dims = {24, 24, 24};
     a.voxel = 1.0;

@@ -15,6 +15,7 @@
 #ifdef TOMO_HAVE_CUDA
 #include "bench/cuda/oat/fbp_model_timing.hpp"
 #include "bench/cuda/oat/pls_breakdown.hpp"
+#include "bench/cuda/oat/srt_symmetric.hpp"
 #endif
 
 namespace tomo::oat::oat_bench {
@@ -140,12 +141,56 @@ void adjoint_rows(const CudaModelTimes& m, double patches, std::vector<Row>& row
                                  {"no_adds_probe_ms", no_adds_ms}, {"identity", m.identity}};
 }
 
+// H_srt and H_srtᵀ by the quarter-turn symmetry (bench/cuda/oat/srt_symmetric.hpp) beside the
+// product's kernels on the same shell samples: times, u / α against the product's and the
+// scatter's, the adjoint identity of each pair.
+void symmetric_rows(const Args& a, const OatGeometry& gm, double patches, nlohmann::json& out) {
+  const std::size_t samples = static_cast<std::size_t>(gm.transducer_count()) * (gm.time.samples + 2);
+  const SymmetricTimes s =
+      time_srt_symmetric(gm, ModelOptions{}, pattern(gm.grid.count(), 0.11), pattern(samples, 0.37), a.reps);
+  if (!s.ok) {
+    std::printf("H_srt symmetric: the geometry is not quarter-turn symmetric: %s\n", s.why.c_str());
+    out["h_srt_symmetric"] = {{"symmetric", false}, {"why", s.why}};
+    return;
+  }
+  std::printf("H_srt symmetric (%d orbits of four transducers, %d passes; the float4 interleave inside the "
+              "sym-forward row):\n",
+              s.orbits, s.passes);
+  std::printf("  %-52s %10s %11s %10s %10s %10s %5s %6s\n", "form", "ms", "patches/s", "vs product", "vs scatter",
+              "identity", "regs", "chunks");
+  nlohmann::json rows = nlohmann::json::array();
+  const double product_forward = s.forward.empty() ? 0 : s.forward.front().ms;
+  const double product_adjoint = s.adjoint.empty() ? 0 : s.adjoint.front().ms;
+  for (const auto* list : {&s.forward, &s.adjoint})
+    for (const SymmetricRow& r : *list) {
+      const double base = list == &s.forward ? product_forward : product_adjoint;
+      std::printf("  %-52s %10.2f %11.3g %10.2e %10.2e %10.2e %5d %6d  (%.2fx the product)\n", r.name.c_str(), r.ms,
+                  patches / (r.ms * 1e-3), r.rel_l2_vs_product, r.rel_l2_vs_scatter, r.identity, r.registers,
+                  r.chunks, r.ms > 0 ? base / r.ms : 0.0);
+      rows.push_back({{"form", r.name},
+                      {"ms", r.ms},
+                      {"rel_l2_vs_product", r.rel_l2_vs_product},
+                      {"rel_l2_vs_scatter", r.rel_l2_vs_scatter},
+                      {"identity", r.identity},
+                      {"registers", r.registers},
+                      {"local_bytes", r.local_bytes},
+                      {"chunks", r.chunks}});
+    }
+  out["h_srt_symmetric"] = {{"symmetric", true},          {"orbits", s.orbits},
+                            {"passes", s.passes},
+                            {"product_identity", s.product_identity}, {"rows", rows}};
+}
+
 }  // namespace
 
 void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, double updates, double patches,
                std::vector<Row>& rows, nlohmann::json& out) {
   if (a.fbp) cuda_fbp_rows(a, gf, updates, rows, out);
   if (!a.model) return;
+  if (a.symmetric_only) {
+    symmetric_rows(a, gm, patches, out);
+    return;
+  }
   ModelOptions mo;
   const CudaModelTimes m =
       time_cuda_model(gm, mo, pattern(gm.grid.count(), 0.11), pattern(gm.data_size(), 0.37), a.reps,
@@ -163,6 +208,7 @@ void cuda_rows(const Args& a, const OatGeometry& gf, const OatGeometry& gm, doub
                                 {"product_ms", m.forward_exact_ms},
                                 {"rel_l2_vs_product", m.forward_table_vs_exact}};
   adjoint_rows(m, patches, rows, out);
+  if (a.symmetric) symmetric_rows(a, gm, patches, out);
 }
 
 void cuda_pls_breakdown(const Args& a, const OatGeometry& gm, nlohmann::json& out) {

@@ -28,6 +28,8 @@ struct Args {
   bool pls_only = false;             // --only pls: the PLS-int iteration and its breakdown alone
   int pls_iterations = 2;            // PLS iterations timed through the cuda Model (0: none)
   std::vector<std::string> adjoints;  // H_intᵀ variants to time by name (empty: all)
+  bool symmetric = true;              // the quarter-turn symmetric H_srt / H_srtᵀ rows (cuda)
+  bool symmetric_only = false;        // --only symmetric: those rows alone
 };
 
 struct Row {

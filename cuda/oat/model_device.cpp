@@ -8,6 +8,7 @@
 #include "compute/core/error.hpp"
 #include "compute/core/log.hpp"
 #include "compute/oat/params.hpp"
+#include "compute/oat/srt_symmetry.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/oat/device_select.hpp"
 
@@ -75,6 +76,25 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
     require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
     partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);
   }
+  // The exact forward by the quarter-turn symmetry where the geometry has it (the hardware
+  // forward reads a texture).
+  const SrtSymmetry sym = fetch_ == cuda_detail::SrtFetch::exact ? plan_srt_symmetry(g) : SrtSymmetry{};
+  if (sym.ok) {
+    const std::vector<SymmetryPass<float>> passes = symmetry_passes_float(sym);
+    passes_.resize(passes.size());
+    passes_.upload(passes);
+    orbit_first_.resize(sym.orbit_first.size());
+    orbit_first_.upload(sym.orbit_first);
+    sym_.passes = passes_.data();
+    sym_.orbit_first = orbit_first_.data();
+    sym_.orbits = sym.orbits;
+    sym_.n = sym.n;
+    require_device_memory(16.0 * static_cast<double>(N), "oat cuda model: the image interleaved with its turns");
+    c4_.resize(N);
+    symmetric_ = true;
+  } else if (fetch_ == cuda_detail::SrtFetch::exact) {
+    log_debug("oat cuda model: the general H_srt kernel (no quarter-turn symmetry: ", sym.why, ")");
+  }
   if (g.eir.active()) {
     const std::vector<float> taps(g.eir.taps.begin(), g.eir.taps.end());
     taps_.resize(taps.size());
@@ -127,12 +147,17 @@ void ModelDevice::store_data(float* u) const {
 }
 
 std::string ModelDevice::describe() const {
-  return str_cat(fetch_ == cuda_detail::SrtFetch::hardware ? "hardware" : "exact", " interpolation: ", device_);
+  return str_cat(fetch_ == cuda_detail::SrtFetch::hardware ? "hardware" : "exact", " interpolation",
+                 symmetric_ ? str_cat(", quarter-turn symmetric forward (", sym_.orbits, " orbits)") : std::string(), ": ",
+                 device_);
 }
 
 void ModelDevice::forward() {
   if (fetch_ == cuda_detail::SrtFetch::hardware) volume_.copy_from_device(alpha_.data(), stream_);
-  cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch_, stream_);
+  if (symmetric_)
+    cuda_detail::launch_srt_symmetric(srt_, sym_, alpha_.data(), c4_.data(), g_.data(), stream_);
+  else
+    cuda_detail::launch_srt(srt_, alpha_.data(), volume_tex_, g_.data(), fetch_, stream_);
   cuda_detail::launch_d(time_, g_.data(), p_.data(), stream_);
   cuda_detail::launch_eir(time_, taps_.data(), taps_count_, p_.data(), u_.data(), stream_);
 }

@@ -1,7 +1,9 @@
 // H_int = H_eir·D·H_srt and its transpose on one CUDA device with every vector resident (α, the
 // shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). The transpose
-// runs H_srtᵀ as a gather over tiles of voxels (srt_kernels.hpp). What the `cuda`
-// Model backend and the device-array model of the Python module run.
+// runs H_srtᵀ as a gather over tiles of voxels (srt_kernels.hpp). Where the transducer array and
+// the grid are invariant under a quarter turn about z (plan_srt_symmetry), the exact forward serves
+// the four transducers of an orbit per patch (launch_srt_symmetric); otherwise the general kernel
+// runs. What the `cuda` Model backend and the device-array model of the Python module run.
 #pragma once
 #include <span>
 #include <string>
@@ -46,7 +48,8 @@ class ModelDevice {
   cudaStream_t stream() const { return stream_.get(); }
   void synchronize() const { stream_.synchronize(); }
   const std::string& device() const { return device_; }
-  std::string describe() const;  // the interpolation and the device
+  std::string describe() const;  // the interpolation, the symmetry used and the device
+  bool symmetric() const { return symmetric_; }
 
  private:
   std::string device_;
@@ -60,6 +63,13 @@ class ModelDevice {
   tomo::cuda::DeviceBuffer<float> partial_;  // the gather's per-chunk images (several chunks only)
   tomo::cuda::DeviceBuffer<double> fixed_;   // the gather's fixed-point scale (srt_kernels.hpp GatherParams)
   tomo::cuda::DeviceBuffer<float2> trig_;    // the gather's azimuth table
+  // The quarter-turn symmetry (compute/oat/srt_symmetry.hpp) where the geometry has it and the
+  // forward is exact: the orbits' passes, and the image interleaved with its turns.
+  bool symmetric_ = false;
+  cuda_detail::SymmetricParams sym_{};
+  tomo::cuda::DeviceBuffer<SymmetryPass<float>> passes_;
+  tomo::cuda::DeviceBuffer<int> orbit_first_;
+  tomo::cuda::DeviceBuffer<float4> c4_;
   int taps_count_ = 0;
   tomo::cuda::CudaArray volume_;  // α for the texture unit (hardware)
   tomo::cuda::TextureObject volume_tex_;

@@ -52,6 +52,16 @@ __device__ __forceinline__ void for_each_ring(const ShellCap<float>& c, int lane
   }
 }
 
+// Voxel (i, j) of an n × n grid turned k quarters about z: R(i, j) = (n − 1 − j, i).
+__device__ __forceinline__ void turn_voxel(int n, int k, int i, int j, int* a, int* b) {
+  switch (k) {
+    case 0: *a = i, *b = j; break;
+    case 1: *a = n - 1 - j, *b = i; break;
+    case 2: *a = n - 1 - i, *b = n - 1 - j; break;
+    default: *a = j, *b = n - 1 - i; break;
+  }
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFullMask, v, o);

@@ -104,6 +104,27 @@ struct WarpRings {
   unsigned char owner[kOwnerCap];
 };
 
+// Inclusive prefix sum of v over the warp's lanes (all lanes call it).
+__device__ __forceinline__ int warp_inclusive_sum(int v, int lane) {
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int y = __shfl_up_sync(kFullMask, v, o);
+    if (lane >= o) v += y;
+  }
+  return v;
+}
+
+// The lane whose ring holds patch x of a batch: the owner map below kOwnerCap, beyond it the last
+// lane whose first patch is ≤ x.
+__device__ __forceinline__ int patch_owner(const unsigned char* owner, const int* first, int x) {
+  if (x < kOwnerCap) return owner[x];
+  int o = 0;
+#pragma unroll
+  for (int step = 16; step > 0; step >>= 1)
+    if (o + step < 32 && first[o + step] <= x) o += step;
+  return o;
+}
+
 // One shell sample (q, m) of the tile, by one warp (all lanes call it).
 // RX, PY: the tile's layout in shared memory (row stride, rows per plane; gather_acc_floats).
 template <int RX, int PY, class Points, class Cut, class Deal, class Add>
@@ -120,12 +141,7 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
       r = srt_ring(s.cap, i, s.sin_half);
       rr = Cut::ring(f, v, s, r, i);
     }
-    int incl = rr.count;  // inclusive prefix of the patch counts over the lanes
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int y = __shfl_up_sync(kFullMask, incl, o);
-      if (lane >= o) incl += y;
-    }
+    const int incl = warp_inclusive_sum(rr.count, lane);  // of the patch counts over the lanes
     const int total = __shfl_sync(kFullMask, incl, 31);
     if (total == 0) continue;
     const int first = incl - rr.count;
@@ -143,14 +159,7 @@ __device__ __forceinline__ void gather_shell_sample(const SrtParams& p, const Ga
     }
     // Patch x of the batch: its position and weight.
     auto locate = [&](int x, float* px, float* py, float* pz, float* w) {
-      int o = 0;
-      if (x < kOwnerCap) {
-        o = wr.owner[x];
-      } else {  // beyond the map: the last lane whose first patch is ≤ x
-#pragma unroll
-        for (int step = 16; step > 0; step >>= 1)
-          if (o + step < 32 && wr.first[o + step] <= x) o += step;
-      }
+      const int o = patch_owner(wr.owner, wr.first, x);
       const int n_phi = wr.n_phi[o];
       int j = wr.j_lo[o] + (x - wr.first[o]);
       if (j >= n_phi) j -= n_phi;

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "compute/oat/kernel_math.hpp"
+#include "compute/oat/srt_symmetry.hpp"
 
 namespace tomo::oat::cuda_detail {
 
@@ -88,6 +89,23 @@ inline constexpr int kGatherScratch = 3 + 256;
 void launch_gather_scale(const SrtParams& p, const GatherParams& gp, const float* g, cudaStream_t stream);
 // α[i] = Σ_c partial[c·N + i], c < chunks (N = p's voxels).
 void launch_gather_reduce(const float* partial, int chunks, float* alpha, const SrtParams& p, cudaStream_t stream);
+
+// H_srt by the quarter-turn symmetry of the geometry (compute/oat/srt_symmetry.hpp), where
+// plan_srt_symmetry passes: the orbits of four transducers and the frames their patches are laid
+// out by, so that one patch's position and weights serve the four (the same patches and weights as
+// launch_srt up to the float rounding of the turned frames). The transpose stays the general
+// gather: its symmetric form lost (bench/cuda/oat/srt_symmetric_gather.cuh, docs/perf/oat.md).
+struct SymmetricParams {
+  const SymmetryPass<float>* passes = nullptr;  // device, grouped by orbit
+  const int* orbit_first = nullptr;             // device, orbits + 1 entries
+  int orbits = 0;
+  int n = 0;  // voxels along x and y (even)
+};
+// c4 (N float4) = the image interleaved with its turns, c4[V] = (α(V), α(RV), α(R²V), α(R³V)),
+// then g = H_srt α: one warp per (orbit, shell sample), a patch's eight float4 loads giving the
+// four members' trilinear values. On one H200 (bench_oat's scene) 148 ms against launch_srt's 275.
+void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const float* alpha, float4* c4, float* g,
+                          cudaStream_t stream);
 
 // D and Dᵀ (kernel_math d_sample / d_adjoint_sample): p (Q·K) from g (Q·M) and back.
 struct TimeParams {
