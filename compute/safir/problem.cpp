@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <span>
 
 #include <nlohmann/json.hpp>
@@ -115,12 +116,16 @@ void run(RunContext& ctx) {
   require_host_memory(estimate_memory(c, expected_frames(c)), "safir run");
   const Grid3 grid = c.box.grid();
   auto& reg = BackendRegistry<ListModeOperator>::instance();
+  // The backends' probes and the operator's device (a CUDA context: about 0.1 s) count to startup.
+  std::optional<RunReport::Timer> contexts;
+  contexts.emplace(ctx.report, "contexts");
   const std::string backend = reg.resolve(ctx.backend, estimate_work(c));
   // Several ranks (--gpus, mpirun): each takes its share of the pairs and events (run_ranks.hpp);
   // this process's own operator then only analyses the images.
   const Ranks ranks = make_ranks(backend, runtime_options().gpus, "safir");
   if (ranks.team) check_ranks_compose(c);
   auto op = reg.create(backend);
+  contexts.reset();
   {
     auto t = ctx.report.time("configure");
     op->configure(c.scanner, c.box, c.options);
