@@ -11,6 +11,7 @@
 #include "compute/core/log.hpp"
 #include "compute/musr/codegen_tables.hpp"
 #include "compute/musr/kt_pack.hpp"
+#include "compute/musr/run_layout.hpp"
 
 namespace tomo::musr {
 namespace {

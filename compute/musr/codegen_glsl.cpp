@@ -7,6 +7,7 @@
 #include "compute/musr/codegen_common.hpp"
 #include "compute/musr/codegen_tables.hpp"
 #include "compute/musr/kt_pack.hpp"
+#include "compute/musr/run_layout.hpp"
 
 namespace tomo::musr {
 namespace {

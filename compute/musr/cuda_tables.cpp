@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "compute/musr/codegen_cuda.hpp"
+#include "compute/musr/run_layout.hpp"
 
 namespace tomo::musr {
 

@@ -171,9 +171,9 @@ void launch_back_voxel(const VoxelBack& l, cudaTextureObject_t tex, int first, c
 void launch_weight_turn(const float* y, const float* weights, const float* inv_c2, int views, int k, int sx, int sy,
                         unsigned* max_bits, float weight_max, cudaSurfaceObject_t surface, cudaStream_t stream) {
   if (k == 4)
-    launch_turn_pack<4, true>(y, weights, inv_c2, views, sx, sy, max_bits, weight_max, surface, stream);
+    launch_turn_pack<4, HalfTexelStore>(y, weights, inv_c2, views, sx, sy, max_bits, weight_max, surface, stream);
   else
-    launch_turn_pack<2, true>(y, weights, inv_c2, views, sx, sy, max_bits, weight_max, surface, stream);
+    launch_turn_pack<2, HalfTexelStore>(y, weights, inv_c2, views, sx, sy, max_bits, weight_max, surface, stream);
   TOMO_CUDA_CHECK_LAST();
 }
 

@@ -6,7 +6,7 @@
 // with the same 1/t² (the packing folds in the views' scales). So B takes N/kC·kC = N fetches
 // per kC voxels instead of kC·N. kC = 2: the half turn (i, j) ↦ (nx−1−i, ny−1−j), threads on
 // j < ny/2; kC = 4: the quarter turn of sense ±1, threads on i, j < n/2. Included by nvcc files
-// only (the product's launchers and bench_fdk's candidates, which time the other texel formats).
+// only (the product's launchers and bench_fdk's candidates, which bring their own texel stores).
 #pragma once
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -56,10 +56,25 @@ __device__ __forceinline__ int turn_exponent(const unsigned* max_bits, float wei
   return k < -120 ? -120 : (k > 120 ? 120 : k);
 }
 
+// The product's texel store: texel (i, j) of layer n gets the kC channel values as half floats
+// rounded to nearest (RG16F for kC = 2, RGBA16F for kC = 4: a 4- or 8-byte texel, which the
+// texture unit filters at full or half rate). The packing takes its store as a type parameter.
+struct HalfTexelStore {
+  __device__ __forceinline__ void operator()(cudaSurfaceObject_t surf, int i, int j, int n, const float (&v)[2]) const {
+    const __half2 h = __floats2half2_rn(v[0], v[1]);
+    surf2DLayeredwrite(*reinterpret_cast<const unsigned*>(&h), surf, i * 4, j, n);
+  }
+  __device__ __forceinline__ void operator()(cudaSurfaceObject_t surf, int i, int j, int n, const float (&v)[4]) const {
+    const __half2 lo = __floats2half2_rn(v[0], v[1]), hi = __floats2half2_rn(v[2], v[3]);
+    surf2DLayeredwrite(make_uint2(*reinterpret_cast<const unsigned*>(&lo), *reinterpret_cast<const unsigned*>(&hi)),
+                       surf, i * 8, j, n);
+  }
+};
+
 // Texel (i, j) of layer n: channel r holds view n + r·step, weighted by pixel_weight (as
 // weight_layers_kernel) and by its 1/c² (t of view n + r·step at X is c·t of view n at S^r·X).
-// kHalf: half floats (RG16F / RGBA16F), else fp32 (RG32F / RGBA32F).
-template <int kC, bool kHalf>
+// Store: writes the kC values into the surface's texel format (HalfTexelStore in the product).
+template <int kC, class Store>
 __global__ void turn_pack_kernel(const float* y, const float* weights, const float* inv_c2, int sx, int sy, int step,
                                  const unsigned* max_bits, float weight_max, cudaSurfaceObject_t surf) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -79,18 +94,7 @@ __global__ void turn_pack_kernel(const float* y, const float* weights, const flo
     const float rho = sqrtf(fmaf(a, a, fmaf(b, b, c * c)));
     val[r] = ldexpf(y[(static_cast<size_t>(m) * sy + j) * sx + i] * (w[9] * rho) * inv_c2[m], k);
   }
-  if constexpr (kC == 2 && kHalf) {
-    const __half2 h = __floats2half2_rn(val[0], val[1]);
-    surf2DLayeredwrite(*reinterpret_cast<const unsigned*>(&h), surf, i * 4, j, n);
-  } else if constexpr (kC == 2) {
-    surf2DLayeredwrite(make_float2(val[0], val[1]), surf, i * 8, j, n);
-  } else if constexpr (kHalf) {
-    const __half2 lo = __floats2half2_rn(val[0], val[1]), hi = __floats2half2_rn(val[2], val[3]);
-    surf2DLayeredwrite(make_uint2(*reinterpret_cast<const unsigned*>(&lo), *reinterpret_cast<const unsigned*>(&hi)),
-                       surf, i * 8, j, n);
-  } else {
-    surf2DLayeredwrite(make_float4(val[0], val[1], val[2], val[3]), surf, i * 16, j, n);
-  }
+  Store{}(surf, i, j, n, val);
 }
 
 // acc[(r − k) mod kC] += w·channel k.
@@ -197,9 +201,10 @@ __global__ void __launch_bounds__(256) turn_back_kernel(const VoxelBack l, cudaT
 }
 
 // The packing pass (max |y|, then all N/kC layers) and the gather in launches of
-// kVoxelBackViews layers; the caller zeroes x first. max_bits: one device word of scratch;
-// weight_max: turn_weight_max of the views; m12: the base views' matrices (views 0 .. N/kC − 1).
-template <int kC, bool kHalf>
+// kVoxelBackViews layers; the caller zeroes x first. Store: as turn_pack_kernel's; max_bits: one
+// device word of scratch; weight_max: turn_weight_max of the views; m12: the base views'
+// matrices (views 0 .. N/kC − 1).
+template <int kC, class Store>
 void launch_turn_pack(const float* y, const float* weights, const float* inv_c2, int views, int sx, int sy,
                       unsigned* max_bits, float weight_max, cudaSurfaceObject_t surf, cudaStream_t s) {
   const int step = views / kC;
@@ -208,7 +213,7 @@ void launch_turn_pack(const float* y, const float* weights, const float* inv_c2,
   const size_t blocks = (n + 255) / 256;
   turn_max_kernel<<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(y, n, max_bits);
   const dim3 block(32, 8), grid((sx + 31) / 32, (sy + 7) / 8, step);
-  turn_pack_kernel<kC, kHalf><<<grid, block, 0, s>>>(y, weights, inv_c2, sx, sy, step, max_bits, weight_max, surf);
+  turn_pack_kernel<kC, Store><<<grid, block, 0, s>>>(y, weights, inv_c2, sx, sy, step, max_bits, weight_max, surf);
 }
 
 template <int kC, int kZ, bool kInv>

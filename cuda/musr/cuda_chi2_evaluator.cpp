@@ -21,6 +21,7 @@
 #include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_problem.hpp"
 #include "compute/musr/kt_pack.hpp"
+#include "compute/musr/run_layout.hpp"
 #include "cuda/core/check.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/core/device_buffer.hpp"

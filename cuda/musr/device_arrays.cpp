@@ -7,6 +7,7 @@
 #include "compute/core/registry.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/musr/codegen_cuda.hpp"
+#include "compute/musr/run_layout.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/musr/cuda_chi2_evaluator.hpp"
 

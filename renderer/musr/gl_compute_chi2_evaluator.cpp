@@ -17,6 +17,7 @@
 #include "compute/musr/codegen_glsl.hpp"
 #include "compute/musr/fit_problem.hpp"
 #include "compute/musr/kt_pack.hpp"
+#include "compute/musr/run_layout.hpp"
 #include "renderer/gl/engine.hpp"
 #include "renderer/gl/objects.hpp"
 #include "renderer/musr/bindings.hpp"

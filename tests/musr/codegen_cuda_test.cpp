@@ -16,6 +16,7 @@
 #include "compute/musr/codegen_cuda.hpp"
 #include "compute/musr/fit_setup.hpp"
 #include "compute/musr/msr.hpp"
+#include "compute/musr/run_layout.hpp"
 #include "compute/musr/simulator.hpp"
 #include "tests/musr/gpu_test_data.hpp"
 #ifdef TOMO_HAVE_CUDA

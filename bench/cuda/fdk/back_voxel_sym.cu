@@ -15,6 +15,17 @@ namespace {
 
 namespace cd = tomo::fdk::cuda_detail;
 
+// The fp32 texel store the bench times against the product's half floats (cd::HalfTexelStore):
+// RG32F / RGBA32F texels, 8 or 16 bytes, which the texture unit filters at half or quarter rate.
+struct F32TexelStore {
+  __device__ __forceinline__ void operator()(cudaSurfaceObject_t surf, int i, int j, int n, const float (&v)[2]) const {
+    surf2DLayeredwrite(make_float2(v[0], v[1]), surf, i * 8, j, n);
+  }
+  __device__ __forceinline__ void operator()(cudaSurfaceObject_t surf, int i, int j, int n, const float (&v)[4]) const {
+    surf2DLayeredwrite(make_float4(v[0], v[1], v[2], v[3]), surf, i * 16, j, n);
+  }
+};
+
 // The k-channel layered array (N/k layers), its surface and linear-filtered texture; remade when
 // the stack's size or the format changes, released by release_sym.
 struct Packed {
@@ -64,13 +75,13 @@ bool run_sym(const Variant& v, const Inputs& in, const Args& a, cudaStream_t s) 
   unsigned* mb = g_packed.max_bits.data();
   const cudaSurfaceObject_t surf = g_packed.surf.get();
   if (v.sym == 2 && half)
-    cd::launch_turn_pack<2, true>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+    cd::launch_turn_pack<2, cd::HalfTexelStore>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
   else if (v.sym == 2)
-    cd::launch_turn_pack<2, false>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+    cd::launch_turn_pack<2, F32TexelStore>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
   else if (half)
-    cd::launch_turn_pack<4, true>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+    cd::launch_turn_pack<4, cd::HalfTexelStore>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
   else
-    cd::launch_turn_pack<4, false>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
+    cd::launch_turn_pack<4, F32TexelStore>(in.y, in.weights, inv_c2, in.views, in.sx, in.sy, mb, wmax, surf, s);
   TOMO_CUDA_CHECK_LAST();
   cd::VoxelBack l;
   l.x = a.x;
