@@ -48,6 +48,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   void synchronize() override { stream_->synchronize(); }
 
   void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
+    configured_ = false;
     tiled_ = resolve_pass(o.pass, /*software_renderer=*/false) == Pass::tiled;
     config_.blocks_per_sm = std::max(1, o.tile_blocks_per_sm);
     cuda::select_device(runtime_options().cuda_device);
@@ -76,6 +77,11 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     host_counts_ = {};
     order_valid_ = false;
     randoms_ = 0;
+    configured_ = true;
+  }
+  std::uint32_t crystal_count() const override {
+    if (!configured_) throw Error("safir cuda: no scanner yet: configure() the operator first");
+    return scanner_.crystal_count();
   }
 
   void set_events(std::span<const Event> events) override {
@@ -110,17 +116,16 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
   }
   // The pairs made on the device: a host list would be generated on one thread and uploaded,
   // most of the sensitivity's time (3.4·10⁷ pairs for the paper's scanner).
-  void set_pair_events(std::span<const std::uint32_t> first, std::uint32_t crystal_count) override {
-    if (crystal_count != scanner_.crystal_count())
-      throw Error(str_cat("safir cuda: pairs over ", crystal_count, " crystals for a scanner of ", scanner_.crystal_count()));
+  void set_pair_events(std::span<const std::uint32_t> first) override {
+    const std::uint32_t n = crystal_count();
     for (const std::uint32_t a : first)
-      if (a >= crystal_count) throw InputError(str_cat("safir: pair crystal ", a, " beyond the scanner's ", crystal_count));
+      if (a >= n) throw InputError(str_cat("safir: pair crystal ", a, " beyond the scanner's ", n));
     stream_->synchronize();
-    resize_events(first.size() * (crystal_count - 1));
+    resize_events(first.size() * (n - 1));
     if (total_) {
       pair_firsts_.resize(first.size());
       pair_firsts_.upload_async(first.data(), first.size(), *stream_);
-      launch_pair_events(pair_firsts_.data(), first.size(), crystal_count,
+      launch_pair_events(pair_firsts_.data(), first.size(), n,
                          reinterpret_cast<std::uint32_t*>(events_.data()), *stream_);
     }
     set_window(0, total_);
@@ -374,6 +379,7 @@ class CudaProjector final : public ListModeOperator, public DeviceOperator {
     return {f.begin(), f.end()};
   }
 
+  bool configured_ = false;  // configure() has completed
   Scanner scanner_;
   ImageBox box_;
   BoxParams<float> params_{};

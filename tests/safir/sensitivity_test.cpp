@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "compute/core/error.hpp"
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/safir/sensitivity.hpp"
@@ -48,6 +49,27 @@ TEST(SafirSensitivity, EvenRingsAndOneLorByHand) {
     for (std::uint32_t b = a + 1; b < sc.crystal_count(); ++b) lors.push_back({a, b});
   op->set_events(lors);
   EXPECT_LT(relative_l2(op->back({}), all), 1e-12);
+}
+
+TEST(SafirSensitivity, ScannerOtherThanTheOperatorsIsRefused) {
+  // The pair lists come from the operator's configured scanner: a sensitivity asked for another
+  // scanner's crystals is an error that names both counts, not a wrong image.
+  Scanner sc;
+  sc.rings = 2;
+  sc.crystals = 40;
+  ImageBox box;
+  box.n = {4, 4, 2};
+  auto op = BackendRegistry<ListModeOperator>::instance().create("cpu");
+  op->configure(sc, box, {});
+  Scanner other = sc;
+  other.rings = 3;
+  try {
+    compute_sensitivity(*op, other, box, SensitivityMode::all_pairs);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("120 crystals"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("configured with 80"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

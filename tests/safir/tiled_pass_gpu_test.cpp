@@ -152,7 +152,7 @@ TEST_F(SafirTiledPassGpu, PairEventsMadeOnTheDeviceAreTheHostsList) {
       if (b != a) expected.push_back({a, b});
   auto op = BackendRegistry<ListModeOperator>::instance().create("cuda");
   op->configure(sc, box, {});
-  op->set_pair_events(firsts, n);
+  op->set_pair_events(firsts);
   auto* dev = dynamic_cast<DeviceOperator*>(op.get());
   ASSERT_NE(dev, nullptr);
   const std::vector<Event> got = dev->events_to_host();
@@ -161,7 +161,7 @@ TEST_F(SafirTiledPassGpu, PairEventsMadeOnTheDeviceAreTheHostsList) {
   for (std::size_t i = 0; i < got.size(); ++i) differ += got[i].a != expected[i].a || got[i].b != expected[i].b;
   EXPECT_EQ(differ, 0u);
   const std::vector<std::uint32_t> bad = {3, n};
-  EXPECT_THROW(op->set_pair_events(bad, n), InputError);
+  EXPECT_THROW(op->set_pair_events(bad), InputError);
 }
 
 }  // namespace
