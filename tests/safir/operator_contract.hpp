@@ -17,6 +17,7 @@
 #include "compute/core/metrics.hpp"
 #include "compute/safir/simulator.hpp"
 #include "compute/safir/projector.hpp"
+#include "tests/safir/pair_list.hpp"
 #include "tests/support/backend_contract.hpp"
 
 namespace tomo::safir::test {
@@ -183,16 +184,12 @@ TEST_P(SafirOperatorContract, PairEventsOfTheConfiguredScanner) {
   EXPECT_NE(error_of([&] { fresh->set_pair_events(one); }).find("configure()"), std::string::npos);
   // Configured: the scanner's count, and the pairs of `first` back-project as the same list made
   // here and set as events on the cpu; an id beyond the scanner is an InputError.
-  Scanner sc;
-  sc.rings = 5;
-  ImageBox box;
-  box.n = {30, 30, 8};
+  const PairCase c = pair_case();
+  const Scanner& sc = c.scanner;
+  const ImageBox& box = c.box;
+  const std::vector<std::uint32_t>& firsts = c.first;
   const std::uint32_t n = sc.crystal_count();
-  const std::vector<std::uint32_t> firsts = {0, 1, 7, n / 2, n - 2, n - 1};
-  std::vector<Event> pairs;
-  for (const std::uint32_t a : firsts)
-    for (std::uint32_t b = 0; b < n; ++b)
-      if (b != a) pairs.push_back({a, b});
+  const std::vector<Event> pairs = pair_list(firsts, n);
   auto ref = BackendRegistry<ListModeOperator>::instance().create("cpu");
   ref->configure(sc, box, {});
   ref->set_events(pairs);
