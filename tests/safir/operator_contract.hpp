@@ -18,6 +18,7 @@
 #include "compute/safir/simulator.hpp"
 #include "compute/safir/projector.hpp"
 #include "tests/safir/pair_list.hpp"
+#include "tests/support/input_errors.hpp"
 #include "tests/support/backend_contract.hpp"
 
 namespace tomo::safir::test {
@@ -164,24 +165,13 @@ TEST_P(SafirOperatorContract, SphereSums) {
   }
 }
 
-// The message of what f throws as tomo::Error ("" when it throws nothing).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST_P(SafirOperatorContract, PairEventsOfTheConfiguredScanner) {
   // Before configure() the operator knows no scanner: its crystal count and pair lists are refused
-  // with a message that says so.
+  // with a message that says so (an Error, not an InputError: the caller's mistake, not the data's).
   auto fresh = BackendRegistry<ListModeOperator>::instance().create(backend());
   const std::vector<std::uint32_t> one = {0};
-  EXPECT_NE(error_of([&] { (void)fresh->crystal_count(); }).find("configure()"), std::string::npos);
-  EXPECT_NE(error_of([&] { fresh->set_pair_events(one); }).find("configure()"), std::string::npos);
+  EXPECT_NE(tomo::test::message_of([&] { (void)fresh->crystal_count(); }).find("configure()"), std::string::npos);
+  EXPECT_NE(tomo::test::message_of([&] { fresh->set_pair_events(one); }).find("configure()"), std::string::npos);
   // Configured: the scanner's count, and the pairs of `first` back-project as the same list made
   // here and set as events on the cpu; an id beyond the scanner is an InputError.
   const PairCase c = pair_case();
