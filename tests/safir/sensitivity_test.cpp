@@ -54,15 +54,10 @@ TEST(SafirSensitivity, EvenRingsAndOneLorByHand) {
 TEST(SafirSensitivity, ScannerOtherThanTheOperatorsIsRefused) {
   // The pair lists come from the operator's configured scanner: a sensitivity asked for another
   // scanner's crystals is an error that names both counts, not a wrong image.
-  Scanner sc;
-  sc.rings = 2;
-  sc.crystals = 40;
-  ImageBox box;
-  box.n = {4, 4, 2};
+  const Scanner sc{.rings = 2, .crystals = 40}, other{.rings = 3, .crystals = 40};
+  const ImageBox box{.n = {4, 4, 2}};
   auto op = BackendRegistry<ListModeOperator>::instance().create("cpu");
   op->configure(sc, box, {});
-  Scanner other = sc;
-  other.rings = 3;
   const std::string m = test::message_of([&] { compute_sensitivity(*op, other, box, SensitivityMode::all_pairs); });
   EXPECT_NE(m.find("120 crystals"), std::string::npos) << m;
   EXPECT_NE(m.find("configured with 80"), std::string::npos) << m;
