@@ -39,7 +39,7 @@ using safir::Event;
 static_assert(sizeof(Event) == 8, "safir::Event is two packed uint32");
 
 SafirProjector::SafirProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
-    : scene_(scene), is_text_(is_text), sets_(sets), c_(safir::SafirConfig::from_scene(load_scene(scene, is_text, sets))) {
+    : scene_{scene, is_text, sets}, c_(safir::SafirConfig::from_scene(scene_.load())) {
   auto& reg = BackendRegistry<safir::ListModeOperator>::instance();
   backend_ = reg.resolve(backend);
   op_ = reg.create(backend_);

@@ -75,9 +75,7 @@ class SafirProjector {
   safir::DeviceArrayProjector& device_projector();
 #endif
 
-  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
-  bool is_text_ = false;
-  std::vector<std::string> sets_;
+  SceneArgs scene_;
   safir::SafirConfig c_;
   bool weighted_ = false;  // the operator holds a weighted sensitivity (a reconstruction's terms)
   std::string backend_;

@@ -19,9 +19,7 @@ namespace tomo::py {
 
 nb::tuple SafirProjector::reconstruct(const std::vector<std::string>& keys, const AnyArray& events, double delayed, nb::object x0,
                       nb::object callback) {
-  std::vector<std::string> all = sets_;
-  all.insert(all.end(), keys.begin(), keys.end());
-  const safir::SafirConfig c = safir::SafirConfig::from_scene(load_scene(scene_, is_text_, all));
+  const safir::SafirConfig c = safir::SafirConfig::from_scene(scene_.load(keys));
   if (!(delayed >= 0) || !std::isfinite(delayed))
     throw nb::value_error(("safir.reconstruct: delayed must be finite and >= 0, got " + std::to_string(delayed)).c_str());
   const Grid3 grid = c_.box.grid();

@@ -51,8 +51,8 @@ std::span<const Event> events_input(const AnyArray& a) {
 }  // namespace
 
 StripProjector::StripProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
-    : scene_(scene), is_text_(is_text), sets_(sets) {
-  c_ = strip::StripConfig::from_scene(load_scene(scene, is_text, sets));
+    : scene_{scene, is_text, sets} {
+  c_ = strip::StripConfig::from_scene(scene_.load());
   auto& reg = BackendRegistry<strip::ListModeProjector>::instance();
   backend_ = reg.resolve(backend);
   op_ = reg.create(backend_);

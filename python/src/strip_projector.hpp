@@ -82,9 +82,7 @@ class StripProjector {
   strip::DeviceArrayProjector& device_path();
 #endif
 
-  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
-  bool is_text_ = false;
-  std::vector<std::string> sets_;
+  SceneArgs scene_;
   strip::StripConfig c_;
   std::unique_ptr<strip::ListModeProjector> op_;
   std::vector<strip::Event> events_;  // the list of set_events, when host_copy_

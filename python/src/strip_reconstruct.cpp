@@ -22,9 +22,7 @@
 namespace tomo::py {
 
 nb::tuple StripProjector::reconstruct(const std::vector<std::string>& keys, const AnyArray& events, nb::object x0, nb::object callback) {
-  std::vector<std::string> all = sets_;
-  all.insert(all.end(), keys.begin(), keys.end());
-  const strip::StripConfig c = strip::StripConfig::from_scene(load_scene(scene_, is_text_, all));
+  const strip::StripConfig c = strip::StripConfig::from_scene(scene_.load(keys));
   const strip::StripGeometry& g = c_.geometry;
   std::vector<double> given;
   if (!x0.is_none()) {
