@@ -32,6 +32,11 @@ class CpuOperator final : public ListModeOperator {
     f_.assign(box.count(), 0.0);
     s_.assign(box.count(), 1.0);
     randoms_ = 0;
+    configured_ = true;
+  }
+  std::uint32_t crystal_count() const override {
+    if (!configured_) throw Error("safir cpu: no scanner yet: configure() the operator first");
+    return scanner_.crystal_count();
   }
 
   void set_events(std::span<const Event> events) override {
@@ -134,6 +139,7 @@ class CpuOperator final : public ListModeOperator {
     return out;
   }
 
+  bool configured_ = false;
   Scanner scanner_;
   ImageBox box_;
   ProjectorOptions opt_;

@@ -6,11 +6,14 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "compute/core/enum_name.hpp"
+#include "compute/core/error.hpp"
+#include "compute/core/log.hpp"
 #include "compute/safir/scanner.hpp"
 
 namespace tomo::safir {
@@ -56,16 +59,21 @@ class ListModeOperator {
 
   // Scanner, image box and options; first. Clears events, image and sensitivity.
   virtual void configure(const Scanner& scanner, const ImageBox& box, const ProjectorOptions& options) = 0;
-  // The events in acquisition order, copied into the backend once (crystal ids < crystal_count).
+  // The configured scanner's crystal count: event ids are below it. Error before configure().
+  virtual std::uint32_t crystal_count() const = 0;
+  // The events in acquisition order, copied into the backend once (crystal ids < crystal_count()).
   virtual void set_events(std::span<const Event> events) = 0;
-  // The ordered pairs (a, b) with b ≠ a of each a in `first` (ids < crystal_count), b in
-  // increasing order: the sensitivity's lines as one event list, as set_events takes it. GPU
-  // backends make them where they keep their events instead of receiving them.
-  virtual void set_pair_events(std::span<const std::uint32_t> first, std::uint32_t crystal_count) {
-    std::vector<Event> pairs;
-    pairs.reserve(first.size() * (crystal_count - 1));
+  // The ordered pairs (a, b) with b ≠ a of each a in `first` (ids < crystal_count(), else
+  // InputError), b in increasing order: the sensitivity's lines as one event list, as set_events
+  // takes it. GPU backends make them where they keep their events instead of receiving them.
+  virtual void set_pair_events(std::span<const std::uint32_t> first) {
+    const std::uint32_t n = crystal_count();
     for (const std::uint32_t a : first)
-      for (std::uint32_t b = 0; b < crystal_count; ++b)
+      if (a >= n) throw InputError(str_cat("safir: pair crystal ", a, " beyond the scanner's ", n));
+    std::vector<Event> pairs;
+    pairs.reserve(first.size() * (n - 1));
+    for (const std::uint32_t a : first)
+      for (std::uint32_t b = 0; b < n; ++b)
         if (b != a) pairs.push_back({a, b});
     set_events(pairs);
   }

@@ -28,6 +28,8 @@ void back_project_pairs(ListModeOperator& op, const Scanner& sc, std::vector<std
     crystals_a = std::move(mine);
   }
   const std::uint32_t n = sc.crystal_count();
+  if (op.crystal_count() != n)
+    throw Error(str_cat("safir sensitivity: pairs over ", n, " crystals for an operator configured with ", op.crystal_count()));
   std::vector<std::uint32_t> firsts;  // a of this call's pairs
   std::vector<double> values;         // their weights (unless kPerA)
   if (!kPerA) values.reserve(per_call);
@@ -35,7 +37,7 @@ void back_project_pairs(ListModeOperator& op, const Scanner& sc, std::vector<std
   Progress progress("safir sensitivity", static_cast<long>(crystals_a.size()));
   auto flush = [&] {
     if (firsts.empty()) return;
-    op.set_pair_events(firsts, n);
+    op.set_pair_events(firsts);
     const auto part = op.back(values);
     const double scale = kPerA ? call_weight : 1.0;
     for (std::size_t j = 0; j < s.size(); ++j) s[j] += scale * part[j];

@@ -17,6 +17,15 @@ namespace nb = nanobind;
 // and keyword arguments into TOML and key=value overrides).
 Scene load_scene(const std::string& scene, bool is_text, const std::vector<std::string>& sets);
 
+// A projector's scene arguments, kept so that its reconstruction reads the scene again with
+// that call's keys ("<problem>.algorithm=...", the Python keywords) after the kept overrides.
+struct SceneArgs {
+  std::string scene;
+  bool is_text = false;
+  std::vector<std::string> sets;
+  Scene load(const std::vector<std::string>& keys = {}) const;
+};
+
 // Python callbacks inside C++ loops that run without the GIL. call_python(f) takes the GIL and
 // runs f (which calls the user's function); a False result throws StopLoop, a Python exception
 // (or a pending Ctrl-C) is put back into Python and PythonRaised unwinds the C++ loop; the binding catches both once

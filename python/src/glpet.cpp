@@ -30,7 +30,7 @@ namespace {
 class GlpetProjector {
  public:
   GlpetProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
-      : scene_(scene), is_text_(is_text), sets_(sets) {
+      : scene_{scene, is_text, sets} {
     const Scene s = load_scene(scene, is_text, sets);
     const glpet::GlpetScene g = glpet::read_glpet_scene(s);
     sys_ = g.system;
@@ -103,9 +103,7 @@ class GlpetProjector {
   // (glpet.initial_image, or ones). Returns (image, [(iteration, image), ...] of save_iterations).
   nb::tuple reconstruct(const std::vector<std::string>& keys, const AnyArray& y, nb::object x0, nb::object callback) {
     require_host(y, "y", backend_);
-    std::vector<std::string> all = sets_;
-    all.insert(all.end(), keys.begin(), keys.end());
-    const glpet::GlpetScene g = glpet::read_glpet_scene(load_scene(scene_, is_text_, all));
+    const glpet::GlpetScene g = glpet::read_glpet_scene(scene_.load(keys));
     const float* py = float_input(y, "y", {sys_.lor_count()});
     const std::span<const float> counts{py, sys_.lor_count()};
     std::vector<float> start;
@@ -195,9 +193,7 @@ class GlpetProjector {
   };
   NoDevice device_path() { return {}; }
 #endif
-  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
-  bool is_text_ = false;
-  std::vector<std::string> sets_;
+  SceneArgs scene_;
   glpet::SystemModel sys_;
   std::string backend_;
   std::unique_ptr<glpet::Projector> op_;

@@ -31,6 +31,12 @@ Scene load_scene(const std::string& scene, bool is_text, const std::vector<std::
   return s;
 }
 
+Scene SceneArgs::load(const std::vector<std::string>& keys) const {
+  std::vector<std::string> all = sets;
+  all.insert(all.end(), keys.begin(), keys.end());
+  return load_scene(scene, is_text, all);
+}
+
 namespace {
 
 // `tomoraster run` for Python: returns (report JSON text, output folder).

@@ -2,6 +2,8 @@
 // crystal ids, images (z, y, x) float64; forward/back over the events, the sensitivity, ML-EM.
 // With the cuda backend, CUDA events, images and values stay on the GPU: cuda/safir/device_arrays,
 // an adapter over the same backend object, so GPU arrays run the kernels NumPy arrays run.
+// The projector's operator calls and the module's bindings; its reconstruction layer is
+// safir_reconstruct.cpp.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -26,363 +28,250 @@
 #include "python/src/bindings.hpp"
 #include "python/src/device.hpp"
 #include "python/src/pet_layer.hpp"
+#include "python/src/safir_projector.hpp"
 #ifdef TOMO_HAVE_CUDA
 #include "cuda/safir/device_arrays.hpp"
 #endif
 
 namespace tomo::py {
-namespace {
 
 using safir::Event;
 static_assert(sizeof(Event) == 8, "safir::Event is two packed uint32");
 
-class SafirProjector {
- public:
-  SafirProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
-      : scene_(scene), is_text_(is_text), sets_(sets), c_(safir::SafirConfig::from_scene(load_scene(scene, is_text, sets))) {
-    auto& reg = BackendRegistry<safir::ListModeOperator>::instance();
-    backend_ = reg.resolve(backend);
-    op_ = reg.create(backend_);
-    op_->configure(c_.scanner, c_.box, c_.options);
-    device_ = runtime_options().cuda_device;
-  }
+SafirProjector::SafirProjector(const std::string& scene, bool is_text, const std::vector<std::string>& sets, const std::string& backend)
+    : scene_{scene, is_text, sets}, c_(safir::SafirConfig::from_scene(scene_.load())) {
+  auto& reg = BackendRegistry<safir::ListModeOperator>::instance();
+  backend_ = reg.resolve(backend);
+  op_ = reg.create(backend_);
+  op_->configure(c_.scanner, c_.box, c_.options);
+  device_ = runtime_options().cuda_device;
+}
 
-  std::vector<std::size_t> image_shape() const { return {std::size_t(c_.box.n[2]), std::size_t(c_.box.n[1]), std::size_t(c_.box.n[0])}; }
-
-  void set_events(const AnyArray& events) {
-    const auto* p = host_input<std::uint32_t>(events, "events", {kAnySize, 2});
-    const std::size_t n = events.shape(0);
-    const std::uint32_t crystals = c_.scanner.crystal_count();
-    for (std::size_t i = 0; i < 2 * n; ++i)
-      if (p[i] >= crystals)
-        throw nb::value_error(("events: crystal id " + std::to_string(p[i]) + " in row " + std::to_string(i / 2) +
-                               " is not below the scanner's " + std::to_string(crystals) + " crystals")
-                                  .c_str());
-    events_.assign(reinterpret_cast<const Event*>(p), reinterpret_cast<const Event*>(p) + n);
-    host_events_ = true;
-    nb::gil_scoped_release release;
-    upload_events();
-  }
-  // A CUDA (N, 2) uint32 list (cuda backend): checked and sorted on the GPU, copied device to
-  // device into the backend; a host copy is made only if a NumPy call needs one.
-  void set_events_device(const AnyArray& events) {
-    const std::uint32_t* p = device_events_input(events);
-#ifdef TOMO_HAVE_CUDA
-    {
-      nb::gil_scoped_release release;
-      device_projector().set_events(p, events.shape(0));
-    }
-#else
-    (void)p;
-#endif
-    events_.clear();
-    host_events_ = false;
-  }
-
-  // ȳ_l = Σ_j a_lj x_j + n of every event (event order).
-  DoubleArray forward(const AnyArray& x) {
-    const double* img = double_input(x, "x", image_shape());
-    require_events();
-    std::vector<double> y;
-    {
-      nb::gil_scoped_release release;
-      ensure_host_events();
-      op_->set_image({img, c_.box.count()});
-      y = op_->forward();
-    }
-    return to_numpy(std::move(y), {event_count()});
-  }
-  // Σ_l a_lj v_l.
-  DoubleArray back(const AnyArray& v) {
-    require_events();
-    const double* p = double_input(v, "v", {event_count()});
-    std::vector<double> b;
-    {
-      nb::gil_scoped_release release;
-      ensure_host_events();
-      b = op_->back({p, events_.size()});
-    }
-    return to_numpy(std::move(b), image_shape());
-  }
-  // Σ_i a_ij over all crystal pairs (the scene's sensitivity mode), computed once.
-  DoubleArray sensitivity() {
-    {
-      nb::gil_scoped_release release;
-      ensure_sensitivity();
-    }
-    return to_numpy(std::vector<double>(*s_), image_shape());
-  }
-  void set_randoms_per_lor(double n) {
-    if (!(n >= 0)) throw nb::value_error("randoms_per_lor: must be >= 0");
-    op_->set_randoms_per_lor(n);
-  }
-  // CUDA arrays in place (cuda backend): y (N,) float32 = A x + n for x (z, y, x) float32; or the
-  // image Aᵀ v for v (N,) float32 — the cuda backend's passes on the caller's memory.
-  void forward_device(const AnyArray& x, const OutArray& out) {
-    require_events();
-    const float* img = device_input(x, "x", image_shape());
-    float* y = cuda_output(out, "out", {event_count()}, device_);
-#ifdef TOMO_HAVE_CUDA
-    nb::gil_scoped_release release;
-    device_projector().forward(img, y);
-#else
-    (void)img, (void)y;
-#endif
-  }
-  void back_device(const AnyArray& v, const OutArray& out) {
-    require_events();
-    const float* val = device_input(v, "v", {event_count()});
-    float* img = cuda_output(out, "out", image_shape(), device_);
-#ifdef TOMO_HAVE_CUDA
-    nb::gil_scoped_release release;
-    device_projector().back(val, img);
-#else
-    (void)val, (void)img;
-#endif
-  }
-  // run_mlem over all events from f = 1; callback(t, image) per iteration, False stops.
-  DoubleArray mlem(int iterations, bool halve_events, nb::object callback) {
-    require_events();
-    safir::MlemOptions o = c_.mlem;
-    if (iterations >= 0) o.iterations = iterations;
-    o.halve_events = halve_events;
-    std::vector<double> img;
-    try {
-      nb::gil_scoped_release release;
-      ensure_host_events();
-      ensure_sensitivity();
-      safir::run_mlem(*op_, c_.box.count(), 0, events_.size(), o, [&](int t, std::size_t) {
-        if (!callback.is_none()) {
-          std::vector<double> now = op_->image();
-          call_python([&] { return callback(t, to_numpy(std::move(now), image_shape())); });
-        }
-      });
-    } catch (const PythonRaised&) {
-      rethrow_python();
-    } catch (const StopLoop&) {
-    }
-    img = op_->image();
-    return to_numpy(std::move(img), image_shape());
-  }
-  // ML-EM with every vector on the GPU (cuda backend): f = 1 in the caller's float32 image, then
-  // eq. (10) by the backend's pass per iteration (the sensitivity computed once, as mlem's);
-  // callback(t) after iteration t with the image written; False stops.
-  void mlem_device(int iterations, bool halve_events, nb::object callback, const OutArray& out) {
-    require_events();
-    require_cuda_backend("events");
-    float* img = cuda_output(out, "out", image_shape(), device_);
-    const int n_it = iterations >= 0 ? iterations : c_.mlem.iterations;
-#ifdef TOMO_HAVE_CUDA
-    const bool has_cb = !callback.is_none();
-    try {
-      nb::gil_scoped_release release;
-      ensure_sensitivity();
-      safir::DeviceArrayProjector& d = device_projector();
-      d.fill(img, 1.0f);
-      std::size_t active = event_count();  // code sample 4's halving, as run_mlem
-      for (int t = 1; t <= n_it; ++t) {
-        d.iterate(img, active);
-        if (has_cb) call_python([&] { return callback(t); });
-        if (halve_events && t < n_it && active > 1) active /= 2;
-      }
-    } catch (const PythonRaised&) {
-      rethrow_python();
-    } catch (const StopLoop&) {
-    }
-#else
-    (void)img, (void)n_it, (void)halve_events, (void)callback;
-#endif
-  }
-  // The reconstruction layer (docs/pet.md) over the events as one frame, as the CLI's run: the
-  // scene's [safir] keys with `keys` ("safir.algorithm=...", the Python keywords) as overrides,
-  // read by the CLI's reader. delayed: the delayed coincidences (the randoms estimate when no
-  // randoms term is given); x0: a start image or None (safir.initial_image, or ones). Returns
-  // (image, [(iteration, image), ...] of save_iterations).
-  nb::tuple reconstruct(const std::vector<std::string>& keys, const AnyArray& events, double delayed, nb::object x0,
-                        nb::object callback) {
-    std::vector<std::string> all = sets_;
-    all.insert(all.end(), keys.begin(), keys.end());
-    const safir::SafirConfig c = safir::SafirConfig::from_scene(load_scene(scene_, is_text_, all));
-    if (!(delayed >= 0) || !std::isfinite(delayed))
-      throw nb::value_error(("safir.reconstruct: delayed must be finite and >= 0, got " + std::to_string(delayed)).c_str());
-    const Grid3 grid = c_.box.grid();
-    std::vector<double> start;
-    if (!x0.is_none()) {
-      const AnyArray a = nb::cast<AnyArray>(x0);
-      const double* p = double_input(a, "initial_image", image_shape());
-      start.assign(p, p + grid.count());
-    } else if (!c.pet.initial_image.empty()) {
-      start = pet::read_initial_image(c.pet.initial_image, grid.dims, "safir.initial_image");
-    }
-    set_events(events);
-    const std::size_t n = events_.size();
-    const safir::Corrections corr(c.corrections, c_.scanner, n);
-    const pet::ReconOptions& recon = c.pet.recon;
-    SavedImages<double> saved;
-    const bool has_cb = !callback.is_none();
-    const auto after_iteration = [&](int t) {
-      const bool save = std::find(c.save_iterations.begin(), c.save_iterations.end(), t) != c.save_iterations.end();
-      if (!save && !has_cb) return true;
-      std::vector<double> x = op_->image();
-      if (save) saved.emplace_back(t, x);
-      return !has_cb || pet_callback(callback, t, std::move(x), image_shape());
-    };
-    std::vector<double> image;
-    try {
-      nb::gil_scoped_release release;
-      // The sensitivity as the run's: weighted by ε_a·ε_b·exp(−∫μ) with multiplicative terms.
-      std::vector<double> s;
-      if (corr.multiplicative()) {
-        s = safir::compute_weighted_sensitivity(*op_, c_.scanner, c_.box, [&](std::uint32_t a, std::uint32_t b) {
-          return corr.lor_factor(a, b);
-        });
-        weighted_ = true;
-      } else {
-        if (weighted_) s_.reset(), weighted_ = false;
-        ensure_sensitivity();
-        s = *s_;
-      }
-      std::vector<double> s_fov = s;
-      if (c.fov_mask) zero_outside<double>(s_fov, outside_field_of_view(grid, safir::field_of_view(c_.scanner)));
-      op_->set_sensitivity(s_fov);
-      const std::vector<safir::Frame> frames{{.first = 0, .count = n}};
-      const auto ordered = safir::order_for_subsets(events_, frames, recon.subsets);
-      const pet::ForwardTerms terms =
-          corr.event_terms(ordered, safir::subset_permutation(n, frames, recon.subsets), frames, std::uint64_t(delayed));
-      op_->set_events(ordered);
-      op_->set_window(0, n);
-      const double lors = 0.5 * double(c_.scanner.crystal_count()) * double(c_.scanner.crystal_count() - 1);
-      op_->set_randoms_per_lor(corr.any() ? 0.0 : delayed / lors);
-      std::unique_ptr<pet::PriorOperator> prior;
-      if (pet::uses_prior(recon.algorithm)) prior = pet::make_prior(backend_, {grid.dims, grid.voxel_mm}, recon.prior, s_fov);
-      if (c.mlem.halve_events) {  // code sample 4 (ML-EM only, as the run)
-        safir::MlemOptions o = c.mlem;
-        safir::run_mlem(*op_, grid.count(), 0, n, o, [&](int t, std::size_t) {
-          if (!after_iteration(t)) throw StopLoop{};
-        });
-      } else {
-        safir::FrameSubsets data(*op_, s_fov, 0, n, recon.subsets, &terms);
-        if (!start.empty()) {
-          data.set_image(start);
-        } else if (!terms.additive.empty()) {  // a flat start at the trues' scale (pet::flat_start_level)
-          double sum_s = 0, sum_c = 0;
-          for (double v : s_fov) sum_s += v;
-          for (double v : terms.additive) sum_c += v;
-          const double level = pet::flat_start_level(double(n), sum_c, sum_s);
-          std::vector<double> x(s_fov.size());
-          for (std::size_t j = 0; j < x.size(); ++j) x[j] = s_fov[j] > 0 ? level : 0.0;
-          data.set_image(x);
-        } else {
-          data.set_image(std::vector<double>(grid.count(), 1.0));
-        }
-        pet::reconstruct(data, recon, prior.get(), {.after_subset = {}, .after_iteration = after_iteration});
-      }
-    } catch (const PythonRaised&) {
-      restore_events();
-      rethrow_python();
-    } catch (const StopLoop&) {
-    }
-    image = op_->image();
-    restore_events();
-    return pet_result(std::move(image), std::move(saved), image_shape());
-  }
-  std::string describe() const { return op_->describe(); }
-  int iterations() const { return c_.mlem.iterations; }
-  std::size_t event_count() const {
-#ifdef TOMO_HAVE_CUDA
-    if (!host_events_ && dev_) return dev_->events();
-#endif
-    return events_.size();
-  }
-
- private:
-  void require_events() const {
-    if (event_count() == 0) throw nb::value_error("safir.Projector: set_events(events) first");
-  }
-  // Events given as a CUDA array, brought to the host once when a NumPy call needs them.
-  void ensure_host_events() {
-    if (host_events_) return;
-#ifdef TOMO_HAVE_CUDA
-    if (dev_) events_ = dev_->events_to_host();
-#endif
-    host_events_ = true;
-    upload_events();
-  }
-  void require_cuda_backend(const std::string& name) const {
-    tomo::py::require_cuda_backend(name, backend_, "safir: CUDA arrays");
-  }
-  const std::uint32_t* device_events_input(const AnyArray& a) const {
-    require_cuda_backend("events");
-    if (!is_cuda(a)) throw nb::type_error("events: a CUDA array is needed here");
-    if (a.device_id() != device_)
-      throw nb::value_error(("events: on CUDA device " + std::to_string(a.device_id()) +
-                             ", but the operator runs on CUDA device " + std::to_string(device_))
+void SafirProjector::set_events(const AnyArray& events) {
+  const auto* p = host_input<std::uint32_t>(events, "events", {kAnySize, 2});
+  const std::size_t n = events.shape(0);
+  const std::uint32_t crystals = c_.scanner.crystal_count();
+  for (std::size_t i = 0; i < 2 * n; ++i)
+    if (p[i] >= crystals)
+      throw nb::value_error(("events: crystal id " + std::to_string(p[i]) + " in row " + std::to_string(i / 2) +
+                             " is not below the scanner's " + std::to_string(crystals) + " crystals")
                                 .c_str());
-    if (a.dtype() != nb::dtype<std::uint32_t>()) throw nb::type_error("events: dtype must be uint32");
-    const std::vector<std::size_t> got = shape_of(a);
-    if (got.size() != 2 || got[1] != 2)
-      throw nb::value_error(("events: shape " + shape_text(got) + ", expected " + shape_text({kAnySize, 2})).c_str());
-    if (got[0] == 0) throw nb::value_error("events: the list is empty");
-    require_c_contiguous(a, "events");
-    return static_cast<const std::uint32_t*>(a.data());
-  }
-  // After a reconstruction: the events in the caller's order again, the randoms of set_randoms_per_lor
-  // 0 and, after a weighted sensitivity, the plain one back in the operator (for forward/back/mlem).
-  void restore_events() {
+  events_.assign(reinterpret_cast<const Event*>(p), reinterpret_cast<const Event*>(p) + n);
+  host_events_ = true;
+  nb::gil_scoped_release release;
+  upload_events();
+}
+
+void SafirProjector::set_events_device(const AnyArray& events) {
+  const std::uint32_t* p = device_events_input(events);
+#ifdef TOMO_HAVE_CUDA
+  {
     nb::gil_scoped_release release;
-    op_->set_randoms_per_lor(0.0);
-    if (weighted_) {
-      s_.reset();
-      weighted_ = false;
-      ensure_sensitivity();
-    } else {
-      op_->set_sensitivity(s_fov_);  // the subsets' s/S back to s
-      upload_events();
+    device_projector().set_events(p, events.shape(0));
+  }
+#else
+  (void)p;
+#endif
+  events_.clear();
+  host_events_ = false;
+}
+
+DoubleArray SafirProjector::forward(const AnyArray& x) {
+  const double* img = double_input(x, "x", image_shape());
+  require_events();
+  std::vector<double> y;
+  {
+    nb::gil_scoped_release release;
+    ensure_host_events();
+    op_->set_image({img, c_.box.count()});
+    y = op_->forward();
+  }
+  return to_numpy(std::move(y), {event_count()});
+}
+
+DoubleArray SafirProjector::back(const AnyArray& v) {
+  require_events();
+  const double* p = double_input(v, "v", {event_count()});
+  std::vector<double> b;
+  {
+    nb::gil_scoped_release release;
+    ensure_host_events();
+    b = op_->back({p, events_.size()});
+  }
+  return to_numpy(std::move(b), image_shape());
+}
+
+DoubleArray SafirProjector::sensitivity() {
+  {
+    nb::gil_scoped_release release;
+    ensure_sensitivity();
+  }
+  return to_numpy(std::vector<double>(*s_), image_shape());
+}
+
+void SafirProjector::set_randoms_per_lor(double n) {
+  if (!(n >= 0)) throw nb::value_error("randoms_per_lor: must be >= 0");
+  op_->set_randoms_per_lor(n);
+}
+
+void SafirProjector::forward_device(const AnyArray& x, const OutArray& out) {
+  require_events();
+  const float* img = device_input(x, "x", image_shape());
+  float* y = cuda_output(out, "out", {event_count()}, device_);
+#ifdef TOMO_HAVE_CUDA
+  nb::gil_scoped_release release;
+  device_projector().forward(img, y);
+#else
+  (void)img, (void)y;
+#endif
+}
+
+void SafirProjector::back_device(const AnyArray& v, const OutArray& out) {
+  require_events();
+  const float* val = device_input(v, "v", {event_count()});
+  float* img = cuda_output(out, "out", image_shape(), device_);
+#ifdef TOMO_HAVE_CUDA
+  nb::gil_scoped_release release;
+  device_projector().back(val, img);
+#else
+  (void)val, (void)img;
+#endif
+}
+
+DoubleArray SafirProjector::mlem(int iterations, bool halve_events, nb::object callback) {
+  require_events();
+  safir::MlemOptions o = c_.mlem;
+  if (iterations >= 0) o.iterations = iterations;
+  o.halve_events = halve_events;
+  std::vector<double> img;
+  try {
+    nb::gil_scoped_release release;
+    ensure_host_events();
+    ensure_sensitivity();
+    safir::run_mlem(*op_, c_.box.count(), 0, events_.size(), o, [&](int t, std::size_t) {
+      if (!callback.is_none()) {
+        std::vector<double> now = op_->image();
+        call_python([&] { return callback(t, to_numpy(std::move(now), image_shape())); });
+      }
+    });
+  } catch (const PythonRaised&) {
+    rethrow_python();
+  } catch (const StopLoop&) {
+  }
+  img = op_->image();
+  return to_numpy(std::move(img), image_shape());
+}
+
+void SafirProjector::mlem_device(int iterations, bool halve_events, nb::object callback, const OutArray& out) {
+  require_events();
+  require_cuda_backend("events");
+  float* img = cuda_output(out, "out", image_shape(), device_);
+  const int n_it = iterations >= 0 ? iterations : c_.mlem.iterations;
+#ifdef TOMO_HAVE_CUDA
+  const bool has_cb = !callback.is_none();
+  try {
+    nb::gil_scoped_release release;
+    ensure_sensitivity();
+    safir::DeviceArrayProjector& d = device_projector();
+    d.fill(img, 1.0f);
+    std::size_t active = event_count();  // code sample 4's halving, as run_mlem
+    for (int t = 1; t <= n_it; ++t) {
+      d.iterate(img, active);
+      if (has_cb) call_python([&] { return callback(t); });
+      if (halve_events && t < n_it && active > 1) active /= 2;
     }
+  } catch (const PythonRaised&) {
+    rethrow_python();
+  } catch (const StopLoop&) {
   }
-  void upload_events() {
-    op_->set_events(events_);
-    op_->set_window(0, events_.size());
-  }
-  void ensure_sensitivity() {
-    if (s_) return;
-    // The sensitivity's pairs replace the backend's events for a while: keep a host copy first.
-    if (!host_events_ && event_count() > 0) ensure_host_events();
-    s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
-    // As a run: voxels outside the scanner's field of view (safir.fov_mask) keep s = 0 in the
-    // operator; sensitivity() still returns the unmasked image, as sensitivity.nii does.
-    s_fov_ = *s_;
-    if (c_.fov_mask) zero_outside<double>(s_fov_, outside_field_of_view(c_.box.grid(), safir::field_of_view(c_.scanner)));
-    op_->set_sensitivity(s_fov_);
-    if (host_events_ && !events_.empty()) upload_events();
-  }
+#else
+  (void)img, (void)n_it, (void)halve_events, (void)callback;
+#endif
+}
 
-  const float* device_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) const {
-    return cuda_backend_input(a, name, shape, backend_, device_, "safir: CUDA arrays");
-  }
+std::size_t SafirProjector::event_count() const {
 #ifdef TOMO_HAVE_CUDA
-  safir::DeviceArrayProjector& device_projector() {
-    if (!dev_) dev_ = std::make_unique<safir::DeviceArrayProjector>(*op_, c_.box.count(), device_);
-    return *dev_;
+  if (!host_events_ && dev_) return dev_->events();
+#endif
+  return events_.size();
+}
+
+void SafirProjector::require_events() const {
+  if (event_count() == 0) throw nb::value_error("safir.Projector: set_events(events) first");
+}
+
+void SafirProjector::ensure_host_events() {
+  if (host_events_) return;
+#ifdef TOMO_HAVE_CUDA
+  if (dev_) events_ = dev_->events_to_host();
+#endif
+  host_events_ = true;
+  upload_events();
+}
+
+void SafirProjector::require_cuda_backend(const std::string& name) const {
+  tomo::py::require_cuda_backend(name, backend_, "safir: CUDA arrays");
+}
+
+const std::uint32_t* SafirProjector::device_events_input(const AnyArray& a) const {
+  require_cuda_backend("events");
+  if (!is_cuda(a)) throw nb::type_error("events: a CUDA array is needed here");
+  if (a.device_id() != device_)
+    throw nb::value_error(("events: on CUDA device " + std::to_string(a.device_id()) +
+                           ", but the operator runs on CUDA device " + std::to_string(device_))
+                              .c_str());
+  if (a.dtype() != nb::dtype<std::uint32_t>()) throw nb::type_error("events: dtype must be uint32");
+  const std::vector<std::size_t> got = shape_of(a);
+  if (got.size() != 2 || got[1] != 2)
+    throw nb::value_error(("events: shape " + shape_text(got) + ", expected " + shape_text({kAnySize, 2})).c_str());
+  if (got[0] == 0) throw nb::value_error("events: the list is empty");
+  require_c_contiguous(a, "events");
+  return static_cast<const std::uint32_t*>(a.data());
+}
+
+void SafirProjector::restore_events() {
+  nb::gil_scoped_release release;
+  op_->set_randoms_per_lor(0.0);
+  if (weighted_) {
+    s_.reset();
+    weighted_ = false;
+    ensure_sensitivity();
+  } else {
+    op_->set_sensitivity(s_fov_);  // the subsets' s/S back to s
+    upload_events();
   }
+}
+
+void SafirProjector::upload_events() {
+  op_->set_events(events_);
+  op_->set_window(0, events_.size());
+}
+
+void SafirProjector::ensure_sensitivity() {
+  if (s_) return;
+  // The sensitivity's pairs replace the backend's events for a while: keep a host copy first.
+  if (!host_events_ && event_count() > 0) ensure_host_events();
+  s_ = safir::compute_sensitivity(*op_, c_.scanner, c_.box, c_.sensitivity);  // uses the operator's events
+  // As a run: voxels outside the scanner's field of view (safir.fov_mask) keep s = 0 in the
+  // operator; sensitivity() still returns the unmasked image, as sensitivity.nii does.
+  s_fov_ = *s_;
+  if (c_.fov_mask) zero_outside<double>(s_fov_, outside_field_of_view(c_.box.grid(), safir::field_of_view(c_.scanner)));
+  op_->set_sensitivity(s_fov_);
+  if (host_events_ && !events_.empty()) upload_events();
+}
+
+const float* SafirProjector::device_input(const AnyArray& a, const std::string& name, const std::vector<std::size_t>& shape) const {
+  return cuda_backend_input(a, name, shape, backend_, device_, "safir: CUDA arrays");
+}
+
+#ifdef TOMO_HAVE_CUDA
+safir::DeviceArrayProjector& SafirProjector::device_projector() {
+  if (!dev_) dev_ = std::make_unique<safir::DeviceArrayProjector>(*op_, c_.box.count(), device_);
+  return *dev_;
+}
 #endif
 
-  std::string scene_;  // the scene's arguments, read again with a reconstruction's keys
-  bool is_text_ = false;
-  std::vector<std::string> sets_;
-  safir::SafirConfig c_;
-  bool weighted_ = false;  // the operator holds a weighted sensitivity (a reconstruction's terms)
-  std::string backend_;
-  std::unique_ptr<safir::ListModeOperator> op_;
-  std::vector<Event> events_;
-  bool host_events_ = false;  // events_ (and the backend's copy) hold the current list
-  std::optional<std::vector<double>> s_;
-  std::vector<double> s_fov_;  // s_ with 0 outside the field of view: the operator's sensitivity
-  int device_ = 0;
-#ifdef TOMO_HAVE_CUDA
-  std::unique_ptr<safir::DeviceArrayProjector> dev_;  // over op_ (cuda backend only)
-#endif
-};
+namespace {
 
 // The scene's events as a run gets them (read from safir.events_file or simulated):
 // (events (N, 2) uint32, time_s (N,) float64, delayed count).

@@ -43,6 +43,7 @@ class GlComputeProjector final : public ListModeOperator {
   }
 
   void configure(const Scanner& sc, const ImageBox& box, const ProjectorOptions& o) override {
+    configured_ = false;
     gl::Context& ctx = gl::shared_context();
     ctx.make_current();
     scanner_ = sc;
@@ -87,6 +88,11 @@ class GlComputeProjector final : public ListModeOperator {
     window_ = {};
     count_ = 0;
     randoms_ = 0;
+    configured_ = true;
+  }
+  std::uint32_t crystal_count() const override {
+    if (!configured_) throw Error("safir gl-compute: no scanner yet: configure() the operator first");
+    return scanner_.crystal_count();
   }
 
   void set_events(std::span<const Event> events) override {
@@ -358,6 +364,7 @@ class GlComputeProjector final : public ListModeOperator {
   std::size_t first_ = 0;
   bool has_window_ = false;
 
+  bool configured_ = false;  // configure() has completed
   Scanner scanner_;
   ImageBox box_;
   bool float_atomics_ = false, tiled_ = true;

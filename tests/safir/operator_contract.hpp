@@ -3,7 +3,9 @@
 // label counts equal, forward and back-projection within 1e-5 relative L2 of the cpu's double
 // reference (float32 sums), the adjoint identity ⟨Af, v⟩ = ⟨f, Aᵀv⟩ within 1e-5, ML-EM
 // iterations within 1e-4, sphere sums within 1e-5, and a window (frame / halving) equal to the
-// same events set on their own. Simulated events only (an independent Monte-Carlo).
+// same events set on their own; the sensitivity's pair lists of the configured scanner equal the
+// same pairs set as events, and refused before configure(). Simulated events only (an
+// independent Monte-Carlo).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -15,6 +17,8 @@
 #include "compute/core/metrics.hpp"
 #include "compute/safir/simulator.hpp"
 #include "compute/safir/projector.hpp"
+#include "tests/safir/pair_list.hpp"
+#include "tests/support/input_errors.hpp"
 #include "tests/support/backend_contract.hpp"
 
 namespace tomo::safir::test {
@@ -158,6 +162,39 @@ TEST_P(SafirOperatorContract, SphereSums) {
     const double e = relative_l2(x.inner, r.inner) + relative_l2(x.shell, r.shell);
     std::printf("%s %s: sphere sums %.3g vs cpu\n", backend().c_str(), name.c_str(), e);
     EXPECT_LT(e, 1e-5) << name;
+  }
+}
+
+TEST_P(SafirOperatorContract, PairEventsOfTheConfiguredScanner) {
+  // Before configure() the operator knows no scanner: its crystal count and pair lists are refused
+  // with a message that says so (an Error, not an InputError: the caller's mistake, not the data's).
+  auto fresh = BackendRegistry<ListModeOperator>::instance().create(backend());
+  const std::vector<std::uint32_t> one = {0};
+  EXPECT_NE(tomo::test::message_of([&] { (void)fresh->crystal_count(); }).find("configure()"), std::string::npos);
+  EXPECT_NE(tomo::test::message_of([&] { fresh->set_pair_events(one); }).find("configure()"), std::string::npos);
+  // Configured: the scanner's count, and the pairs of `first` back-project as the same list made
+  // here and set as events on the cpu; an id beyond the scanner is an InputError.
+  const PairCase c = pair_case();
+  const Scanner& sc = c.scanner;
+  const ImageBox& box = c.box;
+  const std::vector<std::uint32_t>& firsts = c.first;
+  const std::uint32_t n = sc.crystal_count();
+  const std::vector<Event> pairs = pair_list(firsts, n);
+  auto ref = BackendRegistry<ListModeOperator>::instance().create("cpu");
+  ref->configure(sc, box, {});
+  ref->set_events(pairs);
+  const auto b_ref = ref->back({});
+  for (const auto& [name, o] : variants_of(backend())) {
+    auto op = BackendRegistry<ListModeOperator>::instance().create(backend());
+    op->configure(sc, box, o);
+    EXPECT_EQ(op->crystal_count(), n) << name;
+    op->set_pair_events(firsts);
+    EXPECT_EQ(op->label_counts(), ref->label_counts()) << name;
+    const double e = relative_l2(op->back({}), b_ref);
+    std::printf("%s %s: back-projection of %zu pairs %.3g vs cpu\n", backend().c_str(), name.c_str(), pairs.size(), e);
+    EXPECT_LT(e, 1e-5) << name;
+    const std::vector<std::uint32_t> bad = {3, n};
+    EXPECT_THROW(op->set_pair_events(bad), InputError) << name;
   }
 }
 

@@ -7,6 +7,7 @@
 #include "compute/core/metrics.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/safir/sensitivity.hpp"
+#include "tests/support/input_errors.hpp"
 
 namespace tomo::safir {
 namespace {
@@ -48,6 +49,18 @@ TEST(SafirSensitivity, EvenRingsAndOneLorByHand) {
     for (std::uint32_t b = a + 1; b < sc.crystal_count(); ++b) lors.push_back({a, b});
   op->set_events(lors);
   EXPECT_LT(relative_l2(op->back({}), all), 1e-12);
+}
+
+TEST(SafirSensitivity, ScannerOtherThanTheOperatorsIsRefused) {
+  // The pair lists come from the operator's configured scanner: a sensitivity asked for another
+  // scanner's crystals is an error that names both counts, not a wrong image.
+  const Scanner sc{.rings = 2, .crystals = 40}, other{.rings = 3, .crystals = 40};
+  const ImageBox box{.n = {4, 4, 2}};
+  auto op = BackendRegistry<ListModeOperator>::instance().create("cpu");
+  op->configure(sc, box, {});
+  const std::string m = test::message_of([&] { compute_sensitivity(*op, other, box, SensitivityMode::all_pairs); });
+  EXPECT_NE(m.find("120 crystals"), std::string::npos) << m;
+  EXPECT_NE(m.find("configured with 80"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "cuda/core/device.hpp"
 #include "cuda/safir/device_operator.hpp"
 #include "cuda/safir/tiled_pass.hpp"
+#include "tests/safir/pair_list.hpp"
 
 namespace tomo::safir {
 namespace {
@@ -140,19 +141,12 @@ TEST_F(SafirTiledPassGpu, PairEventsMadeOnTheDeviceAreTheHostsList) {
   // The sensitivity's pair lists made by the cuda kernel against the interface's host list,
   // event for event, for first crystals at both ends of the id range; an id beyond the
   // scanner is refused before anything is made.
-  Scanner sc;
-  sc.rings = 5;
-  ImageBox box;
-  box.n = {30, 30, 8};
-  const std::uint32_t n = sc.crystal_count();
-  const std::vector<std::uint32_t> firsts = {0, 1, 7, n / 2, n - 2, n - 1};
-  std::vector<Event> expected;
-  for (const std::uint32_t a : firsts)
-    for (std::uint32_t b = 0; b < n; ++b)
-      if (b != a) expected.push_back({a, b});
+  const test::PairCase c = test::pair_case();
+  const std::uint32_t n = c.scanner.crystal_count();
+  const std::vector<Event> expected = test::pair_list(c.first, n);
   auto op = BackendRegistry<ListModeOperator>::instance().create("cuda");
-  op->configure(sc, box, {});
-  op->set_pair_events(firsts, n);
+  op->configure(c.scanner, c.box, {});
+  op->set_pair_events(c.first);
   auto* dev = dynamic_cast<DeviceOperator*>(op.get());
   ASSERT_NE(dev, nullptr);
   const std::vector<Event> got = dev->events_to_host();
@@ -161,7 +155,7 @@ TEST_F(SafirTiledPassGpu, PairEventsMadeOnTheDeviceAreTheHostsList) {
   for (std::size_t i = 0; i < got.size(); ++i) differ += got[i].a != expected[i].a || got[i].b != expected[i].b;
   EXPECT_EQ(differ, 0u);
   const std::vector<std::uint32_t> bad = {3, n};
-  EXPECT_THROW(op->set_pair_events(bad, n), InputError);
+  EXPECT_THROW(op->set_pair_events(bad), InputError);
 }
 
 }  // namespace
