@@ -31,6 +31,7 @@
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
 #include "compute/oat/memory.hpp"
+#include "compute/oat/model_team.hpp"
 #include "compute/oat/pls_progress.hpp"
 #include "compute/oat/pls_report.hpp"
 #include "compute/oat/sph_run.hpp"
@@ -68,10 +69,9 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
                                      std::span<const double> u, const std::string& backend) {
   std::unique_ptr<Model> model;
   {
-    auto timer = ctx.report.time("contexts");  // the device (a GL context, a CUDA context) and its uploads
-    model = BackendRegistry<Model>::instance().create(backend);
-    model->configure(g, c.model);
-    ctx.report.add_device(model->describe());
+    auto timer = ctx.report.time("contexts");  // the devices (GL or CUDA contexts, the ranks) and their uploads
+    model = make_model(backend, runtime_options().gpus, g, c.model);
+    for (const std::string& d : model_devices(*model)) ctx.report.add_device(d);
   }
   nlohmann::json its = nlohmann::json::array();
   Progress progress("oat PLS-int (" + backend + ")", pls_applications(c.pls.iterations));
@@ -131,12 +131,12 @@ void run(RunContext& ctx) {
   const OatConfig c = OatConfig::from_scene(ctx.scene);
   const bool pls_int = c.model.kind != ModelKind::sph &&
                        std::find(c.algorithms.begin(), c.algorithms.end(), Algorithm::pls) != c.algorithms.end();
-  if (!runtime_options().gpus.empty() && pls_int)
-    throw InputError("--gpus: oat runs FBP and H_sph (oat.model.kind = \"sph\") on several devices; PLS with H_int on one "
-                     "(oat.algorithms = [\"fbp\"] or one device)");
   require_host_memory(estimate_memory(c), "oat");
   stage.emplace(ctx.report, "contexts");  // `auto` probes the backends
   const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend, estimate_work(c));
+  if (!runtime_options().gpus.empty() && pls_int && !has_model_multi(backend))
+    throw InputError("--gpus: oat's PLS with H_int runs on several devices with the cpu and cuda backends; '" + backend +
+                     "' runs it on one (oat.algorithms = [\"fbp\"] or one device)");
   stage.emplace(ctx.report, c.source == DataSource::simulate ? "simulation" : "reading");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
@@ -226,7 +226,7 @@ const ProblemRegistrar kRegister({"oat",
                                     for (const auto& n : reg.names()) out.emplace_back(n, reg.available(n));
                                     return out;
                                   },
-                                  /*multi_device=*/true,  // H_sph only (sph_run.hpp)
+                                  /*multi_device=*/true,  // FBP, H_int (cpu, cuda) and H_sph
                                   [](const Scene& s) { (void)OatConfig::from_scene(s); }});
 
 }  // namespace
