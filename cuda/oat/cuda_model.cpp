@@ -13,6 +13,7 @@
 #include "compute/oat/model_team.hpp"
 #include "cuda/core/device.hpp"
 #include "cuda/multi/nccl_team.hpp"
+#include "cuda/oat/device_select.hpp"
 #include "cuda/oat/model_device.hpp"
 
 namespace tomo::oat {
@@ -75,10 +76,8 @@ const BackendRegistrar<Model> kRegisterCuda({"cuda", kPriorityCuda, [] { return 
 const bool kRegisterCudaRanks = [] {
   register_model_multi("cuda", [](const std::string& gpus) {
     const std::vector<int> devices = tomo::cuda::resolve_gpus(gpus);
-    std::string names;
-    for (const int d : devices) names += (names.empty() ? "" : ", ") + std::to_string(d);
     return ModelRanks{.ranks = int(devices.size()),
-                      .describe = "CUDA devices " + names,
+                      .describe = cuda_devices_text(devices),
                       .make = [devices](int r) -> std::unique_ptr<Model> { return std::make_unique<CudaModel>(devices[r]); },
                       .enter = [devices](int r) { tomo::cuda::select_device(devices[r]); }};
   });
