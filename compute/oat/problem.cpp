@@ -19,6 +19,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/core/team.hpp"
 #include "compute/core/output_format.hpp"
 #include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
@@ -141,6 +142,8 @@ void run(RunContext& ctx) {
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
   if (c.model.kind == ModelKind::sph) (void)resolved_sph_setup(c, g);  // bad oat.sph keys fail before any output
+  if (pls_int && !runtime_options().gpus.empty())  // more ranks than rings fails before any output
+    (void)transducer_share(g, 0, int(parse_device_spec(runtime_options().gpus, -1, "devices").size()));
   stage.emplace(ctx.report, "writing");
   ctx.report.set("geometry", {{"transducers", g.transducer_count()}, {"rings", g.rings}, {"views", g.views},
                               {"samples", g.time.samples}, {"fs_mhz", g.time.fs_mhz}, {"t_min_us", g.time.t_min_us},

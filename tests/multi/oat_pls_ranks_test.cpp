@@ -1,10 +1,11 @@
 // oat's PLS with H_int on several ranks (compute/oat/model_team.hpp): `--backend cpu --gpus 2`
 // (two host ranks of whole rings) gives the PLS image of one cpu model to 1e-10, and report.json
-// lists every rank.
+// lists every rank; more ranks than rings is bad input, refused before any output.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ TEST(OatPlsRanks, TwoCpuRanksEqualOne) {
   EXPECT_NE(devices.find("H_int over 2 transducer ranges on 2 host threads"), std::string::npos) << devices;
   EXPECT_NE(devices.find("rank 0 (transducers 0..35)"), std::string::npos) << devices;
   EXPECT_NE(devices.find("rank 1 (transducers 36..71)"), std::string::npos) << devices;
+}
+
+TEST(OatPlsRanks, MoreRanksThanRingsIsRefusedBeforeAnyOutput) {
+  test::TempDir t;
+  const auto p = test::run_cli(kOatPls + " --gpus 7 -o x", t.dir);
+  EXPECT_EQ(p.status, 2) << p.output;
+  EXPECT_NE(p.output.find("--gpus: 7 ranks for 6 rings: PLS with H_int gives each rank whole rings"), std::string::npos)
+      << p.output;
+  EXPECT_FALSE(std::filesystem::exists(t.dir / "x"));
 }
 
 }  // namespace
