@@ -1,7 +1,7 @@
 // H_int on several ranks (--gpus): both H and Hᵀ are sums over transducers, so rank r owns a
 // contiguous range of them. Forward: every rank maps the whole α to its slice of u (u[q·K + k]
 // for its q: a contiguous block), written in place, nothing summed. Adjoint: every rank maps its
-// slice of u to a partial α, and the partials are summed on the host in rank order after all finished,
+// slice of u to a partial α; once all are done the partials are added on the host in rank order,
 // so the result does not depend on which rank finishes first. Rings × views arrays split into
 // whole rings (each rank's sub-array keeps the quarter-turn symmetry of a ring); positions from
 // a file into equal contiguous ranges.

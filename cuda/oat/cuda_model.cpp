@@ -26,7 +26,8 @@ class CudaModel final : public Model {
 
   // The interpolation, whether the forward uses the quarter-turn symmetry, and the device.
   std::string describe() const override {
-    return str_cat("cuda (float): ", dev_ ? dev_->describe() : to_string(opt_.interpolation) + " interpolation, not configured");
+    return str_cat("cuda (float): ",
+                   dev_ ? dev_->describe() : to_string(opt_.interpolation) + " interpolation, not configured");
   }
 
   void configure(const OatGeometry& g, const ModelOptions& o) override {
