@@ -19,6 +19,7 @@
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
+#include "compute/core/team.hpp"
 #include "compute/core/output_format.hpp"
 #include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
@@ -31,6 +32,7 @@
 #include "compute/oat/deconvolution.hpp"
 #include "compute/oat/images.hpp"
 #include "compute/oat/memory.hpp"
+#include "compute/oat/model_team.hpp"
 #include "compute/oat/pls_progress.hpp"
 #include "compute/oat/pls_report.hpp"
 #include "compute/oat/sph_run.hpp"
@@ -68,10 +70,9 @@ std::vector<double> run_pls_reported(RunContext& ctx, const OatConfig& c, const 
                                      std::span<const double> u, const std::string& backend) {
   std::unique_ptr<Model> model;
   {
-    auto timer = ctx.report.time("contexts");  // the device (a GL context, a CUDA context) and its uploads
-    model = BackendRegistry<Model>::instance().create(backend);
-    model->configure(g, c.model);
-    ctx.report.add_device(model->describe());
+    auto timer = ctx.report.time("contexts");  // the devices (GL or CUDA contexts, the ranks) and their uploads
+    model = make_model(backend, runtime_options().gpus, g, c.model);
+    for (const std::string& d : model_devices(*model)) ctx.report.add_device(d);
   }
   nlohmann::json its = nlohmann::json::array();
   Progress progress("oat PLS-int (" + backend + ")", pls_applications(c.pls.iterations));
@@ -131,16 +132,18 @@ void run(RunContext& ctx) {
   const OatConfig c = OatConfig::from_scene(ctx.scene);
   const bool pls_int = c.model.kind != ModelKind::sph &&
                        std::find(c.algorithms.begin(), c.algorithms.end(), Algorithm::pls) != c.algorithms.end();
-  if (!runtime_options().gpus.empty() && pls_int)
-    throw InputError("--gpus: oat runs FBP and H_sph (oat.model.kind = \"sph\") on several devices; PLS with H_int on one "
-                     "(oat.algorithms = [\"fbp\"] or one device)");
   require_host_memory(estimate_memory(c), "oat");
   stage.emplace(ctx.report, "contexts");  // `auto` probes the backends
   const std::string backend = BackendRegistry<Model>::instance().resolve(ctx.backend, estimate_work(c));
+  if (!runtime_options().gpus.empty() && pls_int && !has_model_multi(backend))
+    throw InputError("--gpus: oat's PLS with H_int runs on several devices with the cpu and cuda backends; '" + backend +
+                     "' runs it on one (oat.algorithms = [\"fbp\"] or one device)");
   stage.emplace(ctx.report, c.source == DataSource::simulate ? "simulation" : "reading");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;
   if (c.model.kind == ModelKind::sph) (void)resolved_sph_setup(c, g);  // bad oat.sph keys fail before any output
+  if (pls_int && !runtime_options().gpus.empty())  // more ranks than rings fails before any output
+    (void)transducer_share(g, 0, int(parse_device_spec(runtime_options().gpus, -1, "devices").size()));
   stage.emplace(ctx.report, "writing");
   ctx.report.set("geometry", {{"transducers", g.transducer_count()}, {"rings", g.rings}, {"views", g.views},
                               {"samples", g.time.samples}, {"fs_mhz", g.time.fs_mhz}, {"t_min_us", g.time.t_min_us},
@@ -226,7 +229,7 @@ const ProblemRegistrar kRegister({"oat",
                                     for (const auto& n : reg.names()) out.emplace_back(n, reg.available(n));
                                     return out;
                                   },
-                                  /*multi_device=*/true,  // H_sph only (sph_run.hpp)
+                                  /*multi_device=*/true,  // FBP, H_int (cpu, cuda) and H_sph
                                   [](const Scene& s) { (void)OatConfig::from_scene(s); }});
 
 }  // namespace

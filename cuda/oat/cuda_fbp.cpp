@@ -11,6 +11,7 @@
 #include "compute/oat/model.hpp"
 #include "cuda/multi/nccl_team.hpp"
 #include "cuda/core/device.hpp"
+#include "cuda/oat/device_select.hpp"
 #include "cuda/oat/fbp_device.hpp"
 
 namespace tomo::oat {
@@ -70,10 +71,8 @@ const BackendRegistrar<Fbp> kRegisterCuda({"cuda", kPriorityCuda, [] { return to
 const bool kRegisterCudaSlabs = [] {
   register_fbp_multi("cuda", [](const std::string& gpus) {
     const std::vector<int> devices = tomo::cuda::resolve_gpus(gpus);
-    std::string names;
-    for (const int d : devices) names += (names.empty() ? "" : ", ") + std::to_string(d);
     return FbpRanks{.ranks = int(devices.size()),
-                    .describe = "CUDA devices " + names,
+                    .describe = cuda_devices_text(devices),
                     .make = [devices](int r) -> std::unique_ptr<Fbp> { return std::make_unique<CudaFbp>(devices[r]); },
                     .enter = [devices](int r) { tomo::cuda::select_device(devices[r]); }};
   });

@@ -1,7 +1,8 @@
 // The `cuda` backend of the oat imaging model (float): H_int = H_eir·D·H_srt and its exactly
 // matched transpose, every stage on the GPU ([Wang2013] ran D and H_eir on the CPU); see
 // srt_kernels.hpp. Interpolation exact: fp32 trilinear weights, the adjoint matched to fp32;
-// hardware: H_srt's fetch by the texture unit, the transpose stays the exact scatter.
+// hardware: H_srt's fetch by the texture unit, the transpose stays the exact scatter. On several
+// GPUs (--gpus) one CudaModel per device takes a range of whole rings (compute/oat/model_team.hpp).
 #include <algorithm>
 #include <memory>
 
@@ -9,7 +10,10 @@
 #include "compute/core/log.hpp"
 #include "compute/core/registry.hpp"
 #include "compute/oat/model.hpp"
+#include "compute/oat/model_team.hpp"
 #include "cuda/core/device.hpp"
+#include "cuda/multi/nccl_team.hpp"
+#include "cuda/oat/device_select.hpp"
 #include "cuda/oat/model_device.hpp"
 
 namespace tomo::oat {
@@ -17,15 +21,19 @@ namespace {
 
 class CudaModel final : public Model {
  public:
+  // On CUDA device `device` (runtime_options().cuda_device when < 0).
+  explicit CudaModel(int device = -1) : device_(device) {}
+
+  // The interpolation, whether the forward uses the quarter-turn symmetry, and the device.
   std::string describe() const override {
-    return str_cat("cuda (", to_string(opt_.interpolation), " trilinear, float): ",
-                   dev_ ? dev_->device() : std::string("not configured"));
+    return str_cat("cuda (float): ",
+                   dev_ ? dev_->describe() : to_string(opt_.interpolation) + " interpolation, not configured");
   }
 
   void configure(const OatGeometry& g, const ModelOptions& o) override {
     opt_ = o;
     dev_.reset();
-    dev_ = std::make_unique<ModelDevice>(g, o);
+    dev_ = std::make_unique<ModelDevice>(g, o, device_);
   }
 
   void forward(std::span<const double> alpha, std::span<double> u) override {
@@ -56,12 +64,26 @@ class CudaModel final : public Model {
     return *dev_;
   }
 
+  int device_ = -1;
   ModelOptions opt_;
   std::unique_ptr<ModelDevice> dev_;
 };
 
 const BackendRegistrar<Model> kRegisterCuda({"cuda", kPriorityCuda, [] { return tomo::cuda::cuda_availability(); },
                                              [] { return std::make_unique<CudaModel>(); }});
+
+// Several GPUs: one range of whole rings per device; each device holds the whole α and its
+// transducers' u, the partial α of Hᵀ come back to the host and are summed there in rank order.
+const bool kRegisterCudaRanks = [] {
+  register_model_multi("cuda", [](const std::string& gpus) {
+    const std::vector<int> devices = tomo::cuda::resolve_gpus(gpus);
+    return ModelRanks{.ranks = int(devices.size()),
+                      .describe = cuda_devices_text(devices),
+                      .make = [devices](int r) -> std::unique_ptr<Model> { return std::make_unique<CudaModel>(devices[r]); },
+                      .enter = [devices](int r) { tomo::cuda::select_device(devices[r]); }};
+  });
+  return true;
+}();
 
 }  // namespace
 }  // namespace tomo::oat

@@ -1,6 +1,7 @@
 // oat's FBP on several ranks (docs/multigpu.md, "oat"): z-slabs of the voxels per rank. cpu
-// ranks: three threads equal one rank within the rounding of the slab origin; PLS with H_int
-// and a backend without ranks are refused with one line and no output.
+// ranks: three threads equal one rank within the rounding of the slab origin; PLS with H_int on
+// a backend without ranks (gl-compute) and an FBP backend without ranks are refused with one line
+// and no output.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -61,14 +62,15 @@ TEST(OatFbpSlabs, ThreeCpuRanksEqualOne) {
   EXPECT_NE(r.dump().find("FBP in 3 z-slabs on 3 host threads"), std::string::npos) << r["devices"];
 }
 
-TEST(OatFbpSlabs, PlsWithHIntAndGlAreRefused) {
+TEST(OatFbpSlabs, PlsWithHIntOnGlAndGlFbpAreRefused) {
   test::TempDir t;
   std::string pls = kOat + " --gpus 2 -o x";
   pls.replace(pls.find("[\"fbp\"]"), 7, "[\"fbp\", \"pls\"]");
+  pls.replace(pls.find("--backend cpu"), 13, "--backend gl-compute");
   const auto p = test::run_cli(pls, t.dir);
   EXPECT_EQ(p.status, 2) << p.output;
-  EXPECT_NE(p.output.find("--gpus: oat runs FBP and H_sph (oat.model.kind = \"sph\") on several devices; PLS with H_int "
-                          "on one"),
+  EXPECT_NE(p.output.find("--gpus: oat's PLS with H_int runs on several devices with the cpu and cuda backends; "
+                          "'gl-compute' runs it on one"),
             std::string::npos)
       << p.output;
   EXPECT_FALSE(std::filesystem::exists(t.dir / "x"));
