@@ -13,8 +13,9 @@
 // bench-only probes (bench/cuda/oat/fbp_probes.cu: texture fetches only, arithmetic only; texture
 // and ldg against the slower, deferred and pinned against the arithmetic); the deferred kernel's
 // list lines.
-// H_intᵀ is the product's gather (cuda/oat/srt_gather.cuh) beside the scatter it replaced and other
-// gather forms (bench/cuda/oat/srt_adjoint_variants.hpp), each with its adjoint identity against the
+// H_intᵀ is the product's (on this scene's quarter-turn symmetric array the merged symmetric
+// scatter, cuda/oat/srt_sym_merged.cuh; elsewhere the gather, cuda/oat/srt_gather.cuh) beside the
+// scatter and the gather forms (bench/cuda/oat/srt_adjoint_variants.hpp), each with its adjoint identity against the
 // exact forward and its image's rel. L2 against the scatter's; one PLS-int iteration is timed
 // through each GPU backend's Model against the cpu's.
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),

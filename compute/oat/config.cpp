@@ -70,6 +70,7 @@ OatConfig OatConfig::from_scene(const Scene& s) {
   c.model.interpolation = s.get_enum("oat.model.interpolation", Interpolation::exact, kInterpolationNames);
   c.model.threads = s.get_int_in_range("oat.threads", 0, 0, 4096);
   c.model.patch_factor = s.get_in_range("oat.model.patch_factor", 1.0, 0.1, 4.0);
+  c.model.reproducible = s.get<bool>("oat.model.reproducible", false);
   c.fbp.interpolation = s.get_enum("oat.fbp.interpolation", Interpolation::exact, kInterpolationNames);
   c.fbp.threads = c.model.threads;
   c.fbp.read = s.get_enum("oat.fbp.read", FbpRead::automatic, kFbpReadNames);

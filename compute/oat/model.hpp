@@ -35,7 +35,15 @@ struct ModelOptions {
   int threads = 0;            // cpu: OpenMP threads, 0 = all
   double patch_factor = 1.0;  // H_srt patch edge = patch_factor·Δs ([Wang2013]: ≈ Δs)
   bool portable = false;      // gl-compute: ignore the float-atomic extension (test the fallback)
+  // cuda: H_intᵀ by the fixed-point gather, the same bits on every run, instead of the symmetric
+  // scatter (float atomics: the same image to float rounding, about 1.8× faster where the array
+  // has the quarter-turn symmetry). cpu is reproducible anyway; gl-compute refuses it.
+  bool reproducible = false;
 };
+// What gl-compute (and the run, before any work) says when asked for `reproducible`.
+inline constexpr const char* kReproducibleOnGlCompute =
+    "oat.model.reproducible: gl-compute's H_intT adds floats in an order that varies from run to run; run it on "
+    "cuda or cpu, or set oat.model.reproducible = false";
 
 class Model {
  public:

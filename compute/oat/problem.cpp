@@ -138,6 +138,8 @@ void run(RunContext& ctx) {
   if (!runtime_options().gpus.empty() && pls_int && !has_model_multi(backend))
     throw InputError("--gpus: oat's PLS with H_int runs on several devices with the cpu and cuda backends; '" + backend +
                      "' runs it on one (oat.algorithms = [\"fbp\"] or one device)");
+  if (c.model.reproducible && pls_int && backend == "gl-compute")  // before any work (its configure refuses too)
+    throw InputError(kReproducibleOnGlCompute);
   stage.emplace(ctx.report, c.source == DataSource::simulate ? "simulation" : "reading");
   Acquisition acq = acquire(c);
   const OatGeometry& g = acq.geometry;

@@ -92,6 +92,7 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
     require_device_memory(16.0 * static_cast<double>(N), "oat cuda model: the image interleaved with its turns");
     c4_.resize(N);
     symmetric_ = true;
+    symmetric_adjoint_ = !o.reproducible;
   } else if (fetch_ == cuda_detail::SrtFetch::exact) {
     log_debug("oat cuda model: the general H_srt kernel (no quarter-turn symmetry: ", sym.why, ")");
   }
@@ -148,7 +149,10 @@ void ModelDevice::store_data(float* u) const {
 
 std::string ModelDevice::describe() const {
   return str_cat(fetch_ == cuda_detail::SrtFetch::hardware ? "hardware" : "exact", " interpolation",
-                 symmetric_ ? str_cat(", quarter-turn symmetric forward (", sym_.orbits, " orbits)") : std::string(), ": ",
+                 symmetric_ ? str_cat(", quarter-turn symmetric forward", symmetric_adjoint_ ? " and transpose" : "", " (",
+                                      sym_.orbits, " orbits)")
+                            : std::string(),
+                 symmetric_adjoint_ ? std::string() : ", fixed-point gather transpose", ": ",
                  device_);
 }
 
@@ -165,7 +169,10 @@ void ModelDevice::forward() {
 void ModelDevice::adjoint() {
   cuda_detail::launch_eir_adjoint(time_, taps_.data(), taps_count_, u_.data(), p_.data(), stream_);
   cuda_detail::launch_d_adjoint(time_, p_.data(), g_.data(), stream_);
-  cuda_detail::launch_srt_gather(srt_, gather_, g_.data(), alpha_.data(), partial_.data(), stream_);
+  if (symmetric_adjoint_)
+    cuda_detail::launch_srt_symmetric_adjoint(srt_, sym_, g_.data(), c4_.data(), alpha_.data(), stream_);
+  else
+    cuda_detail::launch_srt_gather(srt_, gather_, g_.data(), alpha_.data(), partial_.data(), stream_);
 }
 
 std::vector<float> ModelDevice::alpha() const {

@@ -1,9 +1,10 @@
 // H_int = H_eir·D·H_srt and its transpose on one CUDA device with every vector resident (α, the
-// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). The transpose
-// runs H_srtᵀ as a gather over tiles of voxels (srt_kernels.hpp). Where the transducer array and
-// the grid are invariant under a quarter turn about z (plan_srt_symmetry), the exact forward serves
-// the four transducers of an orbit per patch (launch_srt_symmetric); otherwise the general kernel
-// runs. What the `cuda` Model backend and the device-array model of the Python module run.
+// shell samples g, p, u; the volume also as a 3D texture for the hardware fetch). Where the
+// transducer array and the grid are invariant under a quarter turn about z (plan_srt_symmetry), the
+// exact forward and transpose serve the four transducers of an orbit per patch
+// (launch_srt_symmetric, launch_srt_symmetric_adjoint: float atomics); otherwise, and with
+// ModelOptions::reproducible, H_srtᵀ is the gather over tiles of voxels (fixed-point sums, the same
+// bits every run). What the `cuda` Model backend and the device-array model of the Python module run.
 #pragma once
 #include <span>
 #include <string>
@@ -50,6 +51,7 @@ class ModelDevice {
   const std::string& device() const { return device_; }
   std::string describe() const;  // the interpolation, the symmetry used and the device
   bool symmetric() const { return symmetric_; }
+  bool symmetric_adjoint() const { return symmetric_adjoint_; }
 
  private:
   std::string device_;
@@ -66,6 +68,7 @@ class ModelDevice {
   // The quarter-turn symmetry (compute/oat/srt_symmetry.hpp) where the geometry has it and the
   // forward is exact: the orbits' passes, and the image interleaved with its turns.
   bool symmetric_ = false;
+  bool symmetric_adjoint_ = false;  // symmetric_ and not ModelOptions::reproducible
   cuda_detail::SymmetricParams sym_{};
   tomo::cuda::DeviceBuffer<SymmetryPass<float>> passes_;
   tomo::cuda::DeviceBuffer<int> orbit_first_;

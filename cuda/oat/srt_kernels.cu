@@ -4,7 +4,8 @@
 // stays between warps); the patch arithmetic is
 // kernel_math.hpp's, verbatim, so cpu, forward and transpose see the same patches and weights.
 // Where the geometry has the quarter-turn symmetry, H_srt takes the four transducers of an orbit
-// per patch from a float4 copy of the image interleaved with its turns (sym_forward_kernel).
+// per patch from a float4 copy of the image interleaved with its turns (sym_forward_kernel), and
+// H_srtᵀ adds their terms to such a copy by float4 atomics (srt_sym_merged.cuh).
 // H_srtᵀ gathers: a block per tile of voxels sums the patches that touch it (srt_gather.cuh)
 // instead of scattering each patch's eight weights with global atomics ([Wang2013] Alg. k_intHt;
 // bench/cuda/oat keeps that scatter for comparison). D and H_eir: one thread per output sample.
@@ -17,6 +18,7 @@
 #include "cuda/oat/srt_device.cuh"
 #include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
+#include "cuda/oat/srt_sym_merged.cuh"
 
 namespace tomo::oat::cuda_detail {
 namespace {
@@ -193,6 +195,23 @@ __global__ void __launch_bounds__(kSrtThreads) sym_forward_kernel(SrtParams p, S
   }
 }
 
+// α(W) = Σ_r c4[R⁻ʳW].r: member r's terms were added at the voxel V with RʳV = W.
+__global__ void deinterleave_kernel(const float4* __restrict__ c4, float* __restrict__ alpha, int n, int nz) {
+  const std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t plane = static_cast<std::int64_t>(n) * n;
+  if (v >= plane * nz) return;
+  const int i = static_cast<int>(v % n), j = static_cast<int>((v / n) % n);
+  const std::int64_t k = v / plane;
+  float s = 0.0f;
+  for (int r = 0; r < 4; ++r) {
+    int a, b;
+    turn_voxel(n, (4 - r) & 3, i, j, &a, &b);
+    const float4 t = c4[a + static_cast<std::int64_t>(n) * b + plane * k];
+    s += r == 0 ? t.x : r == 1 ? t.y : r == 2 ? t.z : t.w;
+  }
+  alpha[v] = s;
+}
+
 unsigned blocks_of(std::int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 }  // namespace
@@ -265,6 +284,19 @@ void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const f
   TOMO_CUDA_CHECK_LAST();
   const std::int64_t warps = static_cast<std::int64_t>(sp.orbits) * p.shells;
   sym_forward_kernel<<<blocks_of(warps, kSrtWarpsPerBlock), kThreads, 0, stream>>>(p, sp, c4, g);
+  TOMO_CUDA_CHECK_LAST();
+}
+
+void launch_srt_symmetric_adjoint(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4,
+                                  float* alpha, cudaStream_t stream) {
+  launch_sym_merged_as<kSymMergedMinBlocks>(p, sp, g, c4, alpha, stream);
+}
+
+void launch_symmetric_deinterleave(const SrtParams& p, const SymmetricParams& sp, const float4* c4, float* alpha,
+                                   cudaStream_t stream) {
+  const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
+  if (N <= 0) return;
+  deinterleave_kernel<<<blocks_of(N, 256), 256, 0, stream>>>(c4, alpha, sp.n, p.grid.nz);
   TOMO_CUDA_CHECK_LAST();
 }
 

@@ -93,8 +93,7 @@ void launch_gather_reduce(const float* partial, int chunks, float* alpha, const 
 // H_srt by the quarter-turn symmetry of the geometry (compute/oat/srt_symmetry.hpp), where
 // plan_srt_symmetry passes: the orbits of four transducers and the frames their patches are laid
 // out by, so that one patch's position and weights serve the four (the same patches and weights as
-// launch_srt up to the float rounding of the turned frames). The transpose stays the general
-// gather: its symmetric form lost (bench/cuda/oat/srt_symmetric_gather.cuh, docs/perf/oat.md).
+// launch_srt up to the float rounding of the turned frames).
 struct SymmetricParams {
   const SymmetryPass<float>* passes = nullptr;  // device, grouped by orbit
   const int* orbit_first = nullptr;             // device, orbits + 1 entries
@@ -106,6 +105,18 @@ struct SymmetricParams {
 // four members' trilinear values. On one H200 (bench_oat's scene) 148 ms against launch_srt's 275.
 void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const float* alpha, float4* c4, float* g,
                           cudaStream_t stream);
+
+// α = H_srtᵀ g by the same orbits: c4 (N float4, overwritten) receives the four members' terms of
+// each patch by float4 atomics, summed in registers while a lane's patches on consecutive shells
+// keep their base voxel (srt_sym_merged.cuh), then α(W) = Σ_r c4[R⁻ʳW].r. The order of the atomics
+// varies from run to run (float sums: the image to float rounding, not bit for bit). On one H200
+// (bench_oat's scene) 456 ms against the gather's 820 and the scatter's 1910.
+inline constexpr int kSymMergedMinBlocks = 1;  // resident blocks the registers are bounded for (1: unbounded)
+void launch_srt_symmetric_adjoint(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4,
+                                  float* alpha, cudaStream_t stream);
+// Its last step alone: α(W) = Σ_r c4[R⁻ʳW].r.
+void launch_symmetric_deinterleave(const SrtParams& p, const SymmetricParams& sp, const float4* c4, float* alpha,
+                                   cudaStream_t stream);
 
 // D and Dᵀ (kernel_math d_sample / d_adjoint_sample): p (Q·K) from g (Q·M) and back.
 struct TimeParams {

@@ -86,6 +86,8 @@ class GlComputeModel final : public Model {
   void configure(const OatGeometry& g, const ModelOptions& o) override {
     if (o.kind != ModelKind::interpolation)
       throw UnavailableError("oat gl-compute: model '" + to_string(o.kind) + "' is not implemented");
+    if (o.reproducible)  // its shared-memory sums are compare-and-swap float adds, in varying order
+      throw InputError(kReproducibleOnGlCompute);
     g.validate("oat gl-compute model");
     gl::Context& ctx = gl::shared_context();
     ctx.make_current();

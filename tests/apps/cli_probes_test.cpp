@@ -195,6 +195,8 @@ const Probe kProbes[] = {
     {"run oat_sph.toml --set oat.sph.aperture_mm=[1.0] -o out", 2, "oat.sph.aperture_mm"},
     {"run oat_sph.toml --set oat.sph.fft_length=8 -o out", 2, "FFT length 8 is shorter"},
     {"run oat_default.toml --set oat.fbp.read=nosuch -o out", 2, "'oat.fbp.read' (from --set) must be one of auto"},
+    {"run oat_default.toml --backend gl-compute --set oat.model.reproducible=true -o out", 2,
+     "oat.model.reproducible: gl-compute's H_intT adds floats"},
     {"fit no-such.msr", 2, "msr file 'no-such.msr' does not exist"},
     {"fit bad.msr -o out", 2, "bad.msr:3: value: '1O' is not a finite number"},
     {"fit nodata.msr -o out", 2, "data file 'missing.bin' not found"},

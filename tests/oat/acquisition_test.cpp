@@ -80,4 +80,20 @@ TEST(OatAcquisition, SceneErrorsNameTheirKey) {
   EXPECT_THROW((void)OatConfig::from_scene(g), InputError);
 }
 
+// oat.model.reproducible: off unless set; a value that is not a boolean names the key.
+TEST(OatAcquisition, ReproducibleKey) {
+  EXPECT_FALSE(OatConfig::from_scene(Scene::load_string(kScene, "default")).model.reproducible);
+  Scene on = Scene::load_string(kScene, "on");
+  on.apply_override("oat.model.reproducible=true");
+  EXPECT_TRUE(OatConfig::from_scene(on).model.reproducible);
+  Scene bad = Scene::load_string(kScene, "bad");
+  bad.apply_override("oat.model.reproducible=\"yes\"");
+  try {
+    (void)OatConfig::from_scene(bad);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("oat.model.reproducible"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace tomo::oat::test

@@ -24,27 +24,64 @@ TEST_F(OatCuda, ExactModelWithEirEqualsCpu) { check_model("cuda", Interpolation:
 
 TEST_F(OatCuda, HardwareModelWithinItsTolerance) { check_model("cuda", Interpolation::hardware, EirKind::none); }
 
-// H_srtᵀ is a gather over tiles of voxels: at the paper scene's scale (0.2 mm voxels 65 mm from the
-// transducers, shells 0.075 mm apart, tiles cut by the grid's edge) its image equals the cpu's
-// transpose and is the transpose of the cuda forward to fp32.
+// H_srtᵀ at the paper scene's scale (0.2 mm voxels 65 mm from the transducers, shells 0.075 mm
+// apart, the gather's tiles cut by the grid's edge): on 4x8 views the symmetric transpose, on 4x6
+// (below) the gather; each image equals the cpu's transpose and is the transpose of the cuda
+// forward to fp32.
 TEST_F(OatCuda, GatherAtPaperScaleEqualsCpuAndIsMatched) { check_gather_at_paper_scale("cuda", 4, 8); }
 
-// Where the array and the grid are invariant under a quarter turn about z the exact forward runs
-// the symmetric kernel (srt_kernels.hpp launch_srt_symmetric: one patch for an orbit of four
-// transducers), elsewhere the general one; both equal the cpu's double reference and are the
-// gather's adjoint (ExactModelEqualsCpuAndIsMatched and the paper-scale checks run the symmetric
-// one: their geometries pass the check).
+// Where the array and the grid are invariant under a quarter turn about z the exact forward and
+// transpose run the symmetric kernels (srt_kernels.hpp launch_srt_symmetric and
+// launch_srt_symmetric_adjoint: one patch for an orbit of four transducers), elsewhere the general
+// forward and the gather; both pairs equal the cpu's double reference and are matched
+// (ExactModelEqualsCpuAndIsMatched and the 4x8 paper-scale check run the symmetric pair: their
+// geometries pass the check).
 TEST_F(OatCuda, SymmetryCheckPicksTheKernels) {
   const ModelOptions o;
   EXPECT_TRUE(ModelDevice(small_geometry(12, 1.0, 4, 8), o).symmetric());
   EXPECT_NE(ModelDevice(small_geometry(12, 1.0, 4, 8), o).describe().find("quarter-turn symmetric"), std::string::npos);
+  EXPECT_TRUE(ModelDevice(small_geometry(12, 1.0, 4, 8), o).symmetric_adjoint());
   EXPECT_FALSE(ModelDevice(small_geometry(12, 1.0, 4, 6), o).symmetric());  // views at 60°
+  ModelOptions reproducible;
+  reproducible.reproducible = true;  // the symmetric forward, the fixed-point gather's transpose
+  EXPECT_TRUE(ModelDevice(small_geometry(12, 1.0, 4, 8), reproducible).symmetric());
+  EXPECT_FALSE(ModelDevice(small_geometry(12, 1.0, 4, 8), reproducible).symmetric_adjoint());
+  EXPECT_NE(ModelDevice(small_geometry(12, 1.0, 4, 8), reproducible).describe().find("fixed-point gather"),
+            std::string::npos);
   ModelOptions hardware;
   hardware.interpolation = Interpolation::hardware;  // its forward reads a texture
   EXPECT_FALSE(ModelDevice(small_geometry(12, 1.0, 4, 8), hardware).symmetric());
   OatGeometry g = small_geometry(12, 1.0, 4, 8);
   g.grid.dims = {12, 10, 12};  // not square
   EXPECT_FALSE(ModelDevice(g, o).symmetric());
+}
+
+// ModelOptions::reproducible: on a symmetric geometry the transpose is the fixed-point gather, the
+// same bits on every call, and the default's symmetric scatter (float atomics, whose order varies)
+// equals it to float rounding.
+TEST_F(OatCuda, ReproducibleTransposeIsTheSameBitsEveryRun) {
+  const OatGeometry g = small_geometry(12, 1.0, 4, 8, 20.0, 5.0, EirKind::gaussian);
+  const auto y = random_positive(g.data_size(), 4);
+  auto transpose = [&](bool reproducible) {
+    ModelOptions o;
+    o.reproducible = reproducible;
+    ModelDevice d(g, o);
+    d.upload_data(y);
+    std::vector<std::vector<float>> runs;
+    for (int r = 0; r < 3; ++r) {
+      d.adjoint();
+      runs.push_back(d.alpha());
+    }
+    return runs;
+  };
+  const auto fixed = transpose(true), fast = transpose(false);
+  EXPECT_EQ(fixed[1], fixed[0]);
+  EXPECT_EQ(fixed[2], fixed[0]);
+  for (const auto& a : fast) {
+    std::printf("symmetric scatter vs the fixed-point gather: max %.3g of the largest\n",
+                atomic_order_difference(a, fixed[0]));
+    EXPECT_LE(atomic_order_difference(a, fixed[0]), kAtomicOrderTolerance);
+  }
 }
 
 // The general kernels on a geometry that fails the check, against the cpu and matched.

@@ -3,6 +3,7 @@
 // without an EIR, at the paper scene's scale, and `portable`; the FBP vs cpu.
 #include <gtest/gtest.h>
 
+#include "compute/core/error.hpp"
 #include "tests/oat/gather_model_checks.hpp"
 #include "tests/oat/gpu_checks.hpp"
 #include "tests/support/gl_test.hpp"
@@ -27,6 +28,20 @@ TEST_F(OatGlCompute, PortableEqualsCpu) {
 
 TEST_F(OatGlCompute, HardwareModelWithinItsTolerance) {
   check_model("gl-compute", Interpolation::hardware, EirKind::none);
+}
+
+// Its transpose's shared-memory sums are float compare-and-swap adds in varying order: asking for
+// the same bits every run is refused, naming the key.
+TEST_F(OatGlCompute, ReproducibleIsRefused) {
+  auto op = BackendRegistry<Model>::instance().create("gl-compute");
+  ModelOptions o;
+  o.reproducible = true;
+  try {
+    op->configure(small_geometry(), o);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("oat.model.reproducible"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(OatGlCompute, ExactFbpEqualsCpu) { check_fbp("gl-compute", Interpolation::exact, kFbpExactTolerance); }

@@ -95,6 +95,7 @@ CudaModelTimes time_cuda_model(const OatGeometry& g, const ModelOptions& o, std:
     h_alpha = dev.data();
     dev.upload_data(u);
     t.adjoint_ms = tomo::cuda::best_event_ms(dev.stream(), reps, [&] { dev.adjoint(); });
+    t.adjoint_form = dev.symmetric_adjoint() ? "symmetric" : "gather";
     gathered = dev.alpha();
   }
   t.identity = identity_mismatch(h_alpha, u, alpha, gathered);

@@ -43,7 +43,7 @@ CudaFbpTimes time_cuda_fbp(const OatGeometry& g, std::span<const double> pressur
 // (the gather), of the bench-only H_srtᵀ forms, and of their bench-only probes (bench/cuda/oat/srt_probes.cu): the forward with fast patch
 // positions and only the loads (exact) or only the texture fetches (hardware), the transpose with
 // fast positions and only the atomics.
-// adjoint_ms is the product's (ModelDevice: the gather); `adjoints` every bench-only H_srtᵀ form
+// adjoint_ms is the product's (ModelDevice: the symmetric scatter where the geometry allows, else the gather); `adjoints` every bench-only H_srtᵀ form
 // in the same pipeline (srt_adjoint_variants.hpp: the scatter, other gather tiles, the gather
 // without its adds) with its image's rel. L2 against the scatter's; gather_vs_scatter the
 // product's image against the scatter's.
@@ -56,6 +56,7 @@ struct AdjointTime {
 };
 struct CudaModelTimes {
   double forward_exact_ms = 0, forward_hardware_ms = 0, adjoint_ms = 0;
+  std::string adjoint_form;  // the product's H_srtᵀ here: "symmetric" (merged float4 scatter) or "gather"
   double probe_loads_ms = 0, probe_texture_ms = 0, probe_atomics_ms = 0;
   // the exact forward with the gather's azimuth table (bench/cuda/oat/srt_probes.hpp forward_table)
   // and its u's rel. L2 against the product's forward

@@ -20,6 +20,7 @@
 #include "cuda/oat/srt_device.cuh"
 #include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
+#include "bench/cuda/oat/srt_sym_scatter.cuh"
 #include "bench/cuda/oat/srt_symmetric_gather.cuh"
 
 namespace tomo::oat {
@@ -162,6 +163,29 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   out.product_identity = ap.identity;
   out.forward = {fp, fs};
   out.adjoint.push_back(ap);
+  // The symmetric scatters, each with its own c4 pass (memset, kernel, deinterleave) timed.
+  auto scatter_row = [&](const char* name, auto&& launch) {
+    SymmetricRow r{name};
+    const std::vector<float> img = timed(r, img_d, [&] { launch(); });
+    r.rel_l2_vs_product = relative_l2(img, gathered);
+    r.rel_l2_vs_scatter = relative_l2(img, scattered);
+    r.identity = identity(u_sym, samples, alpha, img);
+    std::printf("  timed %s: %.2f ms\n", r.name.c_str(), r.ms);
+    std::fflush(stdout);
+    out.adjoint.push_back(r);
+  };
+  scatter_row("sym-scatter, a float4 atomic per patch and corner", [&] {
+    launch_sym_plain_scatter(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
+  scatter_row("sym-scatter merged over 32 shells (the product's)", [&] {
+    launch_srt_symmetric_adjoint(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
+  scatter_row("sym-scatter merged, registers for 4 blocks/SM", [&] {
+    launch_sym_merged_as<4>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
+  scatter_row("sym-scatter merged, registers for 5 blocks/SM", [&] {
+    launch_sym_merged_as<5>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
   for (const SymGatherForm& form : kForms) {
     SymGatherParams s2;
     s2.orbits = sp;

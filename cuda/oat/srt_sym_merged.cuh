@@ -1,0 +1,157 @@
+// H_srtᵀ by the quarter-turn orbits (srt_kernels.hpp launch_srt_symmetric_adjoint), its adds merged
+// across shells (bench/cuda/oat/srt_merged_scatter.cuh's idea for one transducer): a warp owns one orbit and
+// kSymMergeShells consecutive shells (a lane each for the caps and rings of every pass), lane l
+// walks patch (i, j0 + l) of ring i through all of them, and while the trilinear base voxel stays
+// the same it sums the four members' eight corner terms in registers (eight float4), added to the
+// interleaved image by eight float4 atomics when the base moves. Every patch of every pass is
+// visited once with kernel_math's weights; the members' masks by ring parity as the forward's.
+// Ring i lies at nearly the same arc length from the axis on neighbouring shells, so a lane's
+// patches step radially by c₀Δt (0.075 mm on the paper scene, 0.2 mm voxels) and their base voxel
+// repeats: fewer atomics than one per patch and corner. The register bound is a template parameter
+// so that bench/cuda/oat compares others.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "cuda/core/check.hpp"
+#include "cuda/oat/srt_device.cuh"
+#include "cuda/oat/srt_gather.hpp"
+#include "cuda/oat/srt_kernels.hpp"
+
+namespace tomo::oat::cuda_detail {
+
+inline constexpr int kSymMergeShells = 32;  // shells per warp: one per lane
+
+struct SymHold {
+  int i0 = INT_MIN, j0 = 0, k0 = 0;
+  float4 s[8];
+};
+
+__device__ __forceinline__ void sym_hold_reset(SymHold& h, int i0, int j0, int k0) {
+  h.i0 = i0, h.j0 = j0, h.k0 = k0;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) h.s[c] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
+__device__ __forceinline__ void sym_hold_flush(const GridParams<float>& g, const SymHold& h, float4* c4) {
+  if (h.i0 == INT_MIN) return;
+#pragma unroll
+  for (int c = 0; c < 2; ++c)
+#pragma unroll
+    for (int b = 0; b < 2; ++b)
+#pragma unroll
+      for (int a = 0; a < 2; ++a) {
+        const int i = h.i0 + a, j = h.j0 + b, k = h.k0 + c;
+        if (i < 0 || j < 0 || k < 0 || i >= g.nx || j >= g.ny || k >= g.nz) continue;
+        atomicAdd(c4 + i + static_cast<std::int64_t>(g.nx) * (j + static_cast<std::int64_t>(g.ny) * k),
+                  h.s[a + 2 * b + 4 * c]);
+      }
+}
+
+__device__ __forceinline__ float4 masked_terms(unsigned mask, float area, float4 value) {
+  return make_float4((mask & 1u) ? area * value.x : 0.0f, (mask & 2u) ? area * value.y : 0.0f,
+                     (mask & 4u) ? area * value.z : 0.0f, (mask & 8u) ? area * value.w : 0.0f);
+}
+
+// Warp (orbit o, shell block b): shells b·kSymMergeShells … + 31. Blocks of kSrtThreads; registers
+// bounded for kMinBlocks resident blocks per SM (1: unbounded).
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_kernel(SrtParams p, SymmetricParams sp,
+                                                                          const float* __restrict__ g,
+                                                                          float4* __restrict__ c4) {
+  const int blocks_per_o = (p.shells + kSymMergeShells - 1) / kSymMergeShells;
+  const std::int64_t w = static_cast<std::int64_t>(blockIdx.x) * kSrtWarpsPerBlock + (threadIdx.x >> 5);
+  if (w >= static_cast<std::int64_t>(sp.orbits) * blocks_per_o) return;  // the whole warp
+  const int o = static_cast<int>(w / blocks_per_o), m0 = static_cast<int>(w % blocks_per_o) * kSymMergeShells;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int first = sp.orbit_first[o], last = sp.orbit_first[o + 1];
+  const int my_m = m0 + lane;
+  float4 value = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (my_m < p.shells) {
+    const SymmetryPass<float>& ps = sp.passes[first];
+    value = make_float4(__ldg(g + static_cast<std::int64_t>(ps.q[0]) * p.shells + my_m),
+                        __ldg(g + static_cast<std::int64_t>(ps.q[1]) * p.shells + my_m),
+                        __ldg(g + static_cast<std::int64_t>(ps.q[2]) * p.shells + my_m),
+                        __ldg(g + static_cast<std::int64_t>(ps.q[3]) * p.shells + my_m));
+  }
+  const bool any = value.x != 0.0f || value.y != 0.0f || value.z != 0.0f || value.w != 0.0f;
+  const GridParams<float>& gr = p.grid;
+  const float inv = 1.0f / gr.ds;
+  for (int pi = first; pi < last; ++pi) {
+    const SymmetryPass<float> ps = sp.passes[pi];
+    const ShellFrame<float>& f = ps.frame;
+    ShellCap<float> cap{0, 1.0f, 0.0f, p.h};
+    if (any) cap = shell_cap(f, shell_radius(p, my_m), p.h);
+    const float sin_half = cap.n_theta > 0 ? half_step_sine(cap) : 0.0f;
+    const int rings = static_cast<int>(__reduce_max_sync(kFullMask, static_cast<unsigned>(cap.n_theta)));
+    for (int i = 0; i < rings; ++i) {
+      ShellRing<float> r{0, 0.0f, 0.0f, 1.0f};
+      if (i < cap.n_theta) r = srt_ring(cap, i, sin_half);
+      const float4 v = masked_terms((r.n_phi & 1) ? ps.mask_odd : ps.mask_even, r.area, value);
+      const int longest = static_cast<int>(__reduce_max_sync(kFullMask, static_cast<unsigned>(r.n_phi)));
+      for (int jb = 0; jb < longest; jb += 32) {
+        const int j = jb + lane;
+        SymHold hold;
+        for (int l = 0; l < kSymMergeShells; ++l) {
+          const int n_phi = __shfl_sync(kFullMask, r.n_phi, l);
+          if (jb >= n_phi) continue;  // uniform over the warp
+          const float4 vl = make_float4(__shfl_sync(kFullMask, v.x, l), __shfl_sync(kFullMask, v.y, l),
+                                        __shfl_sync(kFullMask, v.z, l), __shfl_sync(kFullMask, v.w, l));
+          if (vl.x == 0.0f && vl.y == 0.0f && vl.z == 0.0f && vl.w == 0.0f) continue;  // uniform
+          const ShellRing<float> rl{n_phi, 0.0f, __shfl_sync(kFullMask, r.sin_t, l), __shfl_sync(kFullMask, r.cos_t, l)};
+          const ShellCap<float> cl{1, __shfl_sync(kFullMask, cap.R, l), 0.0f, p.h};
+          if (j >= n_phi) continue;
+          float x, y, z;
+          shell_point(f, cl, rl, j, &x, &y, &z);
+          // trilinear_visit's arithmetic, the eight weights kept instead of visited.
+          const float fx = (x - gr.x0) * inv, fy = (y - gr.y0) * inv, fz = (z - gr.z0) * inv;
+          const float bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
+          const int i0 = static_cast<int>(bx), j0 = static_cast<int>(by), k0 = static_cast<int>(bz);
+          if (i0 < -1 || j0 < -1 || k0 < -1 || i0 >= gr.nx || j0 >= gr.ny || k0 >= gr.nz) continue;
+          if (i0 != hold.i0 || j0 != hold.j0 || k0 != hold.k0) {
+            sym_hold_flush(gr, hold, c4);
+            sym_hold_reset(hold, i0, j0, k0);
+          }
+          const float wx[2] = {1.0f - (fx - bx), fx - bx};
+          const float wy[2] = {1.0f - (fy - by), fy - by};
+          const float wz[2] = {1.0f - (fz - bz), fz - bz};
+#pragma unroll
+          for (int c = 0; c < 2; ++c)
+#pragma unroll
+            for (int b = 0; b < 2; ++b)
+#pragma unroll
+              for (int a = 0; a < 2; ++a) {
+                const float wt = wx[a] * wy[b] * wz[c];
+                float4& h = hold.s[a + 2 * b + 4 * c];
+                h.x += wt * vl.x;
+                h.y += wt * vl.y;
+                h.z += wt * vl.z;
+                h.w += wt * vl.w;
+              }
+        }
+        sym_hold_flush(gr, hold, c4);
+      }
+    }
+  }
+}
+
+// α = H_srtᵀ g (c4: N float4 scratch, overwritten).
+template <int kMinBlocks>
+void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4, float* alpha,
+                               cudaStream_t stream) {
+  const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
+  if (N <= 0) return;
+  TOMO_CUDA_CHECK(cudaMemsetAsync(c4, 0, N * sizeof(float4), stream));
+  const std::int64_t warps =
+      static_cast<std::int64_t>(sp.orbits) * ((p.shells + kSymMergeShells - 1) / kSymMergeShells);
+  if (warps > 0) {
+    const unsigned blocks = static_cast<unsigned>((warps + kSrtWarpsPerBlock - 1) / kSrtWarpsPerBlock);
+    sym_merged_scatter_kernel<kMinBlocks><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
+    TOMO_CUDA_CHECK_LAST();
+  }
+  launch_symmetric_deinterleave(p, sp, c4, alpha, stream);
+}
+
+}  // namespace tomo::oat::cuda_detail
