@@ -108,9 +108,9 @@ void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const f
 
 // α = H_srtᵀ g by the same orbits: c4 (N float4, overwritten) receives the four members' terms of
 // each patch by float4 atomics, summed in registers while a lane's patches on consecutive shells
-// keep their base voxel (srt_sym_merged.cuh), then α(W) = Σ_r c4[R⁻ʳW].r. The order of the atomics
-// varies from run to run (float sums: the image to float rounding, not bit for bit). On one H200
-// (bench_oat's scene) 456 ms against the gather's 820 and the scatter's 1910.
+// stay in one 2×2×2 block of voxels (srt_sym_merged.cuh), then α(W) = Σ_r c4[R⁻ʳW].r. The order of
+// the atomics varies from run to run (float sums: the image to float rounding, not bit for bit).
+// On one H200 (bench_oat's scene) 370 ms against the gather's 813 and the scatter's 1910.
 inline constexpr int kSymMergedMinBlocks = 1;  // resident blocks the registers are bounded for (1: unbounded)
 void launch_srt_symmetric_adjoint(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4,
                                   float* alpha, cudaStream_t stream);

@@ -7,8 +7,10 @@
 // visited once with kernel_math's weights; the members' masks by ring parity as the forward's.
 // Ring i lies at nearly the same arc length from the axis on neighbouring shells, so a lane's
 // patches step radially by c₀Δt (0.075 mm on the paper scene, 0.2 mm voxels) and their base voxel
-// repeats: fewer atomics than one per patch and corner. The register bound is a template parameter
-// so that bench/cuda/oat compares others.
+// repeats, and when it moves (mostly by one voxel along one axis) only the four corners that leave
+// the 2×2×2 block are added: fewer atomics than one per patch and corner (the kernel is bound by
+// them: 104 ms of its 370 on the bench without them). The register bound and the two refinements
+// are template parameters so that bench/cuda/oat compares the other forms.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -55,9 +57,51 @@ __device__ __forceinline__ float4 masked_terms(unsigned mask, float area, float4
                      (mask & 4u) ? area * value.z : 0.0f, (mask & 8u) ? area * value.w : 0.0f);
 }
 
+// The base voxel moves by d = ±1 along axis A: the four corners on the side that leaves the 2×2×2
+// block are added to c4, the four that stay move to their places in the moved block, and the side
+// that enters starts at zero.
+template <int A, int kLeave>
+__device__ __forceinline__ void sym_hold_shift_side(const GridParams<float>& g, SymHold& h, float4* c4) {
+#pragma unroll
+  for (int n = 0; n < 8; ++n) {
+    const int a = n & 1, b = (n >> 1) & 1, c = n >> 2;
+    const int side = A == 0 ? a : A == 1 ? b : c;
+    if (side != kLeave) continue;
+    const int i = h.i0 + a, j = h.j0 + b, k = h.k0 + c;
+    if (i >= 0 && j >= 0 && k >= 0 && i < g.nx && j < g.ny && k < g.nz)
+      atomicAdd(c4 + i + static_cast<std::int64_t>(g.nx) * (j + static_cast<std::int64_t>(g.ny) * k), h.s[n]);
+    const int m = n ^ (1 << A);  // the same corner on the staying side
+    h.s[n] = h.s[m];
+    h.s[m] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  const int d = kLeave == 0 ? 1 : -1;
+  if (A == 0) h.i0 += d;
+  else if (A == 1) h.j0 += d;
+  else h.k0 += d;
+}
+
+template <int A>
+__device__ __forceinline__ void sym_hold_shift(const GridParams<float>& g, SymHold& h, int d, float4* c4) {
+  if (d > 0) sym_hold_shift_side<A, 0>(g, h, c4);
+  else if (d < 0) sym_hold_shift_side<A, 1>(g, h, c4);
+}
+
+// Bench probe: the sums kept but nothing added (a store never taken for finite data).
+__device__ __forceinline__ void sym_hold_probe(const SymHold& h, float4* c4) {
+  float t = 0.0f;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) t += h.s[c].x + h.s[c].y + h.s[c].z + h.s[c].w;
+  if (isnan(t)) c4[0] = make_float4(t, t, t, t);
+}
+
 // Warp (orbit o, shell block b): shells b·kSymMergeShells … + 31. Blocks of kSrtThreads; registers
-// bounded for kMinBlocks resident blocks per SM (1: unbounded).
-template <int kMinBlocks>
+// bounded for kMinBlocks resident blocks per SM (1: unbounded). kStaged: each ring's 32 records
+// (n_phi, sin θ, cos θ, R, the four terms) go through shared memory, two broadcast reads a shell
+// instead of eight shuffles; kShift: when the base voxel moves by at most one along each axis, only
+// the corners leaving the 2×2×2 block are added and the others shift (a one-axis move: four
+// atomics instead of eight); kAdds false: a probe without the global adds. The product runs both
+// kStaged and kShift; bench/cuda/oat times the others.
+template <int kMinBlocks, bool kStaged = true, bool kAdds = true, bool kShift = true>
 __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_kernel(SrtParams p, SymmetricParams sp,
                                                                           const float* __restrict__ g,
                                                                           float4* __restrict__ c4) {
@@ -79,6 +123,12 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
   const bool any = value.x != 0.0f || value.y != 0.0f || value.z != 0.0f || value.w != 0.0f;
   const GridParams<float>& gr = p.grid;
   const float inv = 1.0f / gr.ds;
+  __shared__ float4 staged[kStaged ? kSrtWarpsPerBlock : 1][32][2];
+  float4(*mine)[2] = staged[kStaged ? (threadIdx.x >> 5) : 0];
+  auto flush = [&](const SymHold& h) {
+    if constexpr (kAdds) sym_hold_flush(gr, h, c4);
+    else sym_hold_probe(h, c4);
+  };
   for (int pi = first; pi < last; ++pi) {
     const SymmetryPass<float> ps = sp.passes[pi];
     const ShellFrame<float>& f = ps.frame;
@@ -91,17 +141,36 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
       if (i < cap.n_theta) r = srt_ring(cap, i, sin_half);
       const float4 v = masked_terms((r.n_phi & 1) ? ps.mask_odd : ps.mask_even, r.area, value);
       const int longest = static_cast<int>(__reduce_max_sync(kFullMask, static_cast<unsigned>(r.n_phi)));
+      if constexpr (kStaged) {
+        __syncwarp();  // the previous ring's records are read
+        mine[lane][0] = make_float4(__int_as_float(r.n_phi), r.sin_t, r.cos_t, cap.R);
+        mine[lane][1] = v;
+        __syncwarp();
+      }
       for (int jb = 0; jb < longest; jb += 32) {
         const int j = jb + lane;
         SymHold hold;
         for (int l = 0; l < kSymMergeShells; ++l) {
-          const int n_phi = __shfl_sync(kFullMask, r.n_phi, l);
-          if (jb >= n_phi) continue;  // uniform over the warp
-          const float4 vl = make_float4(__shfl_sync(kFullMask, v.x, l), __shfl_sync(kFullMask, v.y, l),
-                                        __shfl_sync(kFullMask, v.z, l), __shfl_sync(kFullMask, v.w, l));
+          int n_phi;
+          float4 vl;
+          ShellRing<float> rl;
+          ShellCap<float> cl;
+          if constexpr (kStaged) {
+            const float4 a = mine[l][0];
+            n_phi = __float_as_int(a.x);
+            if (jb >= n_phi) continue;  // uniform over the warp
+            vl = mine[l][1];
+            rl = {n_phi, 0.0f, a.y, a.z};
+            cl = {1, a.w, 0.0f, p.h};
+          } else {
+            n_phi = __shfl_sync(kFullMask, r.n_phi, l);
+            if (jb >= n_phi) continue;  // uniform over the warp
+            vl = make_float4(__shfl_sync(kFullMask, v.x, l), __shfl_sync(kFullMask, v.y, l),
+                             __shfl_sync(kFullMask, v.z, l), __shfl_sync(kFullMask, v.w, l));
+            rl = {n_phi, 0.0f, __shfl_sync(kFullMask, r.sin_t, l), __shfl_sync(kFullMask, r.cos_t, l)};
+            cl = {1, __shfl_sync(kFullMask, cap.R, l), 0.0f, p.h};
+          }
           if (vl.x == 0.0f && vl.y == 0.0f && vl.z == 0.0f && vl.w == 0.0f) continue;  // uniform
-          const ShellRing<float> rl{n_phi, 0.0f, __shfl_sync(kFullMask, r.sin_t, l), __shfl_sync(kFullMask, r.cos_t, l)};
-          const ShellCap<float> cl{1, __shfl_sync(kFullMask, cap.R, l), 0.0f, p.h};
           if (j >= n_phi) continue;
           float x, y, z;
           shell_point(f, cl, rl, j, &x, &y, &z);
@@ -111,8 +180,15 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
           const int i0 = static_cast<int>(bx), j0 = static_cast<int>(by), k0 = static_cast<int>(bz);
           if (i0 < -1 || j0 < -1 || k0 < -1 || i0 >= gr.nx || j0 >= gr.ny || k0 >= gr.nz) continue;
           if (i0 != hold.i0 || j0 != hold.j0 || k0 != hold.k0) {
-            sym_hold_flush(gr, hold, c4);
-            sym_hold_reset(hold, i0, j0, k0);
+            if (kShift && kAdds && hold.i0 != INT_MIN && abs(i0 - hold.i0) <= 1 && abs(j0 - hold.j0) <= 1 &&
+                abs(k0 - hold.k0) <= 1) {
+              sym_hold_shift<0>(gr, hold, i0 - hold.i0, c4);
+              sym_hold_shift<1>(gr, hold, j0 - hold.j0, c4);
+              sym_hold_shift<2>(gr, hold, k0 - hold.k0, c4);
+            } else {
+              flush(hold);
+              sym_hold_reset(hold, i0, j0, k0);
+            }
           }
           const float wx[2] = {1.0f - (fx - bx), fx - bx};
           const float wy[2] = {1.0f - (fy - by), fy - by};
@@ -131,14 +207,14 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
                 h.w += wt * vl.w;
               }
         }
-        sym_hold_flush(gr, hold, c4);
+        flush(hold);
       }
     }
   }
 }
 
 // α = H_srtᵀ g (c4: N float4 scratch, overwritten).
-template <int kMinBlocks>
+template <int kMinBlocks, bool kStaged = true, bool kAdds = true, bool kShift = true>
 void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4, float* alpha,
                                cudaStream_t stream) {
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
@@ -148,7 +224,7 @@ void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const f
       static_cast<std::int64_t>(sp.orbits) * ((p.shells + kSymMergeShells - 1) / kSymMergeShells);
   if (warps > 0) {
     const unsigned blocks = static_cast<unsigned>((warps + kSrtWarpsPerBlock - 1) / kSrtWarpsPerBlock);
-    sym_merged_scatter_kernel<kMinBlocks><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
+    sym_merged_scatter_kernel<kMinBlocks, kStaged, kAdds, kShift><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
     TOMO_CUDA_CHECK_LAST();
   }
   launch_symmetric_deinterleave(p, sp, c4, alpha, stream);

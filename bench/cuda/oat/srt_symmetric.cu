@@ -180,11 +180,20 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   scatter_row("sym-scatter merged over 32 shells (the product's)", [&] {
     launch_srt_symmetric_adjoint(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("sym-scatter merged, registers for 4 blocks/SM", [&] {
+  scatter_row("merged, neither staged nor shifted", [&] {
+    launch_sym_merged_as<1, false, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
+  scatter_row("merged, staged, not shifted", [&] {
+    launch_sym_merged_as<1, true, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
+  scatter_row("merged, shifted, not staged", [&] {
+    launch_sym_merged_as<1, false, true, true>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  });
+  scatter_row("merged, staged and shifted, 4 blocks/SM", [&] {
     launch_sym_merged_as<4>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("sym-scatter merged, registers for 5 blocks/SM", [&] {
-    launch_sym_merged_as<5>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  scatter_row("probe: merged, staged, without global adds", [&] {
+    launch_sym_merged_as<1, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   for (const SymGatherForm& form : kForms) {
     SymGatherParams s2;
