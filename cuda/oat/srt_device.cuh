@@ -62,6 +62,25 @@ __device__ __forceinline__ void turn_voxel(int n, int k, int i, int j, int* a, i
   }
 }
 
+// trilinear_visit's arithmetic with the eight weights kept for the caller: the base voxel and the
+// per-axis weights (corner (a, b, c) weighs wx[a]·wy[b]·wz[c]); false where the patch's footprint
+// misses the grid. inv = 1/Δs.
+struct TrilinearBase {
+  int i0, j0, k0;
+  float wx[2], wy[2], wz[2];
+};
+__device__ __forceinline__ bool trilinear_base(const GridParams<float>& g, float inv, float x, float y, float z,
+                                               TrilinearBase* t) {
+  const float fx = (x - g.x0) * inv, fy = (y - g.y0) * inv, fz = (z - g.z0) * inv;
+  const float bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
+  t->i0 = static_cast<int>(bx), t->j0 = static_cast<int>(by), t->k0 = static_cast<int>(bz);
+  if (t->i0 < -1 || t->j0 < -1 || t->k0 < -1 || t->i0 >= g.nx || t->j0 >= g.ny || t->k0 >= g.nz) return false;
+  t->wx[0] = 1.0f - (fx - bx), t->wx[1] = fx - bx;
+  t->wy[0] = 1.0f - (fy - by), t->wy[1] = fy - by;
+  t->wz[0] = 1.0f - (fz - bz), t->wz[1] = fz - bz;
+  return true;
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFullMask, v, o);

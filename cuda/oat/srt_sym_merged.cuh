@@ -174,11 +174,9 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
           if (j >= n_phi) continue;
           float x, y, z;
           shell_point(f, cl, rl, j, &x, &y, &z);
-          // trilinear_visit's arithmetic, the eight weights kept instead of visited.
-          const float fx = (x - gr.x0) * inv, fy = (y - gr.y0) * inv, fz = (z - gr.z0) * inv;
-          const float bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
-          const int i0 = static_cast<int>(bx), j0 = static_cast<int>(by), k0 = static_cast<int>(bz);
-          if (i0 < -1 || j0 < -1 || k0 < -1 || i0 >= gr.nx || j0 >= gr.ny || k0 >= gr.nz) continue;
+          TrilinearBase t;
+          if (!trilinear_base(gr, inv, x, y, z, &t)) continue;
+          const int i0 = t.i0, j0 = t.j0, k0 = t.k0;
           if (i0 != hold.i0 || j0 != hold.j0 || k0 != hold.k0) {
             if (kShift && kAdds && hold.i0 != INT_MIN && abs(i0 - hold.i0) <= 1 && abs(j0 - hold.j0) <= 1 &&
                 abs(k0 - hold.k0) <= 1) {
@@ -190,16 +188,13 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
               sym_hold_reset(hold, i0, j0, k0);
             }
           }
-          const float wx[2] = {1.0f - (fx - bx), fx - bx};
-          const float wy[2] = {1.0f - (fy - by), fy - by};
-          const float wz[2] = {1.0f - (fz - bz), fz - bz};
 #pragma unroll
           for (int c = 0; c < 2; ++c)
 #pragma unroll
             for (int b = 0; b < 2; ++b)
 #pragma unroll
               for (int a = 0; a < 2; ++a) {
-                const float wt = wx[a] * wy[b] * wz[c];
+                const float wt = t.wx[a] * t.wy[b] * t.wz[c];
                 float4& h = hold.s[a + 2 * b + 4 * c];
                 h.x += wt * vl.x;
                 h.y += wt * vl.y;

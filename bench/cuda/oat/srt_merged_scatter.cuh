@@ -96,24 +96,18 @@ __global__ void __launch_bounds__(kSrtThreads) merged_scatter_kernel(SrtParams p
         if (j >= n_phi) continue;
         float x, y, z;
         shell_point(f, cl, rl, j, &x, &y, &z);
-        // trilinear_visit's arithmetic, the eight weights kept instead of visited.
-        const float fx = (x - gr.x0) * inv, fy = (y - gr.y0) * inv, fz = (z - gr.z0) * inv;
-        const float bx = m_floor(fx), by = m_floor(fy), bz = m_floor(fz);
-        const int i0 = static_cast<int>(bx), j0b = static_cast<int>(by), k0 = static_cast<int>(bz);
-        if (i0 < -1 || j0b < -1 || k0 < -1 || i0 >= gr.nx || j0b >= gr.ny || k0 >= gr.nz) continue;
-        if (i0 != hold.i0 || j0b != hold.j0 || k0 != hold.k0) {
+        TrilinearBase t;
+        if (!trilinear_base(gr, inv, x, y, z, &t)) continue;
+        if (t.i0 != hold.i0 || t.j0 != hold.j0 || t.k0 != hold.k0) {
           merged_flush<kVector>(gr, hold, alpha);
-          hold = MergedCorners{i0, j0b, k0};
+          hold = MergedCorners{t.i0, t.j0, t.k0};
         }
-        const float wx[2] = {1.0f - (fx - bx), fx - bx};
-        const float wy[2] = {1.0f - (fy - by), fy - by};
-        const float wz[2] = {1.0f - (fz - bz), fz - bz};
 #pragma unroll
         for (int c = 0; c < 2; ++c)
 #pragma unroll
           for (int b = 0; b < 2; ++b)
 #pragma unroll
-            for (int a = 0; a < 2; ++a) hold.s[a + 2 * b + 4 * c] += wx[a] * wy[b] * wz[c] * vl;
+            for (int a = 0; a < 2; ++a) hold.s[a + 2 * b + 4 * c] += t.wx[a] * t.wy[b] * t.wz[c] * vl;
       }
       merged_flush<kVector>(gr, hold, alpha);
     }
