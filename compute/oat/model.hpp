@@ -36,7 +36,7 @@ struct ModelOptions {
   double patch_factor = 1.0;  // H_srt patch edge = patch_factor·Δs ([Wang2013]: ≈ Δs)
   bool portable = false;      // gl-compute: ignore the float-atomic extension (test the fallback)
   // cuda: H_intᵀ by the fixed-point gather, the same bits on every run, instead of the symmetric
-  // scatter (float atomics: the same image to float rounding, about 1.8× faster where the array
+  // scatter (float atomics: the same image to float rounding, about 2.2× faster where the array
   // has the quarter-turn symmetry). cpu is reproducible anyway; gl-compute refuses it.
   bool reproducible = false;
 };
