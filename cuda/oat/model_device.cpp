@@ -65,17 +65,6 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
   frames_.resize(frames.size());
   frames_.upload(frames);
   srt_.frames = frames_.data();
-  gather_ = gather_plan(g, srt_, frames);
-  fixed_.resize(cuda_detail::kGatherScratch);
-  gather_.fixed = fixed_.data();
-  trig_.resize(cuda_detail::trig_table_size(cuda_detail::kTrigTableN));
-  cuda_detail::launch_trig_table(trig_.data(), cuda_detail::kTrigTableN, stream_.get());
-  gather_.trig = trig_.data();
-  gather_.trig_n = cuda_detail::kTrigTableN;
-  if (gather_.chunks > 1) {
-    require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
-    partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);
-  }
   // The exact forward by the quarter-turn symmetry where the geometry has it (the hardware
   // forward reads a texture).
   const SrtSymmetry sym = fetch_ == cuda_detail::SrtFetch::exact ? plan_srt_symmetry(g) : SrtSymmetry{};
@@ -95,6 +84,20 @@ ModelDevice::ModelDevice(const OatGeometry& g0, const ModelOptions& o, int devic
     symmetric_adjoint_ = !o.reproducible;
   } else if (fetch_ == cuda_detail::SrtFetch::exact) {
     log_debug("oat cuda model: the general H_srt kernel (no quarter-turn symmetry: ", sym.why, ")");
+  }
+  // The gather's tiles, fixed-point scratch, azimuth table and partial images only where it runs.
+  if (!symmetric_adjoint_) {
+    gather_ = gather_plan(g, srt_, frames);
+    fixed_.resize(cuda_detail::kGatherScratch);
+    gather_.fixed = fixed_.data();
+    trig_.resize(cuda_detail::trig_table_size(cuda_detail::kTrigTableN));
+    cuda_detail::launch_trig_table(trig_.data(), cuda_detail::kTrigTableN, stream_.get());
+    gather_.trig = trig_.data();
+    gather_.trig_n = cuda_detail::kTrigTableN;
+    if (gather_.chunks > 1) {
+      require_device_memory(4.0 * gather_.chunks * static_cast<double>(N), "oat cuda model: the gather's partial images");
+      partial_.resize(static_cast<std::size_t>(gather_.chunks) * N);
+    }
   }
   if (g.eir.active()) {
     const std::vector<float> taps(g.eir.taps.begin(), g.eir.taps.end());

@@ -86,22 +86,23 @@ __device__ __forceinline__ void sym_hold_shift(const GridParams<float>& g, SymHo
   else if (d < 0) sym_hold_shift_side<A, 1>(g, h, c4);
 }
 
-// Bench probe: the sums kept but nothing added (a store never taken for finite data).
-__device__ __forceinline__ void sym_hold_probe(const SymHold& h, float4* c4) {
-  float t = 0.0f;
-#pragma unroll
-  for (int c = 0; c < 8; ++c) t += h.s[c].x + h.s[c].y + h.s[c].z + h.s[c].w;
-  if (isnan(t)) c4[0] = make_float4(t, t, t, t);
-}
+// How a lane's held sums reach the image: the product adds them (float4 atomics; a block that
+// moves by one voxel adds only its leaving corners). bench/cuda/oat supplies a probe without adds.
+struct AtomicAdds {
+  static constexpr bool kShiftable = true;
+  __device__ __forceinline__ static void flush(const GridParams<float>& g, const SymHold& h, float4* c4) {
+    sym_hold_flush(g, h, c4);
+  }
+};
 
 // Warp (orbit o, shell block b): shells b·kSymMergeShells … + 31. Blocks of kSrtThreads; registers
 // bounded for kMinBlocks resident blocks per SM (1: unbounded). kStaged: each ring's 32 records
 // (n_phi, sin θ, cos θ, R, the four terms) go through shared memory, two broadcast reads a shell
 // instead of eight shuffles; kShift: when the base voxel moves by at most one along each axis, only
 // the corners leaving the 2×2×2 block are added and the others shift (a one-axis move: four
-// atomics instead of eight); kAdds false: a probe without the global adds. The product runs both
-// kStaged and kShift; bench/cuda/oat times the others.
-template <int kMinBlocks, bool kStaged = true, bool kAdds = true, bool kShift = true>
+// atomics instead of eight); Flush: AtomicAdds, or a bench probe. The product runs both kStaged
+// and kShift; bench/cuda/oat times the others.
+template <int kMinBlocks, bool kStaged = true, bool kShift = true, class Flush = AtomicAdds>
 __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_kernel(SrtParams p, SymmetricParams sp,
                                                                           const float* __restrict__ g,
                                                                           float4* __restrict__ c4) {
@@ -125,10 +126,7 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
   const float inv = 1.0f / gr.ds;
   __shared__ float4 staged[kStaged ? kSrtWarpsPerBlock : 1][32][2];
   float4(*mine)[2] = staged[kStaged ? (threadIdx.x >> 5) : 0];
-  auto flush = [&](const SymHold& h) {
-    if constexpr (kAdds) sym_hold_flush(gr, h, c4);
-    else sym_hold_probe(h, c4);
-  };
+  auto flush = [&](const SymHold& h) { Flush::flush(gr, h, c4); };
   for (int pi = first; pi < last; ++pi) {
     const SymmetryPass<float> ps = sp.passes[pi];
     const ShellFrame<float>& f = ps.frame;
@@ -178,7 +176,7 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
           if (!trilinear_base(gr, inv, x, y, z, &t)) continue;
           const int i0 = t.i0, j0 = t.j0, k0 = t.k0;
           if (i0 != hold.i0 || j0 != hold.j0 || k0 != hold.k0) {
-            if (kShift && kAdds && hold.i0 != INT_MIN && abs(i0 - hold.i0) <= 1 && abs(j0 - hold.j0) <= 1 &&
+            if (kShift && Flush::kShiftable && hold.i0 != INT_MIN && abs(i0 - hold.i0) <= 1 && abs(j0 - hold.j0) <= 1 &&
                 abs(k0 - hold.k0) <= 1) {
               sym_hold_shift<0>(gr, hold, i0 - hold.i0, c4);
               sym_hold_shift<1>(gr, hold, j0 - hold.j0, c4);
@@ -209,7 +207,7 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
 }
 
 // α = H_srtᵀ g (c4: N float4 scratch, overwritten).
-template <int kMinBlocks, bool kStaged = true, bool kAdds = true, bool kShift = true>
+template <int kMinBlocks, bool kStaged = true, bool kShift = true, class Flush = AtomicAdds>
 void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4, float* alpha,
                                cudaStream_t stream) {
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
@@ -219,7 +217,7 @@ void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const f
       static_cast<std::int64_t>(sp.orbits) * ((p.shells + kSymMergeShells - 1) / kSymMergeShells);
   if (warps > 0) {
     const unsigned blocks = static_cast<unsigned>((warps + kSrtWarpsPerBlock - 1) / kSrtWarpsPerBlock);
-    sym_merged_scatter_kernel<kMinBlocks, kStaged, kAdds, kShift><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
+    sym_merged_scatter_kernel<kMinBlocks, kStaged, kShift, Flush><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
     TOMO_CUDA_CHECK_LAST();
   }
   launch_symmetric_deinterleave(p, sp, c4, alpha, stream);

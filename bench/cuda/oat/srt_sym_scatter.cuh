@@ -12,6 +12,18 @@
 
 namespace tomo::oat::cuda_detail {
 
+// Probe of the merged form: the held sums kept but nothing added (a store never taken for finite
+// data), so the time is the enumeration and patch arithmetic alone.
+struct NoAddsProbe {
+  static constexpr bool kShiftable = false;
+  __device__ __forceinline__ static void flush(const GridParams<float>&, const SymHold& h, float4* c4) {
+    float t = 0.0f;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) t += h.s[c].x + h.s[c].y + h.s[c].z + h.s[c].w;
+    if (isnan(t)) c4[0] = make_float4(t, t, t, t);
+  }
+};
+
 __global__ void __launch_bounds__(kSrtThreads) sym_plain_scatter_kernel(SrtParams p, SymmetricParams sp,
                                                                    const float* __restrict__ g,
                                                                    float4* __restrict__ c4) {

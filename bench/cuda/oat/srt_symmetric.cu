@@ -181,19 +181,19 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
     launch_srt_symmetric_adjoint(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   scatter_row("merged, neither staged nor shifted", [&] {
-    launch_sym_merged_as<1, false, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+    launch_sym_merged_as<1, false, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   scatter_row("merged, staged, not shifted", [&] {
-    launch_sym_merged_as<1, true, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+    launch_sym_merged_as<1, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   scatter_row("merged, shifted, not staged", [&] {
-    launch_sym_merged_as<1, false, true, true>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+    launch_sym_merged_as<1, false, true>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   scatter_row("merged, staged and shifted, 4 blocks/SM", [&] {
     launch_sym_merged_as<4>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   scatter_row("probe: merged, staged, without global adds", [&] {
-    launch_sym_merged_as<1, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+    launch_sym_merged_as<1, true, true, NoAddsProbe>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   for (const SymGatherForm& form : kForms) {
     SymGatherParams s2;
