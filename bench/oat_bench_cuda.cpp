@@ -178,9 +178,32 @@ void symmetric_rows(const Args& a, const OatGeometry& gm, double patches, nlohma
                       {"local_bytes", r.local_bytes},
                       {"chunks", r.chunks}});
     }
-  out["h_srt_symmetric"] = {{"symmetric", true},          {"orbits", s.orbits},
+  // The product's adds against kernels that issue as many and do nothing else: its share of each
+  // ceiling's rate, over its whole time and over the time its adds add to the probe without them.
+  nlohmann::json ceilings = nlohmann::json::array();
+  if (s.adds > 0 && s.product_adjoint_ms > 0) {
+    const double adds_ms = s.product_adjoint_ms - s.no_adds_ms;
+    std::printf("H_srtT (the product's, %.2f ms; %.2f ms without its adds) issues %.4g float4 atomics, %.3f a "
+                "patch; the interleaved image %.1f MB, L2 %.1f MB:\n",
+                s.product_adjoint_ms, s.no_adds_ms, double(s.adds), double(s.adds) / patches, s.c4_bytes / 1e6,
+                s.l2_bytes / 1e6);
+    std::printf("  %-58s %10s %12s %14s %14s\n", "ceiling: as many adds", "ms", "adds/s", "product/this",
+                "adds' ms/this");
+    for (const SymmetricRow& r : s.ceilings) {
+      std::printf("  %-58s %10.2f %12.4g %13.1f%% %13.1f%%\n", r.name.c_str(), r.ms, double(s.adds) / (r.ms * 1e-3),
+                  100.0 * r.ms / s.product_adjoint_ms, adds_ms > 0 ? 100.0 * r.ms / adds_ms : 0.0);
+      ceilings.push_back({{"pattern", r.name}, {"ms", r.ms}, {"adds_per_s", double(s.adds) / (r.ms * 1e-3)}});
+    }
+  }
+  out["h_srt_symmetric"] = {{"symmetric", true},
+                            {"orbits", s.orbits},
                             {"passes", s.passes},
-                            {"product_identity", s.product_identity}, {"rows", rows}};
+                            {"product_identity", s.product_identity},
+                            {"rows", rows},
+                            {"adjoint_float4_atomics", s.adds},
+                            {"adjoint_ms", s.product_adjoint_ms},
+                            {"adjoint_no_adds_ms", s.no_adds_ms},
+                            {"atomic_ceilings", ceilings}};
 }
 
 }  // namespace

@@ -137,17 +137,30 @@ TOMO_HD void shell_ring_walk(const ShellFrame<T>& f, const ShellCap<T>& c, const
   }
 }
 
+// Sine and cosine of patch j's azimuth φ_j = (j + ½)·2π/n_phi on a ring of n_phi patches.
+template <class T>
+TOMO_HD void shell_azimuth(int j, int n_phi, T* sp, T* cp) {
+  m_sincos((T(j) + T(0.5)) * T(2) * kPi<T> / T(n_phi), sp, cp);
+}
+
+// World position of the patch of ring `r` at the azimuth whose sine and cosine are sp, cp.
+template <class T>
+TOMO_HD void shell_point_at(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, T sp, T cp, T* x,
+                            T* y, T* z) {
+  const T a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
+  *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
+  *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
+  *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
+}
+
 // World position of patch j of ring `r` (azimuth φ_j = (j + ½)·2π/n_phi), computed directly:
 // for threads that take one patch each; shell_ring_walk visits the same points in order.
 template <class T>
 TOMO_HD void shell_point(const ShellFrame<T>& f, const ShellCap<T>& c, const ShellRing<T>& r, int j, T* x,
                              T* y, T* z) {
   T sp, cp;
-  m_sincos((T(j) + T(0.5)) * T(2) * kPi<T> / T(r.n_phi), &sp, &cp);
-  const T a = c.R * r.cos_t, b = c.R * r.sin_t * cp, d = c.R * r.sin_t * sp;
-  *x = f.sx + a * f.ex + b * f.ux + d * f.vx;
-  *y = f.sy + a * f.ey + b * f.uy + d * f.vy;
-  *z = f.sz + a * f.ez + b * f.uz + d * f.vz;
+  shell_azimuth(j, r.n_phi, &sp, &cp);
+  shell_point_at(f, c, r, sp, cp, x, y, z);
 }
 
 // g[q, k] = Σ_patches area·Ā(r_patch) for the shell of radius R (H_srt, one data sample).

@@ -177,24 +177,76 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   scatter_row("sym-scatter, a float4 atomic per patch and corner", [&] {
     launch_sym_plain_scatter(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("sym-scatter merged over 32 shells (the product's)", [&] {
+  scatter_row("sym-scatter merged over 32 shells, parity slots (the product's)", [&] {
     launch_srt_symmetric_adjoint(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("merged, neither staged nor shifted", [&] {
-    launch_sym_merged_as<1, false, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  out.product_adjoint_ms = out.adjoint.back().ms;
+  scatter_row("merged, flushed whole, not staged", [&] {
+    launch_sym_merged_as<1, false, SymMerge::flush>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("merged, staged, not shifted", [&] {
-    launch_sym_merged_as<1, true, false>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  scatter_row("merged, flushed whole, staged", [&] {
+    launch_sym_merged_as<1, true, SymMerge::flush>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("merged, shifted, not staged", [&] {
-    launch_sym_merged_as<1, false, true>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  scatter_row("merged, parity slots, not staged", [&] {
+    launch_sym_merged_as<1, false, SymMerge::parity>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("merged, staged and shifted, 4 blocks/SM", [&] {
-    launch_sym_merged_as<4>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  scatter_row("merged, parity slots, staged, 4 blocks/SM", [&] {
+    launch_sym_merged_as<4, true, SymMerge::parity>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("probe: merged, staged, without global adds", [&] {
-    launch_sym_merged_as<1, true, true, NoAddsProbe>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  scatter_row("probe: merged, parity slots, staged, without global adds", [&] {
+    launch_sym_merged_as<1, true, SymMerge::parity, NoAddsProbe>(p, sp, g_d.data(), c4.data(), img_d.data(),
+                                                                stream.get());
   });
+  out.no_adds_ms = out.adjoint.back().ms;
+  std::printf("  adds: flushed whole %.4g\n",
+              double(count_sym_merged_adds<SymMerge::flush>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get())));
+  // The product with the interleaved image marked persisting in L2 (as much of it as the carve-out
+  // holds), to see whether its atomics lose to evictions.
+  cudaDeviceProp prop{};
+  TOMO_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const std::size_t c4_bytes = N * sizeof(float4);
+  if (prop.persistingL2CacheMaxSize > 0 && prop.accessPolicyMaxWindowSize > 0) {
+    TOMO_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, prop.persistingL2CacheMaxSize));
+    cudaStreamAttrValue attr{};
+    attr.accessPolicyWindow.base_ptr = c4.data();
+    attr.accessPolicyWindow.num_bytes = std::min<std::size_t>(c4_bytes, prop.accessPolicyMaxWindowSize);
+    attr.accessPolicyWindow.hitRatio =
+        static_cast<float>(std::min(1.0, double(prop.persistingL2CacheMaxSize) / attr.accessPolicyWindow.num_bytes));
+    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    TOMO_CUDA_CHECK(cudaStreamSetAttribute(stream.get(), cudaStreamAttributeAccessPolicyWindow, &attr));
+    char name[160];
+    std::snprintf(name, sizeof name, "the product, c4 persisting in L2 (%.0f of %.0f MB, hit ratio %.2f)",
+                  prop.persistingL2CacheMaxSize / 1e6, c4_bytes / 1e6, attr.accessPolicyWindow.hitRatio);
+    scatter_row(name, [&] {
+      launch_srt_symmetric_adjoint(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+    });
+    attr.accessPolicyWindow.num_bytes = 0;
+    TOMO_CUDA_CHECK(cudaStreamSetAttribute(stream.get(), cudaStreamAttributeAccessPolicyWindow, &attr));
+    TOMO_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+    TOMO_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  }
+  // The product's float4 atomics counted, then as many issued by the ceiling kernels.
+  out.adds = count_sym_merged_adds<SymMerge::parity>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  out.l2_bytes = prop.l2CacheSize;
+  out.c4_bytes = c4_bytes;
+  const struct {
+    const char* name;
+    RedPattern pattern;
+  } ceilings[] = {{"float4 atomics, each lane a random voxel", RedPattern::random},
+                  {"float4 atomics, a warp a 4x4x2 block of voxels", RedPattern::box},
+                  {"float4 atomics, a warp 32 consecutive voxels", RedPattern::line},
+                  {"float atomics (one component), each lane a random voxel", RedPattern::scalar}};
+  for (const auto& c : ceilings) {
+    SymmetricRow r{c.name};
+    r.ms = tomo::cuda::best_event_ms(stream.get(), reps, [&] {
+      launch_red_ceiling(c.pattern, c4.data(), p.grid.nx, p.grid.ny, p.grid.nz,
+                         static_cast<std::int64_t>(out.adds), sms, stream.get());
+    });
+    std::printf("  timed ceiling %s: %.2f ms\n", r.name.c_str(), r.ms);
+    std::fflush(stdout);
+    out.ceilings.push_back(r);
+  }
   for (const SymGatherForm& form : kForms) {
     SymGatherParams s2;
     s2.orbits = sp;

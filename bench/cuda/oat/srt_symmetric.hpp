@@ -29,6 +29,12 @@ struct SymmetricTimes {
   int orbits = 0, passes = 0;
   double product_identity = -1;
   std::vector<SymmetricRow> forward, adjoint;  // the product's first, then the symmetric forms
+  // The product's H_srtᵀ: its float4 atomics, and as many issued by kernels that do nothing else
+  // (srt_sym_scatter.cuh red_ceiling_kernel), by address pattern.
+  unsigned long long adds = 0;
+  double product_adjoint_ms = 0, no_adds_ms = 0;  // the product's H_srtᵀ, its probe without adds
+  std::vector<SymmetricRow> ceilings;
+  std::size_t l2_bytes = 0, c4_bytes = 0;
 };
 
 // alpha: N voxels, g: Q·(K + 2) shell samples; best of `reps`.
