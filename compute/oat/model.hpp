@@ -36,8 +36,9 @@ struct ModelOptions {
   double patch_factor = 1.0;  // H_srt patch edge = patch_factor·Δs ([Wang2013]: ≈ Δs)
   bool portable = false;      // gl-compute: ignore the float-atomic extension (test the fallback)
   // cuda: H_intᵀ by the fixed-point gather, the same bits on every run, instead of the symmetric
-  // scatter (float atomics: the same image to float rounding, about 2.2× faster where the array
-  // has the quarter-turn symmetry). cpu is reproducible anyway; gl-compute refuses it.
+  // scatter (float atomics: the same image to float rounding, about 2.4× faster where the array
+  // has the quarter-turn symmetry). cpu gives the same bits anyway (with as many threads);
+  // gl-compute refuses it.
   bool reproducible = false;
 };
 // What gl-compute (and the run, before any work) says when asked for `reproducible`.

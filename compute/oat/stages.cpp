@@ -59,7 +59,9 @@ void InterpolationStages::srt_adjoint(std::span<const double> g, std::span<doubl
   {
     std::vector<double>& img = partial[omp_get_thread_num()];
     img.assign(N, 0.0);
-#pragma omp for schedule(dynamic, 16)
+    // A fixed deal of the samples to the threads (round robin by 16), so that each partial image,
+    // and the sum of them in thread order below, is the same on every call with as many threads.
+#pragma omp for schedule(static, 16)
     for (std::int64_t s = 0; s < n; ++s) {
       if (g[s] == 0.0) continue;
       const std::size_t q = s / M, m = s % M;

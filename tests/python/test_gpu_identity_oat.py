@@ -46,3 +46,21 @@ def test_oat_fbp_device_arrays_equal_the_cuda_backend(kind):
     dev = kind.to_numpy(fbp.reconstruct(kind.to_gpu(u), deconvolve=False))
     assert "deferred" in fbp.backend
     assert atomic_order_difference(dev, host) <= ATOMIC_ORDER
+
+
+def test_oat_reproducible_transpose_is_the_same_bits_every_call(kind):
+    """set={"oat.model.reproducible": True} on cuda keeps the fixed-point gather: the same bits on
+    every call, on NumPy and on CUDA arrays, and within the atomic order of the default
+    (symmetric, float atomics) transpose."""
+    rep = tomoraster.oat.Model(backend="cuda", set={"oat.model.reproducible": True}, **OAT_SMALL)
+    default = tomoraster.oat.Model(backend="cuda", **OAT_SMALL)
+    assert "fixed-point gather" in rep.backend and "fixed-point gather" not in default.backend
+    u = np.random.default_rng(33).random(rep.data_shape).astype(np.float32)
+    host = [np.asarray(rep.adjoint(u.astype(np.float64))) for _ in range(3)]
+    dev = [kind.to_numpy(rep.adjoint(kind.to_gpu(u))) for _ in range(3)]
+    for a in host[1:]:
+        np.testing.assert_array_equal(a, host[0])
+    for a in dev[1:]:
+        np.testing.assert_array_equal(a, dev[0])
+    assert atomic_order_difference(dev[0], host[0].astype(np.float32)) <= ATOMIC_ORDER
+    assert atomic_order_difference(np.asarray(default.adjoint(u.astype(np.float64))), host[0]) <= ATOMIC_ORDER

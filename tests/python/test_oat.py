@@ -54,6 +54,19 @@ def test_gl_compute_equals_cpu(model):
     assert np.linalg.norm(gl.forward(a) - ref) <= 1e-4 * np.linalg.norm(ref)  # exact fp32 paths (oat crosscheck)
 
 
+def test_reproducible_key():
+    """oat.model.reproducible through set=: cpu sums in a fixed order anyway (the same numbers);
+    gl-compute's transpose adds floats in a varying order, so it refuses the key at once."""
+    rep = tomoraster.oat.Model(backend="cpu", set={"oat.model.reproducible": True}, **OAT)
+    default = tomoraster.oat.Model(backend="cpu", **OAT)
+    u = np.random.default_rng(8).random(default.data_shape)
+    first = rep.adjoint(u)
+    np.testing.assert_array_equal(rep.adjoint(u), first)
+    np.testing.assert_array_equal(default.adjoint(u), first)
+    with pytest.raises(ValueError, match="oat.model.reproducible: gl-compute"):
+        tomoraster.oat.Model(backend="gl-compute", set={"oat.model.reproducible": True}, **OAT)
+
+
 def test_bad_arrays_raise(model):
     with pytest.raises(TypeError, match="alpha: dtype must be float64"):
         model.forward(np.zeros(model.image_shape, dtype=np.float32))
