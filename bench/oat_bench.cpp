@@ -21,7 +21,8 @@
 // Flags: --small (24³ voxels of 1 mm, 8×16 / 4×8 transducers: runs on cpu + llvmpipe),
 //        --reps 2, --backends cuda,gl-compute, --fbp-kernels deferred,pinned,texture,ldg, --json FILE,
 //        --only fbp|model|pls|symmetric (just those rows; pls: the PLS-int iteration and where its time
-//        goes; symmetric: the quarter-turn symmetric H_srt / H_srtᵀ rows alone),
+//        goes; symmetric: the quarter-turn symmetric H_srt / H_srtᵀ rows alone, and the product
+//        H_srtᵀ's float4 atomics counted and issued again by kernels that do nothing else),
 //        --pls-iterations 2 (0: no PLS timing), --model-rings 64 --model-views 128 (H_int's transducers;
 //        128 x 256 is the oat_paper scene's),
 //        --adjoints gather,scatter,... (the H_intᵀ variants timed; default all),

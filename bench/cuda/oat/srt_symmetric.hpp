@@ -3,7 +3,8 @@
 // orbit): the product's symmetric forward (srt_kernels.hpp launch_srt_symmetric) and the bench-only
 // symmetric gathers (srt_symmetric_gather.cuh) beside the general kernels on the same data, timed
 // at the H_srt level (no D, no H_eir), with data and images compared to the general kernels' and
-// to the scatter's.
+// to the scatter's; the product transpose's float4 atomics counted, and as many timed from kernels
+// that do nothing else (its ceiling by address pattern).
 #pragma once
 #include <span>
 #include <string>
