@@ -164,6 +164,12 @@ void register_model_multi(const std::string& backend, ModelMultiFactory factory)
 
 bool has_model_multi(const std::string& backend) { return factories().count(backend) > 0; }
 
+int model_rank_count(const std::string& backend, const std::string& gpus) {
+  const auto it = factories().find(backend);
+  if (it == factories().end()) throw UnavailableError("--gpus: the oat H_int backend '" + backend + "' runs on one device");
+  return it->second(gpus).ranks;
+}
+
 std::unique_ptr<Model> make_model(const std::string& backend, const std::string& gpus, const OatGeometry& g,
                                   const ModelOptions& o) {
   std::unique_ptr<Model> m;

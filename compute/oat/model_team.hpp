@@ -45,6 +45,8 @@ struct ModelRanks {
 using ModelMultiFactory = std::function<ModelRanks(const std::string& gpus)>;
 void register_model_multi(const std::string& backend, ModelMultiFactory factory);
 bool has_model_multi(const std::string& backend);
+// How many ranks `gpus` gives the backend ("all" resolved against its devices), without making them.
+int model_rank_count(const std::string& backend, const std::string& gpus);
 
 // The backend's H_int ("auto" resolved by the caller), over several ranks when `gpus` is not
 // empty (UnavailableError when the backend has no ranks), configured for `g`.

@@ -19,7 +19,6 @@
 #include "compute/core/report.hpp"
 #include "compute/core/runtime_options.hpp"
 #include "compute/core/scene.hpp"
-#include "compute/core/team.hpp"
 #include "compute/core/output_format.hpp"
 #include "compute/io/image_output.hpp"
 #include "compute/io/output_dir.hpp"
@@ -145,7 +144,7 @@ void run(RunContext& ctx) {
   const OatGeometry& g = acq.geometry;
   if (c.model.kind == ModelKind::sph) (void)resolved_sph_setup(c, g);  // bad oat.sph keys fail before any output
   if (pls_int && !runtime_options().gpus.empty())  // more ranks than rings fails before any output
-    (void)transducer_share(g, 0, int(parse_device_spec(runtime_options().gpus, -1, "devices").size()));
+    (void)transducer_share(g, 0, model_rank_count(backend, runtime_options().gpus));
   stage.emplace(ctx.report, "writing");
   ctx.report.set("geometry", {{"transducers", g.transducer_count()}, {"rings", g.rings}, {"views", g.views},
                               {"samples", g.time.samples}, {"fs_mhz", g.time.fs_mhz}, {"t_min_us", g.time.t_min_us},

@@ -39,4 +39,12 @@ TEST(OatModelMultiGpu, TwoGpusEqualOne) {
   EXPECT_LE(ea, 1e-6);
 }
 
+// "--gpus all" with cuda counts every visible device, so the run's early check of ranks against
+// rings sees them all.
+TEST(OatModelMultiGpu, AllCountsEveryDevice) {
+  if (tomo::cuda::device_count() < 1) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(model_rank_count("cuda", "all"), tomo::cuda::device_count());
+  EXPECT_EQ(model_rank_count("cuda", "1"), 1);
+}
+
 }  // namespace tomo::oat::test

@@ -115,5 +115,15 @@ TEST(OatModelTeam, BadRankTextIsAnInputError) {
   EXPECT_THROW(make_model("cpu", "two", small_geometry(4, 1.0, 2, 4), ModelOptions{}), InputError);
 }
 
+// The run checks "more ranks than rings" before any output with the backend's own rank count:
+// host threads for cpu ("all" is one), none for a backend without ranks.
+TEST(OatModelTeam, RankCountIsTheBackendsOwn) {
+  EXPECT_EQ(model_rank_count("cpu", "3"), 3);
+  EXPECT_EQ(model_rank_count("cpu", "0,2"), 2);
+  EXPECT_EQ(model_rank_count("cpu", "all"), 1);
+  EXPECT_THROW(model_rank_count("cpu", "two"), InputError);
+  EXPECT_THROW(model_rank_count("no-such-backend", "2"), UnavailableError);
+}
+
 }  // namespace
 }  // namespace tomo::oat::test
