@@ -4,7 +4,7 @@
 // stays between warps); the patch arithmetic is
 // kernel_math.hpp's, verbatim, so cpu, forward and transpose see the same patches and weights.
 // Where the geometry has the quarter-turn symmetry, H_srt takes the four transducers of an orbit
-// per patch from a float4 copy of the image interleaved with its turns (sym_forward_kernel), and
+// per patch from a float4 copy of the image interleaved with its turns (srt_sym_forward.cuh), and
 // H_srtᵀ adds their terms to such a copy by float4 atomics (srt_sym_merged.cuh).
 // H_srtᵀ gathers: a block per tile of voxels sums the patches that touch it (srt_gather.cuh)
 // instead of scattering each patch's eight weights with global atomics ([Wang2013] Alg. k_intHt;
@@ -18,6 +18,7 @@
 #include "cuda/oat/srt_device.cuh"
 #include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
+#include "cuda/oat/srt_sym_forward.cuh"
 #include "cuda/oat/srt_sym_merged.cuh"
 
 namespace tomo::oat::cuda_detail {
@@ -146,55 +147,6 @@ __global__ void interleave_kernel(const float* __restrict__ alpha, float4* __res
   c4[v] = out;
 }
 
-// One warp per (orbit, shell sample): the orbit's passes, each ring's patches by the lanes, the
-// eight float4 loads of a patch giving the four members' trilinear values.
-__global__ void __launch_bounds__(kSrtThreads) sym_forward_kernel(SrtParams p, SymmetricParams sp,
-                                                                   const float4* __restrict__ c4,
-                                                                   float* __restrict__ g) {
-  const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * kSrtWarpsPerBlock + (threadIdx.x >> 5);
-  if (s >= static_cast<std::int64_t>(sp.orbits) * p.shells) return;
-  const int o = static_cast<int>(s / p.shells), m = static_cast<int>(s % p.shells);
-  const int lane = threadIdx.x & 31;
-  float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-  const int first = sp.orbit_first[o], last = sp.orbit_first[o + 1];
-  for (int pi = first; pi < last; ++pi) {
-    const SymmetryPass<float> ps = sp.passes[pi];
-    const ShellFrame<float>& f = ps.frame;
-    const ShellCap<float> c = shell_cap(f, shell_radius(p, m), p.h);
-    for_each_ring(c, lane, [&](const ShellRing<float>& r) {
-      const unsigned mask = (r.n_phi & 1) ? ps.mask_odd : ps.mask_even;
-      if (mask == 0) return;  // uniform: r is the warp's
-      float4 ring = make_float4(0.f, 0.f, 0.f, 0.f);
-      for (int j = lane; j < r.n_phi; j += 32) {
-        float x, y, z;
-        shell_point(f, c, r, j, &x, &y, &z);
-        trilinear_visit(p.grid, x, y, z, [&](int n, float w) {
-          const float4 a = __ldg(c4 + n);
-          ring.x += w * a.x;
-          ring.y += w * a.y;
-          ring.z += w * a.z;
-          ring.w += w * a.w;
-        });
-      }
-      if (mask & 1u) sum.x += r.area * ring.x;
-      if (mask & 2u) sum.y += r.area * ring.y;
-      if (mask & 4u) sum.z += r.area * ring.z;
-      if (mask & 8u) sum.w += r.area * ring.w;
-    });
-  }
-  sum.x = warp_sum(sum.x);
-  sum.y = warp_sum(sum.y);
-  sum.z = warp_sum(sum.z);
-  sum.w = warp_sum(sum.w);
-  if (lane == 0) {
-    const SymmetryPass<float>& ps = sp.passes[first];
-    g[static_cast<std::int64_t>(ps.q[0]) * p.shells + m] = sum.x;
-    g[static_cast<std::int64_t>(ps.q[1]) * p.shells + m] = sum.y;
-    g[static_cast<std::int64_t>(ps.q[2]) * p.shells + m] = sum.z;
-    g[static_cast<std::int64_t>(ps.q[3]) * p.shells + m] = sum.w;
-  }
-}
-
 // α(W) = Σ_r c4[R⁻ʳW].r: member r's terms were added at the voxel V with RʳV = W.
 __global__ void deinterleave_kernel(const float4* __restrict__ c4, float* __restrict__ alpha, int n, int nz) {
   const std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -282,9 +234,7 @@ void launch_srt_symmetric(const SrtParams& p, const SymmetricParams& sp, const f
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
   interleave_kernel<<<blocks_of(N, 256), 256, 0, stream>>>(alpha, c4, sp.n, p.grid.nz);
   TOMO_CUDA_CHECK_LAST();
-  const std::int64_t warps = static_cast<std::int64_t>(sp.orbits) * p.shells;
-  sym_forward_kernel<<<blocks_of(warps, kSrtWarpsPerBlock), kThreads, 0, stream>>>(p, sp, c4, g);
-  TOMO_CUDA_CHECK_LAST();
+  launch_sym_forward_as(p, sp, c4, g, stream);
 }
 
 void launch_srt_symmetric_adjoint(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4,

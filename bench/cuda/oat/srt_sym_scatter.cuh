@@ -27,6 +27,14 @@ struct NoAddsProbe {
   }
 };
 
+// Probe of the symmetric forward: no reads of the image, a value from the address instead (the
+// time is the enumeration, weights and sums alone).
+struct NoReadsProbe {
+  __device__ __forceinline__ float4 operator()(const float4* at) const {
+    return make_float4(static_cast<float>(reinterpret_cast<std::uintptr_t>(at) & 0xffu), 0.f, 0.f, 0.f);
+  }
+};
+
 // Probe of the merged form that counts its float4 atomics instead of issuing them (one 64-bit
 // atomic a thread at the end): the ceiling rows issue as many.
 struct CountAddsProbe {

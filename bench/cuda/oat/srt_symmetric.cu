@@ -20,6 +20,7 @@
 #include "cuda/oat/srt_device.cuh"
 #include "cuda/oat/srt_gather.cuh"
 #include "cuda/oat/srt_kernels.hpp"
+#include "cuda/oat/srt_sym_forward.cuh"
 #include "bench/cuda/oat/srt_sym_scatter.cuh"
 #include "bench/cuda/oat/srt_symmetric_gather.cuh"
 
@@ -149,7 +150,20 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   const std::vector<float> u_sym =
       timed(fs, u_d, [&] { launch_srt_symmetric(p, sp, alpha_d.data(), c4.data(), u_d.data(), stream.get()); });
   fs.rel_l2_vs_product = relative_l2(u_sym, u_product);
-
+  // The symmetric forward's kernel alone (c4 as the product's call left it), and without its reads.
+  auto forward_row = [&](const char* name, auto&& launch) {
+    SymmetricRow r{name};
+    const std::vector<float> u = timed(r, u_d, [&] { launch(); });
+    r.rel_l2_vs_product = relative_l2(u, u_product);
+    std::printf("  timed %s: %.2f ms\n", r.name.c_str(), r.ms);
+    return r;
+  };
+  const SymmetricRow fk = forward_row("sym-forward kernel alone (the product's)", [&] {
+    launch_sym_forward_as(p, sp, c4.data(), u_d.data(), stream.get());
+  });
+  const SymmetricRow fr = forward_row("probe: sym-forward kernel without its reads", [&] {
+    launch_sym_forward_as<NoReadsProbe>(p, sp, c4.data(), u_d.data(), stream.get());
+  });
   // Adjoints: the scatter (reference), the general gather, the symmetric forms.
   launch_adjoint_variant(AdjointVariant::scatter, p, gp, g_d.data(), img_d.data(), partial.data(), stream.get());
   stream.synchronize();
@@ -161,7 +175,7 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
   ap.identity = identity(u_product, samples, alpha, gathered);
   ap.chunks = gp.chunks;
   out.product_identity = ap.identity;
-  out.forward = {fp, fs};
+  out.forward = {fp, fs, fk, fr};
   out.adjoint.push_back(ap);
   // The symmetric scatters, each with its own c4 pass (memset, kernel, deinterleave) timed.
   auto scatter_row = [&](const char* name, auto&& launch) {
