@@ -8,7 +8,7 @@
 // at nearly the same arc length from the axis on neighbouring shells, so a lane's patches step
 // radially by c₀Δt (0.075 mm on the paper scene, 0.2 mm voxels), their base voxel repeats, and when
 // it moves (mostly by one voxel along one axis) only the corners that leave the 2×2×2 block are
-// added (SymMerge below): about 3 atomics a patch visit instead of 8. The kernel is bound by them:
+// added (parity slots below): about 3 atomics a patch visit instead of 8. The kernel is bound by them:
 // as many float4 atomics at random addresses take longer than the whole kernel (docs/perf/oat.md).
 #pragma once
 #include <cuda_runtime.h>
@@ -46,9 +46,8 @@ __device__ __forceinline__ float4 masked_terms(unsigned mask, float area, float4
 // each axis (the common case), a voxel that enters the 2×2×2 block takes the slot of the one that
 // leaves on the same side, so nothing moves: the slots that leave are one mask, added by one code
 // path whatever the axes and directions (lanes do not diverge by move, and a diagonal move adds
-// no entering corner's zero). parity: the product's; flush: every move adds all eight (bench/cuda/oat
-// times it).
-enum class SymMerge { flush, parity };
+// no entering corner's zero). Forms that lost to this one (adding all eight on every move; moving
+// the staying corners in registers) are measured in docs/perf/oat.md and kept in git history.
 
 // Adds the slots in `leave` and zeroes them. Slot n's voxel in the block at (i0, j0, k0) is
 // (i0 + (bit0(n) ^ i0 mod 2), …): slot 0's (even along every axis) plus ±1, ±nx, ±nx·ny by n's
@@ -93,12 +92,10 @@ struct AtomicAdds {
 };
 
 // Warp (orbit o, shell block b): shells b·kSymMergeShells … + 31. Blocks of kSrtThreads; registers
-// bounded for kMinBlocks resident blocks per SM (1: unbounded). kStaged: each ring's 32 records
-// (n_phi, sin θ, cos θ, R, the four terms) go through shared memory, two broadcast reads a shell
-// instead of eight shuffles; kMerge: what a move of the base voxel adds (SymMerge); Adder:
-// AtomicAdds, or a bench probe. The product runs kStaged and SymMerge::parity; bench/cuda/oat
-// times the others.
-template <int kMinBlocks, bool kStaged = true, SymMerge kMerge = SymMerge::parity, class Adder = AtomicAdds>
+// bounded for kMinBlocks resident blocks per SM (1: unbounded). Each ring's 32 records (n_phi,
+// sin θ, cos θ, R, the four terms) go through shared memory, two broadcast reads a shell. Adder:
+// AtomicAdds, or a bench probe.
+template <int kMinBlocks, class Adder = AtomicAdds>
 __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_kernel(SrtParams p, SymmetricParams sp,
                                                                           const float* __restrict__ g,
                                                                           float4* __restrict__ c4) {
@@ -121,8 +118,8 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
   const bool any = value.x != 0.0f || value.y != 0.0f || value.z != 0.0f || value.w != 0.0f;
   const GridParams<float>& gr = p.grid;
   const float inv = 1.0f / gr.ds;
-  __shared__ float4 staged[kStaged ? kSrtWarpsPerBlock : 1][32][2];
-  float4(*mine)[2] = staged[kStaged ? (threadIdx.x >> 5) : 0];
+  __shared__ float4 staged[kSrtWarpsPerBlock][32][2];
+  float4(*mine)[2] = staged[threadIdx.x >> 5];
   for (int pi = first; pi < last; ++pi) {
     const SymmetryPass<float> ps = sp.passes[pi];
     const ShellFrame<float>& f = ps.frame;
@@ -135,12 +132,10 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
       if (i < cap.n_theta) r = srt_ring(cap, i, sin_half);
       const float4 v = masked_terms((r.n_phi & 1) ? ps.mask_odd : ps.mask_even, r.area, value);
       const int longest = static_cast<int>(__reduce_max_sync(kFullMask, static_cast<unsigned>(r.n_phi)));
-      if constexpr (kStaged) {
-        __syncwarp();  // the previous ring's records are read
-        mine[lane][0] = make_float4(__int_as_float(r.n_phi), r.sin_t, r.cos_t, cap.R);
-        mine[lane][1] = v;
-        __syncwarp();
-      }
+      __syncwarp();  // the previous ring's records are read
+      mine[lane][0] = make_float4(__int_as_float(r.n_phi), r.sin_t, r.cos_t, cap.R);
+      mine[lane][1] = v;
+      __syncwarp();
       for (int jb = 0; jb < longest; jb += 32) {
         const int j = jb + lane;
         SymHold hold;
@@ -149,25 +144,12 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
         int az_n = 0;
         float az_s = 0.0f, az_c = 1.0f;
         for (int l = 0; l < kSymMergeShells; ++l) {
-          int n_phi;
-          float4 vl;
-          ShellRing<float> rl;
-          ShellCap<float> cl;
-          if constexpr (kStaged) {
-            const float4 a = mine[l][0];
-            n_phi = __float_as_int(a.x);
-            if (jb >= n_phi) continue;  // uniform over the warp
-            vl = mine[l][1];
-            rl = {n_phi, 0.0f, a.y, a.z};
-            cl = {1, a.w, 0.0f, p.h};
-          } else {
-            n_phi = __shfl_sync(kFullMask, r.n_phi, l);
-            if (jb >= n_phi) continue;  // uniform over the warp
-            vl = make_float4(__shfl_sync(kFullMask, v.x, l), __shfl_sync(kFullMask, v.y, l),
-                             __shfl_sync(kFullMask, v.z, l), __shfl_sync(kFullMask, v.w, l));
-            rl = {n_phi, 0.0f, __shfl_sync(kFullMask, r.sin_t, l), __shfl_sync(kFullMask, r.cos_t, l)};
-            cl = {1, __shfl_sync(kFullMask, cap.R, l), 0.0f, p.h};
-          }
+          const float4 a = mine[l][0];
+          const int n_phi = __float_as_int(a.x);
+          if (jb >= n_phi) continue;  // uniform over the warp
+          const float4 vl = mine[l][1];
+          const ShellRing<float> rl{n_phi, 0.0f, a.y, a.z};
+          const ShellCap<float> cl{1, a.w, 0.0f, p.h};
           if (vl.x == 0.0f && vl.y == 0.0f && vl.z == 0.0f && vl.w == 0.0f) continue;  // uniform
           if (j >= n_phi) continue;
           if (n_phi != az_n) {  // n_phi is the warp's
@@ -182,8 +164,7 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
           if (i0 != hold.i0 || j0 != hold.j0 || k0 != hold.k0) {
             if (hold.i0 == INT_MIN) sym_hold_reset(hold, i0, j0, k0);
             else
-              sym_parity_add(gr, hold, kMerge == SymMerge::parity ? sym_parity_leaving(hold, i0, j0, k0) : 0xFFu, c4,
-                             add);
+              sym_parity_add(gr, hold, sym_parity_leaving(hold, i0, j0, k0), c4, add);
             hold.i0 = i0, hold.j0 = j0, hold.k0 = k0;
           }
           // Corner (a, b, c) of the block sits in slot (a ^ i0 mod 2, …): the weights swapped to match.
@@ -209,7 +190,7 @@ __global__ void __launch_bounds__(kSrtThreads, kMinBlocks) sym_merged_scatter_ke
 }
 
 // α = H_srtᵀ g (c4: N float4 scratch, overwritten).
-template <int kMinBlocks, bool kStaged = true, SymMerge kMerge = SymMerge::parity, class Adder = AtomicAdds>
+template <int kMinBlocks, class Adder = AtomicAdds>
 void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const float* g, float4* c4, float* alpha,
                                cudaStream_t stream) {
   const std::int64_t N = static_cast<std::int64_t>(p.grid.nx) * p.grid.ny * p.grid.nz;
@@ -219,7 +200,7 @@ void launch_sym_merged_as(const SrtParams& p, const SymmetricParams& sp, const f
       static_cast<std::int64_t>(sp.orbits) * ((p.shells + kSymMergeShells - 1) / kSymMergeShells);
   if (warps > 0) {
     const unsigned blocks = static_cast<unsigned>((warps + kSrtWarpsPerBlock - 1) / kSrtWarpsPerBlock);
-    sym_merged_scatter_kernel<kMinBlocks, kStaged, kMerge, Adder><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
+    sym_merged_scatter_kernel<kMinBlocks, Adder><<<blocks, kSrtThreads, 0, stream>>>(p, sp, g, c4);
     TOMO_CUDA_CHECK_LAST();
   }
   launch_symmetric_deinterleave(p, sp, c4, alpha, stream);

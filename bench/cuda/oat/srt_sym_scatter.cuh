@@ -43,12 +43,11 @@ struct CountAddsProbe {
   __device__ __forceinline__ void done() { atomicAdd(&sym_probe_adds, n); }
 };
 
-template <SymMerge kMerge>
-unsigned long long count_sym_merged_adds(const SrtParams& p, const SymmetricParams& sp, const float* g,
+inline unsigned long long count_sym_merged_adds(const SrtParams& p, const SymmetricParams& sp, const float* g,
                                                 float4* c4, float* alpha, cudaStream_t stream) {
   const unsigned long long zero = 0;
   TOMO_CUDA_CHECK(cudaMemcpyToSymbolAsync(sym_probe_adds, &zero, sizeof zero, 0, cudaMemcpyHostToDevice, stream));
-  launch_sym_merged_as<1, true, kMerge, CountAddsProbe>(p, sp, g, c4, alpha, stream);
+  launch_sym_merged_as<1, CountAddsProbe>(p, sp, g, c4, alpha, stream);
   unsigned long long n = 0;
   TOMO_CUDA_CHECK(cudaMemcpyFromSymbolAsync(&n, sym_probe_adds, sizeof n, 0, cudaMemcpyDeviceToHost, stream));
   TOMO_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -195,25 +195,14 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
     launch_srt_symmetric_adjoint(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
   out.product_adjoint_ms = out.adjoint.back().ms;
-  scatter_row("merged, flushed whole, not staged", [&] {
-    launch_sym_merged_as<1, false, SymMerge::flush>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  scatter_row("the same, registers for 4 blocks/SM", [&] {
+    launch_sym_merged_as<4>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   });
-  scatter_row("merged, flushed whole, staged", [&] {
-    launch_sym_merged_as<1, true, SymMerge::flush>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
-  });
-  scatter_row("merged, parity slots, not staged", [&] {
-    launch_sym_merged_as<1, false, SymMerge::parity>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
-  });
-  scatter_row("merged, parity slots, staged, 4 blocks/SM", [&] {
-    launch_sym_merged_as<4, true, SymMerge::parity>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
-  });
-  scatter_row("probe: merged, parity slots, staged, without global adds", [&] {
-    launch_sym_merged_as<1, true, SymMerge::parity, NoAddsProbe>(p, sp, g_d.data(), c4.data(), img_d.data(),
+  scatter_row("probe: the same without its global adds", [&] {
+    launch_sym_merged_as<1, NoAddsProbe>(p, sp, g_d.data(), c4.data(), img_d.data(),
                                                                 stream.get());
   });
   out.no_adds_ms = out.adjoint.back().ms;
-  std::printf("  adds: flushed whole %.4g\n",
-              double(count_sym_merged_adds<SymMerge::flush>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get())));
   // The product with the interleaved image marked persisting in L2 (as much of it as the carve-out
   // holds), to see whether its atomics lose to evictions.
   cudaDeviceProp prop{};
@@ -241,7 +230,7 @@ SymmetricTimes time_srt_symmetric(const OatGeometry& geo, const ModelOptions& o,
     TOMO_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
   }
   // The product's float4 atomics counted, then as many issued by the ceiling kernels.
-  out.adds = count_sym_merged_adds<SymMerge::parity>(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
+  out.adds = count_sym_merged_adds(p, sp, g_d.data(), c4.data(), img_d.data(), stream.get());
   out.l2_bytes = prop.l2CacheSize;
   out.c4_bytes = c4_bytes;
   const struct {
